@@ -1,0 +1,38 @@
+# One image for all five services; pick one with the command:
+#   docker run papertrail:local harvester   (or normalizer, summarizer, matcher, query)
+FROM python:3.11-slim
+
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    UV_COMPILE_BYTECODE=1 \
+    UV_LINK_MODE=copy \
+    UV_PYTHON_DOWNLOADS=never \
+    UV_PROJECT_ENVIRONMENT=/app/.venv
+
+# Pinned so the image resolves uv.lock exactly as the developers' uv does.
+RUN pip install --no-cache-dir uv==0.13.8
+
+WORKDIR /app
+
+# Dependencies first, in their own layer: code edits then rebuild only the last layers.
+# README.md is needed because pyproject.toml names it as the package readme.
+COPY pyproject.toml uv.lock README.md ./
+RUN --mount=type=cache,target=/root/.cache/uv \
+    uv sync --frozen --no-dev --no-install-project
+
+COPY papertrail/ papertrail/
+COPY schemas/ schemas/
+COPY services/ services/
+RUN --mount=type=cache,target=/root/.cache/uv \
+    uv sync --frozen --no-dev
+
+# Code and venv stay root-owned: the service user can run them but not change them.
+RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin papertrail
+USER papertrail
+
+ENV PATH="/app/.venv/bin:$PATH"
+
+# query 8000, harvester 8001, normalizer 8002, summarizer 8003, matcher 8004 (HTTP_PORT).
+EXPOSE 8000 8001 8002 8003 8004
+
+ENTRYPOINT ["papertrail"]

@@ -1,0 +1,1 @@
+"""PaperTrail's shared plumbing: settings, broker, database, search index, observability, CLI."""

@@ -1,0 +1,182 @@
+"""The `papertrail` command: run a service, all services, the local stack, exports and tools."""
+
+import argparse
+import importlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from typing import IO
+
+SERVICES: dict[str, tuple[str, ...]] = {
+    # service → the dependencies it checks at start
+    "harvester": ("kafka", "mongodb"),
+    "normalizer": ("kafka", "mongodb"),
+    "summarizer": ("kafka", "mongodb"),
+    "matcher": ("kafka", "mongodb"),
+    "query": ("kafka", "mongodb", "meilisearch"),
+}
+
+
+def run_service(name: str) -> None:
+    from papertrail.service import serve
+
+    module = importlib.import_module(f"services.{name}.app")
+    serve(name, module.app, module.settings, module.settings.http_port, SERVICES[name])
+
+
+def service_port(name: str) -> int:
+    """The service's default HTTP port, which `papertrail run` gives it (HTTP_PORT is per process)."""
+    module = importlib.import_module(f"services.{name}.settings")
+    cls = next(v for k, v in vars(module).items() if k.endswith("Settings") and k != "InfraSettings")
+    return int(cls.model_fields["http_port"].default)
+
+
+def _pump(name: str, stream: IO[bytes], width: int) -> None:
+    for line in iter(stream.readline, b""):
+        sys.stdout.write(f"{name:<{width}} | {line.decode('utf-8', 'replace')}")
+        sys.stdout.flush()
+
+
+def run_all(ready_timeout_s: float = 60) -> int:
+    """Run the five services as child processes, logs prefixed by service; Ctrl-C or SIGTERM stops all."""
+    width = max(map(len, SERVICES))
+    children: dict[str, subprocess.Popen[bytes]] = {}
+    stopping = threading.Event()
+
+    def stop(*_: object) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for name in SERVICES:
+        env = {**os.environ, "HTTP_PORT": str(service_port(name))}
+        child = subprocess.Popen([sys.executable, "-m", "papertrail", name], env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        children[name] = child
+        threading.Thread(target=_pump, args=(name, child.stdout, width), daemon=True).start()
+
+    started = time.monotonic()
+    waiting = set(SERVICES)
+    code = 0
+    while not stopping.is_set():
+        for name in list(waiting):
+            if _ready(service_port(name)):
+                waiting.discard(name)
+                if not waiting:
+                    print(f"{'papertrail':<{width}} | all services ready in {time.monotonic() - started:.1f}s; "
+                          f"query API: http://127.0.0.1:{service_port('query')}/ (docs at /docs)", flush=True)
+        if waiting and time.monotonic() - started > ready_timeout_s:
+            print(f"{'papertrail':<{width}} | not ready after {ready_timeout_s:g}s: {', '.join(sorted(waiting))}",
+                  flush=True)
+            ready_timeout_s = float("inf")
+        dead = [n for n, c in children.items() if c.poll() is not None]
+        if dead:
+            print(f"{'papertrail':<{width}} | {', '.join(dead)} exited; stopping the others", flush=True)
+            code = 1
+            break
+        stopping.wait(0.5)
+
+    for child in children.values():
+        if child.poll() is None:
+            child.terminate()
+    deadline = time.monotonic() + 20
+    for child in children.values():
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+    return code
+
+
+def _ready(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as response:
+            return response.status == 200
+    except Exception:
+        return False
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="papertrail", description="PaperTrail (研踪) command line")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name in SERVICES:
+        commands.add_parser(name, help=f"run the {name} service")
+    run = commands.add_parser("run", help="run all five services together (logs prefixed, Ctrl-C stops all)")
+    run.add_argument("--stack", action="store_true", help="start the local stack first")
+    stack = commands.add_parser("stack", help="the local Kafka / MongoDB / Meilisearch servers")
+    stack.add_argument("action", choices=["up", "down", "status", "env"])
+    replay = commands.add_parser("replay", help="serve recorded upstream responses (offline harvesting)")
+    replay.add_argument("--dir", required=True, help="folder with replay.json and the recorded files")
+    replay.add_argument("--host", default="127.0.0.1")
+    replay.add_argument("--port", type=int, default=8900)
+    schemas = commands.add_parser("schemas", help="export or check the JSON Schema and AsyncAPI files")
+    schemas.add_argument("action", choices=["export", "check"])
+    args = parser.parse_args(argv)
+
+    if args.command in SERVICES:
+        run_service(args.command)
+    elif args.command == "run":
+        if args.stack:
+            _stack("up")
+        sys.exit(run_all())
+    elif args.command == "stack":
+        _stack(args.action)
+    elif args.command == "schemas":
+        _schemas(args.action)
+    elif args.command == "replay":
+        _replay(args.dir, args.host, args.port)
+
+
+def _stack(action: str) -> None:
+    from papertrail import stack
+
+    settings = stack.StackSettings()
+    try:
+        if action == "up":
+            stack.up(settings)
+            os.environ.update(settings.environment())
+        elif action == "down":
+            stack.down(settings)
+        elif action == "env":
+            for key, value in settings.environment().items():
+                print(f"export {key}={value}")
+        else:
+            for name, pid, answering in stack.status(settings):
+                state = "answering" if answering else "not answering"
+                print(f"{name:<12} pid {pid or '-':<8} {state}")
+    except stack.StackError as error:
+        sys.exit(f"papertrail stack {action}: {error}")
+
+
+def _replay(folder: str, host: str, port: int) -> None:
+    from pathlib import Path
+
+    import uvicorn
+
+    from papertrail.replay import make_replay_app
+
+    print(f"replaying {folder} on http://{host}:{port}", flush=True)
+    uvicorn.run(make_replay_app(Path(folder)), host=host, port=port, log_level="warning")
+
+
+def _schemas(action: str) -> None:
+    from schemas import export
+
+    if action == "export":
+        for path in export.export():
+            print(f"wrote {path}")
+    else:
+        stale = [str(p) for p, text in export.expected_files().items()
+                 if not p.exists() or p.read_text(encoding="utf-8") != text]
+        if stale:
+            sys.exit("out of date (run `papertrail schemas export`): " + ", ".join(stale))
+        print("schemas up to date")
+
+
+if __name__ == "__main__":
+    main()

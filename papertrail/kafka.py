@@ -1,0 +1,181 @@
+"""The one Kafka setup: broker options, topic creation, consumer options and the dead-letter policy."""
+
+import asyncio
+import json
+import logging
+import time
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from faststream import AckPolicy
+from faststream.exceptions import FastStreamException
+from faststream.kafka import KafkaBroker
+from faststream.middlewares import BaseMiddleware
+from pydantic import ValidationError
+
+from papertrail.metrics import DEAD_LETTERS, HANDLE_SECONDS, MESSAGES_HANDLED
+from papertrail.settings import InfraSettings
+
+log = logging.getLogger("papertrail.kafka")
+
+DLQ_SUFFIX = ".dlq"
+RETRY_DELAY_S = 1.0
+
+
+class UnprocessableMessage(Exception):
+    """Raised by a handler for a message that will never succeed (unparseable record, broken invariant)."""
+
+
+def dead_letter_topic(topic: str) -> str:
+    return topic + DLQ_SUFFIX
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Errors worth redelivering: a dependency was unreachable or slow, the message itself is fine."""
+    import httpx
+    from meilisearch_python_sdk.errors import MeilisearchCommunicationError, MeilisearchTimeoutError
+    from pymongo.errors import ConnectionFailure, PyMongoError
+
+    if isinstance(exc, ConnectionFailure | KafkaError | TimeoutError | OSError | httpx.TransportError):
+        return True
+    if isinstance(exc, MeilisearchCommunicationError | MeilisearchTimeoutError):
+        return True
+    # Write conflicts and the like are retryable; duplicate keys and bad documents are not.
+    return isinstance(exc, PyMongoError) and exc.has_error_label("RetryableWriteError")
+
+
+class DeadLetterPolicy:
+    """Middleware factory: failed messages go to `<topic>.dlq` (original bytes, reason in headers) or retry.
+
+    A message whose handling raised a transient error is redelivered after a pause; anything else is a
+    message that can never succeed, so it is parked with its reason and the partition moves on.
+    """
+
+    def __init__(self, service: str) -> None:
+        self.service = service
+        self.broker: KafkaBroker | None = None
+
+    def __call__(self, msg: Any, /, *, context: Any) -> "_DeadLetterMiddleware":
+        return _DeadLetterMiddleware(msg, context=context, policy=self)
+
+    async def park(self, record: Any, exc: BaseException) -> None:
+        """Publish the record's original bytes to its dead-letter topic with the reason in headers."""
+        assert self.broker is not None, "DeadLetterPolicy.broker is set by make_broker"
+        reason = f"{type(exc).__name__}: {exc}"[:4000]
+        headers = {
+            "x-dlq-reason": reason,
+            "x-dlq-service": self.service,
+            "x-dlq-topic": record.topic,
+            "x-dlq-partition": str(record.partition),
+            "x-dlq-offset": str(record.offset),
+            "x-dlq-failed-at": datetime.now(UTC).isoformat(),
+        }
+        await self.broker.publish(
+            record.value or b"", dead_letter_topic(record.topic), key=record.key, headers=headers
+        )
+        DEAD_LETTERS.labels(self.service, record.topic).inc()
+        log.warning(
+            "message dead-lettered",
+            extra={"topic": record.topic, "partition": record.partition, "offset": record.offset,
+                   "reason": reason},
+        )
+
+
+class _DeadLetterMiddleware(BaseMiddleware):
+    def __init__(self, msg: Any, /, *, context: Any, policy: DeadLetterPolicy) -> None:
+        super().__init__(msg, context=context)
+        self.policy = policy
+        self.started = time.perf_counter()
+
+    async def after_processed(
+        self,
+        exc_type: type[BaseException] | None = None,
+        exc_val: BaseException | None = None,
+        exc_tb: TracebackType | None = None,
+    ) -> bool | None:
+        record = self.msg
+        topic = getattr(record, "topic", "?")
+        service = self.policy.service
+        HANDLE_SECONDS.labels(service, topic).observe(time.perf_counter() - self.started)
+        if exc_val is None or isinstance(exc_val, asyncio.CancelledError | FastStreamException):
+            if exc_val is None:
+                MESSAGES_HANDLED.labels(service, topic, "ok").inc()
+            return False
+        if is_transient(exc_val):
+            MESSAGES_HANDLED.labels(service, topic, "retried").inc()
+            log.warning("transient error, message will be redelivered", extra={"topic": topic,
+                        "error": f"{type(exc_val).__name__}: {exc_val}"})
+            await asyncio.sleep(RETRY_DELAY_S)
+            return False  # the acknowledgement middleware nacks: the offset is consumed again
+        if not isinstance(exc_val, UnprocessableMessage | ValidationError | ValueError | json.JSONDecodeError):
+            log.error("unexpected error handling message", exc_info=(exc_type, exc_val, exc_tb),
+                      extra={"topic": topic})
+        await self.policy.park(record, exc_val)
+        MESSAGES_HANDLED.labels(service, topic, "dead_lettered").inc()
+        return True  # suppressed: the message is acknowledged, the partition moves on
+
+
+def broker_options(settings: InfraSettings, service: str) -> dict[str, Any]:
+    """Keyword arguments for KafkaBroker and faststream's FastAPI KafkaRouter alike."""
+    return {
+        "bootstrap_servers": settings.kafka_bootstrap_servers.split(","),
+        "client_id": f"papertrail-{service}",
+        "enable_idempotence": True,
+        "acks": "all",
+        "request_timeout_ms": 30_000,
+        "graceful_timeout": 15.0,
+        "logger": logging.getLogger(f"papertrail.{service}.broker"),
+    }
+
+
+def make_broker(settings: InfraSettings, service: str) -> KafkaBroker:
+    """The service's broker, with the dead-letter policy installed."""
+    policy = DeadLetterPolicy(service)
+    broker = KafkaBroker(middlewares=[policy], **broker_options(settings, service))
+    policy.broker = broker
+    return broker
+
+
+def consumer_options(service: str, *, shared: bool = True) -> dict[str, Any]:
+    """Subscriber options. Shared: one consumer group per service (instances split the partitions) and
+    offsets committed only after handling. Not shared: every instance reads every partition from the
+    start without a group, for state each instance keeps in memory (the matcher's follow index)."""
+    if not shared:
+        return {"auto_offset_reset": "earliest", "ack_policy": AckPolicy.ACK_FIRST}
+    return {
+        "group_id": f"papertrail-{service}",
+        "auto_offset_reset": "earliest",
+        "ack_policy": AckPolicy.NACK_ON_ERROR,
+    }
+
+
+async def ensure_topics(settings: InfraSettings, topics: list[str]) -> None:
+    """Create each topic and its dead-letter topic if missing, with the configured partition count."""
+    admin = AIOKafkaAdminClient(
+        bootstrap_servers=settings.kafka_bootstrap_servers.split(","),
+        request_timeout_ms=int(settings.startup_timeout_s * 1000),
+    )
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        wanted = [name for topic in topics for name in (topic, dead_letter_topic(topic))]
+        missing = [NewTopic(t, settings.topic_partitions, 1) for t in dict.fromkeys(wanted) if t not in existing]
+        if missing:
+            try:
+                await admin.create_topics(missing)
+            except TopicAlreadyExistsError:
+                pass  # another instance created it between our list and create
+    finally:
+        await admin.close()
+
+
+async def publish_confirmed(publisher: Any, messages: list[tuple[Any, str]]) -> None:
+    """Publish (payload, key) pairs without waiting on each, then wait until the broker acknowledged all.
+
+    Callers advance checkpoints or commit offsets only after this returns, so nothing is skipped.
+    """
+    futures = [await publisher.publish(payload, key=key.encode(), no_confirm=True) for payload, key in messages]
+    await asyncio.gather(*futures)

@@ -1,0 +1,29 @@
+"""Prometheus metrics every service shares; service-specific metrics live beside their service."""
+
+from prometheus_client import Counter, Histogram
+
+MESSAGES_HANDLED = Counter(
+    "papertrail_messages_handled_total",
+    "Messages consumed, by outcome: ok, retried (transient error, redelivered) or dead_lettered.",
+    ["service", "topic", "outcome"],
+)
+DEAD_LETTERS = Counter(
+    "papertrail_dead_letters_total",
+    "Messages sent to a dead-letter topic because they could not be handled.",
+    ["service", "topic"],
+)
+HANDLE_SECONDS = Histogram(
+    "papertrail_message_handle_seconds",
+    "Time to handle one consumed message, store and emit included.",
+    ["service", "topic"],
+)
+HTTP_REQUESTS = Counter(
+    "papertrail_http_requests_total",
+    "HTTP requests served, by route template and status code.",
+    ["service", "route", "status"],
+)
+HTTP_SECONDS = Histogram(
+    "papertrail_http_request_seconds",
+    "HTTP request latency by route template.",
+    ["service", "route"],
+)

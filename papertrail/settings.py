@@ -1,0 +1,51 @@
+"""Settings every service shares: where Kafka, MongoDB and Meilisearch are, and how to serve HTTP."""
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class InfraSettings(BaseSettings):
+    """Connection settings read from the environment; each service's settings class extends this one."""
+
+    model_config = SettingsConfigDict(extra="ignore", validate_default=True)
+
+    kafka_bootstrap_servers: str = Field("127.0.0.1:9092", description="Kafka bootstrap servers, host:port[,..]")
+    mongodb_url: str = Field("mongodb://127.0.0.1:27017", description="MongoDB connection URL")
+    mongodb_database: str = Field("papertrail", description="MongoDB database name")
+    meili_url: str = Field("http://127.0.0.1:7700", description="Meilisearch base URL")
+    meili_master_key: SecretStr = Field(SecretStr("papertrail-local-master-key"), description="Meilisearch key")
+    topic_partitions: int = Field(6, ge=1, le=1024, description="partitions of each topic created at start")
+    startup_timeout_s: float = Field(15.0, gt=0, description="how long to wait for a dependency at start")
+    log_level: str = Field("INFO", description="DEBUG, INFO, WARNING or ERROR")
+    http_host: str = Field("127.0.0.1", description="address the service's HTTP server binds")
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        level = value.upper()
+        if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
+            raise ValueError("must be DEBUG, INFO, WARNING or ERROR")
+        return level
+
+    @field_validator("kafka_bootstrap_servers")
+    @classmethod
+    def _host_port_list(cls, value: str) -> str:
+        for server in value.split(","):
+            host, _, port = server.strip().rpartition(":")
+            if not host or not port.isdigit():
+                raise ValueError(f"{server!r} is not host:port")
+        return value
+
+    @field_validator("mongodb_url")
+    @classmethod
+    def _mongo_scheme(cls, value: str) -> str:
+        if not value.startswith(("mongodb://", "mongodb+srv://")):
+            raise ValueError("must start with mongodb:// or mongodb+srv://")
+        return value
+
+    @field_validator("meili_url")
+    @classmethod
+    def _http_scheme(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")

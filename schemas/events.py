@@ -1,0 +1,135 @@
+"""One pydantic model per Kafka topic; the payload of every message is the JSON of one of these."""
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemas.paper import Paper, PaperVersion
+from schemas.summary import Summary
+
+RawFormat = Literal["arXivRaw", "arXiv", "oai_dc", "acl_xml", "hf_daily_json", "kaggle_arxiv_json", "corpus_json"]
+NormalizedKind = Literal["new", "revised", "published", "updated"]
+
+
+class RawRecord(BaseModel):
+    """harvest.raw.v1: one record exactly as a source served it. Key: `source:record_id`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(description="source module that harvested it", examples=["arxiv", "acl", "hf"])
+    record_id: str = Field(description="the source's id of the record", examples=["2401.12345"])
+    format: RawFormat = Field(description="format of `content`, which picks the parser")
+    content: str = Field(description="the original XML element or JSON object, as text")
+    sha256: str = Field(pattern="^[0-9a-f]{64}$", description="sha256 of `content` (UTF-8)")
+    datestamp: str | None = Field(None, description="the source's own datestamp of the record", examples=["2026-11-14"])
+    run_id: str = Field(description="harvest run that fetched it")
+    harvested_at: datetime = Field(description="when it was fetched (UTC)")
+
+
+class HarvestStatus(BaseModel):
+    """harvest.status.v1: a harvest run started, finished or failed. Key: the source."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(description="source", examples=["arxiv"])
+    run_id: str = Field(description="id of the run")
+    state: Literal["started", "finished", "failed"] = Field(description="what happened")
+    window_from: str | None = Field(None, description="start of the harvested window (source datestamp)")
+    window_until: str | None = Field(None, description="end of the window, if bounded")
+    pages: int = Field(0, ge=0, description="pages fetched so far")
+    records: int = Field(0, ge=0, description="records published so far")
+    started_at: datetime = Field(description="when the run started (UTC)")
+    finished_at: datetime | None = Field(None, description="when it finished or failed (UTC)")
+    error: str | None = Field(None, description="why it failed")
+    next_run_at: datetime | None = Field(None, description="when the next run is scheduled (UTC)")
+
+
+class PaperNormalized(BaseModel):
+    """papers.normalized.v1: the canonical paper after a source record changed it. Key: paper id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: NormalizedKind = Field(description="new paper, new source version, published version found, or metadata update")
+    paper: Paper = Field(description="the canonical paper after the change")
+    version: PaperVersion = Field(description="the version record this change wrote")
+    harvested_at: datetime | None = Field(None, description="when the raw record was fetched, for end-to-end latency")
+
+
+class PaperEnriched(BaseModel):
+    """papers.enriched.v1: a normalized paper with its AI summary (or the summary's status). Key: paper id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: NormalizedKind = Field(description="the kind of the normalized event this follows")
+    paper: Paper = Field(description="the canonical paper")
+    version: PaperVersion = Field(description="the version record behind this event")
+    summary: Summary = Field(description="AI summary, or status pending / failed")
+    harvested_at: datetime | None = Field(None, description="when the raw record was fetched")
+
+
+class PaperNew(BaseModel):
+    """papers.new.v1, the public topic: a paper PaperTrail sees for the first time. Key: paper id.
+
+    Other systems consume this; its fields only ever grow (a breaking change gets papers.new.v2).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    paper: Paper = Field(description="the canonical paper")
+    summary: Summary = Field(description="AI summary, or status pending when not written yet")
+    first_seen: datetime = Field(description="when PaperTrail first observed it (UTC)")
+
+
+class MatchReason(BaseModel):
+    """Why a paper matched a follow: which subtopic, which term, in which field."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subtopic: str | None = Field(None, description="subtopic of a topic follow", examples=["math reasoning"])
+    term: str = Field(description="term or author key that hit", examples=["reasoning"])
+    field: Literal["title", "abstract", "authors", "categories", "keywords"] = Field(description="where it hit")
+    categories: list[str] = Field(default_factory=list, description="categories that satisfied the filter")
+
+
+class FollowMatched(BaseModel):
+    """follows.matched.v1: a paper satisfies a user's follow. Key: paper id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str = Field(description="user who follows")
+    follow_id: str = Field(description="the follow")
+    follow_kind: Literal["keyword", "author", "topic"] = Field(description="kind of follow")
+    paper_id: str = Field(description="canonical paper id")
+    reasons: list[MatchReason] = Field(description="every reason it matched")
+    matched_at: datetime = Field(description="when (UTC)")
+
+
+class Follow(BaseModel):
+    """A user's follow of a keyword expression, an author or a topic."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="follow id")
+    user_id: str = Field(description="owner")
+    kind: Literal["keyword", "author", "topic"] = Field(description="kind of follow")
+    name: str = Field(description="what the user calls it", examples=["retrieval for LLMs"])
+    query: str | None = Field(None, description="keyword expression with AND / OR / NOT and parentheses",
+                              examples=['retrieval AND ("language model" OR LLM) NOT survey'])
+    fields: Literal["title", "abstract", "both"] = Field("both", description="where a keyword must occur")
+    categories: list[str] = Field(default_factory=list, description="only papers in one of these categories")
+    author: str | None = Field(None, description="author name for an author follow")
+    topic_id: str | None = Field(None, description="catalogue topic for a topic follow")
+    created_at: datetime = Field(description="when it was created (UTC)")
+
+
+class FollowChanged(BaseModel):
+    """follows.changed.v1: a follow was created, updated or deleted. Key: user id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["created", "updated", "deleted"] = Field(description="what happened")
+    follow_id: str = Field(description="the follow")
+    user_id: str = Field(description="its owner")
+    follow: Follow | None = Field(None, description="the follow after the change; absent when deleted")
+    changed_at: datetime = Field(description="when (UTC)")

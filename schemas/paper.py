@@ -1,0 +1,104 @@
+"""The canonical paper document (MongoDB `papers`) and its version records (`paper_versions`)."""
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PublicationStatus = Literal["preprint", "published"]
+VersionKind = Literal["first_observed", "new_version", "published", "metadata_correction"]
+
+
+class Author(BaseModel):
+    """One author, in the order the source lists them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="display name as written by the source", examples=["Wei Zhang"])
+    key: str = Field(
+        description="normalized name key: case and diacritics folded, 'family given-initial'",
+        examples=["zhang w"],
+    )
+    affiliations: list[str] = Field(default_factory=list, description="affiliations, when the source gives them")
+    orcid: str | None = Field(None, description="ORCID iD when the source gives one")
+    source_ids: dict[str, str] = Field(
+        default_factory=dict, description="the author's id per source, e.g. {'hf': '68c8cece…'}"
+    )
+
+
+class PaperIds(BaseModel):
+    """Every identifier any source gave for the work."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    arxiv: str | None = Field(None, description="arXiv id without version", examples=["2401.12345"])
+    dois: list[str] = Field(default_factory=list, description="DOIs, lower-cased", examples=[["10.18653/v1/2024.acl-long.1"]])
+    acl: str | None = Field(None, description="ACL Anthology id", examples=["2024.acl-long.1"])
+    openreview: str | None = Field(None, description="OpenReview forum id")
+    semantic_scholar: str | None = Field(None, description="Semantic Scholar paper id")
+
+
+class SourceVersion(BaseModel):
+    """A version the source itself announces (arXiv v1, v2; an ACL revision)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(description="source that announced it", examples=["arxiv"])
+    label: str = Field(description="the source's version label", examples=["v2"])
+    date: datetime | None = Field(None, description="when the source says the version appeared (UTC)")
+
+
+class CommunityPick(BaseModel):
+    """Hugging Face daily papers: a community pick of the paper."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    date: str = Field(description="daily papers date the paper was listed on", examples=["2025-09-16"])
+    upvotes: int = Field(0, description="community upvotes when harvested")
+    submitter: str | None = Field(None, description="user who submitted it")
+    organization: str | None = Field(None, description="organization that submitted it")
+
+
+class Paper(BaseModel):
+    """One canonical record per work, whichever sources described it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="canonical id from the strongest id", examples=["arxiv:2401.12345", "acl:2024.acl-long.1"])
+    ids: PaperIds = Field(description="every id the work is known by")
+    title: str = Field(description="title as readable text", examples=["Attention Is All You Need"])
+    abstract: str = Field("", description="abstract as readable text")
+    authors: list[Author] = Field(default_factory=list, description="authors in order")
+    categories: list[str] = Field(default_factory=list, description="categories, primary first", examples=[["cs.CL", "cs.AI"]])
+    venue: str | None = Field(None, description="venue name when published", examples=["ACL 2024"])
+    year: int | None = Field(None, description="year of first publication")
+    status: PublicationStatus = Field("preprint", description="preprint, or published in a venue or journal")
+    comments: str | None = Field(None, description="the authors' comments (arXiv)")
+    journal_ref: str | None = Field(None, description="journal reference (arXiv)")
+    license: str | None = Field(None, description="license URL")
+    links: dict[str, str] = Field(default_factory=dict, description="named links: abs, pdf, anthology, doi …")
+    sources: list[str] = Field(default_factory=list, description="sources that described the work", examples=[["arxiv", "hf"]])
+    versions: list[SourceVersion] = Field(default_factory=list, description="versions the sources announce")
+    current_version: str | None = Field(None, description="label of the newest source version", examples=["v2"])
+    community: CommunityPick | None = Field(None, description="Hugging Face daily-papers pick, if any")
+    ai_related: bool = Field(False, description="whether the work is AI-related (categories, venue, summary)")
+    first_seen: datetime = Field(description="when PaperTrail first observed the work (UTC)")
+    updated_at: datetime = Field(description="when PaperTrail last recorded a change (UTC)")
+    published_at: datetime | None = Field(None, description="first publication: the source's first version date (UTC)")
+    version_updated_at: datetime | None = Field(None, description="date of the newest source version (UTC)")
+
+
+class PaperVersion(BaseModel):
+    """One observed change of a paper: record #seq in its history."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    paper_id: str = Field(description="canonical paper id", examples=["arxiv:2401.12345"])
+    seq: int = Field(ge=1, description="record number, 1 for the first observation")
+    kind: VersionKind = Field(description="what this record is")
+    source: str = Field(description="source whose record caused it", examples=["arxiv"])
+    source_record_id: str = Field(description="the source's record id", examples=["2401.12345"])
+    source_version: str | None = Field(None, description="the source's version label, when it has one", examples=["v2"])
+    observed_at: datetime = Field(description="when PaperTrail observed it (UTC)")
+    changed_fields: list[str] = Field(default_factory=list, description="paper fields this record changed")
+    content_hash: str = Field(description="sha256 of the source record's content")

@@ -1,0 +1,38 @@
+"""The AI summary of a paper, as the summarizer stores and emits it."""
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SummaryStatus = Literal["ok", "pending", "failed"]
+
+
+class Institution(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="institution name as given", examples=["Tsinghua University"])
+    name_zh: str = Field(description="its Chinese name", examples=["清华大学"])
+
+
+class Summary(BaseModel):
+    """A structured bilingual summary, or the reason there is none yet."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: SummaryStatus = Field(description="ok; pending (no model, budget spent, endpoint down); failed")
+    model: str | None = Field(None, description="model that wrote it", examples=["deepseek-chat"])
+    prompt_version: str | None = Field(None, description="version of the prompt used", examples=["2026-11-30.1"])
+    title_zh: str | None = Field(None, description="Chinese title")
+    tldr_zh: str | None = Field(None, description="Chinese TL;DR")
+    motivation_zh: str | None = Field(None, description="motivation, in Chinese")
+    method_zh: str | None = Field(None, description="method, in Chinese")
+    result_zh: str | None = Field(None, description="results, in Chinese")
+    conclusion_zh: str | None = Field(None, description="conclusion, in Chinese")
+    tldr_en: str | None = Field(None, description="English TL;DR")
+    keywords: list[str] = Field(default_factory=list, max_length=8, description="up to 8 keywords")
+    institutions: list[Institution] = Field(default_factory=list, description="institutions with Chinese names")
+    ai_related: bool | None = Field(None, description="the model's AI-related verdict")
+    ai_reason: str | None = Field(None, description="one line saying why")
+    error: str | None = Field(None, description="why the summary failed or is pending")
+    generated_at: datetime | None = Field(None, description="when it was written (UTC)")

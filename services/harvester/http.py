@@ -1,0 +1,82 @@
+"""Polite HTTP to sources: one rate limiter per source, Retry-After honoured, 5xx and timeouts retried."""
+
+import datetime as dt
+import email.utils
+
+import httpx
+import stamina
+from aiolimiter import AsyncLimiter
+
+
+class SourceUnavailable(Exception):
+    """The source failed in a way retries did not fix (or that retrying cannot fix, like a 404)."""
+
+
+class _RetryableStatus(Exception):
+    def __init__(self, status: int, retry_after: float | None) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+        self.retry_after = retry_after
+
+
+def parse_retry_after(value: str | None, now: dt.datetime | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header: either delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    now = now or dt.datetime.now(dt.UTC)
+    return max(0.0, (when - now).total_seconds())
+
+
+class PoliteFetcher:
+    """GETs for one source, never more often than its limiter allows, retrying what is worth retrying."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        *,
+        min_interval_s: float,
+        retries: int,
+        retry_after_max_s: float,
+    ) -> None:
+        self.client = client
+        # One request per interval; a zero interval means no limit (replay servers, tests).
+        self.limiter = AsyncLimiter(1, min_interval_s) if min_interval_s > 0 else None
+        self.retries = retries
+        self.retry_after_max_s = retry_after_max_s
+
+    def _backoff(self, exc: Exception) -> bool | float:
+        if isinstance(exc, _RetryableStatus):
+            if exc.retry_after is not None:
+                return min(exc.retry_after, self.retry_after_max_s)
+            return True
+        return isinstance(exc, httpx.TimeoutException | httpx.TransportError)
+
+    async def get(self, url: str, params: dict[str, str] | None = None) -> httpx.Response:
+        try:
+            async for attempt in stamina.retry_context(
+                on=self._backoff, attempts=self.retries + 1, timeout=None, wait_initial=1.0, wait_max=60.0
+            ):
+                with attempt:
+                    return await self._get_once(url, params)
+        except _RetryableStatus as exc:
+            raise SourceUnavailable(f"{url}: {exc} after {self.retries + 1} attempts") from exc
+        except httpx.HTTPError as exc:
+            raise SourceUnavailable(f"{url}: {type(exc).__name__}: {exc}") from exc
+        raise AssertionError("unreachable: stamina either returns or raises")
+
+    async def _get_once(self, url: str, params: dict[str, str] | None) -> httpx.Response:
+        if self.limiter is not None:
+            await self.limiter.acquire()
+        response = await self.client.get(url, params=params)
+        if response.status_code == 503 or response.status_code >= 500 or response.status_code == 429:
+            raise _RetryableStatus(response.status_code, parse_retry_after(response.headers.get("Retry-After")))
+        if response.status_code >= 400:
+            raise SourceUnavailable(f"{response.url}: HTTP {response.status_code}")
+        return response

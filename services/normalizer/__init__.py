@@ -1,0 +1,1 @@
+"""Normalizer: raw source records → one canonical paper per work, with its version history."""

@@ -1,0 +1,144 @@
+"""Identity and merge: which canonical paper a record belongs to, and what the record changes. No I/O.
+
+Merge rule (conservative): a record joins a paper by any shared id (arXiv id, DOI, ACL id); failing that,
+by fingerprint = folded title + first author's key. Two records with the same title but different first
+authors therefore never merge. Published venues win for status and venue; the newest version wins for
+title and abstract; ids, categories and sources accumulate.
+"""
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+
+from schemas.events import NormalizedKind
+from schemas.paper import Paper, PaperIds, PaperVersion, VersionKind
+from services.normalizer.records import ParsedRecord
+from services.normalizer.text import title_key
+
+TRACKED_FIELDS = ("title", "abstract", "authors", "categories", "venue", "year", "status", "comments",
+                  "journal_ref", "license", "links", "ids", "versions", "community", "sources")
+
+
+def canonical_id(ids: PaperIds) -> str:
+    """The strongest id: arXiv, else ACL, else the first DOI."""
+    if ids.arxiv:
+        return f"arxiv:{ids.arxiv}"
+    if ids.acl:
+        return f"acl:{ids.acl}"
+    if ids.dois:
+        return f"doi:{ids.dois[0]}"
+    raise ValueError("record has no arXiv id, ACL id or DOI")
+
+
+def fingerprint(title: str, first_author_key: str | None) -> str:
+    basis = f"{title_key(title)}|{first_author_key or ''}"
+    return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
+
+
+def record_fingerprint(record: ParsedRecord) -> str:
+    return fingerprint(record.title, record.authors[0].key if record.authors else None)
+
+
+def merge_ids(a: PaperIds, b: PaperIds) -> PaperIds:
+    return PaperIds(
+        arxiv=a.arxiv or b.arxiv,
+        dois=list(dict.fromkeys([*a.dois, *b.dois])),
+        acl=a.acl or b.acl,
+        openreview=a.openreview or b.openreview,
+        semantic_scholar=a.semantic_scholar or b.semantic_scholar,
+    )
+
+
+@dataclass(slots=True)
+class Change:
+    """The outcome of merging a record into a paper: the new paper and its version record."""
+
+    paper: Paper
+    kind: NormalizedKind
+    version: PaperVersion
+
+
+def _version_kind(kind: NormalizedKind) -> VersionKind:
+    return {"new": "first_observed", "revised": "new_version", "published": "published",
+            "updated": "metadata_correction"}[kind]  # type: ignore[return-value]
+
+
+def is_ai_related(categories: list[str], venue_source: bool, ai_categories: frozenset[str]) -> bool:
+    return venue_source or any(c in ai_categories for c in categories)
+
+
+def merge(existing: Paper | None, record: ParsedRecord, *, content_hash: str, now: datetime,
+          ai_categories: frozenset[str], next_seq: int) -> Change | None:
+    """Apply a parsed record to the paper it belongs to (or start one); None when nothing changes."""
+    latest = record.latest_version
+    if existing is None:
+        paper = Paper(
+            id=canonical_id(record.ids), ids=record.ids, title=record.title, abstract=record.abstract,
+            authors=record.authors, categories=record.categories, venue=record.venue, year=record.year,
+            status=record.status, comments=record.comments, journal_ref=record.journal_ref,
+            license=record.license, links=record.links, sources=[record.source], versions=record.versions,
+            current_version=latest.label if latest else None, community=record.community,
+            ai_related=is_ai_related(record.categories, record.source == "acl", ai_categories),
+            first_seen=now, updated_at=now, published_at=record.first_published,
+            version_updated_at=latest.date if latest else None,
+        )
+        kind: NormalizedKind = "new"
+    else:
+        paper = existing.model_copy(deep=True)
+        known = {(v.source, v.label) for v in existing.versions}
+        new_versions = [v for v in record.versions if (v.source, v.label) not in known]
+        newest = latest is not None and latest.date is not None and (
+            existing.version_updated_at is None or latest.date >= existing.version_updated_at)
+        paper.ids = merge_ids(existing.ids, record.ids)
+        paper.sources = list(dict.fromkeys([*existing.sources, record.source]))
+        paper.versions = [*existing.versions, *new_versions]
+        if newest or not existing.abstract:
+            paper.title, paper.abstract = record.title, record.abstract or existing.abstract
+            if record.authors:
+                paper.authors = record.authors
+        if record.authors and not any(a.affiliations for a in paper.authors) and any(
+                a.affiliations for a in record.authors) and len(record.authors) == len(paper.authors):
+            paper.authors = record.authors  # same people, and this source knows their affiliations
+        primary = record.categories[:1] if record.source == "arxiv" else existing.categories[:1]
+        paper.categories = list(dict.fromkeys([*primary, *existing.categories, *record.categories]))
+        if record.status == "published":
+            paper.status = "published"
+            paper.venue = record.venue or existing.venue
+            paper.year = record.year or existing.year
+        for name in ("comments", "journal_ref", "license"):
+            value = getattr(record, name)
+            if value and (newest or not getattr(existing, name)):
+                setattr(paper, name, value)
+        paper.links = existing.links | record.links
+        paper.community = record.community or existing.community
+        if newest and latest is not None:
+            paper.current_version = latest.label
+            paper.version_updated_at = latest.date
+        first = record.first_published
+        if first and (existing.published_at is None or first < existing.published_at):
+            paper.published_at = first
+        paper.ai_related = existing.ai_related or is_ai_related(paper.categories, record.source == "acl",
+                                                               ai_categories)
+        if existing.status == "preprint" and paper.status == "published":
+            kind = "published"
+        elif new_versions and record.source == "arxiv":
+            kind = "revised"
+        else:
+            kind = "updated"
+
+    changed = changed_fields(existing, paper)
+    if existing is not None and not changed:
+        return None
+    paper.updated_at = now
+    version = PaperVersion(
+        paper_id=paper.id, seq=next_seq, kind=_version_kind(kind), source=record.source,
+        source_record_id=record.record_id, source_version=latest.label if latest else None,
+        observed_at=now, changed_fields=changed, content_hash=content_hash,
+    )
+    return Change(paper=paper, kind=kind, version=version)
+
+
+def changed_fields(before: Paper | None, after: Paper) -> list[str]:
+    if before is None:
+        return [f for f in TRACKED_FIELDS if getattr(after, f) not in (None, "", [], {})]
+    return [f for f in TRACKED_FIELDS if getattr(before, f) != getattr(after, f)]

@@ -1,0 +1,19 @@
+"""One parser per raw format; `parse_raw` picks it by the record's format."""
+
+from collections.abc import Callable
+
+from schemas.events import RawRecord
+from services.normalizer.parsers.arxiv_oai import parse_arxiv, parse_arxiv_raw
+from services.normalizer.records import ParsedRecord, UnparseableRecord
+
+PARSERS: dict[str, Callable[[str], ParsedRecord]] = {
+    "arXivRaw": parse_arxiv_raw,
+    "arXiv": parse_arxiv,
+}
+
+
+def parse_raw(raw: RawRecord) -> ParsedRecord:
+    parser = PARSERS.get(raw.format)
+    if parser is None:
+        raise UnparseableRecord(f"no parser for format {raw.format!r}")
+    return parser(raw.content)

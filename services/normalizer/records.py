@@ -1,0 +1,41 @@
+"""What a parser makes of one source record: the source's view of a work, before merging. No I/O."""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from schemas.paper import Author, CommunityPick, PaperIds, PublicationStatus, SourceVersion
+
+
+class UnparseableRecord(ValueError):
+    """The raw record cannot be turned into a parsed record; it goes to the dead-letter topic."""
+
+
+@dataclass(slots=True)
+class ParsedRecord:
+    source: str
+    record_id: str
+    ids: PaperIds
+    title: str
+    abstract: str = ""
+    authors: list[Author] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    comments: str | None = None
+    journal_ref: str | None = None
+    license: str | None = None
+    links: dict[str, str] = field(default_factory=dict)
+    versions: list[SourceVersion] = field(default_factory=list)
+    venue: str | None = None
+    year: int | None = None
+    status: PublicationStatus = "preprint"
+    community: CommunityPick | None = None
+    is_front_matter: bool = False
+    original: dict[str, str] = field(default_factory=dict)  # title/abstract as the source wrote them
+
+    @property
+    def latest_version(self) -> SourceVersion | None:
+        return self.versions[-1] if self.versions else None
+
+    @property
+    def first_published(self) -> datetime | None:
+        dates = [v.date for v in self.versions if v.date is not None]
+        return min(dates) if dates else None

@@ -1,0 +1,13 @@
+"""Normalizer settings."""
+
+from pydantic import Field
+
+from papertrail.settings import InfraSettings
+
+DEFAULT_AI_CATEGORIES = ["cs.AI", "cs.CL", "cs.CV", "cs.LG", "cs.MA", "cs.NE", "cs.IR", "cs.RO", "stat.ML"]
+
+
+class NormalizerSettings(InfraSettings):
+    http_port: int = Field(8002, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
+    ai_categories: list[str] = Field(DEFAULT_AI_CATEGORIES, description="categories that make a paper AI-related")
+    merge_retries: int = Field(8, ge=1, description="attempts when another instance changed the paper meanwhile")

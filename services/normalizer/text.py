@@ -1,0 +1,46 @@
+"""Cleaning source text into readable text, and the keys names and titles are compared by. No I/O."""
+
+import html
+import re
+import unicodedata
+
+_SPACE = re.compile(r"\s+")
+_NON_WORD = re.compile(r"[^\w\s]", re.UNICODE)
+# LaTeX accent commands as arXiv metadata writes them: \"o, \'e, {\`a}, \~n, \c{c} ...
+_LATEX_ACCENT = re.compile(r"\{?\\([\"'`^~=.uvHckr])\s*\{?([A-Za-z])\}?\}?")
+_ACCENT_MARK = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303", "=": "\u0304",
+                ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327", "k": "\u0328",
+                "r": "\u030a"}
+_LATEX_LETTER = {r"\ss": "ß", r"\o": "ø", r"\O": "Ø", r"\ae": "æ", r"\AE": "Æ", r"\l": "ł", r"\L": "Ł",
+                 r"\aa": "å", r"\AA": "Å", r"\i": "ı"}
+
+
+def squash(text: str | None) -> str:
+    """Collapse runs of whitespace (line wraps included) into single spaces."""
+    return _SPACE.sub(" ", text or "").strip()
+
+
+def latex_accents_to_unicode(text: str) -> str:
+    def accent(match: re.Match[str]) -> str:
+        return unicodedata.normalize("NFC", match.group(2) + _ACCENT_MARK[match.group(1)])
+
+    text = _LATEX_ACCENT.sub(accent, text)
+    for command, letter in _LATEX_LETTER.items():
+        text = re.sub(r"\{?" + re.escape(command) + r"\b\}?", letter, text)
+    return text
+
+
+def readable(text: str | None) -> str:
+    """Source text → readable text: HTML entities, LaTeX accents and line wraps resolved."""
+    return squash(latex_accents_to_unicode(html.unescape(text or "")))
+
+
+def fold(text: str) -> str:
+    """Lower-case, diacritics removed, punctuation dropped, spaces squashed: the form keys compare in."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return squash(_NON_WORD.sub(" ", stripped.casefold()))
+
+
+def title_key(title: str) -> str:
+    return fold(title)

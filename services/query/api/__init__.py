@@ -1,0 +1,1 @@
+"""The query service's HTTP API."""

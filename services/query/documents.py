@@ -1,0 +1,59 @@
+"""Search documents: a paper and its summary as one flat Meilisearch document, and the index settings. No I/O."""
+
+import hashlib
+from typing import Any
+
+from schemas.events import PaperEnriched
+
+SEARCHABLE = ["title", "title_zh", "abstract", "tldr_zh", "authors", "institutions", "keywords"]
+FILTERABLE = ["paper_id", "categories", "sources", "venue", "year", "status", "ai_related", "author_keys",
+              "topic_ids", "updated_ts", "ingested_ts", "published_ts"]
+SORTABLE = ["updated_ts", "ingested_ts", "published_ts"]
+INDEX_SETTINGS: dict[str, Any] = {
+    "searchableAttributes": SEARCHABLE,
+    "filterableAttributes": FILTERABLE,
+    "sortableAttributes": SORTABLE,
+}
+
+
+def document_id(paper_id: str) -> str:
+    """Meilisearch ids allow only [A-Za-z0-9_-]; paper ids have ':' '.' '/', so the id is a digest."""
+    return hashlib.sha256(paper_id.encode("utf-8")).hexdigest()[:32]
+
+
+def _ts(value: Any) -> int | None:
+    return int(value.timestamp()) if value is not None else None
+
+
+def paper_document(event: PaperEnriched) -> dict[str, Any]:
+    paper, summary = event.paper, event.summary
+    return {
+        "id": document_id(paper.id),
+        "paper_id": paper.id,
+        "title": paper.title,
+        "title_zh": summary.title_zh,
+        "abstract": paper.abstract,
+        "tldr_zh": summary.tldr_zh,
+        "tldr_en": summary.tldr_en,
+        "summary_status": summary.status,
+        "authors": [a.name for a in paper.authors],
+        "author_keys": [a.key for a in paper.authors],
+        "affiliations": sorted({aff for a in paper.authors for aff in a.affiliations}),
+        "institutions": [i.name_zh for i in summary.institutions] + [i.name for i in summary.institutions],
+        "keywords": summary.keywords,
+        "categories": paper.categories,
+        "sources": paper.sources,
+        "ids": paper.ids.model_dump(exclude_none=True),
+        "venue": paper.venue,
+        "year": paper.year,
+        "status": paper.status,
+        "ai_related": bool(summary.ai_related if summary.ai_related is not None else paper.ai_related),
+        "current_version": paper.current_version,
+        "version_seq": event.version.seq,
+        "links": paper.links,
+        "comments": paper.comments,
+        "journal_ref": paper.journal_ref,
+        "updated_ts": _ts(paper.version_updated_at or paper.updated_at),
+        "ingested_ts": _ts(paper.first_seen),
+        "published_ts": _ts(paper.published_at),
+    }

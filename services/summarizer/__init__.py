@@ -1,0 +1,1 @@
+"""Summarizer: writes Chinese and English AI summaries and publishes the public papers.new.v1 topic."""

@@ -1,0 +1,119 @@
+"""Shared fixtures: real servers (from the environment, testcontainers, or the local stack) and waiting helpers.
+
+Servers come, in this order, from environment variables that point at running servers
+(KAFKA_BOOTSTRAP_SERVERS, MONGODB_URL, MEILI_URL, MEILI_MASTER_KEY); else testcontainers when a Docker
+engine answers; else the project's local stack started on free ports in a temporary folder.
+"""
+
+import os
+import socket
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SOURCES = FIXTURES / "sources"
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Servers:
+    kafka_bootstrap_servers: str
+    mongodb_url: str
+    meili_url: str
+    meili_master_key: str
+    origin: str
+
+    def environment(self) -> dict[str, str]:
+        return {
+            "KAFKA_BOOTSTRAP_SERVERS": self.kafka_bootstrap_servers,
+            "MONGODB_URL": self.mongodb_url,
+            "MEILI_URL": self.meili_url,
+            "MEILI_MASTER_KEY": self.meili_master_key,
+        }
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until(condition: Callable[[], T], timeout: float = 60, interval: float = 0.25, what: str = "condition") -> T:
+    """Poll until `condition()` returns something truthy; fail with `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            result = condition()
+        except Exception as exc:  # the thing waited for may not answer yet
+            last_error = exc
+        else:
+            if result:
+                return result
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}" + (f" (last error: {last_error})"
+                                                                             if last_error else ""))
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=3).ping()
+    except Exception:
+        return False
+    return True
+
+
+def _from_environment() -> Servers | None:
+    names = ("KAFKA_BOOTSTRAP_SERVERS", "MONGODB_URL", "MEILI_URL", "MEILI_MASTER_KEY")
+    if not all(os.environ.get(n) for n in names):
+        return None
+    return Servers(*(os.environ[n] for n in names), origin="environment")
+
+
+def _testcontainers() -> Iterator[Servers]:
+    from testcontainers.core.container import DockerContainer
+    from testcontainers.core.wait_strategies import HttpWaitStrategy
+    from testcontainers.kafka import KafkaContainer
+    from testcontainers.mongodb import MongoDbContainer
+
+    key = "papertrail-test-master-key"
+    meili = (DockerContainer("getmeili/meilisearch:v1.21.0").with_env("MEILI_MASTER_KEY", key)
+             .with_env("MEILI_NO_ANALYTICS", "true").with_exposed_ports(7700)
+             .waiting_for(HttpWaitStrategy(7700, "/health")))
+    with KafkaContainer("apache/kafka:4.1.0").with_kraft() as kafka, MongoDbContainer("mongo:8.0") as mongo, meili:
+        yield Servers(kafka.get_bootstrap_server(), mongo.get_connection_url(),
+                      f"http://{meili.get_container_host_ip()}:{meili.get_exposed_port(7700)}", key,
+                      origin="testcontainers")
+
+
+def _local_stack(folder: Path) -> Iterator[Servers]:
+    from papertrail import stack
+
+    settings = stack.StackSettings(dir=folder, kafka_port=free_port(), mongodb_port=free_port(),
+                                   meili_port=free_port(), MEILI_MASTER_KEY="papertrail-test-master-key")
+    stack.up(settings, log=lambda line: None)
+    try:
+        env = settings.environment()
+        yield Servers(env["KAFKA_BOOTSTRAP_SERVERS"], env["MONGODB_URL"], env["MEILI_URL"],
+                      env["MEILI_MASTER_KEY"], origin="local stack")
+    finally:
+        stack.down(settings, log=lambda line: None)
+
+
+@pytest.fixture(scope="session")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    """Real Kafka-, MongoDB- and Meilisearch-protocol servers for the whole session."""
+    from_env = _from_environment()
+    if from_env is not None:
+        yield from_env
+    elif _docker_answers():
+        yield from _testcontainers()
+    else:
+        yield from _local_stack(tmp_path_factory.mktemp("stack"))
