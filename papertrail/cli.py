@@ -54,8 +54,13 @@ def run_all(ready_timeout_s: float = 60) -> int:
     signal.signal(signal.SIGINT, stop)
     for name in SERVICES:
         env = {**os.environ, "HTTP_PORT": str(service_port(name))}
-        child = subprocess.Popen([sys.executable, "-m", "papertrail", name], env=env, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "papertrail", name],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
         children[name] = child
         threading.Thread(target=_pump, args=(name, child.stdout, width), daemon=True).start()
 
@@ -67,11 +72,16 @@ def run_all(ready_timeout_s: float = 60) -> int:
             if _ready(service_port(name)):
                 waiting.discard(name)
                 if not waiting:
-                    print(f"{'papertrail':<{width}} | all services ready in {time.monotonic() - started:.1f}s; "
-                          f"query API: http://127.0.0.1:{service_port('query')}/ (docs at /docs)", flush=True)
+                    print(
+                        f"{'papertrail':<{width}} | all services ready in {time.monotonic() - started:.1f}s; "
+                        f"query API: http://127.0.0.1:{service_port('query')}/ (docs at /docs)",
+                        flush=True,
+                    )
         if waiting and time.monotonic() - started > ready_timeout_s:
-            print(f"{'papertrail':<{width}} | not ready after {ready_timeout_s:g}s: {', '.join(sorted(waiting))}",
-                  flush=True)
+            print(
+                f"{'papertrail':<{width}} | not ready after {ready_timeout_s:g}s: {', '.join(sorted(waiting))}",
+                flush=True,
+            )
             ready_timeout_s = float("inf")
         dead = [n for n, c in children.items() if c.poll() is not None]
         if dead:
@@ -171,8 +181,11 @@ def _schemas(action: str) -> None:
         for path in export.export():
             print(f"wrote {path}")
     else:
-        stale = [str(p) for p, text in export.expected_files().items()
-                 if not p.exists() or p.read_text(encoding="utf-8") != text]
+        stale = [
+            str(p)
+            for p, text in export.expected_files().items()
+            if not p.exists() or p.read_text(encoding="utf-8") != text
+        ]
         if stale:
             sys.exit("out of date (run `papertrail schemas export`): " + ", ".join(stale))
         print("schemas up to date")

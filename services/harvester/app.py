@@ -7,7 +7,6 @@ from typing import Annotated
 
 import httpx
 from faststream import Context, ContextRepo
-
 from faststream.asgi import AsgiFastStream
 
 from papertrail.kafka import ensure_topics, make_broker, publish_confirmed
@@ -61,13 +60,17 @@ schedules: list[asyncio.Task[None]] = []
 
 
 @app.after_startup
-async def start_schedules(harvest_store: Annotated[HarvestStore, Context()],
-                          http: Annotated[httpx.AsyncClient, Context()]) -> None:
+async def start_schedules(
+    harvest_store: Annotated[HarvestStore, Context()], http: Annotated[httpx.AsyncClient, Context()]
+) -> None:
     """Once the broker is connected, run every configured source on its own interval."""
     for name in settings.sources:
         source, interval = build_source(name, settings, http)
-        schedules.append(asyncio.create_task(run_forever(source, interval, harvest_store, publish_raw, publish_status),
-                                             name=f"harvest-{name}"))
+        schedules.append(
+            asyncio.create_task(
+                run_forever(source, interval, harvest_store, publish_raw, publish_status), name=f"harvest-{name}"
+            )
+        )
 
 
 @app.on_shutdown

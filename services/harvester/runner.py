@@ -17,13 +17,19 @@ log = logging.getLogger("papertrail.harvester")
 
 RECORDS = Counter("papertrail_harvest_records_total", "Raw records published, by source.", ["source"])
 PAGES = Counter("papertrail_harvest_pages_total", "Pages fetched, by source.", ["source"])
-RUNS = Counter("papertrail_harvest_runs_total", "Harvest runs by source and outcome (ok, failed).",
-               ["source", "outcome"])
+RUNS = Counter(
+    "papertrail_harvest_runs_total", "Harvest runs by source and outcome (ok, failed).", ["source", "outcome"]
+)
 ERRORS = Counter("papertrail_harvest_errors_total", "Failed runs by source and error kind.", ["source", "kind"])
-RUN_SECONDS = Histogram("papertrail_harvest_run_seconds", "Duration of harvest runs.", ["source"],
-                        buckets=(1, 5, 15, 60, 300, 900, 3600, 4 * 3600))
-LAST_SUCCESS = Gauge("papertrail_harvest_last_success_timestamp_seconds",
-                     "Unix time of the last successful run, by source.", ["source"])
+RUN_SECONDS = Histogram(
+    "papertrail_harvest_run_seconds",
+    "Duration of harvest runs.",
+    ["source"],
+    buckets=(1, 5, 15, 60, 300, 900, 3600, 4 * 3600),
+)
+LAST_SUCCESS = Gauge(
+    "papertrail_harvest_last_success_timestamp_seconds", "Unix time of the last successful run, by source.", ["source"]
+)
 
 PublishRaw = Callable[[list[tuple[RawRecord, str]]], Awaitable[None]]
 PublishStatus = Callable[[HarvestStatus], Awaitable[None]]
@@ -42,17 +48,33 @@ async def run_source(
 ) -> HarvestStatus:
     """Harvest until the source has nothing more; a manual window (`from_date`) leaves the checkpoint alone."""
     started = time.monotonic()
-    status = HarvestStatus(source=source.name, run_id=uuid.uuid4().hex, state="started",
-                           window_from=from_date, window_until=until_date, started_at=datetime.now(UTC))
+    status = HarvestStatus(
+        source=source.name,
+        run_id=uuid.uuid4().hex,
+        state="started",
+        window_from=from_date,
+        window_until=until_date,
+        started_at=datetime.now(UTC),
+    )
     await _announce(status, store, publish_status)
     try:
         checkpoint = await store.load_checkpoint(source.name)
         async for page in source.pages(checkpoint, from_date=from_date, until_date=until_date):
             harvested_at = datetime.now(UTC)
             raw = [
-                (RawRecord(source=source.name, record_id=r.record_id, format=r.format, content=r.content,
-                           sha256=r.sha256, datestamp=r.datestamp, run_id=status.run_id,
-                           harvested_at=harvested_at), f"{source.name}:{r.record_id}")
+                (
+                    RawRecord(
+                        source=source.name,
+                        record_id=r.record_id,
+                        format=r.format,
+                        content=r.content,
+                        sha256=r.sha256,
+                        datestamp=r.datestamp,
+                        run_id=status.run_id,
+                        harvested_at=harvested_at,
+                    ),
+                    f"{source.name}:{r.record_id}",
+                )
                 for r in page.records
             ]
             await publish_raw(raw)  # returns once the broker acknowledged every record
@@ -77,13 +99,13 @@ async def run_source(
     RUN_SECONDS.labels(source.name).observe(time.monotonic() - started)
     LAST_SUCCESS.labels(source.name).set(status.finished_at.timestamp())
     await _announce(status, store, publish_status)
-    log.info("harvest run finished", extra={"source": source.name, "pages": status.pages,
-                                            "records": status.records})
+    log.info("harvest run finished", extra={"source": source.name, "pages": status.pages, "records": status.records})
     return status
 
 
-async def _fail(status: HarvestStatus, store: HarvestStore, publish_status: PublishStatus,
-                exc: Exception, kind: str, started: float) -> HarvestStatus:
+async def _fail(
+    status: HarvestStatus, store: HarvestStore, publish_status: PublishStatus, exc: Exception, kind: str, started: float
+) -> HarvestStatus:
     status.state = "failed"
     status.finished_at = datetime.now(UTC)
     status.error = f"{type(exc).__name__}: {exc}"

@@ -29,14 +29,19 @@ def make_http_client(settings: HarvesterSettings) -> httpx.AsyncClient:
 def build_source(name: str, settings: HarvesterSettings, client: httpx.AsyncClient) -> tuple[Source, float]:
     """The source module called `name` and its run interval in seconds."""
     if name == "arxiv":
-        fetcher = PoliteFetcher(client, min_interval_s=settings.arxiv_min_request_interval_s,
-                                retries=settings.http_retries, retry_after_max_s=settings.retry_after_max_s)
+        fetcher = PoliteFetcher(
+            client,
+            min_interval_s=settings.arxiv_min_request_interval_s,
+            retries=settings.http_retries,
+            retry_after_max_s=settings.retry_after_max_s,
+        )
         return ArxivOaiSource(settings, fetcher), settings.arxiv_interval_s
     raise ValueError(f"unknown source {name!r} in SOURCES")
 
 
-async def run_forever(source: Source, interval_s: float, store: HarvestStore,
-                      publish_raw: PublishRaw, publish_status: PublishStatus) -> None:
+async def run_forever(
+    source: Source, interval_s: float, store: HarvestStore, publish_raw: PublishRaw, publish_status: PublishStatus
+) -> None:
     """Run the source, wait its interval, repeat; one run at a time, a failure only delays the next run."""
     while True:
         status = await run_source(source, store, publish_raw, publish_status)

@@ -9,7 +9,7 @@ KNOWN_SOURCES = ("arxiv",)
 
 class HarvesterSettings(InfraSettings):
     http_port: int = Field(8001, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
-    sources: list[str] = Field(["arxiv"], description="sources to run on their schedules, e.g. [\"arxiv\"]")
+    sources: list[str] = Field(["arxiv"], description='sources to run on their schedules, e.g. ["arxiv"]')
 
     arxiv_oai_url: str = Field("https://oaipmh.arxiv.org/oai", description="arXiv OAI-PMH base URL")
     arxiv_metadata_prefix: str = Field("arXivRaw", description="OAI metadataPrefix: arXivRaw, arXiv or oai_dc")

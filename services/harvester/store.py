@@ -29,6 +29,4 @@ class HarvestStore:
 
     async def record_run(self, status: HarvestStatus) -> None:
         """Upsert the run's latest state (keyed by run id, so re-recording is harmless)."""
-        await self.runs.update_one(
-            {"_id": status.run_id}, {"$set": status.model_dump(mode="python")}, upsert=True
-        )
+        await self.runs.update_one({"_id": status.run_id}, {"$set": status.model_dump(mode="python")}, upsert=True)

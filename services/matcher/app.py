@@ -56,13 +56,20 @@ async def on_follow_changed(event: FollowChanged, follow_index: Annotated[Follow
 
 
 @broker.subscriber(topics.PAPERS_ENRICHED, **consumer_options(SERVICE))
-async def on_paper_enriched(event: PaperEnriched, follow_index: Annotated[FollowIndex, Context()],
-                            matches: Annotated[MatchStore, Context()]) -> None:
+async def on_paper_enriched(
+    event: PaperEnriched, follow_index: Annotated[FollowIndex, Context()], matches: Annotated[MatchStore, Context()]
+) -> None:
     """Record and announce every follow the paper satisfies, once per follow."""
     now = datetime.now(UTC)
     for follow, reasons in follow_index.match(event.paper):
-        match = FollowMatched(user_id=follow.user_id, follow_id=follow.id, follow_kind=follow.kind,
-                              paper_id=event.paper.id, reasons=reasons, matched_at=now)
+        match = FollowMatched(
+            user_id=follow.user_id,
+            follow_id=follow.id,
+            follow_kind=follow.kind,
+            paper_id=event.paper.id,
+            reasons=reasons,
+            matched_at=now,
+        )
         if await matches.record(match):
             await matched.publish(match, key=event.paper.id.encode())
 

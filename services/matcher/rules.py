@@ -46,6 +46,9 @@ def _reasons(follow: Follow, texts: dict[str, str], author_keys: set[str]) -> li
         phrase = fold(follow.query)
         fields = ("title", "abstract") if follow.fields == "both" else (follow.fields,)
         pattern = re.compile(rf"\b{re.escape(phrase)}\b")
-        return [MatchReason(term=follow.query, field=f, categories=follow.categories)  # type: ignore[arg-type]
-                for f in fields if pattern.search(texts[f])]
+        return [
+            MatchReason(term=follow.query, field=f, categories=follow.categories)  # type: ignore[arg-type]
+            for f in fields
+            if pattern.search(texts[f])
+        ]
     return []

@@ -17,8 +17,11 @@ class MatchStore:
         await self.matches.create_index([("follow_id", 1), ("matched_at", -1)])
 
     async def all_follows(self) -> list[Follow]:
-        return [Follow.model_validate({**doc, "id": doc["_id"]}) async for doc in self.follows.find({})
-                if not doc.get("deleted")]
+        return [
+            Follow.model_validate({**doc, "id": doc["_id"]})
+            async for doc in self.follows.find({})
+            if not doc.get("deleted")
+        ]
 
     async def record(self, match: FollowMatched) -> bool:
         """Store the match; False when it was stored before (the same paper twice gives one match)."""

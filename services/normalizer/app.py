@@ -25,8 +25,9 @@ broker = make_broker(settings, SERVICE)
 readiness = Readiness()
 AI_CATEGORIES = frozenset(settings.ai_categories)
 
-normalized = broker.publisher(topics.PAPERS_NORMALIZED, schema=PaperNormalized,
-                              description="canonical papers after a source record changed them")
+normalized = broker.publisher(
+    topics.PAPERS_NORMALIZED, schema=PaperNormalized, description="canonical papers after a source record changed them"
+)
 
 
 @asynccontextmanager
@@ -50,8 +51,14 @@ async def on_raw_record(raw: RawRecord, papers: Annotated[PaperStore, Context("p
     if await papers.already_seen(raw):
         return
     record = parse_raw(raw)  # UnparseableRecord is a ValueError: the record goes to the dead-letter topic
-    outcome = await apply_record(record, papers, content_hash=raw.sha256, harvested_at=raw.harvested_at,
-                                 ai_categories=AI_CATEGORIES, attempts=settings.merge_retries)
+    outcome = await apply_record(
+        record,
+        papers,
+        content_hash=raw.sha256,
+        harvested_at=raw.harvested_at,
+        ai_categories=AI_CATEGORIES,
+        attempts=settings.merge_retries,
+    )
     if outcome.event is not None:
         await normalized.publish(outcome.event, key=outcome.paper_id.encode())
     await papers.mark_seen(raw, outcome.paper_id, record)

@@ -15,8 +15,23 @@ from schemas.paper import Paper, PaperIds, PaperVersion, VersionKind
 from services.normalizer.records import ParsedRecord
 from services.normalizer.text import title_key
 
-TRACKED_FIELDS = ("title", "abstract", "authors", "categories", "venue", "year", "status", "comments",
-                  "journal_ref", "license", "links", "ids", "versions", "community", "sources")
+TRACKED_FIELDS = (
+    "title",
+    "abstract",
+    "authors",
+    "categories",
+    "venue",
+    "year",
+    "status",
+    "comments",
+    "journal_ref",
+    "license",
+    "links",
+    "ids",
+    "versions",
+    "community",
+    "sources",
+)
 
 
 def canonical_id(ids: PaperIds) -> str:
@@ -59,27 +74,52 @@ class Change:
 
 
 def _version_kind(kind: NormalizedKind) -> VersionKind:
-    return {"new": "first_observed", "revised": "new_version", "published": "published",
-            "updated": "metadata_correction"}[kind]  # type: ignore[return-value]
+    return {
+        "new": "first_observed",
+        "revised": "new_version",
+        "published": "published",
+        "updated": "metadata_correction",
+    }[kind]  # type: ignore[return-value]
 
 
 def is_ai_related(categories: list[str], venue_source: bool, ai_categories: frozenset[str]) -> bool:
     return venue_source or any(c in ai_categories for c in categories)
 
 
-def merge(existing: Paper | None, record: ParsedRecord, *, content_hash: str, now: datetime,
-          ai_categories: frozenset[str], next_seq: int) -> Change | None:
+def merge(
+    existing: Paper | None,
+    record: ParsedRecord,
+    *,
+    content_hash: str,
+    now: datetime,
+    ai_categories: frozenset[str],
+    next_seq: int,
+) -> Change | None:
     """Apply a parsed record to the paper it belongs to (or start one); None when nothing changes."""
     latest = record.latest_version
     if existing is None:
         paper = Paper(
-            id=canonical_id(record.ids), ids=record.ids, title=record.title, abstract=record.abstract,
-            authors=record.authors, categories=record.categories, venue=record.venue, year=record.year,
-            status=record.status, comments=record.comments, journal_ref=record.journal_ref,
-            license=record.license, links=record.links, sources=[record.source], versions=record.versions,
-            current_version=latest.label if latest else None, community=record.community,
+            id=canonical_id(record.ids),
+            ids=record.ids,
+            title=record.title,
+            abstract=record.abstract,
+            authors=record.authors,
+            categories=record.categories,
+            venue=record.venue,
+            year=record.year,
+            status=record.status,
+            comments=record.comments,
+            journal_ref=record.journal_ref,
+            license=record.license,
+            links=record.links,
+            sources=[record.source],
+            versions=record.versions,
+            current_version=latest.label if latest else None,
+            community=record.community,
             ai_related=is_ai_related(record.categories, record.source == "acl", ai_categories),
-            first_seen=now, updated_at=now, published_at=record.first_published,
+            first_seen=now,
+            updated_at=now,
+            published_at=record.first_published,
             version_updated_at=latest.date if latest else None,
         )
         kind: NormalizedKind = "new"
@@ -87,8 +127,11 @@ def merge(existing: Paper | None, record: ParsedRecord, *, content_hash: str, no
         paper = existing.model_copy(deep=True)
         known = {(v.source, v.label) for v in existing.versions}
         new_versions = [v for v in record.versions if (v.source, v.label) not in known]
-        newest = latest is not None and latest.date is not None and (
-            existing.version_updated_at is None or latest.date >= existing.version_updated_at)
+        newest = (
+            latest is not None
+            and latest.date is not None
+            and (existing.version_updated_at is None or latest.date >= existing.version_updated_at)
+        )
         paper.ids = merge_ids(existing.ids, record.ids)
         paper.sources = list(dict.fromkeys([*existing.sources, record.source]))
         paper.versions = [*existing.versions, *new_versions]
@@ -96,8 +139,12 @@ def merge(existing: Paper | None, record: ParsedRecord, *, content_hash: str, no
             paper.title, paper.abstract = record.title, record.abstract or existing.abstract
             if record.authors:
                 paper.authors = record.authors
-        if record.authors and not any(a.affiliations for a in paper.authors) and any(
-                a.affiliations for a in record.authors) and len(record.authors) == len(paper.authors):
+        if (
+            record.authors
+            and not any(a.affiliations for a in paper.authors)
+            and any(a.affiliations for a in record.authors)
+            and len(record.authors) == len(paper.authors)
+        ):
             paper.authors = record.authors  # same people, and this source knows their affiliations
         primary = record.categories[:1] if record.source == "arxiv" else existing.categories[:1]
         paper.categories = list(dict.fromkeys([*primary, *existing.categories, *record.categories]))
@@ -117,8 +164,7 @@ def merge(existing: Paper | None, record: ParsedRecord, *, content_hash: str, no
         first = record.first_published
         if first and (existing.published_at is None or first < existing.published_at):
             paper.published_at = first
-        paper.ai_related = existing.ai_related or is_ai_related(paper.categories, record.source == "acl",
-                                                               ai_categories)
+        paper.ai_related = existing.ai_related or is_ai_related(paper.categories, record.source == "acl", ai_categories)
         if existing.status == "preprint" and paper.status == "published":
             kind = "published"
         elif new_versions and record.source == "arxiv":
@@ -131,9 +177,15 @@ def merge(existing: Paper | None, record: ParsedRecord, *, content_hash: str, no
         return None
     paper.updated_at = now
     version = PaperVersion(
-        paper_id=paper.id, seq=next_seq, kind=_version_kind(kind), source=record.source,
-        source_record_id=record.record_id, source_version=latest.label if latest else None,
-        observed_at=now, changed_fields=changed, content_hash=content_hash,
+        paper_id=paper.id,
+        seq=next_seq,
+        kind=_version_kind(kind),
+        source=record.source,
+        source_record_id=record.record_id,
+        source_version=latest.label if latest else None,
+        observed_at=now,
+        changed_fields=changed,
+        content_hash=content_hash,
     )
     return Change(paper=paper, kind=kind, version=version)
 

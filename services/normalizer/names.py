@@ -37,15 +37,25 @@ def author_key(given: str, family: str) -> str:
     return f"{family_folded} {initial}".strip()
 
 
-def make_author(name: str, *, given: str | None = None, family: str | None = None,
-                affiliations: list[str] | None = None, orcid: str | None = None,
-                source_ids: dict[str, str] | None = None) -> Author:
+def make_author(
+    name: str,
+    *,
+    given: str | None = None,
+    family: str | None = None,
+    affiliations: list[str] | None = None,
+    orcid: str | None = None,
+    source_ids: dict[str, str] | None = None,
+) -> Author:
     if given is None or family is None:
         given, family = split_name(name)
     display = readable(f"{given} {family}" if given else family)
-    return Author(name=display, key=author_key(given, family),
-                  affiliations=[readable(a) for a in affiliations or [] if readable(a)],
-                  orcid=orcid, source_ids=source_ids or {})
+    return Author(
+        name=display,
+        key=author_key(given, family),
+        affiliations=[readable(a) for a in affiliations or [] if readable(a)],
+        orcid=orcid,
+        source_ids=source_ids or {},
+    )
 
 
 def split_author_list(text: str) -> list[Author]:
@@ -56,8 +66,8 @@ def split_author_list(text: str) -> list[Author]:
     text = readable(text)
     authors: list[Author] = []
     depth = 0
-    piece = []
-    pieces = []
+    piece: list[str] = []
+    pieces: list[str] = []
     for char in text:  # split on commas outside parentheses
         depth += char == "("
         depth -= char == ")"

@@ -33,8 +33,12 @@ class StoredPaper:
 def _to_paper(doc: dict[str, Any]) -> StoredPaper:
     last = doc.get("last_version")
     body = {k: v for k, v in doc.items() if k not in _INTERNAL}
-    return StoredPaper(Paper.model_validate({"id": doc["_id"], **body}), doc.get("rev", 0),
-                       doc.get("version_count", 0), PaperVersion.model_validate(last) if last else None)
+    return StoredPaper(
+        Paper.model_validate({"id": doc["_id"], **body}),
+        doc.get("rev", 0),
+        doc.get("version_count", 0),
+        PaperVersion.model_validate(last) if last else None,
+    )
 
 
 class PaperStore:
@@ -56,8 +60,9 @@ class PaperStore:
 
     async def already_seen(self, raw: RawRecord) -> bool:
         """The same source record with the same content was fully handled before."""
-        doc = await self.source_records.find_one({"_id": f"{raw.source}:{raw.record_id}", "sha256": raw.sha256},
-                                                 {"_id": 1})
+        doc = await self.source_records.find_one(
+            {"_id": f"{raw.source}:{raw.record_id}", "sha256": raw.sha256}, {"_id": 1}
+        )
         return doc is not None
 
     async def find_for(self, record: ParsedRecord) -> StoredPaper | None:
@@ -78,8 +83,11 @@ class PaperStore:
     async def save(self, change: Change, previous: StoredPaper | None, fingerprint: str) -> bool:
         """Write the changed paper if nobody else changed it meanwhile; False means merge again."""
         body = change.paper.model_dump(mode="python", exclude={"id"}, exclude_none=True)
-        body |= {"fingerprint": fingerprint, "version_count": change.version.seq,
-                 "last_version": change.version.model_dump(mode="python")}
+        body |= {
+            "fingerprint": fingerprint,
+            "version_count": change.version.seq,
+            "last_version": change.version.model_dump(mode="python"),
+        }
         try:
             if previous is None:
                 await self.papers.insert_one({"_id": change.paper.id, "rev": 1, **body})
@@ -99,14 +107,25 @@ class PaperStore:
     async def record_version(self, version: PaperVersion) -> None:
         await self.versions.update_one(
             {"paper_id": version.paper_id, "seq": version.seq},
-            {"$setOnInsert": version.model_dump(mode="python")}, upsert=True,
+            {"$setOnInsert": version.model_dump(mode="python")},
+            upsert=True,
         )
 
     async def mark_seen(self, raw: RawRecord, paper_id: str, record: ParsedRecord) -> None:
         await self.source_records.update_one(
             {"_id": f"{raw.source}:{raw.record_id}"},
-            {"$set": {"sha256": raw.sha256, "paper_id": paper_id, "source": raw.source,
-                      "format": raw.format, "title": record.title, "ids": record.ids.model_dump(),
-                      "status": record.status, "venue": record.venue, "seen_at": datetime.now(UTC)}},
+            {
+                "$set": {
+                    "sha256": raw.sha256,
+                    "paper_id": paper_id,
+                    "source": raw.source,
+                    "format": raw.format,
+                    "title": record.title,
+                    "ids": record.ids.model_dump(),
+                    "status": record.status,
+                    "venue": record.venue,
+                    "seen_at": datetime.now(UTC),
+                }
+            },
             upsert=True,
         )

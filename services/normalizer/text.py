@@ -8,11 +8,33 @@ _SPACE = re.compile(r"\s+")
 _NON_WORD = re.compile(r"[^\w\s]", re.UNICODE)
 # LaTeX accent commands as arXiv metadata writes them: \"o, \'e, {\`a}, \~n, \c{c} ...
 _LATEX_ACCENT = re.compile(r"\{?\\([\"'`^~=.uvHckr])\s*\{?([A-Za-z])\}?\}?")
-_ACCENT_MARK = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303", "=": "\u0304",
-                ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327", "k": "\u0328",
-                "r": "\u030a"}
-_LATEX_LETTER = {r"\ss": "ß", r"\o": "ø", r"\O": "Ø", r"\ae": "æ", r"\AE": "Æ", r"\l": "ł", r"\L": "Ł",
-                 r"\aa": "å", r"\AA": "Å", r"\i": "ı"}
+_ACCENT_MARK = {
+    '"': "\u0308",
+    "'": "\u0301",
+    "`": "\u0300",
+    "^": "\u0302",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "u": "\u0306",
+    "v": "\u030c",
+    "H": "\u030b",
+    "c": "\u0327",
+    "k": "\u0328",
+    "r": "\u030a",
+}
+_LATEX_LETTER = {
+    r"\ss": "ß",
+    r"\o": "ø",
+    r"\O": "Ø",
+    r"\ae": "æ",
+    r"\AE": "Æ",
+    r"\l": "ł",
+    r"\L": "Ł",
+    r"\aa": "å",
+    r"\AA": "Å",
+    r"\i": "ı",
+}
 
 
 def squash(text: str | None) -> str:

@@ -40,8 +40,9 @@ async def on_paper_enriched(event: PaperEnriched, paper_index: Annotated[PaperIn
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    await ensure_topics(settings, [topics.PAPERS_ENRICHED, topics.HARVEST_STATUS, topics.FOLLOWS_MATCHED,
-                                   topics.FOLLOWS_CHANGED])
+    await ensure_topics(
+        settings, [topics.PAPERS_ENRICHED, topics.HARVEST_STATUS, topics.FOLLOWS_MATCHED, topics.FOLLOWS_CHANGED]
+    )
     mongo = make_mongo_client(settings)
     meili = make_search_client(settings)
     paper_index = PaperIndex(meili, settings.index_name, settings.index_task_timeout_s)
@@ -61,8 +62,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await mongo.close()
 
 
-app = FastAPI(title="PaperTrail query API", version="0.1.0", lifespan=lifespan,
-              description="Search, browse and follow computer-science papers.")
+app = FastAPI(
+    title="PaperTrail query API",
+    version="0.1.0",
+    lifespan=lifespan,
+    description="Search, browse and follow computer-science papers.",
+)
 app.include_router(papers.router)
 
 

@@ -6,8 +6,20 @@ from typing import Any
 from schemas.events import PaperEnriched
 
 SEARCHABLE = ["title", "title_zh", "abstract", "tldr_zh", "authors", "institutions", "keywords"]
-FILTERABLE = ["paper_id", "categories", "sources", "venue", "year", "status", "ai_related", "author_keys",
-              "topic_ids", "updated_ts", "ingested_ts", "published_ts"]
+FILTERABLE = [
+    "paper_id",
+    "categories",
+    "sources",
+    "venue",
+    "year",
+    "status",
+    "ai_related",
+    "author_keys",
+    "topic_ids",
+    "updated_ts",
+    "ingested_ts",
+    "published_ts",
+]
 SORTABLE = ["updated_ts", "ingested_ts", "published_ts"]
 INDEX_SETTINGS: dict[str, Any] = {
     "searchableAttributes": SEARCHABLE,

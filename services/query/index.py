@@ -23,11 +23,13 @@ class PaperIndex:
 
     async def ensure(self) -> None:
         """Create the index if missing and apply the settings kept in code; safe to repeat."""
-        settings = MeilisearchSettings(searchable_attributes=SEARCHABLE, filterable_attributes=FILTERABLE,
-                                       sortable_attributes=SORTABLE)
+        settings = MeilisearchSettings(
+            searchable_attributes=SEARCHABLE, filterable_attributes=FILTERABLE, sortable_attributes=SORTABLE
+        )
         # An existing index makes the creation task fail harmlessly; the settings are applied either way.
-        await self.client.create_index(self.name, primary_key="id", settings=settings,
-                                       timeout_in_ms=self.task_timeout_ms)
+        await self.client.create_index(
+            self.name, primary_key="id", settings=settings, timeout_in_ms=self.task_timeout_ms
+        )
 
     async def upsert(self, documents: list[dict[str, Any]]) -> None:
         """Add or replace documents and wait until Meilisearch has applied them."""
@@ -41,8 +43,12 @@ class PaperIndex:
 
     async def search(self, query: PaperQuery) -> SearchResults:
         return await self.index.search(
-            query.q or None, filter=query.filters() or None, sort=query.sort_by(), page=query.page,
-            hits_per_page=query.size, facets=FACETS,
+            query.q or None,
+            filter=query.filters() or None,
+            sort=query.sort_by(),
+            page=query.page,
+            hits_per_page=query.size,
+            facets=FACETS,
         )
 
     async def get(self, paper_id: str) -> dict[str, Any] | None:

@@ -48,13 +48,15 @@ async def on_paper_normalized(event: PaperNormalized, summaries: Annotated[Summa
     summary = Summary(status="pending", error=None if settings.model_configured else "no model configured")
     await summaries.save(event.paper, summary)
     await enriched.publish(
-        PaperEnriched(kind=event.kind, paper=event.paper, version=event.version, summary=summary,
-                      harvested_at=event.harvested_at),
+        PaperEnriched(
+            kind=event.kind, paper=event.paper, version=event.version, summary=summary, harvested_at=event.harvested_at
+        ),
         key=event.paper.id.encode(),
     )
     if event.kind == "new":
-        await new_papers.publish(PaperNew(paper=event.paper, summary=summary, first_seen=event.paper.first_seen),
-                                 key=event.paper.id.encode())
+        await new_papers.publish(
+            PaperNew(paper=event.paper, summary=summary, first_seen=event.paper.first_seen), key=event.paper.id.encode()
+        )
 
 
 app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)

@@ -20,9 +20,15 @@ def running_service(name: str, env: dict[str, str], log_dir: Path, ready_timeout
     port = free_port()
     log_path = log_dir / f"{name}.log"
     with log_path.open("wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "papertrail", name], cwd=ROOT, stdout=log,
-                                   stderr=subprocess.STDOUT, env={**os.environ, **env, "HTTP_PORT": str(port)})
+        process = subprocess.Popen(
+            [sys.executable, "-m", "papertrail", name],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **env, "HTTP_PORT": str(port)},
+        )
         try:
+
             def ready() -> bool:
                 if process.poll() is not None:
                     raise RuntimeError(f"{name} exited: {log_path.read_text()[-3000:]}")

@@ -4,7 +4,6 @@ matcher and query, ending searchable through the query API."""
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
-from pathlib import Path
 
 import httpx
 import pytest
@@ -12,7 +11,7 @@ from pymongo import MongoClient
 
 from services.harvester.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
-from tests.conftest import FIXTURES, SOURCES, Servers, free_port, wait_until
+from tests.conftest import FIXTURES, SOURCES, Servers, free_port, wait_until, wait_until_async
 from tests.integration.services import running_service
 
 pytestmark = pytest.mark.integration
@@ -27,11 +26,15 @@ def replay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import sys
 
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "papertrail", "replay", "--dir", str(FIXTURES),
-                                "--port", str(port)])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "papertrail", "replay", "--dir", str(FIXTURES), "--port", str(port)]
+    )
     try:
-        wait_until(lambda: httpx.get(f"http://127.0.0.1:{port}/_replay/requests").status_code == 200,
-                   timeout=30, what="replay server")
+        wait_until(
+            lambda: httpx.get(f"http://127.0.0.1:{port}/_replay/requests").status_code == 200,
+            timeout=30,
+            what="replay server",
+        )
         yield f"http://127.0.0.1:{port}"
     finally:
         process.terminate()
@@ -56,8 +59,10 @@ def pipeline(servers: Servers, replay_url: str, tmp_path_factory: pytest.TempPat
     logs = tmp_path_factory.mktemp("service-logs")
     with ExitStack() as stack:
         # Consumers first, so the harvester's records meet a pipeline that is already listening.
-        ports = {name: stack.enter_context(running_service(name, env, logs))
-                 for name in ("query", "matcher", "summarizer", "normalizer", "harvester")}
+        ports = {
+            name: stack.enter_context(running_service(name, env, logs))
+            for name in ("query", "matcher", "summarizer", "normalizer", "harvester")
+        }
         yield {"env": env, "ports": ports, "logs": logs}
 
 
@@ -77,7 +82,8 @@ def test_real_arxiv_paper_flows_end_to_end(pipeline: dict, servers: Servers) -> 
     assert hit["authors"] == [a.name for a in expected.authors]
     assert hit["categories"][0] == expected.categories[0]
 
-    with MongoClient(servers.mongodb_url) as mongo:
+    mongo: MongoClient = MongoClient(servers.mongodb_url)
+    with mongo:
         db = mongo[pipeline["env"]["MONGODB_DATABASE"]]
         paper = db.papers.find_one({"_id": f"arxiv:{expected.record_id}"})
         assert paper is not None and paper["title"] == expected.title
@@ -86,14 +92,20 @@ def test_real_arxiv_paper_flows_end_to_end(pipeline: dict, servers: Servers) -> 
         assert [(v["seq"], v["kind"]) for v in versions] == [(1, "first_observed")]
         # every record of the page becomes one paper, and the run is recorded as finished
         distinct_ids = {r.record_id for r in page.records}
-        wait_until(lambda: db.papers.count_documents({}) == len(distinct_ids), timeout=60,
-                   what=f"{len(distinct_ids)} papers")
-        run = wait_until(lambda: db.harvest_runs.find_one({"source": "arxiv", "state": "finished"}), timeout=30,
-                         what="a finished harvest run")
+        wait_until(
+            lambda: db.papers.count_documents({}) == len(distinct_ids), timeout=60, what=f"{len(distinct_ids)} papers"
+        )
+        run = wait_until(
+            lambda: db.harvest_runs.find_one({"source": "arxiv", "state": "finished"}),
+            timeout=30,
+            what="a finished harvest run",
+        )
         assert run["records"] == len(page.records)
 
     def indexed_total() -> int:
-        return int(httpx.get(f"http://127.0.0.1:{query_port}/api/papers", params={"size": 1}, timeout=5).json()["total"])
+        return int(
+            httpx.get(f"http://127.0.0.1:{query_port}/api/papers", params={"size": 1}, timeout=5).json()["total"]
+        )
 
     wait_until(lambda: indexed_total() == len(distinct_ids), timeout=60, what="every paper indexed")
 
@@ -114,3 +126,121 @@ def test_bad_query_parameter_is_a_4xx_naming_it(pipeline: dict) -> None:
     assert "category" in response.text
 
 
+async def _end_offsets(bootstrap: str, topic: str) -> int:
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+    await consumer.start()
+    try:
+        partitions = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or []]
+        ends = await consumer.end_offsets(partitions)
+        return sum(ends.values())
+    finally:
+        await consumer.stop()
+
+
+async def _committed(bootstrap: str, group: str, topic: str) -> int:
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        offsets = await admin.list_consumer_group_offsets(group)
+        return sum(meta.offset for tp, meta in offsets.items() if tp.topic == topic and meta.offset > 0)
+    finally:
+        await admin.close()
+
+
+async def test_bad_records_are_dead_lettered_and_the_partition_moves_on(pipeline: dict, servers: Servers) -> None:
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+    from schemas.events import RawRecord
+
+    bootstrap = servers.kafka_bootstrap_servers
+    bad_bytes = b'{"source": "arxiv", "record_id": truncated'
+    unparseable = RawRecord(
+        source="arxiv",
+        record_id="9999.99999",
+        format="arXiv",
+        content="<record/>",
+        sha256="0" * 64,
+        run_id="test",
+        harvested_at="2026-11-30T00:00:00Z",
+    )
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+    await producer.start()
+    try:
+        await producer.send_and_wait("harvest.raw.v1", bad_bytes, key=b"test:bad-json")
+        await producer.send_and_wait("harvest.raw.v1", unparseable.model_dump_json().encode(), key=b"arxiv:9999.99999")
+    finally:
+        await producer.stop()
+
+    consumer = AIOKafkaConsumer(
+        "harvest.raw.v1.dlq",
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="earliest",
+        group_id=f"test-dlq-{uuid.uuid4().hex[:6]}",
+    )
+    await consumer.start()
+    letters: dict[bytes, tuple[bytes, dict[str, bytes]]] = {}
+    try:
+
+        async def both_arrived() -> bool:
+            batch = await consumer.getmany(timeout_ms=500)
+            for records in batch.values():
+                for record in records:
+                    letters[record.key or b""] = (record.value or b"", dict(record.headers))
+            return {b"test:bad-json", b"arxiv:9999.99999"} <= set(letters)
+
+        await wait_until_async(both_arrived, 60, "two dead letters")
+    finally:
+        await consumer.stop()
+    value, headers = letters[b"test:bad-json"]
+    assert value == bad_bytes  # the original bytes, untouched
+    assert headers["x-dlq-topic"] == b"harvest.raw.v1" and headers["x-dlq-reason"]
+    assert b"no <arXiv> metadata" in letters[b"arxiv:9999.99999"][1]["x-dlq-reason"]
+
+
+async def test_the_same_raw_record_twice_changes_nothing(pipeline: dict, servers: Servers) -> None:
+    from aiokafka import AIOKafkaProducer
+
+    from schemas.events import RawRecord
+
+    bootstrap = servers.kafka_bootstrap_servers
+    record = parse_oai_page(ARXIV_CS_PAGE.read_bytes()).records[0]
+    paper_id = f"arxiv:{record.record_id}"
+    mongo: MongoClient = MongoClient(servers.mongodb_url)
+    db = mongo[pipeline["env"]["MONGODB_DATABASE"]]
+    wait_until(lambda: db.papers.find_one({"_id": paper_id}), timeout=120, what="the paper")
+    await wait_until_async(lambda: _settled(bootstrap), 60, "the normalizer to catch up")
+    versions_before = db.paper_versions.count_documents({})
+    events_before = await _end_offsets(bootstrap, "papers.normalized.v1")
+
+    again = RawRecord(
+        source="arxiv",
+        record_id=record.record_id,
+        format="arXiv",
+        content=record.content,
+        sha256=record.sha256,
+        run_id="replayed",
+        harvested_at="2026-11-30T00:00:00Z",
+    )
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+    await producer.start()
+    try:
+        await producer.send_and_wait(
+            "harvest.raw.v1", again.model_dump_json().encode(), key=f"arxiv:{record.record_id}".encode()
+        )
+    finally:
+        await producer.stop()
+    await wait_until_async(lambda: _settled(bootstrap), 60, "the normalizer to handle the repeat")
+    assert db.paper_versions.count_documents({}) == versions_before
+    assert await _end_offsets(bootstrap, "papers.normalized.v1") == events_before
+    mongo.close()
+
+
+async def _settled(bootstrap: str) -> bool:
+    """The normalizer has committed everything published to harvest.raw.v1."""
+    return await _committed(bootstrap, "papertrail-normalizer", "harvest.raw.v1") == await _end_offsets(
+        bootstrap, "harvest.raw.v1"
+    )

@@ -31,8 +31,9 @@ class SourcePage:
 class Source(Protocol):
     name: str
 
-    def pages(self, checkpoint: dict[str, Any], *, from_date: str | None = None,
-              until_date: str | None = None) -> AsyncIterator[SourcePage]:
+    def pages(
+        self, checkpoint: dict[str, Any], *, from_date: str | None = None, until_date: str | None = None
+    ) -> AsyncIterator[SourcePage]:
         """Pages from the checkpoint (or from `from_date` for a manual backfill)."""
         ...
 

@@ -46,8 +46,11 @@ class ArxivOaiSource:
                 if token:
                     params["resumptionToken"] = token  # OAI-PMH: the token is sent alone with the verb
                 else:
-                    params |= {"metadataPrefix": self.settings.arxiv_metadata_prefix, "set": set_spec,
-                               "from": window_from}
+                    params |= {
+                        "metadataPrefix": self.settings.arxiv_metadata_prefix,
+                        "set": set_spec,
+                        "from": window_from,
+                    }
                     if until_date:
                         params["until"] = until_date
                 response = await self.fetcher.get(self.settings.arxiv_oai_url, params)
@@ -65,16 +68,19 @@ class ArxivOaiSource:
                     raise SourceRunFailed(f"arXiv OAI error {page.error_code}: {page.error_message}")
                 else:
                     page_records = [
-                        SourceRecord(r.record_id, self.format, r.content, r.sha256, r.datestamp)
-                        for r in page.records
+                        SourceRecord(r.record_id, self.format, r.content, r.sha256, r.datestamp) for r in page.records
                     ]
 
                 token = page.resumption_token
                 if token:
                     state.update({"from": window_from, "resumption_token": token})
                 else:
-                    state.update({"from": next_window_start(page.response_date, dt.datetime.now(dt.UTC).date()),
-                                  "resumption_token": None})
+                    state.update(
+                        {
+                            "from": next_window_start(page.response_date, dt.datetime.now(dt.UTC).date()),
+                            "resumption_token": None,
+                        }
+                    )
                 yield SourcePage(
                     records=page_records,
                     checkpoint={"sets": {k: dict(v) for k, v in sets.items()}},

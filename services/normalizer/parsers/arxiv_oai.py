@@ -107,9 +107,12 @@ def parse_arxiv_raw(content: str) -> ParsedRecord:
     fields = _common(element, ARXIV_RAW, identifier)
     published = min((v.date for v in versions if v.date), default=None)
     return ParsedRecord(
-        source="arxiv", record_id=identifier,
+        source="arxiv",
+        record_id=identifier,
         authors=split_author_list(element.findtext(f"{ARXIV_RAW}authors") or ""),
-        versions=versions, year=published.year if published else None, **fields,
+        versions=versions,
+        year=published.year if published else None,
+        **fields,
     )
 
 
@@ -134,5 +137,11 @@ def parse_arxiv(content: str) -> ParsedRecord:
     if updated and updated != created:
         versions.append(SourceVersion(source="arxiv", label="updated", date=updated))
     fields = _common(element, ARXIV, identifier)
-    return ParsedRecord(source="arxiv", record_id=identifier, authors=authors, versions=versions,
-                        year=created.year if created else None, **fields)
+    return ParsedRecord(
+        source="arxiv",
+        record_id=identifier,
+        authors=authors,
+        versions=versions,
+        year=created.year if created else None,
+        **fields,
+    )

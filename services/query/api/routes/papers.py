@@ -69,9 +69,19 @@ async def search_papers(
     for value in source:
         if not re.match(SOURCE_PATTERN, value):
             raise HTTPException(422, f"source {value!r} is not a source name such as arxiv")
-    query = PaperQuery(q=q, categories=category, sources=source, venue=venue, status=status,
-                       ai_related=ai_related, since_ts=_epoch(since), until_ts=_epoch(until, end=True),
-                       sort=sort, page=page, size=size)
+    query = PaperQuery(
+        q=q,
+        categories=category,
+        sources=source,
+        venue=venue,
+        status=status,
+        ai_related=ai_related,
+        since_ts=_epoch(since),
+        until_ts=_epoch(until, end=True),
+        sort=sort,
+        page=page,
+        size=size,
+    )
     results = await index.search(query)
     return {
         "total": results.total_hits or 0,

@@ -1,0 +1,91 @@
+"""Merging records into canonical papers: new, revised, published, unchanged; names and keys."""
+
+from datetime import UTC, datetime, timedelta
+
+from schemas.paper import PaperIds, SourceVersion
+from services.normalizer.identity import canonical_id, merge, record_fingerprint
+from services.normalizer.names import author_key, split_author_list, split_name
+from services.normalizer.records import ParsedRecord
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+AI = frozenset({"cs.CL", "cs.LG"})
+
+
+def _record(**changes: object) -> ParsedRecord:
+    base: dict = dict(
+        source="arxiv",
+        record_id="2401.00001",
+        ids=PaperIds(arxiv="2401.00001"),
+        title="A Study of Things",
+        abstract="We study things.",
+        authors=split_author_list("Wei Zhang, Ana García"),
+        categories=["cs.CL"],
+        versions=[SourceVersion(source="arxiv", label="v1", date=NOW - timedelta(days=3))],
+    )
+    base.update(changes)
+    return ParsedRecord(**base)
+
+
+def test_first_observation_makes_a_new_paper() -> None:
+    change = merge(None, _record(), content_hash="h1", now=NOW, ai_categories=AI, next_seq=1)
+    assert change is not None and change.kind == "new"
+    assert change.paper.id == "arxiv:2401.00001"
+    assert change.paper.ai_related is True
+    assert change.version.seq == 1 and change.version.kind == "first_observed"
+    assert "title" in change.version.changed_fields
+
+
+def test_same_record_again_changes_nothing() -> None:
+    first = merge(None, _record(), content_hash="h1", now=NOW, ai_categories=AI, next_seq=1)
+    assert first is not None
+    again = merge(first.paper, _record(), content_hash="h1", now=NOW + timedelta(hours=1), ai_categories=AI, next_seq=2)
+    assert again is None
+
+
+def test_new_arxiv_version_is_a_revision_and_newest_wins() -> None:
+    first = merge(None, _record(), content_hash="h1", now=NOW, ai_categories=AI, next_seq=1)
+    assert first is not None
+    v2 = _record(
+        title="A Better Study of Things",
+        versions=[*_record().versions, SourceVersion(source="arxiv", label="v2", date=NOW)],
+    )
+    change = merge(first.paper, v2, content_hash="h2", now=NOW, ai_categories=AI, next_seq=2)
+    assert change is not None and change.kind == "revised"
+    assert change.paper.title == "A Better Study of Things"
+    assert change.paper.current_version == "v2"
+    assert change.version.seq == 2 and set(change.version.changed_fields) >= {"title", "versions"}
+
+
+def test_journal_ref_makes_it_published() -> None:
+    first = merge(None, _record(), content_hash="h1", now=NOW, ai_categories=AI, next_seq=1)
+    assert first is not None
+    published = _record(journal_ref="Proc. ACL 2024", status="published")
+    change = merge(first.paper, published, content_hash="h2", now=NOW, ai_categories=AI, next_seq=2)
+    assert change is not None and change.kind == "published" and change.paper.status == "published"
+
+
+def test_canonical_id_prefers_arxiv_then_acl_then_doi() -> None:
+    assert canonical_id(PaperIds(arxiv="2401.1", acl="2024.acl-long.1", dois=["10.1/x"])) == "arxiv:2401.1"
+    assert canonical_id(PaperIds(acl="2024.acl-long.1", dois=["10.1/x"])) == "acl:2024.acl-long.1"
+    assert canonical_id(PaperIds(dois=["10.1/x"])) == "doi:10.1/x"
+
+
+def test_same_title_different_first_author_has_a_different_fingerprint() -> None:
+    a = _record()
+    b = _record(authors=split_author_list("John Smith, Wei Zhang"))
+    assert record_fingerprint(a) != record_fingerprint(b)
+    assert record_fingerprint(a) == record_fingerprint(_record(title="A  study of THINGS"))
+
+
+def test_name_variants_share_a_key() -> None:
+    assert author_key(*split_name("Zhang, Wei")) == author_key(*split_name("Wei Zhang")) == "zhang w"
+    assert author_key(*split_name("W. Zhang")) == "zhang w"
+    assert author_key(*split_name("José Álvarez")) == author_key(*split_name("Jose Alvarez")) == "alvarez j"
+    assert split_name("Ludwig van Beethoven") == ("Ludwig", "van Beethoven")
+
+
+def test_author_list_with_affiliations_and_latex_accents() -> None:
+    authors = split_author_list('M. M\\"uller (ETH Zurich), B. Two, and C. Three (1)')
+    assert [a.name for a in authors] == ["M. Müller", "B. Two", "C. Three"]
+    assert authors[0].affiliations == ["ETH Zurich"]
+    assert authors[2].affiliations == []

@@ -1,0 +1,56 @@
+"""The local stack script: up is safe to run twice, status tells, down stops exactly what it started."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from papertrail import stack
+from tests.conftest import free_port
+
+pytestmark = pytest.mark.integration
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_up_twice_status_and_down(tmp_path: Path) -> None:
+    settings = stack.StackSettings(
+        dir=tmp_path / "stack", kafka_port=free_port(), mongodb_port=free_port(), meili_port=free_port()
+    )
+    lines: list[str] = []
+    try:
+        stack.up(settings, log=lines.append)
+        assert [line.split(":")[0] for line in lines] == ["kafka", "mongodb", "meilisearch"]
+        pids = {name: pid for name, pid, _ in stack.status(settings)}
+        assert all(pid is not None and _alive(pid) for pid in pids.values())
+        assert all(answering for _, _, answering in stack.status(settings))
+
+        lines.clear()
+        stack.up(settings, log=lines.append)  # second run starts nothing new
+        assert all("already running" in line for line in lines)
+        assert {name: pid for name, pid, _ in stack.status(settings)} == pids
+    finally:
+        stack.down(settings, log=lines.append)
+    assert not any(_alive(pid) for pid in pids.values() if pid)
+    assert not list((tmp_path / "stack").glob("*.pid"))
+
+
+def test_port_taken_by_another_process_is_named(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        taken = blocker.getsockname()[1]
+        settings = stack.StackSettings(
+            dir=tmp_path / "stack", kafka_port=taken, mongodb_port=free_port(), meili_port=free_port()
+        )
+        with pytest.raises(stack.StackError, match=f"kafka: port 127.0.0.1:{taken} is taken"):
+            stack.up(settings, log=lambda _: None)
+    stack.down(settings, log=lambda _: None)
