@@ -6,9 +6,10 @@ from schemas.events import RawRecord
 from services.normalizer.parsers.arxiv_oai import parse_arxiv, parse_arxiv_raw
 from services.normalizer.records import ParsedRecord, UnparseableRecord
 
-PARSERS: dict[str, Callable[[str], ParsedRecord]] = {
-    "arXivRaw": parse_arxiv_raw,
-    "arXiv": parse_arxiv,
+# Each parser gets the whole raw record: most need only `content`, some also the source's datestamp.
+PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
+    "arXivRaw": lambda raw: parse_arxiv_raw(raw.content),
+    "arXiv": lambda raw: parse_arxiv(raw.content),
 }
 
 
@@ -16,4 +17,4 @@ def parse_raw(raw: RawRecord) -> ParsedRecord:
     parser = PARSERS.get(raw.format)
     if parser is None:
         raise UnparseableRecord(f"no parser for format {raw.format!r}")
-    return parser(raw.content)
+    return parser(raw)
