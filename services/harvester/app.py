@@ -15,6 +15,7 @@ from papertrail.mongo import database, make_mongo_client, ping
 from papertrail.service import Readiness, health_routes, load_settings
 from schemas import topics
 from schemas.events import HarvestStatus, RawRecord
+from services.harvester.runner import init_metrics
 from services.harvester.scheduler import build_source, make_http_client, run_forever
 from services.harvester.settings import HarvesterSettings
 from services.harvester.store import HarvestStore
@@ -64,11 +65,13 @@ async def start_schedules(
     harvest_store: Annotated[HarvestStore, Context()], http: Annotated[httpx.AsyncClient, Context()]
 ) -> None:
     """Once the broker is connected, run every configured source on its own interval."""
+    init_metrics(settings.sources)
     for name in settings.sources:
         source, interval = build_source(name, settings, http)
         schedules.append(
             asyncio.create_task(
-                run_forever(source, interval, harvest_store, publish_raw, publish_status), name=f"harvest-{name}"
+                run_forever(source, interval, harvest_store, publish_raw, publish_status, settings.lease_ttl_s),
+                name=f"harvest-{name}",
             )
         )
 

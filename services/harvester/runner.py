@@ -3,8 +3,8 @@
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import UTC, datetime, timedelta
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -31,6 +31,22 @@ LAST_SUCCESS = Gauge(
     "papertrail_harvest_last_success_timestamp_seconds", "Unix time of the last successful run, by source.", ["source"]
 )
 
+OUTCOMES = ("ok", "failed")
+ERROR_KINDS = ("source",)
+
+
+def init_metrics(sources: Iterable[str]) -> None:
+    """Create every labelled series at zero, so `increase()` and absence alerts see them from the start."""
+    for source in sources:
+        RECORDS.labels(source)
+        PAGES.labels(source)
+        RUN_SECONDS.labels(source)
+        for outcome in OUTCOMES:
+            RUNS.labels(source, outcome)
+        for kind in ERROR_KINDS:
+            ERRORS.labels(source, kind)
+
+
 PublishRaw = Callable[[list[tuple[RawRecord, str]]], Awaitable[None]]
 PublishStatus = Callable[[HarvestStatus], Awaitable[None]]
 PageCallback = Callable[[SourcePage], None]
@@ -45,8 +61,12 @@ async def run_source(
     from_date: str | None = None,
     until_date: str | None = None,
     on_page: PageCallback | None = None,
+    interval_s: float | None = None,
 ) -> HarvestStatus:
-    """Harvest until the source has nothing more; a manual window (`from_date`) leaves the checkpoint alone."""
+    """Harvest until the source has nothing more; a manual window (`from_date`) leaves the checkpoint alone.
+
+    With `interval_s` (scheduled runs), the final status says when the next run will start.
+    """
     started = time.monotonic()
     status = HarvestStatus(
         source=source.name,
@@ -88,13 +108,14 @@ async def run_source(
             if on_page is not None:
                 on_page(page)
     except (SourceRunFailed, SourceUnavailable) as exc:
-        return await _fail(status, store, publish_status, exc, "source", started)
+        return await _fail(status, store, publish_status, exc, "source", started, interval_s)
     except Exception as exc:  # broker or database trouble: the run fails, the scheduler tries again later
         log.exception("harvest run failed", extra={"source": source.name})
-        return await _fail(status, store, publish_status, exc, type(exc).__name__, started)
+        return await _fail(status, store, publish_status, exc, type(exc).__name__, started, interval_s)
 
     status.state = "finished"
     status.finished_at = datetime.now(UTC)
+    status.next_run_at = _next_run(status.finished_at, interval_s)
     RUNS.labels(source.name, "ok").inc()
     RUN_SECONDS.labels(source.name).observe(time.monotonic() - started)
     LAST_SUCCESS.labels(source.name).set(status.finished_at.timestamp())
@@ -103,11 +124,22 @@ async def run_source(
     return status
 
 
+def _next_run(finished_at: datetime, interval_s: float | None) -> datetime | None:
+    return finished_at + timedelta(seconds=interval_s) if interval_s is not None else None
+
+
 async def _fail(
-    status: HarvestStatus, store: HarvestStore, publish_status: PublishStatus, exc: Exception, kind: str, started: float
+    status: HarvestStatus,
+    store: HarvestStore,
+    publish_status: PublishStatus,
+    exc: Exception,
+    kind: str,
+    started: float,
+    interval_s: float | None,
 ) -> HarvestStatus:
     status.state = "failed"
     status.finished_at = datetime.now(UTC)
+    status.next_run_at = _next_run(status.finished_at, interval_s)
     status.error = f"{type(exc).__name__}: {exc}"
     RUNS.labels(status.source, "failed").inc()
     ERRORS.labels(status.source, kind).inc()

@@ -2,18 +2,22 @@
 
 import asyncio
 import logging
-from datetime import UTC, datetime, timedelta
 
 import httpx
 
 from services.harvester.http import PoliteFetcher
+from services.harvester.lease import LeaseHeld, source_lease
 from services.harvester.runner import PublishRaw, PublishStatus, run_source
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import Source
+from services.harvester.sources.acl import AclAnthologySource
 from services.harvester.sources.arxiv import ArxivOaiSource
+from services.harvester.sources.hf import HfDailyPapersSource
 from services.harvester.store import HarvestStore
 
 log = logging.getLogger("papertrail.harvester")
+
+ERROR_PAUSE_S = 60.0  # after an unexpected error outside a run (database down), try again this soon
 
 
 def make_http_client(settings: HarvesterSettings) -> httpx.AsyncClient:
@@ -28,23 +32,54 @@ def make_http_client(settings: HarvesterSettings) -> httpx.AsyncClient:
 
 def build_source(name: str, settings: HarvesterSettings, client: httpx.AsyncClient) -> tuple[Source, float]:
     """The source module called `name` and its run interval in seconds."""
-    if name == "arxiv":
-        fetcher = PoliteFetcher(
+
+    def fetcher(min_interval_s: float) -> PoliteFetcher:
+        return PoliteFetcher(
             client,
-            min_interval_s=settings.arxiv_min_request_interval_s,
+            min_interval_s=min_interval_s,
             retries=settings.http_retries,
             retry_after_max_s=settings.retry_after_max_s,
         )
-        return ArxivOaiSource(settings, fetcher), settings.arxiv_interval_s
+
+    if name == "arxiv":
+        return ArxivOaiSource(settings, fetcher(settings.arxiv_min_request_interval_s)), settings.arxiv_interval_s
+    if name == "acl":
+        return AclAnthologySource(settings, fetcher(settings.acl_min_request_interval_s)), settings.acl_interval_s
+    if name == "hf":
+        return HfDailyPapersSource(settings, fetcher(settings.hf_min_request_interval_s)), settings.hf_interval_s
     raise ValueError(f"unknown source {name!r} in SOURCES")
 
 
+async def run_once(
+    source: Source,
+    interval_s: float,
+    store: HarvestStore,
+    publish_raw: PublishRaw,
+    publish_status: PublishStatus,
+    lease_ttl_s: float,
+) -> float:
+    """One scheduled turn: run the source under its lease; returns how long to wait before the next turn."""
+    try:
+        async with source_lease(store, source.name, lease_ttl_s):
+            await run_source(source, store, publish_raw, publish_status, interval_s=interval_s)
+    except LeaseHeld as held:
+        log.info("skipping a scheduled run", extra={"source": source.name, "reason": str(held)})
+        return min(interval_s, lease_ttl_s)  # look again soon after the other run ends
+    except Exception:
+        log.exception("scheduled run could not start or finish", extra={"source": source.name})
+        return min(interval_s, ERROR_PAUSE_S)
+    return interval_s
+
+
 async def run_forever(
-    source: Source, interval_s: float, store: HarvestStore, publish_raw: PublishRaw, publish_status: PublishStatus
+    source: Source,
+    interval_s: float,
+    store: HarvestStore,
+    publish_raw: PublishRaw,
+    publish_status: PublishStatus,
+    lease_ttl_s: float,
 ) -> None:
     """Run the source, wait its interval, repeat; one run at a time, a failure only delays the next run."""
     while True:
-        status = await run_source(source, store, publish_raw, publish_status)
-        status.next_run_at = datetime.now(UTC) + timedelta(seconds=interval_s)
-        await store.record_run(status)
-        await asyncio.sleep(interval_s)
+        wait_s = await run_once(source, interval_s, store, publish_raw, publish_status, lease_ttl_s)
+        await asyncio.sleep(wait_s)

@@ -1,15 +1,17 @@
 """Harvester settings: base URLs, schedules and politeness per source."""
 
+import re
+
 from pydantic import Field, field_validator
 
 from papertrail.settings import InfraSettings
 
-KNOWN_SOURCES = ("arxiv",)
+KNOWN_SOURCES = ("arxiv", "acl", "hf")
 
 
 class HarvesterSettings(InfraSettings):
     http_port: int = Field(8001, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
-    sources: list[str] = Field(["arxiv"], description='sources to run on their schedules, e.g. ["arxiv"]')
+    sources: list[str] = Field(["arxiv"], description="sources to run on their schedules: arxiv, acl, hf")
 
     arxiv_oai_url: str = Field("https://oaipmh.arxiv.org/oai", description="arXiv OAI-PMH base URL")
     arxiv_metadata_prefix: str = Field("arXivRaw", description="OAI metadataPrefix: arXivRaw, arXiv or oai_dc")
@@ -19,6 +21,26 @@ class HarvesterSettings(InfraSettings):
     )
     arxiv_interval_s: float = Field(3600, gt=0, description="seconds between arXiv runs")
     arxiv_min_request_interval_s: float = Field(3.0, ge=0, description="arXiv asks for one request per 3 s")
+
+    acl_anthology_url: str = Field(
+        "https://raw.githubusercontent.com/acl-org/acl-anthology/master",
+        description="ACL Anthology repository root; files are read from <url>/data/xml/<collection>.xml",
+    )
+    acl_volumes: list[str] = Field(
+        ["2025.acl", "2025.findings"], description='collection files to read, e.g. ["2024.acl", "2024.findings"]'
+    )
+    acl_interval_s: float = Field(24 * 3600, gt=0, description="seconds between ACL Anthology runs")
+    acl_min_request_interval_s: float = Field(1.0, ge=0, description="pause between two anthology requests")
+
+    hf_api_url: str = Field("https://huggingface.co", description="Hugging Face base URL (…/api/daily_papers)")
+    hf_days: int = Field(2, ge=0, le=60, description="read today's list and the previous HF_DAYS days'")
+    hf_interval_s: float = Field(3 * 3600, gt=0, description="seconds between Hugging Face daily papers runs")
+    hf_min_request_interval_s: float = Field(1.0, ge=0, description="pause between two Hugging Face requests")
+
+    lease_ttl_s: float = Field(
+        300, gt=0, description="a source's run lease expires this long after its holder stops renewing it"
+    )
+    import_batch_size: int = Field(1000, ge=1, le=100_000, description="records per batch of `papertrail import`")
 
     http_timeout_s: float = Field(60, gt=0, description="timeout of one HTTP request to a source")
     http_retries: int = Field(5, ge=0, description="retries of a 5xx / timeout before the run fails")
@@ -31,4 +53,19 @@ class HarvesterSettings(InfraSettings):
         unknown = [name for name in value if name not in KNOWN_SOURCES]
         if unknown:
             raise ValueError(f"unknown source(s) {unknown}; known: {list(KNOWN_SOURCES)}")
+        return value
+
+    @field_validator("arxiv_oai_url", "acl_anthology_url", "hf_api_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
+
+    @field_validator("acl_volumes")
+    @classmethod
+    def _collection_ids(cls, value: list[str]) -> list[str]:
+        bad = [name for name in value if not re.fullmatch(r"\d{4}\.[A-Za-z0-9-]+", name)]
+        if bad:
+            raise ValueError(f"{bad} are not anthology collection ids such as 2024.acl")
         return value

@@ -19,6 +19,20 @@ def _identifiers(path: Path) -> list[str]:
     return re.findall(r"<identifier>oai:arXiv.org:([^<]+)</identifier>", path.read_text(encoding="utf-8"))
 
 
+def _datestamps(path: Path) -> list[str]:
+    return re.findall(r"<datestamp>([^<]+)</datestamp>", path.read_text(encoding="utf-8"))
+
+
+def test_every_recorded_format_is_covered() -> None:
+    assert {p.parent.name for p in LIST_PAGES} == {"arXivRaw", "arXiv", "oai_dc"}
+
+
+@pytest.mark.parametrize("path", LIST_PAGES, ids=lambda p: p.name)
+def test_every_record_keeps_its_own_datestamp(path: Path) -> None:
+    page = parse_oai_page(path.read_bytes())
+    assert [r.datestamp for r in page.records] == _datestamps(path)
+
+
 @pytest.mark.parametrize("path", LIST_PAGES, ids=lambda p: p.name)
 def test_every_record_is_split_out_with_its_id(path: Path) -> None:
     page = parse_oai_page(path.read_bytes())

@@ -1,5 +1,6 @@
 """Source modules: each fetches pages from a checkpoint and yields raw records with the next checkpoint."""
 
+import hashlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -14,6 +15,11 @@ class SourceRecord:
     content: str
     sha256: str
     datestamp: str | None
+
+    @classmethod
+    def of(cls, record_id: str, format: RawFormat, content: str, datestamp: str | None) -> "SourceRecord":
+        """A record with its sha256 computed from `content` (UTF-8), as harvest.raw.v1 carries it."""
+        return cls(record_id, format, content, hashlib.sha256(content.encode("utf-8")).hexdigest(), datestamp)
 
 
 @dataclass(slots=True)
