@@ -124,6 +124,9 @@ def main(argv: list[str] | None = None) -> None:
     replay.add_argument("--dir", required=True, help="folder with replay.json and the recorded files")
     replay.add_argument("--host", default="127.0.0.1")
     replay.add_argument("--port", type=int, default=8900)
+    from services.harvester.cli import add_commands as add_harvester_commands
+
+    add_harvester_commands(commands)
     schemas = commands.add_parser("schemas", help="export or check the JSON Schema and AsyncAPI files")
     schemas.add_argument("action", choices=["export", "check"])
     args = parser.parse_args(argv)
@@ -140,6 +143,10 @@ def main(argv: list[str] | None = None) -> None:
         _schemas(args.action)
     elif args.command == "replay":
         _replay(args.dir, args.host, args.port)
+    elif args.command in ("harvest", "import"):
+        from services.harvester.cli import main as harvester_main
+
+        harvester_main(args)
 
 
 def _stack(action: str) -> None:

@@ -1,0 +1,178 @@
+"""Manual harvest runs and bulk imports with a progress bar, under the same lease and runner as the schedule."""
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from faststream.kafka import KafkaBroker
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from papertrail.kafka import ensure_topics, make_broker, publish_confirmed
+from papertrail.mongo import database, make_mongo_client
+from papertrail.service import load_settings
+from schemas import topics
+from schemas.events import HarvestStatus, RawRecord
+from services.harvester.bulk import BulkFileSource, BulkKind, sniff_kind
+from services.harvester.lease import LeaseHeld, source_lease
+from services.harvester.runner import init_metrics, run_source
+from services.harvester.scheduler import build_source, make_http_client
+from services.harvester.settings import HarvesterSettings
+from services.harvester.sources import Source, SourcePage
+from services.harvester.store import HarvestStore
+
+console = Console(stderr=True)
+
+
+class _TopicPublisher:
+    """A broker publisher bound to one topic, with the signature publish_confirmed expects."""
+
+    def __init__(self, broker: KafkaBroker, topic: str) -> None:
+        self.broker = broker
+        self.topic = topic
+
+    async def publish(self, payload: Any, *, key: bytes, no_confirm: bool = False) -> Any:
+        return await self.broker.publish(payload, self.topic, key=key, no_confirm=no_confirm)
+
+
+@dataclass
+class Harvesting:
+    settings: HarvesterSettings
+    store: HarvestStore
+    broker: KafkaBroker
+
+    async def publish_raw(self, records: list[tuple[RawRecord, str]]) -> None:
+        await publish_confirmed(_TopicPublisher(self.broker, topics.HARVEST_RAW), records)
+
+    async def publish_status(self, status: HarvestStatus) -> None:
+        await self.broker.publish(status, topics.HARVEST_STATUS, key=status.source.encode())
+
+
+@asynccontextmanager
+async def harvesting(settings: HarvesterSettings) -> AsyncIterator[Harvesting]:
+    """Broker, database and topics as the service has them, for one manual run."""
+    await ensure_topics(settings, [topics.HARVEST_RAW, topics.HARVEST_STATUS])
+    mongo = make_mongo_client(settings)
+    broker = make_broker(settings, "harvester-cli")
+    await broker.start()
+    try:
+        store = HarvestStore(database(mongo, settings))
+        await store.ensure_indexes()
+        yield Harvesting(settings, store, broker)
+    finally:
+        await broker.stop()
+        await mongo.close()
+
+
+def _progress() -> Progress:
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[pages]} pages · {task.fields[rate]} rec/s"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    )
+
+
+def _page_counter(progress: Progress, task: Any, advance_by: Callable[[SourcePage], float] | None = None) -> Any:
+    """on_page callback: counts records and pages; the bar's total is the source's complete list size."""
+    seen = {"records": 0, "pages": 0}
+
+    def on_page(page: SourcePage) -> None:
+        seen["records"] += len(page.records)
+        seen["pages"] += 1
+        elapsed = progress.tasks[task].elapsed or 0
+        rate = f"{seen['records'] / elapsed:,.0f}" if elapsed else "-"
+        if page.complete_list_size and advance_by is None:
+            progress.update(task, total=page.complete_list_size)
+        completed = advance_by(page) if advance_by else seen["records"]
+        progress.update(task, completed=completed, pages=seen["pages"], rate=rate)
+        for note in page.notes:
+            progress.console.print(f"[yellow]{note}")
+
+    return on_page
+
+
+async def _run(
+    context: Harvesting, source: Source, description: str, from_date: str | None, until_date: str | None, **bar: Any
+) -> HarvestStatus:
+    init_metrics([source.name])
+    with _progress() as progress:
+        task = progress.add_task(description, total=bar.pop("total", None), pages=0, rate="-")
+        on_page = _page_counter(progress, task, **bar)
+        async with source_lease(context.store, source.name, context.settings.lease_ttl_s):
+            return await run_source(
+                source,
+                context.store,
+                context.publish_raw,
+                context.publish_status,
+                from_date=from_date,
+                until_date=until_date,
+                on_page=on_page,
+            )
+
+
+def _report(status: HarvestStatus) -> int:
+    if status.state == "failed":
+        console.print(f"[red]{status.source}: run {status.run_id} failed after {status.records} records")
+        console.print(f"[red]{status.error}")
+        return 1
+    console.print(f"[green]{status.source}: {status.records} records in {status.pages} pages (run {status.run_id})")
+    return 0
+
+
+async def harvest(name: str, from_date: str | None, until_date: str | None) -> int:
+    """One run of a configured source now; `--from` makes it a backfill that leaves the checkpoint alone."""
+    settings = load_settings(HarvesterSettings, "harvest")
+    http = make_http_client(settings)
+    try:
+        source, _ = build_source(name, settings, http)
+        async with harvesting(settings) as context:
+            status = await _run(context, source, f"harvest {name}", from_date, until_date)
+    except LeaseHeld as held:
+        console.print(f"[red]{held}; try again when that run has finished")
+        return 2
+    finally:
+        await http.aclose()
+    return _report(status)
+
+
+async def import_file(path: Path, kind: BulkKind | None, restart: bool) -> int:
+    """Stream a Kaggle snapshot or corpus file to harvest.raw.v1, resuming where an earlier import stopped."""
+    settings = load_settings(HarvesterSettings, "import")
+    kind = kind or sniff_kind(path)
+    source = BulkFileSource(path, kind, settings.import_batch_size)
+    try:
+        async with harvesting(settings) as context:
+            if restart:
+                checkpoint = await context.store.load_checkpoint(source.name)
+                checkpoint.get("files", {}).pop(str(source.path), None)
+                await context.store.save_checkpoint(source.name, checkpoint)
+            status = await _run(
+                context,
+                source,
+                f"import {path.name} ({kind})",
+                None,
+                None,
+                total=source.total_bytes,
+                advance_by=lambda page: source.bytes_read,
+            )
+    except LeaseHeld as held:
+        console.print(f"[red]{held}; try again when that import has finished")
+        return 2
+    return _report(status)
