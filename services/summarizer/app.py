@@ -1,5 +1,7 @@
 """Summarizer service: papers.normalized.v1 → summary (or its status) → papers.enriched.v1 and papers.new.v1."""
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated
@@ -14,8 +16,11 @@ from papertrail.service import Readiness, health_routes, load_settings
 from schemas import topics
 from schemas.events import PaperEnriched, PaperNew, PaperNormalized
 from schemas.summary import Summary
+from services.summarizer.model import SummaryModel, make_openai_client
+from services.summarizer.policy import enriched_event, new_paper_event
 from services.summarizer.settings import SummarizerSettings
 from services.summarizer.store import SummaryStore
+from services.summarizer.summarizing import Summarizer
 
 SERVICE = "summarizer"
 settings = load_settings(SummarizerSettings, SERVICE)
@@ -33,30 +38,46 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     mongo = make_mongo_client(settings)
     store = SummaryStore(database(mongo, settings))
     await store.ensure_indexes()
-    context.set_global("summaries", store)
+    openai_client = make_openai_client(settings) if settings.model_configured else None
+    model = SummaryModel(openai_client, settings) if openai_client else None
+    context.set_global("summarizer", Summarizer(store, model, daily_token_budget=settings.daily_token_budget))
     readiness.add("kafka", lambda: broker.ping(timeout=3))
     readiness.add("mongodb", lambda: ping(mongo))
     try:
         yield
     finally:
+        if openai_client:
+            await openai_client.close()
         await mongo.close()
 
 
+async def emit_enriched(event: PaperNormalized, summary: Summary) -> None:
+    await enriched.publish(enriched_event(event, summary), key=event.paper.id.encode())
+
+
 @broker.subscriber(topics.PAPERS_NORMALIZED, **consumer_options(SERVICE))
-async def on_paper_normalized(event: PaperNormalized, summaries: Annotated[SummaryStore, Context("summaries")]) -> None:
-    """Attach the paper's summary; with no model configured the summary is pending and the paper flows on."""
-    summary = Summary(status="pending", error=None if settings.model_configured else "no model configured")
-    await summaries.save(event.paper, summary)
-    await enriched.publish(
-        PaperEnriched(
-            kind=event.kind, paper=event.paper, version=event.version, summary=summary, harvested_at=event.harvested_at
-        ),
-        key=event.paper.id.encode(),
-    )
-    if event.kind == "new":
-        await new_papers.publish(
-            PaperNew(paper=event.paper, summary=summary, first_seen=event.paper.first_seen), key=event.paper.id.encode()
-        )
+async def on_paper_normalized(event: PaperNormalized, summarizer: Annotated[Summarizer, Context("summarizer")]) -> None:
+    """Attach the paper's summary (cached, written now, or pending for the sweep) and pass the paper on."""
+    summary = await summarizer.summary_for(event)
+    await emit_enriched(event, summary)
+    public = new_paper_event(event, summary)
+    if public is not None:
+        await new_papers.publish(public, key=event.paper.id.encode())
+    await summarizer.settle(event, summary)
 
 
 app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)
+
+
+@app.after_startup
+async def start_sweeps(context: ContextRepo, summarizer: Annotated[Summarizer, Context("summarizer")]) -> None:
+    """Pending papers are retried in the background, once the broker can publish them again."""
+    sweeps = summarizer.run_sweeps(emit_enriched, interval_s=settings.sweep_interval_s, batch=settings.sweep_batch)
+    context.set_global("sweeps", asyncio.create_task(sweeps))
+
+
+@app.on_shutdown
+async def stop_sweeps(sweeps: Annotated[asyncio.Task, Context("sweeps")]) -> None:
+    sweeps.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await sweeps

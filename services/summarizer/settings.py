@@ -1,5 +1,7 @@
 """Summarizer settings: the OpenAI-compatible endpoint and its limits."""
 
+from typing import Literal
+
 from pydantic import Field, SecretStr, field_validator
 
 from papertrail.settings import InfraSettings
@@ -10,11 +12,37 @@ class SummarizerSettings(InfraSettings):
     openai_base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset: summaries pending")
     openai_api_key: SecretStr | None = Field(None, description="API key of the endpoint")
     openai_model: str | None = Field(None, description="model name, e.g. deepseek-chat")
+    openai_output: Literal["json_schema", "json_object"] = Field(
+        "json_schema",
+        description="json_schema: strict JSON-schema response format; json_object: JSON mode plus validation, "
+        "for endpoints without JSON-schema support",
+    )
+    openai_timeout_s: float = Field(120.0, gt=0, description="timeout of one chat-completions request")
+    openai_attempts: int = Field(4, ge=1, le=20, description="attempts per request on 429, 5xx and timeouts")
+    openai_retry_initial_s: float = Field(1.0, gt=0, description="first backoff between attempts")
+    openai_retry_max_s: float = Field(60.0, gt=0, description="longest backoff, Retry-After included")
+    openai_max_output_tokens: int = Field(2000, ge=100, description="max_tokens of one answer")
+    openai_temperature: float = Field(0.2, ge=0, le=2, description="sampling temperature")
+    summary_concurrency: int = Field(4, ge=1, le=256, description="requests in flight at once")
+    daily_token_budget: int = Field(
+        2_000_000, ge=0, description="tokens (in + out) per UTC day; 0 = unlimited; when spent, summaries wait"
+    )
+    price_input_per_1k: float = Field(0.00027, ge=0, description="price of 1k input tokens, for the cost metric")
+    price_output_per_1k: float = Field(0.0011, ge=0, description="price of 1k output tokens, for the cost metric")
+    sweep_interval_s: float = Field(60.0, gt=0, description="how often pending papers are retried")
+    sweep_batch: int = Field(50, ge=1, le=10_000, description="pending papers taken per sweep")
 
     @field_validator("openai_base_url", "openai_model", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: str | None) -> str | None:
         return value or None
+
+    @field_validator("openai_base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https:// (e.g. https://api.deepseek.com/v1)")
+        return value
 
     @property
     def model_configured(self) -> bool:

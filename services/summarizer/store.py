@@ -1,29 +1,102 @@
-"""The summarizer's collection `summaries`: one summary per paper content (title + abstract)."""
+"""The summarizer's collections: `summaries` (the cache), `summary_pending` (papers waiting), `summary_budget`.
 
-import hashlib
+No other file touches MongoDB for the summarizer.
+"""
 
+from datetime import UTC, datetime
+from typing import Any
+
+from pymongo import ASCENDING, DESCENDING
 from pymongo.asynchronous.database import AsyncDatabase
 
-from schemas.paper import Paper
+from schemas.events import PaperNormalized
 from schemas.summary import Summary
 
+_SUMMARY_FIELDS = tuple(Summary.model_fields)
 
-def content_hash(paper: Paper) -> str:
-    return hashlib.sha256(f"{paper.title}\n\n{paper.abstract}".encode()).hexdigest()
+
+def _summary(doc: dict[str, Any] | None) -> Summary | None:
+    if doc is None:
+        return None
+    return Summary.model_validate({k: doc[k] for k in _SUMMARY_FIELDS if k in doc})
 
 
 class SummaryStore:
     def __init__(self, db: AsyncDatabase) -> None:
         self.summaries = db["summaries"]
+        self.pending = db["summary_pending"]
+        self.budget = db["summary_budget"]
 
     async def ensure_indexes(self) -> None:
-        await self.summaries.create_index([("paper_id", 1)])
-        await self.summaries.create_index([("status", 1)])
+        await self.summaries.create_index([("paper_ids", ASCENDING), ("generated_at", DESCENDING)])
+        await self.pending.create_index([("since", ASCENDING)])
 
-    async def save(self, paper: Paper, summary: Summary) -> None:
-        """Keyed by paper and content: re-summarizing unchanged content overwrites nothing new."""
+    # the cache
+
+    async def find(self, key: str) -> Summary | None:
+        return _summary(await self.summaries.find_one({"_id": key}))
+
+    async def latest_for_paper(self, paper_id: str) -> Summary | None:
+        """The paper's newest summary of any content, model or prompt: what a metadata update keeps."""
+        doc = await self.summaries.find_one({"paper_ids": paper_id}, sort=[("generated_at", DESCENDING)])
+        return _summary(doc)
+
+    async def save(self, key: str, digest: str, paper_id: str, summary: Summary) -> None:
+        """Upsert by cache key: the same content summarized twice (a replay, a redelivery) is one entry."""
         await self.summaries.update_one(
-            {"_id": f"{paper.id}:{content_hash(paper)}"},
-            {"$set": {"paper_id": paper.id, **summary.model_dump(mode="python")}},
+            {"_id": key},
+            {
+                "$set": {"content_hash": digest, **summary.model_dump(mode="python")},
+                "$addToSet": {"paper_ids": paper_id},
+            },
             upsert=True,
+        )
+
+    async def remember_paper(self, key: str, paper_id: str) -> None:
+        """A cache hit for another paper with the same text: it may keep the summary on later updates too."""
+        await self.summaries.update_one({"_id": key}, {"$addToSet": {"paper_ids": paper_id}})
+
+    # papers waiting for a summary: the whole event, so the sweep can emit it again without reading `papers`
+
+    async def hold(self, event: PaperNormalized, digest: str, reason: str) -> None:
+        """Keyed by paper: a newer event of the same paper replaces the older one (its summary would be stale)."""
+        await self.pending.update_one(
+            {"_id": event.paper.id},
+            {
+                "$set": {"event": event.model_dump(mode="json"), "content_hash": digest, "reason": reason},
+                "$setOnInsert": {"since": datetime.now(UTC), "attempts": 0},
+            },
+            upsert=True,
+        )
+
+    async def waiting(self, limit: int) -> list[tuple[PaperNormalized, str]]:
+        """The oldest waiting papers first, with the content hash they wait with."""
+        cursor = self.pending.find({}, sort=[("since", ASCENDING)], limit=limit)
+        return [(PaperNormalized.model_validate(d["event"]), d["content_hash"]) async for d in cursor]
+
+    async def still_waiting(self, paper_id: str, digest: str) -> bool:
+        return await self.pending.find_one({"_id": paper_id, "content_hash": digest}, projection=["_id"]) is not None
+
+    async def release(self, paper_id: str, digest: str | None = None) -> None:
+        """Done waiting. With a digest only that content is released, so a newer event's entry survives."""
+        query: dict[str, Any] = {"_id": paper_id}
+        if digest is not None:
+            query["content_hash"] = digest
+        await self.pending.delete_one(query)
+
+    async def note_attempt(self, paper_id: str, reason: str) -> None:
+        await self.pending.update_one({"_id": paper_id}, {"$inc": {"attempts": 1}, "$set": {"reason": reason}})
+
+    async def backlog(self) -> int:
+        return await self.pending.count_documents({})
+
+    # the daily token budget, shared by every instance
+
+    async def tokens_used(self, day: str) -> int:
+        doc = await self.budget.find_one({"_id": day})
+        return int(doc["tokens_in"] + doc["tokens_out"]) if doc else 0
+
+    async def spend(self, day: str, tokens_in: int, tokens_out: int) -> None:
+        await self.budget.update_one(
+            {"_id": day}, {"$inc": {"tokens_in": tokens_in, "tokens_out": tokens_out, "calls": 1}}, upsert=True
         )

@@ -1,0 +1,30 @@
+"""The summarizer's Prometheus metrics: model calls, tokens, cost, latency, cache hits, failures, backlog."""
+
+from prometheus_client import Counter, Gauge, Histogram
+
+MODEL_CALLS = Counter(
+    "papertrail_summarizer_calls_total",
+    "Chat-completions requests sent, by outcome: ok, rate_limited, server_error, timeout, connection, rejected.",
+    ["outcome"],
+)
+TOKENS = Counter("papertrail_summarizer_tokens_total", "Tokens the endpoint reported, by direction.", ["direction"])
+COST = Counter(
+    "papertrail_summarizer_cost_estimated_total",
+    "Estimated spend from token counts and the PRICE_*_PER_1K settings (the endpoint's currency).",
+)
+CALL_SECONDS = Histogram(
+    "papertrail_summarizer_call_seconds",
+    "Latency of one chat-completions request.",
+    buckets=(0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300),
+)
+CACHE_HITS = Counter("papertrail_summarizer_cache_hits_total", "Summaries reused from the cache: no call made.")
+FAILURES = Counter(
+    "papertrail_summarizer_failures_total",
+    "Things that went wrong, by kind: rate_limited, server_error, timeout, connection, rejected, invalid_json, "
+    "schema, refusal, unavailable (gave up: pending), budget (spent: pending).",
+    ["kind"],
+)
+SUMMARIES = Counter(
+    "papertrail_summarizer_summaries_total", "Summaries attached to papers, by status: ok, pending, failed.", ["status"]
+)
+PENDING = Gauge("papertrail_summarizer_pending_papers", "Papers waiting for a summary (the sweep's backlog).")

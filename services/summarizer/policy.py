@@ -1,0 +1,124 @@
+"""When a paper is summarized, what a cached summary is keyed by, and what the summarizer emits; no I/O."""
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from schemas.events import PaperEnriched, PaperNew, PaperNormalized
+from schemas.paper import Paper
+from schemas.summary import Institution, Summary
+from services.summarizer.prompt import SummaryAnswer
+
+# Fields whose change makes the old summary wrong; everything else (venue, DOI, links) keeps it.
+SUMMARIZED_FIELDS = frozenset({"title", "abstract"})
+
+
+def content_hash(paper: Paper) -> str:
+    """sha256 of what the summary is written from: the same text gets the same summary, whatever the paper id."""
+    return hashlib.sha256(f"{paper.title}\n\n{paper.abstract}".encode()).hexdigest()
+
+
+def cache_key(digest: str, model: str, prompt_version: str) -> str:
+    """The cache entry: one summary per content, model and prompt version."""
+    return f"{digest}:{model}:{prompt_version}"
+
+
+def wants_summary(event: PaperNormalized) -> bool:
+    """New papers, and revisions whose title or abstract changed, get a fresh summary."""
+    if event.kind == "new":
+        return True
+    return event.kind == "revised" and bool(SUMMARIZED_FIELDS & set(event.version.changed_fields))
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    action: Literal["reuse", "call", "pending"]
+    reason: str | None = None
+
+
+def decide(
+    *, fresh: bool, cached: Summary | None, previous: Summary | None, model_configured: bool, budget_left: bool
+) -> Decision:
+    """What to do for one paper.
+
+    `cached`: the summary of exactly this content, model and prompt version; `previous`: the paper's latest
+    summary of any content, which kinds other than new and title/abstract revisions keep (`fresh` is False).
+    """
+    if cached is not None:
+        return Decision("reuse")
+    if not fresh and previous is not None:
+        return Decision("reuse")
+    if not model_configured:
+        return Decision("pending", "no model configured")
+    if not budget_left:
+        return Decision("pending", "daily token budget spent")
+    return Decision("call")
+
+
+def budget_left(tokens_used: int, daily_budget: int) -> bool:
+    """0 means unlimited; one call may overshoot the budget by its own size, never more."""
+    return daily_budget == 0 or tokens_used < daily_budget
+
+
+def budget_day(now: datetime) -> str:
+    """Budgets reset at midnight UTC."""
+    return now.strftime("%Y-%m-%d")
+
+
+def estimated_cost(tokens_in: int, tokens_out: int, price_in_per_1k: float, price_out_per_1k: float) -> float:
+    return tokens_in / 1000 * price_in_per_1k + tokens_out / 1000 * price_out_per_1k
+
+
+def summary_from_answer(answer: SummaryAnswer, *, model: str, prompt_version: str, now: datetime) -> Summary:
+    return Summary(
+        status="ok",
+        model=model,
+        prompt_version=prompt_version,
+        title_zh=answer.title_zh,
+        tldr_zh=answer.tldr_zh,
+        motivation_zh=answer.motivation_zh,
+        method_zh=answer.method_zh,
+        result_zh=answer.result_zh,
+        conclusion_zh=answer.conclusion_zh,
+        tldr_en=answer.tldr_en,
+        keywords=answer.keywords,
+        institutions=[Institution(name=i.name, name_zh=i.name_zh) for i in answer.institutions],
+        ai_related=answer.ai_related,
+        ai_reason=answer.ai_reason,
+        generated_at=now,
+    )
+
+
+def pending_summary(reason: str) -> Summary:
+    return Summary(status="pending", error=reason)
+
+
+def failed_summary(problem: str, *, model: str, prompt_version: str, now: datetime) -> Summary:
+    return Summary(status="failed", error=problem, model=model, prompt_version=prompt_version, generated_at=now)
+
+
+def refined_paper(paper: Paper, summary: Summary) -> Paper:
+    """The model's verdict can add a paper the categories missed (an LLM paper filed under cs.SE), never remove
+    one: authors who file under cs.LG know better than a model's one-line judgement."""
+    if summary.status == "ok" and summary.ai_related and not paper.ai_related:
+        return paper.model_copy(update={"ai_related": True})
+    return paper
+
+
+def enriched_event(event: PaperNormalized, summary: Summary) -> PaperEnriched:
+    return PaperEnriched(
+        kind=event.kind,
+        paper=refined_paper(event.paper, summary),
+        version=event.version,
+        summary=summary,
+        harvested_at=event.harvested_at,
+    )
+
+
+def new_paper_event(event: PaperNormalized, summary: Summary) -> PaperNew | None:
+    """papers.new.v1 carries each paper once, when it is first seen; other kinds publish nothing there."""
+    if event.kind != "new":
+        return None
+    paper = refined_paper(event.paper, summary)
+    return PaperNew(paper=paper, summary=summary, first_seen=paper.first_seen)

@@ -1,0 +1,138 @@
+"""Summarizing one normalized paper (cache → budget → model → store), and the sweep that retries pending papers."""
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+
+from schemas.events import PaperNormalized
+from schemas.summary import Summary
+from services.summarizer.metrics import CACHE_HITS, FAILURES, PENDING, SUMMARIES
+from services.summarizer.model import SummaryModel
+from services.summarizer.policy import (
+    budget_day,
+    budget_left,
+    cache_key,
+    content_hash,
+    decide,
+    failed_summary,
+    pending_summary,
+    summary_from_answer,
+    wants_summary,
+)
+from services.summarizer.prompt import PROMPT_VERSION
+from services.summarizer.store import SummaryStore
+
+log = logging.getLogger("papertrail.summarizer")
+
+Emit = Callable[[PaperNormalized, Summary], Awaitable[None]]
+
+
+class Summarizer:
+    """Gives every normalized paper a summary or a status; never raises for the model's sake."""
+
+    def __init__(self, store: SummaryStore, model: SummaryModel | None, *, daily_token_budget: int) -> None:
+        self.store = store
+        self.model = model  # None: no endpoint configured
+        self.daily_token_budget = daily_token_budget
+
+    async def summary_for(self, event: PaperNormalized, *, fresh: bool | None = None) -> Summary:
+        """The paper's summary: cached, freshly written, failed, or pending (then the paper is held for the sweep).
+
+        `fresh` defaults to the policy (new papers, title/abstract revisions); the sweep forces it.
+        """
+        paper = event.paper
+        fresh = wants_summary(event) if fresh is None else fresh
+        digest = content_hash(paper)
+        key = cache_key(digest, self.model.model, PROMPT_VERSION) if self.model else None
+        cached = await self.store.find(key) if key else None
+        previous = None if fresh or cached else await self.store.latest_for_paper(paper.id)
+        used = await self.store.tokens_used(budget_day(datetime.now(UTC))) if self.model and not cached else 0
+        decision = decide(
+            fresh=fresh,
+            cached=cached,
+            previous=previous,
+            model_configured=self.model is not None,
+            budget_left=budget_left(used, self.daily_token_budget),
+        )
+        if decision.action == "reuse":
+            CACHE_HITS.inc()
+            if key and cached:
+                await self.store.remember_paper(key, paper.id)
+            summary = cached or previous
+            assert summary is not None
+        elif decision.action == "pending":
+            if decision.reason == "daily token budget spent":
+                FAILURES.labels("budget").inc()
+            summary = pending_summary(decision.reason or "pending")
+        else:
+            assert self.model is not None and key is not None
+            summary = await self._write(event, key, digest)
+        if summary.status == "pending":
+            await self.store.hold(event, digest, summary.error or "pending")
+        SUMMARIES.labels(summary.status).inc()
+        return summary
+
+    async def _write(self, event: PaperNormalized, key: str, digest: str) -> Summary:
+        assert self.model is not None
+        attempt = await self.model.summarize(event.paper)
+        now = datetime.now(UTC)
+        now = now.replace(
+            microsecond=now.microsecond // 1000 * 1000
+        )  # MongoDB keeps milliseconds: emit what a hit will
+        if attempt.tokens_in or attempt.tokens_out:
+            await self.store.spend(budget_day(now), attempt.tokens_in, attempt.tokens_out)
+        if attempt.unavailable:
+            return pending_summary(attempt.unavailable)
+        if attempt.answer is not None:
+            summary = summary_from_answer(
+                attempt.answer, model=self.model.model, prompt_version=PROMPT_VERSION, now=now
+            )
+        else:
+            summary = failed_summary(
+                attempt.failure or "unknown failure", model=self.model.model, prompt_version=PROMPT_VERSION, now=now
+            )
+            log.warning("summary failed", extra={"paper_id": event.paper.id, "error": summary.error})
+        # Failed summaries are cached too: a replay must not pay again for an answer the model cannot give.
+        await self.store.save(key, digest, event.paper.id, summary)
+        return summary
+
+    async def settle(self, event: PaperNormalized, summary: Summary) -> None:
+        """After the event was emitted: a paper with a final summary no longer waits, whatever it waited with."""
+        if summary.status != "pending":
+            await self.store.release(event.paper.id)
+
+    async def sweep(self, emit: Emit, batch: int) -> int:
+        """Summarize waiting papers and emit each again; returns how many got a final summary.
+
+        A paper leaves the waiting list only after its new event was emitted, so a crash in between repeats
+        the work (from the cache) instead of losing the paper.
+        """
+        if self.model is None:
+            return 0
+        settled = 0
+        for event, digest in await self.store.waiting(batch):
+            summary = await self.summary_for(event, fresh=True)
+            if summary.status == "pending":
+                await self.store.note_attempt(event.paper.id, summary.error or "pending")
+                break  # endpoint down or budget spent: the rest would wait the same way
+            if not await self.store.still_waiting(event.paper.id, digest):
+                continue  # a newer event of the paper came through meanwhile: this one is stale
+            await emit(event, summary)
+            await self.store.release(event.paper.id, digest)
+            settled += 1
+        return settled
+
+    async def run_sweeps(self, emit: Emit, *, interval_s: float, batch: int) -> None:
+        """The background loop started after startup: sweep, refresh the backlog gauge, sleep."""
+        while True:
+            try:
+                settled = await self.sweep(emit, batch)
+                if settled:
+                    log.info("pending papers summarized", extra={"count": settled})
+                PENDING.set(await self.store.backlog())
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("sweep failed; retrying at the next interval")
+            await asyncio.sleep(interval_s)

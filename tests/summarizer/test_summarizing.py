@@ -1,0 +1,286 @@
+"""Summarizing against a local OpenAI-compatible server and a real MongoDB-protocol server: answers, cache,
+faults (429 + Retry-After, 500, timeout, invalid JSON, schema, refusal, endpoint down), budget and the sweep."""
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from pymongo import AsyncMongoClient
+from pymongo.asynchronous.database import AsyncDatabase
+
+from schemas.events import PaperNormalized
+from schemas.summary import Summary
+from services.summarizer.model import SummaryModel, make_openai_client
+from services.summarizer.prompt import PROMPT_VERSION
+from services.summarizer.settings import SummarizerSettings
+from services.summarizer.store import SummaryStore
+from services.summarizer.summarizing import Summarizer
+from tests.conftest import Servers, free_port
+from tests.fake_openai import FakeOpenAI, corpus_event, corpus_lines, running_fake_openai
+
+pytestmark = pytest.mark.integration
+
+LINES = corpus_lines()
+BY_ID = {line["id"]: line for line in LINES}
+CADFIT, LLM_MEDICINE, GAME_THEORY = BY_ID["2605.01171"], BY_ID["2605.01011"], BY_ID["2605.00921"]
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[tuple[FakeOpenAI, str]]:
+    with running_fake_openai() as served:
+        yield served
+
+
+@pytest.fixture
+def openai_fake(fake: tuple[FakeOpenAI, str]) -> FakeOpenAI:
+    fake[0].reset()
+    return fake[0]
+
+
+@pytest.fixture
+async def db(servers: Servers) -> AsyncIterator[AsyncDatabase]:
+    client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
+    name = f"summarizer_test_{uuid.uuid4().hex[:8]}"
+    try:
+        yield client[name]
+    finally:
+        await client.drop_database(name)
+        await client.close()
+
+
+def settings_for(base_url: str | None, **overrides: Any) -> SummarizerSettings:
+    values: dict[str, Any] = {
+        "openai_base_url": base_url,
+        "openai_model": "fake-deepseek" if base_url else None,
+        "openai_api_key": "test-key",
+        "openai_timeout_s": 1.0,
+        "openai_attempts": 3,
+        "openai_retry_initial_s": 0.05,
+        "openai_retry_max_s": 2.0,
+    }
+    return SummarizerSettings(**(values | overrides))
+
+
+class Harness:
+    """A Summarizer over the test database, plus what its sweep emitted."""
+
+    def __init__(self, db: AsyncDatabase, settings: SummarizerSettings) -> None:
+        self.store = SummaryStore(db)
+        self.client = make_openai_client(settings) if settings.model_configured else None
+        model = SummaryModel(self.client, settings) if self.client else None
+        self.summarizer = Summarizer(self.store, model, daily_token_budget=settings.daily_token_budget)
+        self.emitted: list[tuple[PaperNormalized, Summary]] = []
+
+    async def emit(self, event: PaperNormalized, summary: Summary) -> None:
+        self.emitted.append((event, summary))
+
+    async def handle(self, event: PaperNormalized) -> Summary:
+        """What the handler does around emitting."""
+        summary = await self.summarizer.summary_for(event)
+        await self.summarizer.settle(event, summary)
+        return summary
+
+
+async def harness(db: AsyncDatabase, base_url: str | None, **overrides: Any) -> Harness:
+    h = Harness(db, settings_for(base_url, **overrides))
+    await h.store.ensure_indexes()
+    return h
+
+
+async def test_a_new_paper_gets_the_corpus_summary_in_json_schema_mode(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1])
+    summary = await h.handle(corpus_event(CADFIT))
+    assert summary.status == "ok", summary.error
+    assert summary.tldr_zh == CADFIT["AI"]["tldr"] and summary.method_zh == CADFIT["AI"]["method"]
+    assert summary.title_zh and summary.tldr_en and summary.ai_related is True
+    assert [(i.name, i.name_zh) for i in summary.institutions] == [
+        ("Massachusetts Institute of Technology", "麻省理工学院")
+    ]
+    assert summary.model == "fake-deepseek" and summary.prompt_version == PROMPT_VERSION
+    (request,) = openai_fake.requests
+    assert request.body["response_format"]["type"] == "json_schema"
+    assert request.body["model"] == "fake-deepseek"
+    assert await h.store.tokens_used(summary.generated_at.strftime("%Y-%m-%d")) > 0  # type: ignore[union-attr]
+    assert await h.store.backlog() == 0
+
+
+async def test_json_mode_validates_the_answer_itself(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1], openai_output="json_object")
+    summary = await h.handle(corpus_event(LLM_MEDICINE))
+    assert summary.status == "ok" and summary.conclusion_zh == LLM_MEDICINE["AI"]["conclusion"]
+    assert len(summary.keywords) == 8  # the fake answers 10 in JSON mode; validation keeps 8
+    assert openai_fake.requests[0].body["response_format"] == {"type": "json_object"}
+
+
+async def test_replaying_the_same_papers_makes_zero_calls(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    first = await harness(db, fake[1])
+    written = [await first.handle(corpus_event(line)) for line in LINES]
+    assert [s.status for s in written] == ["ok"] * len(LINES)
+    assert len(openai_fake.requests) == len(LINES)
+
+    replay = await harness(db, fake[1])  # a fresh process over the same database
+    replayed = [await replay.handle(corpus_event(line)) for line in LINES]
+    assert replayed == written
+    assert len(openai_fake.requests) == len(LINES)  # not one more call
+
+
+async def test_other_kinds_keep_their_summary_and_text_revisions_get_a_new_one(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1])
+    original = await h.handle(corpus_event(GAME_THEORY))
+    kept = [
+        await h.handle(corpus_event(GAME_THEORY, "revised", comments="v2: typos fixed")),
+        await h.handle(corpus_event(GAME_THEORY, "published", venue="EC 2026", status="published")),
+        # a metadata correction of the title keeps the summary it has (the text is re-summarized on revision)
+        await h.handle(corpus_event(GAME_THEORY, "updated", title=GAME_THEORY["title"] + ".")),
+    ]
+    assert kept == [original] * 3 and len(openai_fake.requests) == 1
+    # a revision with another abstract is summarized again (the fake knows it by its title)
+    revised = await h.handle(corpus_event(GAME_THEORY, "revised", abstract=GAME_THEORY["summary"] + " Erratum."))
+    assert revised.status == "ok" and len(openai_fake.requests) == 2
+
+
+async def test_429_is_retried_after_the_retry_after_it_names(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1])
+    openai_fake.fail_next("429")
+    summary = await h.handle(corpus_event(LLM_MEDICINE))
+    assert summary.status == "ok"
+    refused, answered = openai_fake.requests
+    assert (refused.status, answered.status) == (429, 200)
+    # backoff starts at 0.05s: only Retry-After (1s) explains a gap this long
+    assert answered.at - refused.at >= 0.95
+
+
+@pytest.mark.parametrize("fault", ["500", "timeout"])
+async def test_server_errors_and_timeouts_are_retried(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI, fault: Any
+) -> None:
+    h = await harness(db, fake[1])
+    openai_fake.fail_next(fault)
+    summary = await h.handle(corpus_event(CADFIT))
+    assert summary.status == "ok", summary.error
+    assert len(openai_fake.requests) == 2
+
+
+@pytest.mark.parametrize("fault", ["invalid_json", "schema"])
+async def test_a_bad_answer_gets_one_repair_attempt(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI, fault: Any
+) -> None:
+    h = await harness(db, fake[1])
+    openai_fake.fail_next(fault)
+    summary = await h.handle(corpus_event(CADFIT))
+    assert summary.status == "ok"
+    _, repair = openai_fake.requests
+    assert [m["role"] for m in repair.body["messages"]] == ["system", "user", "assistant", "user"]
+    assert "not valid" in repair.body["messages"][3]["content"]
+
+
+@pytest.mark.parametrize(
+    ("faults", "calls", "words"),
+    [
+        (("invalid_json", "invalid_json"), 2, "invalid_json"),
+        (("schema", "invalid_json"), 2, "invalid_json"),
+        (("refusal",), 1, "refused"),
+    ],
+)
+async def test_a_second_bad_answer_or_a_refusal_fails_the_summary_for_good(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI, faults: Any, calls: int, words: str
+) -> None:
+    h = await harness(db, fake[1])
+    openai_fake.fail_next(*faults)
+    event = corpus_event(CADFIT)
+    summary = await h.handle(event)
+    assert summary.status == "failed" and words in (summary.error or "")
+    assert len(openai_fake.requests) == calls
+    assert await h.store.backlog() == 0  # failed is final: nothing waits, the paper flowed on
+    again = await h.handle(event)  # a replay pays nothing for an answer the model cannot give
+    assert again == summary and len(openai_fake.requests) == calls
+
+
+async def test_an_endpoint_down_leaves_papers_pending_until_the_sweep_summarizes_them(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1], openai_attempts=2)
+    openai_fake.down = True
+    events = [corpus_event(line) for line in LINES[:3]]
+    summaries = [await h.handle(e) for e in events]
+    assert [s.status for s in summaries] == ["pending"] * 3
+    assert all("unavailable" in (s.error or "") for s in summaries)
+    assert await h.store.backlog() == 3
+    assert await h.summarizer.sweep(h.emit, batch=10) == 0  # still down: nothing emitted, nothing lost
+    assert h.emitted == [] and await h.store.backlog() == 3
+
+    openai_fake.down = False
+    assert await h.summarizer.sweep(h.emit, batch=10) == 3
+    assert [(e.paper.id, s.status) for e, s in h.emitted] == [(e.paper.id, "ok") for e in events]
+    assert await h.store.backlog() == 0
+
+
+async def test_an_endpoint_nobody_listens_on_is_pending_too(db: AsyncDatabase) -> None:
+    h = await harness(db, f"http://127.0.0.1:{free_port()}/v1", openai_attempts=2)
+    summary = await h.handle(corpus_event(CADFIT))
+    assert summary.status == "pending" and "connection" in (summary.error or "")
+    assert await h.store.backlog() == 1
+
+
+async def test_without_a_model_papers_wait_and_a_key_added_later_summarizes_them(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    unconfigured = await harness(db, None)
+    summary = await unconfigured.handle(corpus_event(GAME_THEORY))
+    assert (summary.status, summary.error) == ("pending", "no model configured")
+    assert await unconfigured.summarizer.sweep(unconfigured.emit, batch=10) == 0 and openai_fake.requests == []
+
+    configured = await harness(db, fake[1])  # the service restarted with OPENAI_* set
+    assert await configured.summarizer.sweep(configured.emit, batch=10) == 1
+    ((event, written),) = configured.emitted
+    assert event.paper.id == f"arxiv:{GAME_THEORY['id']}" and written.tldr_zh == GAME_THEORY["AI"]["tldr"]
+    assert written.ai_related is False
+
+
+async def test_a_spent_daily_budget_makes_papers_wait(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1], daily_token_budget=100)  # one call spends more than that
+    assert (await h.handle(corpus_event(CADFIT))).status == "ok"
+    second = await h.handle(corpus_event(LLM_MEDICINE))
+    assert (second.status, second.error) == ("pending", "daily token budget spent")
+    assert len(openai_fake.requests) == 1 and await h.store.backlog() == 1
+    assert await h.summarizer.sweep(h.emit, batch=10) == 0  # the sweep respects the budget too
+    assert len(openai_fake.requests) == 1
+    # the cached paper is still served while the budget is spent
+    assert (await h.handle(corpus_event(CADFIT))).status == "ok" and len(openai_fake.requests) == 1
+
+
+async def test_requests_in_flight_never_exceed_the_concurrency_limit(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1], summary_concurrency=2, openai_timeout_s=5)
+    openai_fake.delay_s = 0.3
+    summaries = await asyncio.gather(*(h.handle(corpus_event(line)) for line in LINES))
+    assert [s.status for s in summaries] == ["ok"] * len(LINES)
+    assert openai_fake.max_in_flight == 2
+
+
+async def test_a_newer_event_supersedes_the_waiting_one(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1], openai_attempts=1)
+    openai_fake.down = True
+    await h.handle(corpus_event(GAME_THEORY))
+    openai_fake.down = False
+    newer = corpus_event(GAME_THEORY, "revised", abstract=GAME_THEORY["summary"] + " v2.")
+    assert (await h.handle(newer)).status == "ok"
+    assert await h.store.backlog() == 0  # the older content no longer waits: its summary would be stale
+    assert await h.summarizer.sweep(h.emit, batch=10) == 0 and h.emitted == []
