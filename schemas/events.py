@@ -89,6 +89,7 @@ class MatchReason(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     subtopic: str | None = Field(None, description="subtopic of a topic follow", examples=["math reasoning"])
+    subtopic_id: str | None = Field(None, description="id of that subtopic", examples=["math-reasoning"])
     term: str = Field(description="term or author key that hit", examples=["reasoning"])
     field: Literal["title", "abstract", "authors", "categories", "keywords"] = Field(description="where it hit")
     categories: list[str] = Field(default_factory=list, description="categories that satisfied the filter")
@@ -105,6 +106,26 @@ class FollowMatched(BaseModel):
     paper_id: str = Field(description="canonical paper id")
     reasons: list[MatchReason] = Field(description="every reason it matched")
     matched_at: datetime = Field(description="when (UTC)")
+    follow_name: str | None = Field(None, description="what the user calls the follow", examples=["LLM reasoning"])
+    topic_id: str | None = Field(None, description="catalogue topic of a topic follow", examples=["llm-reasoning"])
+    paper_title: str | None = Field(None, description="title of the paper, for notifications")
+    backfill: bool = Field(False, description="found by the backfill of a new follow over papers already held")
+
+
+class Subtopic(BaseModel):
+    """One subtopic of a topic: a keyword rule over fields and categories."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="subtopic id, unique within its topic", examples=["math-reasoning"])
+    name: str = Field(description="English name", examples=["math reasoning"])
+    name_zh: str = Field("", description="Chinese name", examples=["数学推理"])
+    rule: str = Field(
+        description="keyword expression with AND / OR / NOT and parentheses",
+        examples=["(math OR mathematical OR arithmetic) AND reasoning"],
+    )
+    fields: Literal["title", "abstract", "both"] = Field("both", description="where the rule's terms must occur")
+    categories: list[str] = Field(default_factory=list, description="only papers in one of these categories")
 
 
 class Follow(BaseModel):
@@ -126,6 +147,16 @@ class Follow(BaseModel):
     author: str | None = Field(None, description="author name for an author follow")
     topic_id: str | None = Field(None, description="catalogue topic for a topic follow")
     created_at: datetime = Field(description="when it was created (UTC)")
+    subtopics: list[Subtopic] = Field(
+        default_factory=list, description="a user-defined topic's subtopics (topic follow without topic_id)"
+    )
+    affiliation: str | None = Field(None, description="author follow: pin to authors with this affiliation")
+    orcid: str | None = Field(None, description="author follow: pin to this ORCID iD", examples=["0000-0002-1825-0097"])
+    source_author_id: str | None = Field(
+        None, description="author follow: pin to this source author id, as source:id", examples=["hf:68c8cece"]
+    )
+    webhook_url: str | None = Field(None, description="POST each match of this follow to this URL")
+    webhook_secret: str | None = Field(None, description="key of the HMAC-SHA256 signature of webhook bodies")
 
 
 class FollowChanged(BaseModel):

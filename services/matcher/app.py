@@ -1,20 +1,30 @@
-"""Matcher service: papers.enriched.v1 → follows it satisfies → matches → follows.matched.v1."""
+"""Matcher service: papers.enriched.v1 → follows it satisfies → matches → follows.matched.v1, webhooks, digests."""
 
+import asyncio
+import contextlib
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Annotated
 
+import httpx
 from faststream import Context, ContextRepo
 from faststream.asgi import AsgiFastStream
 
 from papertrail.kafka import consumer_options, ensure_topics, make_broker
 from papertrail.logs import configure_logging
 from papertrail.mongo import database, make_mongo_client, ping
+from papertrail.search import make_search_client
 from papertrail.service import Readiness, health_routes, load_settings
 from schemas import topics
 from schemas.events import FollowChanged, FollowMatched, PaperEnriched
-from services.matcher.rules import FollowIndex
+from services.matcher.backfill import Backfiller
+from services.matcher.catalogue import load_catalogue
+from services.matcher.delivery import DigestMaker, WebhookSender, webhook_target
+from services.matcher.metrics import FOLLOWS, MATCH_LAG_SECONDS, MATCH_SECONDS, PAPERS_MATCHED
+from services.matcher.recorder import BackfillRunner, MatchRecorder
+from services.matcher.rules import FollowIndex, PaperText, follow_matched, topics_by_id
 from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
 
@@ -27,51 +37,115 @@ readiness = Readiness()
 matched = broker.publisher(topics.FOLLOWS_MATCHED, schema=FollowMatched, description="a paper satisfies a follow")
 
 
+def count_follows(index: FollowIndex) -> None:
+    for kind, count in index.count_by_kind().items():
+        FOLLOWS.labels(kind).set(count)
+
+
+async def publish_match(match: FollowMatched) -> None:
+    await matched.publish(match, key=match.paper_id.encode())
+
+
+async def digest_loop(maker: DigestMaker) -> None:
+    while True:
+        try:
+            await maker.run_once()
+        except Exception:
+            log.exception("digest run failed; trying again at the next interval")
+        await asyncio.sleep(settings.digest_check_interval_s)
+
+
 @asynccontextmanager
 async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     await ensure_topics(settings, [topics.PAPERS_ENRICHED, topics.FOLLOWS_CHANGED, topics.FOLLOWS_MATCHED])
     mongo = make_mongo_client(settings)
+    search = make_search_client(settings)
+    http = httpx.AsyncClient(follow_redirects=False)
     store = MatchStore(database(mongo, settings))
     await store.ensure_indexes()
-    index = FollowIndex()
+    index = FollowIndex(topics=topics_by_id(load_catalogue()))
     for follow in await store.all_follows():
-        index.upsert(follow)
+        try:
+            index.upsert(follow)
+        except ValueError as error:
+            log.warning("stored follow does not compile; skipped", extra={"follow_id": follow.id, "error": str(error)})
+    count_follows(index)
+    recorder = MatchRecorder(store, publish_match)
+    backfiller = Backfiller(
+        search, settings.index_name, store, settings.backfill_days, settings.backfill_max_hits_per_term
+    )
+    backfills = BackfillRunner(index, backfiller, recorder, store, settings.backfill_stale_s)
+    digests = asyncio.create_task(digest_loop(DigestMaker(store, settings))) if settings.digest_enabled else None
     context.set_global("matches", store)
     context.set_global("follow_index", index)
+    context.set_global("recorder", recorder)
+    context.set_global("backfills", backfills)
+    context.set_global("webhooks", WebhookSender(store, http, settings))
     readiness.add("kafka", lambda: broker.ping(timeout=3))
     readiness.add("mongodb", lambda: ping(mongo))
     try:
         yield
     finally:
+        if digests is not None:
+            digests.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await digests
+        await backfills.stop()
+        await http.aclose()
+        await search.aclose()
         await mongo.close()
 
 
 @broker.subscriber(topics.FOLLOWS_CHANGED, **consumer_options(SERVICE, shared=False))
-async def on_follow_changed(event: FollowChanged, follow_index: Annotated[FollowIndex, Context()]) -> None:
-    """Keep the in-memory follow index in step with the query service's follows."""
+async def on_follow_changed(
+    event: FollowChanged,
+    follow_index: Annotated[FollowIndex, Context()],
+    backfills: Annotated[BackfillRunner, Context()],
+) -> None:
+    """Keep the in-memory follow index in step with the query service's follows; backfill new ones."""
     if event.action == "deleted" or event.follow is None:
         follow_index.remove(event.follow_id)
     else:
-        follow_index.upsert(event.follow)
+        compiled = follow_index.upsert(event.follow)  # ValueError → dead letter; the API rejects these first
+        if event.action == "created":
+            backfills.start(compiled)
+    count_follows(follow_index)
 
 
 @broker.subscriber(topics.PAPERS_ENRICHED, **consumer_options(SERVICE))
 async def on_paper_enriched(
-    event: PaperEnriched, follow_index: Annotated[FollowIndex, Context()], matches: Annotated[MatchStore, Context()]
+    event: PaperEnriched,
+    follow_index: Annotated[FollowIndex, Context()],
+    recorder: Annotated[MatchRecorder, Context()],
 ) -> None:
     """Record and announce every follow the paper satisfies, once per follow."""
+    started = time.perf_counter()
+    hits = follow_index.match(PaperText.of(event.paper))
+    MATCH_SECONDS.observe(time.perf_counter() - started)
     now = datetime.now(UTC)
-    for follow, reasons in follow_index.match(event.paper):
-        match = FollowMatched(
-            user_id=follow.user_id,
-            follow_id=follow.id,
-            follow_kind=follow.kind,
-            paper_id=event.paper.id,
-            reasons=reasons,
-            matched_at=now,
-        )
-        if await matches.record(match):
-            await matched.publish(match, key=event.paper.id.encode())
+    matches = [follow_matched(follow, event.paper.id, event.paper.title, reasons, now) for follow, reasons in hits]
+    await recorder.record(matches)
+    PAPERS_MATCHED.inc()
+    if event.harvested_at is not None:
+        MATCH_LAG_SECONDS.observe((datetime.now(UTC) - event.harvested_at).total_seconds())
+
+
+@broker.subscriber(topics.FOLLOWS_MATCHED, **consumer_options(f"{SERVICE}-webhooks"))
+async def on_follow_matched(
+    event: FollowMatched,
+    follow_index: Annotated[FollowIndex, Context()],
+    matches: Annotated[MatchStore, Context()],
+    webhooks: Annotated[WebhookSender, Context()],
+) -> None:
+    """POST the match to the follow's or the user's webhook, if there is one."""
+    compiled = follow_index.follows.get(event.follow_id)
+    if compiled is None:
+        return  # unfollowed since: nothing to deliver
+    follow = compiled.follow
+    user = None if follow.webhook_url else await matches.user(event.user_id)
+    target = webhook_target(follow, user)
+    if target is not None:
+        await webhooks.deliver(event, target)
 
 
 app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)

@@ -1,54 +1,340 @@
-"""Matching rules: which follows a paper satisfies and why. No I/O.
+"""Matching rules: which follows a paper satisfies and why, through one multi-pattern automaton. No I/O.
 
-A keyword follow's query is a phrase; it hits when the folded phrase occurs, on word boundaries, in the
-fields the follow names. An author follow hits on the normalized author key.
+Every term of every keyword expression and topic rule, and every followed author key, is one pattern of a
+single Aho–Corasick automaton (pyahocorasick). A paper's folded title and abstract, padded with spaces, and
+its author keys are scanned once; only the follows owning a pattern that occurred are evaluated. Terms
+match on word boundaries because a pattern is " term " (or " term" for a prefix term written `term*`).
+
+Follow changes are cheap: a follow whose terms are already patterns changes only the term → follows maps;
+a new pattern marks the automaton for a rebuild that happens once, before the next paper, however many
+follows changed in between; patterns of removed follows stay until stale ones outnumber live ones.
 """
 
-import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
 
-from schemas.events import Follow, MatchReason
-from schemas.paper import Paper
-from services.normalizer.names import author_key, split_name
+import ahocorasick
+
+from schemas.events import Follow, FollowMatched, MatchReason, Subtopic
+from schemas.paper import Author, Paper
+from services.matcher.authors import AuthorRule, author_rule, normalize_orcid
+from services.matcher.catalogue import Topic, check_subtopics
+from services.matcher.expressions import Expression, parse_expression
 from services.normalizer.text import fold
 
+TextField = Literal["title", "abstract"]
+FIELDS: dict[str, tuple[TextField, ...]] = {
+    "title": ("title",),
+    "abstract": ("abstract",),
+    "both": ("title", "abstract"),
+}
+TEXT_FIELDS: tuple[TextField, ...] = ("title", "abstract")
+_AUTHOR_SEP = "\x1f"  # never in folded text, so author keys only hit the author string
 
-@dataclass(slots=True)
+
+@dataclass(frozen=True, slots=True)
+class PaperText:
+    """What matching reads of a paper: folded, space-padded title and abstract, categories and authors."""
+
+    paper_id: str
+    title: str
+    abstract: str
+    categories: frozenset[str]
+    authors: tuple[Author, ...]
+
+    @classmethod
+    def of(cls, paper: Paper) -> "PaperText":
+        return cls.build(paper.id, paper.title, paper.abstract, paper.categories, paper.authors)
+
+    @classmethod
+    def build(
+        cls, paper_id: str, title: str, abstract: str, categories: Iterable[str], authors: Iterable[Author]
+    ) -> "PaperText":
+        return cls(paper_id, f" {fold(title)} ", f" {fold(abstract)} ", frozenset(categories), tuple(authors))
+
+    def text(self, name: TextField) -> str:
+        return self.title if name == "title" else self.abstract
+
+    def author_string(self) -> str:
+        return _AUTHOR_SEP + _AUTHOR_SEP.join(a.key for a in self.authors) + _AUTHOR_SEP
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One keyword rule: a follow's expression, or one subtopic of a topic follow."""
+
+    expression: Expression
+    fields: tuple[TextField, ...]
+    categories: frozenset[str]
+    subtopic: Subtopic | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledFollow:
+    follow: Follow
+    rules: tuple[Rule, ...] = ()
+    author: AuthorRule | None = None
+
+    @property
+    def terms(self) -> set[str]:
+        return {t for r in self.rules for t in r.expression.terms}
+
+
+def compile_follow(follow: Follow, topics: dict[str, Topic]) -> CompiledFollow:
+    """Check and compile a follow; ValueError (ExpressionError for expressions) naming the problem."""
+    categories = frozenset(follow.categories)
+    if follow.kind == "keyword":
+        if not follow.query:
+            raise ValueError("a keyword follow needs a query")
+        rule = Rule(parse_expression(follow.query), FIELDS[follow.fields], categories)
+        return CompiledFollow(follow, rules=(rule,))
+    if follow.kind == "author":
+        if not follow.author:
+            raise ValueError("an author follow needs an author name")
+        pins = {"affiliation": follow.affiliation, "orcid": follow.orcid, "source_author_id": follow.source_author_id}
+        return CompiledFollow(follow, author=author_rule(follow.author, **pins))
+    subtopics = follow.subtopics
+    if follow.topic_id:
+        if follow.topic_id not in topics:
+            raise ValueError(f"unknown topic {follow.topic_id!r}; the catalogue has {', '.join(sorted(topics))}")
+        subtopics = subtopics or topics[follow.topic_id].subtopics
+    if not subtopics:
+        raise ValueError("a topic follow needs a catalogue topic_id or its own subtopics")
+    check_subtopics(subtopics, f"topic {follow.topic_id or follow.name!r}")
+    rules = tuple(
+        Rule(
+            parse_expression(s.rule),
+            FIELDS[s.fields],
+            # the subtopic's categories and the follow's own filter must both hold
+            frozenset(s.categories),
+            s,
+        )
+        for s in subtopics
+    )
+    return CompiledFollow(follow, rules=rules)
+
+
+def _categories_ok(paper: PaperText, wanted: frozenset[str]) -> bool:
+    return not wanted or bool(wanted & paper.categories)
+
+
+def rule_reasons(
+    rule: Rule, follow_categories: frozenset[str], paper: PaperText, hits: dict[str, set[str]]
+) -> list[MatchReason]:
+    """The reasons `rule` holds for the paper given the fields each term key hit in, or [] when it does not."""
+    if not _categories_ok(paper, rule.categories) or not _categories_ok(paper, follow_categories):
+        return []
+    present = {t for t in rule.expression.terms if hits.get(t, set()).intersection(rule.fields)}
+    if not present or not rule.expression.evaluate(present):
+        return []
+    matched_categories = sorted((rule.categories | follow_categories) & paper.categories)
+    sub = rule.subtopic
+    return [
+        MatchReason(
+            subtopic=sub.name if sub else None,
+            subtopic_id=sub.id if sub else None,
+            term=term,
+            field=f,
+            categories=matched_categories,
+        )
+        for term in sorted(rule.expression.positive_terms & present)
+        for f in rule.fields
+        if f in hits[term]
+    ]
+
+
+def follow_reasons(compiled: CompiledFollow, paper: PaperText, hits: dict[str, set[str]]) -> list[MatchReason]:
+    follow_categories = frozenset(compiled.follow.categories)
+    if compiled.author is not None:
+        if not _categories_ok(paper, follow_categories):
+            return []
+        matched_categories = sorted(follow_categories & paper.categories)
+        return [
+            MatchReason(term=a.name, field="authors", categories=matched_categories)
+            for a in paper.authors
+            if compiled.author.matches(a)
+        ]
+    return [r for rule in compiled.rules for r in rule_reasons(rule, follow_categories, paper, hits)]
+
+
+def scan_terms(compiled: CompiledFollow, paper: PaperText) -> dict[str, set[str]]:
+    """Term key → fields it occurs in, for one follow's terms, by plain substring search (no automaton)."""
+    hits: dict[str, set[str]] = {}
+    for term in compiled.terms:
+        pattern = _pattern(term)
+        found: set[str] = {name for name in TEXT_FIELDS if pattern in paper.text(name)}
+        if found:
+            hits[term] = found
+    return hits
+
+
+def match_one(compiled: CompiledFollow, paper: PaperText) -> list[MatchReason]:
+    """The reasons one follow matches one paper (used by backfill and by the naive baseline)."""
+    return follow_reasons(compiled, paper, scan_terms(compiled, paper))
+
+
+def _pattern(term_key: str) -> str:
+    return f" {term_key[:-1]}" if term_key.endswith("*") else f" {term_key} "
+
+
+@dataclass
 class FollowIndex:
-    """Every active follow, kept in step with follows.changed.v1."""
+    """Every active follow, compiled, with the automaton over all their terms and author keys."""
 
-    follows: dict[str, Follow] = field(default_factory=dict)
+    topics: dict[str, Topic] = field(default_factory=dict)
+    follows: dict[str, CompiledFollow] = field(default_factory=dict)
+    by_term: dict[str, set[str]] = field(default_factory=dict)
+    by_author_key: dict[str, set[str]] = field(default_factory=dict)
+    by_orcid: dict[str, set[str]] = field(default_factory=dict)
+    by_source_id: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    rebuilds: int = 0
+    _automaton: ahocorasick.Automaton | None = None
+    _patterns: set[tuple[str, str]] = field(default_factory=set)  # (kind, key) currently in the automaton
+    _dirty: bool = False
 
-    def upsert(self, follow: Follow) -> None:
-        self.follows[follow.id] = follow
+    # follow changes --------------------------------------------------------------------------------------
+    def upsert(self, follow: Follow) -> CompiledFollow:
+        """Add or replace a follow; ValueError when it does not compile (the index is left unchanged)."""
+        compiled = compile_follow(follow, self.topics)
+        self.remove(follow.id)
+        self.follows[follow.id] = compiled
+        for term in compiled.terms:
+            self._link(self.by_term, term, follow.id, ("term", term))
+        if (author := compiled.author) is not None:
+            self._link(self.by_author_key, author.key, follow.id, ("author", author.key))
+            if author.orcid:
+                self.by_orcid.setdefault(author.orcid, set()).add(follow.id)
+            if author.source_id:
+                self.by_source_id.setdefault(author.source_id, set()).add(follow.id)
+        return compiled
 
     def remove(self, follow_id: str) -> None:
-        self.follows.pop(follow_id, None)
+        compiled = self.follows.pop(follow_id, None)
+        if compiled is None:
+            return
+        for term in compiled.terms:
+            _unlink(self.by_term, term, follow_id)
+        if (author := compiled.author) is not None:
+            _unlink(self.by_author_key, author.key, follow_id)
+            if author.orcid:
+                _unlink(self.by_orcid, author.orcid, follow_id)
+            if author.source_id:
+                _unlink(self.by_source_id, author.source_id, follow_id)
 
-    def match(self, paper: Paper) -> list[tuple[Follow, list[MatchReason]]]:
-        texts = {"title": fold(paper.title), "abstract": fold(paper.abstract)}
-        author_keys = {a.key for a in paper.authors}
-        hits = []
-        for follow in self.follows.values():
-            if follow.categories and not set(follow.categories) & set(paper.categories):
-                continue
-            reasons = _reasons(follow, texts, author_keys)
+    def _link(self, table: dict, key: str, follow_id: str, pattern: tuple[str, str]) -> None:
+        table.setdefault(key, set()).add(follow_id)
+        if pattern not in self._patterns:
+            self._dirty = True
+
+    def __len__(self) -> int:
+        return len(self.follows)
+
+    def count_by_kind(self) -> dict[str, int]:
+        counts = {"keyword": 0, "author": 0, "topic": 0}
+        for compiled in self.follows.values():
+            counts[compiled.follow.kind] += 1
+        return counts
+
+    # the automaton --------------------------------------------------------------------------------------
+    def _live_patterns(self) -> set[tuple[str, str]]:
+        return {("term", t) for t in self.by_term} | {("author", k) for k in self.by_author_key}
+
+    def automaton(self) -> ahocorasick.Automaton:
+        live = len(self.by_term) + len(self.by_author_key)
+        stale = len(self._patterns) - live if not self._dirty else 0
+        if self._automaton is None or self._dirty or stale > max(live, 1000):
+            automaton = ahocorasick.Automaton()
+            patterns = self._live_patterns()
+            for kind, key in patterns:
+                word = _pattern(key) if kind == "term" else f"{_AUTHOR_SEP}{key}{_AUTHOR_SEP}"
+                automaton.add_word(word, (kind, key))
+            if patterns:
+                automaton.make_automaton()
+            self._automaton, self._patterns, self._dirty = automaton, patterns, False
+            self.rebuilds += 1
+        return self._automaton
+
+    # matching -------------------------------------------------------------------------------------------
+    def term_hits(self, paper: PaperText) -> tuple[dict[str, set[str]], set[str]]:
+        """Term key → fields it occurred in, and the author keys present, in one scan per field."""
+        automaton = self.automaton()
+        hits: dict[str, set[str]] = {}
+        author_keys: set[str] = set()
+        if automaton.kind != ahocorasick.AHOCORASICK:
+            return hits, author_keys  # no patterns at all
+        for name in TEXT_FIELDS:
+            for _, (kind, key) in automaton.iter(paper.text(name)):
+                if kind == "term":
+                    hits.setdefault(key, set()).add(name)
+        for _, (kind, key) in automaton.iter(paper.author_string()):
+            if kind == "author":
+                author_keys.add(key)
+        return hits, author_keys
+
+    def candidates(self, paper: PaperText, hits: dict[str, set[str]], author_keys: set[str]) -> set[str]:
+        found: set[str] = set()
+        for term in hits:
+            found |= self.by_term.get(term, set())
+        for key in author_keys:
+            found |= self.by_author_key.get(key, set())
+        for author in paper.authors:
+            if author.orcid and self.by_orcid:
+                found |= self.by_orcid.get(normalize_orcid(author.orcid), set())
+            for source, ident in author.source_ids.items():
+                found |= self.by_source_id.get((source, ident), set())
+        return found
+
+    def match(self, paper: Paper | PaperText) -> list[tuple[Follow, list[MatchReason]]]:
+        """Every follow the paper satisfies, with its reasons, evaluating only follows whose patterns hit."""
+        text = paper if isinstance(paper, PaperText) else PaperText.of(paper)
+        hits, author_keys = self.term_hits(text)
+        results = []
+        for follow_id in sorted(self.candidates(text, hits, author_keys)):
+            compiled = self.follows[follow_id]
+            reasons = follow_reasons(compiled, text, hits)
             if reasons:
-                hits.append((follow, reasons))
-        return hits
+                results.append((compiled.follow, reasons))
+        return results
+
+    def match_naive(self, paper: Paper | PaperText) -> list[tuple[Follow, list[MatchReason]]]:
+        """The same answer by looping over every follow and searching each of its terms: the baseline."""
+        text = paper if isinstance(paper, PaperText) else PaperText.of(paper)
+        results = []
+        for follow_id in sorted(self.follows):
+            compiled = self.follows[follow_id]
+            reasons = match_one(compiled, text)
+            if reasons:
+                results.append((compiled.follow, reasons))
+        return results
 
 
-def _reasons(follow: Follow, texts: dict[str, str], author_keys: set[str]) -> list[MatchReason]:
-    if follow.kind == "author" and follow.author:
-        key = author_key(*split_name(follow.author))
-        return [MatchReason(term=key, field="authors")] if key in author_keys else []
-    if follow.kind == "keyword" and follow.query:
-        phrase = fold(follow.query)
-        fields = ("title", "abstract") if follow.fields == "both" else (follow.fields,)
-        pattern = re.compile(rf"\b{re.escape(phrase)}\b")
-        return [
-            MatchReason(term=follow.query, field=f, categories=follow.categories)  # type: ignore[arg-type]
-            for f in fields
-            if pattern.search(texts[f])
-        ]
-    return []
+def _unlink(table: dict, key: object, follow_id: str) -> None:
+    owners = table.get(key)
+    if owners is not None:
+        owners.discard(follow_id)
+        if not owners:
+            del table[key]
+
+
+def topics_by_id(topics: Iterable[Topic]) -> dict[str, Topic]:
+    return {t.id: t for t in topics}
+
+
+def follow_matched(
+    follow: Follow, paper_id: str, title: str, reasons: list[MatchReason], at: datetime, *, backfill: bool = False
+) -> FollowMatched:
+    """The follows.matched.v1 event of one match."""
+    return FollowMatched(
+        user_id=follow.user_id,
+        follow_id=follow.id,
+        follow_kind=follow.kind,
+        follow_name=follow.name,
+        topic_id=follow.topic_id,
+        paper_id=paper_id,
+        paper_title=title,
+        reasons=reasons,
+        matched_at=at,
+        backfill=backfill,
+    )

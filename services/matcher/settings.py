@@ -1,9 +1,49 @@
-"""Matcher settings."""
+"""Matcher settings: backfill window, webhook retries, the daily digest and SMTP."""
 
-from pydantic import Field
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, SecretStr, field_validator
 
 from papertrail.settings import InfraSettings
 
 
 class MatcherSettings(InfraSettings):
     http_port: int = Field(8004, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
+    index_name: str = Field("papers", pattern=r"^[A-Za-z0-9_-]+$", description="the query service's Meilisearch index")
+    backfill_days: int = Field(30, ge=0, le=3650, description="a new follow is matched against papers this recent")
+    backfill_max_hits_per_term: int = Field(1000, ge=1, le=100_000, description="search hits read per backfill term")
+    backfill_stale_s: float = Field(
+        600, gt=0, description="a backfill claimed this long ago without finishing is redone"
+    )
+    webhook_max_attempts: int = Field(4, ge=1, le=20, description="tries per webhook delivery")
+    webhook_backoff_s: float = Field(1.0, ge=0, description="first wait between webhook tries; doubles each try")
+    webhook_backoff_max_s: float = Field(60.0, ge=0, description="longest wait between webhook tries")
+    webhook_timeout_s: float = Field(10.0, gt=0, description="timeout of one webhook request")
+    webhook_disable_after: int = Field(5, ge=1, description="consecutive failed deliveries that disable a webhook")
+    digest_enabled: bool = Field(True, description="build a daily digest per user")
+    digest_check_interval_s: float = Field(900, gt=0, description="how often to look for days to digest")
+    digest_timezone: str = Field("Asia/Shanghai", description="time zone whose calendar days digests cover")
+    smtp_host: str | None = Field(None, description="SMTP server for digest mail; unset: digests are only stored")
+    smtp_port: int = Field(587, ge=1, le=65535, description="SMTP port")
+    smtp_from: str = Field("PaperTrail <papertrail@localhost>", description="From address of digest mail")
+    smtp_username: str | None = Field(None, description="SMTP login, if the server needs one")
+    smtp_password: SecretStr | None = Field(None, description="SMTP password")
+    smtp_starttls: bool = Field(False, description="upgrade the SMTP connection with STARTTLS")
+    smtp_timeout_s: float = Field(30, gt=0, description="SMTP timeout")
+    public_url: str = Field("http://127.0.0.1:8000", description="base URL of the query service, for links in mail")
+
+    @field_validator("digest_timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as error:
+            raise ValueError(f"{value!r} is not an IANA time zone such as Asia/Shanghai") from error
+        return value
+
+    @field_validator("smtp_from")
+    @classmethod
+    def _has_address(cls, value: str) -> str:
+        if "@" not in value:
+            raise ValueError("must be an e-mail address, e.g. PaperTrail <digest@example.org>")
+        return value

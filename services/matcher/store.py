@@ -1,33 +1,177 @@
-"""The matcher's collection `matches` (unique per user + follow + paper) and its view of `follows`."""
+"""The matcher's MongoDB access: it owns `matches`, `follow_backfills`, `webhook_endpoints`,
+`webhook_deliveries` and `digests`; it reads `follows` and `users` (query service) and `papers` (normalizer)."""
 
-from datetime import UTC, datetime
+import hashlib
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
+from pydantic import ValidationError
+from pymongo import ASCENDING, DESCENDING, ReturnDocument
 from pymongo.asynchronous.database import AsyncDatabase
+from pymongo.errors import DuplicateKeyError
 
 from schemas.events import Follow, FollowMatched
+from schemas.paper import Author
+
+log = logging.getLogger("papertrail.matcher.store")
+
+
+def _match_key(match: FollowMatched) -> dict[str, str]:
+    """The unique key of a match: one per user + follow + paper."""
+    return {"user_id": match.user_id, "follow_id": match.follow_id, "paper_id": match.paper_id}
+
+
+def endpoint_id(user_id: str, url: str) -> str:
+    return hashlib.sha256(f"{user_id}\n{url}".encode()).hexdigest()[:32]
 
 
 class MatchStore:
     def __init__(self, db: AsyncDatabase) -> None:
         self.matches = db["matches"]
-        self.follows = db["follows"]  # written by the query service; read here at start
+        self.backfills = db["follow_backfills"]
+        self.endpoints = db["webhook_endpoints"]
+        self.deliveries = db["webhook_deliveries"]
+        self.digests = db["digests"]
+        self.follows = db["follows"]  # written by the query service; read here
+        self.papers = db["papers"]  # written by the normalizer; read for backfill authors
+        self.users = db["users"]  # written by the query service; read for webhook and e-mail settings
 
     async def ensure_indexes(self) -> None:
         await self.matches.create_index([("user_id", 1), ("follow_id", 1), ("paper_id", 1)], unique=True)
         await self.matches.create_index([("follow_id", 1), ("matched_at", -1)])
+        await self.matches.create_index([("user_id", 1), ("matched_at", -1)])
+        await self.matches.create_index([("matched_at", -1)])
+        await self.deliveries.create_index([("user_id", 1), ("created_at", -1)])
+        await self.deliveries.create_index("delivery_id")
+        await self.digests.create_index([("user_id", 1), ("day", -1)])
 
+    # follows and users (read only) ----------------------------------------------------------------------
     async def all_follows(self) -> list[Follow]:
-        return [
-            Follow.model_validate({**doc, "id": doc["_id"]})
-            async for doc in self.follows.find({})
-            if not doc.get("deleted")
-        ]
+        follows = []
+        async for doc in self.follows.find({}):
+            if doc.get("deleted"):
+                continue
+            try:
+                follows.append(Follow.model_validate({**doc, "id": doc["_id"]}))
+            except ValidationError as error:
+                log.warning("unreadable follow skipped", extra={"follow_id": doc["_id"], "error": str(error)})
+        return follows
 
-    async def record(self, match: FollowMatched) -> bool:
-        """Store the match; False when it was stored before (the same paper twice gives one match)."""
-        result = await self.matches.update_one(
-            {"user_id": match.user_id, "follow_id": match.follow_id, "paper_id": match.paper_id},
-            {"$setOnInsert": {**match.model_dump(mode="python"), "stored_at": datetime.now(UTC)}},
+    async def follow_exists(self, follow_id: str) -> bool:
+        return await self.follows.find_one({"_id": follow_id}, {"_id": 1}) is not None
+
+    async def paper_authors(self, paper_ids: list[str]) -> dict[str, list[Author]]:
+        """Full author records (affiliations, ORCID, source ids) of held papers, from the normalizer's `papers`."""
+        found: dict[str, list[Author]] = {}
+        async for doc in self.papers.find({"_id": {"$in": paper_ids}}, {"authors": 1}):
+            found[doc["_id"]] = [Author.model_validate(a) for a in doc.get("authors", [])]
+        return found
+
+    async def user(self, user_id: str) -> dict[str, Any] | None:
+        return await self.users.find_one({"_id": user_id}, {"token_hash": 0})
+
+    # matches --------------------------------------------------------------------------------------------
+    async def record(self, match: FollowMatched) -> FollowMatched | None:
+        """Store the match once; return the stored match if it still has to be announced, else None.
+
+        Newly stored, or stored before but never marked announced (a crash between store and emit),
+        both mean announce it; the same paper twice for the same follow is one match.
+        """
+        doc = {**match.model_dump(mode="python"), "announced": False}
+        before = await self.matches.find_one_and_update(
+            _match_key(match),
+            {"$setOnInsert": doc},
+            upsert=True,
+            return_document=ReturnDocument.BEFORE,
+        )
+        if before is None:
+            return match
+        if before.get("announced"):
+            return None
+        fields = set(FollowMatched.model_fields)
+        return FollowMatched.model_validate({k: v for k, v in before.items() if k in fields})
+
+    async def mark_announced(self, match: FollowMatched) -> None:
+        await self.matches.update_one(
+            _match_key(match), {"$set": {"announced": True, "announced_at": datetime.now(UTC)}}
+        )
+
+    async def matches_between(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
+        cursor = self.matches.find({"matched_at": {"$gte": start, "$lt": end}}).sort("matched_at", ASCENDING)
+        return [doc async for doc in cursor]
+
+    # backfills ------------------------------------------------------------------------------------------
+    async def claim_backfill(self, follow_id: str, now: datetime, stale_after: timedelta) -> bool:
+        """Claim the follow's backfill for this instance: False when it is done or another instance runs it."""
+        try:
+            await self.backfills.insert_one({"_id": follow_id, "state": "running", "started_at": now})
+            return True
+        except DuplicateKeyError:
+            taken = await self.backfills.update_one(
+                {"_id": follow_id, "state": "running", "started_at": {"$lt": now - stale_after}},
+                {"$set": {"started_at": now}},
+            )
+            return taken.modified_count == 1
+
+    async def finish_backfill(self, follow_id: str, now: datetime, papers: int, matches: int) -> None:
+        await self.backfills.update_one(
+            {"_id": follow_id},
+            {"$set": {"state": "done", "finished_at": now, "papers_checked": papers, "matches": matches}},
+        )
+
+    # webhooks -------------------------------------------------------------------------------------------
+    async def endpoint(self, user_id: str, url: str) -> dict[str, Any]:
+        doc = await self.endpoints.find_one({"_id": endpoint_id(user_id, url)})
+        return doc or {"_id": endpoint_id(user_id, url), "consecutive_failures": 0, "disabled": False}
+
+    async def endpoint_succeeded(self, user_id: str, url: str, now: datetime) -> None:
+        await self.endpoints.update_one(
+            {"_id": endpoint_id(user_id, url)},
+            {"$set": {"user_id": user_id, "url": url, "consecutive_failures": 0, "last_success_at": now}},
             upsert=True,
         )
-        return result.upserted_id is not None
+
+    async def endpoint_failed(self, user_id: str, url: str, now: datetime, error: str, disable_after: int) -> bool:
+        """Count a failed delivery; disable the endpoint after `disable_after` in a row. True when disabled now."""
+        doc = await self.endpoints.find_one_and_update(
+            {"_id": endpoint_id(user_id, url)},
+            {
+                "$inc": {"consecutive_failures": 1},
+                "$set": {"user_id": user_id, "url": url, "last_failure_at": now, "last_error": error},
+            },
+            upsert=True,
+            return_document=ReturnDocument.AFTER,
+        )
+        assert doc is not None  # upserted
+        if doc["consecutive_failures"] >= disable_after and not doc.get("disabled"):
+            reason = f"disabled after {doc['consecutive_failures']} consecutive failed deliveries; last: {error}"
+            await self.endpoints.update_one(
+                {"_id": doc["_id"]}, {"$set": {"disabled": True, "disabled_at": now, "disabled_reason": reason}}
+            )
+            return True
+        return False
+
+    async def delivered_before(self, delivery_id: str) -> bool:
+        return await self.deliveries.find_one({"delivery_id": delivery_id, "outcome": "delivered"}) is not None
+
+    async def log_delivery(self, entry: dict[str, Any]) -> None:
+        await self.deliveries.insert_one(entry)
+
+    # digests --------------------------------------------------------------------------------------------
+    async def digest(self, user_id: str, day: str) -> dict[str, Any] | None:
+        return await self.digests.find_one({"_id": f"{user_id}:{day}"})
+
+    async def save_digest(self, user_id: str, day: str, content: dict[str, Any], html: str, now: datetime) -> None:
+        await self.digests.update_one(
+            {"_id": f"{user_id}:{day}"},
+            {"$setOnInsert": {"user_id": user_id, "day": day, "digest": content, "html": html, "created_at": now}},
+            upsert=True,
+        )
+
+    async def digest_sent(self, user_id: str, day: str, to: str, now: datetime) -> None:
+        await self.digests.update_one({"_id": f"{user_id}:{day}"}, {"$set": {"sent_to": to, "sent_at": now}})
+
+    async def unsent_digests(self, since_day: str) -> list[dict[str, Any]]:
+        cursor = self.digests.find({"sent_at": {"$exists": False}, "day": {"$gte": since_day}}).sort("day", DESCENDING)
+        return [doc async for doc in cursor]

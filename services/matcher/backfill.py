@@ -1,0 +1,90 @@
+"""Backfill of a new follow: papers already held (the query service's Meilisearch index) that satisfy it.
+
+Meilisearch finds candidates — one search per positive term (phrase search, every word required) or one
+filter on the author key — restricted to papers ingested in the last BACKFILL_DAYS days and to the follow's
+categories; the matcher's own rules then decide, so a candidate Meilisearch returns loosely never becomes a
+match the live path would not make. Author follows read the candidates' authors (affiliations, ORCID,
+source ids) from `papers`, which the Meilisearch documents flatten.
+"""
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from meilisearch_python_sdk import AsyncClient
+
+from schemas.events import MatchReason
+from schemas.paper import Author
+from services.matcher.rules import CompiledFollow, PaperText, match_one
+from services.matcher.store import MatchStore
+
+RETRIEVE = ["paper_id", "title", "abstract", "authors", "author_keys", "categories"]
+
+
+def quote(value: str) -> str:
+    """A string value inside a Meilisearch filter."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def search_query(term_key: str) -> str:
+    """A term key as a Meilisearch query: a phrase search, or the words with the last one as a prefix."""
+    return term_key[:-1] if term_key.endswith("*") else f'"{term_key}"'
+
+
+class Backfiller:
+    def __init__(
+        self, client: AsyncClient, index_name: str, store: MatchStore, days: int, max_hits_per_term: int
+    ) -> None:
+        self.index = client.index(index_name)
+        self.store = store
+        self.days = days
+        self.max_hits = max_hits_per_term
+
+    def filters(self, compiled: CompiledFollow, now: datetime) -> list[str | list[str]]:
+        since = int((now - timedelta(days=self.days)).timestamp())
+        filters: list[str | list[str]] = [f"ingested_ts >= {since}"]
+        if compiled.follow.categories:
+            filters.append([f"categories = {quote(c)}" for c in compiled.follow.categories])
+        return filters
+
+    async def candidates(self, compiled: CompiledFollow, now: datetime) -> dict[str, dict[str, Any]]:
+        filters = self.filters(compiled, now)
+        found: dict[str, dict[str, Any]] = {}
+        searches: list[tuple[str | None, list[str | list[str]]]] = []
+        if compiled.author is not None:
+            searches.append((None, [*filters, f"author_keys = {quote(compiled.author.key)}"]))
+        terms = sorted({t for rule in compiled.rules for t in rule.expression.positive_terms})
+        searches.extend((search_query(t), filters) for t in terms)
+        for query, search_filters in searches:
+            results = await self.index.search(
+                query,
+                filter=search_filters,
+                limit=self.max_hits,
+                attributes_to_retrieve=RETRIEVE,
+                attributes_to_search_on=["title", "abstract"] if query else None,
+                matching_strategy="all",
+            )
+            for hit in results.hits:
+                found.setdefault(hit["paper_id"], hit)
+        return found
+
+    async def run(self, compiled: CompiledFollow, now: datetime | None = None) -> tuple[int, list]:
+        """(papers checked, [(paper id, title, reasons)]) for every held paper the follow matches."""
+        now = now or datetime.now(UTC)
+        started = time.perf_counter()
+        docs = await self.candidates(compiled, now)
+        full_authors = await self.store.paper_authors(list(docs)) if compiled.author is not None else {}
+        matched: list[tuple[str, str, list[MatchReason]]] = []
+        for paper_id, doc in docs.items():
+            names, keys = doc.get("authors", []), doc.get("author_keys", [])
+            authors = full_authors.get(paper_id) or [
+                Author(name=name, key=key) for name, key in zip(names, keys, strict=False)
+            ]
+            text = PaperText.build(
+                paper_id, doc.get("title", ""), doc.get("abstract", ""), doc.get("categories", []), authors
+            )
+            reasons = match_one(compiled, text)
+            if reasons:
+                matched.append((paper_id, doc.get("title", ""), reasons))
+        self.last_seconds = time.perf_counter() - started
+        return len(docs), matched

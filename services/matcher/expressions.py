@@ -1,0 +1,235 @@
+"""Keyword expressions: parse `retrieval AND ("language model" OR LLM) NOT survey` and evaluate it. No I/O.
+
+Grammar (NOT binds tightest, then AND, then OR; adjacent terms are joined by an implicit AND, so
+`a NOT b` reads `a AND NOT b`):
+
+    expression := or
+    or         := and ( "OR" and )*
+    and        := unary ( ["AND"] unary )*
+    unary      := "NOT" unary | "(" or ")" | term
+    term       := word | "quoted phrase"        a trailing * on a word or phrase matches as a prefix
+
+Terms are folded like every other key (case and diacritics folded, punctuation becomes a space) and match
+whole words: `LLM` hits "LLM" and "llm" but not "LLMs"; `LLM*` hits all three. Operators are the upper-case
+words AND, OR, NOT; lower-case "and" / "or" / "not" are ordinary words. An expression must need at least
+one term to occur (`NOT survey` alone would match nearly every paper), so that only follows whose terms
+occurred are ever evaluated.
+"""
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from services.normalizer.text import fold
+
+MAX_LENGTH = 2000
+_TOKEN = re.compile(r'\s*(?:(?P<lp>\()|(?P<rp>\))|"(?P<phrase>[^"]*)(?P<closed>"?)|(?P<word>[^\s()"]+))')
+
+
+class ExpressionError(ValueError):
+    """An expression that cannot be parsed; the message names the problem and where it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A folded phrase, matched on word boundaries; `prefix` when written with a trailing *."""
+
+    text: str
+    prefix: bool = False
+
+    @property
+    def key(self) -> str:
+        return self.text + "*" if self.prefix else self.text
+
+    def evaluate(self, hits: Collection[str]) -> bool:
+        return self.key in hits
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    operand: "Node"
+
+    def evaluate(self, hits: Collection[str]) -> bool:
+        return not self.operand.evaluate(hits)
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    operands: tuple["Node", ...]
+
+    def evaluate(self, hits: Collection[str]) -> bool:
+        return all(o.evaluate(hits) for o in self.operands)
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    operands: tuple["Node", ...]
+
+    def evaluate(self, hits: Collection[str]) -> bool:
+        return any(o.evaluate(hits) for o in self.operands)
+
+
+Node = Term | Not | And | Or
+
+
+@dataclass(frozen=True, slots=True)
+class Expression:
+    """A parsed expression: its tree, every term it mentions, and the terms that count as reasons."""
+
+    text: str
+    root: Node
+    terms: frozenset[str]
+    positive_terms: frozenset[str]  # terms not under a NOT: the ones a match can be explained by
+
+    def evaluate(self, hits: Collection[str]) -> bool:
+        """Whether the expression holds when exactly the term keys in `hits` occurred."""
+        return self.root.evaluate(hits)
+
+    def term_objects(self) -> list[Term]:
+        return list(_walk(self.root))
+
+
+def _walk(node: Node) -> list[Term]:
+    if isinstance(node, Term):
+        return [node]
+    if isinstance(node, Not):
+        return _walk(node.operand)
+    return [t for o in node.operands for t in _walk(o)]
+
+
+def _positive(node: Node, negated: bool = False) -> set[str]:
+    if isinstance(node, Term):
+        return set() if negated else {node.key}
+    if isinstance(node, Not):
+        return _positive(node.operand, not negated)
+    return {k for o in node.operands for k in _positive(o, negated)}
+
+
+@dataclass(slots=True)
+class _Token:
+    kind: str  # "(", ")", "AND", "OR", "NOT", "term"
+    position: int  # 1-based character position in the expression, for messages
+    term: Term | None = None
+    raw: str = ""
+
+
+def _make_term(raw: str, position: int, quoted: bool) -> Term:
+    prefix = raw.endswith("*")
+    text = fold(raw.rstrip("*"))
+    if not text:
+        what = "an empty phrase" if quoted else f"{raw!r} has no letters or digits"
+        raise ExpressionError(f"{what} at position {position}")
+    if "*" in text or "*" in raw.rstrip("*"):
+        raise ExpressionError(f"* is only allowed at the end of a term (position {position})")
+    return Term(text, prefix)
+
+
+def _tokens(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    pos = 0
+    while pos < len(text):
+        if text[pos:].strip() == "":
+            break
+        match = _TOKEN.match(text, pos)
+        assert match is not None  # every non-space character starts one of the alternatives
+        start = match.start() + len(match.group(0)) - len(match.group(0).lstrip()) + 1
+        if match.group("lp"):
+            tokens.append(_Token("(", start))
+        elif match.group("rp"):
+            tokens.append(_Token(")", start))
+        elif match.group("phrase") is not None:
+            if not match.group("closed"):
+                raise ExpressionError(f"unclosed quote at position {start}")
+            tokens.append(_Token("term", start, _make_term(match.group("phrase"), start, quoted=True)))
+        else:
+            word = match.group("word")
+            if word in ("AND", "OR", "NOT"):
+                tokens.append(_Token(word, start, raw=word))
+            else:
+                tokens.append(_Token("term", start, _make_term(word, start, quoted=False), raw=word))
+        pos = match.end()
+    return tokens
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = _tokens(text)
+        self.at = 0
+
+    def peek(self) -> _Token | None:
+        return self.tokens[self.at] if self.at < len(self.tokens) else None
+
+    def take(self) -> _Token:
+        token = self.tokens[self.at]
+        self.at += 1
+        return token
+
+    def parse(self) -> Node:
+        if not self.tokens:
+            raise ExpressionError("the expression is empty")
+        node = self.or_()
+        extra = self.peek()
+        if extra is not None:
+            assert extra.kind == ")"  # anything else would have been consumed as an implicit AND
+            raise ExpressionError(f"unbalanced parenthesis at position {extra.position}: nothing opened it")
+        return node
+
+    def or_(self) -> Node:
+        operands = [self.and_()]
+        while (token := self.peek()) is not None and token.kind == "OR":
+            self.take()
+            operands.append(self.and_(after=token))
+        return operands[0] if len(operands) == 1 else Or(tuple(operands))
+
+    def and_(self, after: _Token | None = None) -> Node:
+        operands = [self.unary(after)]
+        while (token := self.peek()) is not None and token.kind in ("AND", "NOT", "term", "("):
+            if token.kind == "AND":
+                self.take()
+                operands.append(self.unary(after=token))
+            else:
+                operands.append(self.unary())  # implicit AND between adjacent terms
+        return operands[0] if len(operands) == 1 else And(tuple(operands))
+
+    def unary(self, after: _Token | None = None) -> Node:
+        token = self.peek()
+        if token is None:
+            if after is not None:
+                raise ExpressionError(f"{after.kind} needs a term after it (position {after.position})")
+            raise ExpressionError("the expression ends where a term was expected")
+        if token.kind == "NOT":
+            self.take()
+            return Not(self.unary(after=token))
+        if token.kind == "(":
+            self.take()
+            if (inner := self.peek()) is not None and inner.kind == ")":
+                raise ExpressionError(f"empty parentheses at position {token.position}")
+            node = self.or_()
+            closing = self.peek()
+            if closing is None or closing.kind != ")":
+                raise ExpressionError(f"unbalanced parenthesis at position {token.position}: it is never closed")
+            self.take()
+            return node
+        if token.kind == "term":
+            self.take()
+            assert token.term is not None
+            return token.term
+        if after is not None:
+            raise ExpressionError(f"{after.kind} needs a term after it (position {after.position})")
+        if token.kind == ")":
+            raise ExpressionError(f"unbalanced parenthesis at position {token.position}: nothing opened it")
+        raise ExpressionError(f"{token.kind} at position {token.position} needs a term before it")
+
+
+def parse_expression(text: str) -> Expression:
+    """Parse a keyword expression; raise ExpressionError naming the problem and its position."""
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"the expression is {len(text)} characters long; at most {MAX_LENGTH} are allowed")
+    root = _Parser(text).parse()
+    terms = frozenset(t.key for t in _walk(root))
+    if root.evaluate(frozenset()):
+        raise ExpressionError(
+            "the expression matches papers that contain none of its terms; add a term that must occur"
+        )
+    return Expression(text=text, root=root, terms=terms, positive_terms=frozenset(_positive(root)))

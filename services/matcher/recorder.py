@@ -1,0 +1,84 @@
+"""Recording matches once and announcing them, for live papers and for backfills of new follows."""
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+
+from schemas.events import FollowMatched
+from services.matcher.backfill import Backfiller
+from services.matcher.metrics import MATCHES
+from services.matcher.rules import CompiledFollow, FollowIndex, follow_matched
+from services.matcher.store import MatchStore
+
+log = logging.getLogger("papertrail.matcher")
+Publish = Callable[[FollowMatched], Awaitable[None]]
+
+
+class MatchRecorder:
+    """Store each match idempotently, then publish it and mark it announced: a crash between the two
+    leaves it stored but unannounced, and the redelivered paper announces it then."""
+
+    def __init__(self, store: MatchStore, publish: Publish) -> None:
+        self.store = store
+        self.publish = publish
+
+    async def record(self, matches: list[FollowMatched], path: str = "live") -> int:
+        announced = 0
+        for match in matches:
+            pending = await self.store.record(match)
+            if pending is None:
+                continue  # stored and announced before: the same paper twice is one match
+            await self.publish(pending)
+            await self.store.mark_announced(pending)
+            MATCHES.labels(pending.follow_kind, path).inc()
+            announced += 1
+        return announced
+
+
+class BackfillRunner:
+    """Backfills of new follows, one at a time in the background, each claimed so it runs once overall."""
+
+    def __init__(
+        self, index: FollowIndex, backfiller: Backfiller, recorder: MatchRecorder, store: MatchStore, stale_s: float
+    ) -> None:
+        self.index = index
+        self.backfiller = backfiller
+        self.recorder = recorder
+        self.store = store
+        self.stale_after = timedelta(seconds=stale_s)
+        self.tasks: set[asyncio.Task] = set()
+        self.one_at_a_time = asyncio.Semaphore(1)
+
+    def start(self, compiled: CompiledFollow) -> None:
+        task = asyncio.create_task(self.run(compiled), name=f"backfill {compiled.follow.id}")
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def run(self, compiled: CompiledFollow) -> int:
+        follow = compiled.follow
+        async with self.one_at_a_time:
+            if self.index.follows.get(follow.id) is not compiled:
+                return 0  # changed or deleted meanwhile: its newer version had its own event
+            now = datetime.now(UTC)
+            if not await self.store.claim_backfill(follow.id, now, self.stale_after):
+                return 0
+            try:
+                checked, found = await self.backfiller.run(compiled, now)
+                matches = [
+                    follow_matched(follow, pid, title, reasons, now, backfill=True) for pid, title, reasons in found
+                ]
+                announced = await self.recorder.record(matches, path="backfill")
+            except Exception:
+                log.exception(
+                    "backfill failed; it is retried when its claim goes stale", extra={"follow_id": follow.id}
+                )
+                return 0
+            await self.store.finish_backfill(follow.id, datetime.now(UTC), checked, len(matches))
+            log.info("backfill done", extra={"follow_id": follow.id, "papers_checked": checked, "matches": announced})
+            return announced
+
+    async def stop(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
