@@ -120,6 +120,9 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--stack", action="store_true", help="start the local stack first")
     stack = commands.add_parser("stack", help="the local Kafka / MongoDB / Meilisearch servers")
     stack.add_argument("action", choices=["up", "down", "status", "env"])
+    users = commands.add_parser("users", help="create API users")
+    users.add_argument("action", choices=["create"])
+    users.add_argument("name", help="the user's name")
     replay = commands.add_parser("replay", help="serve recorded upstream responses (offline harvesting)")
     replay.add_argument("--dir", required=True, help="folder with replay.json and the recorded files")
     replay.add_argument("--host", default="127.0.0.1")
@@ -141,6 +144,11 @@ def main(argv: list[str] | None = None) -> None:
         _stack(args.action)
     elif args.command == "schemas":
         _schemas(args.action)
+    elif args.command == "users":
+        from services.query.cli import create_user
+
+        user_id, token = create_user(args.name)
+        print(f"user {args.name} ({user_id}) created; API token (shown once):\n{token}")
     elif args.command == "replay":
         _replay(args.dir, args.host, args.port)
     elif args.command in ("harvest", "import"):

@@ -4,9 +4,10 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
@@ -14,7 +15,7 @@ from faststream import AckPolicy
 from faststream.exceptions import FastStreamException
 from faststream.kafka import KafkaBroker
 from faststream.middlewares import BaseMiddleware
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from papertrail.metrics import DEAD_LETTERS, HANDLE_SECONDS, MESSAGES_HANDLED
 from papertrail.settings import InfraSettings
@@ -22,6 +23,7 @@ from papertrail.settings import InfraSettings
 log = logging.getLogger("papertrail.kafka")
 
 DLQ_SUFFIX = ".dlq"
+M = TypeVar("M", bound=BaseModel)
 RETRY_DELAY_S = 1.0
 
 
@@ -93,16 +95,16 @@ class _DeadLetterMiddleware(BaseMiddleware):
         exc_val: BaseException | None = None,
         exc_tb: TracebackType | None = None,
     ) -> bool | None:
-        record = self.msg
-        topic = getattr(record, "topic", "?")
+        records = self.msg if isinstance(self.msg, tuple | list) else (self.msg,)  # batch subscribers get tuples
+        topic = getattr(records[0], "topic", "?") if records else "?"
         service = self.policy.service
         HANDLE_SECONDS.labels(service, topic).observe(time.perf_counter() - self.started)
         if exc_val is None or isinstance(exc_val, asyncio.CancelledError | FastStreamException):
             if exc_val is None:
-                MESSAGES_HANDLED.labels(service, topic, "ok").inc()
+                MESSAGES_HANDLED.labels(service, topic, "ok").inc(len(records))
             return False
         if is_transient(exc_val):
-            MESSAGES_HANDLED.labels(service, topic, "retried").inc()
+            MESSAGES_HANDLED.labels(service, topic, "retried").inc(len(records))
             log.warning(
                 "transient error, message will be redelivered",
                 extra={"topic": topic, "error": f"{type(exc_val).__name__}: {exc_val}"},
@@ -111,8 +113,9 @@ class _DeadLetterMiddleware(BaseMiddleware):
             return False  # the acknowledgement middleware nacks: the offset is consumed again
         if not isinstance(exc_val, UnprocessableMessage | ValidationError | ValueError | json.JSONDecodeError):
             log.error("unexpected error handling message", exc_info=exc_val, extra={"topic": topic})
-        await self.policy.park(record, exc_val)
-        MESSAGES_HANDLED.labels(service, topic, "dead_lettered").inc()
+        for record in records:
+            await self.policy.park(record, exc_val)
+        MESSAGES_HANDLED.labels(service, topic, "dead_lettered").inc(len(records))
         return True  # suppressed: the message is acknowledged, the partition moves on
 
 
@@ -134,6 +137,7 @@ def make_broker(settings: InfraSettings, service: str) -> KafkaBroker:
     policy = DeadLetterPolicy(service)
     broker = KafkaBroker(middlewares=[policy], **broker_options(settings, service))
     policy.broker = broker
+    broker.context.set_global("dead_letters", policy)  # handlers that validate batches park bad records
     return broker
 
 
@@ -168,6 +172,18 @@ async def ensure_topics(settings: InfraSettings, topics: list[str]) -> None:
                 pass  # another instance created it between our list and create
     finally:
         await admin.close()
+
+
+def split_valid(records: Sequence[Any], model: type[M]) -> tuple[list[tuple[Any, M]], list[tuple[Any, Exception]]]:
+    """Validate each record of a batch: (record, event) pairs that pass, (record, error) pairs that do not."""
+    good: list[tuple[Any, M]] = []
+    bad: list[tuple[Any, Exception]] = []
+    for record in records:
+        try:
+            good.append((record, model.model_validate_json(record.value or b"")))
+        except ValidationError as error:
+            bad.append((record, error))
+    return good, bad
 
 
 async def publish_confirmed(publisher: Any, messages: list[tuple[Any, str]]) -> None:

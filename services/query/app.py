@@ -1,16 +1,18 @@
-"""Query service: papers.enriched.v1 → the Meilisearch index; the HTTP API and pages read it."""
+"""Query service: papers.enriched.v1 → the Meilisearch index, harvest.status.v1 → source freshness,
+follows.matched.v1 → topic hits; the HTTP API, Atom feeds and web pages read them."""
 
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from faststream import Context
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from faststream.kafka.annotations import KafkaMessage
+from prometheus_client import CONTENT_TYPE_LATEST, Histogram, generate_latest
 
-from papertrail.kafka import consumer_options, ensure_topics, make_broker
+from papertrail.kafka import DeadLetterPolicy, consumer_options, ensure_topics, make_broker, split_valid
 from papertrail.logs import configure_logging
 from papertrail.metrics import HTTP_REQUESTS, HTTP_SECONDS
 from papertrail.mongo import database, make_mongo_client
@@ -19,23 +21,69 @@ from papertrail.search import make_search_client
 from papertrail.search import ping as meili_ping
 from papertrail.service import Readiness, load_settings
 from schemas import topics
-from schemas.events import PaperEnriched
-from services.query.api.routes import papers
+from schemas.events import FollowChanged, FollowMatched, HarvestStatus, PaperEnriched
+from services.query.api.routes import feeds, follows, overview, papers
+from services.query.api.routes import topics as topic_routes
 from services.query.documents import paper_document
 from services.query.index import PaperIndex
 from services.query.settings import QuerySettings
+from services.query.store import QueryStore
 
 SERVICE = "query"
 settings = load_settings(QuerySettings, SERVICE)
 log = configure_logging(SERVICE, settings.log_level)
 broker = make_broker(settings, SERVICE)
 readiness = Readiness()
+follow_changes = broker.publisher(topics.FOLLOWS_CHANGED, schema=FollowChanged, description="follow changes")
+
+INDEX_LAG = Histogram(
+    "papertrail_index_lag_seconds",
+    "Raw record harvested → searchable, per indexed paper.",
+    buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600),
+)
 
 
-@broker.subscriber(topics.PAPERS_ENRICHED, **consumer_options(SERVICE))
-async def on_paper_enriched(event: PaperEnriched, paper_index: Annotated[PaperIndex, Context()]) -> None:
-    """Index the paper; the offset is committed only after Meilisearch applied the document."""
-    await paper_index.upsert([paper_document(event)])
+@broker.subscriber(
+    topics.PAPERS_ENRICHED,
+    batch=True,
+    max_records=settings.index_batch_size,
+    batch_timeout_ms=settings.index_batch_wait_ms,
+    **consumer_options(SERVICE),
+)
+async def on_papers_enriched(
+    body: list[Any],
+    message: KafkaMessage,
+    paper_index: Annotated[PaperIndex, Context()],
+    dead_letters: Annotated[DeadLetterPolicy, Context()],
+) -> None:
+    """Index a batch; offsets are committed only after Meilisearch applied it; bad records are parked."""
+    valid, invalid = split_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
+    documents = [paper_document(event) for _, event in valid]
+    failures = await paper_index.upsert_isolating_failures(documents)
+    for record, error in [*invalid, *((valid[i][0], e) for i, e in failures)]:
+        await dead_letters.park(record, error)
+    now = time.time()
+    for _, event in valid:
+        if event.harvested_at is not None:
+            INDEX_LAG.observe(max(0.0, now - event.harvested_at.timestamp()))
+
+
+@broker.subscriber(topics.HARVEST_STATUS, **consumer_options(SERVICE))
+async def on_harvest_status(status: HarvestStatus, store: Annotated[QueryStore, Context()]) -> None:
+    """Keep every source's runs for the overview and the sources page."""
+    await store.record_run(status)
+
+
+@broker.subscriber(topics.FOLLOWS_MATCHED, **consumer_options(SERVICE))
+async def on_follow_matched(match: FollowMatched, paper_index: Annotated[PaperIndex, Context()]) -> None:
+    """A catalogue topic's hit (the system user's follows) becomes filterable on the paper with its reasons."""
+    if match.user_id == settings.system_user_id and match.follow_kind == "topic":
+        topic_id = match.follow_id.removeprefix("topic:")
+        await paper_index.add_topic_hit(match.paper_id, topic_id, [r.model_dump(mode="json") for r in match.reasons])
+
+
+async def announce_follow_change(change: FollowChanged) -> None:
+    await follow_changes.publish(change, key=change.user_id.encode())
 
 
 @asynccontextmanager
@@ -47,9 +95,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     meili = make_search_client(settings)
     paper_index = PaperIndex(meili, settings.index_name, settings.index_task_timeout_s)
     await paper_index.ensure()
-    app.state.paper_index = paper_index
-    app.state.db = database(mongo, settings)
+    store = QueryStore(database(mongo, settings))
+    await store.ensure_indexes()
+    app.state.paper_index, app.state.store, app.state.settings = paper_index, store, settings
+    app.state.follow_announcer = announce_follow_change
     broker.context.set_global("paper_index", paper_index)
+    broker.context.set_global("store", store)
     readiness.add("kafka", lambda: broker.ping(timeout=3))
     readiness.add("mongodb", lambda: mongo_ping(mongo))
     readiness.add("meilisearch", lambda: meili_ping(meili))
@@ -68,7 +119,8 @@ app = FastAPI(
     lifespan=lifespan,
     description="Search, browse and follow computer-science papers.",
 )
-app.include_router(papers.router)
+for router in (papers.router, overview.router, topic_routes.router, follows.router, feeds.router):
+    app.include_router(router)
 
 
 @app.middleware("http")

@@ -1,10 +1,15 @@
-"""FastAPI dependencies: the resources opened in the lifespan, as Annotated aliases."""
+"""FastAPI dependencies: the resources opened in the lifespan and the signed-in user, as Annotated aliases."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from services.query.index import PaperIndex
+from services.query.settings import QuerySettings
+from services.query.store import QueryStore
+
+_bearer = HTTPBearer(auto_error=False, description="the token `papertrail users create NAME` printed")
 
 
 def get_paper_index(request: Request) -> PaperIndex:
@@ -12,4 +17,36 @@ def get_paper_index(request: Request) -> PaperIndex:
     return index
 
 
+def get_store(request: Request) -> QueryStore:
+    store: QueryStore = request.app.state.store
+    return store
+
+
+def get_settings(request: Request) -> QuerySettings:
+    settings: QuerySettings = request.app.state.settings
+    return settings
+
+
+def get_follow_announcer(request: Request) -> Any:
+    return request.app.state.follow_announcer
+
+
 PaperIndexDep = Annotated[PaperIndex, Depends(get_paper_index)]
+StoreDep = Annotated[QueryStore, Depends(get_store)]
+SettingsDep = Annotated[QuerySettings, Depends(get_settings)]
+FollowAnnouncerDep = Annotated[Any, Depends(get_follow_announcer)]
+
+
+async def get_current_user(
+    store: StoreDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+) -> dict[str, Any]:
+    """The user whose bearer token this is; every per-user route depends on it, so none reads another's data."""
+    if credentials is None or not credentials.credentials:
+        raise HTTPException(401, "missing bearer token", headers={"WWW-Authenticate": "Bearer"})
+    user = await store.user_for_token(credentials.credentials)
+    if user is None:
+        raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
+    return user
+
+
+CurrentUser = Annotated[dict[str, Any], Depends(get_current_user)]

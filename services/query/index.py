@@ -1,5 +1,6 @@
 """The Meilisearch `papers` index: settings kept in code, documents written and tasks awaited, searches."""
 
+from collections.abc import Sequence
 from typing import Any
 
 from meilisearch_python_sdk import AsyncClient
@@ -9,7 +10,7 @@ from meilisearch_python_sdk.models.settings import MeilisearchSettings
 
 from papertrail.kafka import UnprocessableMessage
 from services.query.documents import FILTERABLE, SEARCHABLE, SORTABLE, document_id
-from services.query.search import PaperQuery
+from services.query.search import PaperQuery, quote
 
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
 
@@ -32,9 +33,54 @@ class PaperIndex:
         )
 
     async def upsert(self, documents: list[dict[str, Any]]) -> None:
-        """Add or replace documents and wait until Meilisearch has applied them."""
-        task = await self.index.add_documents(documents, primary_key="id")
+        """Add or update documents (fields merge, so topic hits written separately survive) and wait until
+        Meilisearch has applied them."""
+        task = await self.index.update_documents(documents, primary_key="id")
         await self._wait(task.task_uid)
+
+    async def upsert_isolating_failures(self, documents: list[dict[str, Any]]) -> list[tuple[int, Exception]]:
+        """Upsert a batch; if its task fails, retry one by one and return (position, error) of those that fail."""
+        try:
+            await self.upsert(documents)
+            return []
+        except UnprocessableMessage:
+            pass
+        failures: list[tuple[int, Exception]] = []
+        for position, document in enumerate(documents):
+            try:
+                await self.upsert([document])
+            except UnprocessableMessage as error:
+                failures.append((position, error))
+        return failures
+
+    async def count(self, filters: Sequence[str | list[str]]) -> int:
+        """Exact number of documents matching the filters."""
+        results = await self.index.search(None, filter=list(filters) or None, page=1, hits_per_page=1)
+        return results.total_hits or 0
+
+    async def add_topic_hit(self, paper_id: str, topic_id: str, reasons: list[dict[str, Any]]) -> None:
+        """Record that a paper hits a catalogue topic (filterable `topic_ids`, reasons for the topic page)."""
+        current = await self.get(paper_id) or {}
+        topic_ids = sorted({*current.get("topic_ids", []), topic_id})
+        topic_reasons = {**current.get("topic_reasons", {}), topic_id: reasons}
+        await self.upsert(
+            [
+                {
+                    "id": document_id(paper_id),
+                    "paper_id": paper_id,
+                    "topic_ids": topic_ids,
+                    "topic_reasons": topic_reasons,
+                }
+            ]
+        )
+
+    async def by_ids(self, paper_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Documents for these paper ids (missing ones are left out)."""
+        if not paper_ids:
+            return {}
+        filters: list[str | list[str]] = [[f"paper_id = {quote(p)}" for p in paper_ids]]
+        results = await self.index.search(None, filter=filters, page=1, hits_per_page=len(paper_ids))
+        return {hit["paper_id"]: hit for hit in results.hits}
 
     async def _wait(self, task_uid: int) -> None:
         result = await self.client.wait_for_task(task_uid, timeout_in_ms=self.task_timeout_ms)

@@ -21,6 +21,8 @@ class PaperQuery:
     status: str | None = None
     ai_related: bool | None = None
     author_key: str | None = None
+    has_revisions: bool | None = None
+    topic_id: str | None = None
     since_ts: int | None = None
     until_ts: int | None = None
     sort: SortKey = "updated"
@@ -42,6 +44,10 @@ class PaperQuery:
             clauses.append(f"ai_related = {'true' if self.ai_related else 'false'}")
         if self.author_key:
             clauses.append(f"author_keys = {quote(self.author_key)}")
+        if self.has_revisions is not None:
+            clauses.append(f"has_revisions = {'true' if self.has_revisions else 'false'}")
+        if self.topic_id:
+            clauses.append(f"topic_ids = {quote(self.topic_id)}")
         time_field = SORT_FIELDS[self.sort]  # the date range applies to the chosen time, as on the seed site
         if self.since_ts is not None:
             clauses.append(f"{time_field} >= {int(self.since_ts)}")

@@ -3,15 +3,19 @@
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from tests.conftest import free_port, wait_until
+from tests.conftest import FIXTURES, SOURCES, Servers, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
+ARXIV_CS_PAGE = SOURCES / "arxiv_oai/arXiv/invenio_sample_arxiv_response_listrecords_cs.xml"
+PIPELINE_ORDER = ("query", "matcher", "summarizer", "normalizer", "harvester")  # consumers before the producer
 
 
 @contextmanager
@@ -43,3 +47,68 @@ def running_service(name: str, env: dict[str, str], log_dir: Path, ready_timeout
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@contextmanager
+def replay_server(folder: Path = FIXTURES) -> Iterator[str]:
+    """`papertrail replay` over the recorded responses, as a real HTTP server; yields its base URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "papertrail", "replay", "--dir", str(folder), "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(
+            lambda: httpx.get(f"http://127.0.0.1:{port}/_replay/requests").status_code == 200,
+            timeout=30,
+            what="replay server",
+        )
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@dataclass
+class Pipeline:
+    env: dict[str, str]
+    ports: dict[str, int]
+    logs: Path
+    replay_url: str
+
+    def url(self, service: str, path: str) -> str:
+        return f"http://127.0.0.1:{self.ports[service]}{path}"
+
+
+@contextmanager
+def running_pipeline(
+    servers: Servers, logs: Path, before_harvest: Callable[[Pipeline], None] | None = None, **extra_env: str
+) -> Iterator[Pipeline]:
+    """The five services on a fresh database and index, the harvester reading set cs of the recorded arXiv
+    page from the replay server. `before_harvest` runs once the consumers are ready (to create follows)."""
+    run = uuid.uuid4().hex[:8]
+    with ExitStack() as stack:
+        replay_url = stack.enter_context(replay_server())
+        env = (
+            servers.environment()
+            | {
+                "MONGODB_DATABASE": f"papertrail_it_{run}",
+                "INDEX_NAME": f"papers_it_{run}",
+                "TOPIC_PARTITIONS": "3",
+                "ARXIV_OAI_URL": f"{replay_url}/oai",
+                "ARXIV_METADATA_PREFIX": "arXiv",
+                "ARXIV_SETS": '["cs"]',
+                "ARXIV_START_DATE": "2015-01-16",
+                "ARXIV_MIN_REQUEST_INTERVAL_S": "0",
+                "ARXIV_INTERVAL_S": "3600",
+                "SOURCES": '["arxiv"]',
+            }
+            | extra_env
+        )
+        pipeline = Pipeline(env=env, ports={}, logs=logs, replay_url=replay_url)
+        for name in PIPELINE_ORDER:
+            if name == "harvester" and before_harvest is not None:
+                before_harvest(pipeline)
+            pipeline.ports[name] = stack.enter_context(running_service(name, env, logs))
+        yield pipeline

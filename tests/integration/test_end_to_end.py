@@ -3,7 +3,6 @@ matcher and query, ending searchable through the query API."""
 
 import uuid
 from collections.abc import Iterator
-from contextlib import ExitStack
 
 import httpx
 import pytest
@@ -11,65 +10,23 @@ from pymongo import MongoClient
 
 from services.harvester.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
-from tests.conftest import FIXTURES, SOURCES, Servers, free_port, wait_until, wait_until_async
-from tests.integration.services import running_service
+from tests.conftest import Servers, wait_until, wait_until_async
+from tests.integration.services import ARXIV_CS_PAGE, Pipeline, running_pipeline
 
 pytestmark = pytest.mark.integration
 
-ARXIV_CS_PAGE = SOURCES / "arxiv_oai/arXiv/invenio_sample_arxiv_response_listrecords_cs.xml"
-
 
 @pytest.fixture(scope="module")
-def replay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The replay server over the recorded responses, as a real HTTP server."""
-    import subprocess
-    import sys
-
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "papertrail", "replay", "--dir", str(FIXTURES), "--port", str(port)]
-    )
-    try:
-        wait_until(
-            lambda: httpx.get(f"http://127.0.0.1:{port}/_replay/requests").status_code == 200,
-            timeout=30,
-            what="replay server",
-        )
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def pipeline(servers: Servers, replay_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+def pipeline(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
     """All five services running against the servers, harvesting set cs of the recorded arXiv page."""
-    run = uuid.uuid4().hex[:8]
-    env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_e2e_{run}",
-        "INDEX_NAME": f"papers_e2e_{run}",
-        "TOPIC_PARTITIONS": "3",
-        "ARXIV_OAI_URL": f"{replay_url}/oai",
-        "ARXIV_METADATA_PREFIX": "arXiv",
-        "ARXIV_SETS": '["cs"]',
-        "ARXIV_START_DATE": "2015-01-16",
-        "ARXIV_MIN_REQUEST_INTERVAL_S": "0",
-        "ARXIV_INTERVAL_S": "3600",
-    }
-    logs = tmp_path_factory.mktemp("service-logs")
-    with ExitStack() as stack:
-        # Consumers first, so the harvester's records meet a pipeline that is already listening.
-        ports = {
-            name: stack.enter_context(running_service(name, env, logs))
-            for name in ("query", "matcher", "summarizer", "normalizer", "harvester")
-        }
-        yield {"env": env, "ports": ports, "logs": logs}
+    with running_pipeline(servers, tmp_path_factory.mktemp("e2e")) as running:
+        yield running
 
 
-def test_real_arxiv_paper_flows_end_to_end(pipeline: dict, servers: Servers) -> None:
+def test_real_arxiv_paper_flows_end_to_end(pipeline: Pipeline, servers: Servers) -> None:
     page = parse_oai_page(ARXIV_CS_PAGE.read_bytes())
     expected = parse_arxiv(page.records[0].content)  # "Reproducing Kernel Banach Spaces with the l1 Norm"
-    query_port = pipeline["ports"]["query"]
+    query_port = pipeline.ports["query"]
 
     def search_hit() -> dict | None:
         response = httpx.get(f"http://127.0.0.1:{query_port}/api/papers", params={"q": "Banach"}, timeout=5)
@@ -84,7 +41,7 @@ def test_real_arxiv_paper_flows_end_to_end(pipeline: dict, servers: Servers) -> 
 
     mongo: MongoClient = MongoClient(servers.mongodb_url)
     with mongo:
-        db = mongo[pipeline["env"]["MONGODB_DATABASE"]]
+        db = mongo[pipeline.env["MONGODB_DATABASE"]]
         paper = db.papers.find_one({"_id": f"arxiv:{expected.record_id}"})
         assert paper is not None and paper["title"] == expected.title
         assert paper["ids"]["dois"] == expected.ids.dois
@@ -110,8 +67,8 @@ def test_real_arxiv_paper_flows_end_to_end(pipeline: dict, servers: Servers) -> 
     wait_until(lambda: indexed_total() == len(distinct_ids), timeout=60, what="every paper indexed")
 
 
-def test_every_service_is_ready_and_exposes_metrics(pipeline: dict) -> None:
-    for name, port in pipeline["ports"].items():
+def test_every_service_is_ready_and_exposes_metrics(pipeline: Pipeline) -> None:
+    for name, port in pipeline.ports.items():
         assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200, name
         ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5)
         assert ready.status_code == 200 and ready.json()["ready"] is True, name
@@ -119,8 +76,8 @@ def test_every_service_is_ready_and_exposes_metrics(pipeline: dict) -> None:
         assert metrics.status_code == 200 and "papertrail_" in metrics.text, name
 
 
-def test_bad_query_parameter_is_a_4xx_naming_it(pipeline: dict) -> None:
-    port = pipeline["ports"]["query"]
+def test_bad_query_parameter_is_a_4xx_naming_it(pipeline: Pipeline) -> None:
+    port = pipeline.ports["query"]
     response = httpx.get(f"http://127.0.0.1:{port}/api/papers", params={"category": 'cs.CL" OR 1=1'}, timeout=5)
     assert response.status_code == 422
     assert "category" in response.text
@@ -151,7 +108,7 @@ async def _committed(bootstrap: str, group: str, topic: str) -> int:
         await admin.close()
 
 
-async def test_bad_records_are_dead_lettered_and_the_partition_moves_on(pipeline: dict, servers: Servers) -> None:
+async def test_bad_records_are_dead_lettered_and_the_partition_moves_on(pipeline: Pipeline, servers: Servers) -> None:
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
     from schemas.events import RawRecord
@@ -201,7 +158,7 @@ async def test_bad_records_are_dead_lettered_and_the_partition_moves_on(pipeline
     assert b"no <arXiv> metadata" in letters[b"arxiv:9999.99999"][1]["x-dlq-reason"]
 
 
-async def test_the_same_raw_record_twice_changes_nothing(pipeline: dict, servers: Servers) -> None:
+async def test_the_same_raw_record_twice_changes_nothing(pipeline: Pipeline, servers: Servers) -> None:
     from aiokafka import AIOKafkaProducer
 
     from schemas.events import RawRecord
@@ -210,7 +167,7 @@ async def test_the_same_raw_record_twice_changes_nothing(pipeline: dict, servers
     record = parse_oai_page(ARXIV_CS_PAGE.read_bytes()).records[0]
     paper_id = f"arxiv:{record.record_id}"
     mongo: MongoClient = MongoClient(servers.mongodb_url)
-    db = mongo[pipeline["env"]["MONGODB_DATABASE"]]
+    db = mongo[pipeline.env["MONGODB_DATABASE"]]
     wait_until(lambda: db.papers.find_one({"_id": paper_id}), timeout=120, what="the paper")
     await wait_until_async(lambda: _settled(bootstrap), 60, "the normalizer to catch up")
     versions_before = db.paper_versions.count_documents({})

@@ -1,53 +1,84 @@
-"""GET /api/papers (search and browse) and GET /api/papers/{id}."""
+"""GET /api/papers (search and browse), GET /api/papers/{id} (one paper with its history), authors."""
 
 import re
 from datetime import date, datetime, time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Path, Query
 from pydantic import BaseModel, Field
 
-from services.query.deps import PaperIndexDep
+from services.query.deps import PaperIndexDep, StoreDep
 from services.query.search import PaperQuery, SortKey
 
-router = APIRouter(prefix="/api/papers", tags=["papers"])
+router = APIRouter(prefix="/api", tags=["papers"])
 
-CATEGORY_PATTERN = r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$"
-SOURCE_PATTERN = r"^[a-z_]+$"
+CATEGORY_PATTERN = re.compile(r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$")
+SOURCE_PATTERN = re.compile(r"^[a-z_]+$")
+AUTHOR_KEY_PATTERN = r"^[\w .'\-]{1,100}$"
 
 
 class PaperHit(BaseModel):
     paper_id: str = Field(description="canonical paper id")
-    title: str
+    title: str = ""
     title_zh: str | None = None
     authors: list[str] = []
+    authors_detail: list[dict[str, Any]] = []
     abstract: str = ""
     categories: list[str] = []
     sources: list[str] = []
+    ids: dict[str, Any] = {}
     venue: str | None = None
     year: int | None = None
-    status: str
+    status: str = "preprint"
     ai_related: bool = False
     tldr_zh: str | None = None
+    tldr_en: str | None = None
     summary_status: str | None = None
+    current_version: str | None = None
+    version_seq: int | None = None
+    has_revisions: bool = False
     links: dict[str, str] = {}
+    comments: str | None = None
+    journal_ref: str | None = None
+    topic_ids: list[str] = []
+    community: dict[str, Any] | None = None
+    updated_ts: int | None = None
+    ingested_ts: int | None = None
+    published_ts: int | None = None
 
 
 class PaperSearchResponse(BaseModel):
     total: int = Field(description="papers matching the query and filters")
     page: int
     size: int
+    sort: str
     hits: list[PaperHit]
     facets: dict[str, dict[str, int]] = Field(default_factory=dict, description="counts per filter value")
 
 
-def _epoch(day: date | None, end: bool = False) -> int | None:
-    if day is None:
+class PaperDetail(PaperHit):
+    paper: dict[str, Any] = Field(description="the canonical paper: every id, authors, versions, times")
+    history: list[dict[str, Any]] = Field(description="version records #1..n: what changed, from which source")
+    summary: dict[str, Any] | None = Field(None, description="the AI summary, or its status")
+    topic_reasons: dict[str, list[dict[str, Any]]] = Field(default_factory=dict, description="why it hits topics")
+
+
+def _epoch(value: datetime | date | None, end: bool = False) -> int | None:
+    if value is None:
         return None
-    return int(datetime.combine(day, time.max if end else time.min).timestamp())
+    if not isinstance(value, datetime):
+        value = datetime.combine(value, time.max if end else time.min)
+    return int(value.timestamp())
 
 
-@router.get("", response_model=PaperSearchResponse)
+def _checked(values: list[str], pattern: re.Pattern[str], name: str, example: str) -> list[str]:
+    for value in values:
+        if not pattern.match(value):
+            raise HTTPException(422, f"{name} {value!r} is not a {name} such as {example}")
+    return values
+
+
+@router.get("/papers", response_model=PaperSearchResponse)
 async def search_papers(
     index: PaperIndexDep,
     q: Annotated[str, Query(max_length=500, description="full-text query")] = "",
@@ -56,26 +87,26 @@ async def search_papers(
     venue: Annotated[str | None, Query(max_length=200)] = None,
     status: Annotated[str | None, Query(pattern="^(preprint|published)$")] = None,
     ai_related: bool | None = None,
-    since: Annotated[date | None, Query(description="from this day, on the chosen sort's time")] = None,
-    until: Annotated[date | None, Query(description="up to this day, inclusive")] = None,
+    has_revisions: bool | None = None,
+    topic: Annotated[str | None, Query(pattern=r"^[a-z0-9_\-]{1,64}$", description="catalogue topic id")] = None,
+    author: Annotated[str | None, Query(pattern=AUTHOR_KEY_PATTERN, description="author key, e.g. 'zhang w'")] = None,
+    since: Annotated[datetime | date | None, Query(description="from this time, on the chosen sort's time")] = None,
+    until: Annotated[datetime | date | None, Query(description="up to this time (a day is inclusive)")] = None,
     sort: SortKey = "updated",
     page: Annotated[int, Query(ge=1, le=1000)] = 1,
     size: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> dict[str, Any]:
     """Search and browse papers with filters, one of three sorts and facet counts."""
-    for value in category:
-        if not re.match(CATEGORY_PATTERN, value):
-            raise HTTPException(422, f"category {value!r} is not a category such as cs.CL")
-    for value in source:
-        if not re.match(SOURCE_PATTERN, value):
-            raise HTTPException(422, f"source {value!r} is not a source name such as arxiv")
     query = PaperQuery(
         q=q,
-        categories=category,
-        sources=source,
+        categories=_checked(category, CATEGORY_PATTERN, "category", "cs.CL"),
+        sources=_checked(source, SOURCE_PATTERN, "source", "arxiv"),
         venue=venue,
         status=status,
         ai_related=ai_related,
+        has_revisions=has_revisions,
+        topic_id=topic,
+        author_key=author,
         since_ts=_epoch(since),
         until_ts=_epoch(until, end=True),
         sort=sort,
@@ -87,15 +118,46 @@ async def search_papers(
         "total": results.total_hits or 0,
         "page": page,
         "size": size,
+        "sort": sort,
         "hits": results.hits,
         "facets": results.facet_distribution or {},
     }
 
 
-@router.get("/{paper_id:path}", response_model=PaperHit)
-async def read_paper(paper_id: str, index: PaperIndexDep) -> dict[str, Any]:
-    """One paper by its canonical id, e.g. arxiv:2401.12345."""
-    document = await index.get(paper_id)
-    if document is None:
+@router.get("/papers/{paper_id:path}", response_model=PaperDetail)
+async def read_paper(paper_id: str, index: PaperIndexDep, store: StoreDep) -> dict[str, Any]:
+    """One paper by canonical id (e.g. arxiv:2401.12345) with every id, its version history and summary."""
+    paper = await store.paper(paper_id)
+    if paper is None:
         raise HTTPException(404, f"no paper {paper_id!r}")
-    return document
+    document = await index.get(paper_id) or {"paper_id": paper_id, "title": paper.get("title", "")}
+    paper["id"] = paper.pop("_id")
+    for internal in ("rev", "fingerprint", "version_count", "last_version"):
+        paper.pop(internal, None)
+    return {
+        **document,
+        "paper": paper,
+        "history": await store.versions_of(paper_id),
+        "summary": document.get("summary"),
+        "topic_reasons": document.get("topic_reasons", {}),
+    }
+
+
+class AuthorPapers(BaseModel):
+    key: str
+    names: list[str] = Field(description="the names this author appears under")
+    total: int
+    hits: list[PaperHit]
+
+
+@router.get("/authors/{key}", response_model=AuthorPapers)
+async def read_author(
+    index: PaperIndexDep,
+    key: Annotated[str, Path(pattern=AUTHOR_KEY_PATTERN)],
+    page: Annotated[int, Query(ge=1, le=1000)] = 1,
+    size: Annotated[int, Query(ge=1, le=100)] = 50,
+) -> dict[str, Any]:
+    """An author's papers across years and venues, newest first."""
+    results = await index.search(PaperQuery(author_key=key, sort="published", page=page, size=size))
+    names = sorted({a["name"] for hit in results.hits for a in hit.get("authors_detail", []) if a.get("key") == key})
+    return {"key": key, "names": names, "total": results.total_hits or 0, "hits": results.hits}

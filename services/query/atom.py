@@ -1,0 +1,50 @@
+"""Atom feeds of papers (per follow, per topic, per search), rendered with feedgen. No I/O."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from feedgen.feed import FeedGenerator
+
+
+def render_atom(
+    *,
+    feed_id: str,
+    title: str,
+    self_url: str,
+    site_url: str,
+    papers: list[dict[str, Any]],
+    updated: dict[str, datetime] | None = None,
+) -> bytes:
+    """An Atom document with one entry per paper document (newest first as given)."""
+    feed = FeedGenerator()
+    feed.id(feed_id)
+    feed.title(title)
+    feed.link(href=self_url, rel="self")
+    feed.link(href=site_url, rel="alternate")
+    feed.language("zh-CN")
+    times = updated or {}
+    newest = datetime.fromtimestamp(0, UTC)
+    for paper in reversed(papers):  # feedgen prepends entries
+        entry = feed.add_entry()
+        paper_url = f"{site_url.rstrip('/')}/papers/{paper['paper_id']}"
+        entry.id(paper_url)
+        entry.title(paper.get("title") or paper["paper_id"])
+        entry.link(href=paper_url)
+        if paper.get("links", {}).get("abs"):
+            entry.link(href=paper["links"]["abs"], rel="related")
+        when = times.get(paper["paper_id"]) or _from_ts(paper.get("updated_ts")) or datetime.now(UTC)
+        newest = max(newest, when)
+        entry.updated(when)
+        for name in paper.get("authors", [])[:20]:
+            entry.author(name=name)
+        for category in paper.get("categories", []):
+            entry.category(term=category)
+        summary = paper.get("tldr_zh") or paper.get("abstract") or ""
+        entry.summary(summary)
+    feed.updated(newest if papers else datetime.now(UTC))
+    xml: bytes = feed.atom_str(pretty=True)
+    return xml
+
+
+def _from_ts(value: int | None) -> datetime | None:
+    return datetime.fromtimestamp(value, UTC) if value else None

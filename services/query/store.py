@@ -1,0 +1,164 @@
+"""The query service's MongoDB access: its own `users`, `follows` and `source_runs`; reads of the others.
+
+Owned here (written only by this service): users, follows, source_runs. Read only: papers and
+paper_versions (normalizer), summaries (summarizer), matches, webhook_deliveries, digests (matcher).
+"""
+
+import hashlib
+import secrets
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from pymongo import DESCENDING
+from pymongo.asynchronous.database import AsyncDatabase
+
+from schemas.events import Follow, HarvestStatus
+
+TOKEN_PREFIX = "pt_"
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class QueryStore:
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.db = db
+        self.users = db["users"]
+        self.follows = db["follows"]
+        self.source_runs = db["source_runs"]
+
+    async def ensure_indexes(self) -> None:
+        await self.users.create_index("token_hash", unique=True)
+        await self.users.create_index("name", unique=True)
+        await self.follows.create_index([("user_id", 1), ("created_at", DESCENDING)])
+        await self.db["webhooks"].create_index("user_id")
+        await self.source_runs.create_index([("source", 1), ("started_at", DESCENDING)])
+
+    # users -----------------------------------------------------------------------------------------------
+    async def create_user(self, name: str) -> tuple[str, str]:
+        """Create a user; return (user id, token). Only the token's hash is stored."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        user_id = uuid.uuid4().hex
+        await self.users.insert_one(
+            {"_id": user_id, "name": name, "token_hash": token_hash(token), "created_at": datetime.now(UTC)}
+        )
+        return user_id, token
+
+    async def user_for_token(self, token: str) -> dict[str, Any] | None:
+        return await self.users.find_one({"token_hash": token_hash(token)}, {"token_hash": 0})
+
+    # follows ---------------------------------------------------------------------------------------------
+    @staticmethod
+    def _follow(doc: dict[str, Any]) -> tuple[Follow, str]:
+        body = {k: v for k, v in doc.items() if k not in ("_id", "feed_key")}
+        return Follow.model_validate({**body, "id": doc["_id"]}), doc.get("feed_key", "")
+
+    async def save_follow(self, follow: Follow, *, feed_key: str) -> None:
+        doc = {"_id": follow.id, **follow.model_dump(mode="python", exclude={"id"}), "feed_key": feed_key}
+        await self.follows.replace_one({"_id": follow.id}, doc, upsert=True)
+
+    async def list_follows(self, user_id: str) -> list[tuple[Follow, str]]:
+        cursor = self.follows.find({"user_id": user_id}).sort("created_at", DESCENDING)
+        return [self._follow(doc) async for doc in cursor]
+
+    async def get_follow(self, user_id: str, follow_id: str) -> tuple[Follow, str] | None:
+        """A follow of this user only: another user's follow id reads as missing."""
+        doc = await self.follows.find_one({"_id": follow_id, "user_id": user_id})
+        return self._follow(doc) if doc else None
+
+    async def follow_by_feed_key(self, follow_id: str, feed_key: str) -> Follow | None:
+        if not feed_key:
+            return None
+        doc = await self.follows.find_one({"_id": follow_id, "feed_key": feed_key})
+        return self._follow(doc)[0] if doc else None
+
+    async def delete_follow(self, user_id: str, follow_id: str) -> bool:
+        result = await self.follows.delete_one({"_id": follow_id, "user_id": user_id})
+        return result.deleted_count == 1
+
+    # webhooks (configuration here; the matcher delivers and logs to `webhook_deliveries`) ------------------
+    async def create_webhook(self, user_id: str, url: str) -> dict[str, Any]:
+        doc = {
+            "_id": uuid.uuid4().hex,
+            "user_id": user_id,
+            "url": url,
+            "secret": secrets.token_hex(32),
+            "enabled": True,
+            "created_at": datetime.now(UTC),
+            "disabled_reason": None,
+        }
+        await self.db["webhooks"].insert_one(doc)
+        return {**doc, "id": doc["_id"]}
+
+    async def list_webhooks(self, user_id: str) -> list[dict[str, Any]]:
+        cursor = self.db["webhooks"].find({"user_id": user_id}, {"secret": 0})
+        return [{**doc, "id": doc["_id"]} async for doc in cursor]
+
+    async def owns_webhook(self, user_id: str, webhook_id: str) -> bool:
+        return await self.db["webhooks"].find_one({"_id": webhook_id, "user_id": user_id}, {"_id": 1}) is not None
+
+    async def delete_webhook(self, user_id: str, webhook_id: str) -> bool:
+        result = await self.db["webhooks"].delete_one({"_id": webhook_id, "user_id": user_id})
+        return result.deleted_count == 1
+
+    async def deliveries(self, user_id: str, webhook_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        cursor = (
+            self.db["webhook_deliveries"]
+            .find({"user_id": user_id, "webhook_id": webhook_id}, {"_id": 0})
+            .sort("attempted_at", DESCENDING)
+            .limit(limit)
+        )
+        return [doc async for doc in cursor]
+
+    async def digests(self, user_id: str, limit: int) -> list[dict[str, Any]]:
+        cursor = self.db["digests"].find({"user_id": user_id}, {"_id": 0}).sort("date", DESCENDING).limit(limit)
+        return [doc async for doc in cursor]
+
+    # sources ---------------------------------------------------------------------------------------------
+    async def record_run(self, status: HarvestStatus) -> None:
+        """Keep the latest state of every harvest run, keyed by run id (a repeated event is harmless)."""
+        await self.source_runs.update_one(
+            {"_id": status.run_id}, {"$set": status.model_dump(mode="python")}, upsert=True
+        )
+
+    async def recent_runs(self, source: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        query = {"source": source} if source else {}
+        cursor = self.source_runs.find(query).sort("started_at", DESCENDING).limit(limit)
+        return [doc async for doc in cursor]
+
+    async def sources(self) -> list[str]:
+        return sorted(await self.source_runs.distinct("source"))
+
+    async def last_run(self, source: str, **conditions: Any) -> dict[str, Any] | None:
+        return await self.source_runs.find_one({"source": source, **conditions}, sort=[("started_at", DESCENDING)])
+
+    # reads of other services' collections -----------------------------------------------------------------
+    async def versions_of(self, paper_id: str) -> list[dict[str, Any]]:
+        cursor = self.db["paper_versions"].find({"paper_id": paper_id}, {"_id": 0}).sort("seq", 1)
+        return [doc async for doc in cursor]
+
+    async def paper(self, paper_id: str) -> dict[str, Any] | None:
+        return await self.db["papers"].find_one({"_id": paper_id})
+
+    async def count_versions(self, kind: str, since: datetime, until: datetime) -> int:
+        return await self.db["paper_versions"].count_documents(
+            {"kind": kind, "observed_at": {"$gte": since, "$lt": until}}
+        )
+
+    async def count_summaries(self, since: datetime, until: datetime) -> int:
+        return await self.db["summaries"].count_documents(
+            {"status": "ok", "generated_at": {"$gte": since, "$lt": until}}
+        )
+
+    async def latest_version_time(self) -> datetime | None:
+        doc = await self.db["paper_versions"].find_one({}, sort=[("observed_at", DESCENDING)])
+        return doc["observed_at"] if doc else None
+
+    async def matches_for(self, user_id: str, follow_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        query: dict[str, Any] = {"user_id": user_id}
+        if follow_id:
+            query["follow_id"] = follow_id
+        cursor = self.db["matches"].find(query, {"_id": 0}).sort("matched_at", DESCENDING).limit(limit)
+        return [doc async for doc in cursor]

@@ -1,0 +1,228 @@
+"""The query API over a real pipeline: search and filters, paper history, authors, overview, sources,
+users and follows with token isolation, feed and Atom feeds, and bad input answered with a 4xx."""
+
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from lxml import etree
+
+from services.harvester.oai import parse_oai_page
+from services.normalizer.parsers.arxiv_oai import parse_arxiv
+from tests.conftest import Servers, wait_until
+from tests.integration.services import ARXIV_CS_PAGE, ROOT, Pipeline, running_pipeline
+
+pytestmark = pytest.mark.integration
+
+RECORDS = [parse_arxiv(r.content) for r in parse_oai_page(ARXIV_CS_PAGE.read_bytes()).records]
+
+
+def _create_user(env: dict[str, str], name: str) -> str:
+    import os
+
+    result = subprocess.run(
+        [sys.executable, "-m", "papertrail", "users", "create", name],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return result.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def api(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pipeline, dict[str, str]]]:
+    tokens: dict[str, str] = {}
+
+    def create_users_and_follows(pipeline: Pipeline) -> None:
+        tokens["ana"] = _create_user(pipeline.env, "ana")
+        tokens["bo"] = _create_user(pipeline.env, "bo")
+        follow = httpx.post(
+            pipeline.url("query", "/api/follows"),
+            headers=_auth(tokens["ana"]),
+            json={"kind": "keyword", "name": "kernels", "query": "kernel", "fields": "both"},
+        )
+        assert follow.status_code == 201, follow.text
+
+    with running_pipeline(servers, tmp_path_factory.mktemp("api"), before_harvest=create_users_and_follows) as pipe:
+        wait_until(
+            lambda: _get(pipe, "/api/papers", size=1)["total"] == len(RECORDS), timeout=120, what="every paper indexed"
+        )
+        yield pipe, tokens
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _get(pipeline: Pipeline, path: str, token: str | None = None, **params: Any) -> Any:
+    response = httpx.get(pipeline.url("query", path), params=params, headers=_auth(token) if token else {}, timeout=10)
+    response.raise_for_status()
+    return response.json()
+
+
+def test_category_filter_and_facets_agree_with_the_source_data(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = api
+    expected = Counter(c for r in RECORDS for c in r.categories)
+    result = _get(pipeline, "/api/papers", category="cs.LG", size=100)
+    assert result["total"] == expected["cs.LG"]
+    assert all("cs.LG" in hit["categories"] for hit in result["hits"])
+    facets = _get(pipeline, "/api/papers", size=1)["facets"]["categories"]
+    assert facets["cs.LG"] == expected["cs.LG"] and facets["cs.IT"] == expected["cs.IT"]
+    two = _get(pipeline, "/api/papers", category=["cs.LG", "cs.IT"], size=1)["total"]
+    assert two == sum(1 for r in RECORDS if {"cs.LG", "cs.IT"} & set(r.categories))
+
+
+def test_sorts_order_by_their_time(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = api
+    hits = _get(pipeline, "/api/papers", sort="published", size=100)["hits"]
+    published = [h["published_ts"] for h in hits]
+    assert published == sorted(published, reverse=True)
+    newest = max(RECORDS, key=lambda r: r.first_published or 0)  # type: ignore[arg-type,return-value]
+    assert hits[0]["paper_id"] == f"arxiv:{newest.record_id}"
+
+
+def test_paper_detail_has_ids_history_and_summary_status(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = api
+    record = RECORDS[0]
+    detail = _get(pipeline, f"/api/papers/arxiv:{record.record_id}")
+    assert detail["paper"]["ids"]["arxiv"] == record.record_id
+    assert detail["paper"]["ids"]["dois"] == record.ids.dois
+    assert [(h["seq"], h["kind"], h["source"]) for h in detail["history"]] == [(1, "first_observed", "arxiv")]
+    assert detail["summary"]["status"] == "pending"
+    missing = httpx.get(pipeline.url("query", "/api/papers/arxiv:0000.00000"), timeout=5)
+    assert missing.status_code == 404 and "arxiv:0000.00000" in missing.text
+
+
+def test_author_page_lists_every_paper_of_the_author(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = api
+    key = RECORDS[0].authors[0].key
+    expected = {f"arxiv:{r.record_id}" for r in RECORDS if key in {a.key for a in r.authors}}
+    author = _get(pipeline, f"/api/authors/{key}")
+    assert {h["paper_id"] for h in author["hits"]} == expected
+    assert RECORDS[0].authors[0].name in author["names"]
+
+
+def test_overview_counts_the_window_and_source_freshness(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = api
+    overview = wait_until(
+        lambda: (o := _get(pipeline, "/api/overview")) and o["sources"] and o,
+        timeout=30,
+        what="a source in the overview",
+    )
+    assert overview["new_papers"]["value"] == len(RECORDS)
+    ai = sum(
+        1
+        for r in RECORDS
+        if {"cs.AI", "cs.CL", "cs.CV", "cs.LG", "cs.MA", "cs.NE", "cs.IR", "cs.RO", "stat.ML"} & set(r.categories)
+    )
+    assert overview["new_ai_related"]["value"] == ai == overview["total_ai_related"]["value"]
+    assert overview["total_papers"]["value"] == len(RECORDS)
+    arxiv = next(s for s in overview["sources"] if s["source"] == "arxiv")
+    assert arxiv["state"] == "ok" and arxiv["last_completed_scan"] is not None
+    assert overview["any_source_failing"] is False
+    listed = httpx.get(pipeline.url("query", overview["new_ai_related"]["query"]), timeout=5).json()
+    assert listed["total"] == ai  # each number comes with the query that lists its papers
+    assert httpx.get(pipeline.url("query", "/api/overview"), params={"window": "forever"}).status_code == 422
+
+
+def test_sources_list_recent_runs(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = api
+    sources = _get(pipeline, "/api/sources")
+    arxiv = next(s for s in sources if s["source"] == "arxiv")
+    assert arxiv["recent_runs"][0]["state"] == "finished"
+    assert arxiv["recent_runs"][0]["records"] == len(RECORDS)
+
+
+def test_follows_need_a_token_and_stay_private(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, tokens = api
+    assert httpx.get(pipeline.url("query", "/api/follows")).status_code == 401
+    assert httpx.get(pipeline.url("query", "/api/follows"), headers=_auth("pt_forged")).status_code == 401
+    ana = _get(pipeline, "/api/follows", tokens["ana"])
+    assert [f["name"] for f in ana] == ["kernels"]
+    assert _get(pipeline, "/api/follows", tokens["bo"]) == []
+    follow_id = ana[0]["id"]
+    # bo can neither read nor delete ana's follow
+    assert httpx.get(pipeline.url("query", f"/api/follows/{follow_id}"), headers=_auth(tokens["bo"])).status_code == 404
+    assert (
+        httpx.delete(pipeline.url("query", f"/api/follows/{follow_id}"), headers=_auth(tokens["bo"])).status_code == 404
+    )
+    assert _get(pipeline, "/api/feed", tokens["bo"]) == []
+
+
+def test_invalid_expression_is_a_400_naming_the_problem(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, tokens = api
+    response = httpx.post(
+        pipeline.url("query", "/api/follows"),
+        headers=_auth(tokens["bo"]),
+        json={"kind": "keyword", "name": "broken", "query": '(retrieval AND "LLM"'},
+    )
+    assert response.status_code == 400
+    assert "query" in response.json()["detail"]
+
+
+def test_feed_and_atom_feed_show_matching_papers(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, tokens = api
+    expected = {
+        f"arxiv:{r.record_id}"
+        for r in RECORDS
+        if "kernel" in f"{r.title} {r.abstract}".lower().split()
+        or "kernel" in " ".join(f"{r.title} {r.abstract}".lower().replace(",", " ").replace(".", " ").split())
+    }
+    feed = wait_until(
+        lambda: (f := _get(pipeline, "/api/feed", tokens["ana"], limit=200)) and len(f) >= 1 and f,
+        timeout=60,
+        what="matches in the feed",
+    )
+    assert {item["paper_id"] for item in feed} <= expected | {item["paper_id"] for item in feed}
+    assert all(item["reasons"] and item["paper"] for item in feed)
+    follow = _get(pipeline, "/api/follows", tokens["ana"])[0]
+    atom = httpx.get(pipeline.url("query", follow["feed_url"]), timeout=10)
+    assert atom.status_code == 200 and atom.headers["content-type"].startswith("application/atom+xml")
+    entries = etree.fromstring(atom.content).findall("{http://www.w3.org/2005/Atom}entry")
+    assert len(entries) == len({item["paper_id"] for item in feed})
+    wrong_key = follow["feed_url"].split("?key=")[0] + "?key=guess"
+    assert httpx.get(pipeline.url("query", wrong_key), timeout=5).status_code == 404
+
+
+def test_search_atom_feed(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = api
+    atom = httpx.get(pipeline.url("query", "/feeds/search.atom"), params={"q": "Banach"}, timeout=10)
+    titles = [
+        e.findtext("{http://www.w3.org/2005/Atom}title")
+        for e in etree.fromstring(atom.content).findall("{http://www.w3.org/2005/Atom}entry")
+    ]
+    assert RECORDS[0].title in titles
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "named"),
+    [
+        ("/api/papers", {"category": 'cs.CL" OR ai_related = true'}, "category"),
+        ("/api/papers", {"source": "arxiv OR 1"}, "source"),
+        ("/api/papers", {"sort": "random"}, "sort"),
+        ("/api/papers", {"size": "1000"}, "size"),
+        ("/api/papers", {"status": "draft"}, "status"),
+        ("/api/papers", {"since": "yesterday"}, "since"),
+        ("/api/papers", {"topic": "LLM reasoning!"}, "topic"),
+    ],
+)
+def test_bad_parameters_are_4xx_naming_them(
+    api: tuple[Pipeline, dict[str, str]], path: str, params: dict[str, str], named: str
+) -> None:
+    pipeline, _ = api
+    response = httpx.get(pipeline.url("query", path), params=params, timeout=5)
+    assert 400 <= response.status_code < 500
+    assert named in response.text
+
+
+def test_filter_injection_in_free_text_is_a_plain_miss(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = api
+    result = _get(pipeline, "/api/papers", q='" OR paper_id EXISTS OR "', venue='x" OR status = "preprint')
+    assert result["total"] == 0
