@@ -1,0 +1,199 @@
+"""The matcher as a real process over real Kafka, MongoDB and Meilisearch: follows in, matches out."""
+
+import re
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from meilisearch_python_sdk import AsyncClient
+from meilisearch_python_sdk.models.settings import MeilisearchSettings
+from pydantic import BaseModel
+from pymongo import MongoClient
+
+from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched
+from schemas.paper import Paper, PaperVersion
+from schemas.summary import Summary
+from services.query.documents import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
+from tests.conftest import Servers, wait_until, wait_until_async
+from tests.integration.services import running_service
+from tests.matcher.corpus import sample_papers
+
+pytestmark = pytest.mark.integration
+
+RUN = uuid.uuid4().hex[:8]
+USER = f"user-{RUN}"
+PAPERS = sample_papers()
+
+
+def enriched(paper: Paper) -> PaperEnriched:
+    now = datetime.now(UTC)
+    paper = paper.model_copy(update={"first_seen": now, "updated_at": now})
+    version = PaperVersion(
+        paper_id=paper.id,
+        seq=1,
+        kind="first_observed",
+        source="arxiv",
+        source_record_id=paper.id[6:],
+        observed_at=now,
+        content_hash="0" * 64,
+    )
+    return PaperEnriched(kind="new", paper=paper, version=version, summary=Summary(status="pending"))
+
+
+def follow(follow_id: str, query: str) -> Follow:
+    return Follow(id=follow_id, user_id=USER, kind="keyword", name=query, query=query, created_at=datetime.now(UTC))
+
+
+async def _index_held_paper(servers: Servers, index_name: str, paper: Paper) -> None:
+    """A paper the query service already holds: the backfill finds it through Meilisearch."""
+    client = AsyncClient(servers.meili_url, servers.meili_master_key)
+    try:
+        settings = MeilisearchSettings(
+            searchable_attributes=SEARCHABLE, filterable_attributes=FILTERABLE, sortable_attributes=SORTABLE
+        )
+        await client.create_index(index_name, primary_key="id", settings=settings, timeout_in_ms=60_000)
+        task = await client.index(index_name).add_documents([paper_document(enriched(paper))], primary_key="id")
+        await client.wait_for_task(task.task_uid, timeout_in_ms=60_000)
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture(scope="module")
+async def matcher(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[dict]:
+    env = servers.environment() | {
+        "MONGODB_DATABASE": f"papertrail_matcher_{RUN}",
+        "INDEX_NAME": f"papers_matcher_{RUN}",
+        "TOPIC_PARTITIONS": "3",
+        "DIGEST_ENABLED": "false",
+    }
+    await _index_held_paper(servers, env["INDEX_NAME"], PAPERS["arxiv:2605.01386"])
+    logs: Path = tmp_path_factory.mktemp("matcher-logs")
+    with running_service("matcher", env, logs) as port:
+        yield {"env": env, "port": port}
+
+
+@pytest.fixture(scope="module")
+def mongo(servers: Servers) -> Iterator[MongoClient]:
+    client: MongoClient = MongoClient(servers.mongodb_url, tz_aware=True)
+    yield client
+    client.close()
+
+
+async def publish(servers: Servers, topic: str, event: BaseModel, key: str) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=servers.kafka_bootstrap_servers)
+    await producer.start()
+    try:
+        await producer.send_and_wait(topic, event.model_dump_json().encode(), key=key.encode())
+    finally:
+        await producer.stop()
+
+
+class MatchedReader:
+    """follows.matched.v1 from the beginning, keeping this run's user's matches."""
+
+    def __init__(self, servers: Servers) -> None:
+        self.consumer = AIOKafkaConsumer(
+            "follows.matched.v1",
+            bootstrap_servers=servers.kafka_bootstrap_servers,
+            auto_offset_reset="earliest",
+            group_id=f"test-matched-{uuid.uuid4().hex[:6]}",
+        )
+        self.seen: list[FollowMatched] = []
+
+    async def poll(self) -> list[FollowMatched]:
+        batch = await self.consumer.getmany(timeout_ms=500)
+        for records in batch.values():
+            for record in records:
+                match = FollowMatched.model_validate_json(record.value or b"{}")
+                if match.user_id == USER:
+                    self.seen.append(match)
+        return self.seen
+
+    async def until(self, predicate: object, what: str) -> list[FollowMatched]:
+        async def check() -> bool:
+            return any(predicate(m) for m in await self.poll())  # type: ignore[operator]
+
+        await wait_until_async(check, 90, what)
+        return self.seen
+
+
+def follows_gauge(port: int, kind: str) -> float | None:
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+    found = re.search(rf'^papertrail_matcher_follows{{kind="{kind}"}} ([0-9.e+]+)$', text, re.MULTILINE)
+    return float(found.group(1)) if found else None
+
+
+async def test_follow_created_backfills_then_matches_live_papers_once(
+    matcher: dict, servers: Servers, mongo: MongoClient
+) -> None:
+    rag = follow(f"rag-{RUN}", 'retrieval AND ("language model" OR LLM) NOT survey')
+    await publish(
+        servers,
+        "follows.changed.v1",
+        FollowChanged(action="created", follow_id=rag.id, user_id=USER, follow=rag, changed_at=datetime.now(UTC)),
+        USER,
+    )
+    reader = MatchedReader(servers)
+    await reader.consumer.start()
+    try:
+        # the backfill finds the paper already held in Meilisearch
+        await reader.until(lambda m: m.paper_id == "arxiv:2605.01386" and m.backfill, "the backfill match")
+        live = enriched(PAPERS["arxiv:2605.00631"])
+        for _ in range(2):  # the same paper twice gives one match
+            await publish(servers, "papers.enriched.v1", live, live.paper.id)
+        seen = await reader.until(lambda m: m.paper_id == live.paper.id, "the live match")
+    finally:
+        await reader.consumer.stop()
+    match = next(m for m in seen if m.paper_id == live.paper.id)
+    assert match.follow_id == rag.id and match.follow_kind == "keyword" and not match.backfill
+    assert [(r.term, r.field) for r in match.reasons] == [
+        ("language model", "abstract"),
+        ("retrieval", "title"),
+        ("retrieval", "abstract"),
+    ]
+    db = mongo[matcher["env"]["MONGODB_DATABASE"]]
+    wait_until(
+        lambda: db.matches.count_documents({"follow_id": rag.id, "announced": True}) == 2,
+        timeout=60,
+        what="two announced matches",
+    )
+    assert db.matches.count_documents({"follow_id": rag.id, "paper_id": live.paper.id}) == 1
+    backfill = db.follow_backfills.find_one({"_id": rag.id})
+    assert backfill is not None and backfill["state"] == "done" and backfill["matches"] == 1
+
+
+async def test_unfollowing_stops_new_matches(matcher: dict, servers: Servers, mongo: MongoClient) -> None:
+    port = matcher["port"]
+    gone = follow(f"gone-{RUN}", "retrieval")
+    kept = follow(f"kept-{RUN}", "medical AND retrieval")
+    baseline = follows_gauge(port, "keyword") or 0
+    for item in (gone, kept):
+        await publish(
+            servers,
+            "follows.changed.v1",
+            FollowChanged(action="updated", follow_id=item.id, user_id=USER, follow=item, changed_at=datetime.now(UTC)),
+            USER,
+        )
+    wait_until(lambda: follows_gauge(port, "keyword") == baseline + 2, timeout=60, what="both follows counted")
+    await publish(
+        servers,
+        "follows.changed.v1",
+        FollowChanged(action="deleted", follow_id=gone.id, user_id=USER, changed_at=datetime.now(UTC)),
+        USER,
+    )
+    wait_until(lambda: follows_gauge(port, "keyword") == baseline + 1, timeout=60, what="the unfollow applied")
+    paper = enriched(PAPERS["arxiv:2604.27724"])  # medical retrieval: both follows would take it
+    await publish(servers, "papers.enriched.v1", paper, paper.paper.id)
+    reader = MatchedReader(servers)
+    await reader.consumer.start()
+    try:
+        seen = await reader.until(lambda m: m.follow_id == kept.id, "the kept follow's match")
+    finally:
+        await reader.consumer.stop()
+    db = mongo[matcher["env"]["MONGODB_DATABASE"]]
+    assert not [m for m in seen if m.follow_id == gone.id]
+    assert db.matches.count_documents({"follow_id": gone.id}) == 0

@@ -1,0 +1,205 @@
+"""Webhooks to a real local HTTP receiver, digests mailed to a real local SMTP server, over a real MongoDB."""
+
+import json
+import threading
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
+from email import message_from_bytes
+from email.message import Message
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+from aiosmtpd.controller import Controller
+from pymongo import AsyncMongoClient
+
+from schemas.events import FollowMatched, MatchReason
+from services.matcher.delivery import DigestMaker, WebhookSender, WebhookTarget
+from services.matcher.settings import MatcherSettings
+from services.matcher.store import MatchStore
+from services.matcher.webhooks import SIGNATURE_HEADER, verify_signature
+from tests.conftest import Servers, free_port
+
+SECRET = "s3cret-for-tests"
+
+
+class Receiver:
+    """A real HTTP server answering webhook POSTs with the given statuses in turn (the last one repeats)."""
+
+    def __init__(self, statuses: list[int]) -> None:
+        self.statuses = statuses
+        self.requests: list[tuple[dict[str, str], bytes]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["content-length"]))
+                receiver.requests.append((dict(self.headers.items()), body))
+                status = receiver.statuses[min(len(receiver.requests), len(receiver.statuses)) - 1]
+                self.send_response(status)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "Receiver":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def settings(servers: Servers, **overrides: object) -> MatcherSettings:
+    values = {
+        "mongodb_url": servers.mongodb_url,
+        "webhook_backoff_s": 0.05,
+        "webhook_backoff_max_s": 0.2,
+        "webhook_max_attempts": 4,
+        "webhook_disable_after": 2,
+        **overrides,
+    }
+    return MatcherSettings.model_validate(values)
+
+
+@pytest.fixture
+async def store(servers: Servers) -> AsyncIterator[MatchStore]:
+    client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
+    store = MatchStore(client[f"matcher_test_{uuid.uuid4().hex[:8]}"])
+    await store.ensure_indexes()
+    yield store
+    await client.close()
+
+
+def a_match(paper_id: str = "arxiv:2605.01386", **fields: object) -> FollowMatched:
+    values = {
+        "user_id": "u1",
+        "follow_id": "f1",
+        "follow_kind": "keyword",
+        "follow_name": "retrieval for LLMs",
+        "paper_id": paper_id,
+        "paper_title": "MemORAI: Memory Organization and Retrieval via Adaptive Graph Intelligence",
+        "reasons": [MatchReason(term="retrieval", field="title")],
+        "matched_at": datetime(2026, 5, 5, 3, 0, tzinfo=UTC),
+        **fields,
+    }
+    return FollowMatched.model_validate(values)
+
+
+async def test_the_same_paper_twice_is_one_match_and_an_unannounced_one_is_announced_again(store: MatchStore) -> None:
+    match = a_match()
+    assert await store.record(match) == match  # new: announce
+    assert await store.record(match) == match  # stored but not marked announced (a crash in between): again
+    await store.mark_announced(match)
+    assert await store.record(match.model_copy(update={"matched_at": datetime.now(UTC)})) is None
+    assert await store.matches.count_documents({}) == 1
+
+
+async def test_webhook_that_fails_twice_then_succeeds_is_one_signed_delivery(
+    servers: Servers, store: MatchStore
+) -> None:
+    match = a_match()
+    async with httpx.AsyncClient() as client:
+        sender = WebhookSender(store, client, settings(servers))
+        with Receiver([500, 503, 200]) as receiver:
+            assert await sender.deliver(match, WebhookTarget(receiver.url, SECRET)) == "delivered"
+            assert await sender.deliver(match, WebhookTarget(receiver.url, SECRET)) == "duplicate"
+    assert len(receiver.requests) == 3
+    headers, body = receiver.requests[-1]
+    assert verify_signature(SECRET, body, headers[SIGNATURE_HEADER])
+    assert not verify_signature("another secret", body, headers[SIGNATURE_HEADER])
+    assert json.loads(body)["match"]["paper_id"] == match.paper_id
+    log = [doc async for doc in store.deliveries.find({})]
+    assert [entry["outcome"] for entry in log] == ["delivered"]
+    assert [a["status"] for a in log[0]["attempts"]] == [500, 503, 200]
+
+
+async def test_webhook_that_always_fails_ends_disabled_with_the_reason_logged(
+    servers: Servers, store: MatchStore
+) -> None:
+    async with httpx.AsyncClient() as client:
+        sender = WebhookSender(store, client, settings(servers, webhook_max_attempts=2, webhook_disable_after=2))
+        with Receiver([500]) as receiver:
+            target = WebhookTarget(receiver.url, SECRET)
+            outcomes = [await sender.deliver(a_match(f"arxiv:2605.0000{n}"), target) for n in range(3)]
+    assert outcomes == ["failed", "failed", "skipped_disabled"]
+    assert len(receiver.requests) == 4  # two attempts for each of the first two; none once disabled
+    endpoint = await store.endpoint("u1", receiver.url)
+    assert endpoint["disabled"] is True
+    assert (
+        endpoint["disabled_reason"] == "disabled after 2 consecutive failed deliveries; last: HTTP 500 after 2 attempts"
+    )
+    log = [doc async for doc in store.deliveries.find({}).sort("created_at", 1)]
+    assert [entry["outcome"] for entry in log] == ["failed", "failed", "skipped_disabled"]
+    assert log[0]["error"] == "HTTP 500 after 2 attempts"
+    assert log[2]["error"] == endpoint["disabled_reason"]
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        self.messages.append(message_from_bytes(envelope.content))  # type: ignore[attr-defined]
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp() -> Iterator[tuple[Inbox, int]]:
+    inbox = Inbox()
+    port = free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield inbox, port
+    finally:
+        controller.stop()
+
+
+async def test_daily_digest_grouped_by_topic_is_stored_and_mailed(
+    servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
+) -> None:
+    inbox, port = smtp
+    await store.users.insert_one({"_id": "u1", "name": "lin", "email": "lin@example.org"})
+    day_start = datetime(2026, 5, 4, 16, 0, tzinfo=UTC)  # 2026-05-05 00:00 in Beijing
+    topic_reason = MatchReason(subtopic="math reasoning", term="reasoning", field="abstract", categories=["cs.CL"])
+    for match in [
+        a_match(
+            "arxiv:2605.00674",
+            follow_id="t1",
+            follow_kind="topic",
+            follow_name="LLM reasoning",
+            topic_id="llm-reasoning",
+            paper_title="Beyond Benchmarks: MathArena",
+            reasons=[topic_reason],
+            matched_at=day_start + timedelta(hours=2),
+        ),
+        a_match("arxiv:2605.01386", matched_at=day_start + timedelta(hours=5)),
+        a_match("arxiv:2605.00631", matched_at=day_start - timedelta(minutes=1)),  # the day before, in Beijing
+    ]:
+        await store.record(match)
+    maker = DigestMaker(store, settings(servers, smtp_host="127.0.0.1", smtp_port=port))
+    now = datetime(2026, 5, 6, 1, 0, tzinfo=UTC)  # 09:00 on 05-06 in Beijing: 05-05 is over
+    done = await maker.run_once(now, days_back=1)
+    assert done == ["u1:2026-05-05", "u1:2026-05-05"]  # stored, then mailed
+    assert await maker.run_once(now, days_back=1) == []  # nothing twice
+    digest = await store.digest("u1", "2026-05-05")
+    assert digest is not None and digest["sent_to"] == "lin@example.org"
+    topics = digest["digest"]["topics"]
+    assert [t["title"] for t in topics] == ["LLM reasoning", "retrieval for LLMs"]
+    assert [p["paper_id"] for p in topics[0]["papers"]] == ["arxiv:2605.00674"]
+    assert topics[0]["papers"][0]["reasons"] == ["math reasoning: reasoning(abstract)"]
+    assert [p["paper_id"] for p in topics[1]["papers"]] == ["arxiv:2605.01386"]
+    assert len(inbox.messages) == 1
+    mail = inbox.messages[0]
+    assert mail["To"] == "lin@example.org"
+    assert mail["Subject"] == "PaperTrail digest 2026-05-05: 2 papers"
+    html = next(part for part in mail.walk() if part.get_content_type() == "text/html").get_payload(decode=True)
+    assert b"Beyond Benchmarks: MathArena" in html and b"LLM reasoning" in html
