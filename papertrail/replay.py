@@ -74,6 +74,15 @@ class ReplayState:
         return None
 
 
+async def _pause(request: Request, seconds: float) -> None:
+    """A slow answer that ends early when the client hangs up, so the server can always shut down."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while (left := deadline - asyncio.get_running_loop().time()) > 0:
+        await asyncio.sleep(min(0.1, left))
+        if await request.is_disconnected():
+            return
+
+
 def load_state(folder: Path) -> ReplayState:
     manifest = json.loads((folder / "replay.json").read_text(encoding="utf-8"))
     routes = [
@@ -124,7 +133,10 @@ def make_replay_app(folder: Path) -> FastAPI:
         if fault:
             logged["fault"] = fault.model_dump(exclude_defaults=True)
         if fault and fault.delay_s:
-            await asyncio.sleep(fault.delay_s)
+            await _pause(request, fault.delay_s)
+            if await request.is_disconnected():
+                logged["status"] = "client gone"
+                return Response(status_code=499)
         if fault and fault.status:
             headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
             logged["status"] = fault.status

@@ -43,7 +43,11 @@ def replay_server() -> Iterator[Replay]:
         yield Replay(url)
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 @pytest.fixture

@@ -1,0 +1,21 @@
+"""`papertrail harvest` and `papertrail import` reject bad arguments before touching any server."""
+
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["harvest", "arxiv", "--from", "2024-13-01"], "'2024-13-01' is not a date YYYY-MM-DD"),
+        (["harvest", "dblp"], "invalid choice: 'dblp'"),
+        (["import", "/nonexistent/snapshot.json"], "/nonexistent/snapshot.json is not a file"),
+        (["import", "x.json", "--format", "csv"], "invalid choice: 'csv'"),
+    ],
+)
+def test_bad_arguments_are_named(args: list[str], message: str) -> None:
+    result = subprocess.run([sys.executable, "-m", "papertrail", *args], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert message in result.stderr
