@@ -40,7 +40,10 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     await store.ensure_indexes()
     openai_client = make_openai_client(settings) if settings.model_configured else None
     model = SummaryModel(openai_client, settings) if openai_client else None
-    context.set_global("summarizer", Summarizer(store, model, daily_token_budget=settings.daily_token_budget))
+    context.set_global(
+        "summarizer",
+        Summarizer(store, model, daily_token_budget=settings.daily_token_budget, parallel=settings.summary_concurrency),
+    )
     readiness.add("kafka", lambda: broker.ping(timeout=3))
     readiness.add("mongodb", lambda: ping(mongo))
     try:

@@ -31,8 +31,11 @@ Emit = Callable[[PaperNormalized, Summary], Awaitable[None]]
 class Summarizer:
     """Gives every normalized paper a summary or a status; never raises for the model's sake."""
 
-    def __init__(self, store: SummaryStore, model: SummaryModel | None, *, daily_token_budget: int) -> None:
+    def __init__(
+        self, store: SummaryStore, model: SummaryModel | None, *, daily_token_budget: int, parallel: int = 1
+    ) -> None:
         self.store = store
+        self.parallel = parallel  # papers the sweep works on at once; the model's own limit still applies
         self.model = model  # None: no endpoint configured
         self.daily_token_budget = daily_token_budget
 
@@ -103,25 +106,34 @@ class Summarizer:
             await self.store.release(event.paper.id)
 
     async def sweep(self, emit: Emit, batch: int) -> int:
-        """Summarize waiting papers and emit each again; returns how many got a final summary.
+        """Summarize waiting papers, `parallel` at a time, and emit each again; returns how many got a final summary.
 
         A paper leaves the waiting list only after its new event was emitted, so a crash in between repeats
         the work (from the cache) instead of losing the paper.
         """
         if self.model is None:
             return 0
+        waiting = await self.store.waiting(batch)
         settled = 0
-        for event, digest in await self.store.waiting(batch):
-            summary = await self.summary_for(event, fresh=True)
-            if summary.status == "pending":
-                await self.store.note_attempt(event.paper.id, summary.error or "pending")
+        for start in range(0, len(waiting), self.parallel):
+            outcomes = await asyncio.gather(
+                *(self._retry(emit, *item) for item in waiting[start : start + self.parallel])
+            )
+            settled += outcomes.count("settled")
+            if "pending" in outcomes:
                 break  # endpoint down or budget spent: the rest would wait the same way
-            if not await self.store.still_waiting(event.paper.id, digest):
-                continue  # a newer event of the paper came through meanwhile: this one is stale
-            await emit(event, summary)
-            await self.store.release(event.paper.id, digest)
-            settled += 1
         return settled
+
+    async def _retry(self, emit: Emit, event: PaperNormalized, digest: str) -> str:
+        summary = await self.summary_for(event, fresh=True)
+        if summary.status == "pending":
+            await self.store.note_attempt(event.paper.id, summary.error or "pending")
+            return "pending"
+        if not await self.store.still_waiting(event.paper.id, digest):
+            return "stale"  # a newer event of the paper came through meanwhile
+        await emit(event, summary)
+        await self.store.release(event.paper.id, digest)
+        return "settled"
 
     async def run_sweeps(self, emit: Emit, *, interval_s: float, batch: int) -> None:
         """The background loop started after startup: sweep, refresh the backlog gauge, sleep."""

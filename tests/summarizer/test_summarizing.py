@@ -70,7 +70,9 @@ class Harness:
         self.store = SummaryStore(db)
         self.client = make_openai_client(settings) if settings.model_configured else None
         model = SummaryModel(self.client, settings) if self.client else None
-        self.summarizer = Summarizer(self.store, model, daily_token_budget=settings.daily_token_budget)
+        self.summarizer = Summarizer(
+            self.store, model, daily_token_budget=settings.daily_token_budget, parallel=settings.summary_concurrency
+        )
         self.emitted: list[tuple[PaperNormalized, Summary]] = []
 
     async def emit(self, event: PaperNormalized, summary: Summary) -> None:
@@ -223,7 +225,7 @@ async def test_an_endpoint_down_leaves_papers_pending_until_the_sweep_summarizes
 
     openai_fake.down = False
     assert await h.summarizer.sweep(h.emit, batch=10) == 3
-    assert [(e.paper.id, s.status) for e, s in h.emitted] == [(e.paper.id, "ok") for e in events]
+    assert sorted((e.paper.id, s.status) for e, s in h.emitted) == sorted((e.paper.id, "ok") for e in events)
     assert await h.store.backlog() == 0
 
 
@@ -284,3 +286,17 @@ async def test_a_newer_event_supersedes_the_waiting_one(
     assert (await h.handle(newer)).status == "ok"
     assert await h.store.backlog() == 0  # the older content no longer waits: its summary would be stale
     assert await h.summarizer.sweep(h.emit, batch=10) == 0 and h.emitted == []
+
+
+async def test_the_sweep_works_on_several_papers_at_once_within_the_limit(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    unconfigured = await harness(db, None)
+    for line in LINES:
+        await unconfigured.handle(corpus_event(line))
+    configured = await harness(db, fake[1], summary_concurrency=3, openai_timeout_s=5)
+    openai_fake.delay_s = 0.3
+    assert await configured.summarizer.sweep(configured.emit, batch=100) == len(LINES)
+    assert openai_fake.max_in_flight == 3
+    assert sorted(e.paper.id for e, _ in configured.emitted) == sorted(f"arxiv:{line['id']}" for line in LINES)
+    assert await configured.store.backlog() == 0
