@@ -4,6 +4,7 @@ follows.matched.v1 → topic hits; the HTTP API, Atom feeds and web pages read t
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Request, Response
@@ -21,7 +22,8 @@ from papertrail.search import make_search_client
 from papertrail.search import ping as meili_ping
 from papertrail.service import Readiness, load_settings
 from schemas import topics
-from schemas.events import FollowChanged, FollowMatched, HarvestStatus, PaperEnriched
+from schemas.events import Follow, FollowChanged, FollowMatched, HarvestStatus, PaperEnriched
+from services.matcher.catalogue import load_catalogue
 from services.query.api.routes import feeds, follows, overview, papers
 from services.query.api.routes import topics as topic_routes
 from services.query.documents import paper_document
@@ -82,6 +84,22 @@ async def on_follow_matched(match: FollowMatched, paper_index: Annotated[PaperIn
         await paper_index.add_topic_hit(match.paper_id, topic_id, [r.model_dump(mode="json") for r in match.reasons])
 
 
+def catalogue_follows(system_user_id: str) -> list[Follow]:
+    """One topic follow per catalogue topic, owned by the system user: its matches feed the topic pages."""
+    now = datetime.now(UTC)
+    return [
+        Follow(
+            id=f"topic:{topic.id}",
+            user_id=system_user_id,
+            kind="topic",
+            name=topic.name,
+            topic_id=topic.id,
+            created_at=now,
+        )
+        for topic in load_catalogue()
+    ]
+
+
 async def announce_follow_change(change: FollowChanged) -> None:
     await follow_changes.publish(change, key=change.user_id.encode())
 
@@ -105,6 +123,16 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     readiness.add("mongodb", lambda: mongo_ping(mongo))
     readiness.add("meilisearch", lambda: meili_ping(meili))
     await broker.start()
+    for follow in await store.ensure_system_follows(catalogue_follows(settings.system_user_id)):
+        await announce_follow_change(
+            FollowChanged(
+                action="created",
+                follow_id=follow.id,
+                user_id=follow.user_id,
+                follow=follow,
+                changed_at=follow.created_at,
+            )
+        )
     try:
         yield
     finally:

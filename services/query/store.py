@@ -33,7 +33,6 @@ class QueryStore:
         await self.users.create_index("token_hash", unique=True)
         await self.users.create_index("name", unique=True)
         await self.follows.create_index([("user_id", 1), ("created_at", DESCENDING)])
-        await self.db["webhooks"].create_index("user_id")
         await self.source_runs.create_index([("source", 1), ("started_at", DESCENDING)])
 
     # users -----------------------------------------------------------------------------------------------
@@ -47,7 +46,16 @@ class QueryStore:
         return user_id, token
 
     async def user_for_token(self, token: str) -> dict[str, Any] | None:
-        return await self.users.find_one({"token_hash": token_hash(token)}, {"token_hash": 0})
+        return await self.users.find_one({"token_hash": token_hash(token)}, {"token_hash": 0, "webhook_secret": 0})
+
+    async def ensure_system_follows(self, follows: list[Follow]) -> list[Follow]:
+        """Store the catalogue's topic follows of the system user; return those that were missing."""
+        missing = []
+        for follow in follows:
+            if await self.follows.find_one({"_id": follow.id}, {"_id": 1}) is None:
+                await self.save_follow(follow, feed_key="")
+                missing.append(follow)
+        return missing
 
     # follows ---------------------------------------------------------------------------------------------
     @staticmethod
@@ -78,42 +86,30 @@ class QueryStore:
         result = await self.follows.delete_one({"_id": follow_id, "user_id": user_id})
         return result.deleted_count == 1
 
-    # webhooks (configuration here; the matcher delivers and logs to `webhook_deliveries`) ------------------
-    async def create_webhook(self, user_id: str, url: str) -> dict[str, Any]:
-        doc = {
-            "_id": uuid.uuid4().hex,
-            "user_id": user_id,
-            "url": url,
-            "secret": secrets.token_hex(32),
-            "enabled": True,
-            "created_at": datetime.now(UTC),
-            "disabled_reason": None,
-        }
-        await self.db["webhooks"].insert_one(doc)
-        return {**doc, "id": doc["_id"]}
+    # the user's webhook and e-mail (stored on the user; the matcher delivers, logs and may disable) -------
+    async def set_webhook(self, user_id: str, url: str | None) -> str | None:
+        """Set (or with None remove) the user's webhook; return the new signing secret."""
+        secret = secrets.token_hex(32) if url else None
+        await self.users.update_one({"_id": user_id}, {"$set": {"webhook_url": url, "webhook_secret": secret}})
+        return secret
 
-    async def list_webhooks(self, user_id: str) -> list[dict[str, Any]]:
-        cursor = self.db["webhooks"].find({"user_id": user_id}, {"secret": 0})
-        return [{**doc, "id": doc["_id"]} async for doc in cursor]
+    async def set_email(self, user_id: str, email: str | None) -> None:
+        await self.users.update_one({"_id": user_id}, {"$set": {"email": email}})
 
-    async def owns_webhook(self, user_id: str, webhook_id: str) -> bool:
-        return await self.db["webhooks"].find_one({"_id": webhook_id, "user_id": user_id}, {"_id": 1}) is not None
+    async def webhook_endpoint(self, user_id: str, url: str) -> dict[str, Any] | None:
+        return await self.db["webhook_endpoints"].find_one({"user_id": user_id, "url": url}, {"_id": 0})
 
-    async def delete_webhook(self, user_id: str, webhook_id: str) -> bool:
-        result = await self.db["webhooks"].delete_one({"_id": webhook_id, "user_id": user_id})
-        return result.deleted_count == 1
-
-    async def deliveries(self, user_id: str, webhook_id: str, limit: int = 100) -> list[dict[str, Any]]:
+    async def deliveries(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
         cursor = (
             self.db["webhook_deliveries"]
-            .find({"user_id": user_id, "webhook_id": webhook_id}, {"_id": 0})
-            .sort("attempted_at", DESCENDING)
+            .find({"user_id": user_id}, {"_id": 0})
+            .sort("created_at", DESCENDING)
             .limit(limit)
         )
         return [doc async for doc in cursor]
 
     async def digests(self, user_id: str, limit: int) -> list[dict[str, Any]]:
-        cursor = self.db["digests"].find({"user_id": user_id}, {"_id": 0}).sort("date", DESCENDING).limit(limit)
+        cursor = self.db["digests"].find({"user_id": user_id}, {"_id": 0}).sort("day", DESCENDING).limit(limit)
         return [doc async for doc in cursor]
 
     # sources ---------------------------------------------------------------------------------------------

@@ -84,8 +84,8 @@ def test_sorts_order_by_their_time(api: tuple[Pipeline, dict[str, str]]) -> None
     hits = _get(pipeline, "/api/papers", sort="published", size=100)["hits"]
     published = [h["published_ts"] for h in hits]
     assert published == sorted(published, reverse=True)
-    newest = max(RECORDS, key=lambda r: r.first_published or 0)  # type: ignore[arg-type,return-value]
-    assert hits[0]["paper_id"] == f"arxiv:{newest.record_id}"
+    newest = max(r.first_published for r in RECORDS if r.first_published)
+    assert published[0] == int(newest.timestamp())
 
 
 def test_paper_detail_has_ids_history_and_summary_status(api: tuple[Pipeline, dict[str, str]]) -> None:
@@ -226,3 +226,66 @@ def test_filter_injection_in_free_text_is_a_plain_miss(api: tuple[Pipeline, dict
     pipeline, _ = api
     result = _get(pipeline, "/api/papers", q='" OR paper_id EXISTS OR "', venue='x" OR status = "preprint')
     assert result["total"] == 0
+
+
+def _expected_topic_hits() -> dict[str, set[str]]:
+    """Which catalogue topics each fixture paper hits, by the matcher's own pure rules."""
+    from datetime import UTC, datetime
+
+    from schemas.events import Follow
+    from services.matcher.catalogue import load_catalogue
+    from services.matcher.rules import PaperText, compile_follow, match_one, topics_by_id
+    from services.normalizer.identity import merge
+
+    catalogue = load_catalogue()
+    topics = topics_by_id(catalogue)
+    now = datetime.now(UTC)
+    papers = [merge(None, r, content_hash="x", now=now, ai_categories=frozenset(), next_seq=1) for r in RECORDS]
+    hits: dict[str, set[str]] = {}
+    for topic in catalogue:
+        follow = Follow(
+            id=f"topic:{topic.id}",
+            user_id="papertrail",
+            kind="topic",
+            name=topic.name,
+            topic_id=topic.id,
+            created_at=now,
+        )
+        compiled = compile_follow(follow, topics)
+        hits[topic.id] = {c.paper.id for c in papers if c and match_one(compiled, PaperText.of(c.paper))}
+    return hits
+
+
+def test_topic_pages_list_the_papers_the_catalogue_rules_hit(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, tokens = api
+    expected = _expected_topic_hits()
+    assert any(expected.values()), "the fixture should hit at least one catalogue topic"
+    listed = {t["id"] for t in _get(pipeline, "/api/topics")}
+    assert listed == set(expected)
+    for topic_id, paper_ids in expected.items():
+
+        def listed_all(topic: str = topic_id, count: int = len(paper_ids)) -> dict[str, Any] | None:
+            page: dict[str, Any] = _get(pipeline, f"/api/topics/{topic}/papers", size=100)
+            return page if page["total"] == count else None
+
+        page = wait_until(listed_all, timeout=60, what=f"topic {topic_id} to list {len(paper_ids)} papers")
+        assert {h["paper_id"] for h in page["hits"]} == paper_ids
+        assert all(h["reasons"] for h in page["hits"])
+    # the system user's topic follows are not anybody's follows
+    assert all(not f["id"].startswith("topic:") for f in _get(pipeline, "/api/follows", tokens["ana"]))
+    assert httpx.get(pipeline.url("query", "/api/topics/no-such-topic/papers"), timeout=5).status_code == 404
+
+
+def test_webhook_secret_shown_once_and_private(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, tokens = api
+    url = pipeline.url("query", "/api/me/webhook")
+    set_response = httpx.put(url, json={"url": "http://127.0.0.1:9/hook"}, headers=_auth(tokens["bo"]), timeout=5)
+    assert set_response.status_code == 200 and len(set_response.json()["secret"]) == 64
+    state = _get(pipeline, "/api/me/webhook", tokens["bo"])
+    assert state["url"] == "http://127.0.0.1:9/hook" and state["secret"] is None
+    assert _get(pipeline, "/api/me/webhook", tokens["ana"])["url"] is None
+    assert "webhook_secret" not in str(_get(pipeline, "/api/me", tokens["bo"]))
+    bad = httpx.put(url, json={"url": "not a url"}, headers=_auth(tokens["bo"]), timeout=5)
+    assert bad.status_code == 422 and "url" in bad.text
+    assert httpx.delete(url, headers=_auth(tokens["bo"]), timeout=5).status_code == 204
+    assert _get(pipeline, "/api/me/webhook", tokens["bo"])["url"] is None

@@ -28,6 +28,10 @@ class FollowCreate(BaseModel):
     )
     author: str | None = Field(None, max_length=200, description="author name for an author follow")
     topic_id: str | None = Field(None, max_length=64, description="catalogue topic id for a topic follow")
+    affiliation: str | None = Field(None, max_length=200, description="author follow: only with this affiliation")
+    orcid: str | None = Field(None, pattern=r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$", description="author follow: ORCID iD")
+    source_author_id: str | None = Field(None, max_length=200, description="author follow: a source's author id")
+    webhook_url: HttpUrl | None = Field(None, description="POST each match of this follow here (signed)")
 
 
 class FollowOut(Follow):
@@ -40,8 +44,10 @@ class Me(BaseModel):
     created_at: datetime
 
 
-def _with_feed(follow: Follow, feed_key: str) -> FollowOut:
-    return FollowOut(**follow.model_dump(), feed_url=f"/feeds/follows/{follow.id}.atom?key={feed_key}")
+def _with_feed(follow: Follow, feed_key: str, *, show_secret: bool = False) -> FollowOut:
+    """The follow as its owner sees it; the webhook secret only once, in the answer that created it."""
+    shown = follow.model_dump() | ({} if show_secret else {"webhook_secret": None})
+    return FollowOut(**shown, feed_url=f"/feeds/follows/{follow.id}.atom?key={feed_key}")
 
 
 @router.get("/me", response_model=Me)
@@ -59,7 +65,11 @@ async def create_follow(
         check_follow(body.kind, query=body.query, author=body.author, topic_id=body.topic_id)
     except FollowRuleError as error:
         raise HTTPException(400, str(error)) from error
-    follow = Follow(id=uuid.uuid4().hex, user_id=user["_id"], created_at=datetime.now(UTC), **body.model_dump())
+    fields = body.model_dump(exclude={"webhook_url"})
+    webhook = (
+        {"webhook_url": str(body.webhook_url), "webhook_secret": secrets.token_hex(32)} if body.webhook_url else {}
+    )
+    follow = Follow(id=uuid.uuid4().hex, user_id=user["_id"], created_at=datetime.now(UTC), **fields, **webhook)
     feed_key = secrets.token_urlsafe(16)
     await store.save_follow(follow, feed_key=feed_key)
     await announce(
@@ -67,7 +77,7 @@ async def create_follow(
             action="created", follow_id=follow.id, user_id=follow.user_id, follow=follow, changed_at=follow.created_at
         )
     )
-    return _with_feed(follow, feed_key)
+    return _with_feed(follow, feed_key, show_secret=True)
 
 
 @router.get("/follows", response_model=list[FollowOut])
@@ -117,44 +127,54 @@ async def read_feed(
     return [{**m, "paper": papers.get(m["paper_id"])} for m in matches]
 
 
-class WebhookCreate(BaseModel):
-    url: HttpUrl = Field(description="where matches are POSTed as JSON")
+class WebhookSet(BaseModel):
+    url: HttpUrl = Field(description="where each match is POSTed as JSON")
 
 
-class WebhookOut(BaseModel):
-    id: str
-    url: str
-    enabled: bool
-    created_at: datetime
-    secret: str | None = Field(None, description="HMAC-SHA256 signing secret; shown once, when created")
+class WebhookState(BaseModel):
+    url: str | None = Field(None, description="the webhook, if one is set")
+    secret: str | None = Field(None, description="HMAC-SHA256 signing secret; shown once, when the webhook is set")
+    disabled: bool = Field(False, description="the matcher stopped delivering after repeated failures")
     disabled_reason: str | None = None
+    consecutive_failures: int = 0
+    deliveries: list[dict[str, Any]] = Field(default_factory=list, description="latest delivery attempts")
 
 
-@router.post("/webhooks", response_model=WebhookOut, status_code=201)
-async def create_webhook(body: WebhookCreate, user: CurrentUser, store: StoreDep) -> dict[str, Any]:
-    """Register a webhook; deliveries carry `X-PaperTrail-Signature: sha256=<hmac of the body>`."""
-    return await store.create_webhook(user["_id"], str(body.url))
+@router.put("/me/webhook", response_model=WebhookState)
+async def set_webhook(body: WebhookSet, user: CurrentUser, store: StoreDep) -> WebhookState:
+    """Set your webhook; deliveries carry `X-PaperTrail-Signature: sha256=<hex HMAC of the body>`."""
+    secret = await store.set_webhook(user["_id"], str(body.url))
+    return WebhookState(url=str(body.url), secret=secret)
 
 
-@router.get("/webhooks", response_model=list[WebhookOut])
-async def list_webhooks(user: CurrentUser, store: StoreDep) -> list[dict[str, Any]]:
-    """Your webhooks (secrets are not shown again)."""
-    return await store.list_webhooks(user["_id"])
+@router.delete("/me/webhook", status_code=204)
+async def delete_webhook(user: CurrentUser, store: StoreDep) -> None:
+    """Remove your webhook."""
+    await store.set_webhook(user["_id"], None)
 
 
-@router.delete("/webhooks/{webhook_id}", status_code=204)
-async def delete_webhook(webhook_id: FollowId, user: CurrentUser, store: StoreDep) -> None:
-    """Remove one of your webhooks."""
-    if not await store.delete_webhook(user["_id"], webhook_id):
-        raise HTTPException(404, f"no webhook {webhook_id}")
+@router.get("/me/webhook", response_model=WebhookState)
+async def read_webhook(user: CurrentUser, store: StoreDep) -> WebhookState:
+    """Your webhook's state and its delivery log (attempts, status codes, errors)."""
+    url = user.get("webhook_url")
+    endpoint = await store.webhook_endpoint(user["_id"], url) if url else None
+    return WebhookState(
+        url=url,
+        disabled=bool(endpoint and endpoint.get("disabled")),
+        disabled_reason=(endpoint or {}).get("disabled_reason"),
+        consecutive_failures=(endpoint or {}).get("consecutive_failures", 0),
+        deliveries=await store.deliveries(user["_id"]),
+    )
 
 
-@router.get("/webhooks/{webhook_id}/deliveries")
-async def list_deliveries(webhook_id: FollowId, user: CurrentUser, store: StoreDep) -> list[dict[str, Any]]:
-    """The delivery log of one of your webhooks: attempts, status codes, errors."""
-    if not await store.owns_webhook(user["_id"], webhook_id):
-        raise HTTPException(404, f"no webhook {webhook_id}")
-    return await store.deliveries(user["_id"], webhook_id)
+class EmailSet(BaseModel):
+    email: str | None = Field(None, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", description="where digests are mailed")
+
+
+@router.put("/me/email", status_code=204)
+async def set_email(body: EmailSet, user: CurrentUser, store: StoreDep) -> None:
+    """Set (or clear) the address your daily digest is mailed to."""
+    await store.set_email(user["_id"], body.email)
 
 
 @router.get("/digests")
