@@ -41,7 +41,7 @@ def _pump(name: str, stream: IO[bytes], width: int) -> None:
         sys.stdout.flush()
 
 
-def run_all(ready_timeout_s: float = 60) -> int:
+def run_all(ready_timeout_s: float = 60, port_offset: int = 0) -> int:
     """Run the five services as child processes, logs prefixed by service; Ctrl-C or SIGTERM stops all."""
     width = max(map(len, SERVICES))
     children: dict[str, subprocess.Popen[bytes]] = {}
@@ -53,7 +53,7 @@ def run_all(ready_timeout_s: float = 60) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     for name in SERVICES:
-        env = {**os.environ, "HTTP_PORT": str(service_port(name))}
+        env = {**os.environ, "HTTP_PORT": str(service_port(name) + port_offset)}
         child = subprocess.Popen(
             [sys.executable, "-m", "papertrail", name],
             env=env,
@@ -69,12 +69,12 @@ def run_all(ready_timeout_s: float = 60) -> int:
     code = 0
     while not stopping.is_set():
         for name in list(waiting):
-            if _ready(service_port(name)):
+            if _ready(service_port(name) + port_offset):
                 waiting.discard(name)
                 if not waiting:
                     print(
                         f"{'papertrail':<{width}} | all services ready in {time.monotonic() - started:.1f}s; "
-                        f"query API: http://127.0.0.1:{service_port('query')}/ (docs at /docs)",
+                        f"query API: http://127.0.0.1:{service_port('query') + port_offset}/ (docs at /docs)",
                         flush=True,
                     )
         if waiting and time.monotonic() - started > ready_timeout_s:
@@ -118,6 +118,7 @@ def main(argv: list[str] | None = None) -> None:
         commands.add_parser(name, help=f"run the {name} service")
     run = commands.add_parser("run", help="run all five services together (logs prefixed, Ctrl-C stops all)")
     run.add_argument("--stack", action="store_true", help="start the local stack first")
+    run.add_argument("--port-offset", type=int, default=0, help="add this to every service's default HTTP port")
     stack = commands.add_parser("stack", help="the local Kafka / MongoDB / Meilisearch servers")
     stack.add_argument("action", choices=["up", "down", "status", "env"])
     users = commands.add_parser("users", help="create API users")
@@ -132,6 +133,9 @@ def main(argv: list[str] | None = None) -> None:
     add_harvester_commands(commands)
     schemas = commands.add_parser("schemas", help="export or check the JSON Schema and AsyncAPI files")
     schemas.add_argument("action", choices=["export", "check"])
+    dlq = commands.add_parser("dlq", help="show dead letters, or re-publish them to the topic they came from")
+    dlq.add_argument("action", choices=["list", "replay"])
+    dlq.add_argument("--topic", help="source topic (or its .dlq); default: every dead-letter topic")
     args = parser.parse_args(argv)
 
     if args.command in SERVICES:
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "run":
         if args.stack:
             _stack("up")
-        sys.exit(run_all())
+        sys.exit(run_all(port_offset=args.port_offset))
     elif args.command == "stack":
         _stack(args.action)
     elif args.command == "schemas":
@@ -151,6 +155,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"user {args.name} ({user_id}) created; API token (shown once):\n{token}")
     elif args.command == "replay":
         _replay(args.dir, args.host, args.port)
+    elif args.command == "dlq":
+        from papertrail import dlq as dead_letters
+
+        sys.exit(dead_letters.run(args.action, args.topic))
     elif args.command in ("harvest", "import"):
         from services.harvester.cli import main as harvester_main
 
