@@ -21,6 +21,7 @@ The rule, applied to the followed name and to each author of a paper:
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from schemas.paper import Author
 from services.normalizer.names import author_key, split_name
@@ -29,6 +30,12 @@ from services.normalizer.text import fold
 
 def _given_words(given: str) -> tuple[str, ...]:
     return tuple(fold(given).split())
+
+
+@lru_cache(maxsize=65536)
+def _author_given_words(name: str) -> tuple[str, ...]:
+    """Given-name words of a paper author's display name (cached: the same names recur across papers)."""
+    return _given_words(split_name(name)[0])
 
 
 def given_names_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
@@ -75,8 +82,7 @@ class AuthorRule:
             return False  # the author carries the pinned kind of id, and it is someone else's
         if author.key != self.key:
             return False
-        given, _ = split_name(author.name)
-        if not given_names_compatible(self.given, _given_words(given)):
+        if not given_names_compatible(self.given, _author_given_words(author.name)):
             return False
         if not self.pinned:
             return True

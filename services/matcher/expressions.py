@@ -80,6 +80,7 @@ class Expression:
     root: Node
     terms: frozenset[str]
     positive_terms: frozenset[str]  # terms not under a NOT: the ones a match can be explained by
+    triggers: frozenset[str]  # one of these occurs in every paper the expression holds for
 
     def evaluate(self, hits: Collection[str]) -> bool:
         """Whether the expression holds when exactly the term keys in `hits` occurred."""
@@ -95,6 +96,25 @@ def _walk(node: Node) -> list[Term]:
     if isinstance(node, Not):
         return _walk(node.operand)
     return [t for o in node.operands for t in _walk(o)]
+
+
+def _triggers(node: Node) -> frozenset[str] | None:
+    """Terms of which at least one must occur for `node` to hold (None: it can hold with none occurring).
+
+    For an AND only its most selective operand counts — the fewest terms, then the longest — so a follow
+    is looked at only when a term it cannot do without occurred.
+    """
+    if isinstance(node, Term):
+        return frozenset({node.key})
+    if isinstance(node, Not):
+        return None
+    options = [_triggers(o) for o in node.operands]
+    if isinstance(node, Or):
+        return None if any(o is None for o in options) else frozenset().union(*options)  # type: ignore[arg-type]
+    usable = [o for o in options if o is not None]
+    if not usable:
+        return None
+    return min(usable, key=lambda terms: (len(terms), -sum(map(len, terms)), sorted(terms)))
 
 
 def _positive(node: Node, negated: bool = False) -> set[str]:
@@ -228,8 +248,9 @@ def parse_expression(text: str) -> Expression:
         raise ExpressionError(f"the expression is {len(text)} characters long; at most {MAX_LENGTH} are allowed")
     root = _Parser(text).parse()
     terms = frozenset(t.key for t in _walk(root))
-    if root.evaluate(frozenset()):
+    triggers = _triggers(root)
+    if triggers is None or root.evaluate(frozenset()):
         raise ExpressionError(
             "the expression matches papers that contain none of its terms; add a term that must occur"
         )
-    return Expression(text=text, root=root, terms=terms, positive_terms=frozenset(_positive(root)))
+    return Expression(text=text, root=root, terms=terms, positive_terms=frozenset(_positive(root)), triggers=triggers)

@@ -13,6 +13,7 @@ follows changed in between; patterns of removed follows stay until stale ones ou
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Literal
 
 import ahocorasick
@@ -76,10 +77,18 @@ class CompiledFollow:
     follow: Follow
     rules: tuple[Rule, ...] = ()
     author: AuthorRule | None = None
+    # Follows with equal signatures (the same catalogue topic, the same expression) have equal reasons for
+    # a paper, so matching evaluates each signature once per paper however many users share it.
+    signature: tuple = ()
 
     @property
     def terms(self) -> set[str]:
         return {t for r in self.rules for t in r.expression.terms}
+
+    @property
+    def triggers(self) -> set[str]:
+        """A paper this follow matches contains one of these terms (one per rule suffices: rules are ORed)."""
+        return {t for r in self.rules for t in r.expression.triggers}
 
 
 def compile_follow(follow: Follow, topics: dict[str, Topic]) -> CompiledFollow:
@@ -89,12 +98,13 @@ def compile_follow(follow: Follow, topics: dict[str, Topic]) -> CompiledFollow:
         if not follow.query:
             raise ValueError("a keyword follow needs a query")
         rule = Rule(parse_expression(follow.query), FIELDS[follow.fields], categories)
-        return CompiledFollow(follow, rules=(rule,))
+        return CompiledFollow(follow, rules=(rule,), signature=("keyword", follow.query, follow.fields, categories))
     if follow.kind == "author":
         if not follow.author:
             raise ValueError("an author follow needs an author name")
         pins = {"affiliation": follow.affiliation, "orcid": follow.orcid, "source_author_id": follow.source_author_id}
-        return CompiledFollow(follow, author=author_rule(follow.author, **pins))
+        author = author_rule(follow.author, **pins)
+        return CompiledFollow(follow, author=author, signature=("author", author, categories))
     subtopics = follow.subtopics
     if follow.topic_id:
         if follow.topic_id not in topics:
@@ -113,7 +123,8 @@ def compile_follow(follow: Follow, topics: dict[str, Topic]) -> CompiledFollow:
         )
         for s in subtopics
     )
-    return CompiledFollow(follow, rules=rules)
+    signature = ("topic", tuple((s.rule, s.fields, tuple(s.categories), s.id, s.name) for s in subtopics), categories)
+    return CompiledFollow(follow, rules=rules, signature=signature)
 
 
 def _categories_ok(paper: PaperText, wanted: frozenset[str]) -> bool:
@@ -126,23 +137,31 @@ def rule_reasons(
     """The reasons `rule` holds for the paper given the fields each term key hit in, or [] when it does not."""
     if not _categories_ok(paper, rule.categories) or not _categories_ok(paper, follow_categories):
         return []
-    present = {t for t in rule.expression.terms if hits.get(t, set()).intersection(rule.fields)}
+    present = set()
+    for term in rule.expression.terms:
+        found = hits.get(term)
+        if found is not None and not found.isdisjoint(rule.fields):
+            present.add(term)
     if not present or not rule.expression.evaluate(present):
         return []
     matched_categories = sorted((rule.categories | follow_categories) & paper.categories)
     sub = rule.subtopic
     return [
-        MatchReason(
-            subtopic=sub.name if sub else None,
-            subtopic_id=sub.id if sub else None,
-            term=term,
-            field=f,
-            categories=matched_categories,
-        )
+        _reason(sub.name if sub else None, sub.id if sub else None, term, f, tuple(matched_categories))
         for term in sorted(rule.expression.positive_terms & present)
         for f in rule.fields
         if f in hits[term]
     ]
+
+
+@lru_cache(maxsize=100_000)
+def _reason(
+    subtopic: str | None, subtopic_id: str | None, term: str, field: TextField, categories: tuple[str, ...]
+) -> MatchReason:
+    """Reasons repeat across papers, so each distinct one is built once (callers never mutate them)."""
+    return MatchReason.model_construct(
+        subtopic=subtopic, subtopic_id=subtopic_id, term=term, field=field, categories=list(categories)
+    )
 
 
 def follow_reasons(compiled: CompiledFollow, paper: PaperText, hits: dict[str, set[str]]) -> list[MatchReason]:
@@ -180,15 +199,29 @@ def _pattern(term_key: str) -> str:
 
 
 @dataclass
+class _Group:
+    """Follows with one signature: evaluated once per paper through the representative."""
+
+    compiled: CompiledFollow
+    follow_ids: set[str] = field(default_factory=set)
+
+
+@dataclass
 class FollowIndex:
-    """Every active follow, compiled, with the automaton over all their terms and author keys."""
+    """Every active follow, compiled and grouped by signature, with the automaton over all terms and author keys.
+
+    The term and author maps point at signatures, not follows: a paper costs one evaluation per distinct
+    rule that could hold, however many users follow it.
+    """
 
     topics: dict[str, Topic] = field(default_factory=dict)
     follows: dict[str, CompiledFollow] = field(default_factory=dict)
-    by_term: dict[str, set[str]] = field(default_factory=dict)
-    by_author_key: dict[str, set[str]] = field(default_factory=dict)
-    by_orcid: dict[str, set[str]] = field(default_factory=dict)
-    by_source_id: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    groups: dict[tuple, _Group] = field(default_factory=dict)
+    by_term: dict[str, set[tuple]] = field(default_factory=dict)  # every term → signatures: the patterns
+    by_trigger: dict[str, set[tuple]] = field(default_factory=dict)  # trigger term → signatures it makes candidates
+    by_author_key: dict[str, set[tuple]] = field(default_factory=dict)
+    by_orcid: dict[str, set[tuple]] = field(default_factory=dict)
+    by_source_id: dict[tuple[str, str], set[tuple]] = field(default_factory=dict)
     rebuilds: int = 0
     _automaton: ahocorasick.Automaton | None = None
     _patterns: set[tuple[str, str]] = field(default_factory=set)  # (kind, key) currently in the automaton
@@ -200,33 +233,50 @@ class FollowIndex:
         compiled = compile_follow(follow, self.topics)
         self.remove(follow.id)
         self.follows[follow.id] = compiled
-        for term in compiled.terms:
-            self._link(self.by_term, term, follow.id, ("term", term))
-        if (author := compiled.author) is not None:
-            self._link(self.by_author_key, author.key, follow.id, ("author", author.key))
-            if author.orcid:
-                self.by_orcid.setdefault(author.orcid, set()).add(follow.id)
-            if author.source_id:
-                self.by_source_id.setdefault(author.source_id, set()).add(follow.id)
+        group = self.groups.get(compiled.signature)
+        if group is None:
+            group = self.groups[compiled.signature] = _Group(compiled)
+            self._link_group(compiled)
+        group.follow_ids.add(follow.id)
         return compiled
 
     def remove(self, follow_id: str) -> None:
         compiled = self.follows.pop(follow_id, None)
         if compiled is None:
             return
-        for term in compiled.terms:
-            _unlink(self.by_term, term, follow_id)
-        if (author := compiled.author) is not None:
-            _unlink(self.by_author_key, author.key, follow_id)
-            if author.orcid:
-                _unlink(self.by_orcid, author.orcid, follow_id)
-            if author.source_id:
-                _unlink(self.by_source_id, author.source_id, follow_id)
+        group = self.groups[compiled.signature]
+        group.follow_ids.discard(follow_id)
+        if not group.follow_ids:
+            del self.groups[compiled.signature]
+            self._unlink_group(group.compiled)
 
-    def _link(self, table: dict, key: str, follow_id: str, pattern: tuple[str, str]) -> None:
-        table.setdefault(key, set()).add(follow_id)
-        if pattern not in self._patterns:
-            self._dirty = True
+    def _link_group(self, compiled: CompiledFollow) -> None:
+        sig = compiled.signature
+        for term in compiled.terms:
+            self.by_term.setdefault(term, set()).add(sig)
+            self._dirty |= ("term", term) not in self._patterns
+        for term in compiled.triggers:
+            self.by_trigger.setdefault(term, set()).add(sig)
+        if (author := compiled.author) is not None:
+            self.by_author_key.setdefault(author.key, set()).add(sig)
+            self._dirty |= ("author", author.key) not in self._patterns
+            if author.orcid:
+                self.by_orcid.setdefault(author.orcid, set()).add(sig)
+            if author.source_id:
+                self.by_source_id.setdefault(author.source_id, set()).add(sig)
+
+    def _unlink_group(self, compiled: CompiledFollow) -> None:
+        sig = compiled.signature
+        for term in compiled.terms:
+            _unlink(self.by_term, term, sig)
+        for term in compiled.triggers:
+            _unlink(self.by_trigger, term, sig)
+        if (author := compiled.author) is not None:
+            _unlink(self.by_author_key, author.key, sig)
+            if author.orcid:
+                _unlink(self.by_orcid, author.orcid, sig)
+            if author.source_id:
+                _unlink(self.by_source_id, author.source_id, sig)
 
     def __len__(self) -> int:
         return len(self.follows)
@@ -273,10 +323,12 @@ class FollowIndex:
                 author_keys.add(key)
         return hits, author_keys
 
-    def candidates(self, paper: PaperText, hits: dict[str, set[str]], author_keys: set[str]) -> set[str]:
-        found: set[str] = set()
+    def candidates(self, paper: PaperText, hits: dict[str, set[str]], author_keys: set[str]) -> set[tuple]:
+        """Signatures that could hold: a trigger term or a followed author key (or pinned id) occurred."""
+        found: set[tuple] = set()
         for term in hits:
-            found |= self.by_term.get(term, set())
+            if (owners := self.by_trigger.get(term)) is not None:
+                found |= owners
         for key in author_keys:
             found |= self.by_author_key.get(key, set())
         for author in paper.authors:
@@ -287,15 +339,16 @@ class FollowIndex:
         return found
 
     def match(self, paper: Paper | PaperText) -> list[tuple[Follow, list[MatchReason]]]:
-        """Every follow the paper satisfies, with its reasons, evaluating only follows whose patterns hit."""
+        """Every follow the paper satisfies, with its reasons, evaluating only rules whose patterns hit."""
         text = paper if isinstance(paper, PaperText) else PaperText.of(paper)
         hits, author_keys = self.term_hits(text)
-        results = []
-        for follow_id in sorted(self.candidates(text, hits, author_keys)):
-            compiled = self.follows[follow_id]
-            reasons = follow_reasons(compiled, text, hits)
+        results: list[tuple[Follow, list[MatchReason]]] = []
+        for signature in self.candidates(text, hits, author_keys):
+            group = self.groups[signature]
+            reasons = follow_reasons(group.compiled, text, hits)
             if reasons:
-                results.append((compiled.follow, reasons))
+                results.extend((self.follows[fid].follow, reasons) for fid in group.follow_ids)
+        results.sort(key=lambda pair: pair[0].id)
         return results
 
     def match_naive(self, paper: Paper | PaperText) -> list[tuple[Follow, list[MatchReason]]]:
@@ -310,10 +363,10 @@ class FollowIndex:
         return results
 
 
-def _unlink(table: dict, key: object, follow_id: str) -> None:
+def _unlink(table: dict, key: object, owner: object) -> None:
     owners = table.get(key)
     if owners is not None:
-        owners.discard(follow_id)
+        owners.discard(owner)
         if not owners:
             del table[key]
 
