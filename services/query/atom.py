@@ -1,9 +1,17 @@
 """Atom feeds of papers (per follow, per topic, per search), rendered with feedgen. No I/O."""
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
 from feedgen.feed import FeedGenerator
+
+# XML 1.0 forbids these control characters; a search term or a title may carry them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    return _NOT_XML.sub("", text)
 
 
 def render_atom(
@@ -18,8 +26,8 @@ def render_atom(
     """An Atom document with one entry per paper document (newest first as given)."""
     feed = FeedGenerator()
     feed.id(feed_id)
-    feed.title(title)
-    feed.link(href=self_url, rel="self")
+    feed.title(xml_safe(title))
+    feed.link(href=xml_safe(self_url), rel="self")
     feed.link(href=site_url, rel="alternate")
     feed.language("zh-CN")
     times = updated or {}
@@ -28,7 +36,7 @@ def render_atom(
         entry = feed.add_entry()
         paper_url = f"{site_url.rstrip('/')}/papers/{paper['paper_id']}"
         entry.id(paper_url)
-        entry.title(paper.get("title") or paper["paper_id"])
+        entry.title(xml_safe(paper.get("title") or paper["paper_id"]))
         entry.link(href=paper_url)
         if paper.get("links", {}).get("abs"):
             entry.link(href=paper["links"]["abs"], rel="related")
@@ -36,11 +44,11 @@ def render_atom(
         newest = max(newest, when)
         entry.updated(when)
         for name in paper.get("authors", [])[:20]:
-            entry.author(name=name)
+            entry.author(name=xml_safe(name))
         for category in paper.get("categories", []):
             entry.category(term=category)
         summary = paper.get("tldr_zh") or paper.get("abstract") or ""
-        entry.summary(summary)
+        entry.summary(xml_safe(summary))
     feed.updated(newest if papers else datetime.now(UTC))
     xml: bytes = feed.atom_str(pretty=True)
     return xml

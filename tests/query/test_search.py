@@ -23,3 +23,16 @@ def test_filters_combine_any_of_lists_and_single_values() -> None:
 
 def test_no_filters_by_default() -> None:
     assert PaperQuery().filters() == []
+
+
+def test_atom_feed_drops_characters_xml_forbids() -> None:
+    from lxml import etree
+
+    from services.query.atom import render_atom
+
+    paper = {"paper_id": "arxiv:1", "title": "Bad\x0ctitle\x00", "authors": ["A\x1b B"], "abstract": "x\x08y"}
+    xml = render_atom(
+        feed_id="urn:x", title="search \x0c", self_url="http://h/feeds?q=%0C", site_url="http://h", papers=[paper]
+    )
+    entry = etree.fromstring(xml).find("{http://www.w3.org/2005/Atom}entry")
+    assert entry is not None and entry.findtext("{http://www.w3.org/2005/Atom}title") == "Badtitle"
