@@ -2,19 +2,20 @@
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 from faststream import Context, ContextRepo
 from faststream.asgi import AsgiFastStream
+from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.kafka import consumer_options, ensure_topics, make_broker
+from papertrail.kafka import DeadLetterPolicy, consumer_options, ensure_topics, make_broker, publish_confirmed
 from papertrail.logs import configure_logging
 from papertrail.mongo import database, make_mongo_client, ping
 from papertrail.service import Readiness, health_routes, load_settings
 from schemas import topics
-from schemas.events import PaperNormalized, RawRecord
-from services.normalizer.normalize import apply_record
-from services.normalizer.parsers import parse_raw
+from schemas.events import PaperNormalized
+from services.normalizer.normalize import apply_batch
+from services.normalizer.parsers import parse_batch
 from services.normalizer.settings import NormalizerSettings
 from services.normalizer.store import PaperStore
 
@@ -24,6 +25,8 @@ log = configure_logging(SERVICE, settings.log_level)
 broker = make_broker(settings, SERVICE)
 readiness = Readiness()
 AI_CATEGORIES = frozenset(settings.ai_categories)
+dead_letters = DeadLetterPolicy(SERVICE)  # parks single records of a batch; the broker's own parks whole messages
+dead_letters.broker = broker
 
 normalized = broker.publisher(
     topics.PAPERS_NORMALIZED, schema=PaperNormalized, description="canonical papers after a source record changed them"
@@ -45,23 +48,28 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
         await mongo.close()
 
 
-@broker.subscriber(topics.HARVEST_RAW, **consumer_options(SERVICE))
-async def on_raw_record(raw: RawRecord, papers: Annotated[PaperStore, Context("papers")]) -> None:
-    """Turn one raw record into a change of its canonical paper; the same record twice changes nothing."""
-    if await papers.already_seen(raw):
-        return
-    record = parse_raw(raw)  # UnparseableRecord is a ValueError: the record goes to the dead-letter topic
-    outcome = await apply_record(
-        record,
-        papers,
-        content_hash=raw.sha256,
-        harvested_at=raw.harvested_at,
-        ai_categories=AI_CATEGORIES,
-        attempts=settings.merge_retries,
-    )
-    if outcome.event is not None:
-        await normalized.publish(outcome.event, key=outcome.paper_id.encode())
-    await papers.mark_seen(raw, outcome.paper_id, record)
+@broker.subscriber(
+    topics.HARVEST_RAW,
+    batch=True,
+    max_records=settings.batch_size,
+    batch_timeout_ms=settings.batch_wait_ms,
+    **consumer_options(SERVICE),
+)
+async def on_raw_records(
+    body: list[Any], message: KafkaMessage, papers: Annotated[PaperStore, Context("papers")]
+) -> None:
+    """Turn a batch of raw records into changes of their canonical papers; offsets commit after the events.
+
+    A record that does not parse (or breaks the schema) is parked on harvest.raw.v1.dlq and the rest go on.
+    """
+    items, bad = parse_batch(message.raw_message)  # type: ignore[arg-type]
+    applied = await apply_batch(items, papers, ai_categories=AI_CATEGORIES, attempts=settings.merge_retries)
+    await publish_confirmed(normalized, [(event, event.paper.id) for event in applied.events])
+    await papers.mark_seen(applied.placed)
+    for consumer_record, error in bad:
+        await dead_letters.park(consumer_record, error)
+    for item in applied.unplaced:
+        await dead_letters.park(item.origin, RuntimeError(f"{item.source_key}: the paper kept changing"))
 
 
 app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)

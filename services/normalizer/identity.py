@@ -1,9 +1,11 @@
 """Identity and merge: which canonical paper a record belongs to, and what the record changes. No I/O.
 
 Merge rule (conservative): a record joins a paper by any shared id (arXiv id, DOI, ACL id); failing that,
-by fingerprint = folded title + first author's key. Two records with the same title but different first
-authors therefore never merge. Published venues win for status and venue; the newest version wins for
-title and abstract; ids, categories and sources accumulate.
+by fingerprint = folded title + first author's key, and only when no id contradicts it (a paper with arXiv
+id X never absorbs a record with arXiv id Y, nor one ACL id another). Two records with the same title but
+different first authors therefore never merge, and neither do two arXiv papers that share title and first
+author. Published venues win for status and venue; the newest version wins for title and abstract; ids,
+categories, sources and authors' affiliations / ORCID / source ids accumulate.
 """
 
 import hashlib
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from schemas.events import NormalizedKind
-from schemas.paper import Paper, PaperIds, PaperVersion, VersionKind
+from schemas.paper import Author, Paper, PaperIds, PaperVersion, VersionKind
 from services.normalizer.records import ParsedRecord
 from services.normalizer.text import title_key
 
@@ -52,6 +54,43 @@ def fingerprint(title: str, first_author_key: str | None) -> str:
 
 def record_fingerprint(record: ParsedRecord) -> str:
     return fingerprint(record.title, record.authors[0].key if record.authors else None)
+
+
+def paper_fingerprint(paper: Paper) -> str:
+    return fingerprint(paper.title, paper.authors[0].key if paper.authors else None)
+
+
+def shares_id(a: PaperIds, b: PaperIds) -> bool:
+    return bool((a.arxiv and a.arxiv == b.arxiv) or (a.acl and a.acl == b.acl) or (set(a.dois) & set(b.dois)))
+
+
+def contradicts(a: PaperIds, b: PaperIds) -> bool:
+    """Two id sets that cannot describe one work: different arXiv ids, or different ACL ids."""
+    return bool((a.arxiv and b.arxiv and a.arxiv != b.arxiv) or (a.acl and b.acl and a.acl != b.acl))
+
+
+def enrich_authors(authors: list[Author], other: list[Author]) -> list[Author]:
+    """Authors in their order, completed from another source's list of the same people (matched by key)."""
+    by_key: dict[str, list[Author]] = {}
+    for author in other:
+        by_key.setdefault(author.key, []).append(author)
+    enriched = []
+    for author in authors:
+        twins = by_key.get(author.key)
+        twin = twins.pop(0) if twins else None
+        if twin is None:
+            enriched.append(author)
+            continue
+        enriched.append(
+            author.model_copy(
+                update={
+                    "affiliations": author.affiliations or twin.affiliations,
+                    "orcid": author.orcid or twin.orcid,
+                    "source_ids": twin.source_ids | author.source_ids,
+                }
+            )
+        )
+    return enriched
 
 
 def merge_ids(a: PaperIds, b: PaperIds) -> PaperIds:
@@ -138,14 +177,9 @@ def merge(
         if newest or not existing.abstract:
             paper.title, paper.abstract = record.title, record.abstract or existing.abstract
             if record.authors:
-                paper.authors = record.authors
-        if (
-            record.authors
-            and not any(a.affiliations for a in paper.authors)
-            and any(a.affiliations for a in record.authors)
-            and len(record.authors) == len(paper.authors)
-        ):
-            paper.authors = record.authors  # same people, and this source knows their affiliations
+                paper.authors = enrich_authors(record.authors, existing.authors)
+        else:
+            paper.authors = enrich_authors(existing.authors, record.authors)
         primary = record.categories[:1] if record.source == "arxiv" else existing.categories[:1]
         paper.categories = list(dict.fromkeys([*primary, *existing.categories, *record.categories]))
         if record.status == "published":

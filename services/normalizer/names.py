@@ -48,7 +48,9 @@ def make_author(
 ) -> Author:
     if given is None or family is None:
         given, family = split_name(name)
-    display = readable(f"{given} {family}" if given else family)
+        display = readable(f"{given} {family}" if given else family)
+    else:  # the source split the name itself; its full form may carry a suffix ("Jr")
+        display = readable(name) or readable(f"{given} {family}")
     return Author(
         name=display,
         key=author_key(given, family),

@@ -1,62 +1,47 @@
-"""Applying one parsed record to the store: merge with optimistic retries, recover an unemitted change."""
+"""Applying a batch of parsed records to the store: plan in memory, write, retry the papers that lost a race."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from papertrail.kafka import UnprocessableMessage
-from schemas.events import NormalizedKind, PaperNormalized
-from services.normalizer.identity import merge, record_fingerprint
-from services.normalizer.records import ParsedRecord
+from schemas.events import PaperNormalized
+from schemas.paper import PaperVersion
+from services.normalizer.plan import plan_batch
+from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
-
-_KIND_OF_VERSION: dict[str, NormalizedKind] = {
-    "first_observed": "new",
-    "new_version": "revised",
-    "published": "published",
-    "metadata_correction": "updated",
-}
 
 
 @dataclass(slots=True)
-class Outcome:
-    paper_id: str
-    event: PaperNormalized | None  # None: the record changed nothing
+class Applied:
+    events: list[PaperNormalized] = field(default_factory=list)  # to emit, after the writes
+    placed: list[tuple[Incoming, str]] = field(default_factory=list)  # item → the paper it went into
+    unplaced: list[Incoming] = field(default_factory=list)  # the paper kept changing under every attempt
 
 
-async def apply_record(
-    record: ParsedRecord,
-    papers: PaperStore,
-    *,
-    content_hash: str,
-    harvested_at: datetime | None,
-    ai_categories: frozenset[str],
-    attempts: int,
-) -> Outcome:
-    """Merge the record into its paper and store the change; retry when another instance won the race."""
+async def apply_batch(
+    items: list[Incoming], papers: PaperStore, *, ai_categories: frozenset[str], attempts: int
+) -> Applied:
+    """Merge new items into their papers and store the changes; the same content twice changes nothing.
+
+    Papers another instance changed meanwhile are merged again from a fresh read, up to `attempts` times.
+    """
+    applied = Applied()
+    pending = await papers.unseen(items)
     for _ in range(attempts):
-        stored = await papers.find_for(record)
-        change = merge(
-            stored.paper if stored else None,
-            record,
-            content_hash=content_hash,
-            now=datetime.now(UTC),
-            ai_categories=ai_categories,
-            next_seq=(stored.version_count if stored else 0) + 1,
-        )
-        if change is None:
-            assert stored is not None  # merge into nothing always changes something
-            last = stored.last_version
-            if last is not None and last.content_hash == content_hash:
-                # An earlier delivery stored this change and stopped before emitting it: finish its work.
-                await papers.record_version(last)
-                event = PaperNormalized(
-                    kind=_KIND_OF_VERSION[last.kind], paper=stored.paper, version=last, harvested_at=harvested_at
-                )
-                return Outcome(stored.paper.id, event)
-            return Outcome(stored.paper.id, None)
-        if await papers.save(change, stored, record_fingerprint(record)):
-            event = PaperNormalized(
-                kind=change.kind, paper=change.paper, version=change.version, harvested_at=harvested_at
-            )
-            return Outcome(change.paper.id, event)
-    raise UnprocessableMessage(f"the paper kept changing during {attempts} merge attempts")
+        if not pending:
+            break
+        stored = await papers.candidates([item.record for item in pending])
+        plan = plan_batch(pending, stored, now=datetime.now(UTC), ai_categories=ai_categories)
+        lost = await papers.save(plan.drafts)
+        pending = []
+        versions: list[PaperVersion] = list(plan.recovered)
+        for draft in plan.drafts:
+            assert draft.paper is not None
+            if draft.paper.id in lost:
+                pending.extend(draft.items)
+                continue
+            versions.extend(draft.versions)
+            applied.events.extend(draft.events)
+            applied.placed.extend((item, draft.paper.id) for item in draft.items)
+        await papers.record_versions(versions)
+    applied.unplaced = pending
+    return applied

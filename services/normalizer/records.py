@@ -2,8 +2,10 @@
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from schemas.paper import Author, CommunityPick, PaperIds, PublicationStatus, SourceVersion
+from schemas.events import RawRecord
+from schemas.paper import Author, CommunityPick, Paper, PaperIds, PaperVersion, PublicationStatus, SourceVersion
 
 
 class UnparseableRecord(ValueError):
@@ -39,3 +41,27 @@ class ParsedRecord:
     def first_published(self) -> datetime | None:
         dates = [v.date for v in self.versions if v.date is not None]
         return min(dates) if dates else None
+
+
+@dataclass(slots=True)
+class Incoming:
+    """A raw record from the topic and what its parser made of it."""
+
+    raw: RawRecord
+    record: ParsedRecord
+    origin: Any = None  # the consumed Kafka record, for the dead-letter topic
+
+    @property
+    def source_key(self) -> str:
+        return f"{self.raw.source}:{self.raw.record_id}"
+
+
+@dataclass(slots=True)
+class StoredPaper:
+    """A paper as read from the store, with what optimistic concurrency and recovery need."""
+
+    paper: Paper
+    rev: int
+    version_count: int
+    fingerprints: list[str]
+    last_versions: list[PaperVersion]  # the version records of the last write, kept until recorded

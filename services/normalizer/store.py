@@ -1,131 +1,177 @@
 """The normalizer's collections: `papers`, `paper_versions` and `source_records` (which source said what).
 
+Every read and write is batched: the local MongoDB-protocol server handles a bulk write of many documents
+far faster than as many single writes.
+
 Concurrency: a paper document carries `rev`; a write succeeds only against the revision it was computed
-from, so two instances merging records of one work retry instead of overwriting each other. The version
-record is written inside the paper document first (`last_version`), so it is never lost between the two
-writes, then upserted into `paper_versions` keyed by (paper_id, seq).
+from (and a new paper only if no paper holds its unique arXiv/ACL id), so two instances merging records of
+one work retry instead of overwriting each other — unique indexes and conditional writes, no locks. The
+version records of a write go inside the paper document first (`last_versions`), so they are never lost
+between the two writes, then are inserted into `paper_versions`, unique by (paper_id, seq).
 """
 
-from dataclasses import dataclass
+import uuid
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from pymongo import ASCENDING
+from pymongo import ASCENDING, InsertOne, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
-from pymongo.errors import DuplicateKeyError
+from pymongo.errors import BulkWriteError
 
-from schemas.events import RawRecord
 from schemas.paper import Paper, PaperVersion
-from services.normalizer.identity import Change, record_fingerprint
-from services.normalizer.records import ParsedRecord
+from services.normalizer.identity import record_fingerprint
+from services.normalizer.plan import Draft
+from services.normalizer.records import Incoming, ParsedRecord, StoredPaper
 
-_INTERNAL = ("_id", "rev", "fingerprint", "version_count", "last_version")
+_INTERNAL = ("_id", "rev", "fingerprints", "version_count", "last_versions", "write_id")
+DUPLICATE_KEY = 11000
+
+# (collection, keys, unique): unique where an id names one work; DOIs are not (a DOI may be listed by a
+# preprint and its published version before they are known to be one work).
+INDEXES: list[tuple[str, str, bool]] = [
+    ("papers", "ids.arxiv", True),
+    ("papers", "ids.acl", True),
+    ("papers", "ids.openreview", True),
+    ("papers", "ids.semantic_scholar", True),
+    ("papers", "ids.dois", False),
+    ("papers", "fingerprints", False),
+    ("papers", "updated_at", False),
+    ("paper_versions", "observed_at", False),
+    ("source_records", "paper_id", False),
+]
 
 
-@dataclass(slots=True)
-class StoredPaper:
-    paper: Paper
-    rev: int
-    version_count: int
-    last_version: PaperVersion | None
-
-
-def _to_paper(doc: dict[str, Any]) -> StoredPaper:
-    last = doc.get("last_version")
+def _to_stored(doc: dict[str, Any]) -> StoredPaper:
     body = {k: v for k, v in doc.items() if k not in _INTERNAL}
     return StoredPaper(
-        Paper.model_validate({"id": doc["_id"], **body}),
-        doc.get("rev", 0),
-        doc.get("version_count", 0),
-        PaperVersion.model_validate(last) if last else None,
+        paper=Paper.model_validate({"id": doc["_id"], **body}),
+        rev=doc.get("rev", 0),
+        version_count=doc.get("version_count", 0),
+        fingerprints=list(doc.get("fingerprints", [])),
+        last_versions=[PaperVersion.model_validate(v) for v in doc.get("last_versions", [])],
     )
+
+
+def _id_clauses(records: Iterable[ParsedRecord]) -> list[dict[str, Any]]:
+    arxiv, acl, dois, fingerprints = set(), set(), set(), set()
+    for record in records:
+        if record.ids.arxiv:
+            arxiv.add(record.ids.arxiv)
+        if record.ids.acl:
+            acl.add(record.ids.acl)
+        dois.update(record.ids.dois)
+        fingerprints.add(record_fingerprint(record))
+    clauses: list[dict[str, Any]] = []
+    for field, values in (("ids.arxiv", arxiv), ("ids.acl", acl), ("ids.dois", dois), ("fingerprints", fingerprints)):
+        if values:
+            clauses.append({field: {"$in": sorted(values)}})
+    return clauses
 
 
 class PaperStore:
     def __init__(self, db: AsyncDatabase) -> None:
+        self.db = db
         self.papers = db["papers"]
         self.versions = db["paper_versions"]
         self.source_records = db["source_records"]
 
     async def ensure_indexes(self) -> None:
-        await self.papers.create_index([("ids.arxiv", ASCENDING)], unique=True, sparse=True)
-        await self.papers.create_index([("ids.acl", ASCENDING)], unique=True, sparse=True)
-        await self.papers.create_index([("ids.dois", ASCENDING)])
-        await self.papers.create_index([("ids.openreview", ASCENDING)], sparse=True)
-        await self.papers.create_index([("ids.semantic_scholar", ASCENDING)], sparse=True)
-        await self.papers.create_index([("fingerprint", ASCENDING)])
-        await self.papers.create_index([("updated_at", ASCENDING)])
+        for collection, key, unique in INDEXES:
+            options: dict[str, Any] = {"unique": True, "sparse": True} if unique else {}
+            await self.db[collection].create_index([(key, ASCENDING)], **options)
         await self.versions.create_index([("paper_id", ASCENDING), ("seq", ASCENDING)], unique=True)
-        await self.versions.create_index([("observed_at", ASCENDING)])
 
-    async def already_seen(self, raw: RawRecord) -> bool:
-        """The same source record with the same content was fully handled before."""
-        doc = await self.source_records.find_one(
-            {"_id": f"{raw.source}:{raw.record_id}", "sha256": raw.sha256}, {"_id": 1}
-        )
-        return doc is not None
+    async def unseen(self, items: list[Incoming]) -> list[Incoming]:
+        """The items whose exact content (source record + sha256) was not fully handled before."""
+        keys = list({item.source_key for item in items})
+        seen: set[tuple[str, str]] = set()
+        async for doc in self.source_records.find({"_id": {"$in": keys}}, {"hashes": 1}):
+            seen.update((doc["_id"], h) for h in doc.get("hashes", []))
+        return [item for item in items if (item.source_key, item.raw.sha256) not in seen]
 
-    async def find_for(self, record: ParsedRecord) -> StoredPaper | None:
-        """The paper a record belongs to: by any shared id, else by title + first-author fingerprint."""
-        clauses: list[dict[str, Any]] = []
-        if record.ids.arxiv:
-            clauses.append({"ids.arxiv": record.ids.arxiv})
-        if record.ids.acl:
-            clauses.append({"ids.acl": record.ids.acl})
-        if record.ids.dois:
-            clauses.append({"ids.dois": {"$in": record.ids.dois}})
-        for query in [*clauses, {"fingerprint": record_fingerprint(record)}]:
-            doc = await self.papers.find_one(query)
-            if doc is not None:
-                return _to_paper(doc)
-        return None
+    async def candidates(self, records: list[ParsedRecord]) -> list[StoredPaper]:
+        """Every held paper any of the records may belong to: by a shared id or a fingerprint."""
+        clauses = _id_clauses(records)
+        if not clauses:
+            return []
+        return [_to_stored(doc) async for doc in self.papers.find({"$or": clauses})]
 
-    async def save(self, change: Change, previous: StoredPaper | None, fingerprint: str) -> bool:
-        """Write the changed paper if nobody else changed it meanwhile; False means merge again."""
-        body = change.paper.model_dump(mode="python", exclude={"id"}, exclude_none=True)
-        body |= {
-            "fingerprint": fingerprint,
-            "version_count": change.version.seq,
-            "last_version": change.version.model_dump(mode="python"),
-        }
-        try:
-            if previous is None:
-                await self.papers.insert_one({"_id": change.paper.id, "rev": 1, **body})
+    async def save(self, drafts: list[Draft]) -> set[str]:
+        """Write every changed draft against the revision it was computed from; the ids that lost a race."""
+        write_id = uuid.uuid4().hex
+        changed = [d for d in drafts if d.changed and d.paper is not None]
+        ops: list[InsertOne | UpdateOne] = []
+        for draft in changed:
+            assert draft.paper is not None
+            body = draft.paper.model_dump(mode="python", exclude={"id"}, exclude_none=True)
+            body |= {
+                "fingerprints": draft.fingerprints,
+                "version_count": draft.version_count,
+                "last_versions": [v.model_dump(mode="python") for v in draft.versions],
+                "write_id": write_id,
+            }
+            if draft.stored is None:
+                ops.append(InsertOne({"_id": draft.paper.id, "rev": 1, **body}))
             else:
                 unset = {f: "" for f in Paper.model_fields if f not in body and f != "id"}
-                update: dict[str, Any] = {"$set": {**body, "rev": previous.rev + 1}}
+                update: dict[str, Any] = {"$set": {**body, "rev": draft.stored.rev + 1}}
                 if unset:
                     update["$unset"] = unset
-                result = await self.papers.update_one({"_id": previous.paper.id, "rev": previous.rev}, update)
-                if result.matched_count == 0:
-                    return False
-        except DuplicateKeyError:
-            return False  # another instance created this work first
-        await self.record_version(change.version)
-        return True
+                ops.append(UpdateOne({"_id": draft.paper.id, "rev": draft.stored.rev}, update))
+        if not ops:
+            return set()
+        lost: set[str] = set()
+        try:
+            result = await self.papers.bulk_write(ops, ordered=False)
+            matched = result.matched_count
+        except BulkWriteError as error:
+            for problem in error.details.get("writeErrors", []):
+                if problem.get("code") != DUPLICATE_KEY:
+                    raise
+                lost.add(str(changed[problem["index"]].paper.id))  # type: ignore[union-attr]
+            matched = error.details.get("nMatched", 0)
+        updates = [str(d.paper.id) for d in changed if d.stored is not None]  # type: ignore[union-attr]
+        if matched < len(updates):  # some revisions moved on: find which by who wrote them
+            async for doc in self.papers.find({"_id": {"$in": updates}}, {"write_id": 1}):
+                if doc.get("write_id") != write_id:
+                    lost.add(doc["_id"])
+        return lost
 
-    async def record_version(self, version: PaperVersion) -> None:
-        await self.versions.update_one(
-            {"paper_id": version.paper_id, "seq": version.seq},
-            {"$setOnInsert": version.model_dump(mode="python")},
-            upsert=True,
-        )
+    async def record_versions(self, versions: list[PaperVersion]) -> None:
+        """Insert version records; one already there (same paper_id and seq) stays as it is."""
+        if not versions:
+            return
+        try:
+            await self.versions.insert_many([v.model_dump(mode="python") for v in versions], ordered=False)
+        except BulkWriteError as error:
+            if any(p.get("code") != DUPLICATE_KEY for p in error.details.get("writeErrors", [])):
+                raise
 
-    async def mark_seen(self, raw: RawRecord, paper_id: str, record: ParsedRecord) -> None:
-        await self.source_records.update_one(
-            {"_id": f"{raw.source}:{raw.record_id}"},
-            {
-                "$set": {
-                    "sha256": raw.sha256,
-                    "paper_id": paper_id,
-                    "source": raw.source,
-                    "format": raw.format,
-                    "title": record.title,
-                    "ids": record.ids.model_dump(),
-                    "status": record.status,
-                    "venue": record.venue,
-                    "seen_at": datetime.now(UTC),
-                }
-            },
-            upsert=True,
-        )
+    async def mark_seen(self, placed: list[tuple[Incoming, str]]) -> None:
+        """Remember which source record (and which content of it) went into which paper."""
+        if not placed:
+            return
+        now = datetime.now(UTC)
+        ops = [
+            UpdateOne(
+                {"_id": item.source_key},
+                {
+                    "$set": {
+                        "sha256": item.raw.sha256,
+                        "paper_id": paper_id,
+                        "source": item.raw.source,
+                        "format": item.raw.format,
+                        "title": item.record.title,
+                        "ids": item.record.ids.model_dump(),
+                        "status": item.record.status,
+                        "venue": item.record.venue,
+                        "seen_at": now,
+                    },
+                    "$addToSet": {"hashes": item.raw.sha256},
+                },
+                upsert=True,
+            )
+            for item, paper_id in placed
+        ]
+        await self.source_records.bulk_write(ops, ordered=False)

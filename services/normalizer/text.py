@@ -3,6 +3,9 @@
 import html
 import re
 import unicodedata
+from functools import lru_cache
+
+from pylatexenc.latex2text import LatexNodes2Text
 
 _SPACE = re.compile(r"\s+")
 _NON_WORD = re.compile(r"[^\w\s]", re.UNICODE)
@@ -50,6 +53,27 @@ def latex_accents_to_unicode(text: str) -> str:
     for command, letter in _LATEX_LETTER.items():
         text = re.sub(r"\{?" + re.escape(command) + r"\b\}?", letter, text)
     return text
+
+
+@lru_cache(maxsize=1)
+def _latex_to_text() -> LatexNodes2Text:
+    return LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+
+
+def tex_math(latex: str) -> str:
+    """A formula (ACL's `<tex-math>`) as readable text: `\\times` → ×, `\\approx 27\\%` → ≈27%."""
+    try:
+        return squash(_latex_to_text().latex_to_text(latex))
+    except Exception:  # pylatexenc rejects some malformed input; the source text is still readable
+        return squash(latex)
+
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def strip_html(text: str | None) -> str:
+    """HTML tags dropped and entities resolved (`<i>LLM</i>s &amp; more` → `LLMs & more`)."""
+    return html.unescape(_TAG.sub("", text or ""))
 
 
 def readable(text: str | None) -> str:

@@ -1,0 +1,150 @@
+"""Parser for ACL Anthology records: one `<volume collection="…">` with its `<meta>` and one paper. Pure function.
+
+An anthology paper is published in its venue: status published, venue "<VENUE> <year>" from the volume
+meta. Titles and abstracts are MarkupText: `<fixed-case>` marks letters whose case must be kept (the text
+is already written in that case), `<tex-math>` holds LaTeX that becomes readable text, `<i>`/`<b>`/`<url>`
+are flattened. Front matter is parsed too but flagged: it is not a paper.
+"""
+
+from datetime import UTC, datetime
+
+from lxml import etree
+
+from schemas.paper import Author, PaperIds, SourceVersion
+from services.normalizer.names import make_author
+from services.normalizer.records import ParsedRecord, UnparseableRecord
+from services.normalizer.text import squash, tex_math
+
+ANTHOLOGY = "https://aclanthology.org"
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
+_VENUE_NAMES = {
+    "acl": "ACL",
+    "findings": "Findings",
+    "emnlp": "EMNLP",
+    "naacl": "NAACL",
+    "eacl": "EACL",
+    "aacl": "AACL",
+    "tacl": "TACL",
+    "cl": "Computational Linguistics",
+    "coling": "COLING",
+    "conll": "CoNLL",
+    "lrec": "LREC",
+    "ws": "Workshop",
+}
+
+
+def markup_text(element: etree._Element | None) -> str:
+    """MarkupText → plain text: tex-math rendered, every other tag flattened, whitespace squashed."""
+    if element is None:
+        return ""
+    parts: list[str] = [element.text or ""]
+    for child in element:
+        if child.tag == "tex-math":
+            parts.append(tex_math("".join(child.itertext())))
+        else:
+            parts.append(markup_text(child))
+        parts.append(child.tail or "")
+    return squash("".join(parts))
+
+
+def _source_xml(element: etree._Element | None) -> str:
+    return "" if element is None else etree.tostring(element, encoding="unicode", with_tail=False)
+
+
+def _day(value: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value).replace(tzinfo=UTC) if value else None
+    except ValueError:
+        return None
+
+
+def _author(person: etree._Element) -> Author:
+    given = squash(person.findtext("first"))
+    family = squash(person.findtext("last"))
+    orcid = person.get("orcid") or squash(person.findtext("orcid")) or None
+    source_ids = {"acl": person.get("id")} if person.get("id") else {}
+    for tag, source in (("semantic-scholar", "semantic_scholar"), ("google-scholar", "google_scholar")):
+        if squash(person.findtext(tag)):
+            source_ids[source] = squash(person.findtext(tag))
+    affiliations = [squash(a.text) for a in person.iterfind("affiliation") if squash(a.text)]
+    if person.get("affiliation"):
+        affiliations.insert(0, squash(person.get("affiliation")))
+    return make_author(
+        f"{given} {family}".strip(),
+        given=given,
+        family=family,
+        affiliations=affiliations,
+        orcid=orcid,
+        source_ids=source_ids,
+    )
+
+
+def venue_name(venues: list[str], year: int | None) -> str | None:
+    if not venues:
+        return None
+    name = _VENUE_NAMES.get(venues[0].lower(), venues[0].upper())
+    return f"{name} {year}" if year else name
+
+
+def parse_acl(content: str) -> ParsedRecord:
+    """`<volume collection="2024.acl" id="long">` with `<meta>` and one `<paper>`/`<frontmatter>` → parsed record."""
+    try:
+        volume = etree.fromstring(content.encode("utf-8"), _PARSER)
+    except etree.XMLSyntaxError as exc:
+        raise UnparseableRecord(f"not XML: {exc}") from exc
+    collection, volume_id = volume.get("collection"), volume.get("id")
+    meta = volume.find("meta")
+    if volume.tag != "volume" or not collection or not volume_id or meta is None:
+        raise UnparseableRecord("not an anthology volume record (<volume collection=… id=…> with <meta>)")
+    items = [child for child in volume if child.tag in ("paper", "frontmatter")]
+    if len(items) != 1:
+        raise UnparseableRecord(f"{collection}-{volume_id}: expected one <paper> or <frontmatter>, got {len(items)}")
+    item = items[0]
+    front_matter = item.tag == "frontmatter"
+    paper_number = "0" if front_matter else item.get("id")
+    if not paper_number:
+        raise UnparseableRecord(f"{collection}-{volume_id}: paper without id")
+    anthology_id = f"{collection}-{volume_id}.{paper_number}"
+    year_text = squash(meta.findtext("year"))
+    year = int(year_text) if year_text.isdigit() else None
+    title_element = meta.find("booktitle") if front_matter else item.find("title")
+    title = markup_text(title_element)
+    if not title:
+        raise UnparseableRecord(f"{anthology_id}: empty title")
+    dois = [squash(d).lower() for d in (item.findtext("doi"),) if d and squash(d)]
+    url = squash(item.findtext("url")) or anthology_id
+    links = {"anthology": f"{ANTHOLOGY}/{anthology_id}", "pdf": f"{ANTHOLOGY}/{url}.pdf"}
+    if dois:
+        links["doi"] = f"https://doi.org/{dois[0]}"
+    code = item.find("pwccode")
+    if code is not None and code.get("url"):
+        links["code"] = code.get("url", "")
+    for dataset in item.iterfind("pwcdataset"):
+        links.setdefault("dataset", dataset.get("url", ""))
+    video = item.find("video")
+    if video is not None and video.get("href"):
+        links["video"] = video.get("href", "")
+    published = _day(item.get("ingest-date") or volume.get("ingest-date"))
+    versions = [SourceVersion(source="acl", label="v1", date=published)]
+    for revision in item.iterfind("revision"):
+        if revision.get("id") != "1":  # revision 1 is the original publication
+            label, date = f"v{revision.get('id')}", _day(revision.get("date"))
+            versions.append(SourceVersion(source="acl", label=label, date=date))
+    venues = [squash(v.text) for v in meta.iterfind("venue") if squash(v.text)]
+    abstract_element = item.find("abstract")
+    return ParsedRecord(
+        source="acl",
+        record_id=anthology_id,
+        ids=PaperIds(acl=anthology_id, dois=dois),
+        title=title,
+        abstract=markup_text(abstract_element),
+        authors=[_author(a) for a in item.iterfind("author")],
+        links=links,
+        versions=versions,
+        venue=venue_name(venues, year),
+        year=year,
+        status="published",
+        comments=squash(item.findtext("note")) or None,
+        is_front_matter=front_matter,
+        original={"title": _source_xml(title_element), "abstract": _source_xml(abstract_element)},
+    )

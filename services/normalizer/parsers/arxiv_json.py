@@ -1,0 +1,109 @@
+"""Parsers for arXiv metadata as JSON lines: the Kaggle arXiv snapshot and the daily-listing corpus. Pure.
+
+Kaggle lines carry what arXivRaw carries (versions with dates, DOIs, journal-ref, license, names already
+split in `authors_parsed`). Corpus lines (`../shared/corpus`) are one paper as listed on one day: no
+versions; their `AI` Chinese summary is ignored here (summaries belong to the summarizer).
+"""
+
+import json
+import re
+from typing import Any
+
+from schemas.events import RawRecord
+from schemas.paper import PaperIds, SourceVersion
+from services.normalizer.names import make_author, split_author_list
+from services.normalizer.parsers.arxiv_oai import (
+    _rfc2822,
+    arxiv_id,
+    arxiv_links,
+    publication_status,
+    split_dois,
+)
+from services.normalizer.records import ParsedRecord, UnparseableRecord
+from services.normalizer.text import readable, squash
+
+_VERSION_SUFFIX = re.compile(r"v\d+$")
+
+
+def _line(content: str) -> dict[str, Any]:
+    try:
+        value = json.loads(content)
+    except json.JSONDecodeError as exc:
+        raise UnparseableRecord(f"not JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise UnparseableRecord("expected a JSON object")
+    return value
+
+
+def _title(identifier: str, value: Any) -> str:
+    title = readable(value if isinstance(value, str) else "")
+    if not title:
+        raise UnparseableRecord(f"arXiv {identifier}: empty title")
+    return title
+
+
+def parse_kaggle_arxiv(raw: RawRecord) -> ParsedRecord:
+    """One line of the Kaggle arXiv metadata snapshot → parsed record."""
+    line = _line(raw.content)
+    identifier = arxiv_id(_VERSION_SUFFIX.sub("", str(line.get("id") or "")))
+    parsed_names = line.get("authors_parsed") or []
+    if parsed_names:
+        authors = [
+            make_author(" ".join(p for p in (given, family, suffix) if p), given=given, family=family)
+            for family, given, suffix, *_ in ([*(readable(n) for n in names), "", ""][:3] for names in parsed_names)
+            if family
+        ]
+    else:
+        authors = split_author_list(line.get("authors") or "")
+    versions = [
+        SourceVersion(source="arxiv", label=str(v.get("version") or f"v{i}"), date=_rfc2822(v.get("created")))
+        for i, v in enumerate(line.get("versions") or [], start=1)
+    ]
+    dois = split_dois(line.get("doi"))
+    journal_ref = squash(line.get("journal-ref")) or None
+    first = min((v.date for v in versions if v.date), default=None)
+    return ParsedRecord(
+        source="arxiv",
+        record_id=identifier,
+        ids=PaperIds(arxiv=identifier, dois=dois),
+        title=_title(identifier, line.get("title")),
+        abstract=readable(line.get("abstract")),
+        authors=authors,
+        categories=str(line.get("categories") or "").split(),
+        comments=squash(line.get("comments")) or None,
+        journal_ref=journal_ref,
+        license=squash(line.get("license")) or None,
+        links=arxiv_links(identifier) | ({"doi": f"https://doi.org/{dois[0]}"} if dois else {}),
+        versions=versions,
+        year=first.year if first else None,
+        status=publication_status(journal_ref, dois),
+        original={"title": line.get("title") or "", "abstract": line.get("abstract") or ""},
+    )
+
+
+def parse_corpus_line(raw: RawRecord) -> ParsedRecord:
+    """One line of the daily-listing corpus → parsed record (no versions: a listing does not say which)."""
+    line = _line(raw.content)
+    identifier = arxiv_id(_VERSION_SUFFIX.sub("", str(line.get("id") or "")))
+    categories = line.get("categories") or []
+    names = line.get("authors") or []
+    if not isinstance(categories, list) or not isinstance(names, list):
+        raise UnparseableRecord(f"arXiv {identifier}: categories and authors must be lists")
+    links = arxiv_links(identifier)
+    if line.get("code_url"):
+        links["code"] = str(line["code_url"])
+    # New-style ids start with yymm, which is the month of the first version.
+    year = 2000 + int(identifier[:2]) if identifier[:4].isdigit() else None
+    return ParsedRecord(
+        source="arxiv",
+        record_id=identifier,
+        ids=PaperIds(arxiv=identifier),
+        title=_title(identifier, line.get("title")),
+        abstract=readable(line.get("summary")),
+        authors=[make_author(readable(n)) for n in names if isinstance(n, str) and readable(n)],
+        categories=[str(c) for c in categories],
+        comments=squash(line.get("comment")) or None,
+        links=links,
+        year=year,
+        original={"title": line.get("title") or "", "abstract": line.get("summary") or ""},
+    )

@@ -1,0 +1,64 @@
+"""Kafka helpers for the normalizer's pipeline tests and benchmark: publish raw records, follow a group's progress."""
+
+import asyncio
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+from schemas.events import RawRecord
+
+
+async def publish_raw(bootstrap: str, topic: str, records: list[RawRecord]) -> None:
+    """Publish as the harvester does: key `source:record_id`, value the RawRecord JSON; wait for every ack."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=20, max_batch_size=1 << 20)
+    await producer.start()
+    try:
+        futures = [
+            await producer.send(topic, r.model_dump_json().encode(), key=f"{r.source}:{r.record_id}".encode())
+            for r in records
+        ]
+        for future in futures:
+            await future
+    finally:
+        await producer.stop()
+
+
+async def end_offsets(bootstrap: str, topic: str) -> dict[TopicPartition, int]:
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+    await consumer.start()
+    try:
+        partitions = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or [])]
+        return dict(await consumer.end_offsets(partitions)) if partitions else {}
+    finally:
+        await asyncio.sleep(0.01)  # aiokafka's stop() right after start() raises CancelledError from a task not yet run
+        await consumer.stop()
+
+
+async def committed(bootstrap: str, topic: str, group: str) -> dict[TopicPartition, int]:
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        partitions = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or [])]
+        return {tp: (await consumer.committed(tp)) or 0 for tp in partitions}
+    finally:
+        await consumer.stop()
+
+
+async def skip_to_end(bootstrap: str, topic: str, group: str) -> None:
+    """Commit the group's offsets at the topic's end, so it ignores records other tests left there."""
+    ends = await end_offsets(bootstrap, topic)
+    if not ends:
+        return
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        consumer.assign(list(ends))
+        await consumer.commit(ends)
+    finally:
+        await consumer.stop()
+
+
+async def caught_up(bootstrap: str, topic: str, group: str) -> bool:
+    """Every record on the topic has been handled and committed by the group."""
+    ends = await end_offsets(bootstrap, topic)
+    done = await committed(bootstrap, topic, group)
+    return all(done.get(tp, 0) >= end for tp, end in ends.items())

@@ -1,0 +1,84 @@
+"""Raw records made from the recorded source files, split the way the harvester publishes them.
+
+ACL: each `<paper>`/`<frontmatter>` wrapped in a copy of its `<volume>` (attributes + `collection`) with the
+volume's `<meta>`; record id `<collection>-<volume>.<paper>`. HF: one item per record, id = arXiv id,
+datestamp = the list date from the file name. OAI: the `<record>` elements.
+"""
+
+import hashlib
+import json
+from copy import deepcopy
+from datetime import UTC, datetime
+from pathlib import Path
+
+from lxml import etree
+
+from schemas.events import RawFormat, RawRecord
+from services.harvester.oai import parse_oai_page
+from tests.conftest import SOURCES
+
+ACL_FILE = SOURCES / "acl/2024.acl.xml"
+HF_FILES = sorted((SOURCES / "hf_daily_papers").glob("daily_papers_*.json"))
+HARVESTED_AT = datetime(2026, 11, 30, tzinfo=UTC)
+
+
+def raw_record(source: str, record_id: str, fmt: RawFormat, content: str, datestamp: str | None = None) -> RawRecord:
+    return RawRecord(
+        source=source,
+        record_id=record_id,
+        format=fmt,
+        content=content,
+        sha256=hashlib.sha256(content.encode("utf-8")).hexdigest(),
+        datestamp=datestamp,
+        run_id="test",
+        harvested_at=HARVESTED_AT,
+    )
+
+
+def acl_records(path: Path = ACL_FILE) -> list[RawRecord]:
+    root = etree.parse(str(path)).getroot()
+    collection = root.get("id")
+    records = []
+    for volume in root.iterfind("volume"):
+        meta = volume.find("meta")
+        for item in volume:
+            if item.tag not in ("paper", "frontmatter"):
+                continue
+            shell = etree.Element("volume", dict(volume.attrib), collection=collection)
+            shell.append(deepcopy(meta))
+            shell.append(deepcopy(item))
+            number = "0" if item.tag == "frontmatter" else item.get("id")
+            content = etree.tostring(shell, encoding="unicode")
+            records.append(raw_record("acl", f"{collection}-{volume.get('id')}.{number}", "acl_xml", content))
+    return records
+
+
+def hf_records(path: Path) -> list[RawRecord]:
+    day = path.stem.removeprefix("daily_papers_")
+    return [
+        raw_record("hf", item["paper"]["id"], "hf_daily_json", json.dumps(item, ensure_ascii=False), datestamp=day)
+        for item in json.loads(path.read_text(encoding="utf-8"))
+    ]
+
+
+def oai_records(relative: str, fmt: RawFormat) -> list[RawRecord]:
+    page = parse_oai_page((SOURCES / "arxiv_oai" / relative).read_bytes())
+    return [raw_record("arxiv", r.record_id, fmt, r.content, r.datestamp) for r in page.records]
+
+
+CORPUS = Path(__file__).resolve().parents[1] / "fixtures/corpus/arxiv-daily-2026-05"
+
+
+def corpus_records(folder: Path = CORPUS) -> list[RawRecord]:
+    """Every listing of the corpus, day by day, as the raw record a loader publishes (datestamp = the day)."""
+    import gzip
+
+    records = []
+    for path in sorted(folder.glob("*.jsonl.gz")):
+        day = path.name[:10]
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            for line in lines:
+                line = line.strip()
+                if line:
+                    records.append(raw_record("corpus", json.loads(line)["id"], "corpus_json", line, datestamp=day))
+    return records

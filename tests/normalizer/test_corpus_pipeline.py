@@ -1,0 +1,122 @@
+"""The whole corpus through running normalizer processes over real Kafka and MongoDB: 7,184 listings of
+4,717 arXiv ids make exactly 4,717 papers; a replay adds no paper, version or event; two instances in one
+consumer group give the same papers and versions as one."""
+
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pymongo import MongoClient
+
+from schemas import topics
+from schemas.events import RawRecord
+from tests.conftest import Servers, wait_until_async
+from tests.integration.services import running_service
+from tests.normalizer.kafka_tools import caught_up, end_offsets, publish_raw, skip_to_end
+from tests.normalizer.sources import corpus_records
+
+pytestmark = pytest.mark.integration
+GROUP = "papertrail-normalizer"
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[RawRecord]:
+    return corpus_records()
+
+
+@pytest.fixture(scope="module")
+def mongo(servers: Servers) -> Iterator[MongoClient]:
+    client: MongoClient = MongoClient(servers.mongodb_url, tz_aware=True)
+    yield client
+    client.close()
+
+
+def _env(servers: Servers, database: str) -> dict[str, str]:
+    return servers.environment() | {"MONGODB_DATABASE": database, "TOPIC_PARTITIONS": "3", "LOG_LEVEL": "WARNING"}
+
+
+async def _load(servers: Servers, records: list[RawRecord]) -> tuple[int, float]:
+    """Publish the records against the running normalizer(s); wait until handled: (events emitted, seconds)."""
+    bootstrap = servers.kafka_bootstrap_servers
+    before = sum((await end_offsets(bootstrap, topics.PAPERS_NORMALIZED)).values())
+    started = time.monotonic()
+    await publish_raw(bootstrap, topics.HARVEST_RAW, records)
+
+    async def done() -> bool:
+        return await caught_up(bootstrap, topics.HARVEST_RAW, GROUP)
+
+    await wait_until_async(done, within=240, what=f"{len(records)} raw records handled")
+    elapsed = time.monotonic() - started
+    after = sum((await end_offsets(bootstrap, topics.PAPERS_NORMALIZED)).values())
+    return after - before, elapsed
+
+
+def _history(db) -> dict[str, list[tuple[int, str]]]:  # type: ignore[no-untyped-def]
+    history: dict[str, list[tuple[int, str]]] = {}
+    for v in db.paper_versions.find({}, {"paper_id": 1, "seq": 1, "kind": 1}).sort([("paper_id", 1), ("seq", 1)]):
+        history.setdefault(v["paper_id"], []).append((v["seq"], v["kind"]))
+    return history
+
+
+@pytest.fixture(scope="module")
+async def one_instance(servers: Servers, corpus: list[RawRecord], mongo: MongoClient, tmp_path_factory) -> dict:  # type: ignore[no-untyped-def]
+    database = f"normalizer_corpus_{uuid.uuid4().hex[:8]}"
+    logs: Path = tmp_path_factory.mktemp("normalizer-one")
+    await skip_to_end(servers.kafka_bootstrap_servers, topics.HARVEST_RAW, GROUP)  # before the group has members
+    with running_service("normalizer", _env(servers, database), logs):
+        events, seconds = await _load(servers, corpus)
+        db = mongo[database]
+        first = {
+            "papers": db.papers.count_documents({}),
+            "versions": db.paper_versions.count_documents({}),
+            "events": events,
+            "history": _history(db),
+        }
+        replay_events, replay_seconds = await _load(servers, corpus)
+        replay = {
+            "papers": db.papers.count_documents({}),
+            "versions": db.paper_versions.count_documents({}),
+            "events": replay_events,
+        }
+    print(f"\ncorpus through one normalizer: {len(corpus)} records in {seconds:.1f}s; replay {replay_seconds:.1f}s")
+    return {"db": database, "first": first, "replay": replay}
+
+
+def test_corpus_makes_one_paper_per_arxiv_id(one_instance: dict, corpus: list[RawRecord]) -> None:
+    first = one_instance["first"]
+    assert first["papers"] == len({r.record_id for r in corpus}) == 4717
+    assert first["events"] == first["versions"] >= 4717
+    for paper_id, history in first["history"].items():
+        assert [seq for seq, _ in history] == list(range(1, len(history) + 1)), paper_id
+        assert history[0][1] == "first_observed"
+    assert len(first["history"]) == 4717
+
+
+def test_replaying_the_corpus_adds_no_paper_no_version_no_event(one_instance: dict) -> None:
+    first, replay = one_instance["first"], one_instance["replay"]
+    assert (replay["papers"], replay["versions"], replay["events"]) == (first["papers"], first["versions"], 0)
+
+
+async def test_two_instances_in_one_group_give_the_same_result_as_one(
+    servers: Servers, corpus: list[RawRecord], mongo: MongoClient, one_instance: dict, tmp_path_factory
+) -> None:  # type: ignore[no-untyped-def]
+    database = f"normalizer_pair_{uuid.uuid4().hex[:8]}"
+    env = _env(servers, database)
+    logs: Path = tmp_path_factory.mktemp("normalizer-two")
+    await skip_to_end(servers.kafka_bootstrap_servers, topics.HARVEST_RAW, GROUP)
+    (logs / "a").mkdir()
+    (logs / "b").mkdir()
+    with running_service("normalizer", env, logs / "a"), running_service("normalizer", env, logs / "b"):
+        events, seconds = await _load(servers, corpus)
+    print(f"\ncorpus through two normalizers: {seconds:.1f}s")
+    db = mongo[database]
+    history = _history(db)
+    expected = one_instance["first"]["history"]
+    assert db.papers.count_documents({}) == 4717
+    assert set(history) == set(expected)
+    assert Counter(len(h) for h in history.values()) == Counter(len(h) for h in expected.values())
+    assert history == expected  # same records, same order per paper: the same version records
+    assert events >= db.paper_versions.count_documents({})  # at least once (a rebalance may repeat one)

@@ -1,0 +1,213 @@
+"""Every recorded source record parses (ACL volume XML, HF daily papers in both layouts, oai_dc, corpus lines,
+Kaggle lines): exact ids, titles, authors in order, affiliations, versions with dates, cleaned text."""
+
+import json
+import re
+from datetime import UTC, datetime
+from email.utils import format_datetime
+
+import pytest
+
+from services.normalizer.parsers import parse_batch, parse_raw
+from services.normalizer.parsers.arxiv_oai import ARXIV_RAW, parse_arxiv_raw
+from services.normalizer.records import UnparseableRecord
+from services.normalizer.text import tex_math
+from tests.normalizer.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records, raw_record
+
+MARKUP = re.compile(r"</?(i|b|fixed-case|tex-math|url)>")
+
+
+@pytest.fixture(scope="module")
+def acl() -> dict:
+    return {r.record_id: parse_raw(r) for r in acl_records()}
+
+
+def test_every_acl_record_parses_and_is_published_at_its_venue(acl: dict) -> None:
+    papers = [p for p in acl.values() if not p.is_front_matter]
+    assert len(papers) == 933 and len(acl) == 938  # 933 papers + 5 volumes' front matter
+    for paper in papers:
+        assert paper.title and paper.authors and paper.status == "published" and paper.year == 2024
+        assert paper.venue == "ACL 2024" and paper.ids.acl == paper.record_id
+        assert not MARKUP.search(paper.title) and not MARKUP.search(paper.abstract)
+    assert sum(1 for p in papers if any(a.affiliations for a in p.authors)) > 800
+
+
+def test_acl_spot_check_ids_authors_affiliations_links(acl: dict) -> None:
+    paper = acl["2024.acl-long.1"]
+    assert paper.title == "Quantized Side Tuning: Fast and Memory-Efficient Tuning of Quantized Large Language Models"
+    assert [a.name for a in paper.authors][:3] == ["Zhengxin Zhang", "Dan Zhao", "Xupeng Miao"]
+    assert len(paper.authors) == 8 and paper.authors[-1].name == "Zhihao Jia"
+    assert paper.authors[0].affiliations == []
+    assert paper.authors[1].affiliations == ["Peng Cheng Laborotary"]  # sic, as the anthology has it
+    assert paper.authors[-1].affiliations == ["School of Computer Science, Carnegie Mellon University"]
+    assert paper.authors[1].key == "zhao d"
+    assert paper.links["anthology"] == "https://aclanthology.org/2024.acl-long.1"
+    assert paper.links["pdf"] == "https://aclanthology.org/2024.acl-long.1.pdf"
+    assert paper.versions[0].date == datetime(2024, 8, 12, tzinfo=UTC)  # the volume's ingest date
+    # <tex-math>\times</tex-math> became ×; the original markup is kept
+    assert "speed up the finetuning process by up to 3× while" in paper.abstract
+    assert "<tex-math>\\times</tex-math>" in paper.original["abstract"]
+
+
+def test_acl_fixed_case_markup_and_author_ids(acl: dict) -> None:
+    fixed = [p for p in acl.values() if "<fixed-case>" in p.original["title"]]
+    assert len(fixed) > 400
+    mage = next(p for p in fixed if p.title.startswith("MAGE"))
+    assert mage.title == "MAGE: Machine-generated Text Detection in the Wild"
+    italic = next(p for p in acl.values() if "<i>IBE-Eval</i>" in p.original["abstract"])
+    assert "This paper proposes IBE-Eval, a framework" in italic.abstract
+    assert "(≈27% above random)" in italic.abstract
+    with_ids = [a for p in acl.values() for a in p.authors if a.source_ids.get("acl") == "fei-liu"]
+    assert with_ids and with_ids[0].name == "Fei Liu"
+
+
+def test_acl_front_matter_is_flagged_not_a_paper(acl: dict) -> None:
+    front = acl["2024.acl-long.0"]
+    assert front.is_front_matter and front.title.startswith("Proceedings of the 62nd Annual Meeting")
+
+
+@pytest.mark.parametrize("path", HF_FILES, ids=lambda p: p.name)
+def test_every_hf_item_parses_with_its_community_pick(path) -> None:
+    records = hf_records(path)
+    items = json.loads(path.read_text(encoding="utf-8"))
+    parsed = [parse_raw(r) for r in records]
+    assert len(parsed) == len(items)
+    for paper, item in zip(parsed, items, strict=True):
+        assert paper.ids.arxiv == item["paper"]["id"] and paper.source == "hf"
+        assert paper.community is not None and paper.community.date == path.stem[-10:]
+        assert paper.community.upvotes == item["paper"]["upvotes"]
+        assert "\n" not in paper.abstract
+        visible = [a for a in item["paper"]["authors"] if not a.get("hidden")]
+        assert [a.name for a in paper.authors] == [a["name"] for a in visible]
+        assert [a.source_ids["hf"] for a in paper.authors] == [a["_id"] for a in visible]
+
+
+def test_hf_spot_checks_in_both_layouts() -> None:
+    first_2024 = parse_raw(hf_records(HF_FILES[0])[0])
+    assert (first_2024.record_id, first_2024.title) == ("2405.18407", "Phased Consistency Model")
+    assert first_2024.authors[0].source_ids == {"hf": "6656961985c7a647ebc7fe15", "hf_user": "wangfuyun"}
+    assert first_2024.community is not None and first_2024.community.submitter is None
+    first_2025 = parse_raw(hf_records(HF_FILES[1])[0])
+    assert first_2025.title == "OmniWorld: A Multi-Domain and Multi-Modal Dataset for 4D World Modeling"
+    assert first_2025.community is not None
+    assert (first_2025.community.upvotes, first_2025.community.submitter) == (58, "taesiri")
+    assert first_2025.links["code"] == "https://github.com/yangzhou24/OmniWorld"
+    assert first_2025.abstract.startswith(
+        "The field of 4D world modeling - aiming to jointly capture spatial geometry and"
+    )
+
+
+def test_every_oai_dc_record_parses_with_category_codes() -> None:
+    records = {
+        r.record_id: parse_raw(r)
+        for path in (
+            "oai_dc/atomiklabs_test_arxiv_data_listrecords_cs.xml",
+            "oai_dc/invenio_sample_arxiv_response_utf8.xml",
+            "oai_dc/invenio_sample_oai_dc_response.xml",
+        )
+        for r in oai_records(path, "oai_dc")
+    }
+    assert len(records) == 7
+    fourier = records["1303.2033"]
+    assert fourier.title == "Extended Fourier analysis of signals"
+    assert fourier.categories == ["cs.DS", "cs.IT", "math.NA"]
+    assert fourier.comments == "32 pages, 9 figures"
+    assert [(a.name, a.key) for a in fourier.authors] == [("Vilnis Liepins", "liepins v")]
+    assert [(v.label, v.date) for v in fourier.versions] == [
+        ("v1", datetime(2013, 3, 8, tzinfo=UTC)),
+        ("updated", datetime(2024, 1, 23, tzinfo=UTC)),
+    ]
+    fusion = records["1207.1019"]
+    assert fusion.categories == ["stat.ML", "cs.CV", "cs.LG", "cs.MM"]
+    assert [a.name for a in fusion.authors] == ["Emilie Morvant", "Amaury Habrard", "Stéphane Ayache"]
+    assert records["2401.14040"].comments == "Accepted to the Findings of EACL 2024"
+
+
+def test_every_corpus_line_parses() -> None:
+    records = corpus_records()
+    assert len(records) == 7184
+    parsed = [parse_raw(r) for r in records]
+    assert len({p.ids.arxiv for p in parsed}) == 4717
+    first = parsed[0]
+    assert first.record_id == "2604.27073"
+    assert first.title == "On Coded Caching Systems with Decentralized Linear Coding Placement"
+    assert [a.name for a in first.authors] == ["Yinbin Ma", "Daniela Tuninetti"]
+    assert first.categories == ["cs.IT"] and first.year == 2026
+    assert all(p.title and p.authors and p.categories for p in parsed)
+
+
+def _kaggle_line(arxiv_raw_content: str) -> str:
+    """The Kaggle snapshot's layout of an arXivRaw record (the snapshot is built from the same metadata)."""
+    from lxml import etree
+
+    element = etree.fromstring(arxiv_raw_content.encode()).find(f".//{ARXIV_RAW}arXivRaw")
+    assert element is not None
+
+    def text(name: str) -> str | None:
+        return element.findtext(f"{ARXIV_RAW}{name}")
+
+    return json.dumps(
+        {
+            "id": text("id"),
+            "submitter": text("submitter"),
+            "authors": text("authors"),
+            "title": text("title"),
+            "comments": text("comments"),
+            "journal-ref": text("journal-ref"),
+            "doi": text("doi"),
+            "report-no": text("report-no"),
+            "categories": text("categories"),
+            "license": text("license"),
+            "abstract": text("abstract"),
+            "versions": [
+                {"version": v.get("version"), "created": v.findtext(f"{ARXIV_RAW}date")}
+                for v in element.iterfind(f"{ARXIV_RAW}version")
+            ],
+            "update_date": "2015-01-06",
+        }
+    )
+
+
+def test_kaggle_lines_parse_like_the_arxiv_raw_records_they_mirror() -> None:
+    for raw in oai_records("arXivRaw/mikesaelim_ListRecordsResponse.xml", "arXivRaw"):
+        expected = parse_arxiv_raw(raw.content)
+        line = raw_record("kaggle", raw.record_id, "kaggle_arxiv_json", _kaggle_line(raw.content))
+        parsed = parse_raw(line)
+        assert (parsed.ids, parsed.title, parsed.abstract) == (expected.ids, expected.title, expected.abstract)
+        assert [a.name for a in parsed.authors] == [a.name for a in expected.authors]
+        assert parsed.versions == expected.versions and parsed.status == expected.status
+    with_parsed_names = json.loads(
+        _kaggle_line(oai_records("arXivRaw/mikesaelim_GetRecordResponse.xml", "arXivRaw")[0].content)
+    )
+    with_parsed_names["authors_parsed"] = [["Müller", "Anna", ""], ["Smith", "J.", "Jr"]]
+    record = parse_raw(
+        raw_record("kaggle", with_parsed_names["id"], "kaggle_arxiv_json", json.dumps(with_parsed_names))
+    )
+    assert [(a.name, a.key) for a in record.authors] == [("Anna Müller", "muller a"), ("J. Smith Jr", "smith j")]
+    assert format_datetime(record.versions[0].date, usegmt=True).endswith("GMT")  # type: ignore[arg-type]
+
+
+def test_tex_math_and_bad_records() -> None:
+    assert tex_math(r"\approx 27\%") == "≈27%"
+    assert tex_math(r"\mathcal{O}(n)") == "𝒪(n)"
+    with pytest.raises(UnparseableRecord, match="not JSON"):
+        parse_raw(raw_record("hf", "2401.00001", "hf_daily_json", "{not json"))
+    with pytest.raises(UnparseableRecord, match="one <paper> or <frontmatter>"):
+        parse_raw(raw_record("acl", "x", "acl_xml", '<volume collection="2024.acl" id="long"><meta/></volume>'))
+    with pytest.raises(UnparseableRecord, match="not an arXiv id"):
+        parse_raw(raw_record("corpus", "x", "corpus_json", '{"id": "nope", "title": "T", "authors": []}'))
+
+
+def test_parse_batch_separates_bad_records() -> None:
+    class Consumed:
+        def __init__(self, value: bytes) -> None:
+            self.value = value
+
+    good = hf_records(HF_FILES[0])[0]
+    bad_json = Consumed(b"{broken")
+    bad_content = Consumed(
+        raw_record("hf", "x", "hf_daily_json", '{"paper": {"authors": "oops"}}').model_dump_json().encode()
+    )
+    items, failed = parse_batch([Consumed(good.model_dump_json().encode()), bad_json, bad_content])
+    assert [i.record.record_id for i in items] == ["2405.18407"]
+    assert [c for c, _ in failed] == [bad_json, bad_content]
