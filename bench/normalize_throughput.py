@@ -1,0 +1,132 @@
+"""Normalizer throughput on the local stack over the corpus (7,184 raw records of 4,717 papers).
+
+In one run, against the same freshly started local Kafka and MongoDB-protocol servers:
+1. the service: one normalizer process (consume → parse → merge → bulk write → emit), records/s from the
+   first record published until the consumer group committed the last, and the process's peak RSS;
+2. the store alone, in this process (parse → merge → bulk write, no Kafka), records/s;
+3. the server's bare rate: bulk upserts of one small document per record, documents/s.
+Target: >= 3,000 records/s; the bare rate shows whether the service or the server is the limit.
+
+    uv run python bench/normalize_throughput.py [--records N]
+"""
+
+import argparse
+import asyncio
+import os
+import platform
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pymongo import AsyncMongoClient, UpdateOne  # noqa: E402
+
+from papertrail import stack  # noqa: E402
+from schemas import topics  # noqa: E402
+from services.normalizer.normalize import apply_batch  # noqa: E402
+from services.normalizer.parsers import parse_raw  # noqa: E402
+from services.normalizer.records import Incoming  # noqa: E402
+from services.normalizer.settings import DEFAULT_AI_CATEGORIES  # noqa: E402
+from services.normalizer.store import PaperStore  # noqa: E402
+from tests.conftest import free_port, wait_until_async  # noqa: E402
+from tests.integration.services import running_service  # noqa: E402
+from tests.normalizer.kafka_tools import caught_up, publish_raw, skip_to_end  # noqa: E402
+from tests.normalizer.sources import corpus_records  # noqa: E402
+
+TARGET = 3_000
+BATCH = 500
+
+
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def bare_bulk_upsert(url: str, n: int) -> float:
+    client: AsyncMongoClient = AsyncMongoClient(url)
+    collection = client["bench_bare"][f"upserts_{uuid.uuid4().hex[:6]}"]
+    started = time.perf_counter()
+    for start in range(0, n, BATCH):
+        ops = [
+            UpdateOne({"_id": f"k{i}"}, {"$set": {"title": f"paper {i}", "rev": 1}}, upsert=True)
+            for i in range(start, min(n, start + BATCH))
+        ]
+        await collection.bulk_write(ops, ordered=False)
+    elapsed = time.perf_counter() - started
+    await client.close()
+    return n / elapsed
+
+
+async def store_alone(url: str, records: list) -> float:
+    client: AsyncMongoClient = AsyncMongoClient(url, tz_aware=True)
+    store = PaperStore(client[f"bench_store_{uuid.uuid4().hex[:6]}"])
+    await store.ensure_indexes()
+    started = time.perf_counter()
+    for start in range(0, len(records), BATCH):
+        items = [Incoming(r, parse_raw(r)) for r in records[start : start + BATCH]]
+        applied = await apply_batch(items, store, ai_categories=frozenset(DEFAULT_AI_CATEGORIES), attempts=4)
+        await store.mark_seen(applied.placed)
+    elapsed = time.perf_counter() - started
+    await client.close()
+    return len(records) / elapsed
+
+
+async def service(env: dict[str, str], records: list, logs: Path) -> tuple[float, float]:
+    bootstrap = env["KAFKA_BOOTSTRAP_SERVERS"]
+    env = env | {"MONGODB_DATABASE": f"bench_service_{uuid.uuid4().hex[:6]}", "LOG_LEVEL": "WARNING"}
+    await skip_to_end(bootstrap, topics.HARVEST_RAW, "papertrail-normalizer")
+    with running_service("normalizer", env, logs) as port:
+        pid = _service_pid(port)
+        started = time.perf_counter()
+        await publish_raw(bootstrap, topics.HARVEST_RAW, records)
+        await wait_until_async(
+            lambda: caught_up(bootstrap, topics.HARVEST_RAW, "papertrail-normalizer"), within=900, what="caught up"
+        )
+        elapsed = time.perf_counter() - started
+        peak = _peak_rss_mb(pid)
+    return len(records) / elapsed, peak
+
+
+def _service_pid(port: int) -> int:
+    import subprocess
+
+    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True).stdout
+    return int(out.split("pid=")[1].split(",")[0])
+
+
+async def main(n: int | None) -> None:
+    records = corpus_records()[:n] if n else corpus_records()
+    with tempfile.TemporaryDirectory() as folder:
+        settings = stack.StackSettings(
+            dir=Path(folder), kafka_port=free_port(), mongodb_port=free_port(), meili_port=free_port()
+        )
+        stack.up(settings, log=lambda line: None)
+        try:
+            env = settings.environment()
+            url = env["MONGODB_URL"]
+            rate, peak = await service(env, records, Path(folder))
+            alone = await store_alone(url, records)
+            bare = await bare_bulk_upsert(url, len(records))
+        finally:
+            stack.down(settings, log=lambda line: None)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}")
+    print(f"records: {len(records)} corpus_json raw records ({len({r.record_id for r in records})} papers)")
+    print(
+        f"service (one normalizer process, consume → parse → upsert → emit): {rate:,.0f} records/s",
+        f"peak RSS {peak:.0f} MB",
+    )
+    print(f"store alone (parse → merge → bulk write, no Kafka, batches of {BATCH}): {alone:,.0f} records/s")
+    print(f"bare bulk upsert on the same server (batches of {BATCH}): {bare:,.0f} documents/s")
+    print(f"target {TARGET:,} records/s: {'met' if rate >= TARGET else 'not met'}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=None, help="only the first N corpus records")
+    asyncio.run(main(parser.parse_args().records))
