@@ -106,8 +106,8 @@ async def main(n: int | None) -> None:
         settings = stack.StackSettings(
             dir=Path(folder), kafka_port=free_port(), mongodb_port=free_port(), meili_port=free_port()
         )
-        stack.up(settings, log=lambda line: None)
         try:
+            stack.up(settings, log=lambda line: None)
             env = settings.environment()
             url = env["MONGODB_URL"]
             rate, peak = await service(env, records, Path(folder))
