@@ -18,6 +18,10 @@ run: install
 	$(UV) run papertrail stack up
 	$(UV) run papertrail run
 
+demo: install
+	$(UV) run papertrail stack up
+	$(UV) run papertrail demo
+
 stack-up: install
 	$(UV) run papertrail stack up
 
@@ -27,7 +31,7 @@ stack-down: install
 lint: install
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
-	$(UV) run mypy papertrail schemas services tests
+	$(UV) run mypy papertrail schemas services tests bench
 
 test: lint
 	$(UV) run pytest

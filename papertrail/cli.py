@@ -124,6 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     users = commands.add_parser("users", help="create API users")
     users.add_argument("action", choices=["create"])
     users.add_argument("name", help="the user's name")
+    commands.add_parser("demo", help="run everything offline on recorded real data (replay server + all services)")
     replay = commands.add_parser("replay", help="serve recorded upstream responses (offline harvesting)")
     replay.add_argument("--dir", required=True, help="folder with replay.json and the recorded files")
     replay.add_argument("--host", default="127.0.0.1")
@@ -153,6 +154,10 @@ def main(argv: list[str] | None = None) -> None:
 
         user_id, token = create_user(args.name)
         print(f"user {args.name} ({user_id}) created; API token (shown once):\n{token}")
+    elif args.command == "demo":
+        from papertrail.demo import run_demo
+
+        sys.exit(run_demo())
     elif args.command == "replay":
         _replay(args.dir, args.host, args.port)
     elif args.command == "dlq":

@@ -1,7 +1,11 @@
 """The one MongoDB setup: PyMongo's native async client, opened in a service's lifespan."""
 
+from typing import Any
+
 from pymongo import AsyncMongoClient
+from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
+from pymongo.errors import OperationFailure
 
 from papertrail.settings import InfraSettings
 
@@ -27,3 +31,16 @@ async def ping(client: AsyncMongoClient) -> bool:
     except Exception:
         return False
     return True
+
+
+async def ensure_index(collection: AsyncCollection, keys: list[tuple[str, int]], **options: Any) -> None:
+    """Create an index; if one of the same name exists with other options (an older release's definition),
+    replace it, so an upgrade never stops a service at start."""
+    try:
+        await collection.create_index(keys, **options)
+    except OperationFailure as error:
+        if error.code not in (85, 86):  # IndexOptionsConflict, IndexKeySpecsConflict
+            raise
+        name = options.get("name") or "_".join(f"{field}_{direction}" for field, direction in keys)
+        await collection.drop_index(name)
+        await collection.create_index(keys, **options)

@@ -19,6 +19,7 @@ from pymongo import ASCENDING, InsertOne, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import BulkWriteError
 
+from papertrail.mongo import ensure_index
 from schemas.paper import Paper, PaperVersion
 from services.normalizer.identity import record_fingerprint
 from services.normalizer.plan import Draft
@@ -79,8 +80,8 @@ class PaperStore:
     async def ensure_indexes(self) -> None:
         for collection, key, unique in INDEXES:
             options: dict[str, Any] = {"unique": True, "sparse": True} if unique else {}
-            await self.db[collection].create_index([(key, ASCENDING)], **options)
-        await self.versions.create_index([("paper_id", ASCENDING), ("seq", ASCENDING)], unique=True)
+            await ensure_index(self.db[collection], [(key, ASCENDING)], **options)
+        await ensure_index(self.versions, [("paper_id", ASCENDING), ("seq", ASCENDING)], unique=True)
 
     async def unseen(self, items: list[Incoming]) -> list[Incoming]:
         """The items whose exact content (source record + sha256) was not fully handled before."""

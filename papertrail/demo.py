@@ -1,0 +1,73 @@
+"""`papertrail demo`: the whole system offline on recorded real data. A replay server answers as arXiv OAI-PMH,
+the ACL Anthology and Hugging Face would; the harvester reads it on its schedule; once every service is
+ready, the recorded Hugging Face days are harvested and one day of the real May 2026 arXiv corpus is imported."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+CORPUS_DAY = FIXTURES / "corpus" / "arxiv-daily-2026-05" / "2026-05-08_AI_enhanced_Chinese.jsonl.gz"
+HF_DAYS = ("2025-09-16", "2024-05-29")
+
+
+def _wait_for(url: str, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as response:
+                if response.status == 200:
+                    return True
+        except OSError:
+            time.sleep(0.5)
+    return False
+
+
+def _after_ready(query_port: int) -> None:
+    if not _wait_for(f"http://127.0.0.1:{query_port}/readyz", 120):
+        return
+    for day in HF_DAYS:
+        subprocess.run(
+            [sys.executable, "-m", "papertrail", "harvest", "hf", "--from", day, "--until", day],
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    subprocess.run(
+        [sys.executable, "-m", "papertrail", "import", str(CORPUS_DAY)], check=False, stdin=subprocess.DEVNULL
+    )
+
+
+def run_demo(replay_port: int = 8900) -> int:
+    from papertrail.cli import run_all, service_port
+
+    replay = subprocess.Popen(
+        [sys.executable, "-m", "papertrail", "replay", "--dir", str(FIXTURES), "--port", str(replay_port)],
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        base = f"http://127.0.0.1:{replay_port}"
+        if not _wait_for(f"{base}/_replay/requests", 30):
+            print("papertrail demo: the replay server did not start", file=sys.stderr)
+            return 1
+        os.environ.update(
+            {
+                "SOURCES": '["arxiv", "acl"]',
+                "ARXIV_OAI_URL": f"{base}/oai",
+                "ARXIV_METADATA_PREFIX": "arXiv",
+                "ARXIV_START_DATE": "2015-01-16",
+                "ARXIV_MIN_REQUEST_INTERVAL_S": "0",
+                "ACL_ANTHOLOGY_URL": base,
+                "ACL_VOLUMES": '["2024.acl"]',
+                "HF_API_URL": base,
+            }
+        )
+        threading.Thread(target=_after_ready, args=(service_port("query"),), daemon=True).start()
+        return run_all()
+    finally:
+        replay.terminate()
+        replay.wait(timeout=10)
