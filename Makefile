@@ -5,7 +5,11 @@ UV_VERSION := 0.13.8
 UV := .tools/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: install run demo stack-up stack-down test lint schemas clean
+.PHONY: install system-deps run demo stack-up stack-down test lint schemas clean
+
+# Debian packages some tests drive: Chromium (browser tests), promtool (alert rules, metrics), kcat (an
+# outside Kafka client). Installed when missing; a test whose tool is still missing is skipped with the reason.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -13,6 +17,17 @@ $(UV):
 
 install: $(UV)
 	$(UV) sync --frozen
+
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v promtool >/dev/null || missing="$$missing prometheus"; \
+	command -v kcat >/dev/null || missing="$$missing kcat"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null) \
+			|| echo "warning: could not install$$missing; the tests that need them will be skipped"; \
+	fi
 
 run: install
 	$(UV) run papertrail stack up
@@ -33,7 +48,7 @@ lint: install
 	$(UV) run ruff format --check .
 	$(UV) run mypy papertrail schemas services tests bench
 
-test: lint
+test: system-deps lint
 	$(UV) run pytest
 
 schemas: install

@@ -1,6 +1,8 @@
 """One real arXiv OAI-PMH page through every hop over real servers: harvester → normalizer → summarizer →
 matcher and query, ending searchable through the query API."""
 
+import shutil
+import subprocess
 import uuid
 from collections.abc import Iterator
 
@@ -74,6 +76,11 @@ def test_every_service_is_ready_and_exposes_metrics(pipeline: Pipeline) -> None:
         assert ready.status_code == 200 and ready.json()["ready"] is True, name
         metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
         assert metrics.status_code == 200 and "papertrail_" in metrics.text, name
+        if shutil.which("promtool"):
+            lint = subprocess.run(
+                ["promtool", "check", "metrics"], input=metrics.text, capture_output=True, text=True, check=False
+            )
+            assert lint.returncode == 0, f"{name}: {lint.stdout}{lint.stderr}"
 
 
 def test_bad_query_parameter_is_a_4xx_naming_it(pipeline: Pipeline) -> None:
