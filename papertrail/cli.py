@@ -16,7 +16,7 @@ SERVICES: dict[str, tuple[str, ...]] = {
     "harvester": ("kafka", "mongodb"),
     "normalizer": ("kafka", "mongodb"),
     "summarizer": ("kafka", "mongodb"),
-    "matcher": ("kafka", "mongodb"),
+    "matcher": ("kafka", "mongodb", "meilisearch"),  # backfills search the index
     "query": ("kafka", "mongodb", "meilisearch"),
 }
 
