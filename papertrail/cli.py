@@ -124,6 +124,8 @@ def main(argv: list[str] | None = None) -> None:
     users = commands.add_parser("users", help="create API users")
     users.add_argument("action", choices=["create"])
     users.add_argument("name", help="the user's name")
+    settings_cmd = commands.add_parser("settings", help="print every setting (or --write docs/configuration.md)")
+    settings_cmd.add_argument("--write", action="store_true")
     commands.add_parser("demo", help="run everything offline on recorded real data (replay server + all services)")
     replay = commands.add_parser("replay", help="serve recorded upstream responses (offline harvesting)")
     replay.add_argument("--dir", required=True, help="folder with replay.json and the recorded files")
@@ -154,6 +156,14 @@ def main(argv: list[str] | None = None) -> None:
 
         user_id, token = create_user(args.name)
         print(f"user {args.name} ({user_id}) created; API token (shown once):\n{token}")
+    elif args.command == "settings":
+        from papertrail.settings_doc import DOC, markdown
+
+        if args.write:
+            DOC.write_text(markdown(), encoding="utf-8")
+            print(f"wrote {DOC}")
+        else:
+            print(markdown(), end="")
     elif args.command == "demo":
         from papertrail.demo import run_demo
 
