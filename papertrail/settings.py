@@ -1,7 +1,22 @@
 """Settings every service shares: where Kafka, MongoDB and Meilisearch are, and how to serve HTTP."""
 
-from pydantic import Field, SecretStr, field_validator
+from typing import Annotated
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import AfterValidator, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _iana_zone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as error:
+        raise ValueError(f"{value!r} is not an IANA time zone such as Asia/Shanghai") from error
+    return value
+
+
+# A setting naming a time zone (times are stored in UTC; zones are for display and calendar days).
+TimeZoneName = Annotated[str, AfterValidator(_iana_zone)]
 
 
 class InfraSettings(BaseSettings):
