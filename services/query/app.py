@@ -30,6 +30,7 @@ from services.query.documents import paper_document
 from services.query.index import PaperIndex
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
+from services.query.web import mount_web
 
 SERVICE = "query"
 settings = load_settings(QuerySettings, SERVICE)
@@ -149,6 +150,7 @@ app = FastAPI(
 )
 for router in (papers.router, overview.router, topic_routes.router, follows.router, feeds.router):
     app.include_router(router)
+mount_web(app)  # the web pages and their stylesheet
 
 
 @app.middleware("http")

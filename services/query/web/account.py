@@ -1,0 +1,138 @@
+"""Sign-in and the signed-in user's pages: follows (added and removed by form POSTs through the API's own
+checks) and the feed. The token lives in an HttpOnly, SameSite=Strict cookie; no GET changes anything."""
+
+import re
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+from pydantic import ValidationError
+
+from services.matcher.catalogue import load_catalogue
+from services.query.api.routes import follows as follow_routes
+from services.query.deps import PaperIndexDep, StoreDep
+from services.query.web.i18n import Translator
+from services.query.web.render import TOKEN_COOKIE, YEAR, error_page, language, render, see_other, signed_in_user
+
+router = APIRouter(include_in_schema=False)
+FOLLOW_ID = re.compile(r"^[0-9a-f]{32}$")
+MAX_FORM_BYTES = 16_384
+
+
+async def form_fields(request: Request) -> dict[str, str]:
+    """An application/x-www-form-urlencoded body as a dict (the last value of a repeated name wins)."""
+    body = await request.body()
+    return dict(parse_qsl(body[:MAX_FORM_BYTES].decode("utf-8", "replace"), keep_blank_values=True))
+
+
+def local_path(target: str | None, default: str) -> str:
+    """Only a path on this site is followed after signing in (never another host)."""
+    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return default
+
+
+def login_required(request: Request) -> HTMLResponse:
+    t = Translator(language(request))
+    return render(request, "login.html", 401, error=t("login_required"), next=request.url.path)
+
+
+@router.get("/login", response_class=HTMLResponse)
+async def show_login(request: Request, next: str = "/me/feed") -> HTMLResponse:
+    """The sign-in form: paste the API token."""
+    return render(request, "login.html", user=await signed_in_user(request), next=local_path(next, "/me/feed"))
+
+
+@router.post("/login", response_class=HTMLResponse)
+async def sign_in(request: Request, store: StoreDep) -> Response:
+    """Check the pasted token; keep it in an HttpOnly, SameSite=Strict cookie."""
+    form = await form_fields(request)
+    token, target = form.get("token", "").strip(), local_path(form.get("next"), "/me/feed")
+    if not token or await store.user_for_token(token) is None:
+        t = Translator(language(request))
+        return render(request, "login.html", 401, error=t("login_bad_token"), next=target)
+    response = see_other(target)
+    response.set_cookie(
+        TOKEN_COOKIE, token, max_age=YEAR, httponly=True, samesite="strict", secure=request.url.scheme == "https"
+    )
+    return response
+
+
+@router.post("/logout")
+async def sign_out() -> Response:
+    """Forget the token cookie."""
+    response = see_other("/")
+    response.delete_cookie(TOKEN_COOKIE, httponly=True, samesite="strict")
+    return response
+
+
+async def _follows_page(
+    request: Request, user: dict[str, Any], store: Any, status_code: int = 200, **context: Any
+) -> HTMLResponse:
+    follows = await follow_routes.list_follows(user, store)
+    return render(request, "follows.html", status_code, user=user, follows=follows, topics=load_catalogue(), **context)
+
+
+@router.get("/me/follows", response_class=HTMLResponse)
+async def show_follows(request: Request, store: StoreDep, created: str | None = None) -> HTMLResponse:
+    """Your follows and the form to add one."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    return await _follows_page(request, user, store, created=created, form={})
+
+
+@router.post("/me/follows", response_class=HTMLResponse)
+async def add_follow(request: Request, store: StoreDep) -> Response:
+    """Add a keyword, author or topic follow with the API's validation; a refusal is shown on the page."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    form = await form_fields(request)
+    try:
+        body = follow_routes.FollowCreate.model_validate(follow_body(form))
+        follow = await follow_routes.create_follow(body, user, store, request.app.state.follow_announcer)
+    except ValidationError as error:
+        detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
+        return await _follows_page(request, user, store, 422, error=detail, form=form)
+    except HTTPException as error:
+        return await _follows_page(request, user, store, error.status_code, error=str(error.detail), form=form)
+    return see_other("/me/follows?" + urlencode({"created": follow.name}))
+
+
+def follow_body(form: dict[str, str]) -> dict[str, Any]:
+    """The form's fields as the API's follow body: only the kind's own field, blank ones left out."""
+    kind = form.get("kind", "keyword")
+    own = {"keyword": "query", "author": "author", "topic": "topic_id"}.get(kind, "query")
+    value = form.get(own, "").strip()
+    body: dict[str, Any] = {"kind": kind, "name": form.get("name", "").strip() or value, own: value or None}
+    if kind == "keyword":
+        body["fields"] = form.get("fields") or "both"
+        body["categories"] = form.get("categories", "").split()
+    return body
+
+
+@router.post("/me/follows/{follow_id}/delete")
+async def remove_follow(follow_id: str, request: Request, store: StoreDep) -> Response:
+    """Unfollow one of your follows (another user's follow id reads as missing)."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    if not FOLLOW_ID.match(follow_id):
+        return error_page(request, 404, Translator(language(request))("not_found"), user)
+    try:
+        await follow_routes.delete_follow(follow_id, user, store, request.app.state.follow_announcer)
+    except HTTPException as error:
+        return error_page(request, error.status_code, str(error.detail), user)
+    return see_other("/me/follows")
+
+
+@router.get("/me/feed", response_class=HTMLResponse)
+async def show_feed(request: Request, store: StoreDep, index: PaperIndexDep) -> HTMLResponse:
+    """Papers matching your follows, newest match first, with why each matched."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    feed = await follow_routes.read_feed(user, store, index, follow_id=None, limit=100)
+    return render(request, "feed.html", user=user, feed=feed)

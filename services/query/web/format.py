@@ -1,0 +1,142 @@
+"""Formatting for the web pages: author lists cut short, times in the display zone, labels. No I/O."""
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from services.query.web.i18n import Translator
+
+AUTHORS_SHOWN = 8  # the seed site shows eight authors on a card, then "等 N 位作者"
+SOURCE_NAMES = {"arxiv": "arXiv", "acl": "ACL Anthology", "hf": "Hugging Face"}
+ZONE_NAMES = {"Asia/Shanghai": "zone_beijing"}  # an i18n key; other zones are shown by their IANA name
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorLine:
+    """Authors to show (name, affiliations joined) and how many are left out."""
+
+    shown: list[tuple[str, str]]
+    total: int
+
+    @property
+    def hidden(self) -> int:
+        return self.total - len(self.shown)
+
+
+def author_line(
+    authors_detail: list[dict[str, Any]], names: list[str], limit: int | None = AUTHORS_SHOWN
+) -> AuthorLine:
+    """The first `limit` authors with their affiliations (all when limit is None); falls back to bare names."""
+    people = [(a.get("name", ""), ", ".join(a.get("affiliations") or [])) for a in authors_detail] or [
+        (name, "") for name in names
+    ]
+    shown = people if limit is None else people[:limit]
+    return AuthorLine(shown=shown, total=len(people))
+
+
+def as_utc(value: Any) -> datetime | None:
+    """A stored time as an aware UTC datetime: epoch seconds, ISO text, naive (MongoDB gives naive UTC) or aware."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(value, UTC)
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    return None
+
+
+def local_time(value: Any, zone: str, pattern: str = "%Y-%m-%d %H:%M") -> str:
+    """A stored (UTC) time as text in the display zone; empty when there is no time."""
+    moment = as_utc(value)
+    return moment.astimezone(ZoneInfo(zone)).strftime(pattern) if moment else ""
+
+
+def zone_label(zone: str, t: Translator) -> str:
+    key = ZONE_NAMES.get(zone)
+    return t(key) if key else zone
+
+
+def source_name(source: str) -> str:
+    return SOURCE_NAMES.get(source, source)
+
+
+def observation(version_seq: int | None, t: Translator) -> str:
+    """'首次观测 · 记录 #1' for a paper seen once; later records say it was updated."""
+    seq = version_seq or 1
+    return t("observed_first" if seq == 1 else "observed_updated", seq=seq)
+
+
+def status_label(status: str | None, t: Translator) -> str:
+    return t("status_published" if status == "published" else "status_preprint")
+
+
+def version_kind_label(kind: str, t: Translator) -> str:
+    return t(f"kind_{kind}") if t.has(f"kind_{kind}") else kind
+
+
+def reason_text(reason: dict[str, Any], lang: str) -> str:
+    """'数学推理: reasoning(abstract)': the subtopic (Chinese name when asked and known), the term, the field."""
+    label = reason.get("subtopic_zh") if lang == "zh" and reason.get("subtopic_zh") else reason.get("subtopic")
+    hit = f"{reason.get('term', '')}({reason.get('field', '')})"
+    return f"{label}: {hit}" if label else hit
+
+
+def subtopic_names(topics: list[Any]) -> dict[tuple[str, str], str]:
+    """(topic id, subtopic id) → Chinese subtopic name, to label topic hit reasons."""
+    return {(topic.id, sub.id): sub.name_zh for topic in topics for sub in topic.subtopics if sub.name_zh}
+
+
+def with_zh_subtopics(
+    topic_id: str, reasons: list[dict[str, Any]], names: dict[tuple[str, str], str]
+) -> list[dict[str, Any]]:
+    return [{**r, "subtopic_zh": names.get((topic_id, r.get("subtopic_id") or ""))} for r in reasons]
+
+
+def page_numbers(page: int, total: int, size: int, around: int = 2) -> list[int | None]:
+    """Page links to show: first, last and a few around the current one; None marks a gap."""
+    last = max(1, -(-total // size))
+    wanted = sorted({1, last, *range(max(1, page - around), min(last, page + around) + 1)})
+    numbers: list[int | None] = []
+    for number in wanted:
+        if numbers and number - (numbers[-1] or 0) > 1:
+            numbers.append(None)
+        numbers.append(number)
+    return numbers
+
+
+def paper_links(paper: dict[str, Any]) -> list[tuple[str, str]]:
+    """Named links of a paper (arXiv abs/pdf, DOI, anthology …), from its links and ids."""
+    links = dict(paper.get("links") or {})
+    ids = paper.get("ids") or {}
+    if ids.get("arxiv"):
+        links.setdefault("abs", f"https://arxiv.org/abs/{ids['arxiv']}")
+        links.setdefault("pdf", f"https://arxiv.org/pdf/{ids['arxiv']}")
+    if not any(name.startswith("doi") for name in links):
+        for doi in ids.get("dois") or []:
+            links[f"doi:{doi}"] = f"https://doi.org/{doi}"
+    if ids.get("acl"):
+        links.setdefault("anthology", f"https://aclanthology.org/{ids['acl']}")
+    return sorted(links.items(), key=lambda item: LINK_ORDER.get(item[0].split(":")[0], 9))
+
+
+LINK_ORDER = {"abs": 0, "pdf": 1, "anthology": 2, "doi": 3}
+
+
+LINK_LABELS = {"abs": "arXiv abs", "pdf": "PDF", "anthology": "ACL Anthology", "doi": "DOI", "hf": "Hugging Face"}
+
+
+def link_label(name: str) -> str:
+    """'abs' → 'arXiv abs', 'doi:10.1/x' → 'DOI 10.1/x'."""
+    kind, _, rest = name.partition(":")
+    label = LINK_LABELS.get(kind, kind)
+    return f"{label} {rest}" if rest else label

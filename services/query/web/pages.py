@@ -1,0 +1,106 @@
+"""Public pages: home (overview and paper browser), paper, topics, topic, author and sources. Read-only GETs."""
+
+import re
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse
+
+from services.matcher.catalogue import load_catalogue
+from services.query.api.routes import overview as overview_routes
+from services.query.api.routes import papers as paper_routes
+from services.query.api.routes import topics as topic_routes
+from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
+from services.query.web import format as fmt
+from services.query.web.browse import PAGE_SIZE, SORTS, api_query_to_page, parse_browse
+from services.query.web.i18n import Translator
+from services.query.web.render import error_page, language, render, signed_in_user
+
+router = APIRouter(include_in_schema=False)
+AUTHOR_KEY = re.compile(paper_routes.AUTHOR_KEY_PATTERN)
+TOPIC_ID = re.compile(r"^[a-z0-9_\-]{1,64}$")
+
+
+@router.get("/", response_class=HTMLResponse)
+async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, settings: SettingsDep) -> HTMLResponse:
+    """The overview of the window, source freshness and the paper browser."""
+    overview = await overview_routes.read_overview(index, store, settings, window=None)
+    browse, problem = parse_browse(request.query_params.multi_items())
+    results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
+    try:
+        results = await paper_routes.search_papers(
+            index, q=browse.q, category=browse.category, source=browse.source, venue=None,
+            status=browse.status, ai_related=browse.ai_related, has_revisions=browse.has_revisions,
+            topic=None, author=None, since=browse.since, until=browse.until, sort=browse.sort,
+            page=browse.page, size=PAGE_SIZE,
+        )  # fmt: skip
+    except HTTPException as error:
+        problem = str(error.detail)
+    links = {name: api_query_to_page(getattr(overview, name).query) for name in type(overview).model_fields
+             if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
+    return render(
+        request, "home.html", 422 if problem else 200, user=await signed_in_user(request),
+        overview=overview, links=links, browse=browse, sorts=SORTS, results=results, problem=problem,
+        pages=fmt.page_numbers(browse.page, results["total"], PAGE_SIZE),
+    )  # fmt: skip
+
+
+@router.get("/papers/{paper_id:path}", response_class=HTMLResponse)
+async def show_paper(paper_id: str, request: Request, index: PaperIndexDep, store: StoreDep) -> HTMLResponse:
+    """One paper: both titles, authors, institutions, summary, version history, ids and links, topic hits."""
+    user = await signed_in_user(request)
+    try:
+        detail = await paper_routes.read_paper(paper_id, index, store)
+    except HTTPException:
+        return error_page(request, 404, Translator(language(request))("paper_not_found", id=paper_id), user)
+    topics = {topic.id: topic for topic in load_catalogue()}
+    names = fmt.subtopic_names(list(topics.values()))
+    hits = [
+        (topics.get(topic_id), topic_id, fmt.with_zh_subtopics(topic_id, reasons, names))
+        for topic_id, reasons in sorted(detail["topic_reasons"].items())
+    ]
+    return render(request, "paper.html", user=user, paper=detail, topic_hits=hits)
+
+
+@router.get("/topics", response_class=HTMLResponse)
+async def show_topics(request: Request) -> HTMLResponse:
+    """The topic catalogue with Chinese names and subtopics."""
+    return render(request, "topics.html", user=await signed_in_user(request), topics=load_catalogue())
+
+
+@router.get("/topics/{topic_id}", response_class=HTMLResponse)
+async def show_topic(topic_id: str, request: Request, index: PaperIndexDep, page: int = 1) -> HTMLResponse:
+    """Papers hitting a topic, each with which subtopic and term hit in which field."""
+    user = await signed_in_user(request)
+    t = Translator(language(request))
+    if not TOPIC_ID.match(topic_id):
+        return error_page(request, 404, t("topic_not_found", id=topic_id), user)
+    page = min(max(page, 1), 1000)
+    try:
+        listing = await topic_routes.list_topic_papers(topic_id, index, page=page, size=PAGE_SIZE)
+    except HTTPException:
+        return error_page(request, 404, t("topic_not_found", id=topic_id), user)
+    names = fmt.subtopic_names(load_catalogue())
+    for hit in listing["hits"]:
+        hit["reasons"] = fmt.with_zh_subtopics(topic_id, hit["reasons"], names)
+    return render(
+        request, "topic.html", user=user, listing=listing, page=page,
+        pages=fmt.page_numbers(page, listing["total"], PAGE_SIZE),
+    )  # fmt: skip
+
+
+@router.get("/authors/{key}", response_class=HTMLResponse)
+async def show_author(key: str, request: Request, index: PaperIndexDep) -> HTMLResponse:
+    """An author's papers across years and venues, newest first."""
+    user = await signed_in_user(request)
+    if not AUTHOR_KEY.match(key):
+        return error_page(request, 404, Translator(language(request))("author_bad_key", key=key), user)
+    author = await paper_routes.read_author(index, key, page=1, size=100)
+    return render(request, "author.html", user=user, author=author)
+
+
+@router.get("/sources", response_class=HTMLResponse)
+async def show_sources(request: Request, store: StoreDep) -> HTMLResponse:
+    """Each source's state, last completed scan, last new record, recent runs and last error."""
+    sources = await overview_routes.list_sources(store)
+    return render(request, "sources.html", user=await signed_in_user(request), sources=sources)

@@ -1,0 +1,76 @@
+"""Rendering pages: the Jinja2 environment, the language and sign-in cookies, and the signed-in user."""
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.templating import Jinja2Templates
+
+from services.query.store import QueryStore
+from services.query.web import format as fmt
+from services.query.web.i18n import Translator, pick_language
+
+HERE = Path(__file__).parent
+LANG_COOKIE = "lang"
+TOKEN_COOKIE = "pt_token"
+YEAR = 365 * 24 * 3600
+
+templates = Jinja2Templates(directory=HERE / "templates")
+templates.env.globals["fmt"] = fmt
+templates.env.trim_blocks = True
+templates.env.lstrip_blocks = True
+
+
+def language(request: Request) -> str:
+    return pick_language(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE))
+
+
+async def signed_in_user(request: Request) -> dict[str, Any] | None:
+    """The user whose token is in the sign-in cookie, or None."""
+    token = request.cookies.get(TOKEN_COOKIE)
+    if not token:
+        return None
+    store: QueryStore = request.app.state.store
+    return await store.user_for_token(token)
+
+
+def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    """Render a page in the visitor's language; a ?lang= choice is remembered in a cookie."""
+    lang = language(request)
+    t = Translator(lang)
+    zone = request.app.state.settings.display_timezone
+    response = templates.TemplateResponse(
+        request,
+        template,
+        {
+            "t": t,
+            "lang": lang,
+            "other_lang_url": lang_url(request, "en" if lang == "zh" else "zh"),
+            "zone": zone,
+            "zone_label": fmt.zone_label(zone, t),
+            "when": lambda value, pattern="%Y-%m-%d %H:%M": fmt.local_time(value, zone, pattern),
+            "user": context.pop("user", None),
+            **context,
+        },
+        status_code=status_code,
+    )
+    if request.query_params.get("lang") == lang:
+        response.set_cookie(LANG_COOKIE, lang, max_age=YEAR, samesite="lax")
+    return response
+
+
+def error_page(request: Request, status_code: int, message: str, user: dict[str, Any] | None = None) -> HTMLResponse:
+    return render(request, "error.html", status_code=status_code, message=message, user=user)
+
+
+def see_other(url: str) -> RedirectResponse:
+    """After a form POST, go to a page with GET (so reloading does not post again)."""
+    return RedirectResponse(url, status_code=303)
+
+
+def lang_url(request: Request, lang: str) -> str:
+    """The current page in another language (a POST's page goes to its own GET address)."""
+    pairs = [(k, v) for k, v in request.query_params.multi_items() if k != "lang"] + [("lang", lang)]
+    return f"{request.url.path}?{urlencode(pairs)}"

@@ -1,0 +1,139 @@
+"""The pages' no-I/O parts: author cut, display-zone times, labels, browse parameters, the language pick,
+and the paper template rendering a summarized paper built by the real document function."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from lxml import html
+
+from schemas.events import PaperEnriched
+from schemas.paper import Author, Paper, PaperIds, PaperVersion
+from schemas.summary import Institution, Summary
+from services.query.documents import paper_document
+from services.query.web import format as fmt
+from services.query.web.browse import api_query_to_page, parse_browse
+from services.query.web.i18n import STRINGS, Translator, pick_language
+from services.query.web.render import templates
+
+ZH, EN = Translator("zh"), Translator("en")
+
+
+def people(count: int) -> list[dict[str, Any]]:
+    return [{"name": f"Author {i}", "affiliations": [f"Univ {i}"] if i % 2 else []} for i in range(count)]
+
+
+def test_author_line_cuts_to_eight_and_counts_the_rest() -> None:
+    line = fmt.author_line(people(14), [])
+    assert len(line.shown) == 8 and line.total == 14 and line.hidden == 6
+    assert line.shown[1] == ("Author 1", "Univ 1") and line.shown[0] == ("Author 0", "")
+    assert ZH("and_more", total=line.total, hidden=line.hidden) == "等 14 位作者"
+    assert EN("and_more", total=line.total, hidden=line.hidden) == "and 6 more"
+    assert fmt.author_line(people(14), [], None).hidden == 0
+    assert fmt.author_line([], ["A", "B"]).shown == [("A", ""), ("B", "")]  # bare names when no detail
+
+
+def test_times_are_shown_in_the_display_zone() -> None:
+    moment = datetime(2026, 11, 14, 8, 12, tzinfo=UTC)
+    assert fmt.local_time(moment, "Asia/Shanghai") == "2026-11-14 16:12"
+    assert fmt.local_time(moment.replace(tzinfo=None), "Asia/Shanghai") == "2026-11-14 16:12"  # MongoDB: naive UTC
+    assert fmt.local_time(int(moment.timestamp()), "Asia/Shanghai") == "2026-11-14 16:12"
+    assert fmt.local_time("2026-11-14T08:12:00Z", "Europe/London") == "2026-11-14 08:12"
+    assert fmt.local_time(None, "Asia/Shanghai") == "" and fmt.local_time("soon", "UTC") == ""
+    assert fmt.zone_label("Asia/Shanghai", ZH) == "北京时间" and fmt.zone_label("UTC", ZH) == "UTC"
+
+
+def test_labels() -> None:
+    assert fmt.observation(1, ZH) == "首次观测 · 记录 #1" and fmt.observation(None, EN) == "first observed · record #1"
+    assert fmt.observation(3, ZH) == "有更新 · 记录 #3"
+    assert fmt.status_label("published", ZH) == "正式发表" and fmt.status_label("preprint", ZH) == "预印本"
+    assert fmt.version_kind_label("new_version", ZH) == "新版本" and fmt.version_kind_label("odd", ZH) == "odd"
+    assert fmt.source_name("acl") == "ACL Anthology" and fmt.source_name("other") == "other"
+    reason = {"subtopic": "math reasoning", "subtopic_zh": "数学推理", "term": "reasoning", "field": "abstract"}
+    assert fmt.reason_text(reason, "zh") == "数学推理: reasoning(abstract)"
+    assert fmt.reason_text(reason, "en") == "math reasoning: reasoning(abstract)"
+    assert fmt.reason_text({"term": "banach", "field": "title"}, "zh") == "banach(title)"
+
+
+def test_every_string_has_both_languages_with_the_same_placeholders() -> None:
+    import string
+
+    for key, (zh, en) in STRINGS.items():
+        names = [{f for _, f, _, _ in string.Formatter().parse(s) if f} for s in (zh, en)]
+        assert zh and en and names[0] <= names[1] | {"total"} and names[1] <= names[0] | {"hidden"}, key
+
+
+def test_language_pick() -> None:
+    assert pick_language(None, None) == "zh"
+    assert pick_language("en", None) == "en" and pick_language(None, "en") == "en"
+    assert pick_language("zh", "en") == "zh" and pick_language("fr", "xx") == "zh"
+
+
+def test_page_numbers_and_links() -> None:
+    assert fmt.page_numbers(1, 46, 20) == [1, 2, 3]
+    assert fmt.page_numbers(10, 1000, 20) == [1, None, 8, 9, 10, 11, 12, None, 50]
+    assert fmt.page_numbers(1, 0, 20) == [1]
+    links = dict(fmt.paper_links({"ids": {"arxiv": "1501.00001", "dois": ["10.1/x"], "acl": "2024.acl-long.1"}}))
+    assert links["abs"] == "https://arxiv.org/abs/1501.00001" and links["doi:10.1/x"] == "https://doi.org/10.1/x"
+    assert links["anthology"] == "https://aclanthology.org/2024.acl-long.1"
+
+
+def test_browse_parameters_are_checked_and_kept_in_links() -> None:
+    browse, problem = parse_browse([("q", "graph"), ("category", "cs.LG"), ("category", "cs.IT"), ("status", "")])
+    assert problem is None and browse.category == ["cs.LG", "cs.IT"] and browse.status is None
+    assert browse.url(sort="published") == "/?q=graph&category=cs.LG&category=cs.IT&sort=published"
+    assert browse.url(page=3).endswith("&page=3") and "page" not in browse.url(sort="ingested")
+    _, problem = parse_browse([("sort", "random"), ("page", "0")])
+    assert problem and "sort" in problem and "page" in problem
+    link = api_query_to_page("/api/papers?sort=ingested&ai_related=true")
+    assert link == "/?sort=ingested&ai_related=true#papers" and api_query_to_page(None) is None
+
+
+def summarized_paper() -> dict[str, Any]:
+    now = datetime(2026, 11, 14, 8, 0, tzinfo=UTC)
+    paper = Paper(
+        id="arxiv:2611.00001",
+        ids=PaperIds(arxiv="2611.00001"),
+        title="A Local Perturbation Theory for Cross-Domain Interference",
+        abstract="We study interference.",
+        authors=[Author(name=f"Person {i}", key=f"person {i}", affiliations=["Tianjin University"]) for i in range(12)],
+        categories=["cs.CL", "cs.LG"],
+        sources=["arxiv"],
+        first_seen=now,
+        updated_at=now,
+    )
+    summary = Summary(
+        status="ok",
+        model="deepseek-chat",
+        title_zh="跨域干扰与恢复的局部微扰理论",
+        tldr_zh="提出局部微扰理论。",
+        method_zh="二阶损伤项分析。",
+        institutions=[Institution(name="Tianjin University", name_zh="天津大学")],
+        generated_at=now,
+    )
+    version = PaperVersion(
+        paper_id=paper.id, seq=1, kind="first_observed", source="arxiv", source_record_id="2611.00001",
+        observed_at=now, content_hash="x",
+    )  # fmt: skip
+    document = paper_document(PaperEnriched(kind="new", paper=paper, version=version, summary=summary))
+    canonical = {**paper.model_dump(mode="python", exclude={"authors"}), "authors": document["authors_detail"]}
+    return {**document, "paper": canonical, "history": [version.model_dump()], "topic_reasons": {}}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_paper_template_shows_summary_institutions_and_cut_authors(lang: str) -> None:
+    t = Translator(lang)
+    page = templates.get_template("paper.html").render(
+        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
+        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None,
+        paper=summarized_paper(), topic_hits=[],
+    )  # fmt: skip
+    tree = html.fromstring(page)
+    text = " ".join(tree.text_content().split())
+    assert "跨域干扰与恢复的局部微扰理论" in text and "Tianjin University（天津大学）" in text
+    assert "提出局部微扰理论。" in text and "二阶损伤项分析。" in text
+    first_line = " ".join(tree.find_class("authors")[0].text_content().split())
+    assert "Person 7" in first_line and "Person 8" not in first_line
+    assert ("等 12 位作者" if lang == "zh" else "and 4 more") in first_line
+    assert "Person 11" in tree.find_class("all-authors")[0].text_content()  # the way to see all of them
+    assert "2026-11-14 16:00" in text  # observed time in Beijing time
