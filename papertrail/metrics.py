@@ -1,6 +1,6 @@
 """Prometheus metrics every service shares; service-specific metrics live beside their service."""
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 MESSAGES_HANDLED = Counter(
     "papertrail_messages_handled_total",
@@ -26,4 +26,10 @@ HTTP_SECONDS = Histogram(
     "papertrail_http_request_seconds",
     "HTTP request latency by route template.",
     ["service", "route"],
+)
+CONSUMER_LAG = Gauge(
+    "papertrail_consumer_lag",
+    "Messages not yet committed by the service's consumer group: end offset minus committed offset, summed over "
+    "the topic's partitions (refreshed every LAG_INTERVAL_S; every replica reports the same group, take max).",
+    ["service", "topic"],
 )

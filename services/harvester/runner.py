@@ -30,6 +30,11 @@ RUN_SECONDS = Histogram(
 LAST_SUCCESS = Gauge(
     "papertrail_harvest_last_success_timestamp_seconds", "Unix time of the last successful run, by source.", ["source"]
 )
+# For alerts: a source is stale after three of its own intervals; failures count in a row, not per hour.
+INTERVAL = Gauge("papertrail_harvest_interval_seconds", "Seconds between scheduled runs, by source.", ["source"])
+CONSECUTIVE_FAILURES = Gauge(
+    "papertrail_harvest_consecutive_failures", "Runs failed in a row since the last good one, by source.", ["source"]
+)
 
 OUTCOMES = ("ok", "failed")
 ERROR_KINDS = ("source",)
@@ -41,6 +46,7 @@ def init_metrics(sources: Iterable[str]) -> None:
         RECORDS.labels(source)
         PAGES.labels(source)
         RUN_SECONDS.labels(source)
+        CONSECUTIVE_FAILURES.labels(source)
         for outcome in OUTCOMES:
             RUNS.labels(source, outcome)
         for kind in ERROR_KINDS:
@@ -68,6 +74,8 @@ async def run_source(
     With `interval_s` (scheduled runs), the final status says when the next run will start.
     """
     started = time.monotonic()
+    if interval_s is not None:
+        INTERVAL.labels(source.name).set(interval_s)
     status = HarvestStatus(
         source=source.name,
         run_id=uuid.uuid4().hex,
@@ -119,6 +127,7 @@ async def run_source(
     RUNS.labels(source.name, "ok").inc()
     RUN_SECONDS.labels(source.name).observe(time.monotonic() - started)
     LAST_SUCCESS.labels(source.name).set(status.finished_at.timestamp())
+    CONSECUTIVE_FAILURES.labels(source.name).set(0)
     await _announce(status, store, publish_status)
     log.info("harvest run finished", extra={"source": source.name, "pages": status.pages, "records": status.records})
     return status
@@ -143,6 +152,7 @@ async def _fail(
     status.error = f"{type(exc).__name__}: {exc}"
     RUNS.labels(status.source, "failed").inc()
     ERRORS.labels(status.source, kind).inc()
+    CONSECUTIVE_FAILURES.labels(status.source).inc()
     RUN_SECONDS.labels(status.source).observe(time.monotonic() - started)
     try:
         await _announce(status, store, publish_status)

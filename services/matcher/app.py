@@ -13,6 +13,7 @@ from faststream import Context, ContextRepo
 from faststream.asgi import AsgiFastStream
 
 from papertrail.kafka import consumer_options, ensure_topics, make_broker
+from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
 from papertrail.mongo import database, make_mongo_client, ping
 from papertrail.search import make_search_client
@@ -83,9 +84,11 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     context.set_global("webhooks", WebhookSender(store, http, settings))
     readiness.add("kafka", lambda: broker.ping(timeout=3))
     readiness.add("mongodb", lambda: ping(mongo))
+    lag = LagMonitor(settings, SERVICE, watched_groups(broker.subscribers)).start()  # papertrail_consumer_lag
     try:
         yield
     finally:
+        await lag.stop()
         if digests is not None:
             digests.cancel()
             with contextlib.suppress(asyncio.CancelledError):

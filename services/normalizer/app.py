@@ -9,6 +9,7 @@ from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
 from papertrail.kafka import DeadLetterPolicy, consumer_options, ensure_topics, make_broker, publish_confirmed
+from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
 from papertrail.mongo import database, make_mongo_client, ping
 from papertrail.service import Readiness, health_routes, load_settings
@@ -42,9 +43,11 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     context.set_global("papers", store)
     readiness.add("kafka", lambda: broker.ping(timeout=3))
     readiness.add("mongodb", lambda: ping(mongo))
+    lag = LagMonitor(settings, SERVICE, watched_groups(broker.subscribers)).start()  # papertrail_consumer_lag
     try:
         yield
     finally:
+        await lag.stop()
         await mongo.close()
 
 

@@ -14,6 +14,7 @@ from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import CONTENT_TYPE_LATEST, Histogram, generate_latest
 
 from papertrail.kafka import DeadLetterPolicy, consumer_options, ensure_topics, make_broker, split_valid
+from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
 from papertrail.metrics import HTTP_REQUESTS, HTTP_SECONDS
 from papertrail.mongo import database, make_mongo_client
@@ -66,8 +67,9 @@ async def on_papers_enriched(
     for record, error in [*invalid, *((valid[i][0], e) for i, e in failures)]:
         await dead_letters.park(record, error)
     now = time.time()
-    for _, event in valid:
-        if event.harvested_at is not None:
+    parked = {position for position, _ in failures}  # never searchable: no latency to observe
+    for position, (_, event) in enumerate(valid):
+        if event.harvested_at is not None and position not in parked:
             INDEX_LAG.observe(max(0.0, now - event.harvested_at.timestamp()))
 
 
@@ -123,6 +125,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     readiness.add("kafka", lambda: broker.ping(timeout=3))
     readiness.add("mongodb", lambda: mongo_ping(mongo))
     readiness.add("meilisearch", lambda: meili_ping(meili))
+    lag = LagMonitor(settings, SERVICE, watched_groups(broker.subscribers)).start()  # papertrail_consumer_lag
     await broker.start()
     for follow in await store.ensure_system_follows(catalogue_follows(settings.system_user_id)):
         await announce_follow_change(
@@ -137,6 +140,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        await lag.stop()
         await broker.stop()
         await meili.aclose()
         await mongo.close()

@@ -10,6 +10,7 @@ from faststream import Context, ContextRepo
 from faststream.asgi import AsgiFastStream
 
 from papertrail.kafka import consumer_options, ensure_topics, make_broker
+from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
 from papertrail.mongo import database, make_mongo_client, ping
 from papertrail.service import Readiness, health_routes, load_settings
@@ -46,9 +47,11 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     )
     readiness.add("kafka", lambda: broker.ping(timeout=3))
     readiness.add("mongodb", lambda: ping(mongo))
+    lag = LagMonitor(settings, SERVICE, watched_groups(broker.subscribers)).start()  # papertrail_consumer_lag
     try:
         yield
     finally:
+        await lag.stop()
         if openai_client:
             await openai_client.close()
         await mongo.close()

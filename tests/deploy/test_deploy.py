@@ -24,6 +24,33 @@ def test_alert_rules_pass_promtool() -> None:
 
 
 @needs_promtool
+def test_alert_rules_pass_their_unit_tests() -> None:
+    """deploy/alerts/tests/*.yml: each rule fires on a failure-shaped series and stays quiet on a healthy one."""
+    tests = sorted((DEPLOY / "alerts" / "tests").glob("*.yml"))
+    assert tests
+    result = subprocess.run([promtool, "test", "rules", *map(str, tests)], capture_output=True, text=True)  # type: ignore[list-item]
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_alert_has_a_unit_test() -> None:
+    alerts = {
+        rule["alert"]
+        for rules in (DEPLOY / "alerts").glob("*.yml")
+        for group in yaml.safe_load(rules.read_text())["groups"]
+        for rule in group["rules"]
+        if "alert" in rule
+    }
+    tested = {
+        case["alertname"]
+        for tests in (DEPLOY / "alerts" / "tests").glob("*.yml")
+        for test in yaml.safe_load(tests.read_text())["tests"]
+        for case in test.get("alert_rule_test", [])
+        if case.get("exp_alerts")
+    }
+    assert alerts and not alerts - tested, f"alerts no unit test sees firing: {sorted(alerts - tested)}"
+
+
+@needs_promtool
 def test_prometheus_config_passes_promtool() -> None:
     result = subprocess.run(
         [promtool, "check", "config", "--syntax-only", str(DEPLOY / "prometheus.yml")],  # type: ignore[list-item]
@@ -61,3 +88,28 @@ def test_dashboards_and_alerts_use_metrics_the_services_define() -> None:
         re.sub(r"_total$", "", n) for n in defined
     }
     assert not missing, f"dashboards or alerts use metrics no service defines: {sorted(missing)}"
+
+
+@needs_promtool
+def test_dashboard_queries_parse(tmp_path: Path) -> None:
+    """Every panel's PromQL, with Grafana's interval variables filled in, passes promtool as a recording rule."""
+    rules = []
+    for dashboard in sorted((DEPLOY / "grafana" / "dashboards").glob("*.json")):
+        for panel in json.loads(dashboard.read_text())["panels"]:
+            for target in panel.get("targets", []):
+                expr = re.sub(r"\$__(rate_)?interval", "5m", target["expr"])
+                rules.append({"record": f"dashboard:{dashboard.stem}:{panel['id']}{target['refId']}", "expr": expr})
+    path = tmp_path / "dashboards.yml"
+    path.write_text(yaml.safe_dump({"groups": [{"name": "dashboards", "rules": rules}]}))
+    result = subprocess.run([promtool, "check", "rules", str(path)], capture_output=True, text=True)  # type: ignore[list-item]
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_dashboards_are_what_the_builder_writes() -> None:
+    """deploy/grafana/build_dashboards.py is the source; the committed JSON must not drift from it."""
+    import runpy
+
+    builder = runpy.run_path(str(DEPLOY / "grafana" / "build_dashboards.py"))
+    for name in ("pipeline", "sources", "summarizer", "api"):
+        committed = json.loads((DEPLOY / "grafana" / "dashboards" / f"{name}.json").read_text())
+        assert committed == builder[name](), f"{name}.json is stale: run deploy/grafana/build_dashboards.py"

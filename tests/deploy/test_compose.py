@@ -1,0 +1,78 @@
+"""docker-compose.yml without a Docker engine: the structure compose needs, checked against the compose spec's
+rules that matter here (keys, health checks, dependency conditions, scalable services, mounted files)."""
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]
+
+ROOT = Path(__file__).resolve().parents[2]
+PAPERTRAIL = ("harvester", "normalizer", "summarizer", "matcher", "query")
+SCALABLE = ("normalizer", "matcher")
+# compose-spec schema/compose-spec.json, definitions.service.properties used by this file
+SERVICE_KEYS = {
+    "build", "image", "restart", "stop_grace_period", "depends_on", "healthcheck", "command", "environment",
+    "ports", "volumes", "scale", "deploy", "container_name",
+}  # fmt: skip
+HEALTHCHECK_KEYS = {"test", "interval", "timeout", "retries", "start_period", "start_interval", "disable"}
+CONDITIONS = {"service_started", "service_healthy", "service_completed_successfully"}
+DURATION = re.compile(r"^(\d+(ms|s|m|h))+$")
+
+
+def _compose() -> dict[str, Any]:
+    document = yaml.safe_load((ROOT / "docker-compose.yml").read_text())  # merge keys (<<) resolved by PyYAML
+    assert isinstance(document, dict)
+    return document
+
+
+def test_every_service_restarts_and_has_a_health_check() -> None:
+    services = _compose()["services"]
+    assert set(PAPERTRAIL) | {"kafka", "mongo", "meilisearch", "prometheus", "grafana"} <= set(services)
+    for name, service in services.items():
+        assert set(service) <= SERVICE_KEYS, f"{name}: keys compose does not know: {set(service) - SERVICE_KEYS}"
+        assert service["restart"] in ("always", "unless-stopped", "on-failure"), name
+        check = service["healthcheck"]
+        assert set(check) <= HEALTHCHECK_KEYS and check["test"][0] in ("CMD", "CMD-SHELL"), name
+        assert all(DURATION.match(check[k]) for k in ("interval", "timeout", "start_period") if k in check), name
+
+
+def test_dependencies_wait_for_health_and_exist() -> None:
+    services = _compose()["services"]
+    for name, service in services.items():
+        for dependency, rule in (service.get("depends_on") or {}).items():
+            assert dependency in services, f"{name} depends on unknown {dependency}"
+            assert rule["condition"] in CONDITIONS and "healthcheck" in services[dependency], (name, dependency)
+    for name in PAPERTRAIL:
+        assert set(services[name]["depends_on"]) == {"kafka", "mongo", "meilisearch"}
+        assert "readyz" in " ".join(services[name]["healthcheck"]["test"]), name
+
+
+def test_normalizer_and_matcher_can_run_two_replicas() -> None:
+    services = _compose()["services"]
+    for name in SCALABLE:
+        service = services[name]
+        # a fixed container name or host port would make the second replica fail to start
+        assert "container_name" not in service and "ports" not in service, name
+        assert re.fullmatch(r"\$\{[A-Z_]+:-1\}", str(service["scale"])), name
+    prometheus = yaml.safe_load((ROOT / "deploy" / "prometheus.yml").read_text())
+    jobs = {job["job_name"]: job for job in prometheus["scrape_configs"]}
+    for name in PAPERTRAIL:
+        # DNS discovery: one target per replica, on the port the service listens on
+        (dns,) = jobs[name]["dns_sd_configs"]
+        assert dns["names"] == [name] and str(dns["port"]) == services[name]["environment"]["HTTP_PORT"], name
+
+
+def test_mounted_deploy_files_exist() -> None:
+    services = _compose()["services"]
+    for name in ("prometheus", "grafana"):
+        for volume in services[name]["volumes"]:
+            source = volume.split(":")[0]
+            if source.startswith("./"):
+                assert (ROOT / source).exists(), f"{name} mounts missing {source}"
+    assert {p.stem for p in (ROOT / "deploy/grafana/dashboards").glob("*.json")} >= {
+        "pipeline",
+        "sources",
+        "summarizer",
+        "api",
+    }

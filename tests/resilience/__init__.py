@@ -1,0 +1,1 @@
+"""Operations: consumer lag, failure drills over real servers."""
