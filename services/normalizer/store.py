@@ -54,7 +54,8 @@ def _to_stored(doc: dict[str, Any]) -> StoredPaper:
     )
 
 
-def _id_clauses(records: Iterable[ParsedRecord]) -> list[dict[str, Any]]:
+def _id_lookups(records: Iterable[ParsedRecord]) -> list[dict[str, Any]]:
+    """One `{field: {"$in": values}}` filter per id field the records carry (sent as separate finds)."""
     arxiv, acl, dois, fingerprints = set(), set(), set(), set()
     for record in records:
         if record.ids.arxiv:
@@ -63,11 +64,11 @@ def _id_clauses(records: Iterable[ParsedRecord]) -> list[dict[str, Any]]:
             acl.add(record.ids.acl)
         dois.update(record.ids.dois)
         fingerprints.add(record_fingerprint(record))
-    clauses: list[dict[str, Any]] = []
+    lookups: list[dict[str, Any]] = []
     for field, values in (("ids.arxiv", arxiv), ("ids.acl", acl), ("ids.dois", dois), ("fingerprints", fingerprints)):
         if values:
-            clauses.append({field: {"$in": sorted(values)}})
-    return clauses
+            lookups.append({field: {"$in": sorted(values)}})
+    return lookups
 
 
 class PaperStore:
@@ -92,11 +93,16 @@ class PaperStore:
         return [item for item in items if (item.source_key, item.raw.sha256) not in seen]
 
     async def candidates(self, records: list[ParsedRecord]) -> list[StoredPaper]:
-        """Every held paper any of the records may belong to: by a shared id or a fingerprint."""
-        clauses = _id_clauses(records)
-        if not clauses:
-            return []
-        return [_to_stored(doc) async for doc in self.papers.find({"$or": clauses})]
+        """Every held paper any of the records may belong to: by a shared id or a fingerprint.
+
+        One find per id field, not one `$or` of them: the local MongoDB-protocol server scans the whole
+        collection for an `$or` (4.7 s per batch at 2,000 papers) but uses the index for each `$in` (10 ms).
+        """
+        found: dict[str, dict[str, Any]] = {}
+        for lookup in _id_lookups(records):
+            async for doc in self.papers.find(lookup):
+                found.setdefault(doc["_id"], doc)
+        return [_to_stored(doc) for doc in found.values()]
 
     async def save(self, drafts: list[Draft]) -> set[str]:
         """Write every changed draft against the revision it was computed from; the ids that lost a race."""
@@ -150,29 +156,56 @@ class PaperStore:
                 raise
 
     async def mark_seen(self, placed: list[tuple[Incoming, str]]) -> None:
-        """Remember which source record (and which content of it) went into which paper."""
+        """Remember which source record (and which content of it) went into which paper.
+
+        Most source records are new: they are inserted in one bulk insert (several times faster than as
+        many upserts on the local server); those already held (a new version, a redelivery, another
+        instance) fail on the unique _id and are updated instead.
+        """
         if not placed:
             return
         now = datetime.now(UTC)
-        ops = [
-            UpdateOne(
-                {"_id": item.source_key},
-                {
-                    "$set": {
-                        "sha256": item.raw.sha256,
-                        "paper_id": paper_id,
-                        "source": item.raw.source,
-                        "format": item.raw.format,
-                        "title": item.record.title,
-                        "ids": item.record.ids.model_dump(),
-                        "status": item.record.status,
-                        "venue": item.record.venue,
-                        "seen_at": now,
-                    },
-                    "$addToSet": {"hashes": item.raw.sha256},
-                },
-                upsert=True,
+        latest: dict[str, tuple[Incoming, str]] = {}
+        hashes: dict[str, list[str]] = {}
+        for item, paper_id in placed:  # one document per source record, however often the batch holds it
+            latest[item.source_key] = (item, paper_id)
+            if item.raw.sha256 not in hashes.setdefault(item.source_key, []):
+                hashes[item.source_key].append(item.raw.sha256)
+        fields = {key: _source_fields(item, paper_id, now) for key, (item, paper_id) in latest.items()}
+        held: list[str] = []
+        try:
+            await self.source_records.insert_many(
+                [{"_id": key, **body, "hashes": hashes[key]} for key, body in fields.items()], ordered=False
             )
-            for item, paper_id in placed
-        ]
-        await self.source_records.bulk_write(ops, ordered=False)
+        except BulkWriteError as error:
+            keys = list(fields)
+            for problem in error.details.get("writeErrors", []):
+                if problem.get("code") != DUPLICATE_KEY:
+                    raise
+                held.append(keys[problem["index"]])
+        if held:
+            await self.source_records.bulk_write(
+                [
+                    UpdateOne(
+                        {"_id": key},
+                        {"$set": fields[key], "$addToSet": {"hashes": {"$each": hashes[key]}}},
+                        upsert=True,
+                    )
+                    for key in held
+                ],
+                ordered=False,
+            )
+
+
+def _source_fields(item: Incoming, paper_id: str, now: datetime) -> dict[str, Any]:
+    return {
+        "sha256": item.raw.sha256,
+        "paper_id": paper_id,
+        "source": item.raw.source,
+        "format": item.raw.format,
+        "title": item.record.title,
+        "ids": item.record.ids.model_dump(),
+        "status": item.record.status,
+        "venue": item.record.venue,
+        "seen_at": now,
+    }

@@ -7,7 +7,6 @@ from functools import lru_cache
 
 from pylatexenc.latex2text import LatexNodes2Text
 
-_SPACE = re.compile(r"\s+")
 _NON_WORD = re.compile(r"[^\w\s]", re.UNICODE)
 # LaTeX accent commands as arXiv metadata writes them: \"o, \'e, {\`a}, \~n, \c{c} ...
 _LATEX_ACCENT = re.compile(r"\{?\\([\"'`^~=.uvHckr])\s*\{?([A-Za-z])\}?\}?")
@@ -42,16 +41,25 @@ _LATEX_LETTER = {
 
 def squash(text: str | None) -> str:
     """Collapse runs of whitespace (line wraps included) into single spaces."""
-    return _SPACE.sub(" ", text or "").strip()
+    # str.split() splits on exactly the characters `\s` matches in a str pattern, several times faster
+    return " ".join(text.split()) if text else ""
+
+
+_LATEX_LETTER_PATTERNS = [
+    (re.compile(r"\{?" + re.escape(command) + r"\b\}?"), letter) for command, letter in _LATEX_LETTER.items()
+]
+
+
+def _accent(match: re.Match[str]) -> str:
+    return unicodedata.normalize("NFC", match.group(2) + _ACCENT_MARK[match.group(1)])
 
 
 def latex_accents_to_unicode(text: str) -> str:
-    def accent(match: re.Match[str]) -> str:
-        return unicodedata.normalize("NFC", match.group(2) + _ACCENT_MARK[match.group(1)])
-
-    text = _LATEX_ACCENT.sub(accent, text)
-    for command, letter in _LATEX_LETTER.items():
-        text = re.sub(r"\{?" + re.escape(command) + r"\b\}?", letter, text)
+    if "\\" not in text:  # nearly all text: every command starts with a backslash (this was half the parse time)
+        return text
+    text = _LATEX_ACCENT.sub(_accent, text)
+    for pattern, letter in _LATEX_LETTER_PATTERNS:
+        text = pattern.sub(letter, text)
     return text
 
 
