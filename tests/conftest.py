@@ -141,9 +141,13 @@ def _local_stack(folder: Path) -> Iterator[Servers]:
         stack.down(settings, log=lambda line: None)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
-    """Real Kafka-, MongoDB- and Meilisearch-protocol servers for the whole session."""
+    """Real Kafka-, MongoDB- and Meilisearch-protocol servers, fresh for each test module.
+
+    Fresh per module because the services' topics and consumer groups have fixed names: a module must not
+    inherit another module's unconsumed messages or committed offsets. (Servers given by environment
+    variables are shared; tests then rely on their own database and index names.)"""
     from_env = _from_environment()
     if from_env is not None:
         yield from_env
