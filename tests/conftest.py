@@ -44,6 +44,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class GiveUp(Exception):
+    """Raised by a condition that will never become true (a process died): `wait_until` stops at once."""
+
+
 def wait_until(
     condition: Callable[[], T | None], timeout: float = 60, interval: float = 0.25, what: str = "condition"
 ) -> T:
@@ -53,6 +57,8 @@ def wait_until(
     while time.monotonic() < deadline:
         try:
             result = condition()
+        except GiveUp:
+            raise
         except Exception as exc:  # the thing waited for may not answer yet
             last_error = exc
         else:

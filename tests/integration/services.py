@@ -4,49 +4,72 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from tests.conftest import FIXTURES, SOURCES, Servers, free_port, wait_until
+from tests.conftest import FIXTURES, SOURCES, GiveUp, Servers, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARXIV_CS_PAGE = SOURCES / "arxiv_oai/arXiv/invenio_sample_arxiv_response_listrecords_cs.xml"
-PIPELINE_ORDER = ("query", "matcher", "summarizer", "normalizer", "harvester")  # consumers before the producer
+CONSUMERS = ("query", "matcher", "summarizer", "normalizer")
+PIPELINE_ORDER = (*CONSUMERS, "harvester")  # consumers before the producer
 
 
 @contextmanager
-def running_service(name: str, env: dict[str, str], log_dir: Path, ready_timeout: float = 60) -> Iterator[int]:
-    """Start `python -m papertrail <name>` with `env`, wait for /readyz, yield its port, stop it after."""
-    port = free_port()
-    log_path = log_dir / f"{name}.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "papertrail", name],
-            cwd=ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, **env, "HTTP_PORT": str(port)},
-        )
-        try:
+def running_services(
+    names: Sequence[str], env: dict[str, str], log_dir: Path, ready_timeout: float = 90
+) -> Iterator[dict[str, int]]:
+    """Start `python -m papertrail <name>` for every name at once, wait until each answers /readyz, yield
+    their ports; stop them all after. A service that exits while starting fails at once with its log."""
+    processes: dict[str, tuple[subprocess.Popen[bytes], int, Path]] = {}
+    try:
+        for name in names:
+            port = free_port()
+            log_path = log_dir / f"{name}.log"
+            with log_path.open("wb") as log:
+                process = subprocess.Popen(
+                    [sys.executable, "-m", "papertrail", name],
+                    cwd=ROOT,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env={**os.environ, **env, "HTTP_PORT": str(port)},
+                )
+            processes[name] = (process, port, log_path)
+        for name, (process, port, log_path) in processes.items():
 
-            def ready() -> bool:
+            def ready(
+                process: subprocess.Popen[bytes] = process,
+                port: int = port,
+                log_path: Path = log_path,
+                name: str = name,
+            ) -> bool:
                 if process.poll() is not None:
-                    raise RuntimeError(f"{name} exited: {log_path.read_text()[-3000:]}")
+                    raise GiveUp(f"{name} exited: {log_path.read_text()[-3000:]}")
                 return httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200
 
             wait_until(ready, timeout=ready_timeout, what=f"{name} /readyz")
-            yield port
-        finally:
-            process.terminate()
+        yield {name: port for name, (_, port, _) in processes.items()}
+    finally:
+        for process, _, _ in processes.values():
+            if process.poll() is None:
+                process.terminate()
+        for process, _, _ in processes.values():
             try:
                 process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@contextmanager
+def running_service(name: str, env: dict[str, str], log_dir: Path, ready_timeout: float = 90) -> Iterator[int]:
+    """One service as a real process (see running_services); yields its HTTP port."""
+    with running_services([name], env, log_dir, ready_timeout) as ports:
+        yield ports[name]
 
 
 @contextmanager
@@ -107,8 +130,9 @@ def running_pipeline(
             | extra_env
         )
         pipeline = Pipeline(env=env, ports={}, logs=logs, replay_url=replay_url)
-        for name in PIPELINE_ORDER:
-            if name == "harvester" and before_harvest is not None:
-                before_harvest(pipeline)
-            pipeline.ports[name] = stack.enter_context(running_service(name, env, logs))
+        # The consumers start together; the harvester only once they listen (and follows exist, if any).
+        pipeline.ports.update(stack.enter_context(running_services(CONSUMERS, env, logs)))
+        if before_harvest is not None:
+            before_harvest(pipeline)
+        pipeline.ports.update(stack.enter_context(running_services(["harvester"], env, logs)))
         yield pipeline
