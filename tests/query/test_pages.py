@@ -314,5 +314,14 @@ def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
             wait_until(feed_lists_the_paper, timeout=60, interval=0.5, what="the followed paper in the feed")
             assert "kernel(" in tab.locator(f'article[data-paper-id="arxiv:{target.record_id}"]').inner_text().lower()
             tab.screenshot(path=ARTIFACTS / "06-feed.png", full_page=True)
+
+            topic_id = max(_expected_topic_hits().items(), key=lambda item: len(item[1]))[0]
+            for name, path in [
+                ("07-topic", f"/topics/{topic_id}"),
+                ("08-author", f"/authors/{target.authors[0].key}"),
+                ("09-sources", "/sources"),
+            ]:
+                assert tab.goto(pipeline.url("query", path)).status == 200  # type: ignore[union-attr]
+                tab.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
         finally:
             browser.close()

@@ -137,3 +137,31 @@ def test_paper_template_shows_summary_institutions_and_cut_authors(lang: str) ->
     assert ("等 12 位作者" if lang == "zh" else "and 4 more") in first_line
     assert "Person 11" in tree.find_class("all-authors")[0].text_content()  # the way to see all of them
     assert "2026-11-14 16:00" in text  # observed time in Beijing time
+
+
+def test_home_template_shows_the_failing_banner_and_links_each_number() -> None:
+    from services.query.api.routes.overview import Figure, Overview, SourceState
+    from services.query.web.browse import Browse
+
+    now = datetime(2026, 11, 14, 9, 7, tzinfo=UTC)
+    figure = Figure(value=1234, query="/api/papers?ai_related=true")
+    overview = Overview(
+        window_start=now, window_end=now, display_timezone="Asia/Shanghai", new_papers=figure,
+        new_ai_related=figure, revisions=figure, new_summaries=Figure(value=100), total_papers=figure,
+        total_ai_related=figure, total_with_revisions=figure, total_hf_picks=figure,
+        sources=[SourceState(source="acl", state="failing", last_error="HTTP 503")], any_source_failing=True,
+    )  # fmt: skip
+    t = Translator("zh")
+    page = templates.get_template("home.html").render(
+        t=t, lang="zh", other_lang_url="/", zone_label="北京时间", user=None, overview=overview,
+        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p),
+        links={"new_ai_related": "/?ai_related=true#papers", "total_papers": "/#papers"}, browse=Browse(),
+        sorts=("updated", "ingested", "published"), results={"total": 0, "hits": [], "facets": {}}, problem=None,
+        pages=[1],
+    )  # fmt: skip
+    tree = html.fromstring(page)
+    assert "部分采集异常" in tree.find_class("banner-warn")[0].text_content()
+    assert tree.get_element_by_id("figure-new_ai_related").find("a").get("href") == "/?ai_related=true#papers"
+    assert "+1,234" in tree.get_element_by_id("figure-new_papers").text_content()
+    assert "ACL Anthology 最近完成扫描:暂无" in " ".join(tree.text_content().split())
+    assert "找到 0 篇论文" in tree.get_element_by_id("found").text_content()
