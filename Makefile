@@ -7,8 +7,8 @@ export UV_PYTHON_DOWNLOADS := never
 
 .PHONY: install system-deps run demo stack-up stack-down test lint schemas clean
 
-# Debian packages some tests drive: Chromium (browser tests), promtool (alert rules, metrics), kcat (an
-# outside Kafka client). Installed when missing; a test whose tool is still missing is skipped with the reason.
+# Debian packages some tests drive: Chromium and a Chinese font (browser tests and their screenshots),
+# promtool (alert rules, metrics), kcat (an outside Kafka client). Installed when missing; a test whose tool is still missing is skipped with the reason.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 $(UV):
@@ -23,6 +23,7 @@ system-deps:
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v promtool >/dev/null || missing="$$missing prometheus"; \
 	command -v kcat >/dev/null || missing="$$missing kcat"; \
+	fc-list 2>/dev/null | grep -qi wqy || missing="$$missing fonts-wqy-microhei"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null) \
