@@ -1,6 +1,7 @@
 """The one Kafka setup: broker options, topic creation, consumer options and the dead-letter policy."""
 
 import asyncio
+import hashlib
 import json
 import logging
 import time
@@ -25,6 +26,8 @@ log = logging.getLogger("papertrail.kafka")
 DLQ_SUFFIX = ".dlq"
 M = TypeVar("M", bound=BaseModel)
 RETRY_DELAY_S = 1.0
+# The producer refuses values above 1 MB (max_request_size); a dead letter keeps at most this much of the original.
+DLQ_MAX_VALUE_BYTES = 512 * 1024
 
 
 class UnprocessableMessage(Exception):
@@ -38,9 +41,12 @@ def dead_letter_topic(topic: str) -> str:
 def is_transient(exc: BaseException) -> bool:
     """Errors worth redelivering: a dependency was unreachable or slow, the message itself is fine."""
     import httpx
+    from aiokafka.errors import MessageSizeTooLargeError, RecordTooLargeError
     from meilisearch_python_sdk.errors import MeilisearchCommunicationError, MeilisearchTimeoutError
     from pymongo.errors import ConnectionFailure, PyMongoError
 
+    if isinstance(exc, MessageSizeTooLargeError | RecordTooLargeError):
+        return False  # the same bytes are too large on every attempt: retrying would block the partition for good
     if isinstance(exc, ConnectionFailure | KafkaError | TimeoutError | OSError | httpx.TransportError):
         return True
     if isinstance(exc, MeilisearchCommunicationError | MeilisearchTimeoutError):
@@ -75,7 +81,12 @@ class DeadLetterPolicy:
             "x-dlq-offset": str(record.offset),
             "x-dlq-failed-at": datetime.now(UTC).isoformat(),
         }
-        await self.broker.publish(record.value or b"", dead_letter_topic(record.topic), key=record.key, headers=headers)
+        value = record.value or b""
+        if len(value) > DLQ_MAX_VALUE_BYTES:  # too large to publish whole: keep the head, say what was cut
+            headers["x-dlq-truncated-from-bytes"] = str(len(value))
+            headers["x-dlq-sha256"] = hashlib.sha256(value).hexdigest()
+            value = value[:DLQ_MAX_VALUE_BYTES]
+        await self.broker.publish(value, dead_letter_topic(record.topic), key=record.key, headers=headers)
         DEAD_LETTERS.labels(self.service, record.topic).inc()
         log.warning(
             "message dead-lettered",

@@ -155,7 +155,7 @@ def pipeline() -> dict[str, Any]:
             panel(
                 "timeseries",
                 "Dead letters by topic",
-                "Messages parked on <topic>.dlq per interval; `papertrail dlq list <topic>.dlq` shows the reasons.",
+                "Messages parked on <topic>.dlq per interval; `papertrail dlq list --topic <topic>` shows the reasons.",
                 [target("sum by (topic) (increase(papertrail_dead_letters_total[$__rate_interval]))", "{{topic}}")],
                 "short",
             ),

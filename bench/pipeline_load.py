@@ -1,0 +1,221 @@
+"""The whole pipeline under load, on a local stack it starts itself: harvest.raw.v1 → normalizer → summarizer →
+matcher and query (searchable), with the corpus replicated under distinct arXiv ids.
+
+Two phases against the same freshly started servers and the five service processes:
+1. steady: raw records published at --rate records/s for --steady-seconds, each stamped harvested_at when it is
+   published; end-to-end latency (harvested → searchable) is the query service's papertrail_index_lag_seconds
+   histogram (p50 / p99 interpolated within its buckets, and the share of papers under 5 s);
+2. backfill: --backfill records published at once; records/s per stage = records / time until that stage's
+   consumer group committed the last one; compared with the MongoDB-protocol server's bare bulk-upsert rate
+   measured in the same run.
+Peak memory per service is VmHWM of each service process. Targets: p99 < 5 s at 300 records/s; backfill rate
+>= 80 % of the bare bulk-upsert rate.
+
+    uv run python bench/pipeline_load.py [--rate 300] [--steady-seconds 60] [--backfill 100000]
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+from aiokafka import AIOKafkaProducer  # noqa: E402
+from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
+
+from bench.normalize_throughput import bare_bulk_upsert  # noqa: E402
+from papertrail import stack  # noqa: E402
+from schemas import topics  # noqa: E402
+from schemas.events import RawRecord  # noqa: E402
+from tests.conftest import free_port, wait_until_async  # noqa: E402
+from tests.normalizer.kafka_tools import caught_up  # noqa: E402
+from tests.normalizer.sources import corpus_records, raw_record  # noqa: E402
+from tests.resilience.drills import Pipeline, pipeline_env  # noqa: E402
+
+STAGES = [
+    ("normalizer", topics.HARVEST_RAW, "papertrail-normalizer"),
+    ("summarizer", topics.PAPERS_NORMALIZED, "papertrail-summarizer"),
+    ("matcher", topics.PAPERS_ENRICHED, "papertrail-matcher"),
+    ("query (indexed)", topics.PAPERS_ENRICHED, "papertrail-query"),
+]
+
+
+def replicas(n: int, first_copy: int = 0) -> list[RawRecord]:
+    """n corpus_json raw records: the corpus's distinct papers, copy k under ids with another yymm (same number)."""
+    base = list({r.record_id: r for r in corpus_records()}.values())
+    out: list[RawRecord] = []
+    copy = first_copy
+    while len(out) < n:
+        yymm = f"{10 + copy // 12:02d}{1 + copy % 12:02d}"
+        for record in base[: n - len(out)]:
+            line = json.loads(record.content)
+            line["id"] = f"{yymm}.{record.record_id.split('.')[1]}"
+            out.append(raw_record("corpus", line["id"], "corpus_json", json.dumps(line, ensure_ascii=False)))
+        copy += 1
+    return out
+
+
+def stamped(record: RawRecord) -> bytes:
+    return record.model_copy(update={"harvested_at": _now()}).model_dump_json().encode()
+
+
+def _now():  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC)
+
+
+async def publish_paced(bootstrap: str, records: list[RawRecord], rate: float) -> float:
+    """Publish at `rate` records/s in 100 ms slices; returns the achieved rate."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5)
+    await producer.start()
+    started = time.perf_counter()
+    try:
+        per_slice = max(1, int(rate / 10))
+        futures = []
+        for i in range(0, len(records), per_slice):
+            due = started + i / rate
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+            for r in records[i : i + per_slice]:
+                futures.append(
+                    await producer.send(topics.HARVEST_RAW, stamped(r), key=f"corpus:{r.record_id}".encode())
+                )
+        for future in futures:
+            await future
+    finally:
+        await producer.stop()
+    return len(records) / (time.perf_counter() - started)
+
+
+async def publish_all(bootstrap: str, records: list[RawRecord]) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=20, max_batch_size=1 << 20)
+    await producer.start()
+    try:
+        futures = [
+            await producer.send(topics.HARVEST_RAW, stamped(r), key=f"corpus:{r.record_id}".encode()) for r in records
+        ]
+        for future in futures:
+            await future
+    finally:
+        await producer.stop()
+
+
+def index_lag_buckets(query_url: str) -> list[tuple[float, float]]:
+    text = httpx.get(f"{query_url}/metrics", timeout=10).text
+    return [
+        (float(s.labels["le"]), s.value)
+        for f in text_string_to_metric_families(text)
+        if f.name == "papertrail_index_lag_seconds"
+        for s in f.samples
+        if s.name.endswith("_bucket")
+    ]
+
+
+def quantile(buckets: list[tuple[float, float]], q: float) -> float:
+    """Linear interpolation inside the histogram bucket holding the q-th observation (as PromQL does)."""
+    total = buckets[-1][1]
+    if total == 0:
+        return float("nan")
+    rank, lower, below = q * total, 0.0, 0.0
+    for upper, count in buckets:
+        if count >= rank:
+            if upper == float("inf"):
+                return lower
+            return lower + (upper - lower) * (rank - below) / max(count - below, 1e-9)
+        lower, below = upper, count
+    return lower
+
+
+def diff(after: list[tuple[float, float]], before: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    old = dict(before)
+    return [(le, count - old.get(le, 0.0)) for le, count in after]
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def stage_times(bootstrap: str, started: float, within: float) -> dict[str, float]:
+    """Seconds from `started` until each stage's group committed everything on its topic."""
+    done: dict[str, float] = {}
+    deadline = time.perf_counter() + within
+    while len(done) < len(STAGES) and time.perf_counter() < deadline:
+        for name, topic, group in STAGES:
+            if name not in done and await caught_up(bootstrap, topic, group):
+                done[name] = time.perf_counter() - started
+        await asyncio.sleep(0.5)
+    return done
+
+
+async def main(rate: float, steady_s: float, backfill: int) -> None:
+    steady = replicas(int(rate * steady_s))
+    bulk = replicas(backfill, first_copy=100)
+    with tempfile.TemporaryDirectory() as folder:
+        settings = stack.StackSettings(
+            dir=Path(folder), kafka_port=free_port(), mongodb_port=free_port(), meili_port=free_port()
+        )
+        pipeline = None
+        try:
+            await asyncio.to_thread(stack.up, settings, lambda line: None)  # it probes Kafka with its own loop
+            pipeline = Pipeline(pipeline_env(settings.environment()), Path(folder))
+            pipeline.start()
+            query = pipeline.services["query"].url("")
+            bootstrap = pipeline.bootstrap
+
+            before = index_lag_buckets(query)
+            achieved = await publish_paced(bootstrap, steady, rate)
+            await wait_until_async(
+                lambda: caught_up(bootstrap, topics.PAPERS_ENRICHED, "papertrail-query"), 900, "steady phase indexed"
+            )
+            lag = diff(index_lag_buckets(query), before)
+
+            started = time.perf_counter()
+            await publish_all(bootstrap, bulk)
+            published_s = time.perf_counter() - started
+            times = await stage_times(bootstrap, started, within=3600)
+            bare = await bare_bulk_upsert(settings.environment()["MONGODB_URL"], min(backfill, 20_000))
+            memory = {name: peak_rss_mb(service.pid) for name, service in pipeline.services.items()}
+        finally:
+            if pipeline is not None:
+                pipeline.stop()
+            stack.down(settings, log=lambda line: None)
+
+    load = os.getloadavg()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}")
+    print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    total = lag[-1][1] if lag else 0
+    under5 = dict(lag).get(5.0, 0.0) / total if total else float("nan")
+    print(
+        f"steady: {len(steady):,} records at {rate:g}/s asked, {achieved:,.0f}/s published; "
+        f"harvested → searchable p50 {quantile(lag, 0.5):.2f} s, p99 {quantile(lag, 0.99):.2f} s, "
+        f"{under5:.1%} under 5 s ({total:,.0f} papers observed)"
+    )
+    print(f"backfill: {backfill:,} records published in {published_s:.1f} s")
+    for name, _, _ in STAGES:
+        seconds = times.get(name)
+        shown = f"{backfill / seconds:,.0f} records/s ({seconds:.1f} s)" if seconds else "not caught up"
+        print(f"  {name:<16} {shown}")
+    normalizer_rate = backfill / times["normalizer"] if "normalizer" in times else 0.0
+    print(f"bare bulk upsert on the same MongoDB-protocol server: {bare:,.0f} documents/s")
+    print(f"backfill (normalizer stage) / bare: {normalizer_rate / bare:.0%} (target >= 80 %)")
+    print("peak memory (VmHWM): " + ", ".join(f"{n} {mb:.0f} MB" for n, mb in memory.items()))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rate", type=float, default=300, help="steady phase: records/s published")
+    parser.add_argument("--steady-seconds", type=float, default=60, help="steady phase length")
+    parser.add_argument("--backfill", type=int, default=100_000, help="backfill phase: records published at once")
+    args = parser.parse_args()
+    asyncio.run(main(args.rate, args.steady_seconds, args.backfill))

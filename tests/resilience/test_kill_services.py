@@ -1,0 +1,75 @@
+"""Drill: while a real corpus day is loading, each service in turn is killed with SIGKILL and started again. At the
+end every paper is searchable exactly once, no version is doubled and no match is doubled."""
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Servers, wait_until, wait_until_async
+from tests.resilience.drills import (
+    Pipeline,
+    corpus_day,
+    expected_paper_ids,
+    indexed_ids,
+    loss_and_doubling,
+    pipeline_env,
+    publish,
+    settled,
+    skip_all_groups,
+)
+
+# Not run by default: on the local broker (noida-db 0.2.3) the members a SIGKILLed consumer leaves in its group are
+# never expired, so the restarted query service (three subscribers in one group) waits forever to join (observed
+# > 150 s, twice). Run it against Apache Kafka (KAFKA_BOOTSTRAP_SERVERS=… or testcontainers):
+#   PAPERTRAIL_KILL_DRILL=1 uv run pytest tests/resilience/test_kill_services.py
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.timeout(600),
+    pytest.mark.skipif(
+        not os.environ.get("PAPERTRAIL_KILL_DRILL"),
+        reason="noida-db does not expire the group members of a consumer killed with -9; set PAPERTRAIL_KILL_DRILL=1",
+    ),
+]
+DAY = "2026-05-05"  # 298 listings
+KILL_ORDER = ("normalizer", "summarizer", "query", "matcher", "harvester")
+
+
+@pytest.fixture
+async def pipeline(servers: Servers, tmp_path: Path) -> AsyncIterator[Pipeline]:
+    await skip_all_groups(servers.kafka_bootstrap_servers)
+    running = Pipeline(pipeline_env(servers.environment()), tmp_path)
+    try:
+        running.start()
+        yield running
+    finally:
+        running.stop()
+
+
+async def test_every_service_killed_mid_load_loses_and_doubles_nothing(pipeline: Pipeline, servers: Servers) -> None:
+    records = corpus_day(DAY)
+    chunks = [records[i :: len(KILL_ORDER)] for i in range(len(KILL_ORDER))]
+    killed: dict[str, tuple[int, int]] = {}
+    for chunk, victim in zip(chunks, KILL_ORDER, strict=True):
+        await publish(pipeline.bootstrap, chunk)  # the pipeline is busy with this chunk when the kill lands
+        service = pipeline.services[victim]
+        old_pid = service.pid
+        service.kill9()
+        service.spawn()  # not waited for: the next kill may land while this one is still starting
+        killed[victim] = (old_pid, service.pid)
+    pipeline.wait_ready()
+
+    assert all(old != new for old, new in killed.values())
+    expected = expected_paper_ids(records)
+    query = pipeline.services["query"]
+    wait_until(lambda: len(set(indexed_ids(query))) >= len(expected), timeout=150, what=f"{len(expected)} indexed")
+    await wait_until_async(lambda: settled(pipeline.bootstrap), 90, "every consumer group to catch up")
+
+    report = loss_and_doubling(servers.mongodb_url, pipeline.env["MONGODB_DATABASE"], expected, indexed_ids(query))
+    assert report["missing_papers"] == [] and report["unexpected_papers"] == []
+    assert report["missing_from_index"] == [] and report["indexed_twice"] == []
+    assert report["versions_doubled"] == [] and report["versions"] == len(expected)  # one listing per paper that day
+    assert report["matches_doubled"] == []
+    assert report["matches"] > 0  # the catalogue's topic follows matched something, so doubling could have shown
+    assert all(s.alive() for s in pipeline.services.values())
