@@ -18,6 +18,7 @@ from schemas.events import PaperNormalized
 from services.normalizer.normalize import apply_batch
 from services.normalizer.parsers import parse_batch
 from services.normalizer.settings import NormalizerSettings
+from services.normalizer.stopwatch import Stopwatch
 from services.normalizer.store import PaperStore
 
 SERVICE = "normalizer"
@@ -65,14 +66,20 @@ async def on_raw_records(
 
     A record that does not parse (or breaks the schema) is parked on harvest.raw.v1.dlq and the rest go on.
     """
-    items, bad = parse_batch(message.raw_message)  # type: ignore[arg-type]
-    applied = await apply_batch(items, papers, ai_categories=AI_CATEGORIES, attempts=settings.merge_retries)
-    await publish_confirmed(normalized, [(event, event.paper.id) for event in applied.events])
-    await papers.mark_seen(applied.placed)
+    clock = Stopwatch()
+    with clock("parse"):
+        items, bad = parse_batch(message.raw_message)  # type: ignore[arg-type]
+    with clock("store"):
+        applied = await apply_batch(items, papers, ai_categories=AI_CATEGORIES, attempts=settings.merge_retries)
+    with clock("emit"):
+        await publish_confirmed(normalized, [(event, event.paper.id) for event in applied.events])
+    with clock("mark_seen"):
+        await papers.mark_seen(applied.placed)  # only after the events: a redelivery must not skip unemitted ones
     for consumer_record, error in bad:
         await dead_letters.park(consumer_record, error)
     for item in applied.unplaced:
         await dead_letters.park(item.origin, RuntimeError(f"{item.source_key}: the paper kept changing"))
+    log.debug("batch handled", extra={"records": len(body), "events": len(applied.events), **clock.seconds})
 
 
 app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)
