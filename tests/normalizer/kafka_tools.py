@@ -3,6 +3,7 @@
 import asyncio
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas.events import RawRecord
 
@@ -62,3 +63,16 @@ async def caught_up(bootstrap: str, topic: str, group: str) -> bool:
     ends = await end_offsets(bootstrap, topic)
     done = await committed(bootstrap, topic, group)
     return all(done.get(tp, 0) >= end for tp, end in ends.items())
+
+
+async def stable_members(bootstrap: str, group: str) -> int:
+    """How many members share the group's partitions, once it is stable (0 while it is rebalancing)."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        (response,) = await admin.describe_consumer_groups([group])
+    finally:
+        await admin.close()
+    (_, _, state, _, _, members, *_) = response.groups[0]
+    assigned = [m for m in members if m[-1]]  # member_assignment: empty until the group synced
+    return len(assigned) if state == "Stable" and len(assigned) == len(members) else 0
