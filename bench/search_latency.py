@@ -288,7 +288,7 @@ def report(result: dict[str, Any]) -> str:
             "| path | p50 ms | p99 ms |",
             "|---|---:|---:|",
             f"| query API (HTTP, FastAPI, validation) | {result['api_p50']:.1f} | {result['api_p99']:.1f} |",
-            f"| Meilisearch directly (the same search as raw HTTP) | {result['meili_p50']:.1f} | {result['meili_p99']:.1f} |",
+            f"| Meilisearch directly (same search, raw HTTP) | {result['meili_p50']:.1f} | {result['meili_p99']:.1f} |",
             "",
             f"API overhead at p50: {result['overhead_p50'] * 100:.0f} %. Indexing throughput: "
             f"{result['index_docs_per_s']:,.0f} documents/s (batches of 5,000, all tasks awaited).",
