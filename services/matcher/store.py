@@ -53,7 +53,9 @@ class MatchStore:
             if doc.get("deleted"):
                 continue
             try:
-                follows.append(Follow.model_validate({**doc, "id": doc["_id"]}))
+                # the query service stores its own fields beside the follow's (e.g. the feed key)
+                known = {k: v for k, v in doc.items() if k in Follow.model_fields}
+                follows.append(Follow.model_validate({**known, "id": doc["_id"]}))
             except ValidationError as error:
                 log.warning("unreadable follow skipped", extra={"follow_id": doc["_id"], "error": str(error)})
         return follows

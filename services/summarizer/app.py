@@ -83,7 +83,10 @@ async def start_sweeps(context: ContextRepo, summarizer: Annotated[Summarizer, C
 
 
 @app.on_shutdown
-async def stop_sweeps(sweeps: Annotated[asyncio.Task, Context("sweeps")]) -> None:
+async def stop_sweeps(context: ContextRepo) -> None:
+    sweeps: asyncio.Task[None] | None = context.get("sweeps")
+    if sweeps is None:  # the service stopped before it finished starting
+        return
     sweeps.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await sweeps
