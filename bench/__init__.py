@@ -1,0 +1,1 @@
+"""Benchmarks: commands that print their figures (see docs/benchmarks.md)."""
