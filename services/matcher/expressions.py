@@ -17,7 +17,7 @@ occurred are ever evaluated.
 """
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Set
 from dataclasses import dataclass
 
 from services.normalizer.text import fold
@@ -88,6 +88,41 @@ class Expression:
 
     def term_objects(self) -> list[Term]:
         return list(_walk(self.root))
+
+
+Predicate = Callable[[Set[str]], bool]
+
+
+def compile_predicate(expression: Expression) -> Predicate:
+    """The expression as one closure over a set of term keys that occurred: same answers as evaluate(), faster.
+
+    The matcher evaluates ~100 candidate rules per paper, so the tree walk with generators is replaced by
+    nested closures, and an AND / OR of plain terms by one C-level set operation.
+    """
+    return _compile(expression.root)
+
+
+def _compile(node: Node) -> Predicate:
+    if isinstance(node, Term):
+        key = node.key
+        return lambda hits: key in hits
+    if isinstance(node, Not):
+        inner = _compile(node.operand)
+        return lambda hits: not inner(hits)
+    if all(isinstance(o, Term) for o in node.operands):
+        keys = frozenset(o.key for o in node.operands)  # type: ignore[union-attr]
+        if isinstance(node, And):
+            return keys.issubset
+        return lambda hits: not keys.isdisjoint(hits)
+    parts = tuple(_compile(o) for o in node.operands)
+    if len(parts) == 2:
+        first, second = parts
+        if isinstance(node, And):
+            return lambda hits: first(hits) and second(hits)
+        return lambda hits: first(hits) or second(hits)
+    if isinstance(node, And):
+        return lambda hits: all(p(hits) for p in parts)
+    return lambda hits: any(p(hits) for p in parts)
 
 
 def _walk(node: Node) -> list[Term]:

@@ -1,8 +1,10 @@
 """Keyword expressions: precedence, implicit AND, NOT, parentheses, phrases, folding, and the errors."""
 
+import itertools
+
 import pytest
 
-from services.matcher.expressions import And, ExpressionError, Not, Or, Term, parse_expression
+from services.matcher.expressions import And, ExpressionError, Not, Or, Term, compile_predicate, parse_expression
 
 
 def holds(expression: str, *present: str) -> bool:
@@ -65,3 +67,29 @@ def test_bad_expressions_name_the_problem(text: str, message: str) -> None:
     with pytest.raises(ExpressionError) as error:
         parse_expression(text)
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'retrieval AND ("language model" OR LLM) NOT survey',
+        "a OR b AND c",
+        "(a OR b OR c) NOT d",
+        "a AND (b OR c) NOT d",
+        "a b c",
+        "(a AND NOT b) OR (c AND NOT (d OR a*))",
+        "a* OR (b AND (c OR d) AND NOT (a AND c))",
+    ],
+)
+def test_the_compiled_predicate_agrees_with_evaluate_on_every_combination_of_hits(text: str) -> None:
+    expression = parse_expression(text)
+    holds_fast = compile_predicate(expression)
+    terms = sorted(expression.terms)
+    outcomes = set()
+    for n in range(len(terms) + 1):
+        for present in itertools.combinations(terms, n):
+            # the fast path sees every term that occurred in the paper, not only the expression's own
+            hits = set(present) | {"unrelated"}
+            assert holds_fast(hits) == expression.evaluate(set(present)), (text, present)
+            outcomes.add(holds_fast(hits))
+    assert outcomes == {True, False}  # the comparison is not vacuous

@@ -1,15 +1,17 @@
 """Matching real corpus papers against topic, keyword and author follows, with the exact reasons."""
 
+import random
 from datetime import UTC, datetime
 
 import pytest
 
+from bench.match_follows import generate_follows
 from schemas.events import Follow, MatchReason, Subtopic
 from schemas.paper import Author, Paper
 from services.matcher.catalogue import load_catalogue
 from services.matcher.expressions import ExpressionError
 from services.matcher.rules import FollowIndex, PaperText, topics_by_id
-from tests.matcher.corpus import sample_papers
+from tests.matcher.corpus import corpus_papers, sample_papers
 
 NOW = datetime(2026, 5, 20, tzinfo=UTC)
 PAPERS = sample_papers()
@@ -188,3 +190,20 @@ def test_automaton_and_naive_loop_agree_on_the_sample(index: FollowIndex) -> Non
         assert fast == index.match_naive(paper), paper.id
         total += len(fast)
     assert total >= len(PAPERS)  # the comparison is not vacuous
+
+
+def test_automaton_and_naive_loop_agree_on_generated_follows_over_corpus_papers() -> None:
+    """The benchmark's follow mix (topics, NOT / OR / phrase / prefix expressions, fields, categories, authors)."""
+    papers = corpus_papers()
+    index = FollowIndex(topics=topics_by_id(load_catalogue()))
+    for generated in generate_follows(800, papers, random.Random(11)):
+        index.upsert(generated)
+    total = 0
+    kinds = set()
+    for paper in papers[::40]:
+        text = PaperText.of(paper)
+        fast = index.match(text)
+        assert fast == index.match_naive(text), paper.id
+        total += len(fast)
+        kinds |= {f.kind for f, _ in fast}
+    assert total > 100 and kinds == {"topic", "keyword", "author"}  # the comparison is not vacuous
