@@ -15,7 +15,7 @@ from papertrail.mongo import database, make_mongo_client, ping
 from papertrail.service import Readiness, health_routes, load_settings
 from schemas import topics
 from schemas.events import PaperNormalized
-from services.normalizer.normalize import apply_batch
+from services.normalizer.normalize import apply_batch, settle
 from services.normalizer.parsers import parse_batch
 from services.normalizer.settings import NormalizerSettings
 from services.normalizer.stopwatch import Stopwatch
@@ -52,6 +52,10 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
         await mongo.close()
 
 
+async def emit(events: list[PaperNormalized]) -> None:
+    await publish_confirmed(normalized, [(event, event.paper.id) for event in events])
+
+
 @broker.subscriber(
     topics.HARVEST_RAW,
     batch=True,
@@ -71,10 +75,8 @@ async def on_raw_records(
         items, bad = parse_batch(message.raw_message)  # type: ignore[arg-type]
     with clock("store"):
         applied = await apply_batch(items, papers, ai_categories=AI_CATEGORIES, attempts=settings.merge_retries)
-    with clock("emit"):
-        await publish_confirmed(normalized, [(event, event.paper.id) for event in applied.events])
-    with clock("mark_seen"):
-        await papers.mark_seen(applied.placed)  # only after the events: a redelivery must not skip unemitted ones
+    with clock("settle"):
+        await settle(applied, papers, emit)
     for consumer_record, error in bad:
         await dead_letters.park(consumer_record, error)
     for item in applied.unplaced:

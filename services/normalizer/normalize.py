@@ -1,5 +1,8 @@
-"""Applying a batch of parsed records to the store: plan in memory, write, retry the papers that lost a race."""
+"""Applying a batch of parsed records to the store: plan in memory, write, retry the papers that lost a race;
+then settling it: version records and events, and only after both, the source records marked seen."""
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -13,6 +16,7 @@ from services.normalizer.store import PaperStore
 @dataclass(slots=True)
 class Applied:
     events: list[PaperNormalized] = field(default_factory=list)  # to emit, after the writes
+    versions: list[PaperVersion] = field(default_factory=list)  # to record in paper_versions, after the writes
     placed: list[tuple[Incoming, str]] = field(default_factory=list)  # item → the paper it went into
     unplaced: list[Incoming] = field(default_factory=list)  # the paper kept changing under every attempt
 
@@ -23,6 +27,7 @@ async def apply_batch(
     """Merge new items into their papers and store the changes; the same content twice changes nothing.
 
     Papers another instance changed meanwhile are merged again from a fresh read, up to `attempts` times.
+    The papers hold their new version records (`last_versions`) until `settle` records them.
     """
     applied = Applied()
     pending = await papers.unseen(items)
@@ -33,15 +38,26 @@ async def apply_batch(
         plan = plan_batch(pending, stored, now=datetime.now(UTC), ai_categories=ai_categories)
         lost = await papers.save(plan.drafts)
         pending = []
-        versions: list[PaperVersion] = list(plan.recovered)
+        applied.versions.extend(plan.recovered)
         for draft in plan.drafts:
             assert draft.paper is not None
             if draft.paper.id in lost:
                 pending.extend(draft.items)
                 continue
-            versions.extend(draft.versions)
+            applied.versions.extend(draft.versions)
             applied.events.extend(draft.events)
             applied.placed.extend((item, draft.paper.id) for item in draft.items)
-        await papers.record_versions(versions)
     applied.unplaced = pending
     return applied
+
+
+async def settle(
+    applied: Applied, papers: PaperStore, emit: Callable[[list[PaperNormalized]], Awaitable[None]]
+) -> None:
+    """Record the version records and emit the events (both at once), then mark the source records seen.
+
+    Either of the first two may fail alone: the redelivered records then find their versions in the papers
+    (`last_versions`) and record and emit them again, which is why marking them seen comes last.
+    """
+    await asyncio.gather(papers.record_versions(applied.versions), emit(applied.events))
+    await papers.mark_seen(applied.placed)

@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator
 import pytest
 from pymongo import AsyncMongoClient
 
-from schemas.events import RawRecord
-from services.normalizer.normalize import Applied, apply_batch
+from schemas.events import PaperNormalized, RawRecord
+from services.normalizer.normalize import Applied, apply_batch, settle
 from services.normalizer.parsers import parse_raw
 from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
@@ -42,8 +42,12 @@ async def store(servers: Servers) -> AsyncIterator[PaperStore]:
 async def apply(store: PaperStore, *raws: RawRecord) -> Applied:
     items = [Incoming(raw, parse_raw(raw)) for raw in raws]
     applied = await apply_batch(items, store, ai_categories=AI, attempts=4)
-    await store.mark_seen(applied.placed)
+    await settle(applied, store, _no_emit)
     return applied
+
+
+async def _no_emit(events: list[PaperNormalized]) -> None:
+    pass
 
 
 def arxiv_line(arxiv_id: str, title: str, authors: list[str], abstract: str, categories: list[str]) -> RawRecord:
@@ -178,9 +182,10 @@ async def test_the_same_records_again_change_nothing_and_emit_nothing(store: Pap
 async def test_a_stored_but_unemitted_change_is_emitted_on_redelivery(store: PaperStore) -> None:
     raw = corpus_records()[0]
     items = [Incoming(raw, parse_raw(raw))]
-    first = await apply_batch(items, store, ai_categories=AI, attempts=2)  # stopped before mark_seen and emit
-    await store.versions.delete_many({})  # and before the version record was inserted
+    first = await apply_batch(items, store, ai_categories=AI, attempts=2)  # stopped before settling
+    assert await store.versions.count_documents({}) == 0
     again = await apply_batch(items, store, ai_categories=AI, attempts=2)
+    await settle(again, store, _no_emit)
 
     def identity(applied: Applied) -> list[tuple]:
         return [(e.kind, e.version.paper_id, e.version.seq, e.version.content_hash) for e in applied.events]
