@@ -259,39 +259,53 @@ def up(settings: StackSettings, log: Callable[[str], None] = print) -> None:
             )
         server.pid_file(root).write_text(str(process.pid))
         started.append(server)
-    for server in started:
-        deadline = time.monotonic() + settings.start_timeout_s
-        while not answers(server, settings):
-            if read_pid(server.pid_file(root)) is None:
-                raise StackError(f"{server.name}: exited at start; see {server.log_file(root)}")
-            if time.monotonic() > deadline:
-                raise StackError(
-                    f"{server.name}: did not answer on {settings.host}:{server.port} within "
-                    f"{settings.start_timeout_s:g}s; see {server.log_file(root)}"
-                )
-            time.sleep(0.2)
-        log(f"{server.name}: up on {settings.host}:{server.port} (pid {read_pid(server.pid_file(root))})")
+    try:
+        for server in started:
+            _wait_until_answering(server, settings, root)
+            log(f"{server.name}: up on {settings.host}:{server.port} (pid {read_pid(server.pid_file(root))})")
+    except StackError:
+        for server in reversed(started):  # leave nothing behind that this call started
+            _stop(server, root, log)
+        raise
+
+
+def _wait_until_answering(server: Server, settings: StackSettings, root: Path) -> None:
+    deadline = time.monotonic() + settings.start_timeout_s
+    while not answers(server, settings):
+        if read_pid(server.pid_file(root)) is None:
+            raise StackError(f"{server.name}: exited at start; see {server.log_file(root)}")
+        if time.monotonic() > deadline:
+            raise StackError(
+                f"{server.name}: did not answer on {settings.host}:{server.port} within "
+                f"{settings.start_timeout_s:g}s; see {server.log_file(root)}"
+            )
+        time.sleep(0.2)
 
 
 def down(settings: StackSettings, log: Callable[[str], None] = print, timeout_s: float = 30) -> None:
     root = settings.dir.resolve()
     for server in reversed(servers_without_install(settings)):
-        pid_file = server.pid_file(root)
-        pid = read_pid(pid_file)
-        if pid is None:
-            pid_file.unlink(missing_ok=True)
-            continue
-        os.kill(pid, signal.SIGTERM)  # graceful: noida-db persists its log on SIGTERM
-        deadline = time.monotonic() + timeout_s
-        while read_pid(pid_file) is not None and time.monotonic() < deadline:
-            _reap(pid)
-            time.sleep(0.1)
-        if read_pid(pid_file) is not None:
-            os.kill(pid, signal.SIGKILL)
-            log(f"{server.name}: did not stop within {timeout_s:g}s, killed")
-        _reap(pid)
+        _stop(server, root, log, timeout_s)
+
+
+def _stop(server: Server, root: Path, log: Callable[[str], None], timeout_s: float = 30) -> None:
+    """Stop the process in the server's PID file: SIGTERM, then SIGKILL only if it does not stop in time."""
+    pid_file = server.pid_file(root)
+    pid = read_pid(pid_file)
+    if pid is None:
         pid_file.unlink(missing_ok=True)
-        log(f"{server.name}: stopped (pid {pid})")
+        return
+    os.kill(pid, signal.SIGTERM)  # graceful: noida-db persists its log on SIGTERM
+    deadline = time.monotonic() + timeout_s
+    while read_pid(pid_file) is not None and time.monotonic() < deadline:
+        _reap(pid)
+        time.sleep(0.1)
+    if read_pid(pid_file) is not None:
+        os.kill(pid, signal.SIGKILL)
+        log(f"{server.name}: did not stop within {timeout_s:g}s, killed")
+    _reap(pid)
+    pid_file.unlink(missing_ok=True)
+    log(f"{server.name}: stopped (pid {pid})")
 
 
 def _reap(pid: int) -> None:

@@ -54,3 +54,18 @@ def test_port_taken_by_another_process_is_named(tmp_path: Path) -> None:
         with pytest.raises(stack.StackError, match=f"kafka: port 127.0.0.1:{taken} is taken"):
             stack.up(settings, log=lambda _: None)
     stack.down(settings, log=lambda _: None)
+
+
+def test_a_server_that_never_answers_stops_the_others_it_started(tmp_path: Path) -> None:
+    """`up` that fails leaves no process behind: here no server can answer within 10 ms."""
+    settings = stack.StackSettings(
+        dir=tmp_path / "stack",
+        kafka_port=free_port(),
+        mongodb_port=free_port(),
+        meili_port=free_port(),
+        start_timeout_s=0.01,
+    )
+    with pytest.raises(stack.StackError, match="did not answer"):
+        stack.up(settings, log=lambda _: None)
+    assert not list((tmp_path / "stack").glob("*.pid"))
+    assert not any(answering for _, _, answering in stack.status(settings))
