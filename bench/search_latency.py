@@ -34,6 +34,7 @@ from schemas.paper import PaperVersion  # noqa: E402
 from schemas.summary import Summary  # noqa: E402
 from services.normalizer.identity import merge  # noqa: E402
 from services.normalizer.parsers.arxiv_json import parse_corpus_line  # noqa: E402
+from services.query.api.routes.papers import LIST_FIELDS  # noqa: E402
 from services.query.documents import paper_document  # noqa: E402
 from services.query.index import FACETS, PaperIndex  # noqa: E402
 from services.query.search import PaperQuery  # noqa: E402
@@ -164,6 +165,7 @@ def meili_body(query: PaperQuery) -> dict[str, Any]:
         "page": query.page,
         "hitsPerPage": query.size,
         "facets": FACETS,
+        "attributesToRetrieve": LIST_FIELDS,
     }
 
 

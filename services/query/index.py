@@ -87,7 +87,8 @@ class PaperIndex:
         if result.status != "succeeded":
             raise UnprocessableMessage(f"Meilisearch task {task_uid} {result.status}: {result.error}")
 
-    async def search(self, query: PaperQuery) -> SearchResults:
+    async def search(self, query: PaperQuery, attributes: list[str] | None = None) -> SearchResults:
+        """Run the query; `attributes` limits the fields returned (lists need far less than a paper page)."""
         return await self.index.search(
             query.q or None,
             filter=query.filters() or None,
@@ -95,6 +96,7 @@ class PaperIndex:
             page=query.page,
             hits_per_page=query.size,
             facets=FACETS,
+            attributes_to_retrieve=attributes,
         )
 
     async def get(self, paper_id: str) -> dict[str, Any] | None:

@@ -47,6 +47,10 @@ class PaperHit(BaseModel):
     published_ts: int | None = None
 
 
+# Search lists return what a hit shows; the summary's long sections and the history stay on the paper page.
+LIST_FIELDS = list(PaperHit.model_fields)
+
+
 class PaperSearchResponse(BaseModel):
     total: int = Field(description="papers matching the query and filters")
     page: int
@@ -113,7 +117,7 @@ async def search_papers(
         page=page,
         size=size,
     )
-    results = await index.search(query)
+    results = await index.search(query, attributes=LIST_FIELDS)
     return {
         "total": results.total_hits or 0,
         "page": page,
