@@ -4,6 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
+from services.query.api.routes.papers import CATEGORY_PATTERN, checked
 from services.query.atom import render_atom
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
 from services.query.search import PaperQuery
@@ -67,10 +68,8 @@ async def read_search_feed(
     category: Annotated[list[str], Query(max_length=20)] = [],  # noqa: B006
 ) -> Response:
     """The latest papers of a search, for a feed reader."""
-    from services.query.api.routes.papers import CATEGORY_PATTERN, _checked
-
     query = PaperQuery(
-        q=q, categories=_checked(category, CATEGORY_PATTERN, "category", "cs.CL"), sort="ingested", size=50
+        q=q, categories=checked(category, CATEGORY_PATTERN, "category", "cs.CL"), sort="ingested", size=50
     )
     results = await index.search(query)
     body = render_atom(

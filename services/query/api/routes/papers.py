@@ -75,7 +75,8 @@ def _epoch(value: datetime | date | None, end: bool = False) -> int | None:
     return int(value.timestamp())
 
 
-def _checked(values: list[str], pattern: re.Pattern[str], name: str, example: str) -> list[str]:
+def checked(values: list[str], pattern: re.Pattern[str], name: str, example: str) -> list[str]:
+    """The values, or a 422 naming the parameter when one does not look like what it should."""
     for value in values:
         if not pattern.match(value):
             raise HTTPException(422, f"{name} {value!r} is not a {name} such as {example}")
@@ -103,8 +104,8 @@ async def search_papers(
     """Search and browse papers with filters, one of three sorts and facet counts."""
     query = PaperQuery(
         q=q,
-        categories=_checked(category, CATEGORY_PATTERN, "category", "cs.CL"),
-        sources=_checked(source, SOURCE_PATTERN, "source", "arxiv"),
+        categories=checked(category, CATEGORY_PATTERN, "category", "cs.CL"),
+        sources=checked(source, SOURCE_PATTERN, "source", "arxiv"),
         venue=venue,
         status=status,
         ai_related=ai_related,
