@@ -9,12 +9,14 @@ import asyncio
 import os
 import socket
 import time
-from collections.abc import Awaitable, Callable, Iterator
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from pymongo.asynchronous.database import AsyncDatabase
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SOURCES = FIXTURES / "sources"
@@ -161,3 +163,17 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
         yield from _testcontainers()
     else:
         yield from _local_stack(tmp_path_factory.mktemp("stack"))
+
+
+@pytest.fixture
+async def scratch_db(servers: Servers) -> AsyncIterator[AsyncDatabase]:
+    """A database of its own on the real MongoDB-protocol server, dropped after the test."""
+    from pymongo import AsyncMongoClient
+
+    client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
+    database = client[f"papertrail_scratch_{uuid.uuid4().hex[:10]}"]
+    try:
+        yield database
+    finally:
+        await client.drop_database(database.name)
+        await client.close()

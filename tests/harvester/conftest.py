@@ -2,19 +2,18 @@
 
 import subprocess
 import sys
-import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 import pytest
-from pymongo import AsyncMongoClient
+from pymongo.asynchronous.database import AsyncDatabase
 
 from schemas.events import HarvestStatus, RawRecord
 from services.harvester.settings import HarvesterSettings
 from services.harvester.store import HarvestStore
-from tests.conftest import FIXTURES, Servers, free_port, wait_until
+from tests.conftest import FIXTURES, free_port, wait_until
 
 
 @dataclass
@@ -76,17 +75,11 @@ def settings(replay: Replay) -> HarvesterSettings:
 
 
 @pytest.fixture
-async def store(servers: Servers) -> AsyncIterator[HarvestStore]:
+async def store(scratch_db: AsyncDatabase) -> HarvestStore:
     """A HarvestStore on a database of its own in the real MongoDB-protocol server."""
-    client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
-    name = f"harvester_test_{uuid.uuid4().hex[:10]}"
-    store = HarvestStore(client[name])
+    store = HarvestStore(scratch_db)
     await store.ensure_indexes()
-    try:
-        yield store
-    finally:
-        await client.drop_database(name)
-        await client.close()
+    return store
 
 
 @dataclass

@@ -8,18 +8,15 @@ the way arXiv writes them (plain title, "First Last" names), under the work's ar
 
 import json
 import re
-import uuid
-from collections.abc import AsyncIterator
 
 import pytest
-from pymongo import AsyncMongoClient
+from pymongo.asynchronous.database import AsyncDatabase
 
 from schemas.events import PaperNormalized, RawRecord
 from services.normalizer.normalize import Applied, apply_batch, settle
 from services.normalizer.parsers import parse_raw
 from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
-from tests.conftest import Servers
 from tests.normalizer.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records, raw_record
 
 pytestmark = pytest.mark.integration
@@ -27,16 +24,10 @@ AI = frozenset({"cs.CL", "cs.LG", "cs.CV", "cs.AI"})
 
 
 @pytest.fixture
-async def store(servers: Servers) -> AsyncIterator[PaperStore]:
-    client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
-    name = f"normalizer_{uuid.uuid4().hex[:8]}"
-    papers = PaperStore(client[name])
+async def store(scratch_db: AsyncDatabase) -> PaperStore:
+    papers = PaperStore(scratch_db)
     await papers.ensure_indexes()
-    try:
-        yield papers
-    finally:
-        await client.drop_database(name)
-        await client.close()
+    return papers
 
 
 async def apply(store: PaperStore, *raws: RawRecord) -> Applied:
