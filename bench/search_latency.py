@@ -171,7 +171,7 @@ def meili_body(query: PaperQuery) -> dict[str, Any]:
 
 async def measure(settings: InfraSettings, api_url: str, rounds: int) -> dict[str, list[float]]:
     timings: dict[str, list[float]] = {"api": [], "meili": []}
-    headers = {"Authorization": f"Bearer {settings.meili_master_key.get_secret_value()}"}
+    headers = {"Accept-Encoding": "identity", "Authorization": f"Bearer {settings.meili_master_key.get_secret_value()}"}
     search_url = f"{settings.meili_url}/indexes/papers_bench/search"
     async with httpx.AsyncClient(base_url=api_url, timeout=30) as api, httpx.AsyncClient(timeout=30) as meili:
         for query in MIX:  # warm up both paths once

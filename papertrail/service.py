@@ -10,6 +10,7 @@ import uvicorn
 from prometheus_client import make_asgi_app
 from pydantic import ValidationError
 
+from papertrail import fetch_pacing
 from papertrail.settings import InfraSettings
 
 Check = Callable[[], Awaitable[bool]]
@@ -121,6 +122,7 @@ def metrics_asgi() -> Any:
 
 def serve(service: str, app: Any, settings: InfraSettings, port: int, needs: tuple[str, ...]) -> None:
     """Preflight the dependencies, then serve the app until SIGINT/SIGTERM."""
+    fetch_pacing.install()  # idle consumers must not spin on a broker that answers empty fetches at once
     try:
         asyncio.run(preflight(settings, needs))
     except StartupError as error:

@@ -2,12 +2,12 @@
 follows.matched.v1 → topic hits; the HTTP API, Atom feeds and web pages read them."""
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Response
 from fastapi.responses import JSONResponse
 from faststream import Context
 from faststream.kafka.annotations import KafkaMessage
@@ -16,7 +16,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, Histogram, generate_latest
 from papertrail.kafka import DeadLetterPolicy, consumer_options, ensure_topics, make_broker, split_valid
 from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
-from papertrail.metrics import HTTP_REQUESTS, HTTP_SECONDS
+from papertrail.metrics import RequestMetrics
 from papertrail.mongo import database, make_mongo_client
 from papertrail.mongo import ping as mongo_ping
 from papertrail.search import make_search_client
@@ -155,16 +155,7 @@ app = FastAPI(
 for router in (papers.router, overview.router, topic_routes.router, follows.router, feeds.router):
     app.include_router(router)
 mount_web(app)  # the web pages and their stylesheet
-
-
-@app.middleware("http")
-async def count_requests(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-    started = time.perf_counter()
-    response = await call_next(request)
-    route = getattr(request.scope.get("route"), "path", "unmatched")
-    HTTP_REQUESTS.labels(SERVICE, route, str(response.status_code)).inc()
-    HTTP_SECONDS.labels(SERVICE, route).observe(time.perf_counter() - started)
-    return response
+app.add_middleware(RequestMetrics, service=SERVICE)
 
 
 @app.get("/metrics", include_in_schema=False)

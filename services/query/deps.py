@@ -1,4 +1,5 @@
-"""FastAPI dependencies: the resources opened in the lifespan and the signed-in user, as Annotated aliases."""
+"""FastAPI dependencies: the resources opened in the lifespan and the signed-in user, as Annotated aliases.
+All are `async def`: FastAPI runs a plain `def` dependency in its thread pool, a hop on every request."""
 
 from typing import Annotated, Any
 
@@ -12,22 +13,22 @@ from services.query.store import QueryStore
 _bearer = HTTPBearer(auto_error=False, description="the token `papertrail users create NAME` printed")
 
 
-def get_paper_index(request: Request) -> PaperIndex:
+async def get_paper_index(request: Request) -> PaperIndex:
     index: PaperIndex = request.app.state.paper_index
     return index
 
 
-def get_store(request: Request) -> QueryStore:
+async def get_store(request: Request) -> QueryStore:
     store: QueryStore = request.app.state.store
     return store
 
 
-def get_settings(request: Request) -> QuerySettings:
+async def get_settings(request: Request) -> QuerySettings:
     settings: QuerySettings = request.app.state.settings
     return settings
 
 
-def get_follow_announcer(request: Request) -> Any:
+async def get_follow_announcer(request: Request) -> Any:
     return request.app.state.follow_announcer
 
 

@@ -1,18 +1,31 @@
 """The Meilisearch `papers` index: settings kept in code, documents written and tasks awaited, searches."""
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from meilisearch_python_sdk import AsyncClient
 from meilisearch_python_sdk.errors import MeilisearchApiError
-from meilisearch_python_sdk.models.search import SearchResults
-from meilisearch_python_sdk.models.settings import MeilisearchSettings
+from meilisearch_python_sdk.models.settings import MeilisearchSettings, Pagination
 
 from papertrail.kafka import UnprocessableMessage
 from services.query.documents import FILTERABLE, SEARCHABLE, SORTABLE, document_id
 from services.query.search import PaperQuery, quote
 
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
+# Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
+# overview's counts need the exact figure. Raising it costs nothing measurable here (bench/search_latency.py).
+MAX_TOTAL_HITS = 10_000_000
+
+
+@dataclass(slots=True)
+class SearchPage:
+    """One page of a search: the exact total, the hits as Meilisearch returned them, and facet counts."""
+
+    total: int
+    hits: list[dict[str, Any]]
+    facets: dict[str, dict[str, int]]
 
 
 class PaperIndex:
@@ -25,7 +38,10 @@ class PaperIndex:
     async def ensure(self) -> None:
         """Create the index if missing and apply the settings kept in code; safe to repeat."""
         settings = MeilisearchSettings(
-            searchable_attributes=SEARCHABLE, filterable_attributes=FILTERABLE, sortable_attributes=SORTABLE
+            searchable_attributes=SEARCHABLE,
+            filterable_attributes=FILTERABLE,
+            sortable_attributes=SORTABLE,
+            pagination=Pagination(max_total_hits=MAX_TOTAL_HITS),
         )
         # An existing index makes the creation task fail harmlessly; the settings are applied either way.
         await self.client.create_index(
@@ -55,8 +71,8 @@ class PaperIndex:
 
     async def count(self, filters: Sequence[str | list[str]]) -> int:
         """Exact number of documents matching the filters."""
-        results = await self.index.search(None, filter=list(filters) or None, page=1, hits_per_page=1)
-        return results.total_hits or 0
+        body = {"filter": list(filters) or None, "page": 1, "hitsPerPage": 0, "attributesToRetrieve": ["paper_id"]}
+        return (await self._search(body)).total
 
     async def add_topic_hit(self, paper_id: str, topic_id: str, reasons: list[dict[str, Any]]) -> None:
         """Record that a paper hits a catalogue topic (filterable `topic_ids`, reasons for the topic page)."""
@@ -79,7 +95,7 @@ class PaperIndex:
         if not paper_ids:
             return {}
         filters: list[str | list[str]] = [[f"paper_id = {quote(p)}" for p in paper_ids]]
-        results = await self.index.search(None, filter=filters, page=1, hits_per_page=len(paper_ids))
+        results = await self._search({"filter": filters, "page": 1, "hitsPerPage": len(paper_ids)})
         return {hit["paper_id"]: hit for hit in results.hits}
 
     async def _wait(self, task_uid: int) -> None:
@@ -87,17 +103,33 @@ class PaperIndex:
         if result.status != "succeeded":
             raise UnprocessableMessage(f"Meilisearch task {task_uid} {result.status}: {result.error}")
 
-    async def search(self, query: PaperQuery, attributes: list[str] | None = None) -> SearchResults:
-        """Run the query; `attributes` limits the fields returned (lists need far less than a paper page)."""
-        return await self.index.search(
-            query.q or None,
-            filter=query.filters() or None,
-            sort=query.sort_by(),
-            page=query.page,
-            hits_per_page=query.size,
-            facets=FACETS,
-            attributes_to_retrieve=attributes,
+    async def search(self, query: PaperQuery, attributes: list[str] | None = None) -> SearchPage:
+        """Run the query with facet counts; `attributes` limits the fields returned (lists need far less than a
+        paper page)."""
+        body: dict[str, Any] = {
+            "q": query.q or None,
+            "filter": query.filters() or None,
+            "sort": query.sort_by(),
+            "page": query.page,
+            "hitsPerPage": query.size,
+            "facets": FACETS,
+        }
+        if attributes is not None:
+            body["attributesToRetrieve"] = attributes
+        return await self._search(body)
+
+    async def _search(self, body: dict[str, Any]) -> SearchPage:
+        # Raw HTTP and orjson rather than the SDK's result model: hits go to the caller as plain dicts, and the
+        # model round trip was most of the API's time on top of Meilisearch's own (docs/benchmarks.md).
+        response = await self.client.http_client.post(
+            f"indexes/{self.name}/search",
+            content=orjson.dumps(body),
+            headers={"Content-Type": "application/json"},
         )
+        if response.status_code >= 400:
+            raise MeilisearchApiError(f"search in {self.name} failed", response)
+        found = orjson.loads(response.content)
+        return SearchPage(found.get("totalHits") or 0, found["hits"], found.get("facetDistribution") or {})
 
     async def get(self, paper_id: str) -> dict[str, Any] | None:
         try:

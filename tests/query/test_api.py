@@ -79,6 +79,18 @@ def test_category_filter_and_facets_agree_with_the_source_data(api: tuple[Pipeli
     assert two == sum(1 for r in RECORDS if {"cs.LG", "cs.IT"} & set(r.categories))
 
 
+def test_every_hit_has_the_documented_shape(api: tuple[Pipeline, dict[str, str]]) -> None:
+    """Hits are passed through from the index without the response model: each still carries every documented
+    field (a paper with no topic hit yet has topic_ids []), and the whole answer validates against the model."""
+    from services.query.api.routes.papers import PaperHit, PaperSearchResponse
+
+    pipeline, _ = api
+    result = _get(pipeline, "/api/papers", size=100)
+    PaperSearchResponse.model_validate(result)
+    assert result["hits"] and all(set(hit) == set(PaperHit.model_fields) for hit in result["hits"])
+    assert any(hit["topic_ids"] == [] for hit in result["hits"])
+
+
 def test_sorts_order_by_their_time(api: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = api
     hits = _get(pipeline, "/api/papers", sort="published", size=100)["hits"]

@@ -28,12 +28,12 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
     browse, problem = parse_browse(request.query_params.multi_items())
     results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
     try:
-        results = await paper_routes.search_papers(
-            index, q=browse.q, category=browse.category, source=browse.source, venue=None,
+        results = await paper_routes.find_papers(index, paper_routes.paper_query(
+            q=browse.q, category=browse.category, source=browse.source, venue=None,
             status=browse.status, ai_related=browse.ai_related, has_revisions=browse.has_revisions,
             topic=None, author=None, since=browse.since, until=browse.until, sort=browse.sort,
             page=browse.page, size=PAGE_SIZE,
-        )  # fmt: skip
+        ))  # fmt: skip
     except HTTPException as error:
         problem = str(error.detail)
     links = {name: api_query_to_page(getattr(overview, name).query) for name in type(overview).model_fields

@@ -4,10 +4,12 @@ import re
 from datetime import date, datetime, time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Path, Query
+import orjson
+from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
 from services.query.deps import PaperIndexDep, StoreDep
+from services.query.index import PaperIndex
 from services.query.search import PaperQuery, SortKey
 
 router = APIRouter(prefix="/api", tags=["papers"])
@@ -49,6 +51,9 @@ class PaperHit(BaseModel):
 
 # Search lists return what a hit shows; the summary's long sections and the history stay on the paper page.
 LIST_FIELDS = list(PaperHit.model_fields)
+# What a hit holds when its document lacks a field (topic_ids before the paper's first topic hit, say), so every
+# hit has the documented shape without validating each one through the model.
+HIT_DEFAULTS = {name: field.get_default(call_default_factory=True) for name, field in PaperHit.model_fields.items()}
 
 
 class PaperSearchResponse(BaseModel):
@@ -83,6 +88,57 @@ def checked(values: list[str], pattern: re.Pattern[str], name: str, example: str
     return values
 
 
+async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
+    """One page of papers in the search response's shape (what the API returns and the home page shows)."""
+    found = await index.search(query, attributes=LIST_FIELDS)
+    for hit in found.hits:
+        for name, default in HIT_DEFAULTS.items():
+            hit.setdefault(name, default)
+    return {
+        "total": found.total,
+        "page": query.page,
+        "size": query.size,
+        "sort": query.sort,
+        "hits": found.hits,
+        "facets": found.facets,
+    }
+
+
+def paper_query(
+    q: str = "",
+    category: list[str] = [],  # noqa: B006
+    source: list[str] = [],  # noqa: B006
+    venue: str | None = None,
+    status: str | None = None,
+    ai_related: bool | None = None,
+    has_revisions: bool | None = None,
+    topic: str | None = None,
+    author: str | None = None,
+    since: datetime | date | None = None,
+    until: datetime | date | None = None,
+    sort: SortKey = "updated",
+    page: int = 1,
+    size: int = 20,
+) -> PaperQuery:
+    """The search request's parameters as a query; a 422 names a category or source that is not one."""
+    return PaperQuery(
+        q=q,
+        categories=checked(category, CATEGORY_PATTERN, "category", "cs.CL"),
+        sources=checked(source, SOURCE_PATTERN, "source", "arxiv"),
+        venue=venue,
+        status=status,
+        ai_related=ai_related,
+        has_revisions=has_revisions,
+        topic_id=topic,
+        author_key=author,
+        since_ts=_epoch(since),
+        until_ts=_epoch(until, end=True),
+        sort=sort,
+        page=page,
+        size=size,
+    )
+
+
 @router.get("/papers", response_model=PaperSearchResponse)
 async def search_papers(
     index: PaperIndexDep,
@@ -100,33 +156,14 @@ async def search_papers(
     sort: SortKey = "updated",
     page: Annotated[int, Query(ge=1, le=1000)] = 1,
     size: Annotated[int, Query(ge=1, le=100)] = 20,
-) -> dict[str, Any]:
+) -> Response:
     """Search and browse papers with filters, one of three sorts and facet counts."""
-    query = PaperQuery(
-        q=q,
-        categories=checked(category, CATEGORY_PATTERN, "category", "cs.CL"),
-        sources=checked(source, SOURCE_PATTERN, "source", "arxiv"),
-        venue=venue,
-        status=status,
-        ai_related=ai_related,
-        has_revisions=has_revisions,
-        topic_id=topic,
-        author_key=author,
-        since_ts=_epoch(since),
-        until_ts=_epoch(until, end=True),
-        sort=sort,
-        page=page,
-        size=size,
+    query = paper_query(
+        q, category, source, venue, status, ai_related, has_revisions, topic, author, since, until, sort, page, size
     )
-    results = await index.search(query, attributes=LIST_FIELDS)
-    return {
-        "total": results.total_hits or 0,
-        "page": page,
-        "size": size,
-        "sort": sort,
-        "hits": results.hits,
-        "facets": results.facet_distribution or {},
-    }
+    # Serialized here rather than validated through the response model: the hits come from our own index in
+    # the documented shape, and the model round trip cost more than the search itself (docs/benchmarks.md).
+    return Response(orjson.dumps(await find_papers(index, query)), media_type="application/json")
 
 
 @router.get("/papers/{paper_id:path}", response_model=PaperDetail)
@@ -165,4 +202,4 @@ async def read_author(
     """An author's papers across years and venues, newest first."""
     results = await index.search(PaperQuery(author_key=key, sort="published", page=page, size=size))
     names = sorted({a["name"] for hit in results.hits for a in hit.get("authors_detail", []) if a.get("key") == key})
-    return {"key": key, "names": names, "total": results.total_hits or 0, "hits": results.hits}
+    return {"key": key, "names": names, "total": results.total, "hits": results.hits}

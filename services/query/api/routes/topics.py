@@ -40,4 +40,4 @@ async def list_topic_papers(
         raise HTTPException(404, f"no topic {topic_id!r}")
     results = await index.search(PaperQuery(topic_id=topic_id, sort="ingested", page=page, size=size))
     hits = [{**hit, "reasons": hit.get("topic_reasons", {}).get(topic_id, [])} for hit in results.hits]
-    return {"topic": _topic(topic), "total": results.total_hits or 0, "page": page, "size": size, "hits": hits}
+    return {"topic": _topic(topic), "total": results.total, "page": page, "size": size, "hits": hits}
