@@ -18,6 +18,7 @@ FILTERABLE = [
     "topic_ids",
     "has_revisions",
     "summary_status",
+    "summarized_ts",
     "updated_ts",
     "ingested_ts",
     "published_ts",
@@ -64,6 +65,7 @@ def paper_document(event: PaperEnriched) -> dict[str, Any]:
         "ai_related": bool(summary.ai_related if summary.ai_related is not None else paper.ai_related),
         "current_version": paper.current_version,
         "version_seq": event.version.seq,
+        "version_kind": event.version.kind,
         "versions": [v.model_dump(mode="json") for v in paper.versions],
         "has_revisions": len(paper.versions) > 1,
         "authors_detail": [a.model_dump(mode="json", exclude={"source_ids"}) for a in paper.authors],
@@ -75,4 +77,6 @@ def paper_document(event: PaperEnriched) -> dict[str, Any]:
         "updated_ts": _ts(paper.version_updated_at or paper.updated_at),
         "ingested_ts": _ts(paper.first_seen),
         "published_ts": _ts(paper.published_at),
+        # when a usable summary was written: the overview's "new AI summaries" lists papers by it
+        "summarized_ts": _ts(summary.generated_at) if summary.status == "ok" else None,
     }

@@ -25,6 +25,7 @@ class PaperQuery:
     topic_id: str | None = None
     since_ts: int | None = None
     until_ts: int | None = None
+    summarized_since_ts: int | None = None
     sort: SortKey = "updated"
     page: int = 1
     size: int = 20
@@ -48,6 +49,8 @@ class PaperQuery:
             clauses.append(f"has_revisions = {'true' if self.has_revisions else 'false'}")
         if self.topic_id:
             clauses.append(f"topic_ids = {quote(self.topic_id)}")
+        if self.summarized_since_ts is not None:
+            clauses.append(f"summarized_ts >= {int(self.summarized_since_ts)}")
         time_field = SORT_FIELDS[self.sort]  # the date range applies to the chosen time, as on the seed site
         if self.since_ts is not None:
             clauses.append(f"{time_field} >= {int(self.since_ts)}")

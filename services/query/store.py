@@ -143,11 +143,6 @@ class QueryStore:
             {"kind": kind, "observed_at": {"$gte": since, "$lt": until}}
         )
 
-    async def count_summaries(self, since: datetime, until: datetime) -> int:
-        return await self.db["summaries"].count_documents(
-            {"status": "ok", "generated_at": {"$gte": since, "$lt": until}}
-        )
-
     async def latest_version_time(self) -> datetime | None:
         doc = await self.db["paper_versions"].find_one({}, sort=[("observed_at", DESCENDING)])
         return doc["observed_at"] if doc else None

@@ -141,6 +141,9 @@ def test_overview_counts_the_window_and_source_freshness(api: tuple[Pipeline, di
     assert overview["any_source_failing"] is False
     listed = httpx.get(pipeline.url("query", overview["new_ai_related"]["query"]), timeout=5).json()
     assert listed["total"] == ai  # each number comes with the query that lists its papers
+    for name in ("new_papers", "new_summaries", "total_papers", "total_with_revisions", "total_hf_picks"):
+        figure = overview[name]
+        assert httpx.get(pipeline.url("query", figure["query"]), timeout=5).json()["total"] == figure["value"], name
     assert httpx.get(pipeline.url("query", "/api/overview"), params={"window": "forever"}).status_code == 422
 
 

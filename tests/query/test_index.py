@@ -35,6 +35,7 @@ async def index(servers: Servers) -> AsyncIterator[PaperIndex]:
                 "updated_ts": 1_700_000_000 + n,
                 "ingested_ts": 1_700_000_000 + n,
                 "published_ts": 1_700_000_000 + n,
+                "summarized_ts": 1_700_100_000 + n if n % 5 == 0 else None,  # every fifth paper has a summary
             }
             for n in range(PAPERS)
         ]
@@ -58,3 +59,11 @@ async def test_totals_and_counts_are_exact_past_a_thousand(index: PaperIndex) ->
 async def test_a_deep_page_past_a_thousand_hits_is_reachable(index: PaperIndex) -> None:
     page = await index.search(PaperQuery(sort="updated", page=15, size=100), attributes=["paper_id"])
     assert [hit["paper_id"] for hit in page.hits] == [f"test:{n}" for n in range(PAPERS - 1401, PAPERS - 1501, -1)]
+
+
+async def test_new_summaries_are_listed_by_when_they_were_written(index: PaperIndex) -> None:
+    since = 1_700_100_000 + 1_000
+    expected = {f"test:{n}" for n in range(1_000, PAPERS) if n % 5 == 0}
+    found = await index.search(PaperQuery(summarized_since_ts=since, size=100), attributes=["paper_id"])
+    assert found.total == len(expected) and {hit["paper_id"] for hit in found.hits} == expected
+    assert await index.count([f"summarized_ts >= {since}"]) == len(expected)

@@ -45,7 +45,10 @@ def test_times_are_shown_in_the_display_zone() -> None:
 
 def test_labels() -> None:
     assert fmt.observation(1, ZH) == "首次观测 · 记录 #1" and fmt.observation(None, EN) == "first observed · record #1"
-    assert fmt.observation(3, ZH) == "有更新 · 记录 #3"
+    assert fmt.observation(3, ZH) == "有更新 · 记录 #3"  # kind unknown (indexed before kinds were)
+    assert fmt.observation(2, ZH, "new_version") == "新版本 · 记录 #2"
+    assert fmt.observation(3, EN, "published") == "published · record #3"
+    assert fmt.observation(1, ZH, "first_observed") == "首次观测 · 记录 #1"
     assert fmt.status_label("published", ZH) == "正式发表" and fmt.status_label("preprint", ZH) == "预印本"
     assert fmt.version_kind_label("new_version", ZH) == "新版本" and fmt.version_kind_label("odd", ZH) == "odd"
     assert fmt.source_name("acl") == "ACL Anthology" and fmt.source_name("other") == "other"
@@ -165,3 +168,18 @@ def test_home_template_shows_the_failing_banner_and_links_each_number() -> None:
     assert "+1,234" in tree.get_element_by_id("figure-new_papers").text_content()
     assert "ACL Anthology 最近完成扫描:暂无" in " ".join(tree.text_content().split())
     assert "找到 0 篇论文" in tree.get_element_by_id("found").text_content()
+
+
+def test_a_document_carries_the_latest_record_kind_and_when_a_usable_summary_was_written() -> None:
+    document = summarized_paper()
+    assert document["version_kind"] == "first_observed"
+    assert document["summarized_ts"] == int(datetime(2026, 11, 14, 8, 0, tzinfo=UTC).timestamp())
+    paper = Paper.model_validate({**document["paper"], "authors": []})
+    version = PaperVersion(
+        paper_id=paper.id, seq=2, kind="new_version", source="arxiv", source_record_id="2611.00001",
+        source_version="v2", observed_at=datetime(2026, 11, 20, tzinfo=UTC), content_hash="y",
+    )  # fmt: skip
+    pending = Summary(status="pending", error="no model configured", generated_at=datetime(2026, 11, 20, tzinfo=UTC))
+    later = paper_document(PaperEnriched(kind="revised", paper=paper, version=version, summary=pending))
+    assert later["version_kind"] == "new_version" and later["version_seq"] == 2
+    assert later["summarized_ts"] is None  # a pending summary is not a new AI summary

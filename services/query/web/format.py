@@ -70,9 +70,12 @@ def source_name(source: str) -> str:
     return SOURCE_NAMES.get(source, source)
 
 
-def observation(version_seq: int | None, t: Translator) -> str:
-    """'首次观测 · 记录 #1' for a paper seen once; later records say it was updated."""
+def observation(version_seq: int | None, t: Translator, kind: str | None = None) -> str:
+    """'首次观测 · 记录 #1' for a paper seen once; a later record says what it was ('新版本 · 记录 #2',
+    '正式发表 · 记录 #3'), or just that the paper was updated when the kind is not known."""
     seq = version_seq or 1
+    if seq > 1 and kind and t.has(f"kind_{kind}"):
+        return t("observed_kind", kind=t(f"kind_{kind}"), seq=seq)
     return t("observed_first" if seq == 1 else "observed_updated", seq=seq)
 
 

@@ -27,6 +27,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "new_ai_related": ("其中 AI 相关", "AI-related among them"),
     "revisions": ("已有论文修订", "Revisions of held papers"),
     "new_summaries": ("新增 AI 导读", "New AI summaries"),
+    "active_filter_summarized": ("仅新增 AI 导读", "new AI summaries only"),
     "source_scan": ("{source} 最近完成扫描:{time}", "{source} last completed scan: {time}"),
     "site_last_ingest": ("全站最近入库:{time}", "Last ingest: {time}"),
     "source_progress": ("各信源进度 →", "Source status →"),
@@ -80,6 +81,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     # card / paper
     "observed_first": ("首次观测 · 记录 #{seq}", "first observed · record #{seq}"),
     "observed_updated": ("有更新 · 记录 #{seq}", "updated · record #{seq}"),
+    "observed_kind": ("{kind} · 记录 #{seq}", "{kind} · record #{seq}"),
     "and_more": ("等 {total} 位作者", "and {hidden} more"),
     "show_all_authors": ("显示全部 {total} 位作者", "Show all {total} authors"),
     "abstract": ("原文摘要", "Abstract"),

@@ -76,7 +76,7 @@ async def read_overview(
         index.count(in_window),
         index.count([*in_window, "ai_related = true"]),
         store.count_versions("new_version", start, end),
-        store.count_summaries(start, end),
+        index.count([f"summarized_ts >= {since}"]),  # papers, so the number equals its list's total
         index.count([]),
         index.count(["ai_related = true"]),
         index.count(["has_revisions = true"]),
@@ -91,7 +91,7 @@ async def read_overview(
         new_papers=Figure(value=new, query=_papers_query(sort="ingested", since=since_text)),
         new_ai_related=Figure(value=new_ai, query=_papers_query(sort="ingested", since=since_text, ai_related="true")),
         revisions=Figure(value=revisions, query=_papers_query(sort="updated", since=since_text, has_revisions="true")),
-        new_summaries=Figure(value=summaries, query=None),
+        new_summaries=Figure(value=summaries, query=_papers_query(sort="ingested", summarized_since=since_text)),
         total_papers=Figure(value=total, query=_papers_query()),
         total_ai_related=Figure(value=total_ai, query=_papers_query(ai_related="true")),
         total_with_revisions=Figure(value=revised, query=_papers_query(has_revisions="true")),

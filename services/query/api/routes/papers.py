@@ -38,6 +38,7 @@ class PaperHit(BaseModel):
     summary_status: str | None = None
     current_version: str | None = None
     version_seq: int | None = None
+    version_kind: str | None = Field(None, description="what the latest record is: first_observed, new_version, …")
     has_revisions: bool = False
     links: dict[str, str] = {}
     comments: str | None = None
@@ -119,6 +120,7 @@ def paper_query(
     sort: SortKey = "updated",
     page: int = 1,
     size: int = 20,
+    summarized_since: datetime | date | None = None,
 ) -> PaperQuery:
     """The search request's parameters as a query; a 422 names a category or source that is not one."""
     return PaperQuery(
@@ -133,6 +135,7 @@ def paper_query(
         author_key=author,
         since_ts=_epoch(since),
         until_ts=_epoch(until, end=True),
+        summarized_since_ts=_epoch(summarized_since),
         sort=sort,
         page=page,
         size=size,
@@ -156,10 +159,27 @@ async def search_papers(
     sort: SortKey = "updated",
     page: Annotated[int, Query(ge=1, le=1000)] = 1,
     size: Annotated[int, Query(ge=1, le=100)] = 20,
+    summarized_since: Annotated[
+        datetime | date | None, Query(description="only papers whose AI summary was written from this time")
+    ] = None,
 ) -> Response:
     """Search and browse papers with filters, one of three sorts and facet counts."""
     query = paper_query(
-        q, category, source, venue, status, ai_related, has_revisions, topic, author, since, until, sort, page, size
+        q,
+        category,
+        source,
+        venue,
+        status,
+        ai_related,
+        has_revisions,
+        topic,
+        author,
+        since,
+        until,
+        sort,
+        page,
+        size,
+        summarized_since,
     )
     # Serialized here rather than validated through the response model: the hits come from our own index in
     # the documented shape, and the model round trip cost more than the search itself (docs/benchmarks.md).
