@@ -473,6 +473,26 @@ def api() -> dict[str, Any]:
             ),
             panel(
                 "timeseries",
+                "Search time in Meilisearch (p50, p99)",
+                "papertrail_search_seconds: each search the service sends, as the service sees it. The part of a "
+                "route's latency spent in the engine.",
+                [
+                    target(
+                        "histogram_quantile(0.5, sum by (le) (rate(papertrail_search_seconds_bucket"
+                        "[$__rate_interval])))",
+                        "p50",
+                    ),
+                    target(
+                        "histogram_quantile(0.99, sum by (le) (rate(papertrail_search_seconds_bucket"
+                        "[$__rate_interval])))",
+                        "p99",
+                        "B",
+                    ),
+                ],
+                "s",
+            ),
+            panel(
+                "timeseries",
                 "Requests per second by route and status",
                 "papertrail_http_requests_total.",
                 [

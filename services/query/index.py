@@ -8,6 +8,7 @@ import orjson
 from meilisearch_python_sdk import AsyncClient
 from meilisearch_python_sdk.errors import MeilisearchApiError
 from meilisearch_python_sdk.models.settings import MeilisearchSettings, Pagination
+from prometheus_client import Histogram
 
 from papertrail.kafka import UnprocessableMessage
 from services.query.documents import FILTERABLE, SEARCHABLE, SORTABLE, document_id
@@ -17,6 +18,11 @@ FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
 # overview's counts need the exact figure. Raising it costs nothing measurable here (bench/search_latency.py).
 MAX_TOTAL_HITS = 10_000_000
+SEARCH_SECONDS = Histogram(
+    "papertrail_search_seconds",
+    "One Meilisearch search as the query service sees it (request sent → answer parsed).",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
 
 
 @dataclass(slots=True)
@@ -121,14 +127,15 @@ class PaperIndex:
     async def _search(self, body: dict[str, Any]) -> SearchPage:
         # Raw HTTP and orjson rather than the SDK's result model: hits go to the caller as plain dicts, and the
         # model round trip was most of the API's time on top of Meilisearch's own (docs/benchmarks.md).
-        response = await self.client.http_client.post(
-            f"indexes/{self.name}/search",
-            content=orjson.dumps(body),
-            headers={"Content-Type": "application/json"},
-        )
-        if response.status_code >= 400:
-            raise MeilisearchApiError(f"search in {self.name} failed", response)
-        found = orjson.loads(response.content)
+        with SEARCH_SECONDS.time():
+            response = await self.client.http_client.post(
+                f"indexes/{self.name}/search",
+                content=orjson.dumps(body),
+                headers={"Content-Type": "application/json"},
+            )
+            if response.status_code >= 400:
+                raise MeilisearchApiError(f"search in {self.name} failed", response)
+            found = orjson.loads(response.content)
         return SearchPage(found.get("totalHits") or 0, found["hits"], found.get("facetDistribution") or {})
 
     async def get(self, paper_id: str) -> dict[str, Any] | None:
