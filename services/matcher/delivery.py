@@ -29,6 +29,8 @@ from services.matcher.webhooks import (
 )
 
 log = logging.getLogger("papertrail.matcher.delivery")
+# How long one replica holds the right to mail a digest; a replica that dies mid-send frees it this late.
+MAIL_LEASE = timedelta(minutes=10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +175,14 @@ class DigestMaker:
         address = (user or {}).get("email")
         if not address:
             return False
+        if not await self.store.claim_digest_mail(digest["_id"], now, MAIL_LEASE):
+            return False  # another replica is mailing it, or has
+        sent = await self._send_digest(digest, address, now)
+        if not sent:
+            await self.store.release_digest_mail(digest["_id"])  # the next run tries again
+        return sent
+
+    async def _send_digest(self, digest: dict[str, Any], address: str, now: datetime) -> bool:
         message = EmailMessage()
         message["Subject"] = digest["digest"]["subject"]
         message["From"] = self.settings.smtp_from

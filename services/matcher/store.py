@@ -171,8 +171,26 @@ class MatchStore:
             upsert=True,
         )
 
+    async def claim_digest_mail(self, digest_id: str, now: datetime, lease: timedelta) -> bool:
+        """Take the right to mail one digest for `lease`; False when it is sent or another replica holds it.
+        One atomic update, so two matcher replicas never both mail it (a crashed holder's lease runs out)."""
+        claimed = await self.digests.find_one_and_update(
+            {
+                "_id": digest_id,
+                "sent_at": {"$exists": False},
+                "$or": [{"mail_claimed_until": {"$exists": False}}, {"mail_claimed_until": {"$lt": now}}],
+            },
+            {"$set": {"mail_claimed_until": now + lease}},
+        )
+        return claimed is not None
+
+    async def release_digest_mail(self, digest_id: str) -> None:
+        await self.digests.update_one({"_id": digest_id}, {"$unset": {"mail_claimed_until": ""}})
+
     async def digest_sent(self, user_id: str, day: str, to: str, now: datetime) -> None:
-        await self.digests.update_one({"_id": f"{user_id}:{day}"}, {"$set": {"sent_to": to, "sent_at": now}})
+        await self.digests.update_one(
+            {"_id": f"{user_id}:{day}"}, {"$set": {"sent_to": to, "sent_at": now}, "$unset": {"mail_claimed_until": ""}}
+        )
 
     async def unsent_digests(self, since_day: str) -> list[dict[str, Any]]:
         cursor = self.digests.find({"sent_at": {"$exists": False}, "day": {"$gte": since_day}}).sort("day", DESCENDING)

@@ -1,5 +1,6 @@
 """Webhooks to a real local HTTP receiver, digests mailed to a real local SMTP server, over a real MongoDB."""
 
+import asyncio
 import json
 import threading
 import uuid
@@ -203,3 +204,37 @@ async def test_daily_digest_grouped_by_topic_is_stored_and_mailed(
     assert mail["Subject"] == "PaperTrail digest 2026-05-05: 2 papers"
     html = next(part for part in mail.walk() if part.get_content_type() == "text/html").get_payload(decode=True)
     assert b"Beyond Benchmarks: MathArena" in html and b"LLM reasoning" in html
+
+
+async def test_two_matcher_replicas_mail_each_digest_once(
+    servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
+) -> None:
+    """Both replicas run their digest loop at the same moment (compose scales the matcher to two)."""
+    inbox, port = smtp
+    users = [f"u{n}" for n in range(6)]
+    for user in users:
+        await store.users.insert_one({"_id": user, "name": user, "email": f"{user}@example.org"})
+        await store.record(a_match(user_id=user, follow_id=f"f-{user}", matched_at=datetime(2026, 5, 5, 3, tzinfo=UTC)))
+    config = settings(servers, smtp_host="127.0.0.1", smtp_port=port)
+    other_client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
+    try:
+        other = MatchStore(other_client[store.digests.database.name])  # the second replica's own connection
+        now = datetime(2026, 5, 6, 1, 0, tzinfo=UTC)
+        await asyncio.gather(DigestMaker(store, config).run_once(now, 1), DigestMaker(other, config).run_once(now, 1))
+    finally:
+        await other_client.close()
+    assert sorted(message["To"] for message in inbox.messages) == sorted(f"{u}@example.org" for u in users)
+    for user in users:
+        digest = await store.digest(user, "2026-05-05")
+        assert digest is not None and digest["sent_to"] == f"{user}@example.org" and "mail_claimed_until" not in digest
+
+
+async def test_a_failed_mail_frees_the_digest_for_the_next_run(servers: Servers, store: MatchStore) -> None:
+    await store.users.insert_one({"_id": "u1", "name": "lin", "email": "lin@example.org"})
+    await store.record(a_match(matched_at=datetime(2026, 5, 5, 3, tzinfo=UTC)))
+    now = datetime(2026, 5, 6, 1, 0, tzinfo=UTC)
+    unreachable = settings(servers, smtp_host="127.0.0.1", smtp_port=free_port(), smtp_timeout_s=2)
+    assert await DigestMaker(store, unreachable).run_once(now, 1) == ["u1:2026-05-05"]  # stored, not mailed
+    digest = await store.digest("u1", "2026-05-05")
+    assert digest is not None and "sent_at" not in digest and "mail_claimed_until" not in digest
+    assert await store.claim_digest_mail("u1:2026-05-05", now, timedelta(minutes=1))  # free for the next run
