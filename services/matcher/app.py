@@ -75,7 +75,7 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     backfiller = Backfiller(
         search, settings.index_name, store, settings.backfill_days, settings.backfill_max_hits_per_term
     )
-    backfills = BackfillRunner(index, backfiller, recorder, store, settings.backfill_stale_s)
+    backfills = BackfillRunner(index, backfiller, recorder, store, settings.backfill_stale_s, settings.backfill_retry_s)
     digests = asyncio.create_task(digest_loop(DigestMaker(store, settings))) if settings.digest_enabled else None
     context.set_global("matches", store)
     context.set_global("follow_index", index)

@@ -2,7 +2,7 @@
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from schemas.events import FollowMatched
@@ -40,22 +40,31 @@ class BackfillRunner:
     """Backfills of new follows, one at a time in the background, each claimed so it runs once overall."""
 
     def __init__(
-        self, index: FollowIndex, backfiller: Backfiller, recorder: MatchRecorder, store: MatchStore, stale_s: float
+        self,
+        index: FollowIndex,
+        backfiller: Backfiller,
+        recorder: MatchRecorder,
+        store: MatchStore,
+        stale_s: float,
+        retry_s: Sequence[float] = (),
     ) -> None:
         self.index = index
         self.backfiller = backfiller
         self.recorder = recorder
         self.store = store
         self.stale_after = timedelta(seconds=stale_s)
+        self.retry_s = list(retry_s)
         self.tasks: set[asyncio.Task] = set()
         self.one_at_a_time = asyncio.Semaphore(1)
 
-    def start(self, compiled: CompiledFollow) -> None:
-        task = asyncio.create_task(self.run(compiled), name=f"backfill {compiled.follow.id}")
+    def start(self, compiled: CompiledFollow, attempt: int = 0) -> None:
+        task = asyncio.create_task(self.run(compiled, attempt), name=f"backfill {compiled.follow.id}")
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def run(self, compiled: CompiledFollow) -> int:
+    async def run(self, compiled: CompiledFollow, attempt: int = 0) -> int:
+        if attempt:
+            await asyncio.sleep(self.retry_s[attempt - 1])
         follow = compiled.follow
         async with self.one_at_a_time:
             if self.index.follows.get(follow.id) is not compiled:
@@ -69,10 +78,16 @@ class BackfillRunner:
                     follow_matched(follow, pid, title, reasons, now, backfill=True) for pid, title, reasons in found
                 ]
                 announced = await self.recorder.record(matches, path="backfill")
-            except Exception:
+            except Exception as error:
+                # A new follow must not silently miss the papers already held: retry with growing waits.
+                await self.store.fail_backfill(follow.id, datetime.now(UTC), f"{type(error).__name__}: {error}")
+                retrying = attempt < len(self.retry_s)
                 log.exception(
-                    "backfill failed; it is retried when its claim goes stale", extra={"follow_id": follow.id}
+                    "backfill failed; retrying" if retrying else "backfill failed; retried when the matcher restarts",
+                    extra={"follow_id": follow.id, "attempt": attempt + 1},
                 )
+                if retrying:
+                    self.start(compiled, attempt + 1)
                 return 0
             await self.store.finish_backfill(follow.id, datetime.now(UTC), checked, len(matches))
             log.info("backfill done", extra={"follow_id": follow.id, "papers_checked": checked, "matches": announced})

@@ -13,6 +13,12 @@ class MatcherSettings(InfraSettings):
     backfill_stale_s: float = Field(
         600, gt=0, description="a backfill claimed this long ago without finishing is redone"
     )
+    backfill_retry_s: list[float] = Field(
+        [10, 60, 300, 1800],
+        max_length=20,
+        description="waits before retrying a failed backfill (the index not ready yet, Meilisearch down), "
+        "one per retry; then it is retried only when the matcher starts again",
+    )
     webhook_max_attempts: int = Field(4, ge=1, le=20, description="tries per webhook delivery")
     webhook_backoff_s: float = Field(1.0, ge=0, description="first wait between webhook tries; doubles each try")
     webhook_backoff_max_s: float = Field(60.0, ge=0, description="longest wait between webhook tries")

@@ -111,10 +111,18 @@ class MatchStore:
             return True
         except DuplicateKeyError:
             taken = await self.backfills.update_one(
-                {"_id": follow_id, "state": "running", "started_at": {"$lt": now - stale_after}},
-                {"$set": {"started_at": now}},
+                {
+                    "_id": follow_id,
+                    "$or": [{"state": "failed"}, {"state": "running", "started_at": {"$lt": now - stale_after}}],
+                },
+                {"$set": {"state": "running", "started_at": now}},
             )
             return taken.modified_count == 1
+
+    async def fail_backfill(self, follow_id: str, now: datetime, error: str) -> None:
+        await self.backfills.update_one(
+            {"_id": follow_id}, {"$set": {"state": "failed", "failed_at": now, "error": error}, "$inc": {"failures": 1}}
+        )
 
     async def finish_backfill(self, follow_id: str, now: datetime, papers: int, matches: int) -> None:
         await self.backfills.update_one(
