@@ -124,6 +124,10 @@ def main(argv: list[str] | None = None) -> None:
     users = commands.add_parser("users", help="create API users")
     users.add_argument("action", choices=["create"])
     users.add_argument("name", help="the user's name")
+    corrections = commands.add_parser("corrections", help="readers' error reports (纠错): list them, close one")
+    corrections.add_argument("action", choices=["list", "close"])
+    corrections.add_argument("id", nargs="?", help="close: the report's id (as listed)")
+    corrections.add_argument("--status", choices=["open", "closed"], help="list: only reports with this status")
     settings_cmd = commands.add_parser("settings", help="print every setting (or --write docs/configuration.md)")
     settings_cmd.add_argument("--write", action="store_true")
     commands.add_parser("demo", help="run everything offline on recorded real data (replay server + all services)")
@@ -156,6 +160,10 @@ def main(argv: list[str] | None = None) -> None:
 
         user_id, token = create_user(args.name)
         print(f"user {args.name} ({user_id}) created; API token (shown once):\n{token}")
+    elif args.command == "corrections":
+        from services.query.cli import corrections_command
+
+        sys.exit(corrections_command(args.action, args.id, args.status))
     elif args.command == "settings":
         from papertrail.settings_doc import DOC, markdown
 

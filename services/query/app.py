@@ -25,7 +25,7 @@ from papertrail.service import Readiness, load_settings
 from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, HarvestStatus, PaperEnriched
 from services.matcher.catalogue import load_catalogue
-from services.query.api.routes import feeds, follows, overview, papers
+from services.query.api.routes import corrections, feeds, follows, overview, papers
 from services.query.api.routes import topics as topic_routes
 from services.query.documents import paper_document
 from services.query.index import PaperIndex
@@ -152,7 +152,7 @@ app = FastAPI(
     lifespan=lifespan,
     description="Search, browse and follow computer-science papers.",
 )
-for router in (papers.router, overview.router, topic_routes.router, follows.router, feeds.router):
+for router in (papers.router, overview.router, topic_routes.router, follows.router, feeds.router, corrections.router):
     app.include_router(router)
 mount_web(app)  # the web pages and their stylesheet
 app.add_middleware(RequestMetrics, service=SERVICE)

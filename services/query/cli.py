@@ -1,23 +1,77 @@
-"""`papertrail users create NAME`: create a user and print its token once (only the hash is stored)."""
+"""`papertrail users create NAME` (prints the token once; only its hash is stored) and the operators'
+`papertrail corrections list|close`: readers' error reports, which carry contact addresses, so no public API."""
 
 import asyncio
+import re
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import TypeVar
 
 from papertrail.mongo import database, make_mongo_client
 from papertrail.service import load_settings
+from services.query.corrections import STATUSES, CorrectionReport
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
 
+T = TypeVar("T")
+REPORT_ID = re.compile(r"^[0-9a-f]{32}$")
+LIST_LIMIT = 500  # newest first; close the handled ones and the rest come into view
 
-def create_user(name: str) -> tuple[str, str]:
-    settings = load_settings(QuerySettings, "users")
 
-    async def create() -> tuple[str, str]:
+def _with_store(work: Callable[[QueryStore], Awaitable[T]], name: str) -> T:
+    settings = load_settings(QuerySettings, name)
+
+    async def run() -> T:
         client = make_mongo_client(settings)
         try:
             store = QueryStore(database(client, settings))
             await store.ensure_indexes()
-            return await store.create_user(name)
+            return await work(store)
         finally:
             await client.close()
 
-    return asyncio.run(create())
+    return asyncio.run(run())
+
+
+def create_user(name: str) -> tuple[str, str]:
+    return _with_store(lambda store: store.create_user(name), "users")
+
+
+def corrections_command(action: str, report_id: str | None, status: str | None) -> int:
+    """Run `corrections list` or `corrections close ID`; return the exit code."""
+    if action == "list":
+        if status is not None and status not in STATUSES:
+            print(f"papertrail corrections: --status {status!r} is not one of {', '.join(STATUSES)}")
+            return 2
+        reports = _with_store(lambda store: store.list_corrections(status, LIST_LIMIT), "corrections")
+        for report in reports:
+            print(_report_lines(report))
+        shown = f"the newest {LIST_LIMIT}" if len(reports) == LIST_LIMIT else str(len(reports))
+        print(f"{shown} error report(s)" + (f" with status {status}" if status else ""))
+        return 0
+    if report_id is None or not REPORT_ID.match(report_id):
+        print(f"papertrail corrections close: {report_id!r} is not a report id (32 hex digits)")
+        return 2
+    closed = _with_store(lambda store: store.close_correction(report_id, datetime.now(UTC)), "corrections")
+    if closed is None:
+        print(f"papertrail corrections close: no report {report_id}")
+        return 1
+    print(f"report {closed.id} on {closed.paper_id} is {closed.status}")
+    return 0
+
+
+def _shown(text: str) -> str:
+    """Readers' text as it may be printed on an operator's terminal: control characters (escape sequences
+    that could rewrite the screen) are shown as \\x.. instead of being sent to it."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
+def _report_lines(r: CorrectionReport) -> str:
+    """One report: a header line an operator can copy the id from, then the reader's message indented."""
+    who = [f"contact={_shown(r.contact)}" if r.contact else "", f"user={r.user_id}" if r.user_id else ""]
+    header = f"{r.id}  {r.status:<6}  {r.created_at:%Y-%m-%d %H:%M}Z  {_shown(r.paper_id)}  [{r.field}]"
+    return (
+        " ".join([header, *filter(None, who)])
+        + "\n"
+        + "\n".join(f"    {_shown(line)}" for line in r.message.splitlines())
+    )

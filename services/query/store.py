@@ -1,7 +1,8 @@
-"""The query service's MongoDB access: its own `users`, `follows` and `source_runs`; reads of the others.
+"""The query service's MongoDB access: its own collections (users, follows, ...) and reads of the others.
 
-Owned here (written only by this service): users, follows, source_runs. Read only: papers and
-paper_versions (normalizer), summaries (summarizer), matches, webhook_deliveries, digests (matcher).
+Owned here (written only by this service): users, follows, source_runs, corrections (readers' error reports).
+Read only: papers and paper_versions (normalizer), summaries (summarizer), matches, webhook_deliveries,
+digests (matcher).
 """
 
 import hashlib
@@ -13,7 +14,9 @@ from typing import Any
 from pymongo import DESCENDING
 from pymongo.asynchronous.database import AsyncDatabase
 
+from papertrail.mongo import ensure_index
 from schemas.events import Follow, HarvestStatus
+from services.query.corrections import CorrectionReport
 
 TOKEN_PREFIX = "pt_"
 
@@ -28,12 +31,15 @@ class QueryStore:
         self.users = db["users"]
         self.follows = db["follows"]
         self.source_runs = db["source_runs"]
+        self.corrections = db["corrections"]
 
     async def ensure_indexes(self) -> None:
         await self.users.create_index("token_hash", unique=True)
         await self.users.create_index("name", unique=True)
         await self.follows.create_index([("user_id", 1), ("created_at", DESCENDING)])
         await self.source_runs.create_index([("source", 1), ("started_at", DESCENDING)])
+        await ensure_index(self.corrections, [("paper_id", 1), ("status", 1)])  # the per-paper open-report cap
+        await ensure_index(self.corrections, [("status", 1), ("created_at", DESCENDING)])  # operators' list
 
     # users -----------------------------------------------------------------------------------------------
     async def create_user(self, name: str) -> tuple[str, str]:
@@ -129,6 +135,26 @@ class QueryStore:
 
     async def last_run(self, source: str, **conditions: Any) -> dict[str, Any] | None:
         return await self.source_runs.find_one({"source": source, **conditions}, sort=[("started_at", DESCENDING)])
+
+    # readers' error reports (no public listing: they carry contact addresses) ---------------------------
+    async def add_correction(self, report: CorrectionReport) -> None:
+        await self.corrections.insert_one({"_id": report.id, **report.model_dump(mode="python", exclude={"id"})})
+
+    async def count_open_corrections(self, paper_id: str) -> int:
+        return await self.corrections.count_documents({"paper_id": paper_id, "status": "open"})
+
+    async def list_corrections(self, status: str | None = None, limit: int = 200) -> list[CorrectionReport]:
+        """Reports, newest first; only those with this status when one is given."""
+        cursor = self.corrections.find({"status": status} if status else {}).sort("created_at", DESCENDING)
+        return [CorrectionReport.model_validate({**doc, "id": doc["_id"]}) async for doc in cursor.limit(limit)]
+
+    async def close_correction(self, report_id: str, now: datetime) -> CorrectionReport | None:
+        """Mark a report handled; None when there is no such report. Closing a closed report keeps its time."""
+        await self.corrections.update_one(
+            {"_id": report_id, "status": "open"}, {"$set": {"status": "closed", "closed_at": now}}
+        )
+        doc = await self.corrections.find_one({"_id": report_id})
+        return CorrectionReport.model_validate({**doc, "id": doc["_id"]}) if doc else None
 
     # reads of other services' collections -----------------------------------------------------------------
     async def versions_of(self, paper_id: str) -> list[dict[str, Any]]:

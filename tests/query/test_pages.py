@@ -90,6 +90,8 @@ def test_cards_show_the_papers_in_the_api_order(site: tuple[Pipeline, dict[str, 
     status = {"published": "正式发表", "preprint": "预印本"}[expected["hits"][0]["status"]]
     assert "首次观测 · 记录 #1" in text(first) and "原文摘要" in text(first) and status in text(first)
     assert expected["hits"][0]["paper_id"] in text(first)
+    report_link = first.xpath('.//a[@class="correct-link"]')[0]  # 纠错: no institutions yet, so "other"
+    assert report_link.get("href") == f"/papers/{expected['hits'][0]['paper_id']}/correct?field=other"
     # the second page continues where the first stopped
     second = doc(page(pipeline, "/", sort="published", page=2)).find_class("card")
     assert (
@@ -290,6 +292,14 @@ def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
             tab.wait_for_url(f"**/papers/arxiv:{target.record_id}")
             assert tab.locator("h1.paper-title").inner_text() == target.title
             tab.screenshot(path=ARTIFACTS / "03-paper.png", full_page=True)
+
+            tab.get_by_role("link", name="纠错").click()  # report an error, then back on the paper with a thank-you
+            tab.locator("select[name=field]").select_option("title_zh")
+            tab.locator("textarea[name=message]").fill("中文标题缺失")
+            tab.get_by_role("button", name="提交纠错").click()
+            tab.wait_for_url(re.compile(re.escape(f"/papers/arxiv:{target.record_id}?reported=1")))
+            assert "感谢纠错" in tab.locator("#reported").inner_text()
+            tab.screenshot(path=ARTIFACTS / "03b-reported.png", full_page=True)
 
             tab.get_by_role("link", name="English").click()
             assert "Version history" in tab.locator("#history h2").inner_text()

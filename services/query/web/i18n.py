@@ -199,6 +199,30 @@ STRINGS: dict[str, tuple[str, str]] = {
     "feed_reasons": ("命中原因", "Why"),
     "error_title": ("出错了", "Something went wrong"),
     "not_found": ("页面不存在。", "Page not found."),
+    # error reports ("纠错")
+    "correct_link": ("纠错", "Report an error"),
+    "correct_title": ("纠错:{title}", "Report an error: {title}"),
+    "correct_help": (
+        "机构中文名、中文标题和 AI 导读由模型生成,难免出错。请说明哪里不对、应当是什么,运营人员会核对修正。",
+        "Chinese institution names, Chinese titles and AI summaries are written by a model and can be wrong. "
+        "Say what is wrong and what it should be; operators check and fix it.",
+    ),
+    "correct_field": ("哪一项有误", "What is wrong"),
+    "correct_field_institutions": ("机构", "Institutions"),
+    "correct_field_title_zh": ("中文标题", "Chinese title"),
+    "correct_field_summary": ("AI 导读", "AI summary"),
+    "correct_field_authors": ("作者", "Authors"),
+    "correct_field_other": ("其他", "Something else"),
+    "correct_message": ("问题与建议(必填,最多 2000 字)", "What is wrong and what it should be (required, ≤2000)"),
+    "correct_contact": ("联系方式(选填,如邮箱)", "How to reach you (optional, e.g. e-mail)"),
+    "correct_contact_note": ("联系方式仅运营人员可见。", "Only operators see your contact details."),
+    "correct_submit": ("提交纠错", "Send report"),
+    "correct_error": ("无法提交:{detail}", "Cannot send the report: {detail}"),
+    "correct_too_long": ("表单内容超过 {limit} KB,请缩短后再提交", "the form is longer than {limit} KB; shorten it"),
+    "correct_thanks": (
+        "感谢纠错!我们已收到您的反馈,核对后会修正。",
+        "Thank you! Your report was received; operators will check it and fix the paper.",
+    ),
 }
 
 

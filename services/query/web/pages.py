@@ -60,7 +60,8 @@ async def show_paper(paper_id: str, request: Request, index: PaperIndexDep, stor
         (topics.get(topic_id), topic_id, fmt.with_zh_subtopics(topic_id, reasons, names))
         for topic_id, reasons in sorted(detail["topic_reasons"].items())
     ]
-    return render(request, "paper.html", user=user, paper=detail, topic_hits=hits)
+    reported = request.query_params.get("reported") == "1"  # back from the 纠错 form: thank the reader
+    return render(request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported)
 
 
 @router.get("/topics", response_class=HTMLResponse)

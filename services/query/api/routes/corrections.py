@@ -1,0 +1,74 @@
+"""POST /api/papers/{id}/corrections: a reader reports an error in a paper's model-written fields ("纠错").
+
+There is no public route that lists reports: they carry contact addresses. Operators use
+`papertrail corrections list` and `papertrail corrections close ID`.
+"""
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field
+
+from services.query.corrections import CorrectionDraft, CorrectionReport, TooManyOpenReports, file_report
+from services.query.deps import StoreDep
+from services.query.store import QueryStore
+
+router = APIRouter(prefix="/api", tags=["corrections"])
+_bearer = HTTPBearer(auto_error=False, description="optional: the token `papertrail users create NAME` printed")
+MAX_PAPER_ID = 300  # longer than any canonical id; a longer path is no paper's
+
+
+class CorrectionCreated(BaseModel):
+    id: str = Field(description="the report's id (operators close it by this id)")
+    status: str = Field(description="open until an operator handles it", examples=["open"])
+
+
+async def optional_user(
+    store: StoreDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+) -> dict[str, Any] | None:
+    """The signed-in reader, or None without a token; a token that is given but unknown is refused (401)."""
+    if credentials is None or not credentials.credentials:
+        return None
+    user = await store.user_for_token(credentials.credentials)
+    if user is None:
+        raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
+    return user
+
+
+OptionalUser = Annotated[dict[str, Any] | None, Depends(optional_user)]
+
+
+async def report_error(
+    store: QueryStore, paper_id: str, draft: CorrectionDraft, user_id: str | None
+) -> CorrectionReport:
+    """Store a report on a held paper: 404 for a paper not held, 429 when it has too many open reports."""
+    if len(paper_id) > MAX_PAPER_ID or not paper_id.isprintable() or await store.paper(paper_id) is None:
+        raise HTTPException(404, f"no paper {paper_id!r}")
+    try:
+        report = file_report(
+            paper_id,
+            draft,
+            open_reports=await store.count_open_corrections(paper_id),
+            user_id=user_id,
+            now=datetime.now(UTC),
+        )
+    except TooManyOpenReports as error:
+        raise HTTPException(429, str(error)) from error
+    await store.add_correction(report)
+    return report
+
+
+@router.post(
+    "/papers/{paper_id:path}/corrections",
+    response_model=CorrectionCreated,
+    status_code=201,
+    responses={404: {"description": "no such paper"}, 429: {"description": "the paper has too many open reports"}},
+)
+async def create_correction(
+    paper_id: str, body: CorrectionDraft, store: StoreDep, user: OptionalUser
+) -> CorrectionCreated:
+    """Report a wrong institution name, Chinese title, summary or author list; signed-in or anonymous."""
+    report = await report_error(store, paper_id, body, user["_id"] if user else None)
+    return CorrectionCreated(id=report.id, status=report.status)

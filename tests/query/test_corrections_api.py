@@ -1,0 +1,170 @@
+"""Error reports (纠错) over real servers: papers with old-style ids ('/' inside) imported through the normalizer,
+the query service as a real process; the API's 201 / 404 / 422 / 429 / 401, the form page round trip, and the
+operators' `papertrail corrections list|close`."""
+
+import os
+import re
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from lxml import html
+
+from tests.conftest import FIXTURES, Servers, wait_until
+from tests.integration.services import ROOT, running_services
+
+pytestmark = pytest.mark.integration
+OLD_STYLE = FIXTURES / "query/old_style_ids.jsonl"
+REPORTED = "arxiv:astro-ph/0601001"  # reports in most tests
+FLOODED = "arxiv:quant-ph/0201082"  # the open-report cap is tried on this one only
+
+
+@dataclass
+class Site:
+    env: dict[str, str]
+    base: str
+    token: str
+
+    def post(self, paper_id: str, body: dict[str, Any], token: str | None = None) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.post(f"{self.base}/api/papers/{paper_id}/corrections", json=body, headers=headers, timeout=10)
+
+
+def papertrail(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "papertrail", *args],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=120,
+    )
+
+
+@pytest.fixture(scope="module")
+def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    run = uuid.uuid4().hex[:8]
+    env = servers.environment() | {
+        "MONGODB_DATABASE": f"papertrail_corr_{run}",
+        "INDEX_NAME": f"papers_corr_{run}",
+        "TOPIC_PARTITIONS": "3",
+    }
+    with running_services(["normalizer", "query"], env, tmp_path_factory.mktemp("corrections")) as ports:
+        base = f"http://127.0.0.1:{ports['query']}"
+        papertrail(env, "import", str(OLD_STYLE))
+
+        def held(paper_id: str) -> bool:
+            return httpx.get(f"{base}/api/papers/{paper_id}", timeout=5).status_code == 200
+
+        wait_until(lambda: held(REPORTED) and held(FLOODED), timeout=60, what="both papers normalized")
+        token = papertrail(env, "users", "create", "ana").stdout.strip().splitlines()[-1]
+        yield Site(env, base, token)
+
+
+def listed(site: Site, *args: str) -> dict[str, str]:
+    """`papertrail corrections list`: report id → its header line."""
+    out = papertrail(site.env, "corrections", "list", *args).stdout
+    return {line.split()[0]: line for line in out.splitlines() if re.match(r"^[0-9a-f]{32} ", line)}
+
+
+def test_a_report_on_an_id_with_a_slash_is_stored_open(site: Site) -> None:
+    anonymous = site.post(REPORTED, {"field": "institutions", "message": " 应为俄亥俄州立大学 ", "contact": "r@x.org"})
+    assert anonymous.status_code == 201, anonymous.text
+    assert anonymous.json()["status"] == "open" and re.fullmatch(r"[0-9a-f]{32}", anonymous.json()["id"])
+    signed = site.post(REPORTED, {"field": "title_zh", "message": "标题译错了"}, token=site.token)
+    assert signed.status_code == 201, signed.text
+    me = httpx.get(f"{site.base}/api/me", headers={"Authorization": f"Bearer {site.token}"}, timeout=5).json()
+    reports = listed(site)
+    first, second = reports[anonymous.json()["id"]], reports[signed.json()["id"]]
+    assert REPORTED in first and "[institutions]" in first and "contact=r@x.org" in first and "user=" not in first
+    assert "[title_zh]" in second and f"user={me['id']}" in second
+    # the paper's own route is not shadowed by the report route
+    assert httpx.get(f"{site.base}/api/papers/{REPORTED}", timeout=5).json()["paper"]["id"] == REPORTED
+
+
+def test_bad_reports_get_a_4xx_that_says_why(site: Site) -> None:
+    unknown = site.post("arxiv:hep-th/9901001", {"field": "institutions", "message": "x"})
+    assert unknown.status_code == 404 and "arxiv:hep-th/9901001" in unknown.text
+    bad_field = site.post(REPORTED, {"field": "venue", "message": "x"})
+    assert bad_field.status_code == 422
+    assert [e["loc"] for e in bad_field.json()["detail"]] == [["body", "field"]]
+    assert "'venue' is not one of institutions" in bad_field.text
+    empty = site.post(REPORTED, {"field": "summary", "message": "   "})
+    assert empty.status_code == 422 and "message is empty" in empty.text
+    long = site.post(REPORTED, {"field": "summary", "message": "长" * 2001})
+    assert long.status_code == 422 and "at most 2000" in long.text
+    forged = site.post(REPORTED, {"field": "summary", "message": "x"}, token="pt_forged")
+    assert forged.status_code == 401
+    # reports carry contact addresses: there is no public way to read them back
+    assert httpx.get(f"{site.base}/api/papers/{REPORTED}/corrections", timeout=5).status_code == 404
+
+
+def test_a_paper_takes_twenty_open_reports_then_429_until_one_is_closed(site: Site) -> None:
+    accepted = [site.post(FLOODED, {"field": "other", "message": f"report {n}"}) for n in range(20)]
+    assert [r.status_code for r in accepted] == [201] * 20
+    refused = site.post(FLOODED, {"field": "other", "message": "one more"})
+    assert refused.status_code == 429 and "already has 20 open error reports" in refused.text
+    assert site.post(REPORTED, {"field": "other", "message": "another paper is not capped"}).status_code == 201
+    closed = papertrail(site.env, "corrections", "close", accepted[0].json()["id"])
+    assert f"report {accepted[0].json()['id']} on {FLOODED} is closed" in closed.stdout
+    assert site.post(FLOODED, {"field": "other", "message": "room again"}).status_code == 201
+
+
+def test_operators_list_by_status_and_close(site: Site) -> None:
+    report = site.post(REPORTED, {"field": "authors", "message": "作者顺序不对\n第二行"}).json()["id"]
+    assert report in listed(site, "--status", "open") and report not in listed(site, "--status", "closed")
+    assert "    第二行" in papertrail(site.env, "corrections", "list").stdout  # the message, indented under its report
+    assert papertrail(site.env, "corrections", "close", report).returncode == 0
+    assert report in listed(site, "--status", "closed") and report not in listed(site, "--status", "open")
+    again = papertrail(site.env, "corrections", "close", report)  # closing twice changes nothing
+    assert again.returncode == 0 and "is closed" in again.stdout
+    missing = papertrail(site.env, "corrections", "close", "0" * 32, check=False)
+    assert missing.returncode == 1 and "no report" in missing.stdout
+    malformed = papertrail(site.env, "corrections", "close", "abc", check=False)
+    assert malformed.returncode == 2 and "not a report id" in malformed.stdout
+    bad_status = papertrail(site.env, "corrections", "list", "--status", "done", check=False)
+    assert bad_status.returncode == 2 and "invalid choice" in bad_status.stderr
+
+
+def test_the_form_page_round_trip_without_javascript(site: Site) -> None:
+    with httpx.Client(base_url=site.base, timeout=10) as client:
+        paper = html.fromstring(client.get(f"/papers/{REPORTED}").text)
+        link = paper.xpath('//a[@class="correct-link"]')[0].get("href")
+        assert link.startswith(f"/papers/{REPORTED}/correct")
+        form_page = client.get(f"/papers/{REPORTED}/correct", params={"field": "institutions"})
+        assert form_page.status_code == 200
+        form = html.fromstring(form_page.text).xpath("//form[contains(@class, 'correct-form')]")[0]
+        assert form.get("action") == f"/papers/{REPORTED}/correct"
+        assert form.xpath(".//select[@name='field']/option[@selected]")[0].get("value") == "institutions"
+        refused = client.post(form.get("action"), data={"field": "institutions", "message": "  "})
+        assert refused.status_code == 422 and "message is empty" in refused.text
+        kept = html.fromstring(refused.text).xpath("//select[@name='field']/option[@selected]")[0].get("value")
+        assert kept == "institutions"  # the form comes back as it was sent
+        sent = client.post(form.get("action"), data={"field": "summary", "message": "TL;DR 与摘要不符", "contact": ""})
+        assert sent.status_code == 303 and sent.headers["location"].startswith(f"/papers/{REPORTED}?reported=1")
+        thanked = html.fromstring(client.get(sent.headers["location"]).text)
+        assert "感谢纠错" in thanked.get_element_by_id("reported").text_content()
+        assert client.get("/papers/arxiv:hep-th/9901001/correct").status_code == 404
+        english = client.get(f"/papers/{REPORTED}/correct", params={"lang": "en"})
+        assert "Report an error" in english.text and "Send report" in english.text
+    assert any("TL;DR 与摘要不符" in line for line in papertrail(site.env, "corrections", "list").stdout.splitlines())
+
+
+def test_a_long_chinese_message_arrives_whole_and_an_oversized_form_is_refused(site: Site) -> None:
+    """2,000 Chinese characters are ~18 kB once percent-encoded: stored whole, with the contact after them."""
+    message = "机构名称译错" * 333 + "止"
+    with httpx.Client(base_url=site.base, timeout=10) as client:
+        sent = client.post(
+            f"/papers/{REPORTED}/correct", data={"field": "other", "message": message, "contact": "z@y.cn"}
+        )
+        assert sent.status_code == 303
+        too_big = client.post(f"/papers/{REPORTED}/correct", data={"field": "other", "message": "长" * 4000})
+        assert too_big.status_code == 413 and "KB" in too_big.text
+    out = papertrail(site.env, "corrections", "list").stdout
+    assert "contact=z@y.cn" in out and f"    {message}" in out
