@@ -143,10 +143,50 @@ def broker_options(settings: InfraSettings, service: str) -> dict[str, Any]:
     }
 
 
+def static_member_id(instance_id: str, topics: Sequence[str]) -> str:
+    """The group.instance.id of one grouped subscriber: the instance, then its topics. A service may have several
+    subscribers in one group (the query service has three), each its own consumer, so each needs its own name."""
+    return "-".join([instance_id, *topics])
+
+
+class StaticMembershipBroker(KafkaBroker):
+    """A KafkaBroker whose grouped subscribers are static members of their groups (KIP-345).
+
+    A dynamic member that dies without leaving (kill -9, OOM, power loss) keeps its partitions until the broker
+    expires it, and the local Kafka-protocol broker (noida-db) never does. A static member that starts again under
+    the same name takes its place, partitions and committed offsets at once. A graceful stop still leaves the
+    group (aiokafka skips LeaveGroup for static members), so on scale-down the partitions move without waiting
+    for the session timeout.
+    """
+
+    instance_id: str = ""
+
+    def subscriber(self, *topics: Any, **options: Any) -> Any:
+        if options.get("group_id") and options.get("group_instance_id") is None:
+            options["group_instance_id"] = static_member_id(self.instance_id, topics)
+        return super().subscriber(*topics, **options)
+
+    async def stop(
+        self,
+        exc_type: type[BaseException] | None = None,
+        exc_val: BaseException | None = None,
+        exc_tb: TracebackType | None = None,
+    ) -> None:
+        for subscriber in self.subscribers:
+            for consumer in [getattr(subscriber, "consumer", None), *getattr(subscriber, "consumer_subgroup", [])]:
+                coordinator = getattr(consumer, "_coordinator", None)
+                if coordinator is not None:
+                    # aiokafka sends LeaveGroup on close only for dynamic members; commits never carry this id
+                    coordinator._group_instance_id = None
+        await super().stop(exc_type, exc_val, exc_tb)
+
+
 def make_broker(settings: InfraSettings, service: str) -> KafkaBroker:
-    """The service's broker, with the dead-letter policy installed."""
+    """The service's broker, with the dead-letter policy installed and its consumers static group members
+    named after INSTANCE_ID."""
     policy = DeadLetterPolicy(service)
-    broker = KafkaBroker(middlewares=[policy], **broker_options(settings, service))
+    broker = StaticMembershipBroker(middlewares=[policy], **broker_options(settings, service))
+    broker.instance_id = settings.instance_id
     policy.broker = broker
     broker.context.set_global("dead_letters", policy)  # handlers that validate batches park bad records
     return broker

@@ -1,5 +1,7 @@
 """Settings every service shares: where Kafka, MongoDB and Meilisearch are, and how to serve HTTP."""
 
+import re
+import socket
 from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -14,6 +16,8 @@ def _iana_zone(value: str) -> str:
         raise ValueError(f"{value!r} is not an IANA time zone such as Asia/Shanghai") from error
     return value
 
+
+_INSTANCE_ID = re.compile(r"[A-Za-z0-9._-]{1,100}")
 
 # A setting naming a time zone (times are stored in UTC; zones are for display and calendar days).
 TimeZoneName = Annotated[str, AfterValidator(_iana_zone)]
@@ -33,6 +37,11 @@ class InfraSettings(BaseSettings):
     startup_timeout_s: float = Field(15.0, gt=0, description="how long to wait for a dependency at start")
     log_level: str = Field("INFO", description="DEBUG, INFO, WARNING or ERROR")
     http_host: str = Field("127.0.0.1", description="address the service's HTTP server binds")
+    instance_id: str = Field(
+        "",
+        description="this instance's name in its consumer groups (Kafka static membership): the same across "
+        "restarts, different for each replica of a service; empty: the host name",
+    )
 
     @field_validator("log_level")
     @classmethod
@@ -41,6 +50,16 @@ class InfraSettings(BaseSettings):
         if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
             raise ValueError("must be DEBUG, INFO, WARNING or ERROR")
         return level
+
+    @field_validator("instance_id")
+    @classmethod
+    def _group_instance_name(cls, value: str) -> str:
+        # A killed instance that starts again under the same name takes over its partitions at once; a compose
+        # replica or a pod has its own host name, so the default fits deployments. Kafka's group.instance.id rules.
+        name = value or socket.gethostname()
+        if not _INSTANCE_ID.fullmatch(name):
+            raise ValueError(f"{name!r}: use 1 to 100 letters, digits, '.', '_' or '-'")
+        return name
 
     @field_validator("kafka_bootstrap_servers")
     @classmethod

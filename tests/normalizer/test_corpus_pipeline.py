@@ -137,7 +137,8 @@ async def test_two_instances_in_one_group_give_the_same_result_as_one(
     await skip_to_end(servers.kafka_bootstrap_servers, topics.HARVEST_RAW, GROUP)
     (logs / "a").mkdir()
     (logs / "b").mkdir()
-    with running_service("normalizer", env, logs / "a"), running_service("normalizer", env, logs / "b"):
+    a, b = env | {"INSTANCE_ID": "normalizer-a"}, env | {"INSTANCE_ID": "normalizer-b"}  # two hosts, two names
+    with running_service("normalizer", a, logs / "a"), running_service("normalizer", b, logs / "b"):
         # Both members hold partitions before anything is published. noida-db (the local Kafka) wedges the
         # group when a member's commit is refused mid-rebalance: the member rejoins under a new id and the
         # broker keeps electing the gone one as leader, so no assignment is ever made.

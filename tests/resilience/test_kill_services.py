@@ -1,7 +1,6 @@
 """Drill: while a real corpus day is loading, each service in turn is killed with SIGKILL and started again. At the
 end every paper is searchable exactly once, no version is doubled and no match is doubled."""
 
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -20,18 +19,10 @@ from tests.resilience.drills import (
     skip_all_groups,
 )
 
-# Not run by default: on the local broker (noida-db 0.2.3) the members a SIGKILLed consumer leaves in its group are
-# never expired, so the restarted query service (three subscribers in one group) waits forever to join (observed
-# > 150 s, twice). Run it against Apache Kafka (KAFKA_BOOTSTRAP_SERVERS=… or testcontainers):
-#   PAPERTRAIL_KILL_DRILL=1 uv run pytest tests/resilience/test_kill_services.py
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.timeout(600),
-    pytest.mark.skipif(
-        not os.environ.get("PAPERTRAIL_KILL_DRILL"),
-        reason="noida-db does not expire the group members of a consumer killed with -9; set PAPERTRAIL_KILL_DRILL=1",
-    ),
-]
+# Each service is a static member of its consumer groups (INSTANCE_ID, papertrail/kafka.py): the restarted process
+# takes the killed one's place and partitions at once. A dynamic member killed with -9 would hold its partitions
+# until the broker expires it, which the local broker (noida-db 0.2.3) never does.
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 DAY = "2026-05-05"  # 298 listings
 KILL_ORDER = ("normalizer", "summarizer", "query", "matcher", "harvester")
 

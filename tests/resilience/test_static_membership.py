@@ -1,0 +1,73 @@
+"""Static group membership: every grouped consumer of a service has its own stable name from INSTANCE_ID, a
+restarted instance takes its place at once, and a graceful stop still leaves the group."""
+
+import importlib
+import socket
+import uuid
+from collections import Counter
+
+import pytest
+from aiokafka import AIOKafkaConsumer
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from pydantic import ValidationError
+
+from papertrail.kafka import consumer_options, make_broker
+from papertrail.settings import InfraSettings
+from papertrail.settings_doc import SERVICES
+from tests.conftest import Servers, wait_until_async
+
+
+def test_instance_id_defaults_to_the_host_name_and_rejects_names_kafka_refuses() -> None:
+    assert InfraSettings().instance_id == socket.gethostname()
+    assert InfraSettings(instance_id="normalizer-2").instance_id == "normalizer-2"
+    for bad in ("two words", "a/b", "x" * 101):
+        with pytest.raises(ValidationError, match="instance_id"):
+            InfraSettings(instance_id=bad)
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_every_grouped_subscriber_has_its_own_member_name(service: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("INSTANCE_ID", "host-7")
+    app = importlib.import_module(f"services.{service}.app")
+    grouped = [(s.group_id, s._connection_args["group_instance_id"]) for s in app.broker.subscribers if s.group_id]
+    names = Counter(name for _, name in grouped)
+    assert all(name and name.startswith(app.settings.instance_id + "-") for name in names)
+    assert all(n == 1 for n in names.values()), names  # the query service has three consumers in one group
+
+
+async def test_a_graceful_stop_leaves_the_group_so_another_member_gets_the_partitions(servers: Servers) -> None:
+    bootstrap = servers.kafka_bootstrap_servers
+    topic, service = f"static-{uuid.uuid4().hex[:8]}", f"static-{uuid.uuid4().hex[:8]}"
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(topic, 3, 1)])
+    finally:
+        await admin.close()
+
+    broker = make_broker(InfraSettings(kafka_bootstrap_servers=bootstrap, instance_id="leaver"), service)
+    subscriber = broker.subscriber(topic, **consumer_options(service))
+    subscriber(lambda body: None)
+    await broker.start()
+    try:
+        await wait_until_async(lambda: _assigned(subscriber.consumer), 60, "the static member to get partitions")
+    finally:
+        await broker.stop()
+
+    # A static member that stops without LeaveGroup stays in the group until it expires (never, on noida-db), and
+    # the newcomer would wait for it; having left, the group is empty and the newcomer gets every partition.
+    other = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=consumer_options(service)["group_id"])
+    await other.start()
+    try:
+
+        async def all_partitions() -> bool:
+            await other.getmany(timeout_ms=200)
+            return len(other.assignment()) == 3
+
+        await wait_until_async(all_partitions, 60, "a new member to get all three partitions")
+    finally:
+        await other.stop()
+
+
+async def _assigned(consumer: AIOKafkaConsumer | None) -> bool:
+    return consumer is not None and bool(consumer.assignment())
