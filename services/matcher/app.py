@@ -6,13 +6,21 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import httpx
 from faststream import Context, ContextRepo
 from faststream.asgi import AsgiFastStream
+from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.kafka import consumer_options, ensure_topics, make_broker
+from papertrail.kafka import (
+    DeadLetterPolicy,
+    consumer_options,
+    ensure_topics,
+    make_broker,
+    publish_confirmed,
+    split_valid,
+)
 from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
 from papertrail.mongo import database, make_mongo_client, ping
@@ -43,8 +51,8 @@ def count_follows(index: FollowIndex) -> None:
         FOLLOWS.labels(kind).set(count)
 
 
-async def publish_match(match: FollowMatched) -> None:
-    await matched.publish(match, key=match.paper_id.encode())
+async def publish_matches(matches: list[FollowMatched]) -> None:
+    await publish_confirmed(matched, [(match, match.paper_id) for match in matches])
 
 
 async def digest_loop(maker: DigestMaker) -> None:
@@ -71,7 +79,7 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
         except ValueError as error:
             log.warning("stored follow does not compile; skipped", extra={"follow_id": follow.id, "error": str(error)})
     count_follows(index)
-    recorder = MatchRecorder(store, publish_match)
+    recorder = MatchRecorder(store, publish_matches)
     backfiller = Backfiller(
         search, settings.index_name, store, settings.backfill_days, settings.backfill_max_hits_per_term
     )
@@ -115,22 +123,38 @@ async def on_follow_changed(
     count_follows(follow_index)
 
 
-@broker.subscriber(topics.PAPERS_ENRICHED, **consumer_options(SERVICE))
-async def on_paper_enriched(
-    event: PaperEnriched,
+@broker.subscriber(
+    topics.PAPERS_ENRICHED,
+    batch=True,
+    max_records=settings.match_batch_size,
+    batch_timeout_ms=settings.match_batch_wait_ms,
+    **consumer_options(SERVICE),
+)
+async def on_papers_enriched(
+    body: list[Any],
+    message: KafkaMessage,
     follow_index: Annotated[FollowIndex, Context()],
     recorder: Annotated[MatchRecorder, Context()],
+    dead_letters: Annotated[DeadLetterPolicy, Context()],
 ) -> None:
-    """Record and announce every follow the paper satisfies, once per follow."""
-    started = time.perf_counter()
-    hits = follow_index.match(PaperText.of(event.paper))
-    MATCH_SECONDS.observe(time.perf_counter() - started)
+    """Record and announce every follow each paper of the batch satisfies, once per follow; bad records are
+    parked. Offsets are committed after the whole batch is stored and announced."""
+    valid, invalid = split_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
+    for record, error in invalid:
+        await dead_letters.park(record, error)
     now = datetime.now(UTC)
-    matches = [follow_matched(follow, event.paper.id, event.paper.title, reasons, now) for follow, reasons in hits]
+    matches: list[FollowMatched] = []
+    for _, event in valid:
+        started = time.perf_counter()
+        hits = follow_index.match(PaperText.of(event.paper))
+        MATCH_SECONDS.observe(time.perf_counter() - started)
+        matches += [follow_matched(follow, event.paper.id, event.paper.title, reasons, now) for follow, reasons in hits]
     await recorder.record(matches)
-    PAPERS_MATCHED.inc()
-    if event.harvested_at is not None:
-        MATCH_LAG_SECONDS.observe((datetime.now(UTC) - event.harvested_at).total_seconds())
+    done = datetime.now(UTC)
+    PAPERS_MATCHED.inc(len(valid))
+    for _, event in valid:
+        if event.harvested_at is not None:
+            MATCH_LAG_SECONDS.observe((done - event.harvested_at).total_seconds())
 
 
 @broker.subscriber(topics.FOLLOWS_MATCHED, **consumer_options(f"{SERVICE}-webhooks"))

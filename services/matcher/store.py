@@ -7,14 +7,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
-from pymongo import ASCENDING, DESCENDING, ReturnDocument
+from pymongo import ASCENDING, DESCENDING, ReturnDocument, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
-from pymongo.errors import DuplicateKeyError
+from pymongo.errors import BulkWriteError, DuplicateKeyError
 
 from schemas.events import Follow, FollowMatched
 from schemas.paper import Author
 
 log = logging.getLogger("papertrail.matcher.store")
+DUPLICATE_KEY = 11000
 
 
 def _match_key(match: FollowMatched) -> dict[str, str]:
@@ -93,6 +94,35 @@ class MatchStore:
             return None
         fields = set(FollowMatched.model_fields)
         return FollowMatched.model_validate({k: v for k, v in before.items() if k in fields})
+
+    async def record_many(self, matches: list[FollowMatched]) -> list[FollowMatched]:
+        """`record` for a batch in one round trip: new matches are inserted together; the few that exist already
+        (a redelivered paper) are looked up one by one to tell announced from stored-but-unannounced."""
+        if not matches:
+            return []
+        docs = [{**match.model_dump(mode="python"), "announced": False} for match in matches]
+        existing: set[int] = set()
+        try:
+            await self.matches.insert_many(docs, ordered=False)
+        except BulkWriteError as error:
+            for failure in error.details.get("writeErrors", []):
+                if failure.get("code") != DUPLICATE_KEY:
+                    raise
+                existing.add(failure["index"])
+        pending = [match for position, match in enumerate(matches) if position not in existing]
+        for position in sorted(existing):
+            again = await self.record(matches[position])
+            if again is not None:
+                pending.append(again)
+        return pending
+
+    async def mark_announced_many(self, matches: list[FollowMatched]) -> None:
+        if matches:
+            now = datetime.now(UTC)
+            await self.matches.bulk_write(
+                [UpdateOne(_match_key(m), {"$set": {"announced": True, "announced_at": now}}) for m in matches],
+                ordered=False,
+            )
 
     async def mark_announced(self, match: FollowMatched) -> None:
         await self.matches.update_one(

@@ -79,12 +79,30 @@ async def on_harvest_status(status: HarvestStatus, store: Annotated[QueryStore, 
     await store.record_run(status)
 
 
-@broker.subscriber(topics.FOLLOWS_MATCHED, **consumer_options(SERVICE))
-async def on_follow_matched(match: FollowMatched, paper_index: Annotated[PaperIndex, Context()]) -> None:
-    """A catalogue topic's hit (the system user's follows) becomes filterable on the paper with its reasons."""
-    if match.user_id == settings.system_user_id and match.follow_kind == "topic":
-        topic_id = match.follow_id.removeprefix("topic:")
-        await paper_index.add_topic_hit(match.paper_id, topic_id, [r.model_dump(mode="json") for r in match.reasons])
+@broker.subscriber(
+    topics.FOLLOWS_MATCHED,
+    batch=True,
+    max_records=settings.index_batch_size,
+    batch_timeout_ms=settings.index_batch_wait_ms,
+    **consumer_options(SERVICE),
+)
+async def on_follows_matched(
+    body: list[Any],
+    message: KafkaMessage,
+    paper_index: Annotated[PaperIndex, Context()],
+    dead_letters: Annotated[DeadLetterPolicy, Context()],
+) -> None:
+    """Catalogue topics' hits (the system user's follows) become filterable on their papers, with reasons."""
+    valid, invalid = split_valid(message.raw_message, FollowMatched)  # type: ignore[arg-type]
+    for record, error in invalid:
+        await dead_letters.park(record, error)
+    await paper_index.add_topic_hits(
+        [
+            (match.paper_id, match.follow_id.removeprefix("topic:"), [r.model_dump(mode="json") for r in match.reasons])
+            for _, match in valid
+            if match.user_id == settings.system_user_id and match.follow_kind == "topic"
+        ]
+    )
 
 
 def catalogue_follows(system_user_id: str) -> list[Follow]:

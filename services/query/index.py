@@ -80,28 +80,34 @@ class PaperIndex:
         body = {"filter": list(filters) or None, "page": 1, "hitsPerPage": 0, "attributesToRetrieve": ["paper_id"]}
         return (await self._search(body)).total
 
-    async def add_topic_hit(self, paper_id: str, topic_id: str, reasons: list[dict[str, Any]]) -> None:
-        """Record that a paper hits a catalogue topic (filterable `topic_ids`, reasons for the topic page)."""
-        current = await self.get(paper_id) or {}
-        topic_ids = sorted({*current.get("topic_ids", []), topic_id})
-        topic_reasons = {**current.get("topic_reasons", {}), topic_id: reasons}
-        await self.upsert(
-            [
+    async def add_topic_hits(self, hits: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
+        """Record that papers hit catalogue topics — (paper id, topic id, reasons) — as filterable `topic_ids` and
+        reasons for the topic page: one read and one write (one task) for the whole batch."""
+        by_paper: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        for paper_id, topic_id, reasons in hits:
+            by_paper.setdefault(paper_id, {})[topic_id] = reasons
+        current = await self.by_ids(list(by_paper))
+        documents = []
+        for paper_id, new_reasons in by_paper.items():
+            held = current.get(paper_id, {})
+            documents.append(
                 {
                     "id": document_id(paper_id),
                     "paper_id": paper_id,
-                    "topic_ids": topic_ids,
-                    "topic_reasons": topic_reasons,
+                    "topic_ids": sorted({*held.get("topic_ids", []), *new_reasons}),
+                    "topic_reasons": {**held.get("topic_reasons", {}), **new_reasons},
                 }
-            ]
-        )
+            )
+        if documents:
+            await self.upsert(documents)
 
     async def by_ids(self, paper_ids: list[str]) -> dict[str, dict[str, Any]]:
         """Documents for these paper ids (missing ones are left out)."""
         if not paper_ids:
             return {}
         filters: list[str | list[str]] = [[f"paper_id = {quote(p)}" for p in paper_ids]]
-        results = await self._search({"filter": filters, "page": 1, "hitsPerPage": len(paper_ids)})
+        body = {"filter": filters, "page": 1, "hitsPerPage": len(paper_ids), "attributesToRetrieve": ["*"]}
+        results = await self._search(body)
         return {hit["paper_id"]: hit for hit in results.hits}
 
     async def _wait(self, task_uid: int) -> None:

@@ -103,6 +103,20 @@ async def test_the_same_paper_twice_is_one_match_and_an_unannounced_one_is_annou
     assert await store.matches.count_documents({}) == 1
 
 
+async def test_a_batch_of_matches_is_recorded_once_and_a_redelivered_batch_announces_only_the_unannounced(
+    store: MatchStore,
+) -> None:
+    batch = [a_match(f"arxiv:2605.0{n:04d}") for n in range(40)]
+    assert await store.record_many(batch) == batch  # all new: announce all
+    await store.mark_announced_many(batch[:30])  # a crash after announcing 30 of them
+    again = await store.record_many([*batch, a_match("arxiv:2605.09999")])  # the batch redelivered, plus one new
+    assert {m.paper_id for m in again} == {m.paper_id for m in batch[30:]} | {"arxiv:2605.09999"}
+    await store.mark_announced_many(again)
+    assert await store.record_many(batch) == []
+    assert await store.matches.count_documents({}) == 41
+    assert await store.matches.count_documents({"announced": True}) == 41
+
+
 async def test_webhook_that_fails_twice_then_succeeds_is_one_signed_delivery(
     servers: Servers, store: MatchStore
 ) -> None:
