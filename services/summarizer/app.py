@@ -4,12 +4,20 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 from faststream import Context, ContextRepo
 from faststream.asgi import AsgiFastStream
+from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.kafka import consumer_options, ensure_topics, make_broker
+from papertrail.kafka import (
+    DeadLetterPolicy,
+    consumer_options,
+    ensure_topics,
+    make_broker,
+    publish_confirmed,
+    split_valid,
+)
 from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
 from papertrail.mongo import database, make_mongo_client, ping
@@ -61,15 +69,43 @@ async def emit_enriched(event: PaperNormalized, summary: Summary) -> None:
     await enriched.publish(enriched_event(event, summary), key=event.paper.id.encode())
 
 
-@broker.subscriber(topics.PAPERS_NORMALIZED, **consumer_options(SERVICE))
-async def on_paper_normalized(event: PaperNormalized, summarizer: Annotated[Summarizer, Context("summarizer")]) -> None:
-    """Attach the paper's summary (cached, written now, or pending for the sweep) and pass the paper on."""
-    summary = await summarizer.summary_for(event)
-    await emit_enriched(event, summary)
-    public = new_paper_event(event, summary)
-    if public is not None:
-        await new_papers.publish(public, key=event.paper.id.encode())
-    await summarizer.settle(event, summary)
+@broker.subscriber(
+    topics.PAPERS_NORMALIZED,
+    batch=True,
+    max_records=settings.batch_size,
+    batch_timeout_ms=settings.batch_wait_ms,
+    **consumer_options(SERVICE),
+)
+async def on_papers_normalized(
+    body: list[Any],
+    message: KafkaMessage,
+    summarizer: Annotated[Summarizer, Context("summarizer")],
+    dead_letters: Annotated[DeadLetterPolicy, Context()],
+) -> None:
+    """Attach each paper's summary (cached, written now, or pending for the sweep) and pass the papers on.
+
+    Papers of a batch are summarized side by side (the model's own concurrency limit still applies); one paper's
+    events stay in order. Both topics get the batch with one confirmation wait each, before offsets commit."""
+    valid, invalid = split_valid(message.raw_message, PaperNormalized)  # type: ignore[arg-type]
+    for record, error in invalid:
+        await dead_letters.park(record, error)
+    by_paper: dict[str, list[PaperNormalized]] = {}
+    for _, event in valid:
+        by_paper.setdefault(event.paper.id, []).append(event)
+
+    async def summarize_in_order(events: list[PaperNormalized]) -> list[tuple[PaperNormalized, Summary]]:
+        return [(event, await summarizer.summary_for(event)) for event in events]
+
+    async def settle_in_order(pairs: list[tuple[PaperNormalized, Summary]]) -> None:
+        for event, summary in pairs:
+            await summarizer.settle(event, summary)
+
+    per_paper = await asyncio.gather(*map(summarize_in_order, by_paper.values()))
+    summarized = [pair for pairs in per_paper for pair in pairs]
+    await publish_confirmed(enriched, [(enriched_event(e, s), e.paper.id) for e, s in summarized])
+    public = [(paper, event.paper.id) for event, summary in summarized if (paper := new_paper_event(event, summary))]
+    await publish_confirmed(new_papers, public)
+    await asyncio.gather(*map(settle_in_order, per_paper))
 
 
 app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)

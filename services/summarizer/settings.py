@@ -29,6 +29,8 @@ class SummarizerSettings(InfraSettings):
     )
     price_input_per_1k: float = Field(0.00027, ge=0, description="price of 1k input tokens, for the cost metric")
     price_output_per_1k: float = Field(0.0011, ge=0, description="price of 1k output tokens, for the cost metric")
+    batch_size: int = Field(200, ge=1, le=10_000, description="normalized papers taken together from the topic")
+    batch_wait_ms: int = Field(100, ge=1, description="longest wait to fill a batch of papers")
     sweep_interval_s: float = Field(60.0, gt=0, description="how often pending papers are retried")
     sweep_batch: int = Field(50, ge=1, le=10_000, description="pending papers taken per sweep")
 
