@@ -49,7 +49,8 @@ STAGES = [
 
 
 def replicas(n: int, first_copy: int = 0) -> list[RawRecord]:
-    """n corpus_json raw records: the corpus's distinct papers, copy k under ids with another yymm (same number)."""
+    """n corpus_json raw records: the corpus's distinct papers, copy k under ids with another yymm (same number)
+    and its title marked as copy k."""
     base = list({r.record_id: r for r in corpus_records()}.values())
     out: list[RawRecord] = []
     copy = first_copy
@@ -58,6 +59,10 @@ def replicas(n: int, first_copy: int = 0) -> list[RawRecord]:
         for record in base[: n - len(out)]:
             line = json.loads(record.content)
             line["id"] = f"{yymm}.{record.record_id.split('.')[1]}"
+            # Distinct works, not one text under many ids: identical titles and first authors share a fingerprint,
+            # and the normalizer reads every held paper with the record's fingerprint before deciding, so copy k
+            # would read k look-alikes per record (what slowed the first runs' normalizer as they grew).
+            line["title"] = f"{line['title']} (copy {copy})"
             out.append(raw_record("corpus", line["id"], "corpus_json", json.dumps(line, ensure_ascii=False)))
         copy += 1
     return out
