@@ -69,6 +69,13 @@ class DeadLetterPolicy:
     def __call__(self, msg: Any, /, *, context: Any) -> "_DeadLetterMiddleware":
         return _DeadLetterMiddleware(msg, context=context, policy=self)
 
+    async def keep_valid(self, records: Sequence[Any], model: type[M]) -> list[tuple[Any, M]]:
+        """A batch's (record, event) pairs that validate against `model`; the others are parked with the reason."""
+        valid, invalid = split_valid(records, model)
+        for record, error in invalid:
+            await self.park(record, error)
+        return valid
+
     async def park(self, record: Any, exc: BaseException) -> None:
         """Publish the record's original bytes to its dead-letter topic with the reason in headers."""
         assert self.broker is not None, "DeadLetterPolicy.broker is set by make_broker"
@@ -203,6 +210,11 @@ def consumer_options(service: str, *, shared: bool = True) -> dict[str, Any]:
         "auto_offset_reset": "earliest",
         "ack_policy": AckPolicy.NACK_ON_ERROR,
     }
+
+
+def batch_options(service: str, max_records: int, wait_ms: int) -> dict[str, Any]:
+    """Options of a grouped batch subscriber: up to `max_records` at once, waiting at most `wait_ms` to fill."""
+    return {"batch": True, "max_records": max_records, "batch_timeout_ms": wait_ms, **consumer_options(service)}
 
 
 async def ensure_topics(settings: InfraSettings, topics: list[str]) -> None:

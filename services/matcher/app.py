@@ -15,11 +15,11 @@ from faststream.kafka.annotations import KafkaMessage
 
 from papertrail.kafka import (
     DeadLetterPolicy,
+    batch_options,
     consumer_options,
     ensure_topics,
     make_broker,
     publish_confirmed,
-    split_valid,
 )
 from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
@@ -124,11 +124,7 @@ async def on_follow_changed(
 
 
 @broker.subscriber(
-    topics.PAPERS_ENRICHED,
-    batch=True,
-    max_records=settings.match_batch_size,
-    batch_timeout_ms=settings.match_batch_wait_ms,
-    **consumer_options(SERVICE),
+    topics.PAPERS_ENRICHED, **batch_options(SERVICE, settings.match_batch_size, settings.match_batch_wait_ms)
 )
 async def on_papers_enriched(
     body: list[Any],
@@ -139,9 +135,7 @@ async def on_papers_enriched(
 ) -> None:
     """Record and announce every follow each paper of the batch satisfies, once per follow; bad records are
     parked. Offsets are committed after the whole batch is stored and announced."""
-    valid, invalid = split_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
-    for record, error in invalid:
-        await dead_letters.park(record, error)
+    valid = await dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
     now = datetime.now(UTC)
     matches: list[FollowMatched] = []
     for _, event in valid:

@@ -13,17 +13,13 @@ from typing import Any
 
 from meilisearch_python_sdk import AsyncClient
 
+from papertrail.search import quote
 from schemas.events import MatchReason
 from schemas.paper import Author
 from services.matcher.rules import CompiledFollow, PaperText, match_one
 from services.matcher.store import MatchStore
 
 RETRIEVE = ["paper_id", "title", "abstract", "authors", "author_keys", "categories"]
-
-
-def quote(value: str) -> str:
-    """A string value inside a Meilisearch filter."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def search_query(term_key: str) -> str:

@@ -124,11 +124,6 @@ class MatchStore:
                 ordered=False,
             )
 
-    async def mark_announced(self, match: FollowMatched) -> None:
-        await self.matches.update_one(
-            _match_key(match), {"$set": {"announced": True, "announced_at": datetime.now(UTC)}}
-        )
-
     async def matches_between(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
         cursor = self.matches.find({"matched_at": {"$gte": start, "$lt": end}}).sort("matched_at", ASCENDING)
         return [doc async for doc in cursor]

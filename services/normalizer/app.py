@@ -8,7 +8,7 @@ from faststream import Context, ContextRepo
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.kafka import DeadLetterPolicy, consumer_options, ensure_topics, make_broker, publish_confirmed
+from papertrail.kafka import DeadLetterPolicy, batch_options, ensure_topics, make_broker, publish_confirmed
 from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
 from papertrail.mongo import database, make_mongo_client, ping
@@ -56,13 +56,7 @@ async def emit(events: list[PaperNormalized]) -> None:
     await publish_confirmed(normalized, [(event, event.paper.id) for event in events])
 
 
-@broker.subscriber(
-    topics.HARVEST_RAW,
-    batch=True,
-    max_records=settings.batch_size,
-    batch_timeout_ms=settings.batch_wait_ms,
-    **consumer_options(SERVICE),
-)
+@broker.subscriber(topics.HARVEST_RAW, **batch_options(SERVICE, settings.batch_size, settings.batch_wait_ms))
 async def on_raw_records(
     body: list[Any], message: KafkaMessage, papers: Annotated[PaperStore, Context("papers")]
 ) -> None:

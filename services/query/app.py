@@ -13,7 +13,7 @@ from faststream import Context
 from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import CONTENT_TYPE_LATEST, Histogram, generate_latest
 
-from papertrail.kafka import DeadLetterPolicy, consumer_options, ensure_topics, make_broker, split_valid
+from papertrail.kafka import DeadLetterPolicy, batch_options, consumer_options, ensure_topics, make_broker
 from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
 from papertrail.metrics import RequestMetrics
@@ -48,11 +48,7 @@ INDEX_LAG = Histogram(
 
 
 @broker.subscriber(
-    topics.PAPERS_ENRICHED,
-    batch=True,
-    max_records=settings.index_batch_size,
-    batch_timeout_ms=settings.index_batch_wait_ms,
-    **consumer_options(SERVICE),
+    topics.PAPERS_ENRICHED, **batch_options(SERVICE, settings.index_batch_size, settings.index_batch_wait_ms)
 )
 async def on_papers_enriched(
     body: list[Any],
@@ -61,11 +57,11 @@ async def on_papers_enriched(
     dead_letters: Annotated[DeadLetterPolicy, Context()],
 ) -> None:
     """Index a batch; offsets are committed only after Meilisearch applied it; bad records are parked."""
-    valid, invalid = split_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
+    valid = await dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
     documents = [paper_document(event) for _, event in valid]
     failures = await paper_index.upsert_isolating_failures(documents)
-    for record, error in [*invalid, *((valid[i][0], e) for i, e in failures)]:
-        await dead_letters.park(record, error)
+    for position, error in failures:
+        await dead_letters.park(valid[position][0], error)
     now = time.time()
     parked = {position for position, _ in failures}  # never searchable: no latency to observe
     for position, (_, event) in enumerate(valid):
@@ -80,11 +76,7 @@ async def on_harvest_status(status: HarvestStatus, store: Annotated[QueryStore, 
 
 
 @broker.subscriber(
-    topics.FOLLOWS_MATCHED,
-    batch=True,
-    max_records=settings.index_batch_size,
-    batch_timeout_ms=settings.index_batch_wait_ms,
-    **consumer_options(SERVICE),
+    topics.FOLLOWS_MATCHED, **batch_options(SERVICE, settings.index_batch_size, settings.index_batch_wait_ms)
 )
 async def on_follows_matched(
     body: list[Any],
@@ -93,9 +85,7 @@ async def on_follows_matched(
     dead_letters: Annotated[DeadLetterPolicy, Context()],
 ) -> None:
     """Catalogue topics' hits (the system user's follows) become filterable on their papers, with reasons."""
-    valid, invalid = split_valid(message.raw_message, FollowMatched)  # type: ignore[arg-type]
-    for record, error in invalid:
-        await dead_letters.park(record, error)
+    valid = await dead_letters.keep_valid(message.raw_message, FollowMatched)  # type: ignore[arg-type]
     await paper_index.add_topic_hits(
         [
             (match.paper_id, match.follow_id.removeprefix("topic:"), [r.model_dump(mode="json") for r in match.reasons])

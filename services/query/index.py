@@ -11,8 +11,9 @@ from meilisearch_python_sdk.models.settings import MeilisearchSettings, Paginati
 from prometheus_client import Histogram
 
 from papertrail.kafka import UnprocessableMessage
+from papertrail.search import quote
 from services.query.documents import FILTERABLE, SEARCHABLE, SORTABLE, document_id
-from services.query.search import PaperQuery, quote
+from services.query.search import PaperQuery
 
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the

@@ -3,13 +3,10 @@
 from dataclasses import dataclass, field
 from typing import Literal
 
+from papertrail.search import quote
+
 SortKey = Literal["updated", "ingested", "published"]
 SORT_FIELDS: dict[str, str] = {"updated": "updated_ts", "ingested": "ingested_ts", "published": "published_ts"}
-
-
-def quote(value: str) -> str:
-    """A Meilisearch filter string literal: backslashes and double quotes escaped."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 @dataclass(slots=True)

@@ -12,11 +12,10 @@ from faststream.kafka.annotations import KafkaMessage
 
 from papertrail.kafka import (
     DeadLetterPolicy,
-    consumer_options,
+    batch_options,
     ensure_topics,
     make_broker,
     publish_confirmed,
-    split_valid,
 )
 from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
@@ -69,13 +68,7 @@ async def emit_enriched(event: PaperNormalized, summary: Summary) -> None:
     await enriched.publish(enriched_event(event, summary), key=event.paper.id.encode())
 
 
-@broker.subscriber(
-    topics.PAPERS_NORMALIZED,
-    batch=True,
-    max_records=settings.batch_size,
-    batch_timeout_ms=settings.batch_wait_ms,
-    **consumer_options(SERVICE),
-)
+@broker.subscriber(topics.PAPERS_NORMALIZED, **batch_options(SERVICE, settings.batch_size, settings.batch_wait_ms))
 async def on_papers_normalized(
     body: list[Any],
     message: KafkaMessage,
@@ -86,9 +79,7 @@ async def on_papers_normalized(
 
     Papers of a batch are summarized side by side (the model's own concurrency limit still applies); one paper's
     events stay in order. Both topics get the batch with one confirmation wait each, before offsets commit."""
-    valid, invalid = split_valid(message.raw_message, PaperNormalized)  # type: ignore[arg-type]
-    for record, error in invalid:
-        await dead_letters.park(record, error)
+    valid = await dead_letters.keep_valid(message.raw_message, PaperNormalized)  # type: ignore[arg-type]
     by_paper: dict[str, list[PaperNormalized]] = {}
     for _, event in valid:
         by_paper.setdefault(event.paper.id, []).append(event)

@@ -98,7 +98,7 @@ async def test_the_same_paper_twice_is_one_match_and_an_unannounced_one_is_annou
     match = a_match()
     assert await store.record(match) == match  # new: announce
     assert await store.record(match) == match  # stored but not marked announced (a crash in between): again
-    await store.mark_announced(match)
+    await store.mark_announced_many([match])
     assert await store.record(match.model_copy(update={"matched_at": datetime.now(UTC)})) is None
     assert await store.matches.count_documents({}) == 1
 

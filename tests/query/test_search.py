@@ -1,6 +1,7 @@
 """Search parameters become Meilisearch filters with every value quoted, never pasted raw."""
 
-from services.query.search import PaperQuery, quote
+from papertrail.search import quote
+from services.query.search import PaperQuery
 
 
 def test_quote_escapes_quotes_and_backslashes() -> None:
