@@ -6,12 +6,13 @@ Two phases against the same freshly started servers and the five service process
    published; end-to-end latency (harvested → searchable) is the query service's papertrail_index_lag_seconds
    histogram (p50 / p99 interpolated within its buckets, and the share of papers under 5 s);
 2. backfill: --backfill records published at once; records/s per stage = records / time until that stage's
-   consumer group committed the last one; compared with the MongoDB-protocol server's bare bulk-upsert rate
-   measured in the same run.
+   consumer group committed the last one after the stage before it finished; compared with the MongoDB-protocol
+   server's bare bulk-upsert rate, measured in the same run before the steady phase (services idle).
 Peak memory per service is VmHWM of each service process. Targets: p99 < 5 s at 300 records/s; backfill rate
 >= 80 % of the bare bulk-upsert rate.
 
     uv run python bench/pipeline_load.py [--rate 300] [--steady-seconds 60] [--backfill 100000] [--within 600]
+        [--log-level DEBUG --logs DIR]
 """
 
 import argparse
@@ -40,11 +41,11 @@ from tests.normalizer.kafka_tools import caught_up, committed  # noqa: E402
 from tests.normalizer.sources import corpus_records, raw_record  # noqa: E402
 from tests.resilience.drills import Pipeline, pipeline_env  # noqa: E402
 
-STAGES = [
-    ("normalizer", topics.HARVEST_RAW, "papertrail-normalizer"),
-    ("summarizer", topics.PAPERS_NORMALIZED, "papertrail-summarizer"),
-    ("matcher", topics.PAPERS_ENRICHED, "papertrail-matcher"),
-    ("query (indexed)", topics.PAPERS_ENRICHED, "papertrail-query"),
+STAGES = [  # (stage, topic it reads, its consumer group, the stage whose output it reads)
+    ("normalizer", topics.HARVEST_RAW, "papertrail-normalizer", None),
+    ("summarizer", topics.PAPERS_NORMALIZED, "papertrail-summarizer", "normalizer"),
+    ("matcher", topics.PAPERS_ENRICHED, "papertrail-matcher", "summarizer"),
+    ("query (indexed)", topics.PAPERS_ENRICHED, "papertrail-query", "summarizer"),
 ]
 
 
@@ -124,6 +125,19 @@ def index_lag_buckets(query_url: str) -> list[tuple[float, float]]:
     ]
 
 
+def mongo_waits(service_url: str) -> list[tuple[str, str, float, float]]:
+    """(command, collection, commands sent, seconds waited) from a service's papertrail_mongo_command_seconds."""
+    text = httpx.get(f"{service_url}/metrics", timeout=10).text
+    sums: dict[tuple[str, str], dict[str, float]] = {}
+    for family in text_string_to_metric_families(text):
+        if family.name == "papertrail_mongo_command_seconds":
+            for s in family.samples:
+                kind = s.name.rsplit("_", 1)[-1]
+                if kind in ("sum", "count"):
+                    sums.setdefault((s.labels["command"], s.labels["collection"]), {})[kind] = s.value
+    return [(cmd, coll, v.get("count", 0), v.get("sum", 0)) for (cmd, coll), v in sums.items()]
+
+
 def quantile(buckets: list[tuple[float, float]], q: float) -> float:
     """Linear interpolation inside the histogram bucket holding the q-th observation (as PromQL does)."""
     total = buckets[-1][1]
@@ -158,26 +172,27 @@ async def handled(bootstrap: str, topic: str, group: str) -> int:
 async def stage_times(
     bootstrap: str, started: float, within: float
 ) -> tuple[dict[str, float], dict[str, tuple[int, float]]]:
-    """Seconds from `started` until each stage's group committed everything on its topic; for a stage that did not
-    within `within` seconds, (records it committed meanwhile, seconds) instead, so its rate is still shown."""
-    before = {name: await handled(bootstrap, topic, group) for name, topic, group in STAGES}
+    """Seconds from `started` until each stage's group committed everything on its topic after the stage before it
+    finished (a stage keeping pace with a slower one before it is caught up now and then, not done); for a stage
+    that did not finish within `within` seconds, (records it committed meanwhile, seconds), so its rate still shows."""
+    before = {name: await handled(bootstrap, topic, group) for name, topic, group, _ in STAGES}
     done: dict[str, float] = {}
     deadline = time.perf_counter() + within
     while len(done) < len(STAGES) and time.perf_counter() < deadline:
-        for name, topic, group in STAGES:
-            if name not in done and await caught_up(bootstrap, topic, group):
+        for name, topic, group, upstream in STAGES:
+            if name not in done and (upstream is None or upstream in done) and await caught_up(bootstrap, topic, group):
                 done[name] = time.perf_counter() - started
         await asyncio.sleep(0.5)
     elapsed = time.perf_counter() - started
     partial = {
         name: (await handled(bootstrap, topic, group) - before[name], elapsed)
-        for name, topic, group in STAGES
+        for name, topic, group, _ in STAGES
         if name not in done
     }
     return done, partial
 
 
-async def main(rate: float, steady_s: float, backfill: int, within: float) -> None:
+async def main(rate: float, steady_s: float, backfill: int, within: float, log_level: str, logs: Path | None) -> None:
     steady = replicas(int(rate * steady_s))
     bulk = replicas(backfill, first_copy=100)
     with tempfile.TemporaryDirectory() as folder:
@@ -187,11 +202,14 @@ async def main(rate: float, steady_s: float, backfill: int, within: float) -> No
         pipeline = None
         try:
             await asyncio.to_thread(stack.up, settings, lambda line: None)  # it probes Kafka with its own loop
-            pipeline = Pipeline(pipeline_env(settings.environment()), Path(folder))
+            env = pipeline_env(settings.environment(), LOG_LEVEL=log_level)
+            pipeline = Pipeline(env, logs or Path(folder))
             pipeline.start()
             query = pipeline.services["query"].url("")
             bootstrap = pipeline.bootstrap
 
+            # the server's bare rate while the services idle: what it gives a single writer with no one else
+            bare = await bare_bulk_upsert(settings.environment()["MONGODB_URL"], min(backfill, 20_000))
             before = index_lag_buckets(query)
             achieved = await publish_paced(bootstrap, steady, rate)
             await wait_until_async(
@@ -203,8 +221,8 @@ async def main(rate: float, steady_s: float, backfill: int, within: float) -> No
             await publish_all(bootstrap, bulk)
             published_s = time.perf_counter() - started
             times, partial = await stage_times(bootstrap, started, within)
-            bare = await bare_bulk_upsert(settings.environment()["MONGODB_URL"], min(backfill, 20_000))
             memory = {name: peak_rss_mb(service.pid) for name, service in pipeline.services.items()}
+            waits = {name: mongo_waits(service.url("")) for name, service in pipeline.services.items()}
         finally:
             if pipeline is not None:
                 pipeline.stop()
@@ -221,7 +239,7 @@ async def main(rate: float, steady_s: float, backfill: int, within: float) -> No
         f"{under5:.1%} under 5 s ({total:,.0f} papers observed)"
     )
     print(f"backfill: {backfill:,} records published in {published_s:.1f} s")
-    for name, _, _ in STAGES:
+    for name, *_ in STAGES:
         seconds = times.get(name)
         if seconds:
             shown = f"{backfill / seconds:,.0f} records/s ({seconds:.1f} s)"
@@ -233,6 +251,11 @@ async def main(rate: float, steady_s: float, backfill: int, within: float) -> No
     print(f"bare bulk upsert on the same MongoDB-protocol server: {bare:,.0f} documents/s")
     print(f"backfill (normalizer stage) / bare: {normalizer_rate / bare:.0%} (target >= 80 %)")
     print("peak memory (VmHWM): " + ", ".join(f"{n} {mb:.0f} MB" for n, mb in memory.items()))
+    print("MongoDB commands per service, both phases (commands sent, seconds waited, the three longest waits):")
+    for name, rows in waits.items():
+        rows.sort(key=lambda row: -row[3])
+        top = ", ".join(f"{cmd} {coll} {n:,.0f}× {s:,.0f} s" for cmd, coll, n, s in rows[:3])
+        print(f"  {name:<11} {sum(r[2] for r in rows):>8,.0f} {sum(r[3] for r in rows):>8,.0f} s  {top}")
 
 
 if __name__ == "__main__":
@@ -241,5 +264,11 @@ if __name__ == "__main__":
     parser.add_argument("--steady-seconds", type=float, default=60, help="steady phase length")
     parser.add_argument("--backfill", type=int, default=100_000, help="backfill phase: records published at once")
     parser.add_argument("--within", type=float, default=600, help="backfill phase: seconds to wait for every stage")
+    parser.add_argument(
+        "--log-level", default="WARNING", help="the services' LOG_LEVEL (DEBUG gives per-batch timings)"
+    )
+    parser.add_argument("--logs", type=Path, default=None, help="keep the services' logs in this folder")
     args = parser.parse_args()
-    asyncio.run(main(args.rate, args.steady_seconds, args.backfill, args.within))
+    if args.logs is not None:
+        args.logs.mkdir(parents=True, exist_ok=True)
+    asyncio.run(main(args.rate, args.steady_seconds, args.backfill, args.within, args.log_level, args.logs))

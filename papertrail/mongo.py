@@ -2,22 +2,57 @@
 
 from typing import Any
 
-from pymongo import AsyncMongoClient
+from prometheus_client import Histogram
+from pymongo import AsyncMongoClient, monitoring
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import OperationFailure
 
 from papertrail.settings import InfraSettings
 
+MONGO_SECONDS = Histogram(
+    "papertrail_mongo_command_seconds",
+    "MongoDB commands the service sent, by command and collection, with their round trip (failed ones too).",
+    ["service", "command", "collection"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+_UNTIMED = frozenset({"hello", "ismaster", "isMaster", "ping", "endSessions", "saslStart", "saslContinue"})
 
-def make_mongo_client(settings: InfraSettings) -> AsyncMongoClient:
+
+class CommandTimes(monitoring.CommandListener):
+    """Times every command a client sends, so an operator sees which collection a service waits on (the local
+    MongoDB-protocol server is one Python process that every service shares)."""
+
+    def __init__(self, service: str) -> None:
+        self.service = service
+        self.collections: dict[int, str] = {}
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        if event.command_name not in _UNTIMED:
+            target = event.command.get("collection" if event.command_name == "getMore" else event.command_name)
+            self.collections[event.request_id] = target if isinstance(target, str) else ""
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        self._observe(event)
+
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        self._observe(event)
+
+    def _observe(self, event: monitoring.CommandSucceededEvent | monitoring.CommandFailedEvent) -> None:
+        collection = self.collections.pop(event.request_id, None)
+        if collection is not None:
+            MONGO_SECONDS.labels(self.service, event.command_name, collection).observe(event.duration_micros / 1e6)
+
+
+def make_mongo_client(settings: InfraSettings, service: str = "papertrail") -> AsyncMongoClient:
     timeout_ms = int(settings.startup_timeout_s * 1000)
     return AsyncMongoClient(
         settings.mongodb_url,
         tz_aware=True,
         serverSelectionTimeoutMS=timeout_ms,
         connectTimeoutMS=timeout_ms,
-        appname="papertrail",
+        appname=f"papertrail-{service}",
+        event_listeners=[CommandTimes(service)],
     )
 
 

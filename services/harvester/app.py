@@ -41,7 +41,7 @@ async def publish_status(status: HarvestStatus) -> None:
 @asynccontextmanager
 async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     await ensure_topics(settings, [topics.HARVEST_RAW, topics.HARVEST_STATUS])
-    mongo = make_mongo_client(settings)
+    mongo = make_mongo_client(settings, SERVICE)
     http = make_http_client(settings)
     store = HarvestStore(database(mongo, settings))
     await store.ensure_indexes()

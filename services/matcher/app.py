@@ -27,7 +27,7 @@ from papertrail.mongo import database, make_mongo_client, ping
 from papertrail.search import make_search_client
 from papertrail.service import Readiness, health_routes, load_settings
 from schemas import topics
-from schemas.events import FollowChanged, FollowMatched, PaperEnriched
+from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched
 from services.matcher.backfill import Backfiller
 from services.matcher.catalogue import load_catalogue
 from services.matcher.delivery import DigestMaker, WebhookSender, webhook_target
@@ -67,7 +67,7 @@ async def digest_loop(maker: DigestMaker) -> None:
 @asynccontextmanager
 async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     await ensure_topics(settings, [topics.PAPERS_ENRICHED, topics.FOLLOWS_CHANGED, topics.FOLLOWS_MATCHED])
-    mongo = make_mongo_client(settings)
+    mongo = make_mongo_client(settings, SERVICE)
     search = make_search_client(settings)
     http = httpx.AsyncClient(follow_redirects=False)
     store = MatchStore(database(mongo, settings))
@@ -79,7 +79,7 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
         except ValueError as error:
             log.warning("stored follow does not compile; skipped", extra={"follow_id": follow.id, "error": str(error)})
     count_follows(index)
-    recorder = MatchRecorder(store, publish_matches)
+    recorder = MatchRecorder(store, publish_matches, settings.system_user_id)
     backfiller = Backfiller(
         search, settings.index_name, store, settings.backfill_days, settings.backfill_max_hits_per_term
     )
@@ -151,22 +151,33 @@ async def on_papers_enriched(
             MATCH_LAG_SECONDS.observe((done - event.harvested_at).total_seconds())
 
 
-@broker.subscriber(topics.FOLLOWS_MATCHED, **consumer_options(f"{SERVICE}-webhooks"))
-async def on_follow_matched(
-    event: FollowMatched,
+@broker.subscriber(
+    topics.FOLLOWS_MATCHED,
+    **batch_options(f"{SERVICE}-webhooks", settings.match_batch_size, settings.match_batch_wait_ms),
+)
+async def on_follows_matched(
+    body: list[Any],
+    message: KafkaMessage,
     follow_index: Annotated[FollowIndex, Context()],
     matches: Annotated[MatchStore, Context()],
     webhooks: Annotated[WebhookSender, Context()],
+    dead_letters: Annotated[DeadLetterPolicy, Context()],
 ) -> None:
-    """POST the match to the follow's or the user's webhook, if there is one."""
-    compiled = follow_index.follows.get(event.follow_id)
-    if compiled is None:
-        return  # unfollowed since: nothing to deliver
-    follow = compiled.follow
-    user = None if follow.webhook_url else await matches.user(event.user_id)
-    target = webhook_target(follow, user)
-    if target is not None:
-        await webhooks.deliver(event, target)
+    """POST each match of a batch to the follow's or the user's webhook, if there is one, in order.
+
+    Most matches are the catalogue's topic hits, which have no webhook: they are passed over without a read, and the
+    owners of the rest are read in one query per batch."""
+    valid = await dead_letters.keep_valid(message.raw_message, FollowMatched)  # type: ignore[arg-type]
+    wanted: list[tuple[FollowMatched, Follow]] = []
+    for _, event in valid:
+        compiled = follow_index.follows.get(event.follow_id)
+        if compiled is not None and event.user_id != settings.system_user_id:  # None: unfollowed since
+            wanted.append((event, compiled.follow))
+    owners = await matches.users_by_id(sorted({e.user_id for e, follow in wanted if not follow.webhook_url}))
+    for event, follow in wanted:
+        target = webhook_target(follow, owners.get(event.user_id))
+        if target is not None:
+            await webhooks.deliver(event, target)
 
 
 app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)

@@ -74,6 +74,11 @@ class MatchStore:
     async def user(self, user_id: str) -> dict[str, Any] | None:
         return await self.users.find_one({"_id": user_id}, {"token_hash": 0})
 
+    async def users_by_id(self, user_ids: list[str]) -> dict[str, dict[str, Any]]:
+        if not user_ids:
+            return {}
+        return {doc["_id"]: doc async for doc in self.users.find({"_id": {"$in": user_ids}}, {"token_hash": 0})}
+
     # matches --------------------------------------------------------------------------------------------
     async def record(self, match: FollowMatched) -> FollowMatched | None:
         """Store the match once; return the stored match if it still has to be announced, else None.

@@ -38,7 +38,7 @@ normalized = broker.publisher(
 @asynccontextmanager
 async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     await ensure_topics(settings, [topics.HARVEST_RAW, topics.PAPERS_NORMALIZED])
-    mongo = make_mongo_client(settings)
+    mongo = make_mongo_client(settings, SERVICE)
     store = PaperStore(database(mongo, settings))
     await store.ensure_indexes()
     context.set_global("papers", store)

@@ -120,7 +120,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     await ensure_topics(
         settings, [topics.PAPERS_ENRICHED, topics.HARVEST_STATUS, topics.FOLLOWS_MATCHED, topics.FOLLOWS_CHANGED]
     )
-    mongo = make_mongo_client(settings)
+    mongo = make_mongo_client(settings, SERVICE)
     meili = make_search_client(settings)
     paper_index = PaperIndex(meili, settings.index_name, settings.index_task_timeout_s)
     await paper_index.ensure()

@@ -43,7 +43,7 @@ new_papers = broker.publisher(topics.PAPERS_NEW, schema=PaperNew, description="p
 @asynccontextmanager
 async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     await ensure_topics(settings, [topics.PAPERS_NORMALIZED, topics.PAPERS_ENRICHED, topics.PAPERS_NEW])
-    mongo = make_mongo_client(settings)
+    mongo = make_mongo_client(settings, SERVICE)
     store = SummaryStore(database(mongo, settings))
     await store.ensure_indexes()
     openai_client = make_openai_client(settings) if settings.model_configured else None
@@ -87,16 +87,13 @@ async def on_papers_normalized(
     async def summarize_in_order(events: list[PaperNormalized]) -> list[tuple[PaperNormalized, Summary]]:
         return [(event, await summarizer.summary_for(event)) for event in events]
 
-    async def settle_in_order(pairs: list[tuple[PaperNormalized, Summary]]) -> None:
-        for event, summary in pairs:
-            await summarizer.settle(event, summary)
-
     per_paper = await asyncio.gather(*map(summarize_in_order, by_paper.values()))
     summarized = [pair for pairs in per_paper for pair in pairs]
+    await summarizer.hold_pending(summarized)
     await publish_confirmed(enriched, [(enriched_event(e, s), e.paper.id) for e, s in summarized])
     public = [(paper, event.paper.id) for event, summary in summarized if (paper := new_paper_event(event, summary))]
     await publish_confirmed(new_papers, public)
-    await asyncio.gather(*map(settle_in_order, per_paper))
+    await summarizer.settle(summarized)
 
 
 app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)

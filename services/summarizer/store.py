@@ -6,7 +6,7 @@ No other file touches MongoDB for the summarizer.
 from datetime import UTC, datetime
 from typing import Any
 
-from pymongo import ASCENDING, DESCENDING
+from pymongo import ASCENDING, DESCENDING, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 
 from schemas.events import PaperNormalized
@@ -58,15 +58,25 @@ class SummaryStore:
 
     # papers waiting for a summary: the whole event, so the sweep can emit it again without reading `papers`
 
-    async def hold(self, event: PaperNormalized, digest: str, reason: str) -> None:
-        """Keyed by paper: a newer event of the same paper replaces the older one (its summary would be stale)."""
-        await self.pending.update_one(
-            {"_id": event.paper.id},
-            {
-                "$set": {"event": event.model_dump(mode="json"), "content_hash": digest, "reason": reason},
-                "$setOnInsert": {"since": datetime.now(UTC), "attempts": 0},
-            },
-            upsert=True,
+    async def hold_many(self, held: list[tuple[PaperNormalized, str, str]]) -> None:
+        """(event, content hash, reason) per paper, keyed by paper: a newer event of the same paper replaces the
+        older one (its summary would be stale). One round trip for the batch."""
+        if not held:
+            return
+        now = datetime.now(UTC)
+        await self.pending.bulk_write(
+            [
+                UpdateOne(
+                    {"_id": event.paper.id},
+                    {
+                        "$set": {"event": event.model_dump(mode="json"), "content_hash": digest, "reason": reason},
+                        "$setOnInsert": {"since": now, "attempts": 0},
+                    },
+                    upsert=True,
+                )
+                for event, digest, reason in held
+            ],
+            ordered=False,
         )
 
     async def waiting(self, limit: int) -> list[tuple[PaperNormalized, str]]:
@@ -83,6 +93,10 @@ class SummaryStore:
         if digest is not None:
             query["content_hash"] = digest
         await self.pending.delete_one(query)
+
+    async def release_many(self, paper_ids: list[str]) -> None:
+        if paper_ids:
+            await self.pending.delete_many({"_id": {"$in": paper_ids}})
 
     async def note_attempt(self, paper_id: str, reason: str) -> None:
         await self.pending.update_one({"_id": paper_id}, {"$inc": {"attempts": 1}, "$set": {"reason": reason}})

@@ -71,8 +71,6 @@ class Summarizer:
         else:
             assert self.model is not None and key is not None
             summary = await self._write(event, key, digest)
-        if summary.status == "pending":
-            await self.store.hold(event, digest, summary.error or "pending")
         SUMMARIES.labels(summary.status).inc()
         return summary
 
@@ -100,10 +98,19 @@ class Summarizer:
         await self.store.save(key, digest, event.paper.id, summary)
         return summary
 
-    async def settle(self, event: PaperNormalized, summary: Summary) -> None:
-        """After the event was emitted: a paper with a final summary no longer waits, whatever it waited with."""
-        if summary.status != "pending":
-            await self.store.release(event.paper.id)
+    async def hold_pending(self, summarized: list[tuple[PaperNormalized, Summary]]) -> None:
+        """Before the events are emitted: each paper whose latest summary is pending waits for the sweep, with that
+        event (so a crash before the emit loses nothing). One write for the whole batch."""
+        latest = {event.paper.id: (event, summary) for event, summary in summarized}
+        await self.store.hold_many(
+            [(e, content_hash(e.paper), s.error or "pending") for e, s in latest.values() if s.status == "pending"]
+        )
+
+    async def settle(self, summarized: list[tuple[PaperNormalized, Summary]]) -> None:
+        """After the events were emitted: a paper whose latest summary is final no longer waits, whatever it waited
+        with (an earlier final summary of a paper held again in the same batch must not release it)."""
+        latest = {event.paper.id: summary for event, summary in summarized}
+        await self.store.release_many([paper_id for paper_id, s in latest.items() if s.status != "pending"])
 
     async def sweep(self, emit: Emit, batch: int) -> int:
         """Summarize waiting papers, `parallel` at a time, and emit each again; returns how many got a final summary.
@@ -127,6 +134,7 @@ class Summarizer:
     async def _retry(self, emit: Emit, event: PaperNormalized, digest: str) -> str:
         summary = await self.summary_for(event, fresh=True)
         if summary.status == "pending":
+            await self.hold_pending([(event, summary)])
             await self.store.note_attempt(event.paper.id, summary.error or "pending")
             return "pending"
         if not await self.store.still_waiting(event.paper.id, digest):

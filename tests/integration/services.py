@@ -93,6 +93,20 @@ def replay_server(folder: Path = FIXTURES) -> Iterator[str]:
         process.wait(timeout=10)
 
 
+def create_user(env: dict[str, str], name: str) -> str:
+    """A user made as an operator makes one (`papertrail users create`); returns the token it prints."""
+    result = subprocess.run(
+        [sys.executable, "-m", "papertrail", "users", "create", name],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return result.stdout.strip().splitlines()[-1]
+
+
 @dataclass
 class Pipeline:
     env: dict[str, str]

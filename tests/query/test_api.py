@@ -1,8 +1,6 @@
 """The query API over a real pipeline: search and filters, paper history, authors, overview, sources,
 users and follows with token isolation, feed and Atom feeds, and bad input answered with a 4xx."""
 
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -14,26 +12,11 @@ from lxml import etree
 from services.harvester.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
 from tests.conftest import Servers, wait_until
-from tests.integration.services import ARXIV_CS_PAGE, ROOT, Pipeline, running_pipeline
+from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user, running_pipeline
 
 pytestmark = pytest.mark.integration
 
 RECORDS = [parse_arxiv(r.content) for r in parse_oai_page(ARXIV_CS_PAGE.read_bytes()).records]
-
-
-def _create_user(env: dict[str, str], name: str) -> str:
-    import os
-
-    result = subprocess.run(
-        [sys.executable, "-m", "papertrail", "users", "create", name],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    return result.stdout.strip().splitlines()[-1]
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +24,8 @@ def api(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     tokens: dict[str, str] = {}
 
     def create_users_and_follows(pipeline: Pipeline) -> None:
-        tokens["ana"] = _create_user(pipeline.env, "ana")
-        tokens["bo"] = _create_user(pipeline.env, "bo")
+        tokens["ana"] = create_user(pipeline.env, "ana")
+        tokens["bo"] = create_user(pipeline.env, "bo")
         follow = httpx.post(
             pipeline.url("query", "/api/follows"),
             headers=_auth(tokens["ana"]),

@@ -4,9 +4,11 @@ end every paper is searchable exactly once, no version is doubled and no match i
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.conftest import Servers, wait_until, wait_until_async
+from tests.integration.services import create_user
 from tests.resilience.drills import (
     Pipeline,
     corpus_day,
@@ -33,6 +35,15 @@ async def pipeline(servers: Servers, tmp_path: Path) -> AsyncIterator[Pipeline]:
     running = Pipeline(pipeline_env(servers.environment()), tmp_path)
     try:
         running.start()
+        # A user's follow, so that stored matches exist to be doubled (the catalogue's topic hits are not stored).
+        token = create_user(running.env, "drill")
+        async with httpx.AsyncClient(timeout=30) as http:
+            follow = await http.post(
+                running.services["query"].url("/api/follows"),
+                headers={"Authorization": f"Bearer {token}"},
+                json={"kind": "keyword", "name": "models", "query": "model OR learning", "fields": "both"},
+            )
+        assert follow.status_code == 201, follow.text
         yield running
     finally:
         running.stop()
@@ -62,5 +73,5 @@ async def test_every_service_killed_mid_load_loses_and_doubles_nothing(pipeline:
     assert report["missing_from_index"] == [] and report["indexed_twice"] == []
     assert report["versions_doubled"] == [] and report["versions"] == len(expected)  # one listing per paper that day
     assert report["matches_doubled"] == []
-    assert report["matches"] > 0  # the catalogue's topic follows matched something, so doubling could have shown
+    assert report["matches"] > 0  # the user's follow matched something, so doubling could have shown
     assert all(s.alive() for s in pipeline.services.values())

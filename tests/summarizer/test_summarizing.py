@@ -81,7 +81,8 @@ class Harness:
     async def handle(self, event: PaperNormalized) -> Summary:
         """What the handler does around emitting."""
         summary = await self.summarizer.summary_for(event)
-        await self.summarizer.settle(event, summary)
+        await self.summarizer.hold_pending([(event, summary)])
+        await self.summarizer.settle([(event, summary)])
         return summary
 
 
@@ -300,3 +301,22 @@ async def test_the_sweep_works_on_several_papers_at_once_within_the_limit(
     assert openai_fake.max_in_flight == 3
     assert sorted(e.paper.id for e, _ in configured.emitted) == sorted(f"arxiv:{line['id']}" for line in LINES)
     assert await configured.store.backlog() == 0
+
+
+async def test_in_one_batch_the_latest_summary_of_a_paper_decides_whether_it_waits(db: AsyncDatabase) -> None:
+    h = await harness(db, None)
+    older = corpus_event(CADFIT)
+    newer = older.model_copy(update={"paper": older.paper.model_copy(update={"title": older.paper.title + " (v2)"})})
+    final, pending = Summary(status="failed", error="refused"), Summary(status="pending", error="endpoint down")
+
+    batch = [(older, final), (newer, pending)]  # the newer content's summary is still to be written
+    await h.summarizer.hold_pending(batch)
+    await h.summarizer.settle(batch)
+    assert await h.store.backlog() == 1
+    ((waiting, _),) = await h.store.waiting(10)
+    assert waiting.paper.title == newer.paper.title
+
+    batch = [(older, pending), (newer, final)]  # the newer content has its final summary: nothing waits
+    await h.summarizer.hold_pending(batch)
+    await h.summarizer.settle(batch)
+    assert await h.store.backlog() == 0
