@@ -165,6 +165,24 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def processes(settings: stack.StackSettings, pipeline: Pipeline) -> dict[str, int]:
+    """name → pid of every server and service of the run, and of this process."""
+    root = settings.dir.resolve()
+    found = {server.name: stack.read_pid(server.pid_file(root)) for server in stack.servers_without_install(settings)}
+    services = {name: service.pid for name, service in pipeline.services.items()}
+    return {name: pid for name, pid in found.items() if pid} | services | {"bench (publisher)": os.getpid()}
+
+
+def cpu_used(pids: dict[str, int], before: dict[str, float]) -> dict[str, float]:
+    return {name: cpu_seconds(pid) - before.get(name, 0.0) for name, pid in pids.items()}
+
+
 async def handled(bootstrap: str, topic: str, group: str) -> int:
     return sum((await committed(bootstrap, topic, group)).values())
 
@@ -211,16 +229,21 @@ async def main(rate: float, steady_s: float, backfill: int, within: float, log_l
             # the server's bare rate while the services idle: what it gives a single writer with no one else
             bare = await bare_bulk_upsert(settings.environment()["MONGODB_URL"], min(backfill, 20_000))
             before = index_lag_buckets(query)
+            pids = processes(settings, pipeline)
+            cpu_start, wall_start = cpu_used(pids, {}), time.perf_counter()
             achieved = await publish_paced(bootstrap, steady, rate)
             await wait_until_async(
                 lambda: caught_up(bootstrap, topics.PAPERS_ENRICHED, "papertrail-query"), 900, "steady phase indexed"
             )
             lag = diff(index_lag_buckets(query), before)
+            cpu_steady, wall_steady = cpu_used(pids, cpu_start), time.perf_counter() - wall_start
 
+            cpu_start = cpu_used(pids, {})
             started = time.perf_counter()
             await publish_all(bootstrap, bulk)
             published_s = time.perf_counter() - started
             times, partial = await stage_times(bootstrap, started, within)
+            cpu_backfill, wall_backfill = cpu_used(pids, cpu_start), time.perf_counter() - started
             memory = {name: peak_rss_mb(service.pid) for name, service in pipeline.services.items()}
             waits = {name: mongo_waits(service.url("")) for name, service in pipeline.services.items()}
         finally:
@@ -251,6 +274,12 @@ async def main(rate: float, steady_s: float, backfill: int, within: float, log_l
     print(f"bare bulk upsert on the same MongoDB-protocol server: {bare:,.0f} documents/s")
     print(f"backfill (normalizer stage) / bare: {normalizer_rate / bare:.0%} (target >= 80 %)")
     print("peak memory (VmHWM): " + ", ".join(f"{n} {mb:.0f} MB" for n, mb in memory.items()))
+    for phase, used, wall in (("steady", cpu_steady, wall_steady), ("backfill", cpu_backfill, wall_backfill)):
+        shares = sorted(used.items(), key=lambda item: -item[1])
+        print(
+            f"CPU in the {phase} phase ({wall:.0f} s, {sum(used.values()) / wall:.0%} of one core in all): "
+            + ", ".join(f"{name} {seconds / wall:.0%}" for name, seconds in shares)
+        )
     print("MongoDB commands per service, both phases (commands sent, seconds waited, the three longest waits):")
     for name, rows in waits.items():
         rows.sort(key=lambda row: -row[3])

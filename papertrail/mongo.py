@@ -3,10 +3,10 @@
 from typing import Any
 
 from prometheus_client import Histogram
-from pymongo import AsyncMongoClient, monitoring
+from pymongo import AsyncMongoClient, UpdateOne, monitoring
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
-from pymongo.errors import OperationFailure
+from pymongo.errors import BulkWriteError, OperationFailure
 
 from papertrail.settings import InfraSettings
 
@@ -79,3 +79,26 @@ async def ensure_index(collection: AsyncCollection, keys: list[tuple[str, int]],
         name = options.get("name") or "_".join(f"{field}_{direction}" for field, direction in keys)
         await collection.drop_index(name)
         await collection.create_index(keys, **options)
+
+
+DUPLICATE_KEY = 11000
+
+
+async def insert_else_update(collection: AsyncCollection, writes: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+    """(document, update) pairs: each document is inserted, or, when its _id is held already, the update is applied
+    to it (as an upsert, so one deleted meanwhile is written). For collections where most writes are new documents:
+    the local MongoDB-protocol server takes one bulk insert several times faster than as many upserts."""
+    if not writes:
+        return
+    held: list[int] = []
+    try:
+        await collection.insert_many([document for document, _ in writes], ordered=False)
+    except BulkWriteError as error:
+        for problem in error.details.get("writeErrors", []):
+            if problem.get("code") != DUPLICATE_KEY:
+                raise
+            held.append(problem["index"])
+    if held:
+        await collection.bulk_write(
+            [UpdateOne({"_id": writes[i][0]["_id"]}, writes[i][1], upsert=True) for i in held], ordered=False
+        )

@@ -191,7 +191,21 @@ def pipeline() -> dict[str, Any]:
                 "process_resident_memory_bytes of each replica.",
                 [target(f'process_resident_memory_bytes{{job=~"{SERVICES}"}}', "{{job}} {{instance}}")],
                 "bytes",
-                width=24,
+            ),
+            panel(
+                "timeseries",
+                "MongoDB wait by service and collection",
+                "papertrail_mongo_command_seconds: seconds per second each service waited on MongoDB, by collection. "
+                "Above 1 a service is waiting on several commands at once; one collection rising in every service "
+                "points at the server.",
+                [
+                    target(
+                        "topk(10, sum by (service, collection) "
+                        "(rate(papertrail_mongo_command_seconds_sum[$__rate_interval])))",
+                        "{{service}} {{collection}}",
+                    )
+                ],
+                "s",
             ),
         ],
     )

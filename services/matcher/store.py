@@ -11,11 +11,11 @@ from pymongo import ASCENDING, DESCENDING, ReturnDocument, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 
+from papertrail.mongo import DUPLICATE_KEY
 from schemas.events import Follow, FollowMatched
 from schemas.paper import Author
 
 log = logging.getLogger("papertrail.matcher.store")
-DUPLICATE_KEY = 11000
 
 
 def _match_key(match: FollowMatched) -> dict[str, str]:

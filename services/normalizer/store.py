@@ -20,14 +20,13 @@ from pymongo import ASCENDING, InsertOne, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import BulkWriteError
 
-from papertrail.mongo import ensure_index
+from papertrail.mongo import DUPLICATE_KEY, ensure_index, insert_else_update
 from schemas.paper import Paper, PaperIds, PaperVersion
 from services.normalizer.identity import record_fingerprint
 from services.normalizer.plan import Draft
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper
 
 _INTERNAL = ("_id", "rev", "fingerprints", "version_count", "last_versions", "write_id")
-DUPLICATE_KEY = 11000
 
 # (collection, keys, unique): unique where an id names one work; DOIs are not (a DOI may be listed by a
 # preprint and its published version before they are known to be one work).
@@ -180,9 +179,8 @@ class PaperStore:
     async def mark_seen(self, placed: list[tuple[Incoming, str]]) -> None:
         """Remember which source record (and which content of it) went into which paper.
 
-        Most source records are new: they are inserted in one bulk insert (several times faster than as
-        many upserts on the local server); those already held (a new version, a redelivery, another
-        instance) fail on the unique _id and are updated instead.
+        Most source records are new, so they are inserted; those already held (a new version, a redelivery,
+        another instance) are updated instead.
         """
         if not placed:
             return
@@ -194,29 +192,16 @@ class PaperStore:
             if item.raw.sha256 not in hashes.setdefault(item.source_key, []):
                 hashes[item.source_key].append(item.raw.sha256)
         fields = {key: _source_fields(item, paper_id, now) for key, (item, paper_id) in latest.items()}
-        held: list[str] = []
-        try:
-            await self.source_records.insert_many(
-                [{"_id": key, **body, "hashes": hashes[key]} for key, body in fields.items()], ordered=False
-            )
-        except BulkWriteError as error:
-            keys = list(fields)
-            for problem in error.details.get("writeErrors", []):
-                if problem.get("code") != DUPLICATE_KEY:
-                    raise
-                held.append(keys[problem["index"]])
-        if held:
-            await self.source_records.bulk_write(
-                [
-                    UpdateOne(
-                        {"_id": key},
-                        {"$set": fields[key], "$addToSet": {"hashes": {"$each": hashes[key]}}},
-                        upsert=True,
-                    )
-                    for key in held
-                ],
-                ordered=False,
-            )
+        await insert_else_update(
+            self.source_records,
+            [
+                (
+                    {"_id": key, **body, "hashes": hashes[key]},
+                    {"$set": body, "$addToSet": {"hashes": {"$each": hashes[key]}}},
+                )
+                for key, body in fields.items()
+            ],
+        )
 
 
 def _source_fields(item: Incoming, paper_id: str, now: datetime) -> dict[str, Any]:

@@ -6,9 +6,10 @@ No other file touches MongoDB for the summarizer.
 from datetime import UTC, datetime
 from typing import Any
 
-from pymongo import ASCENDING, DESCENDING, UpdateOne
+from pymongo import ASCENDING, DESCENDING
 from pymongo.asynchronous.database import AsyncDatabase
 
+from papertrail.mongo import insert_else_update
 from schemas.events import PaperNormalized
 from schemas.summary import Summary
 
@@ -60,23 +61,20 @@ class SummaryStore:
 
     async def hold_many(self, held: list[tuple[PaperNormalized, str, str]]) -> None:
         """(event, content hash, reason) per paper, keyed by paper: a newer event of the same paper replaces the
-        older one (its summary would be stale). One round trip for the batch."""
+        older one (its summary would be stale). Most are new papers, so they are inserted in one round trip."""
         if not held:
             return
         now = datetime.now(UTC)
-        await self.pending.bulk_write(
+        await insert_else_update(
+            self.pending,
             [
-                UpdateOne(
-                    {"_id": event.paper.id},
-                    {
-                        "$set": {"event": event.model_dump(mode="json"), "content_hash": digest, "reason": reason},
-                        "$setOnInsert": {"since": now, "attempts": 0},
-                    },
-                    upsert=True,
+                (
+                    {"_id": event.paper.id, **fields, "since": now, "attempts": 0},
+                    {"$set": fields, "$setOnInsert": {"since": now, "attempts": 0}},
                 )
                 for event, digest, reason in held
+                for fields in [{"event": event.model_dump(mode="json"), "content_hash": digest, "reason": reason}]
             ],
-            ordered=False,
         )
 
     async def waiting(self, limit: int) -> list[tuple[PaperNormalized, str]]:
@@ -102,7 +100,8 @@ class SummaryStore:
         await self.pending.update_one({"_id": paper_id}, {"$inc": {"attempts": 1}, "$set": {"reason": reason}})
 
     async def backlog(self) -> int:
-        return await self.pending.count_documents({})
+        # the collection's count, not a scan of it: the gauge is refreshed every sweep, however long the backlog
+        return await self.pending.estimated_document_count()
 
     # the daily token budget, shared by every instance
 
