@@ -1,5 +1,6 @@
 """The matcher as a real process over real Kafka, MongoDB and Meilisearch: follows in, matches out."""
 
+import json
 import re
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -17,10 +18,13 @@ from pymongo import MongoClient
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched
 from schemas.paper import Paper, PaperVersion
 from schemas.summary import Summary
+from services.matcher.webhooks import SIGNATURE_HEADER, verify_signature
 from services.query.documents import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
 from tests.conftest import Servers, wait_until, wait_until_async
 from tests.integration.services import running_service
 from tests.matcher.corpus import sample_papers
+from tests.matcher.test_delivery import SECRET, Receiver
+from tests.normalizer.kafka_tools import caught_up
 
 pytestmark = pytest.mark.integration
 
@@ -197,3 +201,40 @@ async def test_unfollowing_stops_new_matches(matcher: dict, servers: Servers, mo
     db = mongo[matcher["env"]["MONGODB_DATABASE"]]
     assert not [m for m in seen if m.follow_id == gone.id]
     assert db.matches.count_documents({"follow_id": gone.id}) == 0
+
+
+async def test_a_match_reaches_its_owners_webhook_once(matcher: dict, servers: Servers, mongo: MongoClient) -> None:
+    db = mongo[matcher["env"]["MONGODB_DATABASE"]]
+    owner = f"hooked-{RUN}"
+    with Receiver([200]) as receiver:
+        # the user's own webhook (set through the query API, which writes `users`), not the follow's
+        db.users.insert_one({"_id": owner, "name": "hooked", "webhook_url": receiver.url, "webhook_secret": SECRET})
+        hooked = follow(f"hooked-{RUN}", "medical AND retrieval").model_copy(update={"user_id": owner})
+        await publish(
+            servers,
+            "follows.changed.v1",
+            FollowChanged(
+                action="created", follow_id=hooked.id, user_id=owner, follow=hooked, changed_at=datetime.now(UTC)
+            ),
+            owner,
+        )
+        wait_until(
+            lambda: db.follow_backfills.find_one({"_id": hooked.id, "state": "done"}), 60, what="the follow taken in"
+        )
+        paper = enriched(PAPERS["arxiv:2604.27724"])
+        for _ in range(2):  # redelivered: still one POST
+            await publish(servers, "papers.enriched.v1", paper, paper.paper.id)
+        wait_until(lambda: len(receiver.requests) >= 1, 60, what="the webhook POST")
+        wait_until(
+            lambda: db.matches.count_documents({"follow_id": hooked.id, "announced": True}) == 1, 60, what="announced"
+        )
+        groups = (("papers.enriched.v1", "papertrail-matcher"), ("follows.matched.v1", "papertrail-matcher-webhooks"))
+
+        async def settled() -> bool:  # both papers matched and every match handed to the webhook consumer
+            return all([await caught_up(servers.kafka_bootstrap_servers, t, g) for t, g in groups])
+
+        await wait_until_async(settled, 60, "the matcher's groups caught up")
+        headers, body = receiver.requests[0]
+    assert len(receiver.requests) == 1
+    assert verify_signature(SECRET, body, headers[SIGNATURE_HEADER])
+    assert json.loads(body)["match"]["paper_id"] == paper.paper.id
