@@ -212,9 +212,20 @@ def consumer_options(service: str, *, shared: bool = True) -> dict[str, Any]:
     }
 
 
-def batch_options(service: str, max_records: int, wait_ms: int) -> dict[str, Any]:
-    """Options of a grouped batch subscriber: up to `max_records` at once, waiting at most `wait_ms` to fill."""
-    return {"batch": True, "max_records": max_records, "batch_timeout_ms": wait_ms, **consumer_options(service)}
+# A lingering subscriber's fetches wait for this much data or for the linger, whichever comes first.
+LINGER_MIN_BYTES = 1024 * 1024
+
+
+def batch_options(service: str, max_records: int, wait_ms: int, linger_ms: int = 0) -> dict[str, Any]:
+    """Options of a grouped batch subscriber: up to `max_records` at once, waiting at most `wait_ms` to fill.
+
+    `linger_ms` > 0 gathers records for that long (or until LINGER_MIN_BYTES are there) before handing over a
+    batch, through Kafka's fetch.min.bytes / fetch.max.wait.ms: fewer, larger batches, for a handler whose every
+    call has a large fixed cost, at the price of up to `linger_ms` more latency."""
+    options = {"batch": True, "max_records": max_records, "batch_timeout_ms": wait_ms, **consumer_options(service)}
+    if linger_ms:
+        options |= {"fetch_min_bytes": LINGER_MIN_BYTES, "fetch_max_wait_ms": linger_ms}
+    return options
 
 
 async def ensure_topics(settings: InfraSettings, topics: list[str]) -> None:

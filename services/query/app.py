@@ -48,7 +48,8 @@ INDEX_LAG = Histogram(
 
 
 @broker.subscriber(
-    topics.PAPERS_ENRICHED, **batch_options(SERVICE, settings.index_batch_size, settings.index_batch_wait_ms)
+    topics.PAPERS_ENRICHED,
+    **batch_options(SERVICE, settings.index_batch_size, settings.index_batch_wait_ms, settings.index_linger_ms),
 )
 async def on_papers_enriched(
     body: list[Any],
@@ -76,7 +77,8 @@ async def on_harvest_status(status: HarvestStatus, store: Annotated[QueryStore, 
 
 
 @broker.subscriber(
-    topics.FOLLOWS_MATCHED, **batch_options(SERVICE, settings.index_batch_size, settings.index_batch_wait_ms)
+    topics.FOLLOWS_MATCHED,
+    **batch_options(SERVICE, settings.index_batch_size, settings.index_batch_wait_ms, settings.index_linger_ms),
 )
 async def on_follows_matched(
     body: list[Any],

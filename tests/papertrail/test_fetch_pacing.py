@@ -59,3 +59,44 @@ async def test_an_idle_consumer_fetches_at_most_ten_times_a_second(
     finally:
         await consumer.stop()
         await producer.stop()
+
+
+async def test_a_lingering_consumer_gets_records_in_few_batches_gathered_over_its_wait(
+    servers: Servers, counted_fetches: list[float]
+) -> None:
+    """fetch_min_bytes / fetch_max_wait_ms (the query service's INDEX_LINGER_MS): a trickle of records arrives in
+    batches gathered over the wait, as Kafka's broker would hold the fetch; noida-db answers each fetch at once."""
+    topic, linger_s = "pacing.linger", 0.8
+    producer = AIOKafkaProducer(bootstrap_servers=servers.kafka_bootstrap_servers)
+    await producer.start()
+    await producer.send_and_wait(topic, b"first")  # creates the topic
+    consumer = AIOKafkaConsumer(
+        topic,
+        bootstrap_servers=servers.kafka_bootstrap_servers,
+        group_id="pacing-linger",
+        auto_offset_reset="earliest",
+        fetch_min_bytes=1024 * 1024,
+        fetch_max_wait_ms=int(linger_s * 1000),
+    )
+    await consumer.start()
+    try:
+        assert (await asyncio.wait_for(consumer.getone(), timeout=60)).value == b"first"
+        batches: list[int] = []
+
+        async def trickle() -> None:  # 40 records over 2 s
+            for n in range(40):
+                await producer.send_and_wait(topic, str(n).encode())
+                await asyncio.sleep(0.05)
+
+        sending = asyncio.ensure_future(trickle())
+        while sum(batches) < 40:
+            got = await asyncio.wait_for(consumer.getmany(timeout_ms=5000), timeout=30)
+            if got:
+                batches.append(sum(len(records) for records in got.values()))
+        await sending
+        # ~2 s of records gathered over 0.8 s waits: a handful of batches (unpaced on noida-db: one per record or so)
+        assert len(batches) <= 6, batches
+        assert max(batches) >= 10, batches
+    finally:
+        await consumer.stop()
+        await producer.stop()
