@@ -12,8 +12,8 @@ import pytest
 from lxml import html
 
 from tests.conftest import Servers, wait_until
-from tests.integration.services import ROOT, Pipeline, running_pipeline
-from tests.query.test_api import RECORDS, _create_user, _expected_topic_hits
+from tests.integration.services import ROOT, Pipeline, create_user, running_pipeline
+from tests.query.test_api import RECORDS, _expected_topic_hits
 
 pytestmark = pytest.mark.integration
 
@@ -23,8 +23,8 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     tokens: dict[str, str] = {}
 
     def create_users(pipeline: Pipeline) -> None:
-        tokens["ana"] = _create_user(pipeline.env, "ana")
-        tokens["bo"] = _create_user(pipeline.env, "bo")
+        tokens["ana"] = create_user(pipeline.env, "ana")
+        tokens["bo"] = create_user(pipeline.env, "bo")
 
     with running_pipeline(servers, tmp_path_factory.mktemp("pages"), before_harvest=create_users) as pipe:
         wait_until(lambda: api(pipe, "/api/papers", size=1)["total"] == len(RECORDS), timeout=120, what="indexing")
@@ -265,7 +265,7 @@ def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
     from playwright.sync_api import sync_playwright
 
     pipeline, _ = site
-    token = _create_user(pipeline.env, "cy")
+    token = create_user(pipeline.env, "cy")
     target = RECORDS[0]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
