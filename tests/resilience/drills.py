@@ -18,7 +18,7 @@ from pymongo import MongoClient
 from schemas import topics
 from schemas.events import RawRecord
 from tests.conftest import free_port, wait_until
-from tests.integration.services import PIPELINE_ORDER, ROOT
+from tests.integration.services import PIPELINE_ORDER, ROOT, create_user
 from tests.normalizer.kafka_tools import caught_up, publish_raw, skip_to_end
 from tests.normalizer.sources import CORPUS, corpus_records
 
@@ -150,6 +150,19 @@ class Pipeline:
     @property
     def bootstrap(self) -> str:
         return self.env["KAFKA_BOOTSTRAP_SERVERS"]
+
+
+async def follow_most_papers(pipeline: "Pipeline") -> None:
+    """A user with a broad keyword follow, made through the API as a user would: its matches are stored, so a drill
+    can see one doubled (the catalogue's topic hits are announced, not stored)."""
+    token = create_user(pipeline.env, "drill")
+    async with httpx.AsyncClient(timeout=30) as http:
+        follow = await http.post(
+            pipeline.services["query"].url("/api/follows"),
+            headers={"Authorization": f"Bearer {token}"},
+            json={"kind": "keyword", "name": "models", "query": "model OR learning", "fields": "both"},
+        )
+    assert follow.status_code == 201, follow.text
 
 
 async def skip_all_groups(bootstrap: str) -> None:

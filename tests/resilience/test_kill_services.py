@@ -4,15 +4,14 @@ end every paper is searchable exactly once, no version is doubled and no match i
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.conftest import Servers, wait_until, wait_until_async
-from tests.integration.services import create_user
 from tests.resilience.drills import (
     Pipeline,
     corpus_day,
     expected_paper_ids,
+    follow_most_papers,
     indexed_ids,
     loss_and_doubling,
     pipeline_env,
@@ -35,15 +34,7 @@ async def pipeline(servers: Servers, tmp_path: Path) -> AsyncIterator[Pipeline]:
     running = Pipeline(pipeline_env(servers.environment()), tmp_path)
     try:
         running.start()
-        # A user's follow, so that stored matches exist to be doubled (the catalogue's topic hits are not stored).
-        token = create_user(running.env, "drill")
-        async with httpx.AsyncClient(timeout=30) as http:
-            follow = await http.post(
-                running.services["query"].url("/api/follows"),
-                headers={"Authorization": f"Bearer {token}"},
-                json={"kind": "keyword", "name": "models", "query": "model OR learning", "fields": "both"},
-            )
-        assert follow.status_code == 201, follow.text
+        await follow_most_papers(running)
         yield running
     finally:
         running.stop()
