@@ -36,7 +36,7 @@ from services.normalizer.identity import merge  # noqa: E402
 from services.normalizer.parsers.arxiv_json import parse_corpus_line  # noqa: E402
 from services.query.api.routes.papers import LIST_FIELDS  # noqa: E402
 from services.query.documents import paper_document  # noqa: E402
-from services.query.index import FACETS, PaperIndex  # noqa: E402
+from services.query.index import PaperIndex, search_body  # noqa: E402
 from services.query.search import PaperQuery  # noqa: E402
 
 CORPUS = Path(os.environ.get("PAPERTRAIL_CORPUS", ROOT.parent / "shared" / "corpus" / "arxiv-daily-2026-05"))
@@ -157,16 +157,8 @@ def paper_query(query: dict[str, Any]) -> PaperQuery:
 
 
 def meili_body(query: PaperQuery) -> dict[str, Any]:
-    """The search request the query service sends, as raw JSON (so the direct path has no client overhead)."""
-    return {
-        "q": query.q or None,
-        "filter": query.filters() or None,
-        "sort": query.sort_by(),
-        "page": query.page,
-        "hitsPerPage": query.size,
-        "facets": FACETS,
-        "attributesToRetrieve": LIST_FIELDS,
-    }
+    """The search request the query service sends for a list page, as raw JSON (the direct path has no client)."""
+    return search_body(query, LIST_FIELDS)
 
 
 async def measure(settings: InfraSettings, api_url: str, rounds: int) -> dict[str, list[float]]:

@@ -35,6 +35,21 @@ class SearchPage:
     facets: dict[str, dict[str, int]]
 
 
+def search_body(query: PaperQuery, attributes: list[str] | None = None) -> dict[str, Any]:
+    """The Meilisearch search request for a query, with facet counts; `attributes` limits the fields returned."""
+    body: dict[str, Any] = {
+        "q": query.q or None,
+        "filter": query.filters() or None,
+        "sort": query.sort_by(),
+        "page": query.page,
+        "hitsPerPage": query.size,
+        "facets": FACETS,
+    }
+    if attributes is not None:
+        body["attributesToRetrieve"] = attributes
+    return body
+
+
 class PaperIndex:
     def __init__(self, client: AsyncClient, name: str, task_timeout_s: float) -> None:
         self.client = client
@@ -119,17 +134,7 @@ class PaperIndex:
     async def search(self, query: PaperQuery, attributes: list[str] | None = None) -> SearchPage:
         """Run the query with facet counts; `attributes` limits the fields returned (lists need far less than a
         paper page)."""
-        body: dict[str, Any] = {
-            "q": query.q or None,
-            "filter": query.filters() or None,
-            "sort": query.sort_by(),
-            "page": query.page,
-            "hitsPerPage": query.size,
-            "facets": FACETS,
-        }
-        if attributes is not None:
-            body["attributesToRetrieve"] = attributes
-        return await self._search(body)
+        return await self._search(search_body(query, attributes))
 
     async def _search(self, body: dict[str, Any]) -> SearchPage:
         # Raw HTTP and orjson rather than the SDK's result model: hits go to the caller as plain dicts, and the

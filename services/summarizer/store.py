@@ -85,12 +85,9 @@ class SummaryStore:
     async def still_waiting(self, paper_id: str, digest: str) -> bool:
         return await self.pending.find_one({"_id": paper_id, "content_hash": digest}, projection=["_id"]) is not None
 
-    async def release(self, paper_id: str, digest: str | None = None) -> None:
-        """Done waiting. With a digest only that content is released, so a newer event's entry survives."""
-        query: dict[str, Any] = {"_id": paper_id}
-        if digest is not None:
-            query["content_hash"] = digest
-        await self.pending.delete_one(query)
+    async def release(self, paper_id: str, digest: str) -> None:
+        """Done waiting with this content; a newer event's entry (another content hash) stays."""
+        await self.pending.delete_one({"_id": paper_id, "content_hash": digest})
 
     async def release_many(self, paper_ids: list[str]) -> None:
         if paper_ids:

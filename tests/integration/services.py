@@ -93,18 +93,22 @@ def replay_server(folder: Path = FIXTURES) -> Iterator[str]:
         process.wait(timeout=10)
 
 
-def create_user(env: dict[str, str], name: str) -> str:
-    """A user made as an operator makes one (`papertrail users create`); returns the token it prints."""
-    result = subprocess.run(
-        [sys.executable, "-m", "papertrail", "users", "create", name],
+def papertrail_cli(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """`python -m papertrail ARGS` as an operator runs it, against the given environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "papertrail", *args],
         cwd=ROOT,
         env={**os.environ, **env},
         capture_output=True,
         text=True,
-        check=True,
-        timeout=60,
+        check=check,
+        timeout=120,
     )
-    return result.stdout.strip().splitlines()[-1]
+
+
+def create_user(env: dict[str, str], name: str) -> str:
+    """A user made as an operator makes one (`papertrail users create`); returns the token it prints."""
+    return papertrail_cli(env, "users", "create", name).stdout.strip().splitlines()[-1]
 
 
 @dataclass

@@ -2,10 +2,7 @@
 the query service as a real process; the API's 201 / 404 / 422 / 429 / 401, the form page round trip, and the
 operators' `papertrail corrections list|close`."""
 
-import os
 import re
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,7 +13,7 @@ import pytest
 from lxml import html
 
 from tests.conftest import FIXTURES, Servers, wait_until
-from tests.integration.services import ROOT, running_services
+from tests.integration.services import create_user, papertrail_cli, running_services
 
 pytestmark = pytest.mark.integration
 OLD_STYLE = FIXTURES / "query/old_style_ids.jsonl"
@@ -35,18 +32,6 @@ class Site:
         return httpx.post(f"{self.base}/api/papers/{paper_id}/corrections", json=body, headers=headers, timeout=10)
 
 
-def papertrail(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "papertrail", *args],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        check=check,
-        timeout=120,
-    )
-
-
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     run = uuid.uuid4().hex[:8]
@@ -57,19 +42,19 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     }
     with running_services(["normalizer", "query"], env, tmp_path_factory.mktemp("corrections")) as ports:
         base = f"http://127.0.0.1:{ports['query']}"
-        papertrail(env, "import", str(OLD_STYLE))
+        papertrail_cli(env, "import", str(OLD_STYLE))
 
         def held(paper_id: str) -> bool:
             return httpx.get(f"{base}/api/papers/{paper_id}", timeout=5).status_code == 200
 
         wait_until(lambda: held(REPORTED) and held(FLOODED), timeout=60, what="both papers normalized")
-        token = papertrail(env, "users", "create", "ana").stdout.strip().splitlines()[-1]
+        token = create_user(env, "ana")
         yield Site(env, base, token)
 
 
 def listed(site: Site, *args: str) -> dict[str, str]:
     """`papertrail corrections list`: report id → its header line."""
-    out = papertrail(site.env, "corrections", "list", *args).stdout
+    out = papertrail_cli(site.env, "corrections", "list", *args).stdout
     return {line.split()[0]: line for line in out.splitlines() if re.match(r"^[0-9a-f]{32} ", line)}
 
 
@@ -111,7 +96,7 @@ def test_a_paper_takes_twenty_open_reports_then_429_until_one_is_closed(site: Si
     refused = site.post(FLOODED, {"field": "other", "message": "one more"})
     assert refused.status_code == 429 and "already has 20 open error reports" in refused.text
     assert site.post(REPORTED, {"field": "other", "message": "another paper is not capped"}).status_code == 201
-    closed = papertrail(site.env, "corrections", "close", accepted[0].json()["id"])
+    closed = papertrail_cli(site.env, "corrections", "close", accepted[0].json()["id"])
     assert f"report {accepted[0].json()['id']} on {FLOODED} is closed" in closed.stdout
     assert site.post(FLOODED, {"field": "other", "message": "room again"}).status_code == 201
 
@@ -119,16 +104,17 @@ def test_a_paper_takes_twenty_open_reports_then_429_until_one_is_closed(site: Si
 def test_operators_list_by_status_and_close(site: Site) -> None:
     report = site.post(REPORTED, {"field": "authors", "message": "作者顺序不对\n第二行"}).json()["id"]
     assert report in listed(site, "--status", "open") and report not in listed(site, "--status", "closed")
-    assert "    第二行" in papertrail(site.env, "corrections", "list").stdout  # the message, indented under its report
-    assert papertrail(site.env, "corrections", "close", report).returncode == 0
+    listing = papertrail_cli(site.env, "corrections", "list").stdout
+    assert "    第二行" in listing  # the message, indented under its report
+    assert papertrail_cli(site.env, "corrections", "close", report).returncode == 0
     assert report in listed(site, "--status", "closed") and report not in listed(site, "--status", "open")
-    again = papertrail(site.env, "corrections", "close", report)  # closing twice changes nothing
+    again = papertrail_cli(site.env, "corrections", "close", report)  # closing twice changes nothing
     assert again.returncode == 0 and "is closed" in again.stdout
-    missing = papertrail(site.env, "corrections", "close", "0" * 32, check=False)
+    missing = papertrail_cli(site.env, "corrections", "close", "0" * 32, check=False)
     assert missing.returncode == 1 and "no report" in missing.stdout
-    malformed = papertrail(site.env, "corrections", "close", "abc", check=False)
+    malformed = papertrail_cli(site.env, "corrections", "close", "abc", check=False)
     assert malformed.returncode == 2 and "not a report id" in malformed.stdout
-    bad_status = papertrail(site.env, "corrections", "list", "--status", "done", check=False)
+    bad_status = papertrail_cli(site.env, "corrections", "list", "--status", "done", check=False)
     assert bad_status.returncode == 2 and "invalid choice" in bad_status.stderr
 
 
@@ -153,7 +139,8 @@ def test_the_form_page_round_trip_without_javascript(site: Site) -> None:
         assert client.get("/papers/arxiv:hep-th/9901001/correct").status_code == 404
         english = client.get(f"/papers/{REPORTED}/correct", params={"lang": "en"})
         assert "Report an error" in english.text and "Send report" in english.text
-    assert any("TL;DR 与摘要不符" in line for line in papertrail(site.env, "corrections", "list").stdout.splitlines())
+    listing = papertrail_cli(site.env, "corrections", "list").stdout
+    assert any("TL;DR 与摘要不符" in line for line in listing.splitlines())
 
 
 def test_a_long_chinese_message_arrives_whole_and_an_oversized_form_is_refused(site: Site) -> None:
@@ -166,5 +153,5 @@ def test_a_long_chinese_message_arrives_whole_and_an_oversized_form_is_refused(s
         assert sent.status_code == 303
         too_big = client.post(f"/papers/{REPORTED}/correct", data={"field": "other", "message": "长" * 4000})
         assert too_big.status_code == 413 and "KB" in too_big.text
-    out = papertrail(site.env, "corrections", "list").stdout
+    out = papertrail_cli(site.env, "corrections", "list").stdout
     assert "contact=z@y.cn" in out and f"    {message}" in out

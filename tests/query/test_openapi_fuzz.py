@@ -1,8 +1,5 @@
 """Schemathesis against the query service's own OpenAPI: generated requests never get a 5xx."""
 
-import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -13,7 +10,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
 from tests.conftest import Servers
-from tests.integration.services import ROOT, running_service
+from tests.integration.services import create_user, running_service
 
 pytestmark = pytest.mark.integration
 TOKEN: dict[str, str] = {}
@@ -28,16 +25,7 @@ def query_api(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Ite
         "TOPIC_PARTITIONS": "3",
     }
     with running_service("query", env, tmp_path_factory.mktemp("fuzz")) as port:
-        created = subprocess.run(
-            [sys.executable, "-m", "papertrail", "users", "create", f"fuzz-{run}"],
-            cwd=ROOT,
-            env={**os.environ, **env},
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=60,
-        )
-        TOKEN["value"] = created.stdout.strip().splitlines()[-1]
+        TOKEN["value"] = create_user(env, f"fuzz-{run}")
         yield f"http://127.0.0.1:{port}"
 
 
