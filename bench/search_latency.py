@@ -32,12 +32,14 @@ from papertrail.settings import InfraSettings  # noqa: E402
 from schemas.events import PaperEnriched, RawRecord  # noqa: E402
 from schemas.paper import PaperVersion  # noqa: E402
 from schemas.summary import Summary  # noqa: E402
+from services.matcher.catalogue import load_catalogue  # noqa: E402
 from services.normalizer.identity import merge  # noqa: E402
 from services.normalizer.parsers.arxiv_json import parse_corpus_line  # noqa: E402
 from services.query.api.routes.papers import LIST_FIELDS  # noqa: E402
 from services.query.documents import paper_document  # noqa: E402
 from services.query.index import PaperIndex, search_body  # noqa: E402
 from services.query.search import PaperQuery  # noqa: E402
+from services.query.topic_tags import TopicTagger  # noqa: E402
 
 CORPUS = Path(os.environ.get("PAPERTRAIL_CORPUS", ROOT.parent / "shared" / "corpus" / "arxiv-daily-2026-05"))
 AI = frozenset({"cs.AI", "cs.CL", "cs.CV", "cs.LG", "cs.MA", "cs.NE", "cs.IR", "cs.RO", "stat.ML"})
@@ -100,6 +102,7 @@ def corpus_events(limit_lines: int | None = None) -> list[PaperEnriched]:
 def replicated_documents(events: list[PaperEnriched], count: int) -> list[dict[str, Any]]:
     """`count` documents: copy k of every paper gets id suffix `.r<k>` and times shifted by k days."""
     documents: list[dict[str, Any]] = []
+    tagger = TopicTagger(load_catalogue())
     k = 0
     while len(documents) < count:
         for event in events:
@@ -113,7 +116,8 @@ def replicated_documents(events: list[PaperEnriched], count: int) -> list[dict[s
                 }
             )
             version = PaperVersion(**{**event.version.model_dump(), "paper_id": paper.id})
-            documents.append(paper_document(event.model_copy(update={"paper": paper, "version": version})))
+            tagged = paper_document(event.model_copy(update={"paper": paper, "version": version}), tagger.of(paper))
+            documents.append(tagged)
         k += 1
     return documents
 

@@ -27,5 +27,8 @@ CATALOGUE: dict[str, tuple[type[BaseModel], str]] = {
     PAPERS_ENRICHED: (PaperEnriched, "summarizer → matcher, query: papers with AI summaries; key paper id"),
     PAPERS_NEW: (PaperNew, "summarizer → other systems (public): papers seen for the first time; key paper id"),
     FOLLOWS_CHANGED: (FollowChanged, "query → matcher: follows created, updated, deleted; key user id"),
-    FOLLOWS_MATCHED: (FollowMatched, "matcher → query: a paper satisfies a follow; key paper id"),
+    FOLLOWS_MATCHED: (
+        FollowMatched,
+        "matcher → webhooks, other systems: a user's follow matched a paper; key paper id",
+    ),
 }

@@ -79,7 +79,7 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
         except ValueError as error:
             log.warning("stored follow does not compile; skipped", extra={"follow_id": follow.id, "error": str(error)})
     count_follows(index)
-    recorder = MatchRecorder(store, publish_matches, settings.system_user_id)
+    recorder = MatchRecorder(store, publish_matches)
     backfiller = Backfiller(
         search, settings.index_name, store, settings.backfill_days, settings.backfill_max_hits_per_term
     )
@@ -163,15 +163,13 @@ async def on_follows_matched(
     webhooks: Annotated[WebhookSender, Context()],
     dead_letters: Annotated[DeadLetterPolicy, Context()],
 ) -> None:
-    """POST each match of a batch to the follow's or the user's webhook, if there is one, in order.
-
-    Most matches are the catalogue's topic hits, which have no webhook: they are passed over without a read, and the
-    owners of the rest are read in one query per batch."""
+    """POST each match of a batch to the follow's or the user's webhook, if there is one, in order; the owners of
+    follows without their own webhook are read in one query per batch."""
     valid = await dead_letters.keep_valid(message.raw_message, FollowMatched)  # type: ignore[arg-type]
     wanted: list[tuple[FollowMatched, Follow]] = []
     for _, event in valid:
         compiled = follow_index.follows.get(event.follow_id)
-        if compiled is not None and event.user_id != settings.system_user_id:  # None: unfollowed since
+        if compiled is not None:  # None: unfollowed since
             wanted.append((event, compiled.follow))
     owners = await matches.users_by_id(sorted({e.user_id for e, follow in wanted if not follow.webhook_url}))
     for event, follow in wanted:

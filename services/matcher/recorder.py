@@ -19,27 +19,19 @@ class MatchRecorder:
     """Store a user's matches idempotently, then publish them (confirmed) and mark them announced: a crash between
     the two leaves them stored but unannounced, and the redelivered paper announces them then. A batch costs three
     round trips to MongoDB and one wait for the broker, however many matches it holds.
-
-    The catalogue's topic follows (the system user's) are only announced: the topic pages are their one reader, and
-    the query service merges a topic hit idempotently, so a redelivered paper announcing one again changes nothing.
-    Storing them would cost two writes per topic a paper hits, for no reader.
     """
 
-    def __init__(self, store: MatchStore, publish_all: PublishAll, system_user_id: str) -> None:
+    def __init__(self, store: MatchStore, publish_all: PublishAll) -> None:
         self.store = store
         self.publish_all = publish_all
-        self.system_user_id = system_user_id
 
     async def record(self, matches: list[FollowMatched], path: str = "live") -> int:
-        # one announcement per topic and paper, however often the batch holds the paper
-        topic_hits = list({(m.follow_id, m.paper_id): m for m in matches if m.user_id == self.system_user_id}.values())
-        users = [m for m in matches if m.user_id != self.system_user_id]
-        pending = await self.store.record_many(users)  # the same paper twice for a follow is one match
-        await self.publish_all(pending + topic_hits)
+        pending = await self.store.record_many(matches)  # the same paper twice for a follow is one match
+        await self.publish_all(pending)
         await self.store.mark_announced_many(pending)
-        for match in pending + topic_hits:
+        for match in pending:
             MATCHES.labels(match.follow_kind, path).inc()
-        return len(pending) + len(topic_hits)
+        return len(pending)
 
 
 class BackfillRunner:

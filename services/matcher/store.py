@@ -102,7 +102,12 @@ class MatchStore:
 
     async def record_many(self, matches: list[FollowMatched]) -> list[FollowMatched]:
         """`record` for a batch in one round trip: new matches are inserted together; the few that exist already
-        (a redelivered paper) are looked up one by one to tell announced from stored-but-unannounced."""
+        (a redelivered paper) are looked up one by one to tell announced from stored-but-unannounced. A match the
+        batch holds twice (its paper came twice) counts once."""
+        once: dict[tuple[str, ...], FollowMatched] = {}
+        for match in matches:
+            once.setdefault(tuple(_match_key(match).values()), match)
+        matches = list(once.values())
         if not matches:
             return []
         docs = [{**match.model_dump(mode="python"), "announced": False} for match in matches]

@@ -1,12 +1,15 @@
-"""Query service: papers.enriched.v1 → the Meilisearch index, harvest.status.v1 → source freshness,
-follows.matched.v1 → topic hits; the HTTP API, Atom feeds and web pages read them."""
+"""Query service: papers.enriched.v1 → the Meilisearch index (each paper tagged with the catalogue topics it hits),
+harvest.status.v1 → source freshness; the HTTP API, Atom feeds and web pages read them."""
 
+import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
+import stamina
 from fastapi import FastAPI, Response
 from fastapi.responses import JSONResponse
 from faststream import Context
@@ -23,7 +26,7 @@ from papertrail.search import make_search_client
 from papertrail.search import ping as meili_ping
 from papertrail.service import Readiness, load_settings
 from schemas import topics
-from schemas.events import Follow, FollowChanged, FollowMatched, HarvestStatus, PaperEnriched
+from schemas.events import FollowChanged, HarvestStatus, PaperEnriched
 from services.matcher.catalogue import load_catalogue
 from services.query.api.routes import corrections, feeds, follows, overview, papers
 from services.query.api.routes import topics as topic_routes
@@ -31,6 +34,7 @@ from services.query.documents import paper_document
 from services.query.index import PaperIndex
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
+from services.query.topic_tags import TopicTagger
 from services.query.web import mount_web
 
 SERVICE = "query"
@@ -55,11 +59,13 @@ async def on_papers_enriched(
     body: list[Any],
     message: KafkaMessage,
     paper_index: Annotated[PaperIndex, Context()],
+    topic_tagger: Annotated[TopicTagger, Context()],
     dead_letters: Annotated[DeadLetterPolicy, Context()],
 ) -> None:
-    """Index a batch; offsets are committed only after Meilisearch applied it; bad records are parked."""
+    """Index a batch, each paper with its catalogue topics; offsets are committed only after Meilisearch applied
+    it; bad records are parked."""
     valid = await dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
-    documents = [paper_document(event) for _, event in valid]
+    documents = [paper_document(event, topic_tagger.of(event.paper)) for _, event in valid]
     failures = await paper_index.upsert_isolating_failures(documents)
     for position, error in failures:
         await dead_letters.park(valid[position][0], error)
@@ -76,41 +82,17 @@ async def on_harvest_status(status: HarvestStatus, store: Annotated[QueryStore, 
     await store.record_run(status)
 
 
-@broker.subscriber(
-    topics.FOLLOWS_MATCHED,
-    **batch_options(SERVICE, settings.index_batch_size, settings.index_batch_wait_ms, settings.index_linger_ms),
-)
-async def on_follows_matched(
-    body: list[Any],
-    message: KafkaMessage,
-    paper_index: Annotated[PaperIndex, Context()],
-    dead_letters: Annotated[DeadLetterPolicy, Context()],
-) -> None:
-    """Catalogue topics' hits (the system user's follows) become filterable on their papers, with reasons."""
-    valid = await dead_letters.keep_valid(message.raw_message, FollowMatched)  # type: ignore[arg-type]
-    await paper_index.add_topic_hits(
-        [
-            (match.paper_id, match.follow_id.removeprefix("topic:"), [r.model_dump(mode="json") for r in match.reasons])
-            for _, match in valid
-            if match.user_id == settings.system_user_id and match.follow_kind == "topic"
-        ]
-    )
-
-
-def catalogue_follows(system_user_id: str) -> list[Follow]:
-    """One topic follow per catalogue topic, owned by the system user: its matches feed the topic pages."""
-    now = datetime.now(UTC)
-    return [
-        Follow(
-            id=f"topic:{topic.id}",
-            user_id=system_user_id,
-            kind="topic",
-            name=topic.name,
-            topic_id=topic.id,
-            created_at=now,
-        )
-        for topic in load_catalogue()
-    ]
+@stamina.retry(on=Exception, attempts=None, timeout=None, wait_max=60)
+async def retag_on_catalogue_change(paper_index: PaperIndex, store: QueryStore, tagger: TopicTagger) -> None:
+    """Re-derive every indexed paper's topics when the catalogue differs from the one that tagged them (a new
+    release's topics.toml); retried until it succeeds, since a paper retagged twice comes out the same."""
+    if await store.tagged_catalogue(paper_index.name) == tagger.digest:
+        return
+    started = time.perf_counter()
+    changed = await paper_index.retag(tagger)
+    await store.save_tagged_catalogue(paper_index.name, tagger.digest)
+    seconds = round(time.perf_counter() - started, 1)
+    log.info("papers retagged for the topic catalogue", extra={"changed": changed, "seconds": seconds})
 
 
 async def announce_follow_change(change: FollowChanged) -> None:
@@ -119,9 +101,7 @@ async def announce_follow_change(change: FollowChanged) -> None:
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    await ensure_topics(
-        settings, [topics.PAPERS_ENRICHED, topics.HARVEST_STATUS, topics.FOLLOWS_MATCHED, topics.FOLLOWS_CHANGED]
-    )
+    await ensure_topics(settings, [topics.PAPERS_ENRICHED, topics.HARVEST_STATUS, topics.FOLLOWS_CHANGED])
     mongo = make_mongo_client(settings, SERVICE)
     meili = make_search_client(settings)
     paper_index = PaperIndex(meili, settings.index_name, settings.index_task_timeout_s)
@@ -130,26 +110,26 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     await store.ensure_indexes()
     app.state.paper_index, app.state.store, app.state.settings = paper_index, store, settings
     app.state.follow_announcer = announce_follow_change
+    topic_tagger = TopicTagger(load_catalogue())
     broker.context.set_global("paper_index", paper_index)
+    broker.context.set_global("topic_tagger", topic_tagger)
     broker.context.set_global("store", store)
     readiness.add("kafka", lambda: broker.ping(timeout=3))
     readiness.add("mongodb", lambda: mongo_ping(mongo))
     readiness.add("meilisearch", lambda: meili_ping(meili))
     lag = LagMonitor(settings, SERVICE, watched_groups(broker.subscribers)).start()  # papertrail_consumer_lag
     await broker.start()
-    for follow in await store.ensure_system_follows(catalogue_follows(settings.system_user_id)):
+    for follow in await store.retire_catalogue_follows():
         await announce_follow_change(
-            FollowChanged(
-                action="created",
-                follow_id=follow.id,
-                user_id=follow.user_id,
-                follow=follow,
-                changed_at=follow.created_at,
-            )
+            FollowChanged(action="deleted", follow_id=follow.id, user_id=follow.user_id, changed_at=datetime.now(UTC))
         )
+    retag = asyncio.create_task(retag_on_catalogue_change(paper_index, store, topic_tagger), name="retag")
     try:
         yield
     finally:
+        retag.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await retag
         await lag.stop()
         await broker.stop()
         await meili.aclose()

@@ -40,7 +40,8 @@ def _ts(value: Any) -> int | None:
     return int(value.timestamp()) if value is not None else None
 
 
-def paper_document(event: PaperEnriched) -> dict[str, Any]:
+def paper_document(event: PaperEnriched, topic_reasons: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The document of a paper; `topic_reasons` are the catalogue topics it hits (services/query/topic_tags.py)."""
     paper, summary = event.paper, event.summary
     return {
         "id": document_id(paper.id),
@@ -79,4 +80,6 @@ def paper_document(event: PaperEnriched) -> dict[str, Any]:
         "published_ts": _ts(paper.published_at),
         # when a usable summary was written: the overview's "new AI summaries" lists papers by it
         "summarized_ts": _ts(summary.generated_at) if summary.status == "ok" else None,
+        "topic_ids": sorted(topic_reasons),
+        "topic_reasons": topic_reasons,
     }

@@ -14,7 +14,9 @@ from papertrail.kafka import UnprocessableMessage
 from papertrail.search import quote
 from services.query.documents import FILTERABLE, SEARCHABLE, SORTABLE, document_id
 from services.query.search import PaperQuery
+from services.query.topic_tags import TopicTagger
 
+RETAG_FIELDS = ["id", "paper_id", "title", "abstract", "categories", "topic_ids", "topic_reasons"]
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
 # overview's counts need the exact figure. Raising it costs nothing measurable here (bench/search_latency.py).
@@ -71,7 +73,7 @@ class PaperIndex:
         )
 
     async def upsert(self, documents: list[dict[str, Any]]) -> None:
-        """Add or update documents (fields merge, so topic hits written separately survive) and wait until
+        """Add or update documents (fields merge: a partial document changes only its fields) and wait until
         Meilisearch has applied them."""
         task = await self.index.update_documents(documents, primary_key="id")
         await self._wait(task.task_uid)
@@ -96,26 +98,27 @@ class PaperIndex:
         body = {"filter": list(filters) or None, "page": 1, "hitsPerPage": 0, "attributesToRetrieve": ["paper_id"]}
         return (await self._search(body)).total
 
-    async def add_topic_hits(self, hits: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
-        """Record that papers hit catalogue topics — (paper id, topic id, reasons) — as filterable `topic_ids` and
-        reasons for the topic page: one read and one write (one task) for the whole batch."""
-        by_paper: dict[str, dict[str, list[dict[str, Any]]]] = {}
-        for paper_id, topic_id, reasons in hits:
-            by_paper.setdefault(paper_id, {})[topic_id] = reasons
-        current = await self.by_ids(list(by_paper))
-        documents = []
-        for paper_id, new_reasons in by_paper.items():
-            held = current.get(paper_id, {})
-            documents.append(
-                {
-                    "id": document_id(paper_id),
-                    "paper_id": paper_id,
-                    "topic_ids": sorted({*held.get("topic_ids", []), *new_reasons}),
-                    "topic_reasons": {**held.get("topic_reasons", {}), **new_reasons},
-                }
-            )
-        if documents:
-            await self.upsert(documents)
+    async def retag(self, tagger: TopicTagger, page_size: int = 1000) -> int:
+        """Recompute every paper's catalogue topics, after the catalogue changed, and rewrite those that differ
+        (only their topic fields); return how many changed. Papers indexed meanwhile are tagged by the same
+        catalogue, so the two writers agree."""
+        changed = 0
+        offset = 0
+        while True:
+            page = await self.index.get_documents(offset=offset, limit=page_size, fields=RETAG_FIELDS)
+            updates = []
+            for held in page.results:
+                reasons = tagger.tags(
+                    held["paper_id"], held.get("title", ""), held.get("abstract", ""), held.get("categories", [])
+                )
+                if reasons != held.get("topic_reasons", {}) or sorted(reasons) != held.get("topic_ids", []):
+                    updates.append({"id": held["id"], "topic_ids": sorted(reasons), "topic_reasons": reasons})
+            if updates:
+                await self.upsert(updates)
+                changed += len(updates)
+            offset += len(page.results)
+            if len(page.results) < page_size:
+                return changed
 
     async def by_ids(self, paper_ids: list[str]) -> dict[str, dict[str, Any]]:
         """Documents for these paper ids (missing ones are left out)."""

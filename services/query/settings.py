@@ -21,12 +21,11 @@ class QuerySettings(InfraSettings):
         0,
         ge=0,
         le=10_000,
-        description="gather papers and topic hits this long (or until 1 MiB is there) before an indexing task: a "
+        description="gather papers this long (or until 1 MiB is there) before an indexing task: a "
         "Meilisearch task costs ~0.35 s whatever its size, so fewer, larger tasks leave the engine more CPU for "
         "searches, at up to this much more harvested → searchable (1000 at 100 papers/s: engine CPU 80 → 60 %, "
         "p99 5 → 10 s; docs/benchmarks.md); 0 indexes each fetch at once",
     )
     display_timezone: TimeZoneName = Field("Asia/Shanghai", description="time zone pages show times in (UTC is stored)")
     overview_window: str = Field("24h", pattern=r"^\d+[hd]$", description="default overview window, e.g. 24h or 7d")
-    system_user_id: str = Field("papertrail", description="user id of the catalogue's topic follows")
     public_url: str = Field("http://127.0.0.1:8000", description="base URL used in Atom feed links")

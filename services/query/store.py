@@ -1,6 +1,7 @@
 """The query service's MongoDB access: its own collections (users, follows, ...) and reads of the others.
 
-Owned here (written only by this service): users, follows, source_runs, corrections (readers' error reports).
+Owned here (written only by this service): users, follows, source_runs, corrections (readers' error reports),
+index_state (which topic catalogue tagged the search index).
 Read only: papers and paper_versions (normalizer), summaries (summarizer), matches, webhook_deliveries,
 digests (matcher).
 """
@@ -32,6 +33,7 @@ class QueryStore:
         self.follows = db["follows"]
         self.source_runs = db["source_runs"]
         self.corrections = db["corrections"]
+        self.index_state = db["index_state"]
 
     async def ensure_indexes(self) -> None:
         await self.users.create_index("token_hash", unique=True)
@@ -54,14 +56,22 @@ class QueryStore:
     async def user_for_token(self, token: str) -> dict[str, Any] | None:
         return await self.users.find_one({"token_hash": token_hash(token)}, {"token_hash": 0, "webhook_secret": 0})
 
-    async def ensure_system_follows(self, follows: list[Follow]) -> list[Follow]:
-        """Store the catalogue's topic follows of the system user; return those that were missing."""
-        missing = []
-        for follow in follows:
-            if await self.follows.find_one({"_id": follow.id}, {"_id": 1}) is None:
-                await self.save_follow(follow, feed_key="")
-                missing.append(follow)
-        return missing
+    async def retire_catalogue_follows(self) -> list[Follow]:
+        """Delete the catalogue's topic follows that releases before topic tagging kept for their system user
+        ("papertrail", never a real user's id: those are uuids); return them so their deletion can be announced."""
+        retired = [self._follow(doc)[0] async for doc in self.follows.find({"user_id": "papertrail", "kind": "topic"})]
+        if retired:
+            await self.follows.delete_many({"_id": {"$in": [f.id for f in retired]}})
+        return retired
+
+    # the search index's topic tags -----------------------------------------------------------------------
+    async def tagged_catalogue(self, index_name: str) -> str | None:
+        """The digest of the topic catalogue the index's papers were last tagged with, if any."""
+        doc = await self.index_state.find_one({"_id": index_name})
+        return doc.get("topic_catalogue") if doc else None
+
+    async def save_tagged_catalogue(self, index_name: str, digest: str) -> None:
+        await self.index_state.update_one({"_id": index_name}, {"$set": {"topic_catalogue": digest}}, upsert=True)
 
     # follows ---------------------------------------------------------------------------------------------
     @staticmethod

@@ -60,7 +60,7 @@ async def _index_held_paper(servers: Servers, index_name: str, paper: Paper) -> 
             searchable_attributes=SEARCHABLE, filterable_attributes=FILTERABLE, sortable_attributes=SORTABLE
         )
         await client.create_index(index_name, primary_key="id", settings=settings, timeout_in_ms=60_000)
-        task = await client.index(index_name).add_documents([paper_document(enriched(paper))], primary_key="id")
+        task = await client.index(index_name).add_documents([paper_document(enriched(paper), {})], primary_key="id")
         await client.wait_for_task(task.task_uid, timeout_in_ms=60_000)
     finally:
         await client.aclose()

@@ -118,28 +118,24 @@ async def test_a_batch_of_matches_is_recorded_once_and_a_redelivered_batch_annou
     assert await store.matches.count_documents({"announced": True}) == 41
 
 
-async def test_catalogue_topic_hits_are_announced_without_being_stored_and_user_matches_once(
-    store: MatchStore,
-) -> None:
+async def test_recorder_stores_and_announces_each_match_once(store: MatchStore) -> None:
     announced: list[FollowMatched] = []
 
     async def publish_all(matches: list[FollowMatched]) -> None:
         announced.extend(matches)
 
-    recorder = MatchRecorder(store, publish_all, system_user_id="papertrail")
-    topic_hit = a_match(user_id="papertrail", follow_id="topic:nlp", follow_kind="topic", follow_name="NLP")
-    users = [a_match(f"arxiv:2605.0{n:04d}") for n in range(3)]
-    batch = [topic_hit, *users, topic_hit.model_copy(update={"matched_at": datetime.now(UTC)})]  # the paper twice
+    recorder = MatchRecorder(store, publish_all)
+    matches = [a_match(f"arxiv:2605.0{n:04d}") for n in range(3)]
+    batch = [*matches, matches[0].model_copy(update={"matched_at": datetime.now(UTC)})]  # a paper twice
 
-    assert await recorder.record(batch) == 4
-    assert sorted(m.paper_id for m in announced if m.user_id == "papertrail") == [topic_hit.paper_id]
-    assert await store.matches.count_documents({}) == 3  # the users' matches only
-    assert await store.matches.count_documents({"user_id": "papertrail"}) == 0
+    assert await recorder.record(batch) == 3
+    assert sorted(m.paper_id for m in announced) == sorted(m.paper_id for m in matches)
+    assert await store.matches.count_documents({"announced": True}) == 3
 
     announced.clear()
-    assert await recorder.record(batch) == 1  # redelivered: the topic hit again (merged idempotently), no user match
-    assert [m.follow_id for m in announced] == ["topic:nlp"]
-    assert await store.matches.count_documents({"announced": True}) == 3
+    assert await recorder.record(batch) == 0  # redelivered: nothing new to store or announce
+    assert announced == []
+    assert await store.matches.count_documents({}) == 3
 
 
 async def test_webhook_that_fails_twice_then_succeeds_is_one_signed_delivery(

@@ -118,7 +118,7 @@ def summarized_paper() -> dict[str, Any]:
         paper_id=paper.id, seq=1, kind="first_observed", source="arxiv", source_record_id="2611.00001",
         observed_at=now, content_hash="x",
     )  # fmt: skip
-    document = paper_document(PaperEnriched(kind="new", paper=paper, version=version, summary=summary))
+    document = paper_document(PaperEnriched(kind="new", paper=paper, version=version, summary=summary), {})
     canonical = {**paper.model_dump(mode="python", exclude={"authors"}), "authors": document["authors_detail"]}
     return {**document, "paper": canonical, "history": [version.model_dump()], "topic_reasons": {}}
 
@@ -180,6 +180,6 @@ def test_a_document_carries_the_latest_record_kind_and_when_a_usable_summary_was
         source_version="v2", observed_at=datetime(2026, 11, 20, tzinfo=UTC), content_hash="y",
     )  # fmt: skip
     pending = Summary(status="pending", error="no model configured", generated_at=datetime(2026, 11, 20, tzinfo=UTC))
-    later = paper_document(PaperEnriched(kind="revised", paper=paper, version=version, summary=pending))
+    later = paper_document(PaperEnriched(kind="revised", paper=paper, version=version, summary=pending), {})
     assert later["version_kind"] == "new_version" and later["version_seq"] == 2
     assert later["summarized_ts"] is None  # a pending summary is not a new AI summary

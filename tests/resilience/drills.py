@@ -32,7 +32,6 @@ GROUPS = [
     (topics.FOLLOWS_MATCHED, "papertrail-matcher-webhooks"),
     (topics.PAPERS_ENRICHED, "papertrail-query"),
     (topics.HARVEST_STATUS, "papertrail-query"),
-    (topics.FOLLOWS_MATCHED, "papertrail-query"),
 ]
 
 
