@@ -229,7 +229,9 @@ def batch_options(service: str, max_records: int, wait_ms: int, linger_ms: int =
 
 
 async def ensure_topics(settings: InfraSettings, topics: list[str]) -> None:
-    """Create each topic and its dead-letter topic if missing, with the configured partition count."""
+    """Create each topic and its dead-letter topic if missing, with the configured partition count and retention.
+
+    An existing topic keeps its settings: change them with the broker's tools (docs/operations.md)."""
     admin = AIOKafkaAdminClient(
         bootstrap_servers=settings.kafka_bootstrap_servers.split(","),
         request_timeout_ms=int(settings.startup_timeout_s * 1000),
@@ -238,7 +240,11 @@ async def ensure_topics(settings: InfraSettings, topics: list[str]) -> None:
     try:
         existing = set(await admin.list_topics())
         wanted = [name for topic in topics for name in (topic, dead_letter_topic(topic))]
-        missing = [NewTopic(t, settings.topic_partitions, 1) for t in dict.fromkeys(wanted) if t not in existing]
+        missing = [
+            NewTopic(t, settings.topic_partitions, 1, topic_configs=topic_configs(settings, t))
+            for t in dict.fromkeys(wanted)
+            if t not in existing
+        ]
         if missing:
             try:
                 await admin.create_topics(missing)
@@ -246,6 +252,18 @@ async def ensure_topics(settings: InfraSettings, topics: list[str]) -> None:
                 pass  # another instance created it between our list and create
     finally:
         await admin.close()
+
+
+def retention_ms(settings: InfraSettings, topic: str) -> int:
+    hours = settings.dead_letter_retention_hours if topic.endswith(DLQ_SUFFIX) else settings.topic_retention_hours
+    return round(hours * 3_600_000)
+
+
+def topic_configs(settings: InfraSettings, topic: str) -> dict[str, str]:
+    """Retention, and segments rolled at least daily: a broker deletes only closed segments, so with Kafka's
+    7-day segments a 7-day topic would hold up to 14 days."""
+    keep = retention_ms(settings, topic)
+    return {"retention.ms": str(keep), "segment.ms": str(min(keep, 86_400_000))}
 
 
 def split_valid(records: Sequence[Any], model: type[M]) -> tuple[list[tuple[Any, M]], list[tuple[Any, Exception]]]:

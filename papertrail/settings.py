@@ -34,6 +34,16 @@ class InfraSettings(BaseSettings):
     meili_url: str = Field("http://127.0.0.1:7700", description="Meilisearch base URL")
     meili_master_key: SecretStr = Field(SecretStr("papertrail-local-master-key"), description="Meilisearch key")
     topic_partitions: int = Field(6, ge=1, le=1024, description="partitions of each topic created at start")
+    topic_retention_hours: float = Field(
+        168,
+        gt=0,
+        description="how long Kafka keeps the events of a topic created at start (168 h is Kafka's own default; "
+        "the local broker keeps every event in memory and rewrites them all to disk every few seconds while it is "
+        "written to, so unbounded topics cost it ever more CPU)",
+    )
+    dead_letter_retention_hours: float = Field(
+        720, gt=0, description="how long a dead-letter topic created at start keeps messages for an operator"
+    )
     startup_timeout_s: float = Field(15.0, gt=0, description="how long to wait for a dependency at start")
     log_level: str = Field("INFO", description="DEBUG, INFO, WARNING or ERROR")
     http_host: str = Field("127.0.0.1", description="address the service's HTTP server binds")
