@@ -18,13 +18,13 @@ class QuerySettings(InfraSettings):
     )
     index_batch_wait_ms: int = Field(200, ge=1, description="longest wait to fill an indexing batch")
     index_linger_ms: int = Field(
-        0,
+        500,
         ge=0,
         le=10_000,
-        description="gather papers this long (or until 1 MiB is there) before an indexing task: a "
-        "Meilisearch task costs ~0.35 s whatever its size, so fewer, larger tasks leave the engine more CPU for "
-        "searches, at up to this much more harvested → searchable (1000 at 100 papers/s: engine CPU 80 → 60 %, "
-        "p99 5 → 10 s; docs/benchmarks.md); 0 indexes each fetch at once",
+        description="gather papers this long (or until 1 MiB is there) before an indexing task: a Meilisearch task "
+        "costs ~0.35 s whatever its size, so fewer, larger tasks leave the engine more CPU, at up to this much more "
+        "harvested → searchable (500 against 0, docs/benchmarks.md runs 16-20: p99 at 200/s 9.8 → 8.9 s and 70 → "
+        "96 % searchable within 5 s; at 100/s p99 4.9 s either way, p50 1.0 → 1.4 s); 0 indexes each fetch at once",
     )
     display_timezone: TimeZoneName = Field("Asia/Shanghai", description="time zone pages show times in (UTC is stored)")
     overview_window: str = Field("24h", pattern=r"^\d+[hd]$", description="default overview window, e.g. 24h or 7d")
