@@ -101,7 +101,8 @@ class PaperIndex:
     async def retag(self, tagger: TopicTagger, page_size: int = 1000) -> int:
         """Recompute every paper's catalogue topics, after the catalogue changed, and rewrite those that differ
         (only their topic fields); return how many changed. Papers indexed meanwhile are tagged by the same
-        catalogue, so the two writers agree."""
+        catalogue, so the two writers agree, except for a paper whose text changes in the few milliseconds between
+        reading its page and writing it: it keeps the old text's topics until its next version."""
         changed = 0
         offset = 0
         while True:
