@@ -35,7 +35,7 @@ from services.normalizer.parsers import parse_raw  # noqa: E402
 from services.normalizer.records import Incoming  # noqa: E402
 from services.normalizer.settings import DEFAULT_AI_CATEGORIES  # noqa: E402
 from services.normalizer.store import PaperStore  # noqa: E402
-from tests.conftest import free_port, wait_until_async  # noqa: E402
+from tests.conftest import stack_on_free_ports, wait_until_async  # noqa: E402
 from tests.integration.services import running_service  # noqa: E402
 from tests.normalizer.kafka_tools import caught_up, publish_raw, skip_to_end  # noqa: E402
 from tests.normalizer.sources import corpus_records  # noqa: E402
@@ -146,9 +146,7 @@ def main(n: int | None) -> None:
     records = corpus_records()[:n] if n else corpus_records()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as folder:
-        settings = stack.StackSettings(
-            dir=Path(folder), kafka_port=free_port(), mongodb_port=free_port(), meili_port=free_port()
-        )
+        settings = stack_on_free_ports(Path(folder))
         try:  # the stack is started and stopped outside the event loop: its readiness probe runs its own loop
             stack.up(settings, log=lambda line: None)
             figures = asyncio.run(measure(settings.environment(), records, Path(folder)))

@@ -37,7 +37,7 @@ from bench.normalize_throughput import bare_bulk_upsert, write_floor  # noqa: E4
 from papertrail import stack  # noqa: E402
 from schemas import topics  # noqa: E402
 from schemas.events import RawRecord  # noqa: E402
-from tests.conftest import free_port, wait_until_async  # noqa: E402
+from tests.conftest import stack_on_free_ports, wait_until_async  # noqa: E402
 from tests.normalizer.kafka_tools import caught_up, committed  # noqa: E402
 from tests.normalizer.sources import corpus_records, raw_record  # noqa: E402
 from tests.resilience.drills import Pipeline, pipeline_env  # noqa: E402
@@ -217,13 +217,7 @@ async def main(
     steady = replicas(int(rate * steady_s))
     bulk = replicas(backfill, first_copy=100)
     with tempfile.TemporaryDirectory() as folder:
-        settings = stack.StackSettings(
-            dir=Path(folder),
-            kafka_port=free_port(),
-            mongodb_port=free_port(),
-            meili_port=free_port(),
-            kafka_broker=broker,
-        )
+        settings = stack_on_free_ports(Path(folder), kafka_broker=broker)
         pipeline = None
         try:
             await asyncio.to_thread(stack.up, settings, lambda line: None)  # it probes Kafka with its own loop

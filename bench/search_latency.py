@@ -40,6 +40,7 @@ from services.query.documents import paper_document  # noqa: E402
 from services.query.index import PaperIndex, search_body  # noqa: E402
 from services.query.search import PaperQuery  # noqa: E402
 from services.query.topic_tags import TopicTagger  # noqa: E402
+from tests.conftest import free_port, stack_on_free_ports  # noqa: E402
 
 CORPUS = Path(os.environ.get("PAPERTRAIL_CORPUS", ROOT.parent / "shared" / "corpus" / "arxiv-daily-2026-05"))
 AI = frozenset({"cs.AI", "cs.CL", "cs.CV", "cs.LG", "cs.MA", "cs.NE", "cs.IR", "cs.RO", "stat.ML"})
@@ -189,14 +190,6 @@ async def measure(settings: InfraSettings, api_url: str, rounds: int) -> dict[st
     return timings
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def start_query_service(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     service = subprocess.Popen(
@@ -223,11 +216,8 @@ def run(papers: int, rounds: int) -> dict[str, Any]:
     events = corpus_events()
     documents = replicated_documents(events, papers)
     with tempfile.TemporaryDirectory() as folder:
-        stack_settings = stack.StackSettings(
-            dir=Path(folder),
-            kafka_port=free_port(),
-            mongodb_port=free_port(),
-            meili_port=free_port(),
+        stack_settings = stack_on_free_ports(
+            Path(folder),
             install_dir=ROOT / ".stack" / "npm",
             start_timeout_s=180,
         )

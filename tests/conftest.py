@@ -13,10 +13,12 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
+
+from papertrail.stack import StackSettings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SOURCES = FIXTURES / "sources"
@@ -44,6 +46,12 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def stack_on_free_ports(folder: Path, **settings: Any) -> StackSettings:
+    """Settings of a local stack of its own: data under `folder`, every server on a free port."""
+    ports = {"kafka_port": free_port(), "mongodb_port": free_port(), "meili_port": free_port()}
+    return StackSettings(dir=folder, **(ports | settings))
 
 
 class GiveUp(Exception):
@@ -128,13 +136,7 @@ def _testcontainers() -> Iterator[Servers]:
 def _local_stack(folder: Path) -> Iterator[Servers]:
     from papertrail import stack
 
-    settings = stack.StackSettings(
-        dir=folder,
-        kafka_port=free_port(),
-        mongodb_port=free_port(),
-        meili_port=free_port(),
-        MEILI_MASTER_KEY="papertrail-test-master-key",
-    )
+    settings = stack_on_free_ports(folder, MEILI_MASTER_KEY="papertrail-test-master-key")
     stack.up(settings, log=lambda line: None)
     try:
         env = settings.environment()

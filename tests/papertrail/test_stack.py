@@ -8,7 +8,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from papertrail import stack
-from tests.conftest import free_port
+from tests.conftest import stack_on_free_ports
 
 pytestmark = pytest.mark.integration
 
@@ -22,9 +22,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_up_twice_status_and_down(tmp_path: Path) -> None:
-    settings = stack.StackSettings(
-        dir=tmp_path / "stack", kafka_port=free_port(), mongodb_port=free_port(), meili_port=free_port()
-    )
+    settings = stack_on_free_ports(tmp_path / "stack")
     lines: list[str] = []
     try:
         stack.up(settings, log=lines.append)
@@ -50,9 +48,7 @@ def test_port_taken_by_another_process_is_named(tmp_path: Path) -> None:
         blocker.bind(("127.0.0.1", 0))
         blocker.listen()
         taken = blocker.getsockname()[1]
-        settings = stack.StackSettings(
-            dir=tmp_path / "stack", kafka_port=taken, mongodb_port=free_port(), meili_port=free_port()
-        )
+        settings = stack_on_free_ports(tmp_path / "stack", kafka_port=taken)
         with pytest.raises(stack.StackError, match=f"kafka: port 127.0.0.1:{taken} is taken"):
             stack.up(settings, log=lambda _: None)
     stack.down(settings, log=lambda _: None)
@@ -60,11 +56,8 @@ def test_port_taken_by_another_process_is_named(tmp_path: Path) -> None:
 
 def test_a_server_that_never_answers_stops_the_others_it_started(tmp_path: Path) -> None:
     """`up` that fails leaves no process behind: here no server can answer within 10 ms."""
-    settings = stack.StackSettings(
-        dir=tmp_path / "stack",
-        kafka_port=free_port(),
-        mongodb_port=free_port(),
-        meili_port=free_port(),
+    settings = stack_on_free_ports(
+        tmp_path / "stack",
         start_timeout_s=0.01,
     )
     with pytest.raises(stack.StackError, match="did not answer"):
@@ -76,13 +69,7 @@ def test_a_server_that_never_answers_stops_the_others_it_started(tmp_path: Path)
 async def test_tansu_instead_of_noida_carries_a_consumer_group(tmp_path: Path) -> None:
     """STACK_KAFKA_BROKER=tansu (the load bench's --broker tansu): the memory-only broker comes up in the stack's
     place and serves what the services need, with the idempotent producer off (KAFKA_IDEMPOTENT_PRODUCER)."""
-    settings = stack.StackSettings(
-        dir=tmp_path / "stack",
-        kafka_port=free_port(),
-        mongodb_port=free_port(),
-        meili_port=free_port(),
-        kafka_broker="tansu",
-    )
+    settings = stack_on_free_ports(tmp_path / "stack", kafka_broker="tansu")
     assert "tansu" in stack.servers(settings)[0].command[0]
     try:
         await asyncio.to_thread(stack.up, settings, lambda line: None)

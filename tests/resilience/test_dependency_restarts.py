@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from papertrail import stack
-from tests.conftest import free_port, wait_until, wait_until_async
+from tests.conftest import stack_on_free_ports, wait_until, wait_until_async
 from tests.resilience.drills import (
     Pipeline,
     corpus_day,
@@ -35,13 +35,7 @@ RESTARTS = ("kafka", "mongodb", "meilisearch")
 
 @pytest.fixture
 def own_stack(tmp_path: Path) -> Iterator[stack.StackSettings]:
-    settings = stack.StackSettings(
-        dir=tmp_path / "stack",
-        kafka_port=free_port(),
-        mongodb_port=free_port(),
-        meili_port=free_port(),
-        MEILI_MASTER_KEY="papertrail-test-master-key",
-    )
+    settings = stack_on_free_ports(tmp_path / "stack", MEILI_MASTER_KEY="papertrail-test-master-key")
     stack.up(settings, log=lambda line: None)
     try:
         yield settings
