@@ -425,10 +425,11 @@ def api() -> dict[str, Any]:
             panel(
                 "stat",
                 "5xx share (10 min)",
-                "Alert ApiErrors above 5 % for 5 minutes.",
+                "Alert ApiErrors above 5 % for 5 minutes. 0 when requests came and none failed.",
                 [
                     target(
-                        f'sum(rate(papertrail_http_requests_total{{{query}, status=~"5.."}}[10m]))'
+                        # with no 5xx the numerator has no series at all: `or vector(0)` shows 0, not "no data"
+                        f'(sum(rate(papertrail_http_requests_total{{{query}, status=~"5.."}}[10m])) or vector(0))'
                         f" / sum(rate(papertrail_http_requests_total{{{query}}}[10m]))",
                         "5xx",
                     )

@@ -53,6 +53,17 @@ def init_metrics(sources: Iterable[str]) -> None:
             ERRORS.labels(source, kind)
 
 
+async def restore_freshness(store: HarvestStore, intervals: dict[str, float]) -> None:
+    """Set each source's interval, last-success time and failure streak from the stored runs, so a restart does
+    not forget how stale a source is: `SourceStale` sees the true age at once, not after the next good run."""
+    for source, interval_s in intervals.items():
+        INTERVAL.labels(source).set(interval_s)
+        last_success, failures = await store.freshness(source)
+        if last_success is not None:
+            LAST_SUCCESS.labels(source).set(last_success.timestamp())
+        CONSECUTIVE_FAILURES.labels(source).set(failures)
+
+
 PublishRaw = Callable[[list[tuple[RawRecord, str]]], Awaitable[None]]
 PublishStatus = Callable[[HarvestStatus], Awaitable[None]]
 PageCallback = Callable[[SourcePage], None]

@@ -34,6 +34,17 @@ class HarvestStore:
         """Upsert the run's latest state (keyed by run id, so re-recording is harmless)."""
         await self.runs.update_one({"_id": status.run_id}, {"$set": status.model_dump(mode="python")}, upsert=True)
 
+    async def freshness(self, source: str) -> tuple[datetime | None, int]:
+        """When the source's last good run finished, and how many runs have failed since (or ever, without one)."""
+        last_good = await self.runs.find_one(
+            {"source": source, "state": "finished"}, {"finished_at": 1, "started_at": 1}, sort=[("started_at", -1)]
+        )
+        finished_at: datetime | None = last_good["finished_at"] if last_good else None
+        failed: dict[str, Any] = {"source": source, "state": "failed"}
+        if last_good:
+            failed["started_at"] = {"$gt": last_good["started_at"]}
+        return finished_at, await self.runs.count_documents(failed)
+
     async def acquire_lease(self, source: str, holder: str, ttl_s: float) -> bool:
         """Take (or renew) the source's run lease unless another holder has one that has not expired.
 

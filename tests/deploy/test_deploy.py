@@ -113,3 +113,37 @@ def test_dashboards_are_what_the_builder_writes() -> None:
     for name in ("pipeline", "sources", "summarizer", "api"):
         committed = json.loads((DEPLOY / "grafana" / "dashboards" / f"{name}.json").read_text())
         assert committed == builder[name](), f"{name}.json is stale: run deploy/grafana/build_dashboards.py"
+
+
+def _panel_expr(dashboard: str, title: str) -> str:
+    document = json.loads((DEPLOY / "grafana" / "dashboards" / f"{dashboard}.json").read_text())
+    (found,) = [p for p in document["panels"] if p["title"] == title]
+    return str(found["targets"][0]["expr"])
+
+
+@needs_promtool
+def test_the_5xx_share_panel_shows_zero_when_nothing_failed(tmp_path: Path) -> None:
+    """Evaluated by Prometheus's engine (promtool's expression tests): requests and no 5xx is 0, not "no data";
+    one failed request in ten is 10 %."""
+    expr = _panel_expr("api", "5xx share (10 min)")
+    case = {
+        "interval": "1m",
+        "input_series": [
+            {"series": 'papertrail_http_requests_total{service="query", route="/api/papers", status="200"}',
+             "values": "0+60x20"},
+        ],
+        "promql_expr_test": [{"expr": expr, "eval_time": "15m", "exp_samples": [{"labels": "{}", "value": 0}]}],
+    }  # fmt: skip
+    failing = {
+        **case,
+        "input_series": [
+            *case["input_series"],
+            {"series": 'papertrail_http_requests_total{service="query", route="/api/papers", status="502"}',
+             "values": "0+6x20"},
+        ],
+        "promql_expr_test": [{"expr": expr, "eval_time": "15m", "exp_samples": [{"labels": "{}", "value": 6 / 66}]}],
+    }  # fmt: skip
+    path = tmp_path / "panel_test.yml"
+    path.write_text(yaml.safe_dump({"rule_files": [], "tests": [case, failing]}))
+    result = subprocess.run([promtool, "test", "rules", str(path)], capture_output=True, text=True)  # type: ignore[list-item]
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -86,8 +86,13 @@ async def test_an_index_tagged_by_another_catalogue_is_retagged_at_start(servers
                 )
 
             await wait_until_async(retagged, 60, "every paper tagged by the current catalogue")
-            state = await db.index_state.find_one({"_id": env["INDEX_NAME"]})
-            assert state is not None and state["topic_catalogue"] == tagger.digest
+
+            async def digest_saved() -> bool:
+                # written after the last retagged paper is indexed, so it may land just after the check above
+                state = await db.index_state.find_one({"_id": env["INDEX_NAME"]})
+                return state is not None and state["topic_catalogue"] == tagger.digest
+
+            await wait_until_async(digest_saved, 30, "the current catalogue's digest saved for the index")
             assert await db.follows.count_documents({"user_id": "papertrail"}) == 0
             assert await _deleted_follows_announced(servers, legacy_id)  # so matchers drop it too
     finally:
