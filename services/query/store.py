@@ -18,6 +18,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 from papertrail.mongo import ensure_index
 from schemas.events import Follow, HarvestStatus
 from services.query.corrections import CorrectionReport
+from services.query.paper_lookup import PaperKey, holder
 
 TOKEN_PREFIX = "pt_"
 
@@ -171,8 +172,10 @@ class QueryStore:
         cursor = self.db["paper_versions"].find({"paper_id": paper_id}, {"_id": 0}).sort("seq", 1)
         return [doc async for doc in cursor]
 
-    async def paper(self, paper_id: str) -> dict[str, Any] | None:
-        return await self.db["papers"].find_one({"_id": paper_id})
+    async def paper(self, key: PaperKey) -> dict[str, Any] | None:
+        """The paper holding this id, in one find on the normalizer's index of that `ids` field (unique for arXiv
+        and ACL ids): a canonical id is looked up the same way, since a paper holds its canonical id in `ids`."""
+        return holder(key, await self.db["papers"].find({key.field: key.value}).to_list(None))
 
     async def count_versions(self, kind: str, since: datetime, until: datetime) -> int:
         return await self.db["paper_versions"].count_documents(

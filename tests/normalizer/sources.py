@@ -53,6 +53,20 @@ def acl_records(path: Path = ACL_FILE) -> list[RawRecord]:
     return records
 
 
+def with_anthology_doi(record: RawRecord) -> RawRecord:
+    """An ACL record with the DOI the Anthology assigns its papers (10.18653/v1/<anthology id>): the recorded volume
+    (2024-08-15) predates them."""
+    doi = f"<doi>10.18653/v1/{record.record_id}</doi></paper>"
+    return raw_record(record.source, record.record_id, record.format, record.content.replace("</paper>", doi))
+
+
+def arxiv_line(arxiv_id: str, title: str, authors: list[str], abstract: str, categories: list[str]) -> RawRecord:
+    """A corpus-format line (a paper as arXiv lists it) written from another source's title, authors and abstract:
+    the arXiv side of a merge the recorded files hold only one side of."""
+    line = {"id": arxiv_id, "categories": categories, "authors": authors, "title": title, "comment": None}
+    return raw_record("corpus", arxiv_id, "corpus_json", json.dumps(line | {"summary": abstract}))
+
+
 def hf_records(path: Path) -> list[RawRecord]:
     day = path.stem.removeprefix("daily_papers_")
     return [

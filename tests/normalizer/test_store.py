@@ -17,7 +17,16 @@ from services.normalizer.normalize import Applied, apply_batch, settle
 from services.normalizer.parsers import parse_raw
 from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
-from tests.normalizer.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records, raw_record
+from tests.normalizer.sources import (
+    HF_FILES,
+    acl_records,
+    arxiv_line,
+    corpus_records,
+    hf_records,
+    oai_records,
+    raw_record,
+    with_anthology_doi,
+)
 
 pytestmark = pytest.mark.integration
 AI = frozenset({"cs.CL", "cs.LG", "cs.CV", "cs.AI"})
@@ -39,11 +48,6 @@ async def apply(store: PaperStore, *raws: RawRecord) -> Applied:
 
 async def _no_emit(events: list[PaperNormalized]) -> None:
     pass
-
-
-def arxiv_line(arxiv_id: str, title: str, authors: list[str], abstract: str, categories: list[str]) -> RawRecord:
-    line = {"id": arxiv_id, "categories": categories, "authors": authors, "title": title, "comment": None}
-    return raw_record("corpus", arxiv_id, "corpus_json", json.dumps(line | {"summary": abstract}))
 
 
 async def test_indexes_on_every_id_field(store: PaperStore) -> None:
@@ -105,8 +109,7 @@ async def test_acl_paper_and_its_arxiv_preprint_become_one_published_paper(store
 
 async def test_acl_paper_joins_by_a_shared_doi_even_when_titles_differ(store: PaperStore) -> None:
     acl = next(r for r in acl_records() if r.record_id == "2024.acl-long.2")
-    content = acl.content.replace("</paper>", "<doi>10.18653/v1/2024.acl-long.2</doi></paper>")
-    with_doi = raw_record("acl", acl.record_id, "acl_xml", content)
+    with_doi = with_anthology_doi(acl)
     published = parse_raw(with_doi)
     line = {
         "id": "2402.00001",

@@ -6,9 +6,9 @@ versions; their `AI` Chinese summary is ignored here (summaries belong to the su
 """
 
 import json
-import re
 from typing import Any
 
+from papertrail.paper_ids import ARXIV_VERSION
 from schemas.events import RawRecord
 from schemas.paper import PaperIds, SourceVersion
 from services.normalizer.names import make_author, split_author_list
@@ -21,8 +21,6 @@ from services.normalizer.parsers.arxiv_oai import (
 )
 from services.normalizer.records import ParsedRecord, UnparseableRecord
 from services.normalizer.text import readable, squash
-
-_VERSION_SUFFIX = re.compile(r"v\d+$")
 
 
 def _line(content: str) -> dict[str, Any]:
@@ -45,7 +43,7 @@ def _title(identifier: str, value: Any) -> str:
 def parse_kaggle_arxiv(raw: RawRecord) -> ParsedRecord:
     """One line of the Kaggle arXiv metadata snapshot → parsed record."""
     line = _line(raw.content)
-    identifier = arxiv_id(_VERSION_SUFFIX.sub("", str(line.get("id") or "")))
+    identifier = arxiv_id(ARXIV_VERSION.sub("", str(line.get("id") or "")))
     parsed_names = line.get("authors_parsed") or []
     if parsed_names:
         authors = [
@@ -84,7 +82,7 @@ def parse_kaggle_arxiv(raw: RawRecord) -> ParsedRecord:
 def parse_corpus_line(raw: RawRecord) -> ParsedRecord:
     """One line of the daily-listing corpus → parsed record (no versions: a listing does not say which)."""
     line = _line(raw.content)
-    identifier = arxiv_id(_VERSION_SUFFIX.sub("", str(line.get("id") or "")))
+    identifier = arxiv_id(ARXIV_VERSION.sub("", str(line.get("id") or "")))
     categories = line.get("categories") or []
     names = line.get("authors") or []
     if not isinstance(categories, list) or not isinstance(names, list):

@@ -1,11 +1,11 @@
 """Parsers for arXiv OAI-PMH records: arXivRaw (every version with its date) and arXiv. Pure functions."""
 
 import email.utils
-import re
 from datetime import UTC, datetime
 
 from lxml import etree
 
+from papertrail.paper_ids import ARXIV_OWN_DOI, is_arxiv_id
 from schemas.paper import PaperIds, PublicationStatus, SourceVersion
 from services.normalizer.names import make_author, split_author_list
 from services.normalizer.records import ParsedRecord, UnparseableRecord
@@ -15,9 +15,6 @@ OAI = "{http://www.openarchives.org/OAI/2.0/}"
 ARXIV_RAW = "{http://arxiv.org/OAI/arXivRaw/}"
 ARXIV = "{http://arxiv.org/OAI/arXiv/}"
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
-ARXIV_OWN_DOI = re.compile(r"^10\.48550/arxiv\.", re.IGNORECASE)
-_NEW_ID = re.compile(r"^\d{4}\.\d{4,5}$")
-_OLD_ID = re.compile(r"^[a-z\-]+(\.[A-Z]{2})?/\d{7}$")
 
 
 def _metadata(content: str, namespace: str, local: str) -> etree._Element:
@@ -38,7 +35,7 @@ def _text(element: etree._Element, namespace: str, name: str) -> str | None:
 
 def arxiv_id(value: str | None) -> str:
     value = (value or "").strip()
-    if not (_NEW_ID.match(value) or _OLD_ID.match(value)):
+    if not is_arxiv_id(value):
         raise UnparseableRecord(f"not an arXiv id: {value!r}")
     return value
 

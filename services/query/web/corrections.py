@@ -2,18 +2,25 @@
 and goes back to the paper page with a thank-you notice; a refusal re-renders the form with the reason."""
 
 from typing import Any
-from urllib.parse import parse_qsl, quote
+from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
 from services.query.api.routes.corrections import report_error
+from services.query.api.routes.papers import paper_url
 from services.query.corrections import FIELDS, CorrectionDraft
 from services.query.deps import StoreDep
-from services.query.store import QueryStore
 from services.query.web.i18n import Translator
-from services.query.web.render import error_page, language, render, see_other, signed_in_user
+from services.query.web.render import (
+    held_paper_or_error_page,
+    language,
+    moved_permanently,
+    render,
+    see_other,
+    signed_in_user,
+)
 
 # 2,000 characters of percent-encoded 4-byte UTF-8 plus a contact fit; a longer body is refused, never cut short.
 MAX_FORM_BYTES = 32_768
@@ -31,43 +38,46 @@ async def report_form(request: Request) -> dict[str, str] | None:
     return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
 
 
-def paper_url(paper_id: str) -> str:
-    return "/papers/" + quote(paper_id, safe="/:")
-
-
 async def _form_page(
-    request: Request, store: QueryStore, paper_id: str, form: dict[str, Any], status_code: int = 200, **context: Any
+    request: Request, paper: dict[str, Any], form: dict[str, Any], status_code: int = 200, **context: Any
 ) -> HTMLResponse:
-    user = await signed_in_user(request)
-    paper = await store.paper(paper_id) if paper_id.isprintable() and len(paper_id) <= 300 else None
-    if paper is None:
-        return error_page(request, 404, Translator(language(request))("paper_not_found", id=paper_id), user)
+    paper_id = paper["_id"]
     return render(
-        request, "correct.html", status_code, user=user, paper_id=paper_id, paper_url=paper_url(paper_id),
-        title=paper.get("title", paper_id), fields=FIELDS, form=form, **context,
+        request, "correct.html", status_code, user=await signed_in_user(request), paper_id=paper_id,
+        paper_url=paper_url(paper_id), title=paper.get("title", paper_id), fields=FIELDS, form=form, **context,
     )  # fmt: skip
 
 
 @router.get("/papers/{paper_id:path}/correct", response_class=HTMLResponse)
-async def show_correction_form(paper_id: str, request: Request, store: StoreDep, field: str = "other") -> HTMLResponse:
-    """The form: which field is wrong (preselected from ?field=), what it should be, an optional contact."""
-    return await _form_page(request, store, paper_id, {"field": field if field in FIELDS else "other"})
+async def show_correction_form(paper_id: str, request: Request, store: StoreDep, field: str = "other") -> Response:
+    """The form: which field is wrong (preselected from ?field=), what it should be, an optional contact.
+    Under any other id the paper holds: 301 to the form at its canonical address."""
+    paper = await held_paper_or_error_page(request, store, paper_id, await signed_in_user(request))
+    if isinstance(paper, Response):
+        return paper
+    if paper["_id"] != paper_id:
+        return moved_permanently(request, paper_url(paper["_id"]) + "/correct")
+    return await _form_page(request, paper, {"field": field if field in FIELDS else "other"})
 
 
 @router.post("/papers/{paper_id:path}/correct", response_class=HTMLResponse)
 async def send_correction(paper_id: str, request: Request, store: StoreDep) -> Response:
-    """Store the report (signed-in readers' user id kept with it) and show the paper with a thank-you notice."""
+    """Store the report (signed-in readers' user id kept with it) on the paper holding the id, and show that paper
+    (at its canonical address) with a thank-you notice."""
     form = await report_form(request)
+    user = await signed_in_user(request)
+    paper = await held_paper_or_error_page(request, store, paper_id, user)
+    if isinstance(paper, Response):
+        return paper
     if form is None:
         detail = Translator(language(request))("correct_too_long", limit=MAX_FORM_BYTES // 1024)
-        return await _form_page(request, store, paper_id, {}, 413, error=detail)
-    user = await signed_in_user(request)
+        return await _form_page(request, paper, {}, 413, error=detail)
     try:
         draft = CorrectionDraft.model_validate({k: v for k, v in form.items() if k in ("field", "message", "contact")})
-        await report_error(store, paper_id, draft, user["_id"] if user else None)
+        await report_error(store, paper["_id"], draft, user["_id"] if user else None)
     except ValidationError as error:
         detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
-        return await _form_page(request, store, paper_id, form, 422, error=detail)
+        return await _form_page(request, paper, form, 422, error=detail)
     except HTTPException as error:
-        return await _form_page(request, store, paper_id, form, error.status_code, error=str(error.detail))
-    return see_other(paper_url(paper_id) + "?reported=1#reported")
+        return await _form_page(request, paper, form, error.status_code, error=str(error.detail))
+    return see_other(paper_url(paper["_id"]) + "?reported=1#reported")

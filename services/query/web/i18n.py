@@ -120,6 +120,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "published_at": ("首次发表:{time}", "First published: {time}"),
     "version_updated_at": ("版本更新:{time}", "Version update: {time}"),
     "paper_not_found": ("没有这篇论文:{id}", "No such paper: {id}"),
+    "paper_bad_id": (
+        "不是论文标识:{id}。请用 arXiv 编号(2401.12345)、DOI(10.18653/v1/2024.acl-long.1)"
+        "或 ACL Anthology 编号(2024.acl-long.1)。",
+        "Not a paper id: {id}. Use an arXiv id (2401.12345), a DOI (10.18653/v1/2024.acl-long.1) "
+        "or an ACL Anthology id (2024.acl-long.1).",
+    ),
     # topics / authors / sources
     "topics_title": ("专题目录", "Topic catalogue"),
     "topic_subtopics": ("子方向", "Subtopics"),

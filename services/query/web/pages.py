@@ -4,7 +4,7 @@ import re
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 
 from services.matcher.catalogue import load_catalogue
 from services.query.api.routes import overview as overview_routes
@@ -14,7 +14,14 @@ from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
 from services.query.web import format as fmt
 from services.query.web.browse import PAGE_SIZE, SORTS, api_query_to_page, parse_browse
 from services.query.web.i18n import Translator
-from services.query.web.render import error_page, language, render, signed_in_user
+from services.query.web.render import (
+    error_page,
+    held_paper_or_error_page,
+    language,
+    moved_permanently,
+    render,
+    signed_in_user,
+)
 
 router = APIRouter(include_in_schema=False)
 AUTHOR_KEY = re.compile(paper_routes.AUTHOR_KEY_PATTERN)
@@ -47,13 +54,16 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
 
 
 @router.get("/papers/{paper_id:path}", response_class=HTMLResponse)
-async def show_paper(paper_id: str, request: Request, index: PaperIndexDep, store: StoreDep) -> HTMLResponse:
-    """One paper: both titles, authors, institutions, summary, version history, ids and links, topic hits."""
+async def show_paper(paper_id: str, request: Request, index: PaperIndexDep, store: StoreDep) -> Response:
+    """One paper: both titles, authors, institutions, summary, version history, ids and links, topic hits.
+    Under any other id it holds (`/papers/2212.09999v2`, `/papers/10.18653/v1/…`): 301 to its canonical address."""
     user = await signed_in_user(request)
-    try:
-        detail = await paper_routes.read_paper(paper_id, index, store)
-    except HTTPException:
-        return error_page(request, 404, Translator(language(request))("paper_not_found", id=paper_id), user)
+    paper = await held_paper_or_error_page(request, store, paper_id, user)
+    if isinstance(paper, Response):
+        return paper
+    if paper["_id"] != paper_id:
+        return moved_permanently(request, paper_routes.paper_url(paper["_id"]))
+    detail = await paper_routes.paper_detail(paper, index, store)
     topics = {topic.id: topic for topic in load_catalogue()}
     names = fmt.subtopic_names(list(topics.values()))
     hits = [

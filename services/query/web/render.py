@@ -4,10 +4,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import Request
+from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
+from services.query.deps import get_held_paper
 from services.query.store import QueryStore
 from services.query.web import format as fmt
 from services.query.web.i18n import Translator, pick_language
@@ -63,6 +64,25 @@ def render(request: Request, template: str, status_code: int = 200, **context: A
 
 def error_page(request: Request, status_code: int, message: str, user: dict[str, Any] | None = None) -> HTMLResponse:
     return render(request, "error.html", status_code=status_code, message=message, user=user)
+
+
+async def held_paper_or_error_page(
+    request: Request, store: QueryStore, paper_id: str, user: dict[str, Any] | None
+) -> dict[str, Any] | HTMLResponse:
+    """The paper holding the id (as the API finds it), or the error page: 404 for an id no paper holds, 422 for text
+    that is no paper id."""
+    try:
+        return await get_held_paper(paper_id, store)
+    except HTTPException as error:
+        t = Translator(language(request))
+        message = t("paper_not_found" if error.status_code == 404 else "paper_bad_id", id=paper_id)
+        return error_page(request, error.status_code, message, user)
+
+
+def moved_permanently(request: Request, url: str) -> RedirectResponse:
+    """A page asked for under another of its addresses (a paper under an id other than its canonical one): 301 to
+    the one address, with the query string kept."""
+    return RedirectResponse(f"{url}?{request.url.query}" if request.url.query else url, status_code=301)
 
 
 def see_other(url: str) -> RedirectResponse:

@@ -12,17 +12,17 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
 from services.query.corrections import CorrectionDraft, CorrectionReport, TooManyOpenReports, file_report
-from services.query.deps import StoreDep
+from services.query.deps import HeldPaper, StoreDep
 from services.query.store import QueryStore
 
 router = APIRouter(prefix="/api", tags=["corrections"])
 _bearer = HTTPBearer(auto_error=False, description="optional: the token `papertrail users create NAME` printed")
-MAX_PAPER_ID = 300  # longer than any canonical id; a longer path is no paper's
 
 
 class CorrectionCreated(BaseModel):
     id: str = Field(description="the report's id (operators close it by this id)")
     status: str = Field(description="open until an operator handles it", examples=["open"])
+    paper_id: str = Field(description="the canonical id of the paper reported on, whichever of its ids was used")
 
 
 async def optional_user(
@@ -43,9 +43,7 @@ OptionalUser = Annotated[dict[str, Any] | None, Depends(optional_user)]
 async def report_error(
     store: QueryStore, paper_id: str, draft: CorrectionDraft, user_id: str | None
 ) -> CorrectionReport:
-    """Store a report on a held paper: 404 for a paper not held, 429 when it has too many open reports."""
-    if len(paper_id) > MAX_PAPER_ID or not paper_id.isprintable() or await store.paper(paper_id) is None:
-        raise HTTPException(404, f"no paper {paper_id!r}")
+    """Store a report on a held paper (by its canonical id): 429 when it has too many open reports."""
     try:
         report = file_report(
             paper_id,
@@ -64,11 +62,19 @@ async def report_error(
     "/papers/{paper_id:path}/corrections",
     response_model=CorrectionCreated,
     status_code=201,
-    responses={404: {"description": "no such paper"}, 429: {"description": "the paper has too many open reports"}},
+    responses={
+        404: {"description": "no paper holds this id"},
+        422: {"description": "the text is no paper id, or the report is malformed; the detail says what is wrong"},
+        429: {"description": "the paper has too many open reports"},
+    },
 )
 async def create_correction(
-    paper_id: str, body: CorrectionDraft, store: StoreDep, user: OptionalUser
+    paper: HeldPaper, body: CorrectionDraft, store: StoreDep, user: OptionalUser
 ) -> CorrectionCreated:
-    """Report a wrong institution name, Chinese title, summary or author list; signed-in or anonymous."""
-    report = await report_error(store, paper_id, body, user["_id"] if user else None)
-    return CorrectionCreated(id=report.id, status=report.status)
+    """Report a wrong institution name, Chinese title, summary or author list; signed-in or anonymous.
+
+    The paper may be named by any id it holds (as in `GET /api/papers/{paper_id}`); the report is filed on the
+    canonical paper, whose id the answer gives.
+    """
+    report = await report_error(store, paper["_id"], body, user["_id"] if user else None)
+    return CorrectionCreated(id=report.id, status=report.status, paper_id=report.paper_id)

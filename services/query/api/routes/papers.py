@@ -3,14 +3,16 @@
 import re
 from datetime import date, datetime, time
 from typing import Annotated, Any
+from urllib.parse import quote
 
 import orjson
 from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
-from services.query.deps import PaperIndexDep, StoreDep
+from services.query.deps import HeldPaper, PaperIndexDep, StoreDep
 from services.query.index import PaperIndex
 from services.query.search import PaperQuery, SortKey
+from services.query.store import QueryStore
 
 router = APIRouter(prefix="/api", tags=["papers"])
 
@@ -186,14 +188,43 @@ async def search_papers(
     return Response(orjson.dumps(await find_papers(index, query)), media_type="application/json")
 
 
-@router.get("/papers/{paper_id:path}", response_model=PaperDetail)
-async def read_paper(paper_id: str, index: PaperIndexDep, store: StoreDep) -> dict[str, Any]:
-    """One paper by canonical id (e.g. arxiv:2401.12345) with every id, its version history and summary."""
-    paper = await store.paper(paper_id)
-    if paper is None:
-        raise HTTPException(404, f"no paper {paper_id!r}")
+@router.get(
+    "/papers/{paper_id:path}",
+    response_model=PaperDetail,
+    responses={
+        200: {
+            "headers": {
+                "Content-Location": {
+                    "description": "the paper's canonical address, e.g. /api/papers/acl:2023.acl-long.2",
+                    "schema": {"type": "string"},
+                }
+            }
+        },
+        404: {"description": "no paper holds this id"},
+        422: {"description": "the text is no paper id; the detail says what is wrong"},
+    },
+)
+async def read_paper(paper: HeldPaper, index: PaperIndexDep, store: StoreDep, response: Response) -> dict[str, Any]:
+    """One paper by any id it holds, with every id, its version history and summary.
+
+    The answer is the canonical paper itself (200, no redirect), whichever of its ids was asked: `paper_id` and
+    `paper.id` name its canonical id, and the `Content-Location` header its canonical address. So
+    `/api/papers/2212.09999v2`, `/api/papers/10.18653/V1/2023.ACL-LONG.2` and `/api/papers/acl:2023.acl-long.2`
+    answer the same paper once the preprint and its ACL version are one.
+    """
+    response.headers["Content-Location"] = paper_url(paper["_id"], under="/api/papers/")
+    return await paper_detail(paper, index, store)
+
+
+def paper_url(paper_id: str, under: str = "/papers/") -> str:
+    """The address of a paper (its page, or under another route), the id percent-encoded but for its ':' and '/'."""
+    return under + quote(paper_id, safe="/:")
+
+
+async def paper_detail(paper: dict[str, Any], index: PaperIndex, store: QueryStore) -> dict[str, Any]:
+    """A held paper (its `papers` document) with its search document, version history and summary."""
+    paper_id = paper["id"] = paper.pop("_id")
     document = await index.get(paper_id) or {"paper_id": paper_id, "title": paper.get("title", "")}
-    paper["id"] = paper.pop("_id")
     for internal in ("rev", "fingerprint", "version_count", "last_version"):
         paper.pop(internal, None)
     return {
