@@ -3,6 +3,7 @@
 import re
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from feedgen.feed import FeedGenerator
 
@@ -34,7 +35,8 @@ def render_atom(
     newest = datetime.fromtimestamp(0, UTC)
     for paper in reversed(papers):  # feedgen prepends entries
         entry = feed.add_entry()
-        paper_url = f"{site_url.rstrip('/')}/papers/{paper['paper_id']}"
+        # a DOI may hold characters a URL must escape (`<`, `#`, `;`…)
+        paper_url = f"{site_url.rstrip('/')}/papers/{quote(paper['paper_id'], safe='/:')}"
         entry.id(paper_url)
         entry.title(xml_safe(paper.get("title") or paper["paper_id"]))
         entry.link(href=paper_url)

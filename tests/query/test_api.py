@@ -9,6 +9,7 @@ import httpx
 import pytest
 from lxml import etree
 
+from schemas.paper import Paper
 from services.harvester.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
 from tests.conftest import Servers, wait_until
@@ -89,6 +90,8 @@ def test_paper_detail_has_ids_history_and_summary_status(api: tuple[Pipeline, di
     detail = _get(pipeline, f"/api/papers/arxiv:{record.record_id}")
     assert detail["paper"]["ids"]["arxiv"] == record.record_id
     assert detail["paper"]["ids"]["dois"] == record.ids.dois
+    # the public paper, not the normalizer's storage fields (fingerprints, pending version records, write ids)
+    assert set(detail["paper"]) <= set(Paper.model_fields), set(detail["paper"]) - set(Paper.model_fields)
     assert [(h["seq"], h["kind"], h["source"]) for h in detail["history"]] == [(1, "first_observed", "arxiv")]
     assert detail["summary"]["status"] == "pending"
     missing = httpx.get(pipeline.url("query", "/api/papers/arxiv:0000.00000"), timeout=5)

@@ -9,6 +9,7 @@ import orjson
 from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
+from schemas.paper import Paper
 from services.query.deps import HeldPaper, PaperIndexDep, StoreDep
 from services.query.index import PaperIndex
 from services.query.search import PaperQuery, SortKey
@@ -221,15 +222,20 @@ def paper_url(paper_id: str, under: str = "/papers/") -> str:
     return under + quote(paper_id, safe="/:")
 
 
+def public_paper(paper_id: str, stored: dict[str, Any]) -> dict[str, Any]:
+    """The canonical paper as the schema publishes it, without the normalizer's storage fields (fingerprints,
+    write ids, version records pending their own collection)."""
+    fields = {name: value for name, value in stored.items() if name in Paper.model_fields}
+    return Paper.model_validate({**fields, "id": paper_id}).model_dump(mode="json")
+
+
 async def paper_detail(paper: dict[str, Any], index: PaperIndex, store: QueryStore) -> dict[str, Any]:
     """A held paper (its `papers` document) with its search document, version history and summary."""
-    paper_id = paper["id"] = paper.pop("_id")
+    paper_id = paper.pop("_id")
     document = await index.get(paper_id) or {"paper_id": paper_id, "title": paper.get("title", "")}
-    for internal in ("rev", "fingerprint", "version_count", "last_version"):
-        paper.pop(internal, None)
     return {
         **document,
-        "paper": paper,
+        "paper": public_paper(paper_id, paper),
         "history": await store.versions_of(paper_id),
         "summary": document.get("summary"),
         "topic_reasons": document.get("topic_reasons", {}),
