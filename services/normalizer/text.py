@@ -8,8 +8,6 @@ from functools import lru_cache
 from pylatexenc.latex2text import LatexNodes2Text
 
 _NON_WORD = re.compile(r"[^\w\s]", re.UNICODE)
-# LaTeX accent commands as arXiv metadata writes them: \"o, \'e, {\`a}, \~n, \c{c} ...
-_LATEX_ACCENT = re.compile(r"\{?\\([\"'`^~=.uvHckr])\s*\{?([A-Za-z])\}?\}?")
 _ACCENT_MARK = {
     '"': "\u0308",
     "'": "\u0301",
@@ -26,17 +24,46 @@ _ACCENT_MARK = {
     "r": "\u030a",
 }
 _LATEX_LETTER = {
-    r"\ss": "ß",
-    r"\o": "ø",
-    r"\O": "Ø",
-    r"\ae": "æ",
-    r"\AE": "Æ",
-    r"\l": "ł",
-    r"\L": "Ł",
-    r"\aa": "å",
-    r"\AA": "Å",
-    r"\i": "ı",
+    "ss": "ß",
+    "o": "ø",
+    "O": "Ø",
+    "ae": "æ",
+    "AE": "Æ",
+    "l": "ł",
+    "L": "Ł",
+    "aa": "å",
+    "AA": "Å",
+    "i": "ı",
 }
+# One left-to-right pass over what arXiv metadata writes: a formula is skipped whole (it stays as the source
+# wrote it, for the pages to render); an accent (\"o, \'{e}, {\c c}, \v{s}, \'{\i}) or a letter command (\ss,
+# {\o}) becomes its letter; any other command is consumed whole, so no letter of a longer name (\cup, \circ,
+# \varepsilon, \log) is ever read as an accent. An opening brace around an accent is taken only with its
+# closing one, so braces stay balanced.
+_LATEX_TOKEN = re.compile(
+    r"""
+    (?P<math>\$\$.+?\$\$ | \$(?:[^$\\]|\\.)+\$ | \\\(.+?\\\) | \\\[.+?\\\])
+  | (?P<open>\{)?
+    (?:
+        \\(?P<mark>["'`^~=.]|[uvHckr](?![A-Za-z]))\s*
+        (?:\{(?P<braced>[A-Za-z]|\\[ij])\}|(?P<bare>[A-Za-z]|\\[ij](?![A-Za-z])))
+      | \\(?P<letter>ss|ae|AE|aa|AA|[oOlLi])(?![A-Za-z])(?:\{\})?
+    )
+    (?(open)\})
+  | \\(?:[A-Za-z]+|.)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+def _latex_token(match: re.Match[str]) -> str:
+    mark, letter = match.group("mark"), match.group("letter")
+    if mark:
+        base = (match.group("braced") or match.group("bare")).lstrip("\\")  # \i, \j: dotless, to carry the accent
+        return unicodedata.normalize("NFC", base + _ACCENT_MARK[mark])
+    if letter:
+        return _LATEX_LETTER[letter]
+    return match.group(0)
 
 
 def squash(text: str | None) -> str:
@@ -45,22 +72,11 @@ def squash(text: str | None) -> str:
     return " ".join(text.split()) if text else ""
 
 
-_LATEX_LETTER_PATTERNS = [
-    (re.compile(r"\{?" + re.escape(command) + r"\b\}?"), letter) for command, letter in _LATEX_LETTER.items()
-]
-
-
-def _accent(match: re.Match[str]) -> str:
-    return unicodedata.normalize("NFC", match.group(2) + _ACCENT_MARK[match.group(1)])
-
-
 def latex_accents_to_unicode(text: str) -> str:
+    """LaTeX accents and letters outside formulas as Unicode (`M\\"uller` → `Müller`); formulas untouched."""
     if "\\" not in text:  # nearly all text: every command starts with a backslash (this was half the parse time)
         return text
-    text = _LATEX_ACCENT.sub(_accent, text)
-    for pattern, letter in _LATEX_LETTER_PATTERNS:
-        text = pattern.sub(letter, text)
-    return text
+    return _LATEX_TOKEN.sub(_latex_token, text)
 
 
 @lru_cache(maxsize=1)
