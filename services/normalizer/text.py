@@ -35,14 +35,17 @@ _LATEX_LETTER = {
     "AA": "Å",
     "i": "ı",
 }
+# A formula as arXiv metadata writes one: $…$, $$…$$, \(…\) or \[…\]; `\$` is a dollar sign, not a delimiter.
+_FORMULA = r"\$\$.+?\$\$|\$(?:[^$\\]|\\.)+\$|\\\(.+?\\\)|\\\[.+?\\\]"
+_FORMULAS = re.compile(_FORMULA, re.DOTALL)
 # One left-to-right pass over what arXiv metadata writes: a formula is skipped whole (it stays as the source
 # wrote it, for the pages to render); an accent (\"o, \'{e}, {\c c}, \v{s}, \'{\i}) or a letter command (\ss,
 # {\o}) becomes its letter; any other command is consumed whole, so no letter of a longer name (\cup, \circ,
 # \varepsilon, \log) is ever read as an accent. An opening brace around an accent is taken only with its
 # closing one, so braces stay balanced.
 _LATEX_TOKEN = re.compile(
+    r"(?P<math>" + _FORMULA + r")"
     r"""
-    (?P<math>\$\$.+?\$\$ | \$(?:[^$\\]|\\.)+\$ | \\\(.+?\\\) | \\\[.+?\\\])
   | (?P<open>\{)?
     (?:
         \\(?P<mark>["'`^~=.]|[uvHckr](?![A-Za-z]))\s*
@@ -53,6 +56,13 @@ _LATEX_TOKEN = re.compile(
   | \\(?:[A-Za-z]+|.)
     """,
     re.VERBOSE | re.DOTALL,
+)
+# Inline HTML some sources put in titles (`RED<sup>FM</sup>`): a title key drops it like LaTeX markup.
+_INLINE_TAG = re.compile(r"</?(?:sup|sub|i|b|em|strong|tt|span)\b[^<>]*>", re.IGNORECASE)
+# Commands that only style letters (font, shape, emphasis): a title key drops them as it drops case.
+_STYLE_COMMAND = re.compile(
+    r"\\(?:rm|it|bf|sf|tt|sc|sl|em|up|text(?:rm|it|bf|sf|tt|sc|sl|up|normal)?"
+    r"|math(?:rm|bf|it|sf|tt|cal|bb|frak|scr|normal)?|emph|boldsymbol|bm|operatorname|mbox)(?![A-Za-z])\s*"
 )
 
 
@@ -112,5 +122,23 @@ def fold(text: str) -> str:
     return squash(_NON_WORD.sub(" ", stripped.casefold()))
 
 
+def _formula_text(match: re.Match[str]) -> str:
+    formula = match.group(0)
+    delimiter = 2 if formula.startswith(("$$", "\\(", "\\[")) else 1
+    return tex_math(formula[delimiter:-delimiter])
+
+
 def title_key(title: str) -> str:
+    """`fold` with LaTeX and inline HTML markup folded too: arXiv's `RED$^{\\rm FM}$: …`, the ACL Anthology's
+    `RED<tex-math>^{\\textrm{FM}}</tex-math>: …` (read as `RED^FM: …`), `RED^{\\textrm{FM}}: …` and
+    `RED<sup>FM</sup>: …` are one title.
+
+    A formula is read as the ACL parser reads `<tex-math>` (`$\\alpha$` → α), style commands, braces and inline
+    tags go, and `_` and a tag separate like `^`.
+    """
+    if "<" in title:
+        title = _INLINE_TAG.sub(" ", title)
+    if "\\" in title or "$" in title or "{" in title or "_" in title:
+        title = _STYLE_COMMAND.sub("", _FORMULAS.sub(_formula_text, title))
+        title = title.replace("{", "").replace("}", "").replace("_", " ")
     return fold(title)

@@ -17,7 +17,16 @@ from services.normalizer.normalize import Applied, apply_batch, settle
 from services.normalizer.parsers import parse_raw
 from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
-from tests.normalizer.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records, raw_record
+from tests.normalizer.sources import (
+    ACL_RED_FM,
+    HF_FILES,
+    acl_records,
+    corpus_records,
+    hf_records,
+    oai_records,
+    raw_record,
+    red_fm_preprint,
+)
 
 pytestmark = pytest.mark.integration
 AI = frozenset({"cs.CL", "cs.LG", "cs.CV", "cs.AI"})
@@ -123,6 +132,28 @@ async def test_acl_paper_joins_by_a_shared_doi_even_when_titles_differ(store: Pa
     paper = await store.papers.find_one({})
     assert paper is not None and paper["ids"]["acl"] == "2024.acl-long.2" and paper["status"] == "published"
     assert paper["title"] == published.title  # the published version is the newest
+
+
+@pytest.mark.parametrize("preprint_first", [True, False], ids=["preprint first", "published first"])
+async def test_a_title_written_in_latex_merges_with_its_acl_version(store: PaperStore, preprint_first: bool) -> None:
+    preprint, published = red_fm_preprint(), acl_records(ACL_RED_FM)[0]
+    for record in (preprint, published) if preprint_first else (published, preprint):
+        await apply(store, record)
+    papers = [p async for p in store.papers.find({})]
+    assert len(papers) == 1
+    assert papers[0]["ids"]["arxiv"] == "2306.09802" and papers[0]["ids"]["acl"] == "2023.acl-long.237"
+    assert papers[0]["status"] == "published" and set(papers[0]["sources"]) == {"arxiv", "acl"}
+
+
+async def test_papers_stored_under_an_older_fingerprint_scheme_are_found_after_a_start(store: PaperStore) -> None:
+    await apply(store, acl_records(ACL_RED_FM)[0])
+    await store.papers.update_one(  # as an older normalizer left it: fingerprints nothing computes any more
+        {}, {"$set": {"fingerprints": ["0" * 32]}, "$unset": {"fingerprint_scheme": ""}}
+    )
+    assert await store.refresh_fingerprints() == 1
+    assert await store.refresh_fingerprints() == 0  # once
+    await apply(store, red_fm_preprint())
+    assert await store.papers.count_documents({}) == 1
 
 
 async def test_two_different_papers_with_the_same_title_never_merge(store: PaperStore) -> None:
