@@ -23,6 +23,7 @@ from pymongo.errors import BulkWriteError
 from papertrail.mongo import DUPLICATE_KEY, ensure_index, insert_else_update
 from schemas.paper import Paper, PaperIds, PaperVersion
 from services.normalizer.identity import FINGERPRINT_SCHEME, fingerprint, record_fingerprint
+from services.normalizer.parsers import READING
 from services.normalizer.plan import Draft
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper
 
@@ -95,11 +96,12 @@ class PaperStore:
         await ensure_index(self.versions, [("paper_id", ASCENDING), ("seq", ASCENDING)], unique=True)
 
     async def unseen(self, items: list[Incoming]) -> list[Incoming]:
-        """The items whose exact content (source record + sha256) was not fully handled before."""
+        """The items whose exact content (source record + sha256) was not fully handled before, by this READING."""
         keys = list({item.source_key for item in items})
         seen: set[tuple[str, str]] = set()
-        async for doc in self.source_records.find({"_id": {"$in": keys}}, {"hashes": 1}):
-            seen.update((doc["_id"], h) for h in doc.get("hashes", []))
+        async for doc in self.source_records.find({"_id": {"$in": keys}}, {"hashes": 1, "reading": 1}):
+            if doc.get("reading", 1) >= READING:  # read by an older reading: read again
+                seen.update((doc["_id"], h) for h in doc.get("hashes", []))
         return [item for item in items if (item.source_key, item.raw.sha256) not in seen]
 
     async def candidates(self, records: list[ParsedRecord]) -> list[StoredPaper]:
@@ -263,4 +265,5 @@ def _source_fields(item: Incoming, paper_id: str, now: datetime) -> dict[str, An
         "status": item.record.status,
         "venue": item.record.venue,
         "seen_at": now,
+        "reading": READING,
     }
