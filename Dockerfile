@@ -1,5 +1,17 @@
 # One image for all five services; pick one with the command:
 #   docker run papertrail:local harvester   (or normalizer, summarizer, matcher, query)
+
+# KaTeX for the pages' formulas, from npm: the version and tarball checksum papertrail/katex.py pins
+# (tests/papertrail/test_katex.py keeps the two equal); the image carries its dist/ and LICENSE.
+FROM node:20-slim AS katex
+ARG KATEX_VERSION=0.19.1
+ARG KATEX_SHA256=24da5a599eb2fcede2e270b99a6ff48bca816beecc95feeb84e8cccbd1bb34fd
+WORKDIR /katex
+RUN npm pack "katex@${KATEX_VERSION}" --silent \
+    && echo "${KATEX_SHA256}  katex-${KATEX_VERSION}.tgz" | sha256sum -c - \
+    && tar -xzf "katex-${KATEX_VERSION}.tgz" package/dist package/LICENSE \
+    && mv package/LICENSE package/dist/LICENSE
+
 FROM python:3.11-slim
 
 ENV PYTHONUNBUFFERED=1 \
@@ -23,6 +35,7 @@ RUN --mount=type=cache,target=/root/.cache/uv \
 COPY papertrail/ papertrail/
 COPY schemas/ schemas/
 COPY services/ services/
+COPY --from=katex /katex/package/dist/ services/query/web/static/katex/
 RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev
 

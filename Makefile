@@ -17,6 +17,7 @@ $(UV):
 
 install: $(UV)
 	$(UV) sync --frozen
+	$(UV) run --frozen papertrail assets
 
 system-deps:
 	@missing=""; \

@@ -1,5 +1,6 @@
 """Normalizer service: harvest.raw.v1 → parse → merge into the canonical paper → store → papers.normalized.v1."""
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
@@ -41,6 +42,12 @@ async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
     mongo = make_mongo_client(settings, SERVICE)
     store = PaperStore(database(mongo, settings))
     await store.ensure_indexes()
+    started = time.monotonic()
+    if refreshed := await store.refresh_fingerprints():  # before any record is consumed (see its docstring)
+        log.info(
+            "papers fingerprinted again after a change of scheme",
+            extra={"papers": refreshed, "seconds": round(time.monotonic() - started, 1)},
+        )
     context.set_global("papers", store)
     readiness.add("kafka", lambda: broker.ping(timeout=3))
     readiness.add("mongodb", lambda: ping(mongo))

@@ -1,11 +1,12 @@
 """Identity and merge: which canonical paper a record belongs to, and what the record changes. No I/O.
 
 Merge rule (conservative): a record joins a paper by any shared id (arXiv id, DOI, ACL id); failing that,
-by fingerprint = folded title + first author's key, and only when no id contradicts it (a paper with arXiv
-id X never absorbs a record with arXiv id Y, nor one ACL id another). Two records with the same title but
-different first authors therefore never merge, and neither do two arXiv papers that share title and first
-author. Published venues win for status and venue; the newest version wins for title and abstract; ids,
-categories, sources and authors' affiliations / ORCID / source ids accumulate.
+by fingerprint = folded title (LaTeX markup folded too) + the last word of the first author's family name and
+their initial, and only when no id contradicts it (a paper with arXiv id X never absorbs a record with arXiv
+id Y, nor one ACL id another). Two records with the same title but different first authors therefore never
+merge, and neither do two arXiv papers that share title and first author. Published venues win for status and
+venue; the newest version wins for title and abstract; ids, categories, sources and authors' affiliations /
+ORCID / source ids accumulate.
 """
 
 import hashlib
@@ -14,6 +15,7 @@ from datetime import datetime
 
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, VersionKind
+from services.normalizer.names import surname_key
 from services.normalizer.records import ParsedRecord
 from services.normalizer.text import title_key
 
@@ -47,8 +49,14 @@ def canonical_id(ids: PaperIds) -> str:
     raise ValueError("record has no arXiv id, ACL id or DOI")
 
 
+# Which fingerprint() the stored papers' fingerprints were computed by; bump it whenever fingerprint() changes,
+# and the normalizer's next start gives every paper stored before the fingerprints of the new one (store.py).
+# 2: LaTeX markup folded in titles, the first author cut to the last word of the family name and the initial.
+FINGERPRINT_SCHEME = 2
+
+
 def fingerprint(title: str, first_author_key: str | None) -> str:
-    basis = f"{title_key(title)}|{first_author_key or ''}"
+    basis = f"{title_key(title)}|{surname_key(first_author_key or '')}"
     return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
 
 

@@ -37,6 +37,18 @@ def author_key(given: str, family: str) -> str:
     return f"{family_folded} {initial}".strip()
 
 
+def surname_key(key: str) -> str:
+    """An author key cut to the family name's last word and the initial: "huguet cabot p" → "cabot p".
+
+    Sources split a compound family name differently: the ACL Anthology writes `<first>Pere-Lluís</first>
+    <last>Huguet Cabot</last>`, while arXiv's "Pere-Lluís Huguet Cabot" reads as family name "Cabot".
+    """
+    words = key.split()
+    if len(words) > 2 and len(words[-1]) == 1:
+        return " ".join(words[-2:])
+    return key
+
+
 def make_author(
     name: str,
     *,

@@ -22,11 +22,12 @@ from pymongo.errors import BulkWriteError
 
 from papertrail.mongo import DUPLICATE_KEY, ensure_index, insert_else_update
 from schemas.paper import Paper, PaperIds, PaperVersion
-from services.normalizer.identity import record_fingerprint
+from services.normalizer.identity import FINGERPRINT_SCHEME, fingerprint, record_fingerprint
+from services.normalizer.parsers import READING
 from services.normalizer.plan import Draft
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper
 
-_INTERNAL = ("_id", "rev", "fingerprints", "version_count", "last_versions", "write_id")
+_INTERNAL = ("_id", "rev", "fingerprints", "fingerprint_scheme", "version_count", "last_versions", "write_id")
 
 # (collection, keys, unique): unique where an id names one work; DOIs are not (a DOI may be listed by a
 # preprint and its published version before they are known to be one work).
@@ -37,6 +38,7 @@ INDEXES: list[tuple[str, str, bool]] = [
     ("papers", "ids.semantic_scholar", True),
     ("papers", "ids.dois", False),
     ("papers", "fingerprints", False),
+    ("papers", "fingerprint_scheme", False),
     ("papers", "updated_at", False),
     ("paper_versions", "observed_at", False),
     ("source_records", "paper_id", False),
@@ -94,11 +96,12 @@ class PaperStore:
         await ensure_index(self.versions, [("paper_id", ASCENDING), ("seq", ASCENDING)], unique=True)
 
     async def unseen(self, items: list[Incoming]) -> list[Incoming]:
-        """The items whose exact content (source record + sha256) was not fully handled before."""
+        """The items whose exact content (source record + sha256) was not fully handled before, by this READING."""
         keys = list({item.source_key for item in items})
         seen: set[tuple[str, str]] = set()
-        async for doc in self.source_records.find({"_id": {"$in": keys}}, {"hashes": 1}):
-            seen.update((doc["_id"], h) for h in doc.get("hashes", []))
+        async for doc in self.source_records.find({"_id": {"$in": keys}}, {"hashes": 1, "reading": 1}):
+            if doc.get("reading", 1) >= READING:  # read by an older reading: read again
+                seen.update((doc["_id"], h) for h in doc.get("hashes", []))
         return [item for item in items if (item.source_key, item.raw.sha256) not in seen]
 
     async def candidates(self, records: list[ParsedRecord]) -> list[StoredPaper]:
@@ -139,8 +142,10 @@ class PaperStore:
                 "last_versions": [v.model_dump(mode="python") for v in draft.versions],
                 "write_id": write_id,
             }
-            if draft.stored is None:
-                ops.append(InsertOne({"_id": draft.paper.id, "rev": 1, **body}))
+            if draft.stored is None:  # every fingerprint of a new paper is of the current scheme
+                ops.append(
+                    InsertOne({"_id": draft.paper.id, "rev": 1, "fingerprint_scheme": FINGERPRINT_SCHEME, **body})
+                )
             else:
                 unset = {f: "" for f in Paper.model_fields if f not in body and f != "id"}
                 update: dict[str, Any] = {"$set": {**body, "rev": draft.stored.rev + 1}}
@@ -165,6 +170,51 @@ class PaperStore:
                 if doc.get("write_id") != write_id:
                     lost.add(doc["_id"])
         return lost
+
+    async def refresh_fingerprints(self, batch_size: int = 500) -> int:
+        """Give every paper stored under an older fingerprint scheme the current scheme's fingerprints.
+
+        Run at start, before records are consumed: otherwise a record would no longer find by title a paper
+        stored before fingerprint() changed, and would make a second paper. The paper's title and the titles its
+        source records carried, each with the paper's first author, are fingerprinted again; the ones it lacks
+        are added (the old ones stay, unused), conditional on the paper's revision like a merge's write: a paper
+        a merge changed meanwhile is left to the next start. Most papers already hold theirs (a plain title, a
+        one-word family name) and are only marked, many in one write. Returns how many papers got new ones.
+        """
+        refreshed = 0
+        stale = self.papers.find(
+            {"fingerprint_scheme": {"$ne": FINGERPRINT_SCHEME}}, {"title": 1, "authors": 1, "rev": 1, "fingerprints": 1}
+        )
+        while docs := await stale.to_list(batch_size):
+            titles: dict[str, set[str]] = {doc["_id"]: {doc.get("title", "")} for doc in docs}
+            async for record in self.source_records.find(
+                {"paper_id": {"$in": list(titles)}}, {"paper_id": 1, "title": 1}
+            ):
+                titles[record["paper_id"]].add(record.get("title") or "")
+            held, ops = [], []
+            for doc in docs:
+                first_author = (doc.get("authors") or [{}])[0].get("key")
+                wanted = {fingerprint(title, first_author) for title in titles[doc["_id"]] if title}
+                if wanted <= set(doc.get("fingerprints", [])):
+                    held.append(doc["_id"])
+                    continue
+                rev = doc.get("rev", 0)
+                ops.append(
+                    UpdateOne(
+                        {"_id": doc["_id"], "rev": rev},
+                        {
+                            "$addToSet": {"fingerprints": {"$each": sorted(wanted)}},
+                            "$set": {"fingerprint_scheme": FINGERPRINT_SCHEME, "rev": rev + 1},
+                        },
+                    )
+                )
+            if held:
+                await self.papers.update_many(
+                    {"_id": {"$in": held}}, {"$set": {"fingerprint_scheme": FINGERPRINT_SCHEME}}
+                )
+            if ops:
+                refreshed += (await self.papers.bulk_write(ops, ordered=False)).modified_count
+        return refreshed
 
     async def record_versions(self, versions: list[PaperVersion]) -> None:
         """Insert version records; one already there (same paper_id and seq) stays as it is."""
@@ -215,4 +265,5 @@ def _source_fields(item: Incoming, paper_id: str, now: datetime) -> dict[str, An
         "status": item.record.status,
         "venue": item.record.venue,
         "seen_at": now,
+        "reading": READING,
     }

@@ -144,7 +144,8 @@ app = FastAPI(
 )
 for router in (papers.router, overview.router, topic_routes.router, follows.router, feeds.router, corrections.router):
     app.include_router(router)
-mount_web(app)  # the web pages and their stylesheet
+if not mount_web(app):  # the web pages and their static files
+    log.warning("KaTeX is not installed: pages show formulas as their source; run `papertrail assets`")
 app.add_middleware(RequestMetrics, service=SERVICE)
 
 

@@ -15,9 +15,10 @@ from lxml import etree
 
 from schemas.events import RawFormat, RawRecord
 from services.harvester.oai import parse_oai_page
-from tests.conftest import SOURCES
+from tests.conftest import FIXTURES, SOURCES
 
 ACL_FILE = SOURCES / "acl/2024.acl.xml"
+ACL_RED_FM = FIXTURES / "normalizer/2023.acl-long.237.xml"  # a title with a formula (see its ORIGIN.md)
 HF_FILES = sorted((SOURCES / "hf_daily_papers").glob("daily_papers_*.json"))
 HARVESTED_AT = datetime(2026, 11, 30, tzinfo=UTC)
 
@@ -73,6 +74,19 @@ def hf_records(path: Path) -> list[RawRecord]:
         raw_record("hf", item["paper"]["id"], "hf_daily_json", json.dumps(item, ensure_ascii=False), datestamp=day)
         for item in json.loads(path.read_text(encoding="utf-8"))
     ]
+
+
+def red_fm_preprint() -> RawRecord:
+    """The arXiv preprint of ACL_RED_FM as a listing line: arXiv's title and author list (the abstract is ACL's)."""
+    line: dict[str, object] = {
+        "id": "2306.09802",
+        "categories": ["cs.CL"],
+        "authors": ["Pere-Lluís Huguet Cabot", "Simone Tedeschi", "Axel-Cyrille Ngonga Ngomo", "Roberto Navigli"],
+        "title": r"RED$^{\rm FM}$: a Filtered and Multilingual Relation Extraction Dataset",
+        "comment": "ACL 2023",
+        "summary": "Relation Extraction (RE) is a task that identifies relationships between entities in a text.",
+    }
+    return raw_record("corpus", "2306.09802", "corpus_json", json.dumps(line, ensure_ascii=False))
 
 
 def oai_records(relative: str, fmt: RawFormat) -> list[RawRecord]:

@@ -1,11 +1,15 @@
 """Merging records into canonical papers: new, revised, published, unchanged; names and keys."""
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 from schemas.paper import PaperIds, SourceVersion
 from services.normalizer.identity import canonical_id, merge, record_fingerprint
 from services.normalizer.names import author_key, split_author_list, split_name
+from services.normalizer.parsers import parse_raw
 from services.normalizer.records import ParsedRecord
+from services.normalizer.text import title_key
+from tests.normalizer.sources import ACL_RED_FM, acl_records, red_fm_preprint
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 AI = frozenset({"cs.CL", "cs.LG"})
@@ -75,6 +79,31 @@ def test_same_title_different_first_author_has_a_different_fingerprint() -> None
     b = _record(authors=split_author_list("John Smith, Wei Zhang"))
     assert record_fingerprint(a) != record_fingerprint(b)
     assert record_fingerprint(a) == record_fingerprint(_record(title="A  study of THINGS"))
+
+
+def test_a_title_written_in_latex_has_the_fingerprint_of_its_acl_version() -> None:
+    preprint = parse_raw(red_fm_preprint())  # RED$^{\rm FM}$: …, "Pere-Lluís Huguet Cabot" (family "Cabot")
+    published = parse_raw(acl_records(ACL_RED_FM)[0])  # RED<tex-math>^{\textrm{FM}}</tex-math>: …, "Huguet Cabot"
+    assert record_fingerprint(preprint) == record_fingerprint(published)
+    other_first_author = dataclasses.replace(preprint, authors=preprint.authors[1:])
+    assert record_fingerprint(other_first_author) != record_fingerprint(published)
+
+
+def test_latex_markup_folds_like_case_and_punctuation() -> None:
+    key = "red fm a filtered and multilingual relation extraction dataset"
+    for title in (
+        r"RED$^{\rm FM}$: a Filtered and Multilingual Relation Extraction Dataset",
+        r"RED^{\textrm{FM}}: a Filtered and Multilingual Relation Extraction Dataset",
+        r"RED\(^{\mathrm{FM}}\): a Filtered and Multilingual Relation Extraction Dataset",
+        "RED^FM: A FILTERED and multilingual relation-extraction dataset",
+        "RED<sup>FM</sup>: a Filtered and Multilingual Relation Extraction Dataset",
+    ):
+        assert title_key(title) == key, title
+    assert title_key(r"$\alpha$-Divergences") == title_key("α-divergences") == "α divergences"
+    assert title_key(r"\textsc{Bert} and \emph{{GPT}}") == title_key("BERT and GPT")
+    assert title_key(r"MUST$_{\mathrm{adaptive}}$") == "must adaptive"
+    assert title_key("When a < b and c > d") == "when a b and c d"
+    assert title_key("RED: a Filtered and Multilingual Relation Extraction Dataset") != key
 
 
 def test_name_variants_share_a_key() -> None:

@@ -18,6 +18,7 @@ from services.normalizer.parsers import parse_raw
 from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
 from tests.normalizer.sources import (
+    ACL_RED_FM,
     HF_FILES,
     acl_records,
     arxiv_line,
@@ -25,6 +26,7 @@ from tests.normalizer.sources import (
     hf_records,
     oai_records,
     raw_record,
+    red_fm_preprint,
     with_anthology_doi,
 )
 
@@ -128,6 +130,28 @@ async def test_acl_paper_joins_by_a_shared_doi_even_when_titles_differ(store: Pa
     assert paper["title"] == published.title  # the published version is the newest
 
 
+@pytest.mark.parametrize("preprint_first", [True, False], ids=["preprint first", "published first"])
+async def test_a_title_written_in_latex_merges_with_its_acl_version(store: PaperStore, preprint_first: bool) -> None:
+    preprint, published = red_fm_preprint(), acl_records(ACL_RED_FM)[0]
+    for record in (preprint, published) if preprint_first else (published, preprint):
+        await apply(store, record)
+    papers = [p async for p in store.papers.find({})]
+    assert len(papers) == 1
+    assert papers[0]["ids"]["arxiv"] == "2306.09802" and papers[0]["ids"]["acl"] == "2023.acl-long.237"
+    assert papers[0]["status"] == "published" and set(papers[0]["sources"]) == {"arxiv", "acl"}
+
+
+async def test_papers_stored_under_an_older_fingerprint_scheme_are_found_after_a_start(store: PaperStore) -> None:
+    await apply(store, acl_records(ACL_RED_FM)[0])
+    await store.papers.update_one(  # as an older normalizer left it: fingerprints nothing computes any more
+        {}, {"$set": {"fingerprints": ["0" * 32]}, "$unset": {"fingerprint_scheme": ""}}
+    )
+    assert await store.refresh_fingerprints() == 1
+    assert await store.refresh_fingerprints() == 0  # once
+    await apply(store, red_fm_preprint())
+    assert await store.papers.count_documents({}) == 1
+
+
 async def test_two_different_papers_with_the_same_title_never_merge(store: PaperStore) -> None:
     real = parse_raw(corpus_records()[0])
     other_authors = arxiv_line("2605.99991", real.title, ["Somebody Different"], "Another abstract.", ["cs.IT"])
@@ -171,6 +195,25 @@ async def test_the_same_records_again_change_nothing_and_emit_nothing(store: Pap
     again = await apply(store, *records)
     assert again.events == [] and again.placed == []
     assert await store.versions.count_documents({}) == versions
+
+
+async def test_a_record_read_by_an_older_reading_is_read_again_when_delivered_again(store: PaperStore) -> None:
+    record = next(
+        r
+        for r in oai_records("arXiv/invenio_sample_arxiv_response_listrecords_physics.xml", "arXiv")
+        if r.record_id == "1410.5546"  # "… a density of states $\rho(\varepsilon) \propto |\varepsilon|^r$ …"
+    )
+    await apply(store, record)
+    paper = await store.papers.find_one({})
+    assert paper is not None and r"$\rho(\varepsilon) \propto |\varepsilon|^r$" in paper["abstract"]
+    # as a normalizer of the previous reading left it: the accent misread in the formula, the record marked seen
+    await store.papers.update_one({}, {"$set": {"abstract": paper["abstract"].replace(r"\varepsilon", "ǎrepsilon")}})
+    await store.source_records.update_many({}, {"$unset": {"reading": ""}})
+    again = await apply(store, record)  # delivered again: a re-harvest of its day
+    assert [e.kind for e in again.events] == ["updated"]
+    repaired = await store.papers.find_one({})
+    assert repaired is not None and repaired["abstract"] == paper["abstract"]
+    assert (await apply(store, record)).events == []  # read by this reading now: seen
 
 
 async def test_a_stored_but_unemitted_change_is_emitted_on_redelivery(store: PaperStore) -> None:

@@ -256,6 +256,18 @@ CHROMIUM_ARGS = [
 ]
 
 
+def launch_chromium(playwright: Any, profile: Path, javascript: bool) -> Any:
+    """Debian's Chromium, headless, with a fresh profile (a Playwright BrowserContext; close it when done)."""
+    return playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=str(CHROMIUM),
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1200, "height": 900},
+        java_script_enabled=javascript,
+    )
+
+
 @pytest.mark.skipif(
     not CHROMIUM.exists(), reason="no /usr/bin/chromium: install Debian's chromium (apt-get install -y chromium)"
 )
@@ -269,14 +281,7 @@ def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
     target = RECORDS[0]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1200, "height": 900},
-            java_script_enabled=False,  # the pages must work without it
-        )
+        browser = launch_chromium(playwright, tmp_path / "profile", javascript=False)  # pages work without it
         try:
             tab = browser.new_page()
             tab.goto(pipeline.url("query", "/"))

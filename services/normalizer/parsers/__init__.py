@@ -13,6 +13,12 @@ from services.normalizer.parsers.hf_daily import parse_hf_daily
 from services.normalizer.parsers.oai_dc import parse_oai_dc
 from services.normalizer.records import Incoming, ParsedRecord, UnparseableRecord
 
+# The version of how records are read into papers: bump it when a parser or the text cleaning changes what a
+# record reads as. A record read by an earlier version is read again when it is delivered again (a re-harvest,
+# a re-import), so the papers stored from it take the new reading (docs/operations.md, "Upgrades").
+# 2: LaTeX accents read only where they are accents, formulas kept as the source wrote them.
+READING = 2
+
 # Each parser gets the whole raw record: most need only `content`, some also the source's datestamp.
 PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
     "arXivRaw": lambda raw: parse_arxiv_raw(raw.content),

@@ -14,6 +14,7 @@ from services.query.web import format as fmt
 from services.query.web.i18n import Translator, pick_language
 
 HERE = Path(__file__).parent
+KATEX_DIR = HERE / "static" / "katex"  # put there by `papertrail assets` (make install) or the image's build
 LANG_COOKIE = "lang"
 TOKEN_COOKIE = "pt_token"
 YEAR = 365 * 24 * 3600

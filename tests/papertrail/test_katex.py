@@ -1,0 +1,37 @@
+"""KaTeX from npm for the pages: the pinned tarball unpacked once, a tarball of another checksum refused, and the
+Docker image's stage pinned to the same version and checksum."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from papertrail import katex
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_image_fetches_the_same_pinned_katex() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert re.search(rf"^ARG KATEX_VERSION={re.escape(katex.KATEX_VERSION)}$", dockerfile, re.M)
+    assert re.search(rf"^ARG KATEX_SHA256={katex.KATEX_SHA256}$", dockerfile, re.M)
+    assert "sha256sum -c" in dockerfile and "services/query/web/static/katex/" in dockerfile
+
+
+def test_install_unpacks_the_dist_once(tmp_path: Path) -> None:
+    dest = tmp_path / "katex"
+    katex.install_katex(dest, log=lambda line: None)
+    for name in ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js", "fonts/KaTeX_Main-Regular.woff2"):
+        assert (dest / name).is_file(), name
+    assert "MIT License" in (dest / "LICENSE").read_text()
+    assert katex.installed(dest)
+    (dest / "katex.min.js").write_text("// left alone by a second install")
+    katex.install_katex(dest, log=lambda line: None)
+    assert (dest / "katex.min.js").read_text() == "// left alone by a second install"
+
+
+def test_a_tarball_of_another_checksum_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(katex, "KATEX_SHA256", "0" * 64)
+    with pytest.raises(katex.AssetError, match="refusing"):
+        katex.install_katex(tmp_path / "katex", log=lambda line: None)
+    assert not (tmp_path / "katex").exists()
