@@ -122,6 +122,8 @@ def found_links(*texts: str | None) -> dict[str, str]:
                 start = match.start()
                 if _PAGE_LABEL.search(text, max(0, start - _LABEL_REACH), start):
                     kind = PROJECT
+            if kind == CODE:
+                url = url.removesuffix(".git")  # the clone address; the repository's page is without it
             if kind is not None:
                 found.setdefault(kind, url)
     return found

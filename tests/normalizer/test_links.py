@@ -51,6 +51,11 @@ REAL_TEXTS = [
         "Code and model can be found at https:/github.com/GenIntel/3D-SC.",
         {"code": "https://github.com/GenIntel/3D-SC"},
     ),
+    (  # the clone address: the repository's page is linked
+        "2604.27968",
+        "Code available at https://github.com/KathPra/ClimateVID.git.",
+        {"code": "https://github.com/KathPra/ClimateVID"},
+    ),
     (  # no scheme at all
         "2605.03315",
         "Code is available: github.com/tavisshore/TACO.",

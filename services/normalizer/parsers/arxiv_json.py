@@ -86,7 +86,7 @@ def _listed_link(code_url: str, found: dict[str, str]) -> dict[str, str]:
     """The listing's `code_url` under its kind, unless the abstract or comments give a link of that kind.
 
     The listing found `code_url` in the same abstract and comments, and not well: in the May 2026 corpus 104 of
-    613 are project pages (`….github.io`) and 85 lost their last character ("…/vkspla" for "…/vksplat").
+    613 are project pages (`….github.io`) and 63 lost characters at the end ("…/vkspla" for "…/vksplat").
     """
     kind = link_kind(code_url) if code_url else None
     return {kind: code_url} if kind is not None and kind not in found else {}
