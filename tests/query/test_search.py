@@ -37,3 +37,8 @@ def test_atom_feed_drops_characters_xml_forbids() -> None:
     )
     entry = etree.fromstring(xml).find("{http://www.w3.org/2005/Atom}entry")
     assert entry is not None and entry.findtext("{http://www.w3.org/2005/Atom}title") == "Badtitle"
+
+
+def test_has_code_is_one_of_two_fixed_clauses_on_the_code_link() -> None:
+    assert PaperQuery(has_code=True).filters() == ["links.code EXISTS"]
+    assert PaperQuery(has_code=False).filters() == ["NOT links.code EXISTS"]
