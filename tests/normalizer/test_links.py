@@ -146,12 +146,11 @@ def test_kinds_by_host_and_path() -> None:
     assert link_kind("https://anonymous.4open.science/r/ARMOR-E13F") == "code"
 
 
-def test_url_cleaning_keeps_balanced_parentheses_and_stops_at_cjk_punctuation() -> None:
+def test_url_cleaning_keeps_balanced_parentheses() -> None:
     assert clean_url("https://github.com/YuweiYin/IntentGrasp),") == "https://github.com/YuweiYin/IntentGrasp"
     assert clean_url("https://en.wikipedia.org/wiki/Graph_(abstract_data_type)).") == (
         "https://en.wikipedia.org/wiki/Graph_(abstract_data_type)"
     )
-    assert clean_url("https://github.com/x/y。代码") == "https://github.com/x/y"
     assert clean_url("github.com/tavisshore/TACO") == "https://github.com/tavisshore/TACO"
 
 
@@ -227,3 +226,12 @@ def test_the_corpus_code_url_counts_where_the_text_gives_no_link_of_its_kind() -
     line["summary"] = line["summary"].replace("Our code is available at: https://github.com/tongdiedie/BiomedAP.", "")
     record = parse_raw(raw_record("corpus", "2605.15736", "corpus_json", json.dumps(line)))
     assert _paper_links(record)["code"] == "https://github.com/tongdiedie/BiomedAP"
+
+
+def test_chinese_labels_and_punctuation() -> None:
+    text = "项目主页：https://example.org/p。代码：https://github.com/x/y，数据见 https://huggingface.co/datasets/x/y）"
+    assert found_links(text) == {
+        "project": "https://example.org/p",
+        "code": "https://github.com/x/y",
+        "dataset": "https://huggingface.co/datasets/x/y",
+    }
