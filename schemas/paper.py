@@ -82,7 +82,13 @@ class Paper(BaseModel):
     comments: str | None = Field(None, description="the authors' comments (arXiv)")
     journal_ref: str | None = Field(None, description="journal reference (arXiv)")
     license: str | None = Field(None, description="license URL")
-    links: dict[str, str] = Field(default_factory=dict, description="named links: abs, pdf, anthology, doi …")
+    links: dict[str, str] = Field(
+        default_factory=dict,
+        description="named links: abs, pdf, anthology, doi, hf, video; and code, dataset, model, demo (a Hugging "
+        "Face space) and project (page), from a source's own field or else the first found in the abstract or "
+        "comments",
+        examples=[{"abs": "https://arxiv.org/abs/2401.14038", "code": "https://github.com/Regan-Zhang/HaDis"}],
+    )
     sources: list[str] = Field(
         default_factory=list, description="sources that described the work", examples=[["arxiv", "hf"]]
     )

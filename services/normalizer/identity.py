@@ -5,8 +5,9 @@ by fingerprint = folded title (LaTeX markup folded too) + the last word of the f
 their initial, and only when no id contradicts it (a paper with arXiv id X never absorbs a record with arXiv
 id Y, nor one ACL id another). Two records with the same title but different first authors therefore never
 merge, and neither do two arXiv papers that share title and first author. Published venues win for status and
-venue; the newest version wins for title and abstract; ids, categories, sources and authors' affiliations /
-ORCID / source ids accumulate.
+venue; the newest version wins for title and abstract; ids, categories, sources, links and authors' affiliations /
+ORCID / source ids accumulate; a code, data, model, demo or project link found in the abstract or comments
+fills only a kind no source's own field gives.
 """
 
 import hashlib
@@ -15,6 +16,7 @@ from datetime import datetime
 
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, VersionKind
+from services.normalizer.links import found_links
 from services.normalizer.names import surname_key
 from services.normalizer.records import ParsedRecord
 from services.normalizer.text import title_key
@@ -144,6 +146,8 @@ def merge(
 ) -> Change | None:
     """Apply a parsed record to the paper it belongs to (or start one); None when nothing changes."""
     latest = record.latest_version
+    # Links found in the text fill only the kinds that no source's own field gives (here or held before).
+    found = found_links(record.abstract, record.comments)
     if existing is None:
         paper = Paper(
             id=canonical_id(record.ids),
@@ -158,7 +162,7 @@ def merge(
             comments=record.comments,
             journal_ref=record.journal_ref,
             license=record.license,
-            links=record.links,
+            links=found | record.links,
             sources=[record.source],
             versions=record.versions,
             current_version=latest.label if latest else None,
@@ -198,7 +202,7 @@ def merge(
             value = getattr(record, name)
             if value and (newest or not getattr(existing, name)):
                 setattr(paper, name, value)
-        paper.links = existing.links | record.links
+        paper.links = found | existing.links | record.links
         paper.community = record.community or existing.community
         if newest and latest is not None:
             paper.current_version = latest.label

@@ -17,6 +17,8 @@ FILTERABLE = [
     "author_keys",
     "topic_ids",
     "has_revisions",
+    # `links.code EXISTS` is the has_code filter: it holds for documents indexed before the filter existed too
+    "links.code",
     "summary_status",
     "summarized_ts",
     "updated_ts",

@@ -19,6 +19,7 @@ class PaperQuery:
     ai_related: bool | None = None
     author_key: str | None = None
     has_revisions: bool | None = None
+    has_code: bool | None = None
     topic_id: str | None = None
     since_ts: int | None = None
     until_ts: int | None = None
@@ -44,6 +45,8 @@ class PaperQuery:
             clauses.append(f"author_keys = {quote(self.author_key)}")
         if self.has_revisions is not None:
             clauses.append(f"has_revisions = {'true' if self.has_revisions else 'false'}")
+        if self.has_code is not None:
+            clauses.append("links.code EXISTS" if self.has_code else "NOT links.code EXISTS")
         if self.topic_id:
             clauses.append(f"topic_ids = {quote(self.topic_id)}")
         if self.summarized_since_ts is not None:

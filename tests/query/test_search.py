@@ -51,3 +51,8 @@ def test_atom_entries_link_papers_by_escaped_ids() -> None:
     assert entry is not None
     link = entry.find("{http://www.w3.org/2005/Atom}link").get("href")  # type: ignore[union-attr]
     assert link == "http://h/papers/doi:10.1002/%28SICI%291097-4571%3C3::AID%231%3E"
+
+
+def test_has_code_is_one_of_two_fixed_clauses_on_the_code_link() -> None:
+    assert PaperQuery(has_code=True).filters() == ["links.code EXISTS"]
+    assert PaperQuery(has_code=False).filters() == ["NOT links.code EXISTS"]

@@ -183,3 +183,46 @@ def test_a_document_carries_the_latest_record_kind_and_when_a_usable_summary_was
     later = paper_document(PaperEnriched(kind="revised", paper=paper, version=version, summary=pending), {})
     assert later["version_kind"] == "new_version" and later["version_seq"] == 2
     assert later["summarized_ts"] is None  # a pending summary is not a new AI summary
+
+
+def test_resource_links_in_card_order_with_labels_in_both_languages() -> None:
+    paper = {
+        "links": {
+            "abs": "https://arxiv.org/abs/2401.14038",
+            "project": "https://aigeeksgroup.github.io/Nav-R1/",
+            "code": "https://github.com/Regan-Zhang/HaDis",
+            "dataset": "https://huggingface.co/datasets/yuweiyin/IntentGrasp",
+            "demo": "javascript:alert(1)",  # a source field as it came: never a link
+            "video": "2023.acl-long.2.mp4",
+        }
+    }
+    assert fmt.resource_links(paper) == [
+        ("code", "https://github.com/Regan-Zhang/HaDis"),
+        ("dataset", "https://huggingface.co/datasets/yuweiyin/IntentGrasp"),
+        ("project", "https://aigeeksgroup.github.io/Nav-R1/"),
+    ]
+    assert fmt.resource_links({}) == [] and fmt.resource_links({"links": None}) == []
+    labels = {kind: (ZH(f"link_{kind}"), EN(f"link_{kind}")) for kind in fmt.RESOURCE_KINDS}
+    assert labels["code"] == ("代码", "Code") and labels["dataset"] == ("数据", "Data")
+    assert labels["model"] == ("模型", "Model") and labels["project"] == ("项目主页", "Project page")
+    assert fmt.link_label("code", ZH) == "代码" and fmt.link_label("abs", ZH) == "arXiv abs"
+    assert fmt.link_label("code") == "code"  # no translator: the key as before
+
+
+@pytest.mark.parametrize(("lang", "label"), [("zh", "代码"), ("en", "Code")])
+def test_card_and_paper_page_show_the_code_link(lang: str, label: str) -> None:
+    document = summarized_paper()
+    document["links"] = document["paper"]["links"] = {"code": "https://github.com/Regan-Zhang/HaDis"}
+    t = Translator(lang)
+    one_card = templates.env.from_string('{% import "_macros.html" as m with context %}{{ m.card(paper) }}')
+    card = html.fromstring(one_card.render(t=t, lang=lang, paper=document))
+    link = card.xpath('.//p[@class="res-links"]/a')[0]
+    assert (link.text_content(), link.get("href")) == (label, "https://github.com/Regan-Zhang/HaDis")
+    page = templates.get_template("paper.html").render(
+        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
+        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None,
+        paper=document, topic_hits=[],
+    )  # fmt: skip
+    tree = html.fromstring(page)
+    assert [a.text_content() for a in tree.xpath('//p[@class="res-links"]/a')] == [label]
+    assert label in [a.text_content() for a in tree.xpath('//ul[@class="links"]//a')]

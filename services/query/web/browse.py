@@ -21,6 +21,7 @@ class Browse(BaseModel):
     status: Literal["preprint", "published"] | None = None
     ai_related: bool | None = None
     has_revisions: bool | None = None
+    has_code: bool | None = None
     summarized_since: datetime | date | None = None
     since: datetime | date | None = None
     until: datetime | date | None = None

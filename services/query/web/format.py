@@ -133,13 +133,26 @@ def paper_links(paper: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 LINK_ORDER = {"abs": 0, "pdf": 1, "anthology": 2, "doi": 3}
+# The paper's own resources, in the order cards show them; labelled in the reader's language (i18n `link_<kind>`).
+RESOURCE_KINDS = ("code", "dataset", "model", "demo", "project")
+
+
+def resource_links(paper: dict[str, Any]) -> list[tuple[str, str]]:
+    """(kind, URL) of the paper's code, data, model, demo and project page; only http(s) URLs, since a source's
+    own field is shown as it came and a `javascript:` one must never become a link."""
+    links = paper.get("links") or {}
+    return [
+        (kind, links[kind])
+        for kind in RESOURCE_KINDS
+        if isinstance(links.get(kind), str) and links[kind].startswith(("https://", "http://"))
+    ]
 
 
 LINK_LABELS = {"abs": "arXiv abs", "pdf": "PDF", "anthology": "ACL Anthology", "doi": "DOI", "hf": "Hugging Face"}
 
 
-def link_label(name: str) -> str:
-    """'abs' → 'arXiv abs', 'doi:10.1/x' → 'DOI 10.1/x'."""
+def link_label(name: str, t: Translator | None = None) -> str:
+    """'abs' → 'arXiv abs', 'doi:10.1/x' → 'DOI 10.1/x', 'code' → '代码' (with the page's translator)."""
     kind, _, rest = name.partition(":")
-    label = LINK_LABELS.get(kind, kind)
+    label = t(f"link_{kind}") if t is not None and t.has(f"link_{kind}") else LINK_LABELS.get(kind, kind)
     return f"{label} {rest}" if rest else label

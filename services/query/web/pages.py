@@ -38,6 +38,7 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
         results = await paper_routes.find_papers(index, paper_routes.paper_query(
             q=browse.q, category=browse.category, source=browse.source, venue=None,
             status=browse.status, ai_related=browse.ai_related, has_revisions=browse.has_revisions,
+            has_code=browse.has_code,
             summarized_since=browse.summarized_since,
             topic=None, author=None, since=browse.since, until=browse.until, sort=browse.sort,
             page=browse.page, size=PAGE_SIZE,

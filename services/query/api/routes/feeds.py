@@ -4,7 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
-from services.query.api.routes.papers import paper_query
+from services.query.api.routes.papers import HAS_CODE, paper_query
 from services.query.atom import render_atom
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
 from services.query.search import PaperQuery
@@ -66,9 +66,10 @@ async def read_search_feed(
     request: Request,
     q: Annotated[str, Query(max_length=500)] = "",
     category: Annotated[list[str], Query(max_length=20)] = [],  # noqa: B006
+    has_code: Annotated[bool | None, Query(description=HAS_CODE)] = None,
 ) -> Response:
     """The latest papers of a search, for a feed reader."""
-    results = await index.search(paper_query(q=q, category=category, sort="ingested", size=50))
+    results = await index.search(paper_query(q=q, category=category, has_code=has_code, sort="ingested", size=50))
     body = render_atom(
         feed_id=f"{settings.public_url}/feeds/search?{request.url.query}",
         title=f"PaperTrail · {q or 'all papers'}",

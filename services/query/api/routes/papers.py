@@ -20,6 +20,10 @@ router = APIRouter(prefix="/api", tags=["papers"])
 CATEGORY_PATTERN = re.compile(r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$")
 SOURCE_PATTERN = re.compile(r"^[a-z_]+$")
 AUTHOR_KEY_PATTERN = r"^[\w .'\-]{1,100}$"
+HAS_CODE = (
+    "true: only papers with a code link (`links.code`: a source's own field, or a GitHub, GitLab … repository "
+    "named in the abstract or comments); false: only papers without one"
+)
 
 
 class PaperHit(BaseModel):
@@ -43,7 +47,11 @@ class PaperHit(BaseModel):
     version_seq: int | None = None
     version_kind: str | None = Field(None, description="what the latest record is: first_observed, new_version, …")
     has_revisions: bool = False
-    links: dict[str, str] = {}
+    links: dict[str, str] = Field(
+        default_factory=dict,
+        description="named links: abs, pdf, anthology, doi, hf, video; code, dataset, model, demo (a Hugging Face "
+        "space) and project (page), from a source's own field or found in the abstract or comments",
+    )
     comments: str | None = None
     journal_ref: str | None = None
     topic_ids: list[str] = []
@@ -124,6 +132,7 @@ def paper_query(
     page: int = 1,
     size: int = 20,
     summarized_since: datetime | date | None = None,
+    has_code: bool | None = None,
 ) -> PaperQuery:
     """The search request's parameters as a query; a 422 names a category or source that is not one."""
     return PaperQuery(
@@ -134,6 +143,7 @@ def paper_query(
         status=status,
         ai_related=ai_related,
         has_revisions=has_revisions,
+        has_code=has_code,
         topic_id=topic,
         author_key=author,
         since_ts=_epoch(since),
@@ -155,6 +165,7 @@ async def search_papers(
     status: Annotated[str | None, Query(pattern="^(preprint|published)$")] = None,
     ai_related: bool | None = None,
     has_revisions: bool | None = None,
+    has_code: Annotated[bool | None, Query(description=HAS_CODE)] = None,
     topic: Annotated[str | None, Query(pattern=r"^[a-z0-9_\-]{1,64}$", description="catalogue topic id")] = None,
     author: Annotated[str | None, Query(pattern=AUTHOR_KEY_PATTERN, description="author key, e.g. 'zhang w'")] = None,
     since: Annotated[datetime | date | None, Query(description="from this time, on the chosen sort's time")] = None,
@@ -183,6 +194,7 @@ async def search_papers(
         page,
         size,
         summarized_since,
+        has_code,
     )
     # Serialized here rather than validated through the response model: the hits come from our own index in
     # the documented shape, and the model round trip cost more than the search itself (docs/benchmarks.md).
