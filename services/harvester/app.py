@@ -16,7 +16,7 @@ from papertrail.service import Readiness, health_routes, load_settings
 from schemas import topics
 from schemas.events import HarvestStatus, RawRecord
 from services.harvester.runner import init_metrics
-from services.harvester.scheduler import build_source, make_http_client, run_forever
+from services.harvester.scheduler import build_sources, make_http_client, run_forever
 from services.harvester.settings import HarvesterSettings
 from services.harvester.store import HarvestStore
 
@@ -66,8 +66,7 @@ async def start_schedules(
 ) -> None:
     """Once the broker is connected, run every configured source on its own interval."""
     init_metrics(settings.sources)
-    for name in settings.sources:
-        source, interval = build_source(name, settings, http)
+    for name, (source, interval) in build_sources(settings.sources, settings, http).items():
         schedules.append(
             asyncio.create_task(
                 run_forever(source, interval, harvest_store, publish_raw, publish_status, settings.lease_ttl_s),
