@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.paper import Paper, PaperVersion
+from schemas.paper import Paper, PaperIds, PaperVersion
 from schemas.summary import Summary
 
 RawFormat = Literal["arXivRaw", "arXiv", "oai_dc", "acl_xml", "hf_daily_json", "kaggle_arxiv_json", "corpus_json"]
@@ -81,6 +81,26 @@ class PaperNew(BaseModel):
     paper: Paper = Field(description="the canonical paper")
     summary: Summary = Field(description="AI summary, or status pending when not written yet")
     first_seen: datetime = Field(description="when PaperTrail first observed it (UTC)")
+
+
+class PaperWithdrawn(BaseModel):
+    """papers.withdrawn.v1: a paper PaperTrail published before is not a paper after all and is gone from its
+    store. Every consumer drops what it holds of it (index document, matches, pending summary). Key: paper id.
+
+    Other systems that keep papers from papers.new.v1 should drop it too; its fields only ever grow.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    paper_id: str = Field(description="canonical id of the withdrawn paper", examples=["acl:2024.acl-long.0"])
+    ids: PaperIds = Field(description="every id it was known by, for systems that keyed it by another id")
+    title: str = Field(description="its title, for logs and people", examples=["Proceedings of the 62nd Annual …"])
+    reason: str = Field(
+        description="why: `front_matter` (an ACL Anthology volume's front matter, which earlier releases stored as "
+        "a paper); more reasons may come",
+        examples=["front_matter"],
+    )
+    withdrawn_at: datetime = Field(description="when PaperTrail withdrew it (UTC)")
 
 
 class MatchReason(BaseModel):

@@ -9,6 +9,7 @@ from schemas.events import (
     PaperEnriched,
     PaperNew,
     PaperNormalized,
+    PaperWithdrawn,
     RawRecord,
 )
 
@@ -17,6 +18,7 @@ HARVEST_STATUS = "harvest.status.v1"
 PAPERS_NORMALIZED = "papers.normalized.v1"
 PAPERS_ENRICHED = "papers.enriched.v1"
 PAPERS_NEW = "papers.new.v1"
+PAPERS_WITHDRAWN = "papers.withdrawn.v1"
 FOLLOWS_CHANGED = "follows.changed.v1"
 FOLLOWS_MATCHED = "follows.matched.v1"
 
@@ -26,6 +28,10 @@ CATALOGUE: dict[str, tuple[type[BaseModel], str]] = {
     PAPERS_NORMALIZED: (PaperNormalized, "normalizer → summarizer: canonical papers after a change; key paper id"),
     PAPERS_ENRICHED: (PaperEnriched, "summarizer → matcher, query: papers with AI summaries; key paper id"),
     PAPERS_NEW: (PaperNew, "summarizer → other systems (public): papers seen for the first time; key paper id"),
+    PAPERS_WITHDRAWN: (
+        PaperWithdrawn,
+        "normalizer → summarizer, matcher, query, other systems (public): a paper that is none, removed; key paper id",
+    ),
     FOLLOWS_CHANGED: (FollowChanged, "query → matcher: follows created, updated, deleted; key user id"),
     FOLLOWS_MATCHED: (
         FollowMatched,

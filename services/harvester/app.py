@@ -16,7 +16,7 @@ from papertrail.service import Readiness, health_routes, load_settings
 from schemas import topics
 from schemas.events import HarvestStatus, RawRecord
 from services.harvester.runner import init_metrics, restore_freshness
-from services.harvester.scheduler import build_source, make_http_client, run_forever
+from services.harvester.scheduler import build_sources, make_http_client, run_forever
 from services.harvester.settings import HarvesterSettings
 from services.harvester.store import HarvestStore
 
@@ -66,7 +66,7 @@ async def start_schedules(
 ) -> None:
     """Once the broker is connected, run every configured source on its own interval."""
     init_metrics(settings.sources)
-    built = {name: build_source(name, settings, http) for name in settings.sources}
+    built = build_sources(settings.sources, settings, http)
     await restore_freshness(harvest_store, {name: interval for name, (_, interval) in built.items()})
     for name, (source, interval) in built.items():
         schedules.append(

@@ -103,7 +103,7 @@ async def run_source(
             raw = [
                 (
                     RawRecord(
-                        source=source.name,
+                        source=r.source or source.name,
                         record_id=r.record_id,
                         format=r.format,
                         content=r.content,
@@ -112,7 +112,7 @@ async def run_source(
                         run_id=status.run_id,
                         harvested_at=harvested_at,
                     ),
-                    f"{source.name}:{r.record_id}",
+                    f"{r.source or source.name}:{r.record_id}",
                 )
                 for r in page.records
             ]

@@ -11,7 +11,7 @@ from services.harvester.runner import PublishRaw, PublishStatus, run_source
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import Source
 from services.harvester.sources.acl import AclAnthologySource
-from services.harvester.sources.arxiv import ArxivOaiSource
+from services.harvester.sources.arxiv import ArxivOaiSource, ArxivRecordFetcher
 from services.harvester.sources.hf import HfDailyPapersSource
 from services.harvester.store import HarvestStore
 
@@ -30,8 +30,14 @@ def make_http_client(settings: HarvesterSettings) -> httpx.AsyncClient:
     )
 
 
-def build_source(name: str, settings: HarvesterSettings, client: httpx.AsyncClient) -> tuple[Source, float]:
-    """The source module called `name` and its run interval in seconds."""
+def build_sources(
+    names: list[str], settings: HarvesterSettings, client: httpx.AsyncClient
+) -> dict[str, tuple[Source, float]]:
+    """The source modules called `names`, each with its run interval in seconds.
+
+    arXiv gets one fetcher for the whole process: the arXiv source's ListRecords and the Hugging Face source's
+    GetRecord of each pick both go through it, so together they keep arXiv's one request per 3 s.
+    """
 
     def fetcher(min_interval_s: float) -> PoliteFetcher:
         return PoliteFetcher(
@@ -41,13 +47,28 @@ def build_source(name: str, settings: HarvesterSettings, client: httpx.AsyncClie
             retry_after_max_s=settings.retry_after_max_s,
         )
 
-    if name == "arxiv":
-        return ArxivOaiSource(settings, fetcher(settings.arxiv_min_request_interval_s)), settings.arxiv_interval_s
-    if name == "acl":
-        return AclAnthologySource(settings, fetcher(settings.acl_min_request_interval_s)), settings.acl_interval_s
-    if name == "hf":
-        return HfDailyPapersSource(settings, fetcher(settings.hf_min_request_interval_s)), settings.hf_interval_s
-    raise ValueError(f"unknown source {name!r} in SOURCES")
+    arxiv = fetcher(settings.arxiv_min_request_interval_s)
+    built: dict[str, tuple[Source, float]] = {}
+    for name in names:
+        if name == "arxiv":
+            built[name] = ArxivOaiSource(settings, arxiv), settings.arxiv_interval_s
+        elif name == "acl":
+            built[name] = (
+                AclAnthologySource(settings, fetcher(settings.acl_min_request_interval_s)),
+                settings.acl_interval_s,
+            )
+        elif name == "hf":
+            records = ArxivRecordFetcher(settings, arxiv) if settings.hf_fetch_arxiv else None
+            hf = HfDailyPapersSource(settings, fetcher(settings.hf_min_request_interval_s), records)
+            built[name] = hf, settings.hf_interval_s
+        else:
+            raise ValueError(f"unknown source {name!r} in SOURCES")
+    return built
+
+
+def build_source(name: str, settings: HarvesterSettings, client: httpx.AsyncClient) -> tuple[Source, float]:
+    """The source module called `name` and its run interval in seconds (a manual run's one source)."""
+    return build_sources([name], settings, client)[name]
 
 
 async def run_once(

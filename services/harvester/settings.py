@@ -36,6 +36,11 @@ class HarvesterSettings(InfraSettings):
     hf_days: int = Field(2, ge=0, le=60, description="read today's list and the previous HF_DAYS days'")
     hf_interval_s: float = Field(3 * 3600, gt=0, description="seconds between Hugging Face daily papers runs")
     hf_min_request_interval_s: float = Field(1.0, ge=0, description="pause between two Hugging Face requests")
+    hf_fetch_arxiv: bool = Field(
+        True,
+        description="fetch each new pick's arXiv record (OAI-PMH GetRecord at arXiv's pace) for its categories and "
+        "versions",
+    )
 
     lease_ttl_s: float = Field(
         300, gt=0, description="a source's run lease expires this long after its holder stops renewing it"

@@ -1,4 +1,5 @@
-"""Matcher service: papers.enriched.v1 → follows it satisfies → matches → follows.matched.v1, webhooks, digests."""
+"""Matcher service: papers.enriched.v1 → follows it satisfies → matches → follows.matched.v1, webhooks, digests;
+papers.withdrawn.v1 → the paper's matches deleted."""
 
 import asyncio
 import contextlib
@@ -27,7 +28,7 @@ from papertrail.mongo import database, make_mongo_client, ping
 from papertrail.search import make_search_client
 from papertrail.service import Readiness, health_routes, load_settings
 from schemas import topics
-from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched
+from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
 from services.matcher.backfill import Backfiller
 from services.matcher.catalogue import load_catalogue
 from services.matcher.delivery import DigestMaker, WebhookSender, webhook_target
@@ -66,7 +67,9 @@ async def digest_loop(maker: DigestMaker) -> None:
 
 @asynccontextmanager
 async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
-    await ensure_topics(settings, [topics.PAPERS_ENRICHED, topics.FOLLOWS_CHANGED, topics.FOLLOWS_MATCHED])
+    await ensure_topics(
+        settings, [topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.FOLLOWS_CHANGED, topics.FOLLOWS_MATCHED]
+    )
     mongo = make_mongo_client(settings, SERVICE)
     search = make_search_client(settings)
     http = httpx.AsyncClient(follow_redirects=False)
@@ -149,6 +152,13 @@ async def on_papers_enriched(
     for _, event in valid:
         if event.harvested_at is not None:
             MATCH_LAG_SECONDS.observe((done - event.harvested_at).total_seconds())
+
+
+# a group of its own, so withdrawals never rebalance the papers consumer (docs/events.md)
+@broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))
+async def on_paper_withdrawn(event: PaperWithdrawn, matches: Annotated[MatchStore, Context()]) -> None:
+    """A withdrawn paper matches no follow any more: its matches go (already sent webhooks and digests stay sent)."""
+    await matches.forget_paper(event.paper_id)
 
 
 @broker.subscriber(

@@ -126,6 +126,10 @@ class MatchStore:
                 pending.append(again)
         return pending
 
+    async def forget_paper(self, paper_id: str) -> int:
+        """Delete every match of a withdrawn paper (feeds and later digests no longer list it); how many went."""
+        return (await self.matches.delete_many({"paper_id": paper_id})).deleted_count
+
     async def mark_announced_many(self, matches: list[FollowMatched]) -> None:
         if matches:
             now = datetime.now(UTC)

@@ -131,8 +131,21 @@ def _version_kind(kind: NormalizedKind) -> VersionKind:
     }[kind]  # type: ignore[return-value]
 
 
-def is_ai_related(categories: list[str], venue_source: bool, ai_categories: frozenset[str]) -> bool:
-    return venue_source or any(c in ai_categories for c in categories)
+def is_ai_related(paper: Paper, ai_categories: frozenset[str]) -> bool:
+    """Whether a paper is AI-related, from what its sources say, strongest evidence first:
+
+    1. an ACL Anthology paper is (a computational-linguistics venue);
+    2. a paper with categories is when one of them is in `ai_categories` (the authors filed it so);
+    3. a paper with no categories yet but a Hugging Face daily pick is: the list is an AI community's picks.
+       That holds only until its arXiv record brings categories, which then decide (rule 2).
+
+    The summarizer's model verdict comes after these and can only add a paper (`refined_paper` there).
+    """
+    if "acl" in paper.sources:
+        return True
+    if paper.categories:
+        return any(c in ai_categories for c in paper.categories)
+    return paper.community is not None
 
 
 def merge(
@@ -167,7 +180,6 @@ def merge(
             versions=record.versions,
             current_version=latest.label if latest else None,
             community=record.community,
-            ai_related=is_ai_related(record.categories, record.source == "acl", ai_categories),
             first_seen=now,
             updated_at=now,
             published_at=record.first_published,
@@ -210,7 +222,6 @@ def merge(
         first = record.first_published
         if first and (existing.published_at is None or first < existing.published_at):
             paper.published_at = first
-        paper.ai_related = existing.ai_related or is_ai_related(paper.categories, record.source == "acl", ai_categories)
         if existing.status == "preprint" and paper.status == "published":
             kind = "published"
         elif new_versions and record.source == "arxiv":
@@ -218,6 +229,7 @@ def merge(
         else:
             kind = "updated"
 
+    paper.ai_related = is_ai_related(paper, ai_categories)
     changed = changed_fields(existing, paper)
     if existing is not None and not changed:
         return None

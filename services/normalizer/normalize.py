@@ -1,13 +1,15 @@
 """Applying a batch of parsed records to the store: plan in memory, write, retry the papers that lost a race;
-then settling it: version records and events, and only after both, the source records marked seen."""
+then settling it: version records and events, and only after both, the source records marked seen. And
+withdrawing papers that are none: announce first, then remove."""
 
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from schemas.events import PaperNormalized
+from schemas.events import PaperNormalized, PaperWithdrawn
 from schemas.paper import PaperVersion
+from services.normalizer.front_matter import withdrawal
 from services.normalizer.plan import plan_batch
 from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
@@ -61,3 +63,19 @@ async def settle(
     """
     await asyncio.gather(papers.record_versions(applied.versions), emit(applied.events))
     await papers.mark_seen(applied.placed)
+
+
+async def withdraw_front_matter(
+    papers: PaperStore, announce: Callable[[list[PaperWithdrawn]], Awaitable[None]]
+) -> list[PaperWithdrawn]:
+    """Remove the front-matter papers the store holds, each announced before it goes.
+
+    Announced first: a stop between the two leaves the paper in the store, so the next start announces and
+    removes it again (consumers handle a second announcement like the first), never removed unannounced.
+    """
+    now = datetime.now(UTC)
+    withdrawals = [withdrawal(paper, now) for paper in await papers.front_matter_papers()]
+    if withdrawals:
+        await announce(withdrawals)
+        await papers.remove_papers([w.paper_id for w in withdrawals])
+    return withdrawals

@@ -24,6 +24,7 @@ from papertrail.mongo import DUPLICATE_KEY, ensure_index, insert_else_update
 from schemas.paper import Paper, PaperIds, PaperVersion
 from services.normalizer.identity import FINGERPRINT_SCHEME, fingerprint, record_fingerprint
 from services.normalizer.parsers import READING
+from services.normalizer.parsers.acl import FRONT_MATTER_ID
 from services.normalizer.plan import Draft
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper
 
@@ -225,6 +226,19 @@ class PaperStore:
         except BulkWriteError as error:
             if any(p.get("code") != DUPLICATE_KEY for p in error.details.get("writeErrors", [])):
                 raise
+
+    async def front_matter_papers(self) -> list[Paper]:
+        """Papers made of an ACL volume's front matter (paper 0), as earlier releases stored them."""
+        found = self.papers.find({"ids.acl": {"$regex": FRONT_MATTER_ID.pattern}}, {f: 0 for f in _INTERNAL[1:]})
+        return [Paper.model_validate({"id": doc.pop("_id"), **doc}) async for doc in found]
+
+    async def remove_papers(self, paper_ids: list[str]) -> None:
+        """Delete papers with their version records and source records. The papers go last: a stop in between
+        leaves them to be found, announced and removed again."""
+        if paper_ids:
+            await self.versions.delete_many({"paper_id": {"$in": paper_ids}})
+            await self.source_records.delete_many({"paper_id": {"$in": paper_ids}})
+            await self.papers.delete_many({"_id": {"$in": paper_ids}})
 
     async def mark_seen(self, placed: list[tuple[Incoming, str]]) -> None:
         """Remember which source record (and which content of it) went into which paper.

@@ -1,5 +1,6 @@
 """Query service: papers.enriched.v1 → the Meilisearch index (each paper tagged with the catalogue topics it hits),
-harvest.status.v1 → source freshness; the HTTP API, Atom feeds and web pages read them."""
+papers.withdrawn.v1 → out of it, harvest.status.v1 → source freshness; the HTTP API, Atom feeds and web pages
+read them."""
 
 import asyncio
 import contextlib
@@ -26,7 +27,7 @@ from papertrail.search import make_search_client
 from papertrail.search import ping as meili_ping
 from papertrail.service import Readiness, load_settings
 from schemas import topics
-from schemas.events import FollowChanged, HarvestStatus, PaperEnriched
+from schemas.events import FollowChanged, HarvestStatus, PaperEnriched, PaperWithdrawn
 from services.matcher.catalogue import load_catalogue
 from services.query.api.routes import corrections, feeds, follows, overview, papers
 from services.query.api.routes import topics as topic_routes
@@ -76,6 +77,13 @@ async def on_papers_enriched(
             INDEX_LAG.observe(max(0.0, now - event.harvested_at.timestamp()))
 
 
+# a group of its own, so withdrawals never rebalance the papers consumer (docs/events.md)
+@broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))
+async def on_paper_withdrawn(event: PaperWithdrawn, paper_index: Annotated[PaperIndex, Context()]) -> None:
+    """A withdrawn paper leaves the index, and with it search, browse, feeds and every count of the overview."""
+    await paper_index.remove([event.paper_id])
+
+
 @broker.subscriber(topics.HARVEST_STATUS, **consumer_options(SERVICE))
 async def on_harvest_status(status: HarvestStatus, store: Annotated[QueryStore, Context()]) -> None:
     """Keep every source's runs for the overview and the sources page."""
@@ -101,7 +109,9 @@ async def announce_follow_change(change: FollowChanged) -> None:
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    await ensure_topics(settings, [topics.PAPERS_ENRICHED, topics.HARVEST_STATUS, topics.FOLLOWS_CHANGED])
+    await ensure_topics(
+        settings, [topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.HARVEST_STATUS, topics.FOLLOWS_CHANGED]
+    )
     mongo = make_mongo_client(settings, SERVICE)
     meili = make_search_client(settings)
     paper_index = PaperIndex(meili, settings.index_name, settings.index_task_timeout_s)

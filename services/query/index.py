@@ -93,6 +93,11 @@ class PaperIndex:
                 failures.append((position, error))
         return failures
 
+    async def remove(self, paper_ids: list[str]) -> None:
+        """Delete the papers' documents (a missing one is no error) and wait until Meilisearch has applied it."""
+        task = await self.index.delete_documents([document_id(p) for p in paper_ids])
+        await self._wait(task.task_uid)
+
     async def count(self, filters: Sequence[str | list[str]]) -> int:
         """Exact number of documents matching the filters."""
         body = {"filter": list(filters) or None, "page": 1, "hitsPerPage": 0, "attributesToRetrieve": ["paper_id"]}

@@ -112,6 +112,11 @@ class Summarizer:
         latest = {event.paper.id: summary for event, summary in summarized}
         await self.store.release_many([paper_id for paper_id, s in latest.items() if s.status != "pending"])
 
+    async def forget(self, paper_id: str) -> None:
+        """A withdrawn paper stops waiting: the sweep never emits it again, and one summarizing it right now finds
+        it gone before emitting (`still_waiting`)."""
+        await self.store.release_many([paper_id])
+
     async def sweep(self, emit: Emit, batch: int) -> int:
         """Summarize waiting papers, `parallel` at a time, and emit each again; returns how many got a final summary.
 

@@ -28,6 +28,7 @@ def test_each_service_watches_its_grouped_subscribers() -> None:
     assert watched_groups(matcher.subscribers) == {
         "papers.enriched.v1": "papertrail-matcher",
         "follows.matched.v1": "papertrail-matcher-webhooks",
+        "papers.withdrawn.v1": "papertrail-matcher-withdrawals",
     }
 
 

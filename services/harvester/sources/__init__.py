@@ -15,6 +15,9 @@ class SourceRecord:
     content: str
     sha256: str
     datestamp: str | None
+    # the source the record comes from when it is not the run's own (an arXiv record fetched for a Hugging Face
+    # pick): it is published as that source's record, keyed `source:record_id`
+    source: str | None = None
 
     @classmethod
     def of(cls, record_id: str, format: RawFormat, content: str, datestamp: str | None) -> "SourceRecord":

@@ -1,4 +1,4 @@
-"""arXiv OAI-PMH: ListRecords per set, incremental by datestamp, resumptionToken paging."""
+"""arXiv OAI-PMH: ListRecords per set, incremental by datestamp, resumptionToken paging; GetRecord of one paper."""
 
 import datetime as dt
 from collections.abc import AsyncIterator
@@ -6,7 +6,7 @@ from typing import Any
 
 from schemas.events import RawFormat
 from services.harvester.http import PoliteFetcher
-from services.harvester.oai import MalformedResponse, parse_oai_page
+from services.harvester.oai import ARXIV_OAI_PREFIX, MalformedResponse, parse_oai_page
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRecord, SourceRunFailed
 
@@ -90,3 +90,40 @@ class ArxivOaiSource:
                 )
                 if not token:
                     break
+
+
+class ArxivRecordFetcher:
+    """One paper's arXiv record by id (OAI-PMH GetRecord), as ListRecords would have served it.
+
+    Give it the arXiv source's own fetcher: its requests then share that source's pace (one per 3 s, one
+    connection, 503 Retry-After honoured) with the ListRecords pages.
+    """
+
+    def __init__(self, settings: HarvesterSettings, fetcher: PoliteFetcher) -> None:
+        self.url = settings.arxiv_oai_url
+        self.metadata_prefix = settings.arxiv_metadata_prefix
+        self.format: RawFormat = settings.arxiv_metadata_prefix  # type: ignore[assignment]
+        self.fetcher = fetcher
+
+    async def get(self, arxiv_id: str) -> SourceRecord | None:
+        """The record, published as arXiv's; None when arXiv has no such paper (idDoesNotExist) or deleted it."""
+        params = {
+            "verb": "GetRecord",
+            "metadataPrefix": self.metadata_prefix,
+            "identifier": ARXIV_OAI_PREFIX + arxiv_id,
+        }
+        response = await self.fetcher.get(self.url, params)
+        try:
+            page = parse_oai_page(response.content)
+        except MalformedResponse as exc:
+            raise SourceRunFailed(f"arXiv GetRecord {arxiv_id}: {exc}") from exc
+        if page.error_code == "idDoesNotExist" or (page.deleted and not page.records):
+            return None
+        if page.error_code:
+            raise SourceRunFailed(f"arXiv GetRecord {arxiv_id}: OAI error {page.error_code}: {page.error_message}")
+        found = [r for r in page.records if r.record_id == arxiv_id]
+        if not found:  # another paper's record must never be merged into this one
+            raise SourceRunFailed(f"arXiv GetRecord {arxiv_id}: answered with {[r.record_id for r in page.records]}")
+        record = found[0]
+        source = ArxivOaiSource.name
+        return SourceRecord(record.record_id, self.format, record.content, record.sha256, record.datestamp, source)

@@ -3,9 +3,10 @@
 An anthology paper is published in its venue: status published, venue "<VENUE> <year>" from the volume
 meta. Titles and abstracts are MarkupText: `<fixed-case>` marks letters whose case must be kept (the text
 is already written in that case), `<tex-math>` holds LaTeX that becomes readable text, `<i>`/`<b>`/`<url>`
-are flattened. Front matter is parsed too but flagged: it is not a paper.
+are flattened. Front matter is parsed too but flagged: it is not a paper (the normalizer sets it aside).
 """
 
+import re
 from datetime import UTC, datetime
 
 from lxml import etree
@@ -17,6 +18,8 @@ from services.normalizer.text import squash, tex_math
 
 ANTHOLOGY = "https://aclanthology.org"
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
+# Paper 0 of a volume is its front matter (title page, preface, committees): `2024.acl-long.0`, `P19-1.0`.
+FRONT_MATTER_ID = re.compile(r"\.0$")
 _VENUE_NAMES = {
     "acl": "ACL",
     "findings": "Findings",
@@ -101,7 +104,7 @@ def parse_acl(content: str) -> ParsedRecord:
         raise UnparseableRecord(f"{collection}-{volume_id}: expected one <paper> or <frontmatter>, got {len(items)}")
     item = items[0]
     front_matter = item.tag == "frontmatter"
-    paper_number = "0" if front_matter else item.get("id")
+    paper_number = "0" if front_matter else item.get("id")  # the anthology's own numbering, see FRONT_MATTER_ID
     if not paper_number:
         raise UnparseableRecord(f"{collection}-{volume_id}: paper without id")
     anthology_id = f"{collection}-{volume_id}.{paper_number}"

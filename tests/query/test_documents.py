@@ -1,0 +1,46 @@
+"""The search document of an enriched paper: what decides its AI-related flag."""
+
+import json
+from datetime import UTC, datetime
+
+from schemas.events import PaperEnriched
+from schemas.paper import CommunityPick, Paper, PaperIds, PaperVersion
+from schemas.summary import Summary
+from services.query.documents import paper_document
+from tests.conftest import SOURCES
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+
+
+def _pick() -> Paper:
+    """The first pick of the recorded 2025-09-16 daily list, as the normalizer holds it before arXiv's record."""
+    item = json.loads((SOURCES / "hf_daily_papers/daily_papers_2025-09-16.json").read_text(encoding="utf-8"))[0]
+    return Paper(
+        id=f"arxiv:{item['paper']['id']}",
+        ids=PaperIds(arxiv=item["paper"]["id"]),
+        title=item["paper"]["title"],
+        sources=["hf"],
+        community=CommunityPick(date="2025-09-16", upvotes=item["paper"]["upvotes"]),
+        ai_related=True,
+        first_seen=NOW,
+        updated_at=NOW,
+    )
+
+
+def _document(paper: Paper, summary: Summary) -> dict:
+    version = PaperVersion(paper_id=paper.id, seq=1, kind="first_observed", source="hf",
+                           source_record_id=paper.id, observed_at=NOW, content_hash="h")  # fmt: skip
+    return paper_document(PaperEnriched(kind="new", paper=paper, version=version, summary=summary), {})
+
+
+def test_a_model_verdict_does_not_unmark_an_ai_related_paper() -> None:
+    says_no = Summary(status="ok", tldr_en="…", ai_related=False, ai_reason="not about AI", generated_at=NOW)
+    assert _document(_pick(), says_no)["ai_related"] is True
+
+
+def test_the_document_carries_the_flag_the_summarizer_refined() -> None:
+    paper = _pick().model_copy(update={"ai_related": False})
+    assert _document(paper, Summary(status="pending"))["ai_related"] is False
+    # the summarizer sets the flag on the paper when its model says yes (policy.refined_paper)
+    says_yes = Summary(status="ok", tldr_en="…", ai_related=True, ai_reason="LLM", generated_at=NOW)
+    assert _document(paper.model_copy(update={"ai_related": True}), says_yes)["ai_related"] is True
