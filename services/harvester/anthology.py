@@ -2,11 +2,12 @@
 
 Content convention (the normalizer parses exactly this): the paper's `<volume>` element, carrying the
 collection id as attribute `collection`, with its `<meta>` child and only that one `<paper>` or
-`<frontmatter>` child. Record id = full anthology id: `<collection>-<volume>.<paper>`, front matter = paper 0.
+`<frontmatter>` child. Record id = the full anthology id (`2024.acl-long.1`, `P19-1001`), front matter = paper 0.
 """
 
 from lxml import etree
 
+from papertrail.paper_ids import anthology_id
 from services.harvester.sources import SourceRecord
 
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
@@ -42,7 +43,7 @@ def split_collection(body: bytes) -> list[SourceRecord]:
             item_xml = etree.tostring(item, encoding="unicode", with_tail=False)
             records.append(
                 SourceRecord.of(
-                    record_id=f"{collection_id}-{volume_id}.{paper_id}",
+                    record_id=anthology_id(collection_id, volume_id, paper_id),
                     format="acl_xml",
                     content=f"{start_tag}{meta_xml}{item_xml}</volume>",
                     datestamp=item.get("ingest-date") or volume.get("ingest-date"),

@@ -7,13 +7,11 @@ datestamp = the list date from the file name. OAI: the `<record>` elements.
 
 import hashlib
 import json
-from copy import deepcopy
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lxml import etree
-
 from schemas.events import RawFormat, RawRecord
+from services.harvester.anthology import split_collection
 from services.harvester.oai import parse_oai_page
 from tests.conftest import FIXTURES, SOURCES
 
@@ -37,21 +35,8 @@ def raw_record(source: str, record_id: str, fmt: RawFormat, content: str, datest
 
 
 def acl_records(path: Path = ACL_FILE) -> list[RawRecord]:
-    root = etree.parse(str(path)).getroot()
-    collection = root.get("id")
-    records = []
-    for volume in root.iterfind("volume"):
-        meta = volume.find("meta")
-        for item in volume:
-            if item.tag not in ("paper", "frontmatter"):
-                continue
-            shell = etree.Element("volume", dict(volume.attrib), collection=collection)
-            shell.append(deepcopy(meta))
-            shell.append(deepcopy(item))
-            number = "0" if item.tag == "frontmatter" else item.get("id")
-            content = etree.tostring(shell, encoding="unicode")
-            records.append(raw_record("acl", f"{collection}-{volume.get('id')}.{number}", "acl_xml", content))
-    return records
+    """Every paper and front matter of a recorded collection file, split as the harvester splits it."""
+    return [raw_record("acl", r.record_id, r.format, r.content) for r in split_collection(path.read_bytes())]
 
 
 def with_anthology_doi(record: RawRecord) -> RawRecord:

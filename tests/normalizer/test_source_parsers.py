@@ -8,10 +8,12 @@ from email.utils import format_datetime
 
 import pytest
 
+from papertrail.paper_ids import anthology_id
 from services.normalizer.parsers import parse_batch, parse_raw
 from services.normalizer.parsers.arxiv_oai import ARXIV_RAW, parse_arxiv_raw
 from services.normalizer.records import UnparseableRecord
 from services.normalizer.text import tex_math
+from tests.conftest import SOURCES
 from tests.normalizer.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records, raw_record
 
 MARKUP = re.compile(r"</?(i|b|fixed-case|tex-math|url)>")
@@ -211,3 +213,30 @@ def test_parse_batch_separates_bad_records() -> None:
     items, failed = parse_batch([Consumed(good.model_dump_json().encode()), bad_json, bad_content])
     assert [i.record.record_id for i in items] == ["2405.18407"]
     assert [c for c, _ in failed] == [bad_json, bad_content]
+
+
+def test_old_style_anthology_ids_pack_volume_and_paper_into_digits() -> None:
+    """P19 (ACL 2019) is a pre-2020 collection: volume 1 paper 1 is P19-1001, as its own <url> and DOI say."""
+    records = acl_records(SOURCES / "acl/P19-1-excerpt.xml")
+    assert [r.record_id for r in records] == ["P19-1000", "P19-1001", "P19-1002"]
+    parsed = {r.record_id: parse_raw(r) for r in records}
+    assert parsed["P19-1000"].is_front_matter
+    paper = parsed["P19-1002"]
+    assert paper.ids.acl == "P19-1002" and paper.ids.dois == ["10.18653/v1/p19-1002"]
+    assert paper.links["anthology"] == "https://aclanthology.org/P19-1002"
+    assert paper.links["pdf"] == "https://aclanthology.org/P19-1002.pdf"
+    assert paper.links["video"] == "https://vimeo.com/383950369"  # already absolute: kept
+
+
+def test_anthology_ids_by_the_anthology_rule() -> None:
+    assert anthology_id("2024.acl", "long", "1") == "2024.acl-long.1"
+    assert anthology_id("2024.findings", "acl", "0") == "2024.findings-acl.0"
+    assert anthology_id("P19", "1", "1") == "P19-1001"
+    assert anthology_id("P19", "1", "0") == "P19-1000"
+    assert anthology_id("W19", "1", "12") == "W19-0112"
+    assert anthology_id("C69", "10", "1") == "C69-1001"
+
+
+def test_a_video_on_the_anthologys_own_server_gets_its_address() -> None:
+    (safeconv,) = [r for r in acl_records(SOURCES / "acl/2023.acl-long-2-3-5.xml") if r.record_id == "2023.acl-long.2"]
+    assert parse_raw(safeconv).links["video"] == "https://aclanthology.org/2023.acl-long.2.mp4"

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from lxml import etree
 
+from papertrail.paper_ids import anthology_id
 from schemas.paper import Author, PaperIds, SourceVersion
 from services.normalizer.names import make_author
 from services.normalizer.records import ParsedRecord, UnparseableRecord
@@ -107,16 +108,19 @@ def parse_acl(content: str) -> ParsedRecord:
     paper_number = "0" if front_matter else item.get("id")  # the anthology's own numbering, see FRONT_MATTER_ID
     if not paper_number:
         raise UnparseableRecord(f"{collection}-{volume_id}: paper without id")
-    anthology_id = f"{collection}-{volume_id}.{paper_number}"
+    try:
+        acl_id = anthology_id(collection, volume_id, paper_number)
+    except ValueError as exc:  # an old-style collection numbers volumes and papers with digits only
+        raise UnparseableRecord(f"{collection}-{volume_id}: paper id {paper_number!r} is not a number") from exc
     year_text = squash(meta.findtext("year"))
     year = int(year_text) if year_text.isdigit() else None
     title_element = meta.find("booktitle") if front_matter else item.find("title")
     title = markup_text(title_element)
     if not title:
-        raise UnparseableRecord(f"{anthology_id}: empty title")
+        raise UnparseableRecord(f"{acl_id}: empty title")
     dois = [squash(d).lower() for d in (item.findtext("doi"),) if d and squash(d)]
-    url = squash(item.findtext("url")) or anthology_id
-    links = {"anthology": f"{ANTHOLOGY}/{anthology_id}", "pdf": f"{ANTHOLOGY}/{url}.pdf"}
+    url = squash(item.findtext("url")) or acl_id
+    links = {"anthology": f"{ANTHOLOGY}/{acl_id}", "pdf": f"{ANTHOLOGY}/{url}.pdf"}
     if dois:
         links["doi"] = f"https://doi.org/{dois[0]}"
     code = item.find("pwccode")
@@ -126,7 +130,8 @@ def parse_acl(content: str) -> ParsedRecord:
         links.setdefault("dataset", dataset.get("url", ""))
     video = item.find("video")
     if video is not None and video.get("href"):
-        links["video"] = video.get("href", "")
+        href = video.get("href", "")  # newer volumes name a file on the Anthology's own server: `2023.acl-long.2.mp4`
+        links["video"] = href if href.startswith(("http://", "https://")) else f"{ANTHOLOGY}/{href}"
     published = _day(item.get("ingest-date") or volume.get("ingest-date"))
     versions = [SourceVersion(source="acl", label="v1", date=published)]
     for revision in item.iterfind("revision"):
@@ -137,8 +142,8 @@ def parse_acl(content: str) -> ParsedRecord:
     abstract_element = item.find("abstract")
     return ParsedRecord(
         source="acl",
-        record_id=anthology_id,
-        ids=PaperIds(acl=anthology_id, dois=dois),
+        record_id=acl_id,
+        ids=PaperIds(acl=acl_id, dois=dois),
         title=title,
         abstract=markup_text(abstract_element),
         authors=[_author(a) for a in item.iterfind("author")],
