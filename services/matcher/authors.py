@@ -2,7 +2,7 @@
 
 The rule, applied to the followed name and to each author of a paper:
 
-1. Both names are split into given and family names by the normalizer's rule (`split_name`): the part
+1. Both names are split into given and family names by the shared rule (`papertrail.names.split_name`): the part
    before a comma is the family name ("Zhang, Wei"), otherwise the last word with any particles before it
    ("Wei Zhang", "Ludwig van Beethoven"). Names are taken in the order written: "Zhang Wei" without a
    comma reads as given name "Zhang", family name "Wei".
@@ -23,9 +23,9 @@ The rule, applied to the followed name and to each author of a paper:
 from dataclasses import dataclass
 from functools import lru_cache
 
+from papertrail.names import author_key, split_name
+from papertrail.text import fold
 from schemas.paper import Author
-from services.normalizer.names import author_key, split_name
-from services.normalizer.text import fold
 
 
 def _given_words(given: str) -> tuple[str, ...]:

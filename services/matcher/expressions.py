@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Collection, Set
 from dataclasses import dataclass
 
-from services.normalizer.text import fold
+from papertrail.text import fold
 
 MAX_LENGTH = 2000
 _TOKEN = re.compile(r'\s*(?:(?P<lp>\()|(?P<rp>\))|"(?P<phrase>[^"]*)(?P<closed>"?)|(?P<word>[^\s()"]+))')

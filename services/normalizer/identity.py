@@ -14,12 +14,12 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
+from papertrail.names import surname_key
+from papertrail.text import title_key
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, VersionKind
 from services.normalizer.links import found_links
-from services.normalizer.names import surname_key
 from services.normalizer.records import ParsedRecord
-from services.normalizer.text import title_key
 
 TRACKED_FIELDS = (
     "title",

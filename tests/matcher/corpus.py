@@ -6,9 +6,9 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from papertrail.names import make_author
+from papertrail.text import readable
 from schemas.paper import Paper, PaperIds
-from services.normalizer.names import make_author
-from services.normalizer.text import readable
 
 SHARED_CORPUS = Path("/work/shared/corpus/arxiv-daily-2026-05")
 SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "matcher_sample.jsonl"

@@ -3,12 +3,12 @@
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
+from papertrail.names import author_key, split_author_list, split_name
+from papertrail.text import title_key
 from schemas.paper import PaperIds, SourceVersion
 from services.normalizer.identity import canonical_id, merge, record_fingerprint
-from services.normalizer.names import author_key, split_author_list, split_name
 from services.normalizer.parsers import parse_raw
 from services.normalizer.records import ParsedRecord
-from services.normalizer.text import title_key
 from tests.normalizer.sources import ACL_RED_FM, acl_records, red_fm_preprint
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)

@@ -11,11 +11,11 @@ from datetime import UTC, datetime
 
 from lxml import etree
 
+from papertrail.names import make_author
 from papertrail.paper_ids import anthology_id
+from papertrail.text import squash, tex_math
 from schemas.paper import Author, PaperIds, SourceVersion
-from services.normalizer.names import make_author
 from services.normalizer.records import ParsedRecord, UnparseableRecord
-from services.normalizer.text import squash, tex_math
 
 ANTHOLOGY = "https://aclanthology.org"
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)

@@ -8,11 +8,12 @@ versions; their `AI` Chinese summary is ignored here (summaries belong to the su
 import json
 from typing import Any
 
+from papertrail.names import make_author, split_author_list
 from papertrail.paper_ids import ARXIV_VERSION
+from papertrail.text import readable, squash
 from schemas.events import RawRecord
 from schemas.paper import PaperIds, SourceVersion
 from services.normalizer.links import found_links, link_kind
-from services.normalizer.names import make_author, split_author_list
 from services.normalizer.parsers.arxiv_oai import (
     _rfc2822,
     arxiv_id,
@@ -21,7 +22,6 @@ from services.normalizer.parsers.arxiv_oai import (
     split_dois,
 )
 from services.normalizer.records import ParsedRecord, UnparseableRecord
-from services.normalizer.text import readable, squash
 
 
 def _line(content: str) -> dict[str, Any]:

@@ -5,11 +5,11 @@ from datetime import UTC, datetime
 
 from lxml import etree
 
+from papertrail.names import make_author, split_author_list
 from papertrail.paper_ids import ARXIV_OWN_DOI, is_arxiv_id
+from papertrail.text import readable, squash
 from schemas.paper import PaperIds, PublicationStatus, SourceVersion
-from services.normalizer.names import make_author, split_author_list
 from services.normalizer.records import ParsedRecord, UnparseableRecord
-from services.normalizer.text import readable, squash
 
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
 ARXIV_RAW = "{http://arxiv.org/OAI/arXivRaw/}"

@@ -9,12 +9,12 @@ organization. Two layouts are handled: 2024 items keep the pick inside `paper`, 
 import json
 from typing import Any
 
+from papertrail.names import make_author
+from papertrail.text import readable
 from schemas.events import RawRecord
 from schemas.paper import CommunityPick, PaperIds
-from services.normalizer.names import make_author
 from services.normalizer.parsers.arxiv_oai import arxiv_id, arxiv_links
 from services.normalizer.records import ParsedRecord, UnparseableRecord
-from services.normalizer.text import readable
 
 HF_PAPERS = "https://huggingface.co/papers"
 

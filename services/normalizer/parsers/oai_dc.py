@@ -10,8 +10,9 @@ from datetime import UTC, datetime
 
 from lxml import etree
 
+from papertrail.names import make_author
+from papertrail.text import readable, squash
 from schemas.paper import PaperIds, SourceVersion
-from services.normalizer.names import make_author
 from services.normalizer.parsers.arxiv_oai import (
     _PARSER,
     OAI,
@@ -20,7 +21,6 @@ from services.normalizer.parsers.arxiv_oai import (
     publication_status,
 )
 from services.normalizer.records import ParsedRecord, UnparseableRecord
-from services.normalizer.text import readable, squash
 
 DC = "{http://purl.org/dc/elements/1.1/}"
 OAI_DC = "{http://www.openarchives.org/OAI/2.0/oai_dc/}"

@@ -7,8 +7,8 @@ all give "zhang w". Family name is the part before a comma, else the last word (
 
 import re
 
+from papertrail.text import fold, readable
 from schemas.paper import Author
-from services.normalizer.text import fold, readable
 
 _PARTICLES = {"van", "von", "de", "der", "den", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ter"}
 _AND = re.compile(r",?\s+and\s+|\s*;\s*|\s*&\s*")

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lxml import etree
 
-from services.normalizer.text import latex_accents_to_unicode, readable
+from papertrail.text import latex_accents_to_unicode, readable
 from tests.conftest import FIXTURES
 
 # Command names the function turns into letters on purpose (outside formulas): `\ss` → ß, `\aa` → å ...
