@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from papertrail.follows.catalogue import load_catalogue
+from papertrail.follows.rules import FollowIndex, PaperText, topics_by_id
 from papertrail.text import fold
 from schemas.events import Follow
-from services.matcher.catalogue import load_catalogue
-from services.matcher.rules import FollowIndex, PaperText, topics_by_id
 from tests.matcher.corpus import corpus_papers
 
 STOP = set(

@@ -27,12 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from papertrail import stack  # noqa: E402
+from papertrail.follows.catalogue import load_catalogue  # noqa: E402
 from papertrail.search import make_search_client  # noqa: E402
 from papertrail.settings import InfraSettings  # noqa: E402
 from schemas.events import PaperEnriched, RawRecord  # noqa: E402
 from schemas.paper import PaperVersion  # noqa: E402
 from schemas.summary import Summary  # noqa: E402
-from services.matcher.catalogue import load_catalogue  # noqa: E402
 from services.normalizer.identity import merge  # noqa: E402
 from services.normalizer.parsers.arxiv_json import parse_corpus_line  # noqa: E402
 from services.query.api.routes.papers import LIST_FIELDS  # noqa: E402

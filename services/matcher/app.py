@@ -14,6 +14,8 @@ from faststream import Context, ContextRepo
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
+from papertrail.follows.catalogue import load_catalogue
+from papertrail.follows.rules import FollowIndex, PaperText, follow_matched, topics_by_id
 from papertrail.kafka import (
     DeadLetterPolicy,
     batch_options,
@@ -30,11 +32,9 @@ from papertrail.service import Readiness, health_routes, load_settings
 from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
 from services.matcher.backfill import Backfiller
-from services.matcher.catalogue import load_catalogue
 from services.matcher.delivery import DigestMaker, WebhookSender, webhook_target
 from services.matcher.metrics import FOLLOWS, MATCH_LAG_SECONDS, MATCH_SECONDS, PAPERS_MATCHED
 from services.matcher.recorder import BackfillRunner, MatchRecorder
-from services.matcher.rules import FollowIndex, PaperText, follow_matched, topics_by_id
 from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
 

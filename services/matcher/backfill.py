@@ -13,10 +13,10 @@ from typing import Any
 
 from meilisearch_python_sdk import AsyncClient
 
+from papertrail.follows.rules import CompiledFollow, PaperText, match_one
 from papertrail.search import quote
 from schemas.events import MatchReason
 from schemas.paper import Author
-from services.matcher.rules import CompiledFollow, PaperText, match_one
 from services.matcher.store import MatchStore
 
 RETRIEVE = ["paper_id", "title", "abstract", "authors", "author_keys", "categories"]

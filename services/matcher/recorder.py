@@ -5,10 +5,10 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
+from papertrail.follows.rules import CompiledFollow, FollowIndex, follow_matched
 from schemas.events import FollowMatched
 from services.matcher.backfill import Backfiller
 from services.matcher.metrics import MATCHES
-from services.matcher.rules import CompiledFollow, FollowIndex, follow_matched
 from services.matcher.store import MatchStore
 
 log = logging.getLogger("papertrail.matcher")

@@ -17,6 +17,7 @@ from faststream import Context
 from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import CONTENT_TYPE_LATEST, Histogram, generate_latest
 
+from papertrail.follows.catalogue import load_catalogue
 from papertrail.kafka import DeadLetterPolicy, batch_options, consumer_options, ensure_topics, make_broker
 from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
@@ -28,7 +29,6 @@ from papertrail.search import ping as meili_ping
 from papertrail.service import Readiness, load_settings
 from schemas import topics
 from schemas.events import FollowChanged, HarvestStatus, PaperEnriched, PaperWithdrawn
-from services.matcher.catalogue import load_catalogue
 from services.query.api.routes import corrections, feeds, follows, overview, papers
 from services.query.api.routes import topics as topic_routes
 from services.query.documents import paper_document

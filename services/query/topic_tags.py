@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from papertrail.follows.catalogue import Topic
+from papertrail.follows.rules import FollowIndex, PaperText, topics_by_id
 from schemas.events import Follow, Paper
-from services.matcher.catalogue import Topic
-from services.matcher.rules import FollowIndex, PaperText, topics_by_id
 
 TopicReasons = dict[str, list[dict[str, Any]]]  # topic id → the reasons, as the topic page shows them
 

@@ -11,11 +11,11 @@ import pytest
 from aiokafka import AIOKafkaConsumer
 from pymongo import AsyncMongoClient
 
+from papertrail.follows.catalogue import load_catalogue
 from papertrail.search import make_search_client
 from papertrail.settings import InfraSettings
 from schemas import topics
 from schemas.events import FollowChanged
-from services.matcher.catalogue import load_catalogue
 from services.query.documents import paper_document
 from services.query.index import PaperIndex
 from services.query.topic_tags import TopicTagger

@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
-from services.matcher.catalogue import load_catalogue
+from papertrail.follows.catalogue import load_catalogue
 from services.query.api.routes import follows as follow_routes
 from services.query.deps import PaperIndexDep, StoreDep
 from services.query.web.i18n import Translator

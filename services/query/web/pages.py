@@ -6,7 +6,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
-from services.matcher.catalogue import load_catalogue
+from papertrail.follows.catalogue import load_catalogue
 from services.query.api.routes import overview as overview_routes
 from services.query.api.routes import papers as paper_routes
 from services.query.api.routes import topics as topic_routes

@@ -8,9 +8,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, HTTPException, Path
 from pydantic import BaseModel, Field, HttpUrl
 
+from papertrail.follows.checks import FollowRuleError, check_follow
 from schemas.events import Follow, FollowChanged
 from services.query.deps import CurrentUser, FollowAnnouncerDep, PaperIndexDep, StoreDep
-from services.query.follow_rules import FollowRuleError, check_follow
 
 router = APIRouter(prefix="/api", tags=["follows"])
 FollowId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="follow id")]

@@ -4,7 +4,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
-from services.matcher.catalogue import load_catalogue
+from papertrail.follows.catalogue import load_catalogue
 from services.query.deps import PaperIndexDep
 from services.query.search import PaperQuery
 

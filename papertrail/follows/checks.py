@@ -1,7 +1,8 @@
-"""What makes a follow valid before it is stored: the matcher's own expression grammar and topic catalogue."""
+"""What makes a follow valid before it is stored: the expression grammar and topic catalogue the matcher compiles
+it with, checked where the query service accepts it. No I/O."""
 
-from services.matcher.catalogue import load_catalogue
-from services.matcher.expressions import ExpressionError, parse_expression
+from papertrail.follows.catalogue import load_catalogue
+from papertrail.follows.expressions import ExpressionError, parse_expression
 
 
 class FollowRuleError(ValueError):

@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 import pytest
 
 from bench.match_follows import generate_follows
+from papertrail.follows.catalogue import load_catalogue
+from papertrail.follows.expressions import ExpressionError
+from papertrail.follows.rules import FollowIndex, PaperText, topics_by_id
 from schemas.events import Follow, MatchReason, Subtopic
 from schemas.paper import Author, Paper
-from services.matcher.catalogue import load_catalogue
-from services.matcher.expressions import ExpressionError
-from services.matcher.rules import FollowIndex, PaperText, topics_by_id
 from tests.matcher.corpus import corpus_papers, sample_papers
 
 NOW = datetime(2026, 5, 20, tzinfo=UTC)

@@ -4,7 +4,7 @@ import itertools
 
 import pytest
 
-from services.matcher.expressions import And, ExpressionError, Not, Or, Term, compile_predicate, parse_expression
+from papertrail.follows.expressions import And, ExpressionError, Not, Or, Term, compile_predicate, parse_expression
 
 
 def holds(expression: str, *present: str) -> bool:

@@ -19,12 +19,12 @@ from typing import Literal
 
 import ahocorasick
 
+from papertrail.follows.authors import AuthorRule, author_rule, normalize_orcid
+from papertrail.follows.catalogue import Topic, check_subtopics
+from papertrail.follows.expressions import Expression, Predicate, compile_predicate, parse_expression
 from papertrail.text import fold
 from schemas.events import Follow, FollowMatched, MatchReason, Subtopic
 from schemas.paper import Author, Paper
-from services.matcher.authors import AuthorRule, author_rule, normalize_orcid
-from services.matcher.catalogue import Topic, check_subtopics
-from services.matcher.expressions import Expression, Predicate, compile_predicate, parse_expression
 
 TextField = Literal["title", "abstract"]
 FIELDS: dict[str, tuple[TextField, ...]] = {

@@ -1,4 +1,4 @@
-"""The built-in topic catalogue (services/matcher/topics.toml): topics with Chinese names and keyword subtopics."""
+"""The built-in topic catalogue (topics.toml beside this module): topics with Chinese names and keyword subtopics."""
 
 import tomllib
 from functools import cache
@@ -6,8 +6,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from papertrail.follows.expressions import ExpressionError, parse_expression
 from schemas.events import Subtopic
-from services.matcher.expressions import ExpressionError, parse_expression
 
 CATALOGUE_PATH = Path(__file__).with_name("topics.toml")
 
