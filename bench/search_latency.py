@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 from papertrail import stack  # noqa: E402
 from papertrail.follows.catalogue import load_catalogue  # noqa: E402
 from papertrail.search import make_search_client  # noqa: E402
+from papertrail.search_document import PaperFilter, paper_document  # noqa: E402
 from papertrail.settings import InfraSettings  # noqa: E402
 from schemas.events import PaperEnriched, RawRecord  # noqa: E402
 from schemas.paper import PaperVersion  # noqa: E402
@@ -36,7 +37,6 @@ from schemas.summary import Summary  # noqa: E402
 from services.normalizer.identity import merge  # noqa: E402
 from services.normalizer.parsers.arxiv_json import parse_corpus_line  # noqa: E402
 from services.query.api.routes.papers import LIST_FIELDS  # noqa: E402
-from services.query.documents import paper_document  # noqa: E402
 from services.query.index import PaperIndex, search_body  # noqa: E402
 from services.query.search import PaperQuery  # noqa: E402
 from services.query.topic_tags import TopicTagger  # noqa: E402
@@ -150,11 +150,12 @@ def api_params(query: dict[str, Any]) -> dict[str, Any]:
 
 
 def paper_query(query: dict[str, Any]) -> PaperQuery:
+    wanted = PaperFilter(
+        categories=query.get("category", []), status=query.get("status"), ai_related=query.get("ai_related")
+    )
     return PaperQuery(
         q=query.get("q", ""),
-        categories=query.get("category", []),
-        status=query.get("status"),
-        ai_related=query.get("ai_related"),
+        filter=wanted,
         sort=query.get("sort", "updated"),
         page=query.get("page", 1),
         size=query.get("size", 20),

@@ -30,9 +30,9 @@ def run_service(name: str) -> None:
 
 def service_port(name: str) -> int:
     """The service's default HTTP port, which `papertrail run` gives it (HTTP_PORT is per process)."""
-    module = importlib.import_module(f"services.{name}.settings")
-    cls = next(v for k, v in vars(module).items() if k.endswith("Settings") and k != "InfraSettings")
-    return int(cls.model_fields["http_port"].default)
+    from papertrail.settings_doc import settings_class
+
+    return int(settings_class(name).model_fields["http_port"].default)
 
 
 def _pump(name: str, stream: IO[bytes], width: int) -> None:

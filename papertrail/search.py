@@ -10,11 +10,6 @@ from papertrail.settings import InfraSettings
 UNCOMPRESSED = {"Accept-Encoding": "identity"}
 
 
-def quote(value: str) -> str:
-    """A Meilisearch filter string literal: backslashes and double quotes escaped, so a value is never syntax."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def make_search_client(settings: InfraSettings) -> AsyncClient:
     return AsyncClient(
         settings.meili_url, settings.meili_master_key.get_secret_value(), timeout=10, custom_headers=UNCOMPRESSED

@@ -98,3 +98,14 @@ class InfraSettings(BaseSettings):
         if not value.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
         return value.rstrip("/")
+
+
+class PaperIndexSettings(InfraSettings):
+    """Settings of a service that uses the Meilisearch index of papers: one setting names it for every such service
+    (the query service writes it, the matcher's backfill searches it), so the two never disagree."""
+
+    index_name: str = Field(
+        "papers",
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description="Meilisearch index of papers (the query service writes it, the matcher's backfill searches it)",
+    )

@@ -15,9 +15,12 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
 
 
 def settings_class(service: str) -> type[BaseSettings]:
+    """The service's own settings class: the one its settings module defines (not the shared ones it imports)."""
     module = importlib.import_module(f"services.{service}.settings")
     return next(
-        v for k, v in vars(module).items() if k.endswith("Settings") and k != "InfraSettings" and isinstance(v, type)
+        v
+        for k, v in vars(module).items()
+        if k.endswith("Settings") and isinstance(v, type) and v.__module__ == module.__name__
     )
 
 

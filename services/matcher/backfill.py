@@ -8,13 +8,14 @@ source ids) from `papers`, which the Meilisearch documents flatten.
 """
 
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from meilisearch_python_sdk import AsyncClient
 
 from papertrail.follows.rules import CompiledFollow, PaperText, match_one
-from papertrail.search import quote
+from papertrail.search_document import PaperFilter
 from schemas.events import MatchReason
 from schemas.paper import Author
 from services.matcher.store import MatchStore
@@ -36,25 +37,23 @@ class Backfiller:
         self.days = days
         self.max_hits = max_hits_per_term
 
-    def filters(self, compiled: CompiledFollow, now: datetime) -> list[str | list[str]]:
+    def held(self, compiled: CompiledFollow, now: datetime) -> PaperFilter:
+        """Papers ingested in the backfill window, in the follow's categories."""
         since = int((now - timedelta(days=self.days)).timestamp())
-        filters: list[str | list[str]] = [f"ingested_ts >= {since}"]
-        if compiled.follow.categories:
-            filters.append([f"categories = {quote(c)}" for c in compiled.follow.categories])
-        return filters
+        return PaperFilter(categories=compiled.follow.categories, dated_by="ingested", since_ts=since)
 
     async def candidates(self, compiled: CompiledFollow, now: datetime) -> dict[str, dict[str, Any]]:
-        filters = self.filters(compiled, now)
+        held = self.held(compiled, now)
         found: dict[str, dict[str, Any]] = {}
-        searches: list[tuple[str | None, list[str | list[str]]]] = []
+        searches: list[tuple[str | None, PaperFilter]] = []
         if compiled.author is not None:
-            searches.append((None, [*filters, f"author_keys = {quote(compiled.author.key)}"]))
+            searches.append((None, replace(held, author_key=compiled.author.key)))
         terms = sorted({t for rule in compiled.rules for t in rule.expression.positive_terms})
-        searches.extend((search_query(t), filters) for t in terms)
-        for query, search_filters in searches:
+        searches.extend((search_query(t), held) for t in terms)
+        for query, wanted in searches:
             results = await self.index.search(
                 query,
-                filter=search_filters,
+                filter=wanted.clauses(),
                 limit=self.max_hits,
                 attributes_to_retrieve=RETRIEVE,
                 attributes_to_search_on=["title", "abstract"] if query else None,

@@ -2,12 +2,11 @@
 
 from pydantic import Field, SecretStr, field_validator
 
-from papertrail.settings import InfraSettings, TimeZoneName
+from papertrail.settings import PaperIndexSettings, TimeZoneName
 
 
-class MatcherSettings(InfraSettings):
+class MatcherSettings(PaperIndexSettings):
     http_port: int = Field(8004, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
-    index_name: str = Field("papers", pattern=r"^[A-Za-z0-9_-]+$", description="the query service's Meilisearch index")
     match_batch_size: int = Field(500, ge=1, le=10000, description="papers matched and recorded together")
     match_batch_wait_ms: int = Field(100, ge=1, description="longest wait to fill a batch of papers")
     backfill_days: int = Field(30, ge=0, le=3650, description="a new follow is matched against papers this recent")

@@ -26,12 +26,12 @@ from papertrail.mongo import database, make_mongo_client
 from papertrail.mongo import ping as mongo_ping
 from papertrail.search import make_search_client
 from papertrail.search import ping as meili_ping
+from papertrail.search_document import paper_document
 from papertrail.service import Readiness, load_settings
 from schemas import topics
 from schemas.events import FollowChanged, HarvestStatus, PaperEnriched, PaperWithdrawn
 from services.query.api.routes import corrections, feeds, follows, overview, papers
 from services.query.api.routes import topics as topic_routes
-from services.query.documents import paper_document
 from services.query.index import PaperIndex
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore

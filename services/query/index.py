@@ -1,6 +1,5 @@
 """The Meilisearch `papers` index: settings kept in code, documents written and tasks awaited, searches."""
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,8 +10,7 @@ from meilisearch_python_sdk.models.settings import MeilisearchSettings, Paginati
 from prometheus_client import Histogram
 
 from papertrail.kafka import UnprocessableMessage
-from papertrail.search import quote
-from services.query.documents import FILTERABLE, SEARCHABLE, SORTABLE, document_id
+from papertrail.search_document import FILTERABLE, SEARCHABLE, SORTABLE, PaperFilter, document_id
 from services.query.search import PaperQuery
 from services.query.topic_tags import TopicTagger
 
@@ -98,9 +96,9 @@ class PaperIndex:
         task = await self.index.delete_documents([document_id(p) for p in paper_ids])
         await self._wait(task.task_uid)
 
-    async def count(self, filters: Sequence[str | list[str]]) -> int:
-        """Exact number of documents matching the filters."""
-        body = {"filter": list(filters) or None, "page": 1, "hitsPerPage": 0, "attributesToRetrieve": ["paper_id"]}
+    async def count(self, wanted: PaperFilter) -> int:
+        """Exact number of documents matching the filter."""
+        body = {"filter": wanted.clauses() or None, "page": 1, "hitsPerPage": 0, "attributesToRetrieve": ["paper_id"]}
         return (await self._search(body)).total
 
     async def retag(self, tagger: TopicTagger, page_size: int = 1000) -> int:
@@ -130,7 +128,7 @@ class PaperIndex:
         """Documents for these paper ids (missing ones are left out)."""
         if not paper_ids:
             return {}
-        filters: list[str | list[str]] = [[f"paper_id = {quote(p)}" for p in paper_ids]]
+        filters = PaperFilter(paper_ids=paper_ids).clauses()
         body = {"filter": filters, "page": 1, "hitsPerPage": len(paper_ids), "attributesToRetrieve": ["*"]}
         results = await self._search(body)
         return {hit["paper_id"]: hit for hit in results.hits}

@@ -15,11 +15,11 @@ from meilisearch_python_sdk.models.settings import MeilisearchSettings
 from pydantic import BaseModel
 from pymongo import MongoClient
 
+from papertrail.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched
 from schemas.paper import Paper, PaperVersion
 from schemas.summary import Summary
 from services.matcher.webhooks import SIGNATURE_HEADER, verify_signature
-from services.query.documents import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
 from tests.conftest import Servers, wait_until, wait_until_async
 from tests.integration.services import running_service
 from tests.matcher.corpus import sample_papers

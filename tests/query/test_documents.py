@@ -3,10 +3,10 @@
 import json
 from datetime import UTC, datetime
 
+from papertrail.search_document import paper_document
 from schemas.events import PaperEnriched
 from schemas.paper import CommunityPick, Paper, PaperIds, PaperVersion
 from schemas.summary import Summary
-from services.query.documents import paper_document
 from tests.conftest import SOURCES
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)

@@ -5,8 +5,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from papertrail.search import make_search_client
+from papertrail.search_document import PaperFilter, document_id
 from papertrail.settings import InfraSettings
-from services.query.documents import document_id
 from services.query.index import PaperIndex
 from services.query.search import PaperQuery
 from tests.conftest import Servers
@@ -51,9 +51,9 @@ async def test_totals_and_counts_are_exact_past_a_thousand(index: PaperIndex) ->
     assert everything.total == PAPERS
     assert len(everything.hits) == 5
     cs_ir = sum(1 for n in range(PAPERS) if n % 3)
-    assert (await index.search(PaperQuery(categories=["cs.IR"], size=1))).total == cs_ir
+    assert (await index.search(PaperQuery(filter=PaperFilter(categories=["cs.IR"]), size=1))).total == cs_ir
     assert everything.facets["categories"] == {"cs.IR": cs_ir, "cs.CL": PAPERS - cs_ir}
-    assert await index.count([]) == PAPERS
+    assert await index.count(PaperFilter()) == PAPERS
 
 
 async def test_a_deep_page_past_a_thousand_hits_is_reachable(index: PaperIndex) -> None:
@@ -64,6 +64,8 @@ async def test_a_deep_page_past_a_thousand_hits_is_reachable(index: PaperIndex) 
 async def test_new_summaries_are_listed_by_when_they_were_written(index: PaperIndex) -> None:
     since = 1_700_100_000 + 1_000
     expected = {f"test:{n}" for n in range(1_000, PAPERS) if n % 5 == 0}
-    found = await index.search(PaperQuery(summarized_since_ts=since, size=100), attributes=["paper_id"])
+    found = await index.search(
+        PaperQuery(filter=PaperFilter(summarized_since_ts=since), size=100), attributes=["paper_id"]
+    )
     assert found.total == len(expected) and {hit["paper_id"] for hit in found.hits} == expected
-    assert await index.count([f"summarized_ts >= {since}"]) == len(expected)
+    assert await index.count(PaperFilter(summarized_since_ts=since)) == len(expected)

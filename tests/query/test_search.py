@@ -1,29 +1,13 @@
-"""Search parameters become Meilisearch filters with every value quoted, never pasted raw."""
+"""Search queries and the Atom feeds of search results."""
 
-from papertrail.search import quote
+from papertrail.search_document import PaperFilter
 from services.query.search import PaperQuery
 
 
-def test_quote_escapes_quotes_and_backslashes() -> None:
-    assert quote('cs.CL" OR user = "x') == '"cs.CL\\" OR user = \\"x"'
-    assert quote("a\\b") == '"a\\\\b"'
-
-
-def test_filters_combine_any_of_lists_and_single_values() -> None:
-    query = PaperQuery(
-        categories=["cs.CL", "cs.LG"], status="published", ai_related=True, since_ts=100, sort="published"
-    )
-    assert query.filters() == [
-        ['categories = "cs.CL"', 'categories = "cs.LG"'],
-        'status = "published"',
-        "ai_related = true",
-        "published_ts >= 100",
-    ]
+def test_a_query_sorts_newest_first_by_its_time_and_filters_by_its_filter() -> None:
+    query = PaperQuery(filter=PaperFilter(status="published"), sort="published")
     assert query.sort_by() == ["published_ts:desc"]
-
-
-def test_no_filters_by_default() -> None:
-    assert PaperQuery().filters() == []
+    assert query.filters() == ['status = "published"']
 
 
 def test_atom_feed_drops_characters_xml_forbids() -> None:
@@ -51,8 +35,3 @@ def test_atom_entries_link_papers_by_escaped_ids() -> None:
     assert entry is not None
     link = entry.find("{http://www.w3.org/2005/Atom}link").get("href")  # type: ignore[union-attr]
     assert link == "http://h/papers/doi:10.1002/%28SICI%291097-4571%3C3::AID%231%3E"
-
-
-def test_has_code_is_one_of_two_fixed_clauses_on_the_code_link() -> None:
-    assert PaperQuery(has_code=True).filters() == ["links.code EXISTS"]
-    assert PaperQuery(has_code=False).filters() == ["NOT links.code EXISTS"]

@@ -13,10 +13,10 @@ from pymongo import AsyncMongoClient
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.search import make_search_client
+from papertrail.search_document import paper_document
 from papertrail.settings import InfraSettings
 from schemas import topics
 from schemas.events import FollowChanged
-from services.query.documents import paper_document
 from services.query.index import PaperIndex
 from services.query.topic_tags import TopicTagger
 from tests.conftest import Servers, wait_until_async

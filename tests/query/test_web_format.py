@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from lxml import html
 
+from papertrail.search_document import paper_document
 from schemas.events import PaperEnriched
 from schemas.paper import Author, Paper, PaperIds, PaperVersion
 from schemas.summary import Institution, Summary
-from services.query.documents import paper_document
 from services.query.web import format as fmt
 from services.query.web.browse import api_query_to_page, parse_browse
 from services.query.web.i18n import STRINGS, Translator, pick_language

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, Field, ValidationError
 
-from services.query.search import SortKey
+from papertrail.search_document import SortKey
 
 PAGE_SIZE = 20
 SORTS: tuple[SortKey, ...] = ("updated", "ingested", "published")

@@ -4,6 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
+from papertrail.search_document import PaperFilter
 from services.query.api.routes.papers import HAS_CODE, paper_query
 from services.query.atom import render_atom
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
@@ -48,7 +49,7 @@ async def read_topic_feed(
     request: Request,
 ) -> Response:
     """The latest papers hitting a catalogue topic."""
-    results = await index.search(PaperQuery(topic_id=topic_id, sort="ingested", size=50))
+    results = await index.search(PaperQuery(filter=PaperFilter(topic_id=topic_id), sort="ingested", size=50))
     body = render_atom(
         feed_id=f"{settings.public_url}/feeds/topics/{topic_id}",
         title=f"PaperTrail · {topic_id}",

@@ -1,6 +1,7 @@
 """GET /api/overview and GET /api/sources: what is new in the window, and how fresh each source is."""
 
 import asyncio
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -8,6 +9,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, Field
 
+from papertrail.search_document import PaperFilter
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
 from services.query.overview import freshness, parse_window
 
@@ -71,16 +73,16 @@ async def read_overview(
     end = datetime.now(UTC)
     start = end - span
     since = int(start.timestamp())
-    in_window = [f"ingested_ts >= {since}"]
+    in_window = PaperFilter(dated_by="ingested", since_ts=since)
     new, new_ai, revisions, summaries, total, total_ai, revised, hf = await asyncio.gather(
         index.count(in_window),
-        index.count([*in_window, "ai_related = true"]),
+        index.count(replace(in_window, ai_related=True)),
         store.count_versions("new_version", start, end),
-        index.count([f"summarized_ts >= {since}"]),  # papers, so the number equals its list's total
-        index.count([]),
-        index.count(["ai_related = true"]),
-        index.count(["has_revisions = true"]),
-        index.count(['sources = "hf"']),
+        index.count(PaperFilter(summarized_since_ts=since)),  # papers, so the number equals its list's total
+        index.count(PaperFilter()),
+        index.count(PaperFilter(ai_related=True)),
+        index.count(PaperFilter(has_revisions=True)),
+        index.count(PaperFilter(sources=["hf"])),
     )
     states = await source_states(store)
     since_text = start.isoformat()

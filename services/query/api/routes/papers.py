@@ -9,10 +9,11 @@ import orjson
 from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
+from papertrail.search_document import PaperFilter, SortKey
 from schemas.paper import Paper
 from services.query.deps import HeldPaper, PaperIndexDep, StoreDep
 from services.query.index import PaperIndex
-from services.query.search import PaperQuery, SortKey
+from services.query.search import PaperQuery
 from services.query.store import QueryStore
 
 router = APIRouter(prefix="/api", tags=["papers"])
@@ -135,8 +136,7 @@ def paper_query(
     has_code: bool | None = None,
 ) -> PaperQuery:
     """The search request's parameters as a query; a 422 names a category or source that is not one."""
-    return PaperQuery(
-        q=q,
+    wanted = PaperFilter(
         categories=checked(category, CATEGORY_PATTERN, "category", "cs.CL"),
         sources=checked(source, SOURCE_PATTERN, "source", "arxiv"),
         venue=venue,
@@ -146,13 +146,12 @@ def paper_query(
         has_code=has_code,
         topic_id=topic,
         author_key=author,
+        summarized_since_ts=_epoch(summarized_since),
+        dated_by=sort,  # the date range applies to the chosen time, as on the seed site
         since_ts=_epoch(since),
         until_ts=_epoch(until, end=True),
-        summarized_since_ts=_epoch(summarized_since),
-        sort=sort,
-        page=page,
-        size=size,
     )
+    return PaperQuery(q=q, filter=wanted, sort=sort, page=page, size=size)
 
 
 @router.get("/papers", response_model=PaperSearchResponse)
@@ -269,6 +268,6 @@ async def read_author(
     size: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> dict[str, Any]:
     """An author's papers across years and venues, newest first."""
-    results = await index.search(PaperQuery(author_key=key, sort="published", page=page, size=size))
+    results = await index.search(PaperQuery(filter=PaperFilter(author_key=key), sort="published", page=page, size=size))
     names = sorted({a["name"] for hit in results.hits for a in hit.get("authors_detail", []) if a.get("key") == key})
     return {"key": key, "names": names, "total": results.total, "hits": results.hits}

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Query
 
 from papertrail.follows.catalogue import load_catalogue
+from papertrail.search_document import PaperFilter
 from services.query.deps import PaperIndexDep
 from services.query.search import PaperQuery
 
@@ -38,6 +39,8 @@ async def list_topic_papers(
     topic = next((t for t in load_catalogue() if t.id == topic_id), None)
     if topic is None:
         raise HTTPException(404, f"no topic {topic_id!r}")
-    results = await index.search(PaperQuery(topic_id=topic_id, sort="ingested", page=page, size=size))
+    results = await index.search(
+        PaperQuery(filter=PaperFilter(topic_id=topic_id), sort="ingested", page=page, size=size)
+    )
     hits = [{**hit, "reasons": hit.get("topic_reasons", {}).get(topic_id, [])} for hit in results.hits]
     return {"topic": _topic(topic), "total": results.total, "page": page, "size": size, "hits": hits}

@@ -1,0 +1,152 @@
+"""The Meilisearch paper document, the contract between the query service (which writes the index) and every reader
+of it (the query service's reads, the matcher's backfill): a paper and its summary as one flat document, the fields
+the index searches, filters and sorts by, and the filter builder. Filter values are quoted, never pasted raw. No I/O.
+"""
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from schemas.events import PaperEnriched
+
+SEARCHABLE = ["title", "title_zh", "abstract", "tldr_zh", "authors", "institutions", "keywords"]
+FILTERABLE = [
+    "paper_id",
+    "categories",
+    "sources",
+    "venue",
+    "year",
+    "status",
+    "ai_related",
+    "author_keys",
+    "topic_ids",
+    "has_revisions",
+    # `links.code EXISTS` is the has_code filter: it holds for documents indexed before the filter existed too
+    "links.code",
+    "summary_status",
+    "summarized_ts",
+    "updated_ts",
+    "ingested_ts",
+    "published_ts",
+]
+SORTABLE = ["updated_ts", "ingested_ts", "published_ts"]
+SortKey = Literal["updated", "ingested", "published"]
+SORT_FIELDS: dict[str, str] = {"updated": "updated_ts", "ingested": "ingested_ts", "published": "published_ts"}
+
+
+def document_id(paper_id: str) -> str:
+    """Meilisearch ids allow only [A-Za-z0-9_-]; paper ids have ':' '.' '/', so the id is a digest."""
+    return hashlib.sha256(paper_id.encode("utf-8")).hexdigest()[:32]
+
+
+def _ts(value: Any) -> int | None:
+    return int(value.timestamp()) if value is not None else None
+
+
+def paper_document(event: PaperEnriched, topic_reasons: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The document of a paper; `topic_reasons` are the catalogue topics it hits (the query service tags them)."""
+    paper, summary = event.paper, event.summary
+    return {
+        "id": document_id(paper.id),
+        "paper_id": paper.id,
+        "title": paper.title,
+        "title_zh": summary.title_zh,
+        "abstract": paper.abstract,
+        "tldr_zh": summary.tldr_zh,
+        "tldr_en": summary.tldr_en,
+        "summary_status": summary.status,
+        "authors": [a.name for a in paper.authors],
+        "author_keys": [a.key for a in paper.authors],
+        "affiliations": sorted({aff for a in paper.authors for aff in a.affiliations}),
+        "institutions": [i.name_zh for i in summary.institutions] + [i.name for i in summary.institutions],
+        "keywords": summary.keywords,
+        "categories": paper.categories,
+        "sources": paper.sources,
+        "ids": paper.ids.model_dump(exclude_none=True),
+        "venue": paper.venue,
+        "year": paper.year,
+        "status": paper.status,
+        # the paper's flag, which the summarizer's verdict already refined: it can add a paper, never remove one
+        "ai_related": paper.ai_related,
+        "current_version": paper.current_version,
+        "version_seq": event.version.seq,
+        "version_kind": event.version.kind,
+        "versions": [v.model_dump(mode="json") for v in paper.versions],
+        "has_revisions": len(paper.versions) > 1,
+        "authors_detail": [a.model_dump(mode="json", exclude={"source_ids"}) for a in paper.authors],
+        "summary": summary.model_dump(mode="json"),
+        "community": paper.community.model_dump(mode="json") if paper.community else None,
+        "links": paper.links,
+        "comments": paper.comments,
+        "journal_ref": paper.journal_ref,
+        "updated_ts": _ts(paper.version_updated_at or paper.updated_at),
+        "ingested_ts": _ts(paper.first_seen),
+        "published_ts": _ts(paper.published_at),
+        # when a usable summary was written: the overview's "new AI summaries" lists papers by it
+        "summarized_ts": _ts(summary.generated_at) if summary.status == "ok" else None,
+        "topic_ids": sorted(topic_reasons),
+        "topic_reasons": topic_reasons,
+    }
+
+
+def quote(value: str) -> str:
+    """A Meilisearch filter string literal: backslashes and double quotes escaped, so a value is never syntax."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+@dataclass(frozen=True, slots=True)
+class PaperFilter:
+    """Conditions on paper documents; unset ones do not filter. `since_ts` / `until_ts` bound the time `dated_by`
+    names (the search pages date papers by the time they sort by)."""
+
+    paper_ids: Sequence[str] = ()
+    categories: Sequence[str] = ()
+    sources: Sequence[str] = ()
+    venue: str | None = None
+    status: str | None = None
+    ai_related: bool | None = None
+    author_key: str | None = None
+    has_revisions: bool | None = None
+    has_code: bool | None = None
+    topic_id: str | None = None
+    summarized_since_ts: int | None = None
+    dated_by: SortKey = "updated"
+    since_ts: int | None = None
+    until_ts: int | None = None
+
+    def clauses(self) -> list[str | list[str]]:
+        """Meilisearch's array filter form: inner lists are OR, the outer list is AND."""
+        clauses: list[str | list[str]] = []
+        if self.paper_ids:
+            clauses.append([f"paper_id = {quote(p)}" for p in self.paper_ids])
+        if self.categories:
+            clauses.append([f"categories = {quote(c)}" for c in self.categories])
+        if self.sources:
+            clauses.append([f"sources = {quote(s)}" for s in self.sources])
+        if self.venue:
+            clauses.append(f"venue = {quote(self.venue)}")
+        if self.status:
+            clauses.append(f"status = {quote(self.status)}")
+        if self.ai_related is not None:
+            clauses.append(f"ai_related = {_flag(self.ai_related)}")
+        if self.author_key:
+            clauses.append(f"author_keys = {quote(self.author_key)}")
+        if self.has_revisions is not None:
+            clauses.append(f"has_revisions = {_flag(self.has_revisions)}")
+        if self.has_code is not None:
+            clauses.append("links.code EXISTS" if self.has_code else "NOT links.code EXISTS")
+        if self.topic_id:
+            clauses.append(f"topic_ids = {quote(self.topic_id)}")
+        if self.summarized_since_ts is not None:
+            clauses.append(f"summarized_ts >= {int(self.summarized_since_ts)}")
+        time_field = SORT_FIELDS[self.dated_by]
+        if self.since_ts is not None:
+            clauses.append(f"{time_field} >= {int(self.since_ts)}")
+        if self.until_ts is not None:
+            clauses.append(f"{time_field} < {int(self.until_ts)}")
+        return clauses
