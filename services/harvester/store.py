@@ -7,14 +7,15 @@ from pymongo import ReturnDocument
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import DuplicateKeyError
 
+from papertrail.collections import HARVEST_CHECKPOINTS, HARVEST_LEASES, HARVEST_RUNS
 from schemas.events import HarvestStatus
 
 
 class HarvestStore:
     def __init__(self, db: AsyncDatabase) -> None:
-        self.checkpoints = db["harvest_checkpoints"]
-        self.runs = db["harvest_runs"]
-        self.leases = db["harvest_leases"]
+        self.checkpoints = db[HARVEST_CHECKPOINTS.name]
+        self.runs = db[HARVEST_RUNS.name]
+        self.leases = db[HARVEST_LEASES.name]
 
     async def ensure_indexes(self) -> None:
         await self.runs.create_index([("source", 1), ("started_at", -1)])

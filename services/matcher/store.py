@@ -11,6 +11,16 @@ from pymongo import ASCENDING, DESCENDING, ReturnDocument, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 
+from papertrail.collections import (
+    DIGESTS,
+    FOLLOW_BACKFILLS,
+    FOLLOWS,
+    MATCHES,
+    PAPERS,
+    USERS,
+    WEBHOOK_DELIVERIES,
+    WEBHOOK_ENDPOINTS,
+)
 from papertrail.mongo import DUPLICATE_KEY
 from schemas.events import Follow, FollowMatched
 from schemas.paper import Author
@@ -29,14 +39,14 @@ def endpoint_id(user_id: str, url: str) -> str:
 
 class MatchStore:
     def __init__(self, db: AsyncDatabase) -> None:
-        self.matches = db["matches"]
-        self.backfills = db["follow_backfills"]
-        self.endpoints = db["webhook_endpoints"]
-        self.deliveries = db["webhook_deliveries"]
-        self.digests = db["digests"]
-        self.follows = db["follows"]  # written by the query service; read here
-        self.papers = db["papers"]  # written by the normalizer; read for backfill authors
-        self.users = db["users"]  # written by the query service; read for webhook and e-mail settings
+        self.matches = db[MATCHES.name]
+        self.backfills = db[FOLLOW_BACKFILLS.name]
+        self.endpoints = db[WEBHOOK_ENDPOINTS.name]
+        self.deliveries = db[WEBHOOK_DELIVERIES.name]
+        self.digests = db[DIGESTS.name]
+        self.follows = db[FOLLOWS.name]  # written by the query service; read here
+        self.papers = db[PAPERS.name]  # written by the normalizer; read for backfill authors
+        self.users = db[USERS.name]  # written by the query service; read for webhook and e-mail settings
 
     async def ensure_indexes(self) -> None:
         await self.matches.create_index([("user_id", 1), ("follow_id", 1), ("paper_id", 1)], unique=True)

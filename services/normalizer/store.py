@@ -20,6 +20,7 @@ from pymongo import ASCENDING, InsertOne, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import BulkWriteError
 
+from papertrail.collections import PAPER_VERSIONS, PAPERS, SOURCE_RECORDS
 from papertrail.mongo import DUPLICATE_KEY, ensure_index, insert_else_update
 from schemas.paper import Paper, PaperIds, PaperVersion
 from services.normalizer.identity import FINGERPRINT_SCHEME, fingerprint, record_fingerprint
@@ -86,9 +87,9 @@ def _id_keys(ids: PaperIds) -> set[str]:
 class PaperStore:
     def __init__(self, db: AsyncDatabase) -> None:
         self.db = db
-        self.papers = db["papers"]
-        self.versions = db["paper_versions"]
-        self.source_records = db["source_records"]
+        self.papers = db[PAPERS.name]
+        self.versions = db[PAPER_VERSIONS.name]
+        self.source_records = db[SOURCE_RECORDS.name]
 
     async def ensure_indexes(self) -> None:
         for collection, key, unique in INDEXES:

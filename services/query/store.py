@@ -15,6 +15,19 @@ from typing import Any
 from pymongo import DESCENDING
 from pymongo.asynchronous.database import AsyncDatabase
 
+from papertrail.collections import (
+    CORRECTIONS,
+    DIGESTS,
+    FOLLOWS,
+    INDEX_STATE,
+    MATCHES,
+    PAPER_VERSIONS,
+    PAPERS,
+    SOURCE_RUNS,
+    USERS,
+    WEBHOOK_DELIVERIES,
+    WEBHOOK_ENDPOINTS,
+)
 from papertrail.mongo import ensure_index
 from schemas.events import Follow, HarvestStatus
 from services.query.corrections import CorrectionReport
@@ -30,11 +43,11 @@ def token_hash(token: str) -> str:
 class QueryStore:
     def __init__(self, db: AsyncDatabase) -> None:
         self.db = db
-        self.users = db["users"]
-        self.follows = db["follows"]
-        self.source_runs = db["source_runs"]
-        self.corrections = db["corrections"]
-        self.index_state = db["index_state"]
+        self.users = db[USERS.name]
+        self.follows = db[FOLLOWS.name]
+        self.source_runs = db[SOURCE_RUNS.name]
+        self.corrections = db[CORRECTIONS.name]
+        self.index_state = db[INDEX_STATE.name]
 
     async def ensure_indexes(self) -> None:
         await self.users.create_index("token_hash", unique=True)
@@ -114,11 +127,11 @@ class QueryStore:
         await self.users.update_one({"_id": user_id}, {"$set": {"email": email}})
 
     async def webhook_endpoint(self, user_id: str, url: str) -> dict[str, Any] | None:
-        return await self.db["webhook_endpoints"].find_one({"user_id": user_id, "url": url}, {"_id": 0})
+        return await self.db[WEBHOOK_ENDPOINTS.name].find_one({"user_id": user_id, "url": url}, {"_id": 0})
 
     async def deliveries(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
         cursor = (
-            self.db["webhook_deliveries"]
+            self.db[WEBHOOK_DELIVERIES.name]
             .find({"user_id": user_id}, {"_id": 0})
             .sort("created_at", DESCENDING)
             .limit(limit)
@@ -126,7 +139,7 @@ class QueryStore:
         return [doc async for doc in cursor]
 
     async def digests(self, user_id: str, limit: int) -> list[dict[str, Any]]:
-        cursor = self.db["digests"].find({"user_id": user_id}, {"_id": 0}).sort("day", DESCENDING).limit(limit)
+        cursor = self.db[DIGESTS.name].find({"user_id": user_id}, {"_id": 0}).sort("day", DESCENDING).limit(limit)
         return [doc async for doc in cursor]
 
     # sources ---------------------------------------------------------------------------------------------
@@ -169,26 +182,26 @@ class QueryStore:
 
     # reads of other services' collections -----------------------------------------------------------------
     async def versions_of(self, paper_id: str) -> list[dict[str, Any]]:
-        cursor = self.db["paper_versions"].find({"paper_id": paper_id}, {"_id": 0}).sort("seq", 1)
+        cursor = self.db[PAPER_VERSIONS.name].find({"paper_id": paper_id}, {"_id": 0}).sort("seq", 1)
         return [doc async for doc in cursor]
 
     async def paper(self, key: PaperKey) -> dict[str, Any] | None:
         """The paper holding this id, in one find on the normalizer's index of that `ids` field (unique for arXiv
         and ACL ids): a canonical id is looked up the same way, since a paper holds its canonical id in `ids`."""
-        return holder(key, await self.db["papers"].find({key.field: key.value}).to_list(None))
+        return holder(key, await self.db[PAPERS.name].find({key.field: key.value}).to_list(None))
 
     async def count_versions(self, kind: str, since: datetime, until: datetime) -> int:
-        return await self.db["paper_versions"].count_documents(
+        return await self.db[PAPER_VERSIONS.name].count_documents(
             {"kind": kind, "observed_at": {"$gte": since, "$lt": until}}
         )
 
     async def latest_version_time(self) -> datetime | None:
-        doc = await self.db["paper_versions"].find_one({}, sort=[("observed_at", DESCENDING)])
+        doc = await self.db[PAPER_VERSIONS.name].find_one({}, sort=[("observed_at", DESCENDING)])
         return doc["observed_at"] if doc else None
 
     async def matches_for(self, user_id: str, follow_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         query: dict[str, Any] = {"user_id": user_id}
         if follow_id:
             query["follow_id"] = follow_id
-        cursor = self.db["matches"].find(query, {"_id": 0}).sort("matched_at", DESCENDING).limit(limit)
+        cursor = self.db[MATCHES.name].find(query, {"_id": 0}).sort("matched_at", DESCENDING).limit(limit)
         return [doc async for doc in cursor]

@@ -9,6 +9,7 @@ from typing import Any
 from pymongo import ASCENDING, DESCENDING
 from pymongo.asynchronous.database import AsyncDatabase
 
+from papertrail.collections import SUMMARIES, SUMMARY_BUDGET, SUMMARY_PENDING
 from papertrail.mongo import insert_else_update
 from schemas.events import PaperNormalized
 from schemas.summary import Summary
@@ -24,9 +25,9 @@ def _summary(doc: dict[str, Any] | None) -> Summary | None:
 
 class SummaryStore:
     def __init__(self, db: AsyncDatabase) -> None:
-        self.summaries = db["summaries"]
-        self.pending = db["summary_pending"]
-        self.budget = db["summary_budget"]
+        self.summaries = db[SUMMARIES.name]
+        self.pending = db[SUMMARY_PENDING.name]
+        self.budget = db[SUMMARY_BUDGET.name]
 
     async def ensure_indexes(self) -> None:
         await self.summaries.create_index([("paper_ids", ASCENDING), ("generated_at", DESCENDING)])

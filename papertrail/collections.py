@@ -1,0 +1,38 @@
+"""The MongoDB collections, each with the one service that writes it; others may read it (docs/architecture.md).
+Every store opens its collections by these names, so who owns what is read here, not searched for."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Collection:
+    name: str
+    owner: str  # the one service that writes it
+
+
+# the normalizer
+PAPERS = Collection("papers", "normalizer")
+PAPER_VERSIONS = Collection("paper_versions", "normalizer")
+SOURCE_RECORDS = Collection("source_records", "normalizer")
+# the harvester
+HARVEST_CHECKPOINTS = Collection("harvest_checkpoints", "harvester")
+HARVEST_RUNS = Collection("harvest_runs", "harvester")
+HARVEST_LEASES = Collection("harvest_leases", "harvester")
+# the summarizer
+SUMMARIES = Collection("summaries", "summarizer")
+SUMMARY_PENDING = Collection("summary_pending", "summarizer")
+SUMMARY_BUDGET = Collection("summary_budget", "summarizer")
+# the matcher
+MATCHES = Collection("matches", "matcher")
+FOLLOW_BACKFILLS = Collection("follow_backfills", "matcher")
+WEBHOOK_ENDPOINTS = Collection("webhook_endpoints", "matcher")
+WEBHOOK_DELIVERIES = Collection("webhook_deliveries", "matcher")
+DIGESTS = Collection("digests", "matcher")
+# the query service
+USERS = Collection("users", "query")
+FOLLOWS = Collection("follows", "query")
+SOURCE_RUNS = Collection("source_runs", "query")
+CORRECTIONS = Collection("corrections", "query")
+INDEX_STATE = Collection("index_state", "query")
+
+ALL: tuple[Collection, ...] = tuple(value for value in list(globals().values()) if isinstance(value, Collection))
