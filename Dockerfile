@@ -1,7 +1,7 @@
 # One image for all five services; pick one with the command:
 #   docker run papertrail:local harvester   (or normalizer, summarizer, matcher, query)
 
-# KaTeX for the pages' formulas, from npm: the version and tarball checksum papertrail/katex.py pins
+# KaTeX for the pages' formulas, from npm: the version and tarball checksum papertrail_tools/katex.py pins
 # (tests/papertrail/test_katex.py keeps the two equal); the image carries its dist/ and LICENSE.
 FROM node:20-slim AS katex
 ARG KATEX_VERSION=0.19.1
@@ -33,6 +33,8 @@ RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev --no-install-project
 
 COPY papertrail/ papertrail/
+# the `papertrail` command: the image's entry point (`papertrail query`, `papertrail users create`, `papertrail dlq` …)
+COPY papertrail_tools/ papertrail_tools/
 COPY schemas/ schemas/
 COPY services/ services/
 COPY --from=katex /katex/package/dist/ services/query/web/static/katex/

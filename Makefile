@@ -48,7 +48,7 @@ stack-down: install
 lint: install
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
-	$(UV) run mypy papertrail schemas services tests bench
+	$(UV) run mypy papertrail papertrail_tools schemas services tests bench
 
 test: system-deps lint
 	$(UV) run pytest

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from pymongo import AsyncMongoClient, UpdateOne  # noqa: E402
 
-from papertrail import stack  # noqa: E402
+from papertrail_tools import stack  # noqa: E402
 from schemas import topics  # noqa: E402
 from services.normalizer.normalize import apply_batch, settle  # noqa: E402
 from services.normalizer.parsers import parse_raw  # noqa: E402

@@ -34,7 +34,7 @@ from aiokafka import AIOKafkaProducer  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 from bench.normalize_throughput import bare_bulk_upsert, write_floor  # noqa: E402
-from papertrail import stack  # noqa: E402
+from papertrail_tools import stack  # noqa: E402
 from schemas import topics  # noqa: E402
 from schemas.events import RawRecord  # noqa: E402
 from tests.conftest import stack_on_free_ports, wait_until_async  # noqa: E402

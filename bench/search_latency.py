@@ -26,11 +26,11 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from papertrail import stack  # noqa: E402
 from papertrail.follows.catalogue import load_catalogue  # noqa: E402
 from papertrail.search import make_search_client  # noqa: E402
 from papertrail.search_document import PaperFilter, paper_document  # noqa: E402
 from papertrail.settings import InfraSettings  # noqa: E402
+from papertrail_tools import stack  # noqa: E402
 from schemas.events import PaperEnriched, RawRecord  # noqa: E402
 from schemas.paper import PaperVersion  # noqa: E402
 from schemas.summary import Summary  # noqa: E402

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.stack import StackSettings
+from papertrail_tools.stack import StackSettings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SOURCES = FIXTURES / "sources"
@@ -134,7 +134,7 @@ def _testcontainers() -> Iterator[Servers]:
 
 
 def _local_stack(folder: Path) -> Iterator[Servers]:
-    from papertrail import stack
+    from papertrail_tools import stack
 
     settings = stack_on_free_ports(folder, MEILI_MASTER_KEY="papertrail-test-master-key")
     stack.up(settings, log=lambda line: None)

@@ -1,5 +1,6 @@
-"""`python -m services.harvester` runs the harvester service."""
+"""`python -m services.harvester` runs the harvester service: its dependencies checked, then its app served."""
 
-from papertrail.cli import run_service
+from papertrail.service import serve
+from services.harvester.app import NEEDS, SERVICE, app, settings
 
-run_service("harvester")
+serve(SERVICE, app, settings, settings.http_port, NEEDS)

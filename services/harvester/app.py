@@ -21,6 +21,7 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.store import HarvestStore
 
 SERVICE = "harvester"
+NEEDS = ("kafka", "mongodb")  # checked before the service starts serving
 settings = load_settings(HarvesterSettings, SERVICE)
 log = configure_logging(SERVICE, settings.log_level)
 broker = make_broker(settings, SERVICE)

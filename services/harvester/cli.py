@@ -23,7 +23,7 @@ def add_commands(commands: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> None:
-    """Dispatch `harvest` / `import` (called by papertrail.cli)."""
+    """Dispatch `harvest` / `import` (called by papertrail_tools.cli)."""
     from services.harvester.manual import harvest, import_file
 
     if args.command == "harvest":

@@ -1,5 +1,6 @@
-"""`python -m services.matcher` runs the matcher service."""
+"""`python -m services.matcher` runs the matcher service: its dependencies checked, then its app served."""
 
-from papertrail.cli import run_service
+from papertrail.service import serve
+from services.matcher.app import NEEDS, SERVICE, app, settings
 
-run_service("matcher")
+serve(SERVICE, app, settings, settings.http_port, NEEDS)

@@ -39,6 +39,7 @@ from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
 
 SERVICE = "matcher"
+NEEDS = ("kafka", "mongodb", "meilisearch")  # checked before the service starts serving; backfills search the index
 settings = load_settings(MatcherSettings, SERVICE)
 log = configure_logging(SERVICE, settings.log_level)
 broker = make_broker(settings, SERVICE)

@@ -1,5 +1,6 @@
-"""`python -m services.normalizer` runs the normalizer service."""
+"""`python -m services.normalizer` runs the normalizer service: its dependencies checked, then its app served."""
 
-from papertrail.cli import run_service
+from papertrail.service import serve
+from services.normalizer.app import NEEDS, SERVICE, app, settings
 
-run_service("normalizer")
+serve(SERVICE, app, settings, settings.http_port, NEEDS)

@@ -26,6 +26,7 @@ from services.normalizer.stopwatch import Stopwatch
 from services.normalizer.store import PaperStore
 
 SERVICE = "normalizer"
+NEEDS = ("kafka", "mongodb")  # checked before the service starts serving
 settings = load_settings(NormalizerSettings, SERVICE)
 log = configure_logging(SERVICE, settings.log_level)
 broker = make_broker(settings, SERVICE)

@@ -1,5 +1,6 @@
-"""`python -m services.query` runs the query service."""
+"""`python -m services.query` runs the query service: its dependencies checked, then its app served."""
 
-from papertrail.cli import run_service
+from papertrail.service import serve
+from services.query.app import NEEDS, SERVICE, app, settings
 
-run_service("query")
+serve(SERVICE, app, settings, settings.http_port, NEEDS)

@@ -39,6 +39,7 @@ from services.query.topic_tags import TopicTagger
 from services.query.web import mount_web
 
 SERVICE = "query"
+NEEDS = ("kafka", "mongodb", "meilisearch")  # checked before the service starts serving
 settings = load_settings(QuerySettings, SERVICE)
 log = configure_logging(SERVICE, settings.log_level)
 broker = make_broker(settings, SERVICE)

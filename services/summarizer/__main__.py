@@ -1,5 +1,6 @@
-"""`python -m services.summarizer` runs the summarizer service."""
+"""`python -m services.summarizer` runs the summarizer service: its dependencies checked, then its app served."""
 
-from papertrail.cli import run_service
+from papertrail.service import serve
+from services.summarizer.app import NEEDS, SERVICE, app, settings
 
-run_service("summarizer")
+serve(SERVICE, app, settings, settings.http_port, NEEDS)

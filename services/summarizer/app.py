@@ -33,6 +33,7 @@ from services.summarizer.store import SummaryStore
 from services.summarizer.summarizing import Summarizer
 
 SERVICE = "summarizer"
+NEEDS = ("kafka", "mongodb")  # checked before the service starts serving
 settings = load_settings(SummarizerSettings, SERVICE)
 log = configure_logging(SERVICE, settings.log_level)
 broker = make_broker(settings, SERVICE)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from papertrail import stack
+from papertrail_tools import stack
 from tests.conftest import stack_on_free_ports, wait_until, wait_until_async
 from tests.resilience.drills import (
     Pipeline,

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from papertrail.kafka import consumer_options, make_broker
 from papertrail.settings import InfraSettings
-from papertrail.settings_doc import SERVICES
+from papertrail_tools.settings_doc import SERVICES
 from tests.conftest import Servers, wait_until_async
 
 

@@ -43,7 +43,7 @@ def _after_ready(query_port: int) -> None:
 
 
 def run_demo(replay_port: int = 8900) -> int:
-    from papertrail.cli import run_all, service_port
+    from papertrail_tools.cli import run_all, service_port
 
     replay = subprocess.Popen(
         [sys.executable, "-m", "papertrail", "replay", "--dir", str(FIXTURES), "--port", str(replay_port)],

@@ -9,8 +9,8 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings
 
 from papertrail.settings import InfraSettings
+from papertrail_tools.cli import SERVICES
 
-SERVICES = ("harvester", "normalizer", "summarizer", "matcher", "query")
 DOC = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
 
 

@@ -10,7 +10,7 @@ import uuid
 import httpx
 import pytest
 
-from papertrail.cli import SERVICES, service_port
+from papertrail_tools.cli import SERVICES, service_port
 from tests.conftest import Servers, free_port, wait_until
 from tests.integration.services import ROOT
 

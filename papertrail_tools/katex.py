@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from papertrail.stack import sha256_of
+from papertrail_tools.stack import sha256_of
 
 KATEX_VERSION = "0.19.1"
 # sha256 of the registry's tarball katex-0.19.1.tgz; npm checks its own integrity field on download too

@@ -1,8 +1,9 @@
-"""The `papertrail` command: run a service, all services, the local stack, exports and tools."""
+"""The `papertrail` command: run a service, all services, the local stack, exports and tools. It sits above the
+services (it imports their operator commands); no service imports it."""
 
 import argparse
-import importlib
 import os
+import runpy
 import signal
 import subprocess
 import sys
@@ -11,26 +12,17 @@ import time
 import urllib.request
 from typing import IO
 
-SERVICES: dict[str, tuple[str, ...]] = {
-    # service → the dependencies it checks at start
-    "harvester": ("kafka", "mongodb"),
-    "normalizer": ("kafka", "mongodb"),
-    "summarizer": ("kafka", "mongodb"),
-    "matcher": ("kafka", "mongodb", "meilisearch"),  # backfills search the index
-    "query": ("kafka", "mongodb", "meilisearch"),
-}
+SERVICES = ("harvester", "normalizer", "summarizer", "matcher", "query")
 
 
 def run_service(name: str) -> None:
-    from papertrail.service import serve
-
-    module = importlib.import_module(f"services.{name}.app")
-    serve(name, module.app, module.settings, module.settings.http_port, SERVICES[name])
+    """`papertrail NAME` is `python -m services.NAME`: the service starts itself."""
+    runpy.run_module(f"services.{name}", run_name="__main__", alter_sys=True)
 
 
 def service_port(name: str) -> int:
     """The service's default HTTP port, which `papertrail run` gives it (HTTP_PORT is per process)."""
-    from papertrail.settings_doc import settings_class
+    from papertrail_tools.settings_doc import settings_class
 
     return int(settings_class(name).model_fields["http_port"].default)
 
@@ -166,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.exit(corrections_command(args.action, args.id, args.status))
     elif args.command == "settings":
-        from papertrail.settings_doc import DOC, markdown
+        from papertrail_tools.settings_doc import DOC, markdown
 
         if args.write:
             DOC.write_text(markdown(), encoding="utf-8")
@@ -174,7 +166,7 @@ def main(argv: list[str] | None = None) -> None:
         else:
             print(markdown(), end="")
     elif args.command == "assets":
-        from papertrail.katex import AssetError, install_katex
+        from papertrail_tools.katex import AssetError, install_katex
         from services.query.web.render import KATEX_DIR
 
         try:
@@ -182,7 +174,7 @@ def main(argv: list[str] | None = None) -> None:
         except AssetError as error:
             sys.exit(f"papertrail assets: {error}")
     elif args.command == "demo":
-        from papertrail.demo import run_demo
+        from papertrail_tools.demo import run_demo
 
         sys.exit(run_demo())
     elif args.command == "replay":
@@ -198,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _stack(action: str) -> None:
-    from papertrail import stack
+    from papertrail_tools import stack
 
     settings = stack.StackSettings()
     try:
@@ -223,7 +215,7 @@ def _replay(folder: str, host: str, port: int) -> None:
 
     import uvicorn
 
-    from papertrail.replay import make_replay_app
+    from papertrail_tools.replay import make_replay_app
 
     print(f"replaying {folder} on http://{host}:{port}", flush=True)
     uvicorn.run(make_replay_app(Path(folder)), host=host, port=port, log_level="warning")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from papertrail import stack
+from papertrail_tools import stack
 from tests.conftest import stack_on_free_ports
 
 pytestmark = pytest.mark.integration

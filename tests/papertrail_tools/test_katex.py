@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from papertrail import katex
+from papertrail_tools import katex
 
 ROOT = Path(__file__).resolve().parents[2]
 

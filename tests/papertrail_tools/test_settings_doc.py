@@ -1,6 +1,6 @@
 """docs/configuration.md is what the settings classes say."""
 
-from papertrail.settings_doc import DOC, markdown
+from papertrail_tools.settings_doc import DOC, markdown
 
 
 def test_configuration_reference_is_current() -> None:
