@@ -81,7 +81,9 @@ class Server:
 def noida_binary() -> Path:
     binary = Path(str(files("noida_db").joinpath("noida-db")))
     if not binary.is_file():
-        raise StackError(f"kafka: noida-db binary not found at {binary} (is the noida-db package installed?)")
+        raise StackError(
+            f"kafka: noida-db binary not found at {binary} (a development dependency: `make install` installs it)"
+        )
     binary.chmod(0o755)
     return binary
 
@@ -109,7 +111,7 @@ def kafka_command(settings: StackSettings, data_dir: Path) -> list[str]:
 def secantus_command() -> list[str]:
     script = Path(sys.executable).parent / "secantusd-py"
     if not script.exists():
-        raise StackError(f"mongodb: {script} not found (is the secantusdb package installed?)")
+        raise StackError(f"mongodb: {script} not found (a development dependency: `make install` installs it)")
     return [str(script)]
 
 

