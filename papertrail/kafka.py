@@ -15,6 +15,7 @@ from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 from faststream import AckPolicy
 from faststream.exceptions import FastStreamException
 from faststream.kafka import KafkaBroker
+from faststream.kafka.publisher.usecase import DefaultPublisher
 from faststream.middlewares import BaseMiddleware
 from pydantic import BaseModel, ValidationError
 
@@ -23,6 +24,7 @@ from papertrail.settings import InfraSettings
 
 log = logging.getLogger("papertrail.kafka")
 
+Publisher = DefaultPublisher  # what broker.publisher(topic) declares: a service's resources hold its publishers
 DLQ_SUFFIX = ".dlq"
 M = TypeVar("M", bound=BaseModel)
 RETRY_DELAY_S = 1.0
@@ -167,6 +169,7 @@ class StaticMembershipBroker(KafkaBroker):
     """
 
     instance_id: str = ""
+    dead_letters: DeadLetterPolicy  # the policy its middleware applies; handlers park single records of a batch with it
 
     def subscriber(self, *topics: Any, **options: Any) -> Any:
         if options.get("group_id") and options.get("group_instance_id") is None:
@@ -188,12 +191,13 @@ class StaticMembershipBroker(KafkaBroker):
         await super().stop(exc_type, exc_val, exc_tb)
 
 
-def make_broker(settings: InfraSettings, service: str) -> KafkaBroker:
+def make_broker(settings: InfraSettings, service: str) -> StaticMembershipBroker:
     """The service's broker, with the dead-letter policy installed and its consumers static group members
     named after INSTANCE_ID."""
     policy = DeadLetterPolicy(service)
     broker = StaticMembershipBroker(middlewares=[policy], **broker_options(settings, service))
     broker.instance_id = settings.instance_id
+    broker.dead_letters = policy
     policy.broker = broker
     broker.context.set_global("dead_letters", policy)  # handlers that validate batches park bad records
     return broker

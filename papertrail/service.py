@@ -1,16 +1,28 @@
-"""Running a service: settings errors and unreachable dependencies stop it at start with the setting's name,
-then uvicorn serves the app (FastStream's ASGI app or FastAPI) with /metrics, /healthz and /readyz."""
+"""The service skeleton. Settings errors and unreachable dependencies stop a service at start with the setting's name;
+`open_resources` opens its clients (broker topics, MongoDB, Meilisearch when it needs it), registers their readiness
+checks, runs the consumer-lag monitor and closes everything; `provide` hands the handlers the service's one
+resources object; `serve` runs the app (FastStream's ASGI app or FastAPI) with /metrics, /healthz and /readyz."""
 
 import asyncio
+import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import uvicorn
+from faststream import ContextRepo
+from faststream.kafka import KafkaBroker
+from meilisearch_python_sdk import AsyncClient
 from prometheus_client import make_asgi_app
 from pydantic import ValidationError
+from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail import fetch_pacing
+from papertrail import fetch_pacing, mongo, search
+from papertrail.kafka import ensure_topics
+from papertrail.lag import LagMonitor, watched_groups
+from papertrail.logs import configure_logging
 from papertrail.settings import InfraSettings
 
 Check = Callable[[], Awaitable[bool]]
@@ -57,9 +69,7 @@ async def check_kafka(settings: InfraSettings) -> None:
 
 
 async def check_mongodb(settings: InfraSettings) -> None:
-    from papertrail.mongo import make_mongo_client
-
-    client = make_mongo_client(settings)
+    client = mongo.make_mongo_client(settings)
     try:
         await client.admin.command("ping")
     except Exception as exc:
@@ -74,9 +84,7 @@ async def check_mongodb(settings: InfraSettings) -> None:
 async def check_meilisearch(settings: InfraSettings) -> None:
     from meilisearch_python_sdk.errors import MeilisearchApiError
 
-    from papertrail.search import make_search_client
-
-    client = make_search_client(settings)
+    client = search.make_search_client(settings)
     try:
         await client.get_indexes()  # needs a valid key, unlike /health
     except MeilisearchApiError as exc:
@@ -94,7 +102,7 @@ async def check_meilisearch(settings: InfraSettings) -> None:
         await client.aclose()
 
 
-async def preflight(settings: InfraSettings, needs: tuple[str, ...]) -> None:
+async def preflight(settings: InfraSettings, needs: Sequence[str]) -> None:
     """Check every dependency the service needs before it starts serving."""
     checks = {"kafka": check_kafka, "mongodb": check_mongodb, "meilisearch": check_meilisearch}
     await asyncio.gather(*(checks[name](settings) for name in needs))
@@ -116,34 +124,98 @@ class Readiness:
         return bool(status) and all(status.values()), status
 
 
-def metrics_asgi() -> Any:
-    return make_asgi_app()
+class JsonEndpoint:
+    """A GET endpoint answering JSON, as a plain ASGI app: FastStream's AsgiFastStream and FastAPI serve it alike."""
+
+    def __init__(self, answer: Callable[[], Awaitable[tuple[int, dict[str, Any]]]]) -> None:
+        self.answer = answer
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["method"] in ("GET", "HEAD"):
+            status, content = await self.answer()
+        else:
+            status, content = 405, {"detail": "Method Not Allowed"}
+        body = json.dumps(content).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
 
 
-def serve(service: str, app: Any, settings: InfraSettings, port: int, needs: tuple[str, ...]) -> None:
-    """Preflight the dependencies, then serve the app until SIGINT/SIGTERM."""
+def health_routes(readiness: Readiness) -> list[tuple[str, Any]]:
+    """/metrics, /healthz and /readyz as (path, ASGI app) pairs, for AsgiFastStream's routes or a FastAPI app."""
+
+    async def healthz() -> tuple[int, dict[str, Any]]:
+        return 200, {"status": "ok"}
+
+    async def readyz() -> tuple[int, dict[str, Any]]:
+        ready, checks = await readiness.report()
+        return 200 if ready else 503, {"ready": ready, "checks": checks}
+
+    return [("/metrics", make_asgi_app()), ("/healthz", JsonEndpoint(healthz)), ("/readyz", JsonEndpoint(readyz))]
+
+
+@dataclass(frozen=True, slots=True)
+class Clients:
+    """What `open_resources` opened for a service: its database, and Meilisearch when the service needs it."""
+
+    db: AsyncDatabase
+    search: AsyncClient | None = None
+
+
+@asynccontextmanager
+async def open_resources(
+    settings: InfraSettings,
+    service: str,
+    broker: KafkaBroker,
+    readiness: Readiness,
+    *,
+    topics: Sequence[str],
+    needs: Sequence[str],
+    ready_without: Sequence[str] = (),
+) -> AsyncIterator[Clients]:
+    """Open a service's clients for its lifespan and close them after.
+
+    Its topics (and their dead-letter topics) are created when missing; MongoDB is opened, and Meilisearch when
+    `needs` names it; /readyz checks the broker and each client, but those in `ready_without`; the consumer lag
+    of the broker's grouped subscribers is measured (papertrail_consumer_lag) until the lifespan ends.
+    """
+    await ensure_topics(settings, list(topics))
+    mongo_client = mongo.make_mongo_client(settings, service)
+    search_client = search.make_search_client(settings) if "meilisearch" in needs else None
+    checks: dict[str, Callable[[], Awaitable[bool]]] = {
+        "kafka": lambda: broker.ping(timeout=3),
+        "mongodb": lambda: mongo.ping(mongo_client),
+    }
+    if search_client is not None:
+        checks["meilisearch"] = lambda: search.ping(search_client)
+    for name, check in checks.items():
+        if name not in ready_without:
+            readiness.add(name, check)
+    lag = LagMonitor(settings, service, watched_groups(broker.subscribers)).start()
+    try:
+        yield Clients(mongo.database(mongo_client, settings), search_client)
+    finally:
+        await lag.stop()
+        if search_client is not None:
+            await search_client.aclose()
+        await mongo_client.close()
+
+
+def provide(context: ContextRepo, resources: object) -> None:
+    """Hand a service's one resources object to its handlers and hooks, which take it as
+    `resources: Annotated[R, Context()]` (FastStream finds it by that parameter name). `context` is the lifespan's
+    (the app's), or an in-memory test broker's."""
+    context.set_global("resources", resources)
+
+
+def serve(service: str, create_app: Callable[[S], Any], settings: S, port: int, needs: Sequence[str]) -> None:
+    """Log as JSON lines, preflight the dependencies, then build the app from the settings and serve it until
+    SIGINT/SIGTERM."""
+    configure_logging(service, settings.log_level)
     fetch_pacing.install()  # idle consumers must not spin on a broker that answers empty fetches at once
     try:
         asyncio.run(preflight(settings, needs))
     except StartupError as error:
         sys.exit(f"papertrail {service}: cannot start: {error}")
+    app = create_app(settings)
     uvicorn.run(app, host=settings.http_host, port=port, log_config=None, access_log=False, lifespan="on")
-
-
-def health_routes(readiness: Readiness) -> list[tuple[str, Any]]:
-    """ASGI routes for FastStream's AsgiFastStream: /metrics, /healthz, /readyz."""
-    import json
-
-    from faststream.asgi import AsgiResponse, get
-
-    @get(include_in_schema=False)
-    async def healthz(scope: Any) -> AsgiResponse:
-        return AsgiResponse(b'{"status":"ok"}', 200, headers={"content-type": "application/json"})
-
-    @get(include_in_schema=False)
-    async def readyz(scope: Any) -> AsgiResponse:
-        ready, checks = await readiness.report()
-        body = json.dumps({"ready": ready, "checks": checks}).encode()
-        return AsgiResponse(body, 200 if ready else 503, headers={"content-type": "application/json"})
-
-    return [("/metrics", metrics_asgi()), ("/healthz", healthz), ("/readyz", readyz)]

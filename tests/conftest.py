@@ -54,6 +54,18 @@ def stack_on_free_ports(folder: Path, **settings: Any) -> StackSettings:
     return StackSettings(dir=folder, **(ports | settings))
 
 
+def broker_of(app: Any) -> Any:
+    """The Kafka broker of a service's app (FastStream's AsgiFastStream), as its create_app made it."""
+    broker = app.broker
+    assert broker is not None
+    return broker
+
+
+def publisher_of(broker: Any, topic: str) -> Any:
+    """The publisher a service's create_app declared on its broker for `topic`."""
+    return next(p for p in broker.publishers if p.topic == topic)
+
+
 class GiveUp(Exception):
     """Raised by a condition that will never become true (a process died): `wait_until` stops at once."""
 

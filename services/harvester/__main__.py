@@ -3,4 +3,4 @@
 from papertrail.service import serve
 from services.harvester.app import NEEDS, SERVICE, app, settings
 
-serve(SERVICE, app, settings, settings.http_port, NEEDS)
+serve(SERVICE, lambda _: app, settings, settings.http_port, NEEDS)

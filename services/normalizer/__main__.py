@@ -1,6 +1,8 @@
-"""`python -m services.normalizer` runs the normalizer service: its dependencies checked, then its app served."""
+"""`python -m services.normalizer` runs the normalizer service: settings read, dependencies checked, app served."""
 
-from papertrail.service import serve
-from services.normalizer.app import NEEDS, SERVICE, app, settings
+from papertrail.service import load_settings, serve
+from services.normalizer.app import NEEDS, SERVICE, create_app
+from services.normalizer.settings import NormalizerSettings
 
-serve(SERVICE, app, settings, settings.http_port, NEEDS)
+settings = load_settings(NormalizerSettings, SERVICE)
+serve(SERVICE, create_app, settings, settings.http_port, NEEDS)

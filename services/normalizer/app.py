@@ -1,20 +1,19 @@
 """Normalizer service: harvest.raw.v1 → parse → merge into the canonical paper → store → papers.normalized.v1;
 papers that are none (ACL front matter) are set aside, and those held from earlier releases withdrawn at start."""
 
+import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from faststream import Context, ContextRepo
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.kafka import DeadLetterPolicy, batch_options, ensure_topics, make_broker, publish_confirmed
-from papertrail.lag import LagMonitor, watched_groups
-from papertrail.logs import configure_logging
-from papertrail.mongo import database, make_mongo_client, ping
-from papertrail.service import Readiness, health_routes, load_settings
+from papertrail.kafka import DeadLetterPolicy, Publisher, batch_options, make_broker, publish_confirmed
+from papertrail.service import Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import PaperNormalized, PaperWithdrawn
 from services.normalizer.front_matter import REASON, set_aside_front_matter
@@ -27,87 +26,98 @@ from services.normalizer.store import PaperStore
 
 SERVICE = "normalizer"
 NEEDS = ("kafka", "mongodb")  # checked before the service starts serving
-settings = load_settings(NormalizerSettings, SERVICE)
-log = configure_logging(SERVICE, settings.log_level)
-broker = make_broker(settings, SERVICE)
-readiness = Readiness()
-AI_CATEGORIES = frozenset(settings.ai_categories)
-dead_letters = DeadLetterPolicy(SERVICE)  # parks single records of a batch; the broker's own parks whole messages
-dead_letters.broker = broker
-
-normalized = broker.publisher(
-    topics.PAPERS_NORMALIZED, schema=PaperNormalized, description="canonical papers after a source record changed them"
-)
-withdrawn = broker.publisher(
-    topics.PAPERS_WITHDRAWN, schema=PaperWithdrawn, description="papers removed from the store: not papers after all"
-)
+TOPICS = [topics.HARVEST_RAW, topics.PAPERS_NORMALIZED, topics.PAPERS_WITHDRAWN]
+log = logging.getLogger(f"papertrail.{SERVICE}")
 
 
-@asynccontextmanager
-async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
-    await ensure_topics(settings, [topics.HARVEST_RAW, topics.PAPERS_NORMALIZED, topics.PAPERS_WITHDRAWN])
-    mongo = make_mongo_client(settings, SERVICE)
-    store = PaperStore(database(mongo, settings))
-    await store.ensure_indexes()
-    started = time.monotonic()
-    if refreshed := await store.refresh_fingerprints():  # before any record is consumed (see its docstring)
-        log.info(
-            "papers fingerprinted again after a change of scheme",
-            extra={"papers": refreshed, "seconds": round(time.monotonic() - started, 1)},
-        )
-    context.set_global("papers", store)
-    readiness.add("kafka", lambda: broker.ping(timeout=3))
-    readiness.add("mongodb", lambda: ping(mongo))
-    lag = LagMonitor(settings, SERVICE, watched_groups(broker.subscribers)).start()  # papertrail_consumer_lag
-    try:
-        yield
-    finally:
-        await lag.stop()
-        await mongo.close()
+@dataclass(frozen=True, slots=True)
+class Normalizer:
+    """What the handlers work with, opened by the lifespan."""
+
+    settings: NormalizerSettings
+    papers: PaperStore
+    normalized: Publisher
+    withdrawn: Publisher
+    dead_letters: DeadLetterPolicy  # parks single records of a batch; the broker's middleware parks whole messages
+
+    @property
+    def ai_categories(self) -> frozenset[str]:
+        return frozenset(self.settings.ai_categories)
+
+    async def emit(self, events: list[PaperNormalized]) -> None:
+        await publish_confirmed(self.normalized, [(event, event.paper.id) for event in events])
+
+    async def announce(self, withdrawals: list[PaperWithdrawn]) -> None:
+        await publish_confirmed(self.withdrawn, [(w, w.paper_id) for w in withdrawals])
 
 
-async def emit(events: list[PaperNormalized]) -> None:
-    await publish_confirmed(normalized, [(event, event.paper.id) for event in events])
-
-
-async def announce(withdrawals: list[PaperWithdrawn]) -> None:
-    await publish_confirmed(withdrawn, [(w, w.paper_id) for w in withdrawals])
-
-
-@broker.subscriber(topics.HARVEST_RAW, **batch_options(SERVICE, settings.batch_size, settings.batch_wait_ms))
-async def on_raw_records(
-    body: list[Any], message: KafkaMessage, papers: Annotated[PaperStore, Context("papers")]
-) -> None:
+async def on_raw_records(body: list[Any], message: KafkaMessage, resources: Annotated[Normalizer, Context()]) -> None:
     """Turn a batch of raw records into changes of their canonical papers; offsets commit after the events.
 
     A record that does not parse (or breaks the schema) is parked on harvest.raw.v1.dlq and the rest go on.
     """
+    papers, settings = resources.papers, resources.settings
     clock = Stopwatch()
     with clock("parse"):
         parsed, bad = parse_batch(message.raw_message)  # type: ignore[arg-type]
         items, front_matter = set_aside_front_matter(parsed)
     with clock("store"):
-        applied = await apply_batch(items, papers, ai_categories=AI_CATEGORIES, attempts=settings.merge_retries)
+        applied = await apply_batch(
+            items, papers, ai_categories=resources.ai_categories, attempts=settings.merge_retries
+        )
     with clock("settle"):
-        await settle(applied, papers, emit)
+        await settle(applied, papers, resources.emit)
     for consumer_record, error in bad:
-        await dead_letters.park(consumer_record, error)
+        await resources.dead_letters.park(consumer_record, error)
     for item in applied.unplaced:
-        await dead_letters.park(item.origin, RuntimeError(f"{item.source_key}: the paper kept changing"))
+        await resources.dead_letters.park(item.origin, RuntimeError(f"{item.source_key}: the paper kept changing"))
     if front_matter:  # not a paper, not an error: counted, and named in the debug log
         SET_ASIDE.labels(REASON).inc(len(front_matter))
         log.debug("front matter set aside", extra={"records": [item.source_key for item in front_matter]})
     log.debug("batch handled", extra={"records": len(body), "events": len(applied.events), **clock.seconds})
 
 
-app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)
-
-
-@app.after_startup
-async def withdraw_held_front_matter(papers: Annotated[PaperStore, Context("papers")]) -> None:
+async def withdraw_held_front_matter(resources: Annotated[Normalizer, Context()]) -> None:
     """Papers earlier releases made of ACL front matter leave the store, announced on papers.withdrawn.v1 so the
     summarizer, the matcher and the query service drop them too; once the broker can publish."""
-    withdrawals = await withdraw_front_matter(papers, announce)
+    withdrawals = await withdraw_front_matter(resources.papers, resources.announce)
     if withdrawals:
         WITHDRAWN.labels(REASON).inc(len(withdrawals))
         log.info("front matter withdrawn", extra={"papers": [w.paper_id for w in withdrawals]})
+
+
+def create_app(settings: NormalizerSettings) -> AsgiFastStream:
+    """The normalizer's broker, publishers and handler, and the lifespan that opens what they work with."""
+    broker = make_broker(settings, SERVICE)
+    normalized = broker.publisher(
+        topics.PAPERS_NORMALIZED,
+        schema=PaperNormalized,
+        description="canonical papers after a source record changed them",
+    )
+    withdrawn = broker.publisher(
+        topics.PAPERS_WITHDRAWN,
+        schema=PaperWithdrawn,
+        description="papers removed from the store: not papers after all",
+    )
+    broker.subscriber(topics.HARVEST_RAW, **batch_options(SERVICE, settings.batch_size, settings.batch_wait_ms))(
+        on_raw_records
+    )
+    readiness = Readiness()
+
+    @asynccontextmanager
+    async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
+        async with open_resources(settings, SERVICE, broker, readiness, topics=TOPICS, needs=NEEDS) as clients:
+            papers = PaperStore(clients.db)
+            await papers.ensure_indexes()
+            started = time.monotonic()
+            if refreshed := await papers.refresh_fingerprints():  # before any record is consumed (its docstring)
+                log.info(
+                    "papers fingerprinted again after a change of scheme",
+                    extra={"papers": refreshed, "seconds": round(time.monotonic() - started, 1)},
+                )
+            provide(context, Normalizer(settings, papers, normalized, withdrawn, broker.dead_letters))
+            yield
+
+    app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)
+    app.after_startup(withdraw_held_front_matter)
+    return app

@@ -32,6 +32,8 @@ async def apply_batch(
     The papers hold their new version records (`last_versions`) until `settle` records them.
     """
     applied = Applied()
+    if not items:  # a batch of front matter or bad records only: nothing to read or write
+        return applied
     pending = await papers.unseen(items)
     for _ in range(attempts):
         if not pending:

@@ -9,7 +9,7 @@ from prometheus_client import REGISTRY
 from papertrail.kafka import ensure_topics
 from papertrail.lag import LagMonitor, lag_by_topic, watched_groups
 from papertrail.settings import InfraSettings
-from tests.conftest import Servers
+from tests.conftest import Servers, broker_of
 
 
 def test_lag_sums_partitions_and_counts_uncommitted_partitions_from_their_beginning() -> None:
@@ -21,7 +21,10 @@ def test_lag_sums_partitions_and_counts_uncommitted_partitions_from_their_beginn
 
 def test_each_service_watches_its_grouped_subscribers() -> None:
     from services.matcher.app import broker as matcher
-    from services.normalizer.app import broker as normalizer
+    from services.normalizer.app import create_app
+    from services.normalizer.settings import NormalizerSettings
+
+    normalizer = broker_of(create_app(NormalizerSettings()))
 
     assert watched_groups(normalizer.subscribers) == {"harvest.raw.v1": "papertrail-normalizer"}
     # the follow index reads follows.changed.v1 without a group: it commits nothing and has no lag
