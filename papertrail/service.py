@@ -5,14 +5,16 @@ resources object; `serve` runs the app (FastStream's ASGI app or FastAPI) with /
 
 import asyncio
 import json
+import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import uvicorn
 from faststream import ContextRepo
+from faststream.asgi import AsgiFastStream
 from faststream.kafka import KafkaBroker
 from meilisearch_python_sdk import AsyncClient
 from prometheus_client import make_asgi_app
@@ -206,6 +208,37 @@ def provide(context: ContextRepo, resources: object) -> None:
     `resources: Annotated[R, Context()]` (FastStream finds it by that parameter name). `context` is the lifespan's
     (the app's), or an in-memory test broker's."""
     context.set_global("resources", resources)
+
+
+OpenService = Callable[[Clients], AbstractAsyncContextManager[Any]]
+
+
+def service_app(
+    settings: InfraSettings,
+    service: str,
+    broker: KafkaBroker,
+    open_service: OpenService,
+    *,
+    topics: Sequence[str],
+    needs: Sequence[str],
+    ready_without: Sequence[str] = (),
+) -> AsgiFastStream:
+    """A consuming service's ASGI app: the broker, /metrics, /healthz and /readyz, and a lifespan that opens the
+    clients (`open_resources`), then the service's own resources from them (`open_service(clients)`, an async
+    context manager yielding the one object its handlers take), and closes both in reverse."""
+    readiness = Readiness()
+
+    @asynccontextmanager
+    async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
+        opened = open_resources(
+            settings, service, broker, readiness, topics=topics, needs=needs, ready_without=ready_without
+        )
+        async with opened as clients, open_service(clients) as resources:
+            provide(context, resources)
+            yield
+
+    log = logging.getLogger(f"papertrail.{service}")
+    return AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)
 
 
 def serve(service: str, create_app: Callable[[S], Any], settings: S, port: int, needs: Sequence[str]) -> None:

@@ -8,12 +8,12 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from faststream import Context, ContextRepo
+from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
 from papertrail.kafka import DeadLetterPolicy, Publisher, batch_options, make_broker, publish_confirmed
-from papertrail.service import Readiness, health_routes, open_resources, provide
+from papertrail.service import Clients, service_app
 from schemas import topics
 from schemas.events import PaperNormalized, PaperWithdrawn
 from services.normalizer.front_matter import REASON, set_aside_front_matter
@@ -102,22 +102,19 @@ def create_app(settings: NormalizerSettings) -> AsgiFastStream:
     broker.subscriber(topics.HARVEST_RAW, **batch_options(SERVICE, settings.batch_size, settings.batch_wait_ms))(
         on_raw_records
     )
-    readiness = Readiness()
 
     @asynccontextmanager
-    async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
-        async with open_resources(settings, SERVICE, broker, readiness, topics=TOPICS, needs=NEEDS) as clients:
-            papers = PaperStore(clients.db)
-            await papers.ensure_indexes()
-            started = time.monotonic()
-            if refreshed := await papers.refresh_fingerprints():  # before any record is consumed (its docstring)
-                log.info(
-                    "papers fingerprinted again after a change of scheme",
-                    extra={"papers": refreshed, "seconds": round(time.monotonic() - started, 1)},
-                )
-            provide(context, Normalizer(settings, papers, normalized, withdrawn, broker.dead_letters))
-            yield
+    async def open_normalizer(clients: Clients) -> AsyncIterator[Normalizer]:
+        papers = PaperStore(clients.db)
+        await papers.ensure_indexes()
+        started = time.monotonic()
+        if refreshed := await papers.refresh_fingerprints():  # before any record is consumed (see its docstring)
+            log.info(
+                "papers fingerprinted again after a change of scheme",
+                extra={"papers": refreshed, "seconds": round(time.monotonic() - started, 1)},
+            )
+        yield Normalizer(settings, papers, normalized, withdrawn, broker.dead_letters)
 
-    app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)
+    app = service_app(settings, SERVICE, broker, open_normalizer, topics=TOPICS, needs=NEEDS)
     app.after_startup(withdraw_held_front_matter)
     return app

@@ -1,6 +1,8 @@
-"""`python -m services.summarizer` runs the summarizer service: its dependencies checked, then its app served."""
+"""`python -m services.summarizer` runs the summarizer service: settings read, dependencies checked, app served."""
 
-from papertrail.service import serve
-from services.summarizer.app import NEEDS, SERVICE, app, settings
+from papertrail.service import load_settings, serve
+from services.summarizer.app import NEEDS, SERVICE, create_app
+from services.summarizer.settings import SummarizerSettings
 
-serve(SERVICE, lambda _: app, settings, settings.http_port, NEEDS)
+settings = load_settings(SummarizerSettings, SERVICE)
+serve(SERVICE, create_app, settings, settings.http_port, NEEDS)

@@ -5,24 +5,22 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from faststream import Context, ContextRepo
+from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
 from papertrail.kafka import (
     DeadLetterPolicy,
+    Publisher,
     batch_options,
     consumer_options,
-    ensure_topics,
     make_broker,
     publish_confirmed,
 )
-from papertrail.lag import LagMonitor, watched_groups
-from papertrail.logs import configure_logging
-from papertrail.mongo import database, make_mongo_client, ping
-from papertrail.service import Readiness, health_routes, load_settings
+from papertrail.service import Clients, service_app
 from schemas import topics
 from schemas.events import PaperEnriched, PaperNew, PaperNormalized, PaperWithdrawn
 from schemas.summary import Summary
@@ -34,57 +32,33 @@ from services.summarizer.summarizing import Summarizer
 
 SERVICE = "summarizer"
 NEEDS = ("kafka", "mongodb")  # checked before the service starts serving
-settings = load_settings(SummarizerSettings, SERVICE)
-log = configure_logging(SERVICE, settings.log_level)
-broker = make_broker(settings, SERVICE)
-readiness = Readiness()
-
-enriched = broker.publisher(topics.PAPERS_ENRICHED, schema=PaperEnriched, description="papers with summaries")
-new_papers = broker.publisher(topics.PAPERS_NEW, schema=PaperNew, description="public: papers seen first time")
+TOPICS = [topics.PAPERS_NORMALIZED, topics.PAPERS_ENRICHED, topics.PAPERS_NEW, topics.PAPERS_WITHDRAWN]
 
 
-@asynccontextmanager
-async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
-    await ensure_topics(
-        settings, [topics.PAPERS_NORMALIZED, topics.PAPERS_ENRICHED, topics.PAPERS_NEW, topics.PAPERS_WITHDRAWN]
-    )
-    mongo = make_mongo_client(settings, SERVICE)
-    store = SummaryStore(database(mongo, settings))
-    await store.ensure_indexes()
-    openai_client = make_openai_client(settings) if settings.model_configured else None
-    model = SummaryModel(openai_client, settings) if openai_client else None
-    context.set_global(
-        "summarizer",
-        Summarizer(store, model, daily_token_budget=settings.daily_token_budget, parallel=settings.summary_concurrency),
-    )
-    readiness.add("kafka", lambda: broker.ping(timeout=3))
-    readiness.add("mongodb", lambda: ping(mongo))
-    lag = LagMonitor(settings, SERVICE, watched_groups(broker.subscribers)).start()  # papertrail_consumer_lag
-    try:
-        yield
-    finally:
-        await lag.stop()
-        if openai_client:
-            await openai_client.close()
-        await mongo.close()
+@dataclass(slots=True)
+class Summarizing:
+    """What the handlers work with, opened by the lifespan; `sweeps` is the retry loop started after startup."""
+
+    settings: SummarizerSettings
+    summarizer: Summarizer
+    enriched: Publisher
+    new_papers: Publisher
+    dead_letters: DeadLetterPolicy
+    sweeps: asyncio.Task[None] | None = field(default=None)
+
+    async def emit_enriched(self, event: PaperNormalized, summary: Summary) -> None:
+        await self.enriched.publish(enriched_event(event, summary), key=event.paper.id.encode())
 
 
-async def emit_enriched(event: PaperNormalized, summary: Summary) -> None:
-    await enriched.publish(enriched_event(event, summary), key=event.paper.id.encode())
-
-
-@broker.subscriber(topics.PAPERS_NORMALIZED, **batch_options(SERVICE, settings.batch_size, settings.batch_wait_ms))
 async def on_papers_normalized(
-    body: list[Any],
-    message: KafkaMessage,
-    summarizer: Annotated[Summarizer, Context("summarizer")],
-    dead_letters: Annotated[DeadLetterPolicy, Context()],
+    body: list[Any], message: KafkaMessage, resources: Annotated[Summarizing, Context()]
 ) -> None:
     """Attach each paper's summary (cached, written now, or pending for the sweep) and pass the papers on.
 
     Papers of a batch are summarized side by side (the model's own concurrency limit still applies); one paper's
     events stay in order. Both topics get the batch with one confirmation wait each, before offsets commit."""
-    valid = await dead_letters.keep_valid(message.raw_message, PaperNormalized)  # type: ignore[arg-type]
+    summarizer = resources.summarizer
+    valid = await resources.dead_letters.keep_valid(message.raw_message, PaperNormalized)  # type: ignore[arg-type]
     by_paper: dict[str, list[PaperNormalized]] = {}
     for _, event in valid:
         by_paper.setdefault(event.paper.id, []).append(event)
@@ -95,35 +69,62 @@ async def on_papers_normalized(
     per_paper = await asyncio.gather(*map(summarize_in_order, by_paper.values()))
     summarized = [pair for pairs in per_paper for pair in pairs]
     await summarizer.hold_pending(summarized)
-    await publish_confirmed(enriched, [(enriched_event(e, s), e.paper.id) for e, s in summarized])
+    await publish_confirmed(resources.enriched, [(enriched_event(e, s), e.paper.id) for e, s in summarized])
     public = [(paper, event.paper.id) for event, summary in summarized if (paper := new_paper_event(event, summary))]
-    await publish_confirmed(new_papers, public)
+    await publish_confirmed(resources.new_papers, public)
     await summarizer.settle(summarized)
 
 
-# A group of its own: a second member in the papers group makes that group rebalance, and a batch whose commit
-# the rebalance refuses is handled again (seen in the summarizer's tests: papers.new.v1 messages repeated).
-@broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))
-async def on_paper_withdrawn(event: PaperWithdrawn, summarizer: Annotated[Summarizer, Context("summarizer")]) -> None:
+async def on_paper_withdrawn(event: PaperWithdrawn, resources: Annotated[Summarizing, Context()]) -> None:
     """A withdrawn paper no longer waits for a summary."""
-    await summarizer.forget(event.paper_id)
+    await resources.summarizer.forget(event.paper_id)
 
 
-app = AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)
-
-
-@app.after_startup
-async def start_sweeps(context: ContextRepo, summarizer: Annotated[Summarizer, Context("summarizer")]) -> None:
+async def start_sweeps(resources: Annotated[Summarizing, Context()]) -> None:
     """Pending papers are retried in the background, once the broker can publish them again."""
-    sweeps = summarizer.run_sweeps(emit_enriched, interval_s=settings.sweep_interval_s, batch=settings.sweep_batch)
-    context.set_global("sweeps", asyncio.create_task(sweeps))
+    settings = resources.settings
+    sweeps = resources.summarizer.run_sweeps(
+        resources.emit_enriched, interval_s=settings.sweep_interval_s, batch=settings.sweep_batch
+    )
+    resources.sweeps = asyncio.create_task(sweeps)
 
 
-@app.on_shutdown
-async def stop_sweeps(context: ContextRepo) -> None:
-    sweeps: asyncio.Task[None] | None = context.get("sweeps")
-    if sweeps is None:  # the service stopped before it finished starting
+async def stop_sweeps(resources: Annotated[Summarizing, Context()]) -> None:
+    if resources.sweeps is None:  # the service stopped before it finished starting
         return
-    sweeps.cancel()
+    resources.sweeps.cancel()
     with contextlib.suppress(asyncio.CancelledError):
-        await sweeps
+        await resources.sweeps
+
+
+def create_app(settings: SummarizerSettings) -> AsgiFastStream:
+    """The summarizer's broker, publishers and handlers, and the lifespan that opens what they work with."""
+    broker = make_broker(settings, SERVICE)
+    enriched = broker.publisher(topics.PAPERS_ENRICHED, schema=PaperEnriched, description="papers with summaries")
+    new_papers = broker.publisher(topics.PAPERS_NEW, schema=PaperNew, description="public: papers seen first time")
+    broker.subscriber(topics.PAPERS_NORMALIZED, **batch_options(SERVICE, settings.batch_size, settings.batch_wait_ms))(
+        on_papers_normalized
+    )
+    # A group of its own: a second member in the papers group makes that group rebalance, and a batch whose commit
+    # the rebalance refuses is handled again (seen in the summarizer's tests: papers.new.v1 messages repeated).
+    broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))(on_paper_withdrawn)
+
+    @asynccontextmanager
+    async def open_summarizer(clients: Clients) -> AsyncIterator[Summarizing]:
+        store = SummaryStore(clients.db)
+        await store.ensure_indexes()
+        openai_client = make_openai_client(settings) if settings.model_configured else None
+        model = SummaryModel(openai_client, settings) if openai_client else None
+        summarizer = Summarizer(
+            store, model, daily_token_budget=settings.daily_token_budget, parallel=settings.summary_concurrency
+        )
+        try:
+            yield Summarizing(settings, summarizer, enriched, new_papers, broker.dead_letters)
+        finally:
+            if openai_client:
+                await openai_client.close()
+
+    app = service_app(settings, SERVICE, broker, open_summarizer, topics=TOPICS, needs=NEEDS)
+    app.after_startup(start_sweeps)
+    app.on_shutdown(stop_sweeps)
+    return app
