@@ -1,6 +1,8 @@
-"""`python -m services.harvester` runs the harvester service: its dependencies checked, then its app served."""
+"""`python -m services.harvester` runs the harvester service: settings read, dependencies checked, app served."""
 
-from papertrail.service import serve
-from services.harvester.app import NEEDS, SERVICE, app, settings
+from papertrail.service import load_settings, serve
+from services.harvester.app import NEEDS, SERVICE, create_app
+from services.harvester.settings import HarvesterSettings
 
-serve(SERVICE, lambda _: app, settings, settings.http_port, NEEDS)
+settings = load_settings(HarvesterSettings, SERVICE)
+serve(SERVICE, create_app, settings, settings.http_port, NEEDS)

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from faststream.kafka import KafkaBroker
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -19,13 +18,13 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from papertrail.kafka import ensure_topics, make_broker, publish_confirmed
-from papertrail.mongo import database, make_mongo_client
-from papertrail.service import load_settings
-from schemas import topics
-from schemas.events import HarvestStatus, RawRecord
+from papertrail.kafka import make_broker
+from papertrail.service import Readiness, load_settings, open_resources
+from schemas.events import HarvestStatus
+from services.harvester.app import NEEDS, TOPICS
 from services.harvester.bulk import BulkFileSource, BulkKind, sniff_kind
 from services.harvester.lease import LeaseHeld, source_lease
+from services.harvester.publishers import HarvestPublishers
 from services.harvester.runner import init_metrics, run_source
 from services.harvester.scheduler import build_source, make_http_client
 from services.harvester.settings import HarvesterSettings
@@ -35,44 +34,26 @@ from services.harvester.store import HarvestStore
 console = Console(stderr=True)
 
 
-class _TopicPublisher:
-    """A broker publisher bound to one topic, with the signature publish_confirmed expects."""
-
-    def __init__(self, broker: KafkaBroker, topic: str) -> None:
-        self.broker = broker
-        self.topic = topic
-
-    async def publish(self, payload: Any, *, key: bytes, no_confirm: bool = False) -> Any:
-        return await self.broker.publish(payload, self.topic, key=key, no_confirm=no_confirm)
-
-
 @dataclass
 class Harvesting:
     settings: HarvesterSettings
     store: HarvestStore
-    broker: KafkaBroker
-
-    async def publish_raw(self, records: list[tuple[RawRecord, str]]) -> None:
-        await publish_confirmed(_TopicPublisher(self.broker, topics.HARVEST_RAW), records)
-
-    async def publish_status(self, status: HarvestStatus) -> None:
-        await self.broker.publish(status, topics.HARVEST_STATUS, key=status.source.encode())
+    publishers: HarvestPublishers
 
 
 @asynccontextmanager
 async def harvesting(settings: HarvesterSettings) -> AsyncIterator[Harvesting]:
-    """Broker, database and topics as the service has them, for one manual run."""
-    await ensure_topics(settings, [topics.HARVEST_RAW, topics.HARVEST_STATUS])
-    mongo = make_mongo_client(settings)
+    """Topics, database and the service's publishers as the service opens them, for one manual run."""
     broker = make_broker(settings, "harvester-cli")
-    await broker.start()
-    try:
-        store = HarvestStore(database(mongo, settings))
+    publishers = HarvestPublishers.declare(broker)
+    async with open_resources(settings, "harvester-cli", broker, Readiness(), topics=TOPICS, needs=NEEDS) as clients:
+        store = HarvestStore(clients.db)
         await store.ensure_indexes()
-        yield Harvesting(settings, store, broker)
-    finally:
-        await broker.stop()
-        await mongo.close()
+        await broker.start()
+        try:
+            yield Harvesting(settings, store, publishers)
+        finally:
+            await broker.stop()
 
 
 def _progress() -> Progress:
@@ -119,8 +100,8 @@ async def _run(
             return await run_source(
                 source,
                 context.store,
-                context.publish_raw,
-                context.publish_status,
+                context.publishers.publish_raw,
+                context.publishers.publish_status,
                 from_date=from_date,
                 until_date=until_date,
                 on_page=on_page,

@@ -9,13 +9,12 @@ import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from faststream.kafka import KafkaBroker
 from prometheus_client import REGISTRY
 
+from papertrail.kafka import Publisher
 from schemas.events import RawRecord
 from services.harvester.http import PoliteFetcher
 from services.harvester.lease import LeaseHeld, source_lease
-from services.harvester.manual import _TopicPublisher
 from services.harvester.runner import init_metrics, run_source
 from services.harvester.scheduler import build_source, run_forever, run_once
 from services.harvester.settings import HarvesterSettings
@@ -30,8 +29,9 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-async def raw_topic(servers: Servers) -> AsyncIterator[tuple[str, KafkaBroker]]:
-    """A topic of its own on the real Kafka-protocol server and a connected broker (the service's setup)."""
+async def raw_topic(servers: Servers) -> AsyncIterator[tuple[str, Publisher]]:
+    """A topic of its own on the real Kafka-protocol server and a publisher to it on a connected broker (the
+    service's setup)."""
     from papertrail.kafka import make_broker
     from papertrail.settings import InfraSettings
 
@@ -43,9 +43,10 @@ async def raw_topic(servers: Servers) -> AsyncIterator[tuple[str, KafkaBroker]]:
     finally:
         await admin.close()
     broker = make_broker(InfraSettings(kafka_bootstrap_servers=servers.kafka_bootstrap_servers), "harvester-test")
+    publisher = broker.publisher(topic)
     await broker.start()
     try:
-        yield topic, broker
+        yield topic, publisher
     finally:
         await broker.stop()
 
@@ -73,13 +74,12 @@ async def test_a_run_killed_after_its_first_page_resumes_without_losing_a_record
     settings: HarvesterSettings,
     store: HarvestStore,
     replay: Replay,
-    raw_topic: tuple[str, KafkaBroker],
+    raw_topic: tuple[str, Publisher],
     servers: Servers,
 ) -> None:
     from papertrail.kafka import publish_confirmed
 
-    topic, broker = raw_topic
-    publisher = _TopicPublisher(broker, topic)
+    topic, publisher = raw_topic
     published: list[RawRecord] = []
 
     async def publish_raw(records: list[tuple[RawRecord, str]]) -> None:
