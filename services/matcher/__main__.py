@@ -1,6 +1,8 @@
-"""`python -m services.matcher` runs the matcher service: its dependencies checked, then its app served."""
+"""`python -m services.matcher` runs the matcher service: settings read, dependencies checked, app served."""
 
-from papertrail.service import serve
-from services.matcher.app import NEEDS, SERVICE, app, settings
+from papertrail.service import load_settings, serve
+from services.matcher.app import NEEDS, SERVICE, create_app
+from services.matcher.settings import MatcherSettings
 
-serve(SERVICE, lambda _: app, settings, settings.http_port, NEEDS)
+settings = load_settings(MatcherSettings, SERVICE)
+serve(SERVICE, create_app, settings, settings.http_port, NEEDS)

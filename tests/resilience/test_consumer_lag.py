@@ -20,11 +20,13 @@ def test_lag_sums_partitions_and_counts_uncommitted_partitions_from_their_beginn
 
 
 def test_each_service_watches_its_grouped_subscribers() -> None:
-    from services.matcher.app import broker as matcher
-    from services.normalizer.app import create_app
+    from services.matcher.app import create_app as create_matcher
+    from services.matcher.settings import MatcherSettings
+    from services.normalizer.app import create_app as create_normalizer
     from services.normalizer.settings import NormalizerSettings
 
-    normalizer = broker_of(create_app(NormalizerSettings()))
+    normalizer = broker_of(create_normalizer(NormalizerSettings()))
+    matcher = broker_of(create_matcher(MatcherSettings()))
 
     assert watched_groups(normalizer.subscribers) == {"harvest.raw.v1": "papertrail-normalizer"}
     # the follow index reads follows.changed.v1 without a group: it commits nothing and has no lag
