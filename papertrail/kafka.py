@@ -199,7 +199,6 @@ def make_broker(settings: InfraSettings, service: str) -> StaticMembershipBroker
     broker.instance_id = settings.instance_id
     broker.dead_letters = policy
     policy.broker = broker
-    broker.context.set_global("dead_letters", policy)  # handlers that validate batches park bad records
     return broker
 
 

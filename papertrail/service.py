@@ -143,6 +143,17 @@ class JsonEndpoint:
         await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
 
 
+class MetricsEndpoint:
+    """Every metric of the process in Prometheus's text format, as an ASGI object (prometheus-client's own app is a
+    plain function, which FastAPI would take for a request handler rather than an ASGI app)."""
+
+    def __init__(self) -> None:
+        self.app = make_asgi_app()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
 def health_routes(readiness: Readiness) -> list[tuple[str, Any]]:
     """/metrics, /healthz and /readyz as (path, ASGI app) pairs, for AsgiFastStream's routes or a FastAPI app."""
 
@@ -153,7 +164,7 @@ def health_routes(readiness: Readiness) -> list[tuple[str, Any]]:
         ready, checks = await readiness.report()
         return 200 if ready else 503, {"ready": ready, "checks": checks}
 
-    return [("/metrics", make_asgi_app()), ("/healthz", JsonEndpoint(healthz)), ("/readyz", JsonEndpoint(readyz))]
+    return [("/metrics", MetricsEndpoint()), ("/healthz", JsonEndpoint(healthz)), ("/readyz", JsonEndpoint(readyz))]
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,8 +55,9 @@ def stack_on_free_ports(folder: Path, **settings: Any) -> StackSettings:
 
 
 def broker_of(app: Any) -> Any:
-    """The Kafka broker of a service's app (FastStream's AsgiFastStream), as its create_app made it."""
-    broker = app.broker
+    """The Kafka broker of a service's app as its create_app made it (FastStream's AsgiFastStream, or the query
+    service's FastAPI app, which keeps it in its state)."""
+    broker = app.state.broker if hasattr(app, "state") else app.broker
     assert broker is not None
     return broker
 

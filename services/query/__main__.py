@@ -1,6 +1,8 @@
-"""`python -m services.query` runs the query service: its dependencies checked, then its app served."""
+"""`python -m services.query` runs the query service: settings read, dependencies checked, app served."""
 
-from papertrail.service import serve
-from services.query.app import NEEDS, SERVICE, app, settings
+from papertrail.service import load_settings, serve
+from services.query.app import NEEDS, SERVICE, create_app
+from services.query.settings import QuerySettings
 
-serve(SERVICE, lambda _: app, settings, settings.http_port, NEEDS)
+settings = load_settings(QuerySettings, SERVICE)
+serve(SERVICE, create_app, settings, settings.http_port, NEEDS)

@@ -4,6 +4,7 @@ read them."""
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -11,27 +12,21 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import stamina
-from fastapi import FastAPI, Response
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI
 from faststream import Context
 from faststream.kafka.annotations import KafkaMessage
-from prometheus_client import CONTENT_TYPE_LATEST, Histogram, generate_latest
+from prometheus_client import Histogram
 
 from papertrail.follows.catalogue import load_catalogue
-from papertrail.kafka import DeadLetterPolicy, batch_options, consumer_options, ensure_topics, make_broker
-from papertrail.lag import LagMonitor, watched_groups
-from papertrail.logs import configure_logging
+from papertrail.kafka import batch_options, consumer_options, make_broker
 from papertrail.metrics import RequestMetrics
-from papertrail.mongo import database, make_mongo_client
-from papertrail.mongo import ping as mongo_ping
-from papertrail.search import make_search_client
-from papertrail.search import ping as meili_ping
 from papertrail.search_document import paper_document
-from papertrail.service import Readiness, load_settings
+from papertrail.service import Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged, HarvestStatus, PaperEnriched, PaperWithdrawn
 from services.query.api.routes import corrections, feeds, follows, overview, papers
 from services.query.api.routes import topics as topic_routes
+from services.query.deps import QueryResources
 from services.query.index import PaperIndex
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
@@ -40,11 +35,8 @@ from services.query.web import mount_web
 
 SERVICE = "query"
 NEEDS = ("kafka", "mongodb", "meilisearch")  # checked before the service starts serving
-settings = load_settings(QuerySettings, SERVICE)
-log = configure_logging(SERVICE, settings.log_level)
-broker = make_broker(settings, SERVICE)
-readiness = Readiness()
-follow_changes = broker.publisher(topics.FOLLOWS_CHANGED, schema=FollowChanged, description="follow changes")
+TOPICS = [topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.HARVEST_STATUS, topics.FOLLOWS_CHANGED]
+log = logging.getLogger(f"papertrail.{SERVICE}")
 
 INDEX_LAG = Histogram(
     "papertrail_index_lag_seconds",
@@ -53,22 +45,15 @@ INDEX_LAG = Histogram(
 )
 
 
-@broker.subscriber(
-    topics.PAPERS_ENRICHED,
-    **batch_options(SERVICE, settings.index_batch_size, settings.index_batch_wait_ms, settings.index_linger_ms),
-)
 async def on_papers_enriched(
-    body: list[Any],
-    message: KafkaMessage,
-    paper_index: Annotated[PaperIndex, Context()],
-    topic_tagger: Annotated[TopicTagger, Context()],
-    dead_letters: Annotated[DeadLetterPolicy, Context()],
+    body: list[Any], message: KafkaMessage, resources: Annotated[QueryResources, Context()]
 ) -> None:
     """Index a batch, each paper with its catalogue topics; offsets are committed only after Meilisearch applied
     it; bad records are parked."""
+    dead_letters = resources.dead_letters
     valid = await dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
-    documents = [paper_document(event, topic_tagger.of(event.paper)) for _, event in valid]
-    failures = await paper_index.upsert_isolating_failures(documents)
+    documents = [paper_document(event, resources.topic_tagger.of(event.paper)) for _, event in valid]
+    failures = await resources.paper_index.upsert_isolating_failures(documents)
     for position, error in failures:
         await dead_letters.park(valid[position][0], error)
     now = time.time()
@@ -78,17 +63,14 @@ async def on_papers_enriched(
             INDEX_LAG.observe(max(0.0, now - event.harvested_at.timestamp()))
 
 
-# a group of its own, so withdrawals never rebalance the papers consumer (docs/events.md)
-@broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))
-async def on_paper_withdrawn(event: PaperWithdrawn, paper_index: Annotated[PaperIndex, Context()]) -> None:
+async def on_paper_withdrawn(event: PaperWithdrawn, resources: Annotated[QueryResources, Context()]) -> None:
     """A withdrawn paper leaves the index, and with it search, browse, feeds and every count of the overview."""
-    await paper_index.remove([event.paper_id])
+    await resources.paper_index.remove([event.paper_id])
 
 
-@broker.subscriber(topics.HARVEST_STATUS, **consumer_options(SERVICE))
-async def on_harvest_status(status: HarvestStatus, store: Annotated[QueryStore, Context()]) -> None:
+async def on_harvest_status(status: HarvestStatus, resources: Annotated[QueryResources, Context()]) -> None:
     """Keep every source's runs for the overview and the sources page."""
-    await store.record_run(status)
+    await resources.store.record_run(status)
 
 
 @stamina.retry(on=Exception, attempts=None, timeout=None, wait_max=60)
@@ -104,73 +86,65 @@ async def retag_on_catalogue_change(paper_index: PaperIndex, store: QueryStore, 
     log.info("papers retagged for the topic catalogue", extra={"changed": changed, "seconds": seconds})
 
 
-async def announce_follow_change(change: FollowChanged) -> None:
-    await follow_changes.publish(change, key=change.user_id.encode())
+def create_app(settings: QuerySettings) -> FastAPI:
+    """The query service: the API and pages (FastAPI), its broker's publisher and handlers, and the lifespan that
+    opens what both work with."""
+    broker = make_broker(settings, SERVICE)
+    follow_changes = broker.publisher(topics.FOLLOWS_CHANGED, schema=FollowChanged, description="follow changes")
+    indexing = batch_options(SERVICE, settings.index_batch_size, settings.index_batch_wait_ms, settings.index_linger_ms)
+    broker.subscriber(topics.PAPERS_ENRICHED, **indexing)(on_papers_enriched)
+    # a group of its own, so withdrawals never rebalance the papers consumer (docs/events.md)
+    broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))(on_paper_withdrawn)
+    broker.subscriber(topics.HARVEST_STATUS, **consumer_options(SERVICE))(on_harvest_status)
+    readiness = Readiness()
 
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with open_resources(settings, SERVICE, broker, readiness, topics=TOPICS, needs=NEEDS) as clients:
+            assert clients.search is not None  # NEEDS names meilisearch
+            paper_index = PaperIndex(clients.search, settings.index_name, settings.index_task_timeout_s)
+            await paper_index.ensure()
+            store = QueryStore(clients.db)
+            await store.ensure_indexes()
+            tagger = TopicTagger(load_catalogue())
+            resources = QueryResources(settings, paper_index, store, tagger, follow_changes, broker.dead_letters)
+            app.state.resources = resources  # the routes' and pages' dependencies read it
+            provide(broker.context, resources)
+            await broker.start()
+            for follow in await store.retire_catalogue_follows():
+                await resources.announce_follow_change(
+                    FollowChanged(
+                        action="deleted", follow_id=follow.id, user_id=follow.user_id, changed_at=datetime.now(UTC)
+                    )
+                )
+            retag = asyncio.create_task(retag_on_catalogue_change(paper_index, store, tagger), name="retag")
+            try:
+                yield
+            finally:
+                retag.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await retag
+                await broker.stop()
 
-@asynccontextmanager
-async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    await ensure_topics(
-        settings, [topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.HARVEST_STATUS, topics.FOLLOWS_CHANGED]
+    app = FastAPI(
+        title="PaperTrail query API",
+        version="0.1.0",
+        lifespan=lifespan,
+        description="Search, browse and follow computer-science papers.",
     )
-    mongo = make_mongo_client(settings, SERVICE)
-    meili = make_search_client(settings)
-    paper_index = PaperIndex(meili, settings.index_name, settings.index_task_timeout_s)
-    await paper_index.ensure()
-    store = QueryStore(database(mongo, settings))
-    await store.ensure_indexes()
-    app.state.paper_index, app.state.store, app.state.settings = paper_index, store, settings
-    app.state.follow_announcer = announce_follow_change
-    topic_tagger = TopicTagger(load_catalogue())
-    broker.context.set_global("paper_index", paper_index)
-    broker.context.set_global("topic_tagger", topic_tagger)
-    broker.context.set_global("store", store)
-    readiness.add("kafka", lambda: broker.ping(timeout=3))
-    readiness.add("mongodb", lambda: mongo_ping(mongo))
-    readiness.add("meilisearch", lambda: meili_ping(meili))
-    lag = LagMonitor(settings, SERVICE, watched_groups(broker.subscribers)).start()  # papertrail_consumer_lag
-    await broker.start()
-    for follow in await store.retire_catalogue_follows():
-        await announce_follow_change(
-            FollowChanged(action="deleted", follow_id=follow.id, user_id=follow.user_id, changed_at=datetime.now(UTC))
-        )
-    retag = asyncio.create_task(retag_on_catalogue_change(paper_index, store, topic_tagger), name="retag")
-    try:
-        yield
-    finally:
-        retag.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await retag
-        await lag.stop()
-        await broker.stop()
-        await meili.aclose()
-        await mongo.close()
-
-
-app = FastAPI(
-    title="PaperTrail query API",
-    version="0.1.0",
-    lifespan=lifespan,
-    description="Search, browse and follow computer-science papers.",
-)
-for router in (papers.router, overview.router, topic_routes.router, follows.router, feeds.router, corrections.router):
-    app.include_router(router)
-if not mount_web(app):  # the web pages and their static files
-    log.warning("KaTeX is not installed: pages show formulas as their source; run `papertrail assets`")
-app.add_middleware(RequestMetrics, service=SERVICE)
-
-
-@app.get("/metrics", include_in_schema=False)
-async def read_metrics() -> Response:
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
-
-
-@app.get("/healthz", include_in_schema=False)
-async def read_health() -> dict[str, str]:
-    return {"status": "ok"}
-
-
-@app.get("/readyz", include_in_schema=False)
-async def read_readiness() -> JSONResponse:
-    ready, checks = await readiness.report()
-    return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
+    for router in (
+        papers.router,
+        overview.router,
+        topic_routes.router,
+        follows.router,
+        feeds.router,
+        corrections.router,
+    ):
+        app.include_router(router)
+    if not mount_web(app):  # the web pages and their static files
+        log.warning("KaTeX is not installed: pages show formulas as their source; run `papertrail assets`")
+    app.state.broker = broker  # its consumers and publisher, for whoever holds only the app (tests, tools)
+    app.add_middleware(RequestMetrics, service=SERVICE)
+    for path, endpoint in health_routes(readiness):
+        app.add_route(path, endpoint, include_in_schema=False)
+    return app

@@ -1,36 +1,58 @@
-"""FastAPI dependencies: the resources opened in the lifespan and the signed-in user, as Annotated aliases.
-All are `async def`: FastAPI runs a plain `def` dependency in its thread pool, a hop on every request."""
+"""The query service's resources (opened in the lifespan, one object for routes and handlers alike) and the FastAPI
+dependencies on them and on the signed-in user, as Annotated aliases. All are `async def`: FastAPI runs a plain
+`def` dependency in its thread pool, a hop on every request."""
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from papertrail.kafka import DeadLetterPolicy, Publisher
+from schemas.events import FollowChanged
 from services.query.index import PaperIndex
 from services.query.paper_lookup import NotAPaperId, paper_key
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
+from services.query.topic_tags import TopicTagger
 
 _bearer = HTTPBearer(auto_error=False, description="the token `papertrail users create NAME` printed")
 
 
+@dataclass(frozen=True, slots=True)
+class QueryResources:
+    """What the routes, pages and handlers work with, opened by the lifespan."""
+
+    settings: QuerySettings
+    paper_index: PaperIndex
+    store: QueryStore
+    topic_tagger: TopicTagger
+    follow_changes: Publisher
+    dead_letters: DeadLetterPolicy
+
+    async def announce_follow_change(self, change: FollowChanged) -> None:
+        await self.follow_changes.publish(change, key=change.user_id.encode())
+
+
+def resources_of(request: Request) -> QueryResources:
+    resources: QueryResources = request.app.state.resources
+    return resources
+
+
 async def get_paper_index(request: Request) -> PaperIndex:
-    index: PaperIndex = request.app.state.paper_index
-    return index
+    return resources_of(request).paper_index
 
 
 async def get_store(request: Request) -> QueryStore:
-    store: QueryStore = request.app.state.store
-    return store
+    return resources_of(request).store
 
 
 async def get_settings(request: Request) -> QuerySettings:
-    settings: QuerySettings = request.app.state.settings
-    return settings
+    return resources_of(request).settings
 
 
 async def get_follow_announcer(request: Request) -> Any:
-    return request.app.state.follow_announcer
+    return resources_of(request).announce_follow_change
 
 
 PaperIndexDep = Annotated[PaperIndex, Depends(get_paper_index)]

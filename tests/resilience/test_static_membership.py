@@ -13,8 +13,8 @@ from pydantic import ValidationError
 
 from papertrail.kafka import consumer_options, make_broker
 from papertrail.settings import InfraSettings
-from papertrail_tools.settings_doc import SERVICES
-from tests.conftest import Servers, wait_until_async
+from papertrail_tools.settings_doc import SERVICES, settings_class
+from tests.conftest import Servers, broker_of, wait_until_async
 
 
 def test_instance_id_defaults_to_the_host_name_and_rejects_names_kafka_refuses() -> None:
@@ -26,12 +26,12 @@ def test_instance_id_defaults_to_the_host_name_and_rejects_names_kafka_refuses()
 
 
 @pytest.mark.parametrize("service", SERVICES)
-def test_every_grouped_subscriber_has_its_own_member_name(service: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("INSTANCE_ID", "host-7")
-    app = importlib.import_module(f"services.{service}.app")
-    grouped = [(s.group_id, s._connection_args["group_instance_id"]) for s in app.broker.subscribers if s.group_id]
+def test_every_grouped_subscriber_has_its_own_member_name(service: str) -> None:
+    create_app = importlib.import_module(f"services.{service}.app").create_app
+    broker = broker_of(create_app(settings_class(service)(instance_id="host-7")))
+    grouped = [(s.group_id, s._connection_args["group_instance_id"]) for s in broker.subscribers if s.group_id]
     names = Counter(name for _, name in grouped)
-    assert all(name and name.startswith(app.settings.instance_id + "-") for name in names)
+    assert all(name and name.startswith("host-7-") for name in names)
     assert all(n == 1 for n in names.values()), names  # the query service has three consumers in one group
 
 

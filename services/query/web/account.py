@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from papertrail.follows.catalogue import load_catalogue
 from services.query.api.routes import follows as follow_routes
-from services.query.deps import PaperIndexDep, StoreDep
+from services.query.deps import PaperIndexDep, StoreDep, resources_of
 from services.query.web.i18n import Translator
 from services.query.web.render import TOKEN_COOKIE, YEAR, error_page, language, render, see_other, signed_in_user
 
@@ -92,7 +92,7 @@ async def add_follow(request: Request, store: StoreDep) -> Response:
     form = await form_fields(request)
     try:
         body = follow_routes.FollowCreate.model_validate(follow_body(form))
-        follow = await follow_routes.create_follow(body, user, store, request.app.state.follow_announcer)
+        follow = await follow_routes.create_follow(body, user, store, resources_of(request).announce_follow_change)
     except ValidationError as error:
         detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
         return await _follows_page(request, user, store, 422, error=detail, form=form)
@@ -122,7 +122,7 @@ async def remove_follow(follow_id: str, request: Request, store: StoreDep) -> Re
     if not FOLLOW_ID.match(follow_id):
         return error_page(request, 404, Translator(language(request))("not_found"), user)
     try:
-        await follow_routes.delete_follow(follow_id, user, store, request.app.state.follow_announcer)
+        await follow_routes.delete_follow(follow_id, user, store, resources_of(request).announce_follow_change)
     except HTTPException as error:
         return error_page(request, error.status_code, str(error.detail), user)
     return see_other("/me/follows")

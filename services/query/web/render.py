@@ -8,7 +8,7 @@ from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from services.query.deps import get_held_paper
+from services.query.deps import get_held_paper, resources_of
 from services.query.store import QueryStore
 from services.query.web import format as fmt
 from services.query.web.i18n import Translator, pick_language
@@ -34,15 +34,14 @@ async def signed_in_user(request: Request) -> dict[str, Any] | None:
     token = request.cookies.get(TOKEN_COOKIE)
     if not token:
         return None
-    store: QueryStore = request.app.state.store
-    return await store.user_for_token(token)
+    return await resources_of(request).store.user_for_token(token)
 
 
 def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     """Render a page in the visitor's language; a ?lang= choice is remembered in a cookie."""
     lang = language(request)
     t = Translator(lang)
-    zone = request.app.state.settings.display_timezone
+    zone = resources_of(request).settings.display_timezone
     response = templates.TemplateResponse(
         request,
         template,
