@@ -25,7 +25,7 @@ TOPICS = [topics.HARVEST_RAW, topics.HARVEST_STATUS]
 
 
 @dataclass(slots=True)
-class Harvester:
+class HarvesterResources:
     """What the schedules work with, opened by the lifespan; `schedules` are the running sources' loops."""
 
     settings: HarvesterSettings
@@ -35,7 +35,10 @@ class Harvester:
     schedules: list[asyncio.Task[None]] = field(default_factory=list)
 
 
-async def start_schedules(resources: Annotated[Harvester, Context()]) -> None:
+Resources = Annotated[HarvesterResources, Context()]  # what every handler takes, from the lifespan
+
+
+async def start_schedules(resources: Resources) -> None:
     """Once the broker is connected, run every configured source on its own interval."""
     settings, store, publishers = resources.settings, resources.store, resources.publishers
     init_metrics(settings.sources)
@@ -52,7 +55,7 @@ async def start_schedules(resources: Annotated[Harvester, Context()]) -> None:
         )
 
 
-async def stop_schedules(resources: Annotated[Harvester, Context()]) -> None:
+async def stop_schedules(resources: Resources) -> None:
     for task in resources.schedules:
         task.cancel()
     await asyncio.gather(*resources.schedules, return_exceptions=True)
@@ -65,12 +68,12 @@ def create_app(settings: HarvesterSettings) -> AsgiFastStream:
     publishers = HarvestPublishers.declare(broker)
 
     @asynccontextmanager
-    async def open_harvester(clients: Clients) -> AsyncIterator[Harvester]:
+    async def open_harvester(clients: Clients) -> AsyncIterator[HarvesterResources]:
         store = HarvestStore(clients.db)
         await store.ensure_indexes()
         http = make_http_client(settings)
         try:
-            yield Harvester(settings, store, http, publishers)
+            yield HarvesterResources(settings, store, http, publishers)
         finally:
             await http.aclose()
 

@@ -36,7 +36,7 @@ log = logging.getLogger(f"papertrail.{SERVICE}")
 
 
 @dataclass(frozen=True, slots=True)
-class Matcher:
+class MatcherResources:
     """What the handlers work with, opened by the lifespan."""
 
     store: MatchStore
@@ -45,6 +45,9 @@ class Matcher:
     backfills: BackfillRunner
     webhooks: WebhookSender
     dead_letters: DeadLetterPolicy
+
+
+Resources = Annotated[MatcherResources, Context()]  # what every handler takes, from the lifespan
 
 
 def count_follows(index: FollowIndex) -> None:
@@ -73,7 +76,7 @@ async def digest_loop(maker: DigestMaker, interval_s: float) -> None:
         await asyncio.sleep(interval_s)
 
 
-async def on_follow_changed(event: FollowChanged, resources: Annotated[Matcher, Context()]) -> None:
+async def on_follow_changed(event: FollowChanged, resources: Resources) -> None:
     """Keep the in-memory follow index in step with the query service's follows; backfill new ones."""
     follow_index = resources.follow_index
     if event.action == "deleted" or event.follow is None:
@@ -85,7 +88,7 @@ async def on_follow_changed(event: FollowChanged, resources: Annotated[Matcher, 
     count_follows(follow_index)
 
 
-async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: Annotated[Matcher, Context()]) -> None:
+async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
     """Record and announce every follow each paper of the batch satisfies, once per follow; bad records are
     parked. Offsets are committed after the whole batch is stored and announced."""
     valid = await resources.dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
@@ -104,12 +107,12 @@ async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: 
             MATCH_LAG_SECONDS.observe((done - event.harvested_at).total_seconds())
 
 
-async def on_paper_withdrawn(event: PaperWithdrawn, resources: Annotated[Matcher, Context()]) -> None:
+async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> None:
     """A withdrawn paper matches no follow any more: its matches go (already sent webhooks and digests stay sent)."""
     await resources.store.forget_paper(event.paper_id)
 
 
-async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: Annotated[Matcher, Context()]) -> None:
+async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
     """POST each match of a batch to the follow's or the user's webhook, if there is one, in order; the owners of
     follows without their own webhook are read in one query per batch."""
     valid = await resources.dead_letters.keep_valid(message.raw_message, FollowMatched)  # type: ignore[arg-type]
@@ -140,7 +143,7 @@ def create_app(settings: MatcherSettings) -> AsgiFastStream:
         await publish_confirmed(matched, [(match, match.paper_id) for match in matches])
 
     @asynccontextmanager
-    async def open_matcher(clients: Clients) -> AsyncIterator[Matcher]:
+    async def open_matcher(clients: Clients) -> AsyncIterator[MatcherResources]:
         assert clients.search is not None  # NEEDS names meilisearch
         store = MatchStore(clients.db)
         await store.ensure_indexes()
@@ -157,7 +160,9 @@ def create_app(settings: MatcherSettings) -> AsgiFastStream:
             digests = asyncio.create_task(digest_loop(DigestMaker(store, settings), settings.digest_check_interval_s))
         http = httpx.AsyncClient(follow_redirects=False)
         try:
-            yield Matcher(store, index, recorder, backfills, WebhookSender(store, http, settings), broker.dead_letters)
+            yield MatcherResources(
+                store, index, recorder, backfills, WebhookSender(store, http, settings), broker.dead_letters
+            )
         finally:
             if digests is not None:
                 digests.cancel()

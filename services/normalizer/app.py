@@ -31,7 +31,7 @@ log = logging.getLogger(f"papertrail.{SERVICE}")
 
 
 @dataclass(frozen=True, slots=True)
-class Normalizer:
+class NormalizerResources:
     """What the handlers work with, opened by the lifespan."""
 
     settings: NormalizerSettings
@@ -51,7 +51,10 @@ class Normalizer:
         await publish_confirmed(self.withdrawn, [(w, w.paper_id) for w in withdrawals])
 
 
-async def on_raw_records(body: list[Any], message: KafkaMessage, resources: Annotated[Normalizer, Context()]) -> None:
+Resources = Annotated[NormalizerResources, Context()]  # what every handler takes, from the lifespan
+
+
+async def on_raw_records(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
     """Turn a batch of raw records into changes of their canonical papers; offsets commit after the events.
 
     A record that does not parse (or breaks the schema) is parked on harvest.raw.v1.dlq and the rest go on.
@@ -77,7 +80,7 @@ async def on_raw_records(body: list[Any], message: KafkaMessage, resources: Anno
     log.debug("batch handled", extra={"records": len(body), "events": len(applied.events), **clock.seconds})
 
 
-async def withdraw_held_front_matter(resources: Annotated[Normalizer, Context()]) -> None:
+async def withdraw_held_front_matter(resources: Resources) -> None:
     """Papers earlier releases made of ACL front matter leave the store, announced on papers.withdrawn.v1 so the
     summarizer, the matcher and the query service drop them too; once the broker can publish."""
     withdrawals = await withdraw_front_matter(resources.papers, resources.announce)
@@ -104,7 +107,7 @@ def create_app(settings: NormalizerSettings) -> AsgiFastStream:
     )
 
     @asynccontextmanager
-    async def open_normalizer(clients: Clients) -> AsyncIterator[Normalizer]:
+    async def open_normalizer(clients: Clients) -> AsyncIterator[NormalizerResources]:
         papers = PaperStore(clients.db)
         await papers.ensure_indexes()
         started = time.monotonic()
@@ -113,7 +116,7 @@ def create_app(settings: NormalizerSettings) -> AsgiFastStream:
                 "papers fingerprinted again after a change of scheme",
                 extra={"papers": refreshed, "seconds": round(time.monotonic() - started, 1)},
             )
-        yield Normalizer(settings, papers, normalized, withdrawn, broker.dead_letters)
+        yield NormalizerResources(settings, papers, normalized, withdrawn, broker.dead_letters)
 
     app = service_app(settings, SERVICE, broker, open_normalizer, topics=TOPICS, needs=NEEDS)
     app.after_startup(withdraw_held_front_matter)

@@ -38,6 +38,8 @@ NEEDS = ("kafka", "mongodb", "meilisearch")  # checked before the service starts
 TOPICS = [topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.HARVEST_STATUS, topics.FOLLOWS_CHANGED]
 log = logging.getLogger(f"papertrail.{SERVICE}")
 
+Resources = Annotated[QueryResources, Context()]  # what every handler takes, from the lifespan
+
 INDEX_LAG = Histogram(
     "papertrail_index_lag_seconds",
     "Raw record harvested → searchable, per indexed paper.",
@@ -45,9 +47,7 @@ INDEX_LAG = Histogram(
 )
 
 
-async def on_papers_enriched(
-    body: list[Any], message: KafkaMessage, resources: Annotated[QueryResources, Context()]
-) -> None:
+async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
     """Index a batch, each paper with its catalogue topics; offsets are committed only after Meilisearch applied
     it; bad records are parked."""
     dead_letters = resources.dead_letters
@@ -63,12 +63,12 @@ async def on_papers_enriched(
             INDEX_LAG.observe(max(0.0, now - event.harvested_at.timestamp()))
 
 
-async def on_paper_withdrawn(event: PaperWithdrawn, resources: Annotated[QueryResources, Context()]) -> None:
+async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> None:
     """A withdrawn paper leaves the index, and with it search, browse, feeds and every count of the overview."""
     await resources.paper_index.remove([event.paper_id])
 
 
-async def on_harvest_status(status: HarvestStatus, resources: Annotated[QueryResources, Context()]) -> None:
+async def on_harvest_status(status: HarvestStatus, resources: Resources) -> None:
     """Keep every source's runs for the overview and the sources page."""
     await resources.store.record_run(status)
 

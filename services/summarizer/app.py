@@ -36,7 +36,7 @@ TOPICS = [topics.PAPERS_NORMALIZED, topics.PAPERS_ENRICHED, topics.PAPERS_NEW, t
 
 
 @dataclass(slots=True)
-class Summarizing:
+class SummarizerResources:
     """What the handlers work with, opened by the lifespan; `sweeps` is the retry loop started after startup."""
 
     settings: SummarizerSettings
@@ -50,9 +50,10 @@ class Summarizing:
         await self.enriched.publish(enriched_event(event, summary), key=event.paper.id.encode())
 
 
-async def on_papers_normalized(
-    body: list[Any], message: KafkaMessage, resources: Annotated[Summarizing, Context()]
-) -> None:
+Resources = Annotated[SummarizerResources, Context()]  # what every handler takes, from the lifespan
+
+
+async def on_papers_normalized(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
     """Attach each paper's summary (cached, written now, or pending for the sweep) and pass the papers on.
 
     Papers of a batch are summarized side by side (the model's own concurrency limit still applies); one paper's
@@ -75,12 +76,12 @@ async def on_papers_normalized(
     await summarizer.settle(summarized)
 
 
-async def on_paper_withdrawn(event: PaperWithdrawn, resources: Annotated[Summarizing, Context()]) -> None:
+async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> None:
     """A withdrawn paper no longer waits for a summary."""
     await resources.summarizer.forget(event.paper_id)
 
 
-async def start_sweeps(resources: Annotated[Summarizing, Context()]) -> None:
+async def start_sweeps(resources: Resources) -> None:
     """Pending papers are retried in the background, once the broker can publish them again."""
     settings = resources.settings
     sweeps = resources.summarizer.run_sweeps(
@@ -89,7 +90,7 @@ async def start_sweeps(resources: Annotated[Summarizing, Context()]) -> None:
     resources.sweeps = asyncio.create_task(sweeps)
 
 
-async def stop_sweeps(resources: Annotated[Summarizing, Context()]) -> None:
+async def stop_sweeps(resources: Resources) -> None:
     if resources.sweeps is None:  # the service stopped before it finished starting
         return
     resources.sweeps.cancel()
@@ -110,7 +111,7 @@ def create_app(settings: SummarizerSettings) -> AsgiFastStream:
     broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))(on_paper_withdrawn)
 
     @asynccontextmanager
-    async def open_summarizer(clients: Clients) -> AsyncIterator[Summarizing]:
+    async def open_summarizer(clients: Clients) -> AsyncIterator[SummarizerResources]:
         store = SummaryStore(clients.db)
         await store.ensure_indexes()
         openai_client = make_openai_client(settings) if settings.model_configured else None
@@ -119,7 +120,7 @@ def create_app(settings: SummarizerSettings) -> AsgiFastStream:
             store, model, daily_token_budget=settings.daily_token_budget, parallel=settings.summary_concurrency
         )
         try:
-            yield Summarizing(settings, summarizer, enriched, new_papers, broker.dead_letters)
+            yield SummarizerResources(settings, summarizer, enriched, new_papers, broker.dead_letters)
         finally:
             if openai_client:
                 await openai_client.close()

@@ -22,7 +22,7 @@ from papertrail.kafka import dead_letter_topic, publish_confirmed
 from papertrail.service import provide
 from schemas import topics
 from schemas.events import FollowChanged, FollowMatched
-from services.matcher.app import Matcher, create_app
+from services.matcher.app import MatcherResources, create_app
 from services.matcher.backfill import Backfiller
 from services.matcher.delivery import WebhookSender
 from services.matcher.recorder import BackfillRunner, MatchRecorder
@@ -39,7 +39,7 @@ class Seen:
 
 
 @pytest.fixture
-async def memory() -> AsyncIterator[tuple[Any, Matcher, Seen]]:
+async def memory() -> AsyncIterator[tuple[Any, MatcherResources, Seen]]:
     """The app's broker in memory, its resources over MongoDB and Meilisearch addresses where nothing listens (a
     handler that touched either would fail), and what reached follows.matched.v1 and follows.changed.v1.dlq."""
     settings = MatcherSettings(
@@ -67,7 +67,7 @@ async def memory() -> AsyncIterator[tuple[Any, Matcher, Seen]]:
             index = FollowIndex(topics=topics_by_id(load_catalogue()))
             recorder = MatchRecorder(store, publish)
             backfills = BackfillRunner(index, Backfiller(search, "papers", store, 30, 10), recorder, store, 60)
-            resources = Matcher(
+            resources = MatcherResources(
                 store, index, recorder, backfills, WebhookSender(store, http, settings), broker.dead_letters
             )
             provide(in_memory.context, resources)
@@ -89,7 +89,7 @@ def _changed(action: str, follow_id: str, query: str | None = None) -> FollowCha
     )
 
 
-async def test_follow_changes_keep_the_index_in_step(memory: tuple[Any, Matcher, Seen]) -> None:
+async def test_follow_changes_keep_the_index_in_step(memory: tuple[Any, MatcherResources, Seen]) -> None:
     broker, resources, seen = memory
     await broker.publish(_changed("updated", "f1", '"language model"'), topics.FOLLOWS_CHANGED)
     await broker.publish(_changed("updated", "f2", "retrieval"), topics.FOLLOWS_CHANGED)
@@ -100,14 +100,14 @@ async def test_follow_changes_keep_the_index_in_step(memory: tuple[Any, Matcher,
     assert seen.parked == []
 
 
-async def test_a_follow_that_does_not_compile_is_parked(memory: tuple[Any, Matcher, Seen]) -> None:
+async def test_a_follow_that_does_not_compile_is_parked(memory: tuple[Any, MatcherResources, Seen]) -> None:
     broker, resources, seen = memory
     await broker.publish(_changed("updated", "f3", "NOT survey"), topics.FOLLOWS_CHANGED)
     assert "f3" not in resources.follow_index.follows
     assert len(seen.parked) == 1 and "contain none of its terms" in seen.parked[0].headers["x-dlq-reason"]
 
 
-async def test_papers_no_follow_wants_are_matched_without_a_write(memory: tuple[Any, Matcher, Seen]) -> None:
+async def test_papers_no_follow_wants_are_matched_without_a_write(memory: tuple[Any, MatcherResources, Seen]) -> None:
     broker, _, seen = memory
     await broker.publish(_changed("updated", "f4", '"no paper says this phrase"'), topics.FOLLOWS_CHANGED)
     before = REGISTRY.get_sample_value("papertrail_matcher_papers_total") or 0

@@ -15,7 +15,7 @@ from pymongo import AsyncMongoClient
 from papertrail.kafka import dead_letter_topic
 from papertrail.service import provide
 from schemas import topics
-from services.normalizer.app import Normalizer, create_app
+from services.normalizer.app import NormalizerResources, create_app
 from services.normalizer.settings import NormalizerSettings
 from services.normalizer.store import PaperStore
 from tests.conftest import broker_of, free_port, publisher_of
@@ -47,7 +47,7 @@ async def memory() -> AsyncIterator[tuple[Any, Seen]]:
     client: AsyncMongoClient = AsyncMongoClient(settings.mongodb_url, serverSelectionTimeoutMS=300)
     try:
         async with TestKafkaBroker(broker) as in_memory:
-            resources = Normalizer(
+            resources = NormalizerResources(
                 settings,
                 PaperStore(client["unused"]),
                 publisher_of(broker, topics.PAPERS_NORMALIZED),

@@ -1,5 +1,5 @@
 """The summarizer's app on FastStream's in-memory broker, no servers: events that break the schema are parked on
-papers.normalized.v1.dlq with the reason and original bytes, and nothing is passed on for them. (Summarizing,
+papers.normalized.v1.dlq with the reason and original bytes, and nothing is passed on for them. (SummarizerResources,
 holding and passing papers on run against real servers: test_summarizing.py, test_public_topic.py.)"""
 
 from collections.abc import AsyncIterator
@@ -13,7 +13,7 @@ from pymongo import AsyncMongoClient
 from papertrail.kafka import dead_letter_topic
 from papertrail.service import provide
 from schemas import topics
-from services.summarizer.app import Summarizing, create_app
+from services.summarizer.app import SummarizerResources, create_app
 from services.summarizer.settings import SummarizerSettings
 from services.summarizer.store import SummaryStore
 from services.summarizer.summarizing import Summarizer
@@ -38,7 +38,7 @@ async def memory() -> AsyncIterator[tuple[Any, dict[str, list[Any]]]]:
         async with TestKafkaBroker(broker) as in_memory:
             summarizer = Summarizer(SummaryStore(client["unused"]), None, daily_token_budget=0)
             enriched, new = publisher_of(broker, topics.PAPERS_ENRICHED), publisher_of(broker, topics.PAPERS_NEW)
-            provide(in_memory.context, Summarizing(settings, summarizer, enriched, new, broker.dead_letters))
+            provide(in_memory.context, SummarizerResources(settings, summarizer, enriched, new, broker.dead_letters))
             yield in_memory, seen
     finally:
         await client.close()
