@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from services.harvester.anthology import split_collection  # noqa: E402
-from services.harvester.oai import parse_oai_page  # noqa: E402
+from services.harvester.sources.anthology import split_collection  # noqa: E402
+from services.harvester.sources.oai import parse_oai_page  # noqa: E402
 
 SOURCES = ROOT / "tests/fixtures/sources"
 ARXIV_RAW_PAGE = SOURCES / "arxiv_oai/arXivRaw/mikesaelim_ListRecordsResponse.xml"

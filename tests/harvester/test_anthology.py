@@ -5,7 +5,7 @@ import re
 import pytest
 from lxml import etree
 
-from services.harvester.anthology import MalformedVolumeFile, split_collection
+from services.harvester.sources.anthology import MalformedVolumeFile, split_collection
 from tests.conftest import SOURCES
 
 ACL_FILE = SOURCES / "acl/2024.acl.xml"

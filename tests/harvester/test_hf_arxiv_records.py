@@ -9,11 +9,11 @@ from typing import Any
 import httpx
 import pytest
 
-from services.harvester.oai import parse_oai_page
 from services.harvester.runner import run_source
 from services.harvester.scheduler import build_sources
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage
+from services.harvester.sources.oai import parse_oai_page
 from services.harvester.store import HarvestStore
 from tests.conftest import FIXTURES, SOURCES
 from tests.harvester.conftest import Published, Replay

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from services.harvester.oai import MalformedResponse, parse_oai_page
+from services.harvester.sources.oai import MalformedResponse, parse_oai_page
 from tests.conftest import SOURCES
 
 OAI = SOURCES / "arxiv_oai"

@@ -6,12 +6,12 @@ import httpx
 import pytest
 
 from services.harvester.http import PoliteFetcher
-from services.harvester.oai import parse_oai_page
 from services.harvester.runner import run_source
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources.acl import AclAnthologySource
 from services.harvester.sources.arxiv import ArxivOaiSource
 from services.harvester.sources.hf import HfDailyPapersSource
+from services.harvester.sources.oai import parse_oai_page
 from services.harvester.store import HarvestStore
 from tests.conftest import FIXTURES, SOURCES
 from tests.harvester.conftest import Published, Replay

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from pymongo import MongoClient
 
-from services.harvester.oai import parse_oai_page
+from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
 from tests.conftest import Servers, wait_until, wait_until_async
 from tests.integration.services import ARXIV_CS_PAGE, Pipeline, running_pipeline

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from schemas.events import RawFormat, RawRecord
-from services.harvester.anthology import split_collection
-from services.harvester.oai import parse_oai_page
+from services.harvester.sources.anthology import split_collection
+from services.harvester.sources.oai import parse_oai_page
 from tests.conftest import FIXTURES, SOURCES
 
 ACL_FILE = SOURCES / "acl/2024.acl.xml"

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.harvester.oai import parse_oai_page
+from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv, parse_arxiv_raw
 from services.normalizer.records import UnparseableRecord
 from tests.conftest import SOURCES

@@ -10,7 +10,7 @@ import pytest
 from lxml import etree
 
 from schemas.paper import Paper
-from services.harvester.oai import parse_oai_page
+from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
 from tests.conftest import Servers, wait_until
 from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user, running_pipeline

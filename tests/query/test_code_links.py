@@ -9,7 +9,7 @@ import httpx
 import pytest
 from lxml import etree, html
 
-from services.harvester.oai import parse_oai_page
+from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.oai_dc import parse_oai_dc
 from tests.conftest import SOURCES, Servers, wait_until
 from tests.integration.services import Pipeline, running_pipeline

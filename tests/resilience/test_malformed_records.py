@@ -18,7 +18,7 @@ from papertrail.dlq import read_dead_letters
 from papertrail.settings import InfraSettings
 from schemas import topics
 from schemas.events import RawRecord
-from services.harvester.oai import parse_oai_page
+from services.harvester.sources.oai import parse_oai_page
 from tests.conftest import Servers, wait_until_async
 from tests.integration.services import ARXIV_CS_PAGE
 from tests.normalizer.kafka_tools import caught_up, skip_to_end

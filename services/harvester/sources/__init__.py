@@ -1,4 +1,5 @@
-"""Source modules: each fetches pages from a checkpoint and yields raw records with the next checkpoint."""
+"""Sources: each adapter (arxiv, acl, hf) fetches pages from a checkpoint and yields raw records with the next
+checkpoint; the pure page parsers it reads them with (oai, anthology, daily_papers) sit beside it."""
 
 import hashlib
 from collections.abc import AsyncIterator

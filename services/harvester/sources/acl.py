@@ -4,10 +4,10 @@ import hashlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from services.harvester.anthology import MalformedVolumeFile, split_collection
 from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRunFailed
+from services.harvester.sources.anthology import MalformedVolumeFile, split_collection
 
 PAGE_SIZE = 500  # records per published batch; a file's checkpoint moves only after its last batch
 

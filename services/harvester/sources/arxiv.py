@@ -6,9 +6,9 @@ from typing import Any
 
 from schemas.events import RawFormat
 from services.harvester.http import PoliteFetcher
-from services.harvester.oai import ARXIV_OAI_PREFIX, MalformedResponse, parse_oai_page
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRecord, SourceRunFailed
+from services.harvester.sources.oai import ARXIV_OAI_PREFIX, MalformedResponse, parse_oai_page
 
 OVERLAP = dt.timedelta(days=1)  # day-granular datestamps: re-read the last day, duplicates are harmless
 

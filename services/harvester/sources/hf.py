@@ -6,11 +6,11 @@ import hashlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from services.harvester.daily_papers import MalformedDailyList, split_daily_list
 from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRecord, SourceRunFailed
 from services.harvester.sources.arxiv import ArxivRecordFetcher
+from services.harvester.sources.daily_papers import MalformedDailyList, split_daily_list
 
 
 def days_between(first: dt.date, last: dt.date) -> list[str]:
