@@ -22,10 +22,11 @@ from papertrail.kafka import DeadLetterPolicy, batch_options, consumer_options, 
 from papertrail.service import Clients, service_app
 from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
-from services.matcher.backfill import Backfiller
-from services.matcher.delivery import DigestMaker, WebhookSender, webhook_target
+from services.matcher.delivery.digest_mailer import DigestMaker, run_digests
+from services.matcher.delivery.webhook_sender import WebhookSender, webhook_target
+from services.matcher.matching.backfill import Backfiller
+from services.matcher.matching.recorder import BackfillRunner, MatchRecorder
 from services.matcher.metrics import FOLLOWS, MATCH_LAG_SECONDS, MATCH_SECONDS, PAPERS_MATCHED
-from services.matcher.recorder import BackfillRunner, MatchRecorder
 from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
 
@@ -65,15 +66,6 @@ async def load_follow_index(store: MatchStore) -> FollowIndex:
             log.warning("stored follow does not compile; skipped", extra={"follow_id": follow.id, "error": str(error)})
     count_follows(index)
     return index
-
-
-async def digest_loop(maker: DigestMaker, interval_s: float) -> None:
-    while True:
-        try:
-            await maker.run_once()
-        except Exception:
-            log.exception("digest run failed; trying again at the next interval")
-        await asyncio.sleep(interval_s)
 
 
 async def on_follow_changed(event: FollowChanged, resources: Resources) -> None:
@@ -157,7 +149,7 @@ def create_app(settings: MatcherSettings) -> AsgiFastStream:
         )
         digests = None
         if settings.digest_enabled:
-            digests = asyncio.create_task(digest_loop(DigestMaker(store, settings), settings.digest_check_interval_s))
+            digests = asyncio.create_task(run_digests(DigestMaker(store, settings), settings.digest_check_interval_s))
         http = httpx.AsyncClient(follow_redirects=False)
         try:
             yield MatcherResources(

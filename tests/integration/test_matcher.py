@@ -19,7 +19,7 @@ from papertrail.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_d
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched
 from schemas.paper import Paper, PaperVersion
 from schemas.summary import Summary
-from services.matcher.webhooks import SIGNATURE_HEADER, verify_signature
+from services.matcher.delivery.webhooks import SIGNATURE_HEADER, verify_signature
 from tests.conftest import Servers, wait_until, wait_until_async
 from tests.integration.services import running_service
 from tests.matcher.corpus import sample_papers

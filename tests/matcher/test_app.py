@@ -23,9 +23,9 @@ from papertrail.service import provide
 from schemas import topics
 from schemas.events import FollowChanged, FollowMatched
 from services.matcher.app import MatcherResources, create_app
-from services.matcher.backfill import Backfiller
-from services.matcher.delivery import WebhookSender
-from services.matcher.recorder import BackfillRunner, MatchRecorder
+from services.matcher.delivery.webhook_sender import WebhookSender
+from services.matcher.matching.backfill import Backfiller
+from services.matcher.matching.recorder import BackfillRunner, MatchRecorder
 from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
 from tests.conftest import broker_of, free_port, publisher_of

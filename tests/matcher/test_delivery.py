@@ -16,11 +16,12 @@ from aiosmtpd.controller import Controller
 from pymongo import AsyncMongoClient
 
 from schemas.events import FollowMatched, MatchReason
-from services.matcher.delivery import DigestMaker, WebhookSender, WebhookTarget
-from services.matcher.recorder import MatchRecorder
+from services.matcher.delivery.digest_mailer import DigestMaker
+from services.matcher.delivery.webhook_sender import WebhookSender, WebhookTarget
+from services.matcher.delivery.webhooks import SIGNATURE_HEADER, verify_signature
+from services.matcher.matching.recorder import MatchRecorder
 from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
-from services.matcher.webhooks import SIGNATURE_HEADER, verify_signature
 from tests.conftest import Servers, free_port
 
 SECRET = "s3cret-for-tests"

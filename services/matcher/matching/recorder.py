@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from papertrail.follows.rules import CompiledFollow, FollowIndex, follow_matched
 from schemas.events import FollowMatched
-from services.matcher.backfill import Backfiller
+from services.matcher.matching.backfill import Backfiller
 from services.matcher.metrics import MATCHES
 from services.matcher.store import MatchStore
 

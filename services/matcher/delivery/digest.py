@@ -6,7 +6,9 @@ from zoneinfo import ZoneInfo
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-_ENV = Environment(loader=PackageLoader("services.matcher", "templates"), autoescape=select_autoescape(["html", "j2"]))
+_ENV = Environment(
+    loader=PackageLoader("services.matcher.delivery", "templates"), autoescape=select_autoescape(["html", "j2"])
+)
 
 
 def day_bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:

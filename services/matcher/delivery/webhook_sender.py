@@ -1,24 +1,17 @@
-"""Delivering matches: signed webhook POSTs with retries (httpx + stamina) and daily digests by SMTP."""
+"""Webhook delivery: each match POSTed signed to its follow's or its owner's webhook, retried with backoff
+(httpx + stamina), logged, and the webhook disabled after repeated failures."""
 
-import asyncio
 import logging
-import smtplib
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from email.message import EmailMessage
+from datetime import UTC, datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import httpx
 import stamina
 
 from schemas.events import Follow, FollowMatched
-from services.matcher.digest import build_digest, day_bounds, digest_text, render_html
-from services.matcher.metrics import DIGESTS, WEBHOOK_DELIVERIES
-from services.matcher.settings import MatcherSettings
-from services.matcher.store import MatchStore
-from services.matcher.webhooks import (
+from services.matcher.delivery.webhooks import (
     DELIVERY_HEADER,
     EVENT_HEADER,
     SIGNATURE_HEADER,
@@ -27,10 +20,11 @@ from services.matcher.webhooks import (
     signature,
     webhook_body,
 )
+from services.matcher.metrics import WEBHOOK_DELIVERIES
+from services.matcher.settings import MatcherSettings
+from services.matcher.store import MatchStore
 
 log = logging.getLogger("papertrail.matcher.delivery")
-# How long one replica holds the right to mail a digest; a replica that dies mid-send frees it this late.
-MAIL_LEASE = timedelta(minutes=10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,77 +130,3 @@ class WebhookSender:
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
-
-
-class DigestMaker:
-    """Build each user's digest of a finished day, store it in `digests`, and mail it when SMTP is set up."""
-
-    def __init__(self, store: MatchStore, settings: MatcherSettings) -> None:
-        self.store = store
-        self.settings = settings
-        self.zone = ZoneInfo(settings.digest_timezone)
-
-    async def run_once(self, now: datetime | None = None, days_back: int = 2) -> list[str]:
-        """Digest the last `days_back` finished days (idempotent); return the ids of digests stored or mailed."""
-        now = now or datetime.now(UTC)
-        today = now.astimezone(self.zone).date()
-        done: list[str] = []
-        for back in range(days_back, 0, -1):
-            day = today - timedelta(days=back)
-            start, end = day_bounds(day, self.zone)
-            by_user: dict[str, list[dict[str, Any]]] = {}
-            for match in await self.store.matches_between(start, end):
-                by_user.setdefault(match["user_id"], []).append(match)
-            for user_id, matches in by_user.items():
-                if await self.store.digest(user_id, day.isoformat()) is None:
-                    content = build_digest(user_id, day, matches, self.settings.public_url)
-                    await self.store.save_digest(user_id, day.isoformat(), content, render_html(content), now)
-                    DIGESTS.labels("stored").inc()
-                    done.append(f"{user_id}:{day.isoformat()}")
-        if self.settings.smtp_host:
-            since = (today - timedelta(days=days_back)).isoformat()
-            for digest in await self.store.unsent_digests(since):
-                if await self._mail(digest, now):
-                    done.append(digest["_id"])
-        return done
-
-    async def _mail(self, digest: dict[str, Any], now: datetime) -> bool:
-        user = await self.store.user(digest["user_id"])
-        address = (user or {}).get("email")
-        if not address:
-            return False
-        if not await self.store.claim_digest_mail(digest["_id"], now, MAIL_LEASE):
-            return False  # another replica is mailing it, or has
-        sent = await self._send_digest(digest, address, now)
-        if not sent:
-            await self.store.release_digest_mail(digest["_id"])  # the next run tries again
-        return sent
-
-    async def _send_digest(self, digest: dict[str, Any], address: str, now: datetime) -> bool:
-        message = EmailMessage()
-        message["Subject"] = digest["digest"]["subject"]
-        message["From"] = self.settings.smtp_from
-        message["To"] = address
-        message.set_content(digest_text(digest["digest"]))
-        message.add_alternative(digest["html"], subtype="html")
-        try:
-            await asyncio.to_thread(self._send, message)
-        except (OSError, smtplib.SMTPException) as error:
-            DIGESTS.labels("mail_failed").inc()
-            log.warning(
-                "digest mail failed", extra={"digest": digest["_id"], "error": f"{type(error).__name__}: {error}"}
-            )
-            return False
-        await self.store.digest_sent(digest["user_id"], digest["day"], address, now)
-        DIGESTS.labels("mailed").inc()
-        return True
-
-    def _send(self, message: EmailMessage) -> None:
-        settings = self.settings
-        assert settings.smtp_host is not None
-        with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=settings.smtp_timeout_s) as smtp:
-            if settings.smtp_starttls:
-                smtp.starttls()
-            if settings.smtp_username and settings.smtp_password:
-                smtp.login(settings.smtp_username, settings.smtp_password.get_secret_value())
-            smtp.send_message(message)

@@ -1,0 +1,1 @@
+"""Delivery of matches: signed webhook POSTs and daily digests (stored, and mailed by SMTP)."""
