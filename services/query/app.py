@@ -1,89 +1,37 @@
-"""Query service: papers.enriched.v1 → the Meilisearch index (each paper tagged with the catalogue topics it hits),
-papers.withdrawn.v1 → out of it, harvest.status.v1 → source freshness; the HTTP API, Atom feeds and web pages
-read them."""
+"""Query service: the indexer (papers.enriched.v1 → the Meilisearch index, each paper tagged with its catalogue
+topics; papers.withdrawn.v1 → out of it; harvest.status.v1 → source freshness), the HTTP API, Atom feeds and web
+pages that read them, and the accounts (users, follows announced on follows.changed.v1, error reports)."""
 
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from typing import Annotated, Any
 
-import stamina
 from fastapi import FastAPI
-from faststream import Context
-from faststream.kafka.annotations import KafkaMessage
-from prometheus_client import Histogram
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.kafka import batch_options, consumer_options, make_broker
 from papertrail.metrics import RequestMetrics
-from papertrail.search_document import paper_document
 from papertrail.service import Readiness, health_routes, open_resources, provide
 from schemas import topics
-from schemas.events import FollowChanged, HarvestStatus, PaperEnriched, PaperWithdrawn
+from schemas.events import FollowChanged
 from services.query.api.routes import corrections, feeds, follows, overview, papers
 from services.query.api.routes import topics as topic_routes
 from services.query.deps import QueryResources
 from services.query.index import PaperIndex
+from services.query.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
+from services.query.indexer.retag import retag_on_catalogue_change
+from services.query.indexer.topic_tags import TopicTagger
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
-from services.query.topic_tags import TopicTagger
 from services.query.web import mount_web
 
 SERVICE = "query"
 NEEDS = ("kafka", "mongodb", "meilisearch")  # checked before the service starts serving
 TOPICS = [topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.HARVEST_STATUS, topics.FOLLOWS_CHANGED]
 log = logging.getLogger(f"papertrail.{SERVICE}")
-
-Resources = Annotated[QueryResources, Context()]  # what every handler takes, from the lifespan
-
-INDEX_LAG = Histogram(
-    "papertrail_index_lag_seconds",
-    "Raw record harvested → searchable, per indexed paper.",
-    buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600),
-)
-
-
-async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
-    """Index a batch, each paper with its catalogue topics; offsets are committed only after Meilisearch applied
-    it; bad records are parked."""
-    dead_letters = resources.dead_letters
-    valid = await dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
-    documents = [paper_document(event, resources.topic_tagger.of(event.paper)) for _, event in valid]
-    failures = await resources.paper_index.upsert_isolating_failures(documents)
-    for position, error in failures:
-        await dead_letters.park(valid[position][0], error)
-    now = time.time()
-    parked = {position for position, _ in failures}  # never searchable: no latency to observe
-    for position, (_, event) in enumerate(valid):
-        if event.harvested_at is not None and position not in parked:
-            INDEX_LAG.observe(max(0.0, now - event.harvested_at.timestamp()))
-
-
-async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> None:
-    """A withdrawn paper leaves the index, and with it search, browse, feeds and every count of the overview."""
-    await resources.paper_index.remove([event.paper_id])
-
-
-async def on_harvest_status(status: HarvestStatus, resources: Resources) -> None:
-    """Keep every source's runs for the overview and the sources page."""
-    await resources.store.record_run(status)
-
-
-@stamina.retry(on=Exception, attempts=None, timeout=None, wait_max=60)
-async def retag_on_catalogue_change(paper_index: PaperIndex, store: QueryStore, tagger: TopicTagger) -> None:
-    """Re-derive every indexed paper's topics when the catalogue differs from the one that tagged them (a new
-    release's topics.toml); retried until it succeeds, since a paper retagged twice comes out the same."""
-    if await store.tagged_catalogue(paper_index.name) == tagger.digest:
-        return
-    started = time.perf_counter()
-    changed = await paper_index.retag(tagger)
-    await store.save_tagged_catalogue(paper_index.name, tagger.digest)
-    seconds = round(time.perf_counter() - started, 1)
-    log.info("papers retagged for the topic catalogue", extra={"changed": changed, "seconds": seconds})
 
 
 def create_app(settings: QuerySettings) -> FastAPI:

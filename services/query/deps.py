@@ -11,10 +11,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from papertrail.kafka import DeadLetterPolicy, Publisher
 from schemas.events import FollowChanged
 from services.query.index import PaperIndex
+from services.query.indexer.topic_tags import TopicTagger
 from services.query.paper_lookup import NotAPaperId, paper_key
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
-from services.query.topic_tags import TopicTagger
 
 _bearer = HTTPBearer(auto_error=False, description="the token `papertrail users create NAME` printed")
 

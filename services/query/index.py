@@ -1,5 +1,6 @@
 """The Meilisearch `papers` index: settings kept in code, documents written and tasks awaited, searches."""
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,9 +13,7 @@ from prometheus_client import Histogram
 from papertrail.kafka import UnprocessableMessage
 from papertrail.search_document import FILTERABLE, SEARCHABLE, SORTABLE, PaperFilter, document_id
 from services.query.search import PaperQuery
-from services.query.topic_tags import TopicTagger
 
-RETAG_FIELDS = ["id", "paper_id", "title", "abstract", "categories", "topic_ids", "topic_reasons"]
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
 # overview's counts need the exact figure. Raising it costs nothing measurable here (bench/search_latency.py).
@@ -73,6 +72,8 @@ class PaperIndex:
     async def upsert(self, documents: list[dict[str, Any]]) -> None:
         """Add or update documents (fields merge: a partial document changes only its fields) and wait until
         Meilisearch has applied them."""
+        if not documents:  # a batch whose every record was parked: no task to wait for
+            return
         task = await self.index.update_documents(documents, primary_key="id")
         await self._wait(task.task_uid)
 
@@ -101,28 +102,15 @@ class PaperIndex:
         body = {"filter": wanted.clauses() or None, "page": 1, "hitsPerPage": 0, "attributesToRetrieve": ["paper_id"]}
         return (await self._search(body)).total
 
-    async def retag(self, tagger: TopicTagger, page_size: int = 1000) -> int:
-        """Recompute every paper's catalogue topics, after the catalogue changed, and rewrite those that differ
-        (only their topic fields); return how many changed. Papers indexed meanwhile are tagged by the same
-        catalogue, so the two writers agree, except for a paper whose text changes in the few milliseconds between
-        reading its page and writing it: it keeps the old text's topics until its next version."""
-        changed = 0
+    async def pages(self, fields: list[str], page_size: int = 1000) -> AsyncIterator[list[dict[str, Any]]]:
+        """Every document (only `fields` of it), a page at a time, in the index's own order."""
         offset = 0
         while True:
-            page = await self.index.get_documents(offset=offset, limit=page_size, fields=RETAG_FIELDS)
-            updates = []
-            for held in page.results:
-                reasons = tagger.tags(
-                    held["paper_id"], held.get("title", ""), held.get("abstract", ""), held.get("categories", [])
-                )
-                if reasons != held.get("topic_reasons", {}) or sorted(reasons) != held.get("topic_ids", []):
-                    updates.append({"id": held["id"], "topic_ids": sorted(reasons), "topic_reasons": reasons})
-            if updates:
-                await self.upsert(updates)
-                changed += len(updates)
+            page = await self.index.get_documents(offset=offset, limit=page_size, fields=fields)
+            yield page.results
             offset += len(page.results)
             if len(page.results) < page_size:
-                return changed
+                return
 
     async def by_ids(self, paper_ids: list[str]) -> dict[str, dict[str, Any]]:
         """Documents for these paper ids (missing ones are left out)."""

@@ -18,7 +18,7 @@ from papertrail.settings import InfraSettings
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.index import PaperIndex
-from services.query.topic_tags import TopicTagger
+from services.query.indexer.topic_tags import TopicTagger
 from tests.conftest import Servers, wait_until_async
 from tests.integration.services import running_service
 from tests.integration.test_matcher import enriched

@@ -1,0 +1,47 @@
+"""Retagging: every indexed paper's catalogue topics derived again when the catalogue differs from the one that
+tagged them (a new release's topics.toml)."""
+
+import logging
+import time
+
+import stamina
+
+from services.query.index import PaperIndex
+from services.query.indexer.topic_tags import TopicTagger
+from services.query.store import QueryStore
+
+log = logging.getLogger("papertrail.query")
+RETAG_FIELDS = ["id", "paper_id", "title", "abstract", "categories", "topic_ids", "topic_reasons"]
+
+
+async def retag(index: PaperIndex, tagger: TopicTagger, page_size: int = 1000) -> int:
+    """Recompute every paper's catalogue topics and rewrite those that differ (only their topic fields); return how
+    many changed. Papers indexed meanwhile are tagged by the same catalogue, so the two writers agree, except for a
+    paper whose text changes in the few milliseconds between reading its page and writing it: it keeps the old
+    text's topics until its next version."""
+    changed = 0
+    async for page in index.pages(RETAG_FIELDS, page_size):
+        updates = []
+        for held in page:
+            reasons = tagger.tags(
+                held["paper_id"], held.get("title", ""), held.get("abstract", ""), held.get("categories", [])
+            )
+            if reasons != held.get("topic_reasons", {}) or sorted(reasons) != held.get("topic_ids", []):
+                updates.append({"id": held["id"], "topic_ids": sorted(reasons), "topic_reasons": reasons})
+        if updates:
+            await index.upsert(updates)
+            changed += len(updates)
+    return changed
+
+
+@stamina.retry(on=Exception, attempts=None, timeout=None, wait_max=60)
+async def retag_on_catalogue_change(index: PaperIndex, store: QueryStore, tagger: TopicTagger) -> None:
+    """Retag the index when its papers were tagged by another catalogue than `tagger`'s; retried until it succeeds,
+    since a paper retagged twice comes out the same."""
+    if await store.tagged_catalogue(index.name) == tagger.digest:
+        return
+    started = time.perf_counter()
+    changed = await retag(index, tagger)
+    await store.save_tagged_catalogue(index.name, tagger.digest)
+    seconds = round(time.perf_counter() - started, 1)
+    log.info("papers retagged for the topic catalogue", extra={"changed": changed, "seconds": seconds})
