@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from services.query.corrections import (
+from services.query.accounts.corrections import (
     FIELDS,
     MAX_OPEN_PER_PAPER,
     CorrectionDraft,

@@ -1,16 +1,17 @@
-"""Sign-in and the signed-in user's pages: follows (added and removed by form POSTs through the API's own
-checks) and the feed. The token lives in an HttpOnly, SameSite=Strict cookie; no GET changes anything."""
+"""Sign-in and the signed-in user's pages: follows (added and removed by form POSTs through the accounts' own
+checks, as the API's) and the feed. The token lives in an HttpOnly, SameSite=Strict cookie; no GET changes anything."""
 
 import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
 from papertrail.follows.catalogue import load_catalogue
-from services.query.api.routes import follows as follow_routes
+from papertrail.follows.checks import FollowRuleError
+from services.query.accounts import follows as accounts
 from services.query.deps import PaperIndexDep, StoreDep, resources_of
 from services.query.web.i18n import Translator
 from services.query.web.render import TOKEN_COOKIE, YEAR, error_page, language, render, see_other, signed_in_user
@@ -70,7 +71,7 @@ async def sign_out() -> Response:
 async def _follows_page(
     request: Request, user: dict[str, Any], store: Any, status_code: int = 200, **context: Any
 ) -> HTMLResponse:
-    follows = await follow_routes.list_follows(user, store)
+    follows = await accounts.list_follows(store, user["_id"])
     return render(request, "follows.html", status_code, user=user, follows=follows, topics=load_catalogue(), **context)
 
 
@@ -90,14 +91,15 @@ async def add_follow(request: Request, store: StoreDep) -> Response:
     if user is None:
         return login_required(request)
     form = await form_fields(request)
+    announce = resources_of(request).announce_follow_change
     try:
-        body = follow_routes.FollowCreate.model_validate(follow_body(form))
-        follow = await follow_routes.create_follow(body, user, store, resources_of(request).announce_follow_change)
+        body = accounts.FollowCreate.model_validate(follow_body(form))
+        follow = await accounts.create_follow(store, announce, user["_id"], body)
     except ValidationError as error:
         detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
         return await _follows_page(request, user, store, 422, error=detail, form=form)
-    except HTTPException as error:
-        return await _follows_page(request, user, store, error.status_code, error=str(error.detail), form=form)
+    except FollowRuleError as error:
+        return await _follows_page(request, user, store, 400, error=str(error), form=form)
     return see_other("/me/follows?" + urlencode({"created": follow.name}))
 
 
@@ -122,9 +124,9 @@ async def remove_follow(follow_id: str, request: Request, store: StoreDep) -> Re
     if not FOLLOW_ID.match(follow_id):
         return error_page(request, 404, Translator(language(request))("not_found"), user)
     try:
-        await follow_routes.delete_follow(follow_id, user, store, resources_of(request).announce_follow_change)
-    except HTTPException as error:
-        return error_page(request, error.status_code, str(error.detail), user)
+        await accounts.delete_follow(store, resources_of(request).announce_follow_change, user["_id"], follow_id)
+    except accounts.NoSuchFollow as error:
+        return error_page(request, 404, str(error), user)
     return see_other("/me/follows")
 
 
@@ -134,5 +136,5 @@ async def show_feed(request: Request, store: StoreDep, index: PaperIndexDep) -> 
     user = await signed_in_user(request)
     if user is None:
         return login_required(request)
-    feed = await follow_routes.read_feed(user, store, index, follow_id=None, limit=100)
+    feed = await accounts.matched_papers(store, index, user["_id"], follow_id=None, limit=100)
     return render(request, "feed.html", user=user, feed=feed)

@@ -4,13 +4,12 @@ and goes back to the paper page with a thank-you notice; a refusal re-renders th
 from typing import Any
 from urllib.parse import parse_qsl
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
-from services.query.api.routes.corrections import report_error
+from services.query.accounts.corrections import FIELDS, CorrectionDraft, TooManyOpenReports, report_error
 from services.query.api.routes.papers import paper_url
-from services.query.corrections import FIELDS, CorrectionDraft
 from services.query.deps import StoreDep
 from services.query.web.i18n import Translator
 from services.query.web.render import (
@@ -78,6 +77,6 @@ async def send_correction(paper_id: str, request: Request, store: StoreDep) -> R
     except ValidationError as error:
         detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
         return await _form_page(request, paper, form, 422, error=detail)
-    except HTTPException as error:
-        return await _form_page(request, paper, form, error.status_code, error=str(error.detail))
+    except TooManyOpenReports as error:
+        return await _form_page(request, paper, form, 429, error=str(error))
     return see_other(paper_url(paper["_id"]) + "?reported=1#reported")

@@ -4,16 +4,14 @@ There is no public route that lists reports: they carry contact addresses. Opera
 `papertrail corrections list` and `papertrail corrections close ID`.
 """
 
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
-from services.query.corrections import CorrectionDraft, CorrectionReport, TooManyOpenReports, file_report
+from services.query.accounts.corrections import CorrectionDraft, TooManyOpenReports, report_error
 from services.query.deps import HeldPaper, StoreDep
-from services.query.store import QueryStore
 
 router = APIRouter(prefix="/api", tags=["corrections"])
 _bearer = HTTPBearer(auto_error=False, description="optional: the token `papertrail users create NAME` printed")
@@ -40,24 +38,6 @@ async def optional_user(
 OptionalUser = Annotated[dict[str, Any] | None, Depends(optional_user)]
 
 
-async def report_error(
-    store: QueryStore, paper_id: str, draft: CorrectionDraft, user_id: str | None
-) -> CorrectionReport:
-    """Store a report on a held paper (by its canonical id): 429 when it has too many open reports."""
-    try:
-        report = file_report(
-            paper_id,
-            draft,
-            open_reports=await store.count_open_corrections(paper_id),
-            user_id=user_id,
-            now=datetime.now(UTC),
-        )
-    except TooManyOpenReports as error:
-        raise HTTPException(429, str(error)) from error
-    await store.add_correction(report)
-    return report
-
-
 @router.post(
     "/papers/{paper_id:path}/corrections",
     response_model=CorrectionCreated,
@@ -76,5 +56,8 @@ async def create_correction(
     The paper may be named by any id it holds (as in `GET /api/papers/{paper_id}`); the report is filed on the
     canonical paper, whose id the answer gives.
     """
-    report = await report_error(store, paper["_id"], body, user["_id"] if user else None)
+    try:
+        report = await report_error(store, paper["_id"], body, user["_id"] if user else None)
+    except TooManyOpenReports as error:
+        raise HTTPException(429, str(error)) from error
     return CorrectionCreated(id=report.id, status=report.status, paper_id=report.paper_id)

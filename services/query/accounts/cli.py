@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from papertrail.mongo import database, make_mongo_client
 from papertrail.service import load_settings
-from services.query.corrections import STATUSES, CorrectionReport
+from services.query.accounts.corrections import STATUSES, CorrectionReport
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
 

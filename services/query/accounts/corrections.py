@@ -1,14 +1,18 @@
-"""Readers' error reports ("纠错") on a paper's model-written fields: what a report is and how it is checked. No I/O.
+"""Readers' error reports ("纠错") on a paper's model-written fields: what a report is and how it is checked (no I/O),
+and filing one through the store.
 
 The Chinese institution names, Chinese titles and summaries are written by a model and are sometimes wrong;
 a reader says what is wrong and what it should be, and an operator reads the open reports and closes them.
 """
 
 import uuid
-from datetime import datetime
-from typing import Literal, get_args
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Literal, get_args
 
 from pydantic import BaseModel, Field, field_validator
+
+if TYPE_CHECKING:  # the store holds reports of this module's model
+    from services.query.store import QueryStore
 
 CorrectionField = Literal["institutions", "title_zh", "summary", "authors", "other"]
 CorrectionStatus = Literal["open", "closed"]
@@ -112,3 +116,18 @@ def file_report(
     return CorrectionReport(
         **draft.model_dump(), id=uuid.uuid4().hex, paper_id=paper_id, user_id=user_id, created_at=now
     )
+
+
+async def report_error(
+    store: "QueryStore", paper_id: str, draft: CorrectionDraft, user_id: str | None
+) -> CorrectionReport:
+    """Store a report on a held paper (by its canonical id); TooManyOpenReports when it holds too many open ones."""
+    report = file_report(
+        paper_id,
+        draft,
+        open_reports=await store.count_open_corrections(paper_id),
+        user_id=user_id,
+        now=datetime.now(UTC),
+    )
+    await store.add_correction(report)
+    return report

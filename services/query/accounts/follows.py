@@ -1,0 +1,97 @@
+"""A user's follows: what a new follow says (checked by the rules the matcher compiles it with), storing and
+announcing it on follows.changed.v1, removing it, and the papers the user's follows matched."""
+
+import secrets
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, HttpUrl
+
+from papertrail.follows.checks import check_follow
+from schemas.events import Follow, FollowChanged
+from services.query.index import PaperIndex
+from services.query.store import QueryStore
+
+Announce = Callable[[FollowChanged], Awaitable[None]]
+
+
+class FollowCreate(BaseModel):
+    kind: Literal["keyword", "author", "topic"] = Field(description="what to follow")
+    name: str = Field(min_length=1, max_length=200, description="what you call it")
+    query: str | None = Field(
+        None, max_length=2000, description='keyword expression, e.g. retrieval AND ("language model" OR LLM) NOT survey'
+    )
+    fields: Literal["title", "abstract", "both"] = "both"
+    categories: list[Annotated[str, Field(pattern=r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$")]] = Field(
+        default_factory=list, max_length=20
+    )
+    author: str | None = Field(None, max_length=200, description="author name for an author follow")
+    topic_id: str | None = Field(None, max_length=64, description="catalogue topic id for a topic follow")
+    affiliation: str | None = Field(None, max_length=200, description="author follow: only with this affiliation")
+    orcid: str | None = Field(None, pattern=r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$", description="author follow: ORCID iD")
+    source_author_id: str | None = Field(None, max_length=200, description="author follow: a source's author id")
+    webhook_url: HttpUrl | None = Field(None, description="POST each match of this follow here (signed)")
+
+
+class FollowOut(Follow):
+    feed_url: str = Field(description="Atom feed of this follow's matches (keep it private: it carries a key)")
+
+
+class NoSuchFollow(LookupError):
+    """The user has no follow of this id (another user's follow id reads as missing too)."""
+
+
+def _with_feed(follow: Follow, feed_key: str, *, show_secret: bool = False) -> FollowOut:
+    """The follow as its owner sees it; the webhook secret only once, in the answer that created it."""
+    shown = follow.model_dump() | ({} if show_secret else {"webhook_secret": None})
+    return FollowOut(**shown, feed_url=f"/feeds/follows/{follow.id}.atom?key={feed_key}")
+
+
+async def create_follow(store: QueryStore, announce: Announce, user_id: str, body: FollowCreate) -> FollowOut:
+    """Check, store and announce a new follow of the user; FollowRuleError names what makes it invalid."""
+    check_follow(body.kind, query=body.query, author=body.author, topic_id=body.topic_id)
+    fields = body.model_dump(exclude={"webhook_url"})
+    webhook = (
+        {"webhook_url": str(body.webhook_url), "webhook_secret": secrets.token_hex(32)} if body.webhook_url else {}
+    )
+    follow = Follow(id=uuid.uuid4().hex, user_id=user_id, created_at=datetime.now(UTC), **fields, **webhook)
+    feed_key = secrets.token_urlsafe(16)
+    await store.save_follow(follow, feed_key=feed_key)
+    await announce(
+        FollowChanged(
+            action="created", follow_id=follow.id, user_id=follow.user_id, follow=follow, changed_at=follow.created_at
+        )
+    )
+    return _with_feed(follow, feed_key, show_secret=True)
+
+
+async def list_follows(store: QueryStore, user_id: str) -> list[FollowOut]:
+    """The user's follows, newest first."""
+    return [_with_feed(f, key) for f, key in await store.list_follows(user_id)]
+
+
+async def read_follow(store: QueryStore, user_id: str, follow_id: str) -> FollowOut:
+    found = await store.get_follow(user_id, follow_id)
+    if found is None:
+        raise NoSuchFollow(f"no follow {follow_id}")
+    return _with_feed(*found)
+
+
+async def delete_follow(store: QueryStore, announce: Announce, user_id: str, follow_id: str) -> None:
+    """Unfollow and announce it: no new matches after this."""
+    if not await store.delete_follow(user_id, follow_id):
+        raise NoSuchFollow(f"no follow {follow_id}")
+    await announce(
+        FollowChanged(action="deleted", follow_id=follow_id, user_id=user_id, follow=None, changed_at=datetime.now(UTC))
+    )
+
+
+async def matched_papers(
+    store: QueryStore, index: PaperIndex, user_id: str, follow_id: str | None, limit: int
+) -> list[dict[str, Any]]:
+    """The user's matches (of one follow, or of all), newest first, each with its paper's search document."""
+    matches = await store.matches_for(user_id, follow_id=follow_id, limit=limit)
+    papers = await index.by_ids(list(dict.fromkeys(m["paper_id"] for m in matches)))
+    return [{**m, "paper": papers.get(m["paper_id"])} for m in matches]
