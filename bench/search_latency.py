@@ -36,10 +36,10 @@ from schemas.paper import PaperVersion  # noqa: E402
 from schemas.summary import Summary  # noqa: E402
 from services.normalizer.identity import merge  # noqa: E402
 from services.normalizer.parsers.arxiv_json import parse_corpus_line  # noqa: E402
-from services.query.api.routes.papers import LIST_FIELDS  # noqa: E402
 from services.query.index import PaperIndex, search_body  # noqa: E402
 from services.query.indexer.topic_tags import TopicTagger  # noqa: E402
-from services.query.search import PaperQuery  # noqa: E402
+from services.query.reads.papers import LIST_FIELDS  # noqa: E402
+from services.query.reads.search import PaperQuery  # noqa: E402
 from tests.conftest import free_port, stack_on_free_ports  # noqa: E402
 
 CORPUS = Path(os.environ.get("PAPERTRAIL_CORPUS", ROOT.parent / "shared" / "corpus" / "arxiv-daily-2026-05"))

@@ -12,7 +12,8 @@ from papertrail.kafka import DeadLetterPolicy, Publisher
 from schemas.events import FollowChanged
 from services.query.index import PaperIndex
 from services.query.indexer.topic_tags import TopicTagger
-from services.query.paper_lookup import NotAPaperId, paper_key
+from services.query.reads.paper_lookup import NotAPaperId
+from services.query.reads.papers import held_paper
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
 
@@ -72,10 +73,9 @@ async def get_held_paper(
     """The paper (its `papers` document) holding the id in any of its forms: 422 naming what is wrong with text that
     is no paper id, 404 for an id no paper holds."""
     try:
-        key = paper_key(paper_id)
+        paper = await held_paper(store, paper_id)
     except NotAPaperId as error:
         raise HTTPException(422, str(error)) from error
-    paper = await store.paper(key)
     if paper is None:
         raise HTTPException(404, f"no paper {paper_id!r}")
     return paper

@@ -12,7 +12,7 @@ from prometheus_client import Histogram
 
 from papertrail.kafka import UnprocessableMessage
 from papertrail.search_document import FILTERABLE, SEARCHABLE, SORTABLE, PaperFilter, document_id
-from services.query.search import PaperQuery
+from services.query.reads.search import PaperQuery
 
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the

@@ -31,7 +31,7 @@ from papertrail.collections import (
 from papertrail.mongo import ensure_index
 from schemas.events import Follow, HarvestStatus
 from services.query.accounts.corrections import CorrectionReport
-from services.query.paper_lookup import PaperKey, holder
+from services.query.reads.paper_lookup import PaperKey, holder
 
 TOKEN_PREFIX = "pt_"
 

@@ -1,7 +1,7 @@
 """Search queries and the Atom feeds of search results."""
 
 from papertrail.search_document import PaperFilter
-from services.query.search import PaperQuery
+from services.query.reads.search import PaperQuery
 
 
 def test_a_query_sorts_newest_first_by_its_time_and_filters_by_its_filter() -> None:
@@ -13,7 +13,7 @@ def test_a_query_sorts_newest_first_by_its_time_and_filters_by_its_filter() -> N
 def test_atom_feed_drops_characters_xml_forbids() -> None:
     from lxml import etree
 
-    from services.query.atom import render_atom
+    from services.query.reads.atom import render_atom
 
     paper = {"paper_id": "arxiv:1", "title": "Bad\x0ctitle\x00", "authors": ["A\x1b B"], "abstract": "x\x08y"}
     xml = render_atom(
@@ -27,7 +27,7 @@ def test_atom_entries_link_papers_by_escaped_ids() -> None:
     """A DOI may carry `<`, `#` or `;`: the entry's link escapes them so it points at the paper, whole."""
     from lxml import etree
 
-    from services.query.atom import render_atom
+    from services.query.reads.atom import render_atom
 
     paper = {"paper_id": "doi:10.1002/(SICI)1097-4571<3::AID#1>", "title": "t"}
     xml = render_atom(feed_id="urn:x", title="t", self_url="http://h/f", site_url="http://h/", papers=[paper])

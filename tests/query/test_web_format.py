@@ -143,7 +143,7 @@ def test_paper_template_shows_summary_institutions_and_cut_authors(lang: str) ->
 
 
 def test_home_template_shows_the_failing_banner_and_links_each_number() -> None:
-    from services.query.api.routes.overview import Figure, Overview, SourceState
+    from services.query.reads.overview import Figure, Overview, SourceState
     from services.query.web.browse import Browse
 
     now = datetime(2026, 11, 14, 9, 7, tzinfo=UTC)

@@ -9,8 +9,8 @@ from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
 from services.query.accounts.corrections import FIELDS, CorrectionDraft, TooManyOpenReports, report_error
-from services.query.api.routes.papers import paper_url
 from services.query.deps import StoreDep
+from services.query.reads.papers import paper_url
 from services.query.web.i18n import Translator
 from services.query.web.render import (
     held_paper_or_error_page,

@@ -3,14 +3,15 @@
 import re
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from papertrail.follows.catalogue import load_catalogue
-from services.query.api.routes import overview as overview_routes
-from services.query.api.routes import papers as paper_routes
-from services.query.api.routes import topics as topic_routes
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
+from services.query.reads.overview import overview, source_details
+from services.query.reads.papers import AUTHOR_KEY_PATTERN, author_papers, find_papers, paper_detail, paper_url
+from services.query.reads.search import BadSearch, paper_query
+from services.query.reads.topics import NoSuchTopic, topic_papers
 from services.query.web import format as fmt
 from services.query.web.browse import PAGE_SIZE, SORTS, api_query_to_page, parse_browse
 from services.query.web.i18n import Translator
@@ -24,18 +25,18 @@ from services.query.web.render import (
 )
 
 router = APIRouter(include_in_schema=False)
-AUTHOR_KEY = re.compile(paper_routes.AUTHOR_KEY_PATTERN)
+AUTHOR_KEY = re.compile(AUTHOR_KEY_PATTERN)
 TOPIC_ID = re.compile(r"^[a-z0-9_\-]{1,64}$")
 
 
 @router.get("/", response_class=HTMLResponse)
 async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, settings: SettingsDep) -> HTMLResponse:
     """The overview of the window, source freshness and the paper browser."""
-    overview = await overview_routes.read_overview(index, store, settings, window=None)
+    window = await overview(index, store, settings, None)
     browse, problem = parse_browse(request.query_params.multi_items())
     results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
     try:
-        results = await paper_routes.find_papers(index, paper_routes.paper_query(
+        results = await find_papers(index, paper_query(
             q=browse.q, category=browse.category, source=browse.source, venue=None,
             status=browse.status, ai_related=browse.ai_related, has_revisions=browse.has_revisions,
             has_code=browse.has_code,
@@ -43,13 +44,13 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
             topic=None, author=None, since=browse.since, until=browse.until, sort=browse.sort,
             page=browse.page, size=PAGE_SIZE,
         ))  # fmt: skip
-    except HTTPException as error:
-        problem = str(error.detail)
-    links = {name: api_query_to_page(getattr(overview, name).query) for name in type(overview).model_fields
+    except BadSearch as error:
+        problem = str(error)
+    links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
              if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
     return render(
         request, "home.html", 422 if problem else 200, user=await signed_in_user(request),
-        overview=overview, links=links, browse=browse, sorts=SORTS, results=results, problem=problem,
+        overview=window, links=links, browse=browse, sorts=SORTS, results=results, problem=problem,
         pages=fmt.page_numbers(browse.page, results["total"], PAGE_SIZE),
     )  # fmt: skip
 
@@ -63,8 +64,8 @@ async def show_paper(paper_id: str, request: Request, index: PaperIndexDep, stor
     if isinstance(paper, Response):
         return paper
     if paper["_id"] != paper_id:
-        return moved_permanently(request, paper_routes.paper_url(paper["_id"]))
-    detail = await paper_routes.paper_detail(paper, index, store)
+        return moved_permanently(request, paper_url(paper["_id"]))
+    detail = await paper_detail(paper, index, store)
     topics = {topic.id: topic for topic in load_catalogue()}
     names = fmt.subtopic_names(list(topics.values()))
     hits = [
@@ -90,8 +91,8 @@ async def show_topic(topic_id: str, request: Request, index: PaperIndexDep, page
         return error_page(request, 404, t("topic_not_found", id=topic_id), user)
     page = min(max(page, 1), 1000)
     try:
-        listing = await topic_routes.list_topic_papers(topic_id, index, page=page, size=PAGE_SIZE)
-    except HTTPException:
+        listing = await topic_papers(index, topic_id, page, PAGE_SIZE)
+    except NoSuchTopic:
         return error_page(request, 404, t("topic_not_found", id=topic_id), user)
     names = fmt.subtopic_names(load_catalogue())
     for hit in listing["hits"]:
@@ -108,12 +109,12 @@ async def show_author(key: str, request: Request, index: PaperIndexDep) -> HTMLR
     user = await signed_in_user(request)
     if not AUTHOR_KEY.match(key):
         return error_page(request, 404, Translator(language(request))("author_bad_key", key=key), user)
-    author = await paper_routes.read_author(index, key, page=1, size=100)
+    author = await author_papers(index, key, page=1, size=100)
     return render(request, "author.html", user=user, author=author)
 
 
 @router.get("/sources", response_class=HTMLResponse)
 async def show_sources(request: Request, store: StoreDep) -> HTMLResponse:
     """Each source's state, last completed scan, last new record, recent runs and last error."""
-    sources = await overview_routes.list_sources(store)
+    sources = await source_details(store)
     return render(request, "sources.html", user=await signed_in_user(request), sources=sources)

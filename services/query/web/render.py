@@ -4,11 +4,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import HTTPException, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from services.query.deps import get_held_paper, resources_of
+from services.query.deps import resources_of
+from services.query.reads.paper_lookup import NotAPaperId
+from services.query.reads.papers import held_paper
 from services.query.store import QueryStore
 from services.query.web import format as fmt
 from services.query.web.i18n import Translator, pick_language
@@ -71,12 +73,14 @@ async def held_paper_or_error_page(
 ) -> dict[str, Any] | HTMLResponse:
     """The paper holding the id (as the API finds it), or the error page: 404 for an id no paper holds, 422 for text
     that is no paper id."""
+    t = Translator(language(request))
     try:
-        return await get_held_paper(paper_id, store)
-    except HTTPException as error:
-        t = Translator(language(request))
-        message = t("paper_not_found" if error.status_code == 404 else "paper_bad_id", id=paper_id)
-        return error_page(request, error.status_code, message, user)
+        paper = await held_paper(store, paper_id)
+    except NotAPaperId:
+        return error_page(request, 422, t("paper_bad_id", id=paper_id), user)
+    if paper is None:
+        return error_page(request, 404, t("paper_not_found", id=paper_id), user)
+    return paper
 
 
 def moved_permanently(request: Request, url: str) -> RedirectResponse:

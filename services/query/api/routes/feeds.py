@@ -4,11 +4,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
-from papertrail.search_document import PaperFilter
-from services.query.api.routes.papers import HAS_CODE, paper_query
-from services.query.atom import render_atom
+from services.query.api.routes.papers import HAS_CODE
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
-from services.query.search import PaperQuery
+from services.query.reads.feeds import FEED_SIZE, follow_feed, search_feed, topic_feed
+from services.query.reads.search import BadSearch, paper_query
 
 router = APIRouter(prefix="/feeds", tags=["feeds"])
 ATOM = "application/atom+xml; charset=utf-8"
@@ -24,20 +23,9 @@ async def read_follow_feed(
     request: Request,
 ) -> Response:
     """The latest papers matching one follow."""
-    follow = await store.follow_by_feed_key(follow_id, key)
-    if follow is None:
+    body = await follow_feed(store, index, settings.public_url, follow_id, key, str(request.url))
+    if body is None:
         raise HTTPException(404, "no such feed (wrong follow id or key)")
-    matches = await store.matches_for(follow.user_id, follow_id=follow_id, limit=50)
-    papers = await index.by_ids([m["paper_id"] for m in matches])
-    ordered = [papers[m["paper_id"]] for m in matches if m["paper_id"] in papers]
-    body = render_atom(
-        feed_id=f"{settings.public_url}/feeds/follows/{follow_id}",
-        title=f"PaperTrail · {follow.name}",
-        self_url=str(request.url),
-        site_url=settings.public_url,
-        papers=ordered,
-        updated={m["paper_id"]: m["matched_at"] for m in matches},
-    )
     return Response(body, media_type=ATOM)
 
 
@@ -49,15 +37,7 @@ async def read_topic_feed(
     request: Request,
 ) -> Response:
     """The latest papers hitting a catalogue topic."""
-    results = await index.search(PaperQuery(filter=PaperFilter(topic_id=topic_id), sort="ingested", size=50))
-    body = render_atom(
-        feed_id=f"{settings.public_url}/feeds/topics/{topic_id}",
-        title=f"PaperTrail · {topic_id}",
-        self_url=str(request.url),
-        site_url=settings.public_url,
-        papers=results.hits,
-    )
-    return Response(body, media_type=ATOM)
+    return Response(await topic_feed(index, settings.public_url, topic_id, str(request.url)), media_type=ATOM)
 
 
 @router.get("/search.atom", response_class=Response)
@@ -70,12 +50,9 @@ async def read_search_feed(
     has_code: Annotated[bool | None, Query(description=HAS_CODE)] = None,
 ) -> Response:
     """The latest papers of a search, for a feed reader."""
-    results = await index.search(paper_query(q=q, category=category, has_code=has_code, sort="ingested", size=50))
-    body = render_atom(
-        feed_id=f"{settings.public_url}/feeds/search?{request.url.query}",
-        title=f"PaperTrail · {q or 'all papers'}",
-        self_url=str(request.url),
-        site_url=settings.public_url,
-        papers=results.hits,
-    )
+    try:
+        query = paper_query(q=q, category=category, has_code=has_code, sort="ingested", size=FEED_SIZE)
+    except BadSearch as error:
+        raise HTTPException(422, str(error)) from error
+    body = await search_feed(index, settings.public_url, query, request.url.query, str(request.url))
     return Response(body, media_type=ATOM)

@@ -1,4 +1,4 @@
-"""The home page's overview: window arithmetic and per-source freshness. No I/O."""
+"""The overview's arithmetic: its time window, and each source's freshness from its recent runs. No I/O."""
 
 import re
 from dataclasses import dataclass
