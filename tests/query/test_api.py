@@ -202,6 +202,19 @@ def test_search_atom_feed(api: tuple[Pipeline, dict[str, str]]) -> None:
     assert RECORDS[0].title in titles
 
 
+def test_search_atom_feed_takes_the_search_routes_filters(api: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = api
+
+    def titles(**params: str) -> list[str | None]:
+        atom = httpx.get(pipeline.url("query", "/feeds/search.atom"), params={"q": "Banach", **params}, timeout=10)
+        assert atom.status_code == 200, atom.text
+        entries = etree.fromstring(atom.content).findall("{http://www.w3.org/2005/Atom}entry")
+        return [e.findtext("{http://www.w3.org/2005/Atom}title") for e in entries]
+
+    assert RECORDS[0].title in titles(source="arxiv")
+    assert titles(source="acl") == []  # the fixture papers are arXiv's only
+
+
 @pytest.mark.parametrize(
     ("path", "params", "named"),
     [

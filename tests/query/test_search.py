@@ -1,13 +1,30 @@
 """Search queries and the Atom feeds of search results."""
 
+from datetime import date, datetime
+
+import pytest
+
 from papertrail.search_document import PaperFilter
-from services.query.reads.search import PaperQuery
+from services.query.reads.search import BadSearch, PaperListing, PaperQuery, PaperSearch
 
 
 def test_a_query_sorts_newest_first_by_its_time_and_filters_by_its_filter() -> None:
     query = PaperQuery(filter=PaperFilter(status="published"), sort="published")
     assert query.sort_by() == ["published_ts:desc"]
     assert query.filters() == ['status = "published"']
+
+
+def test_one_model_of_search_parameters_makes_the_query_and_the_links() -> None:
+    listing = PaperListing(q="graph", category=["cs.LG"], since=date(2026, 5, 1), sort="published", page=2)
+    query = listing.query()
+    assert (query.q, query.sort, query.page, query.size) == ("graph", "published", 2, 20)
+    assert query.filters() == [['categories = "cs.LG"'], f"published_ts >= {int(datetime(2026, 5, 1).timestamp())}"]
+    assert listing.url(sort="updated") == "/?q=graph&category=cs.LG&since=2026-05-01&sort=updated"
+    # the feed's search: the same filters, on its own sort and size
+    feed = PaperSearch(q="graph", category=["cs.LG"]).paper_query(sort="ingested", page=1, size=50)
+    assert (feed.sort, feed.size, feed.filters()) == ("ingested", 50, [['categories = "cs.LG"']])
+    with pytest.raises(BadSearch, match=r"category 'cs\.LG OR 1' is not a category such as cs\.CL"):
+        PaperSearch(category=["cs.LG OR 1"]).paper_query(sort="updated", page=1, size=20)
 
 
 def test_atom_feed_drops_characters_xml_forbids() -> None:

@@ -144,7 +144,7 @@ def test_paper_template_shows_summary_institutions_and_cut_authors(lang: str) ->
 
 def test_home_template_shows_the_failing_banner_and_links_each_number() -> None:
     from services.query.reads.overview import Figure, Overview, SourceState
-    from services.query.web.browse import Browse
+    from services.query.reads.search import PaperListing
 
     now = datetime(2026, 11, 14, 9, 7, tzinfo=UTC)
     figure = Figure(value=1234, query="/api/papers?ai_related=true")
@@ -158,7 +158,7 @@ def test_home_template_shows_the_failing_banner_and_links_each_number() -> None:
     page = templates.get_template("home.html").render(
         t=t, lang="zh", other_lang_url="/", zone_label="北京时间", user=None, overview=overview,
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p),
-        links={"new_ai_related": "/?ai_related=true#papers", "total_papers": "/#papers"}, browse=Browse(),
+        links={"new_ai_related": "/?ai_related=true#papers", "total_papers": "/#papers"}, browse=PaperListing(),
         sorts=("updated", "ingested", "published"), results={"total": 0, "hits": [], "facets": {}}, problem=None,
         pages=[1],
     )  # fmt: skip

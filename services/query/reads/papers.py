@@ -13,8 +13,6 @@ from services.query.reads.paper_lookup import paper_key
 from services.query.reads.search import PaperQuery
 from services.query.store import QueryStore
 
-AUTHOR_KEY_PATTERN = r"^[\w .'\-]{1,100}$"
-
 
 class PaperHit(BaseModel):
     paper_id: str = Field(description="canonical paper id")

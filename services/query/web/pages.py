@@ -9,11 +9,11 @@ from fastapi.responses import HTMLResponse, Response
 from papertrail.follows.catalogue import load_catalogue
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
 from services.query.reads.overview import overview, source_details
-from services.query.reads.papers import AUTHOR_KEY_PATTERN, author_papers, find_papers, paper_detail, paper_url
-from services.query.reads.search import BadSearch, paper_query
+from services.query.reads.papers import author_papers, find_papers, paper_detail, paper_url
+from services.query.reads.search import AUTHOR_KEY_PATTERN, TOPIC_ID_PATTERN, BadSearch
 from services.query.reads.topics import NoSuchTopic, topic_papers
 from services.query.web import format as fmt
-from services.query.web.browse import PAGE_SIZE, SORTS, api_query_to_page, parse_browse
+from services.query.web.browse import SORTS, api_query_to_page, parse_browse
 from services.query.web.i18n import Translator
 from services.query.web.render import (
     error_page,
@@ -26,7 +26,8 @@ from services.query.web.render import (
 
 router = APIRouter(include_in_schema=False)
 AUTHOR_KEY = re.compile(AUTHOR_KEY_PATTERN)
-TOPIC_ID = re.compile(r"^[a-z0-9_\-]{1,64}$")
+TOPIC_ID = re.compile(TOPIC_ID_PATTERN)
+PAGE_SIZE = 20  # papers of a topic page
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -36,14 +37,7 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
     browse, problem = parse_browse(request.query_params.multi_items())
     results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
     try:
-        results = await find_papers(index, paper_query(
-            q=browse.q, category=browse.category, source=browse.source, venue=None,
-            status=browse.status, ai_related=browse.ai_related, has_revisions=browse.has_revisions,
-            has_code=browse.has_code,
-            summarized_since=browse.summarized_since,
-            topic=None, author=None, since=browse.since, until=browse.until, sort=browse.sort,
-            page=browse.page, size=PAGE_SIZE,
-        ))  # fmt: skip
+        results = await find_papers(index, browse.query())
     except BadSearch as error:
         problem = str(error)
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
@@ -51,7 +45,7 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
     return render(
         request, "home.html", 422 if problem else 200, user=await signed_in_user(request),
         overview=window, links=links, browse=browse, sorts=SORTS, results=results, problem=problem,
-        pages=fmt.page_numbers(browse.page, results["total"], PAGE_SIZE),
+        pages=fmt.page_numbers(browse.page, results["total"], browse.size),
     )  # fmt: skip
 
 

@@ -4,10 +4,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
-from services.query.api.routes.papers import HAS_CODE
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
 from services.query.reads.feeds import FEED_SIZE, follow_feed, search_feed, topic_feed
-from services.query.reads.search import BadSearch, paper_query
+from services.query.reads.search import TOPIC_ID_PATTERN, BadSearch, PaperSearch
 
 router = APIRouter(prefix="/feeds", tags=["feeds"])
 ATOM = "application/atom+xml; charset=utf-8"
@@ -31,7 +30,7 @@ async def read_follow_feed(
 
 @router.get("/topics/{topic_id}.atom", response_class=Response)
 async def read_topic_feed(
-    topic_id: Annotated[str, Path(pattern=r"^[a-z0-9_\-]{1,64}$")],
+    topic_id: Annotated[str, Path(pattern=TOPIC_ID_PATTERN)],
     index: PaperIndexDep,
     settings: SettingsDep,
     request: Request,
@@ -45,13 +44,12 @@ async def read_search_feed(
     index: PaperIndexDep,
     settings: SettingsDep,
     request: Request,
-    q: Annotated[str, Query(max_length=500)] = "",
-    category: Annotated[list[str], Query(max_length=20)] = [],  # noqa: B006
-    has_code: Annotated[bool | None, Query(description=HAS_CODE)] = None,
+    search: Annotated[PaperSearch, Query()],
 ) -> Response:
-    """The latest papers of a search, for a feed reader."""
+    """The latest papers of a search (the filters of GET /api/papers), newest first by when PaperTrail first saw
+    them, for a feed reader."""
     try:
-        query = paper_query(q=q, category=category, has_code=has_code, sort="ingested", size=FEED_SIZE)
+        query = search.paper_query(sort="ingested", page=1, size=FEED_SIZE)
     except BadSearch as error:
         raise HTTPException(422, str(error)) from error
     body = await search_feed(index, settings.public_url, query, request.url.query, str(request.url))

@@ -1,29 +1,22 @@
 """GET /api/papers (search and browse), GET /api/papers/{id} (one paper with its history), authors."""
 
-from datetime import date, datetime
 from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
-from papertrail.search_document import SortKey
 from services.query.deps import HeldPaper, PaperIndexDep, StoreDep
 from services.query.reads.papers import (
-    AUTHOR_KEY_PATTERN,
     PaperHit,
     author_papers,
     find_papers,
     paper_detail,
     paper_url,
 )
-from services.query.reads.search import BadSearch, paper_query
+from services.query.reads.search import AUTHOR_KEY_PATTERN, BadSearch, PaperListing
 
 router = APIRouter(prefix="/api", tags=["papers"])
-HAS_CODE = (
-    "true: only papers with a code link (`links.code`: a source's own field, or a GitHub, GitLab … repository "
-    "named in the abstract or comments); false: only papers without one"
-)
 
 
 class PaperSearchResponse(BaseModel):
@@ -43,47 +36,10 @@ class PaperDetail(PaperHit):
 
 
 @router.get("/papers", response_model=PaperSearchResponse)
-async def search_papers(
-    index: PaperIndexDep,
-    q: Annotated[str, Query(max_length=500, description="full-text query")] = "",
-    category: Annotated[list[str], Query(description="categories (any of)")] = [],  # noqa: B006
-    source: Annotated[list[str], Query(description="sources (any of)")] = [],  # noqa: B006
-    venue: Annotated[str | None, Query(max_length=200)] = None,
-    status: Annotated[str | None, Query(pattern="^(preprint|published)$")] = None,
-    ai_related: bool | None = None,
-    has_revisions: bool | None = None,
-    has_code: Annotated[bool | None, Query(description=HAS_CODE)] = None,
-    topic: Annotated[str | None, Query(pattern=r"^[a-z0-9_\-]{1,64}$", description="catalogue topic id")] = None,
-    author: Annotated[str | None, Query(pattern=AUTHOR_KEY_PATTERN, description="author key, e.g. 'zhang w'")] = None,
-    since: Annotated[datetime | date | None, Query(description="from this time, on the chosen sort's time")] = None,
-    until: Annotated[datetime | date | None, Query(description="up to this time (a day is inclusive)")] = None,
-    sort: SortKey = "updated",
-    page: Annotated[int, Query(ge=1, le=1000)] = 1,
-    size: Annotated[int, Query(ge=1, le=100)] = 20,
-    summarized_since: Annotated[
-        datetime | date | None, Query(description="only papers whose AI summary was written from this time")
-    ] = None,
-) -> Response:
+async def search_papers(index: PaperIndexDep, search: Annotated[PaperListing, Query()]) -> Response:
     """Search and browse papers with filters, one of three sorts and facet counts."""
     try:
-        query = paper_query(
-            q,
-            category,
-            source,
-            venue,
-            status,
-            ai_related,
-            has_revisions,
-            topic,
-            author,
-            since,
-            until,
-            sort,
-            page,
-            size,
-            summarized_since,
-            has_code,
-        )
+        query = search.query()
     except BadSearch as error:
         raise HTTPException(422, str(error)) from error
     # Serialized here rather than validated through the response model: the hits come from our own index in

@@ -5,10 +5,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Query
 
 from services.query.deps import PaperIndexDep
+from services.query.reads.search import TOPIC_ID_PATTERN
 from services.query.reads.topics import NoSuchTopic, topic_papers, topics
 
 router = APIRouter(prefix="/api/topics", tags=["topics"])
-TopicId = Annotated[str, Path(pattern=r"^[a-z0-9_\-]{1,64}$")]
+TopicId = Annotated[str, Path(pattern=TOPIC_ID_PATTERN)]
 
 
 @router.get("")
