@@ -1,11 +1,12 @@
-# PaperTrail: `make run` installs everything and runs the whole system; `make test` installs and runs all tests.
+# PaperTrail: `make run` installs everything and runs the whole system; `make test` installs and runs all tests;
+# `make test-fast` runs what needs no server (under a minute).
 SHELL := /bin/bash
 PYTHON ?= python3
 UV_VERSION := 0.13.8
 UV := .tools/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: install system-deps run demo stack-up stack-down test lint schemas clean
+.PHONY: install system-deps run demo stack-up stack-down test test-fast lint schemas clean
 
 # Debian packages some tests drive: Chromium and a Chinese font (browser tests and their screenshots),
 # promtool (alert rules, metrics), kcat (an outside Kafka client). Installed when missing; a test whose tool is still missing is skipped with the reason.
@@ -50,8 +51,13 @@ lint: install
 	$(UV) run ruff format --check .
 	$(UV) run mypy papertrail papertrail_tools schemas services tests bench
 
+# The whole suite: unit, in-memory, integration (real Kafka, MongoDB, Meilisearch), browser.
 test: system-deps lint
 	$(UV) run pytest
+
+# The inner loop, no servers: lint and types, the pure tests and the handlers on FastStream's in-memory broker.
+test-fast: lint
+	$(UV) run pytest -m "not integration"
 
 schemas: install
 	$(UV) run papertrail schemas export

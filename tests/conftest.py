@@ -164,6 +164,18 @@ def _local_stack(folder: Path) -> Iterator[Servers]:
         stack.down(settings, log=lambda line: None)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that needs the real servers (the `servers` fixture, directly or through another) must be marked
+    integration: `pytest -m "not integration"` (make test-fast) then never starts them."""
+    unmarked = [
+        item.nodeid
+        for item in items
+        if "servers" in getattr(item, "fixturenames", ()) and item.get_closest_marker("integration") is None
+    ]
+    if unmarked:
+        raise pytest.UsageError("tests using real servers without @pytest.mark.integration: " + ", ".join(unmarked))
+
+
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     """Real Kafka-, MongoDB- and Meilisearch-protocol servers, fresh for each test module.

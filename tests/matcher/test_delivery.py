@@ -24,6 +24,7 @@ from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
 from tests.conftest import Servers, free_port
 
+pytestmark = pytest.mark.integration
 SECRET = "s3cret-for-tests"
 
 

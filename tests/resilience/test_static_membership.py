@@ -35,6 +35,7 @@ def test_every_grouped_subscriber_has_its_own_member_name(service: str) -> None:
     assert all(n == 1 for n in names.values()), names  # the query service has three consumers in one group
 
 
+@pytest.mark.integration
 async def test_a_graceful_stop_leaves_the_group_so_another_member_gets_the_partitions(servers: Servers) -> None:
     bootstrap = servers.kafka_bootstrap_servers
     topic, service = f"static-{uuid.uuid4().hex[:8]}", f"static-{uuid.uuid4().hex[:8]}"
