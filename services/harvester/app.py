@@ -47,9 +47,7 @@ async def start_schedules(resources: Resources) -> None:
     for name, (source, interval) in built.items():
         resources.schedules.append(
             asyncio.create_task(
-                run_forever(
-                    source, interval, store, publishers.publish_raw, publishers.publish_status, settings.lease_ttl_s
-                ),
+                run_forever(source, interval, store, publishers, settings.lease_ttl_s),
                 name=f"harvest-{name}",
             )
         )

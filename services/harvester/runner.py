@@ -5,6 +5,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -67,6 +68,14 @@ async def restore_freshness(store: HarvestStore, intervals: dict[str, float]) ->
 PublishRaw = Callable[[list[tuple[RawRecord, str]]], Awaitable[None]]
 PublishStatus = Callable[[HarvestStatus], Awaitable[None]]
 PageCallback = Callable[[SourcePage], None]
+
+
+class Publishing(Protocol):
+    """Where the runs' records and statuses go: the harvester's publishers (publishers.py), or a test's lists."""
+
+    async def publish_raw(self, records: list[tuple[RawRecord, str]]) -> None: ...
+
+    async def publish_status(self, status: HarvestStatus) -> None: ...
 
 
 async def run_source(

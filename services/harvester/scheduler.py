@@ -7,7 +7,7 @@ import httpx
 
 from services.harvester.http import PoliteFetcher
 from services.harvester.lease import LeaseHeld, source_lease
-from services.harvester.runner import PublishRaw, PublishStatus, run_source
+from services.harvester.runner import Publishing, run_source
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import Source
 from services.harvester.sources.acl import AclAnthologySource
@@ -72,17 +72,12 @@ def build_source(name: str, settings: HarvesterSettings, client: httpx.AsyncClie
 
 
 async def run_once(
-    source: Source,
-    interval_s: float,
-    store: HarvestStore,
-    publish_raw: PublishRaw,
-    publish_status: PublishStatus,
-    lease_ttl_s: float,
+    source: Source, interval_s: float, store: HarvestStore, out: Publishing, lease_ttl_s: float
 ) -> float:
     """One scheduled turn: run the source under its lease; returns how long to wait before the next turn."""
     try:
         async with source_lease(store, source.name, lease_ttl_s):
-            await run_source(source, store, publish_raw, publish_status, interval_s=interval_s)
+            await run_source(source, store, out.publish_raw, out.publish_status, interval_s=interval_s)
     except LeaseHeld as held:
         log.info("skipping a scheduled run", extra={"source": source.name, "reason": str(held)})
         return min(interval_s, lease_ttl_s)  # look again soon after the other run ends
@@ -93,14 +88,9 @@ async def run_once(
 
 
 async def run_forever(
-    source: Source,
-    interval_s: float,
-    store: HarvestStore,
-    publish_raw: PublishRaw,
-    publish_status: PublishStatus,
-    lease_ttl_s: float,
+    source: Source, interval_s: float, store: HarvestStore, out: Publishing, lease_ttl_s: float
 ) -> None:
     """Run the source, wait its interval, repeat; one run at a time, a failure only delays the next run."""
     while True:
-        wait_s = await run_once(source, interval_s, store, publish_raw, publish_status, lease_ttl_s)
+        wait_s = await run_once(source, interval_s, store, out, lease_ttl_s)
         await asyncio.sleep(wait_s)

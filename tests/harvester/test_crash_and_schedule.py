@@ -127,7 +127,7 @@ async def test_a_held_lease_keeps_a_second_run_of_the_source_out(
                 pass
         async with httpx.AsyncClient(timeout=10) as client:
             source, interval = build_source("arxiv", settings, client)
-            wait = await run_once(source, interval, store, published.publish_raw, published.publish_status, 30)
+            wait = await run_once(source, interval, store, published, 30)
         assert wait == 30 and published.statuses == [] and replay.requests() == []  # skipped, not run
         async with source_lease(store, "hf", ttl_s=30):  # other sources are free
             pass
@@ -154,11 +154,7 @@ async def test_one_failing_source_never_stops_the_others(
         tasks = []
         for name in ("arxiv", "acl"):
             source, _ = build_source(name, settings, client)
-            tasks.append(
-                asyncio.create_task(
-                    run_forever(source, 0.3, store, published.publish_raw, published.publish_status, 30)
-                )
-            )
+            tasks.append(asyncio.create_task(run_forever(source, 0.3, store, published, 30)))
         try:
 
             async def both_ran_twice() -> bool:

@@ -34,7 +34,7 @@ def test_atom_feed_drops_characters_xml_forbids() -> None:
 
     paper = {"paper_id": "arxiv:1", "title": "Bad\x0ctitle\x00", "authors": ["A\x1b B"], "abstract": "x\x08y"}
     xml = render_atom(
-        feed_id="urn:x", title="search \x0c", self_url="http://h/feeds?q=%0C", site_url="http://h", papers=[paper]
+        site_url="http://h", path="/feeds/search", title="search \x0c", self_url="http://h/feeds?q=%0C", papers=[paper]
     )
     entry = etree.fromstring(xml).find("{http://www.w3.org/2005/Atom}entry")
     assert entry is not None and entry.findtext("{http://www.w3.org/2005/Atom}title") == "Badtitle"
@@ -47,7 +47,7 @@ def test_atom_entries_link_papers_by_escaped_ids() -> None:
     from services.query.reads.atom import render_atom
 
     paper = {"paper_id": "doi:10.1002/(SICI)1097-4571<3::AID#1>", "title": "t"}
-    xml = render_atom(feed_id="urn:x", title="t", self_url="http://h/f", site_url="http://h/", papers=[paper])
+    xml = render_atom(site_url="http://h/", path="feeds/x", title="t", self_url="http://h/f", papers=[paper])
     entry = etree.fromstring(xml).find("{http://www.w3.org/2005/Atom}entry")
     assert entry is not None
     link = entry.find("{http://www.w3.org/2005/Atom}link").get("href")  # type: ignore[union-attr]

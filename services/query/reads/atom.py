@@ -17,17 +17,18 @@ def xml_safe(text: str) -> str:
 
 def render_atom(
     *,
-    feed_id: str,
+    site_url: str,
+    path: str,
     title: str,
     self_url: str,
-    site_url: str,
     papers: list[dict[str, Any]],
     updated: dict[str, datetime] | None = None,
 ) -> bytes:
-    """An Atom document with one entry per paper document (newest first as given)."""
+    """An Atom document with one entry per paper document (newest first as given): the feed of the site at `path`
+    (its id is that address), titled after the site's name."""
     feed = FeedGenerator()
-    feed.id(feed_id)
-    feed.title(xml_safe(title))
+    feed.id(f"{site_url}{path}")
+    feed.title(xml_safe(f"PaperTrail · {title}"))
     feed.link(href=xml_safe(self_url), rel="self")
     feed.link(href=site_url, rel="alternate")
     feed.language("zh-CN")

@@ -1,8 +1,5 @@
 """Atom feeds of papers: a follow's matches, a topic's papers, a search's papers, newest first."""
 
-from datetime import datetime
-from typing import Any
-
 from papertrail.search_document import PaperFilter
 from services.query.index import PaperIndex
 from services.query.reads.atom import render_atom
@@ -10,25 +7,6 @@ from services.query.reads.search import PaperQuery
 from services.query.store import QueryStore
 
 FEED_SIZE = 50
-
-
-def _feed(
-    site: str,
-    path: str,
-    title: str,
-    self_url: str,
-    papers: list[dict[str, Any]],
-    updated: dict[str, datetime] | None = None,
-) -> bytes:
-    """A feed of this site, its id the site's address of it (`path`), its title after the site's name."""
-    return render_atom(
-        feed_id=f"{site}{path}",
-        title=f"PaperTrail · {title}",
-        self_url=self_url,
-        site_url=site,
-        papers=papers,
-        updated=updated,
-    )
 
 
 async def follow_feed(
@@ -42,16 +20,26 @@ async def follow_feed(
     papers = await index.by_ids([m["paper_id"] for m in matches])
     ordered = [papers[m["paper_id"]] for m in matches if m["paper_id"] in papers]
     updated = {m["paper_id"]: m["matched_at"] for m in matches}
-    return _feed(site, f"/feeds/follows/{follow_id}", follow.name, self_url, ordered, updated)
+    return render_atom(
+        site_url=site,
+        path=f"/feeds/follows/{follow_id}",
+        title=follow.name,
+        self_url=self_url,
+        papers=ordered,
+        updated=updated,
+    )
 
 
 async def topic_feed(index: PaperIndex, site: str, topic_id: str, self_url: str) -> bytes:
     """The latest papers hitting a catalogue topic."""
     results = await index.search(PaperQuery(filter=PaperFilter(topic_id=topic_id), sort="ingested", size=FEED_SIZE))
-    return _feed(site, f"/feeds/topics/{topic_id}", topic_id, self_url, results.hits)
+    return render_atom(
+        site_url=site, path=f"/feeds/topics/{topic_id}", title=topic_id, self_url=self_url, papers=results.hits
+    )
 
 
 async def search_feed(index: PaperIndex, site: str, query: PaperQuery, query_string: str, self_url: str) -> bytes:
     """The latest papers of a search, for a feed reader."""
     results = await index.search(query)
-    return _feed(site, f"/feeds/search?{query_string}", query.q or "all papers", self_url, results.hits)
+    path, title = f"/feeds/search?{query_string}", query.q or "all papers"
+    return render_atom(site_url=site, path=path, title=title, self_url=self_url, papers=results.hits)
