@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings
 
 from papertrail.cli import SERVICES
 from papertrail.settings import InfraSettings
-from papertrail.settings_doc import settings_class
+from papertrail.settings_doc import settings_class, variable_name
 
 K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.37"
@@ -31,19 +31,9 @@ GROUPED = ("normalizer", "summarizer", "matcher", "query")
 CREDENTIALS = {"MONGODB_URL"}
 # A pod name as a Deployment makes them: <deployment>-<pod-template-hash>-<5 characters>.
 POD_SUFFIX = "-7c5d9f8b64-x2k9q"
-QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)(m|Ki|Mi|Gi|Ti|k|M|G|T)?$")
-UNITS = {
-    None: 1,
-    "m": 1e-3,
-    "k": 1e3,
-    "M": 1e6,
-    "G": 1e9,
-    "T": 1e12,
-    "Ki": 2**10,
-    "Mi": 2**20,
-    "Gi": 2**30,
-    "Ti": 2**40,
-}
+# The forms of resource quantities the manifests use (cores, millicores, MiB, GiB); another fails the test.
+QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)(m|Mi|Gi)?$")
+UNITS = {None: 1, "m": 1e-3, "Mi": 2**20, "Gi": 2**30}
 
 
 def render(tmp_path: Path, kustomization: str) -> list[dict[str, Any]]:
@@ -82,15 +72,13 @@ def container(deployment: dict[str, Any]) -> dict[str, Any]:
 
 def setting_names(settings: type[BaseSettings]) -> set[str]:
     """The environment variables a settings class reads."""
-    return {
-        (field.validation_alias if isinstance(field.validation_alias, str) else name).upper()
-        for name, field in settings.model_fields.items()
-    }
+    return {variable_name(name, field) for name, field in settings.model_fields.items()}
 
 
 def secret_names(settings: type[BaseSettings]) -> set[str]:
+    """The settings that hold a key or a password."""
     secret = {
-        name.upper()
+        variable_name(name, field)
         for name, field in settings.model_fields.items()
         if SecretStr in (field.annotation, *get_args(field.annotation))
     }
