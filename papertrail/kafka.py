@@ -268,12 +268,13 @@ async def ensure_topics(settings: InfraSettings, topics: list[str]) -> None:
 
 
 def refused_topics(topic_errors: Sequence[tuple[Any, ...]]) -> list[str]:
-    """`topic: ErrorName: message` for each topic of a CreateTopics response that was not created. A topic that
-    exists already was created by another instance between our list and create: not a refusal."""
+    """`topic: ErrorName: message` for each topic of a CreateTopics response the broker refused for good. Not
+    refusals: a topic that exists already (another instance created it between our list and create), and a
+    retriable error (the request timed out, the controller moved), after which Kafka usually creates it anyway."""
     refused = []
     for topic, code, *message in topic_errors:
         error = for_code(code)
-        if code and error is not TopicAlreadyExistsError:
+        if code and error is not TopicAlreadyExistsError and not error.retriable:
             refused.append(f"{topic}: {error.__name__}: {message[0] if message and message[0] else error.description}")
     return refused
 
