@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError, for_code
 from faststream import AckPolicy
 from faststream.exceptions import FastStreamException
 from faststream.kafka import KafkaBroker
@@ -28,6 +28,11 @@ M = TypeVar("M", bound=BaseModel)
 RETRY_DELAY_S = 1.0
 # The producer refuses values above 1 MB (max_request_size); a dead letter keeps at most this much of the original.
 DLQ_MAX_VALUE_BYTES = 512 * 1024
+
+
+class TopicsNotCreated(Exception):
+    """The broker refused to create a topic the service needs (too few brokers for the replication factor, a
+    topic policy, no permission)."""
 
 
 class UnprocessableMessage(Exception):
@@ -241,17 +246,37 @@ async def ensure_topics(settings: InfraSettings, topics: list[str]) -> None:
         existing = set(await admin.list_topics())
         wanted = [name for topic in topics for name in (topic, dead_letter_topic(topic))]
         missing = [
-            NewTopic(t, settings.topic_partitions, 1, topic_configs=topic_configs(settings, t))
+            NewTopic(
+                t,
+                settings.topic_partitions,
+                settings.topic_replication_factor,
+                topic_configs=topic_configs(settings, t),
+            )
             for t in dict.fromkeys(wanted)
             if t not in existing
         ]
         if missing:
-            try:
-                await admin.create_topics(missing)
-            except TopicAlreadyExistsError:
-                pass  # another instance created it between our list and create
+            # aiokafka returns a refusal per topic in the response instead of raising it
+            refused = refused_topics((await admin.create_topics(missing)).topic_errors)
+            if refused:
+                raise TopicsNotCreated(
+                    f"the broker refused to create {'; '.join(refused)} (TOPIC_PARTITIONS="
+                    f"{settings.topic_partitions}, TOPIC_REPLICATION_FACTOR={settings.topic_replication_factor})"
+                )
     finally:
         await admin.close()
+
+
+def refused_topics(topic_errors: Sequence[tuple[Any, ...]]) -> list[str]:
+    """`topic: ErrorName: message` for each topic of a CreateTopics response the broker refused for good. Not
+    refusals: a topic that exists already (another instance created it between our list and create), and a
+    retriable error (the request timed out, the controller moved), after which Kafka usually creates it anyway."""
+    refused = []
+    for topic, code, *message in topic_errors:
+        error = for_code(code)
+        if code and error is not TopicAlreadyExistsError and not error.retriable:
+            refused.append(f"{topic}: {error.__name__}: {message[0] if message and message[0] else error.description}")
+    return refused
 
 
 def retention_ms(settings: InfraSettings, topic: str) -> int:

@@ -39,6 +39,13 @@ class InfraSettings(BaseSettings):
         "only for brokers that do not grant producer ids, such as Tansu's memory store (STACK_KAFKA_BROKER=tansu)",
     )
     topic_partitions: int = Field(6, ge=1, le=1024, description="partitions of each topic created at start")
+    topic_replication_factor: int = Field(
+        1,
+        ge=1,
+        le=32,
+        description="copies of each partition of a topic created at start: 1 for a single broker (compose, the "
+        "local stack); 3 on a cluster of three or more brokers, so that losing one loses no event",
+    )
     topic_retention_hours: float = Field(
         168,
         gt=0,
