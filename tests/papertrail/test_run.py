@@ -1,6 +1,7 @@
 """`papertrail run`: all five services ready, one prefixed log stream, and Ctrl-C leaves no process behind."""
 
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -11,17 +12,18 @@ import httpx
 import pytest
 
 from papertrail.cli import SERVICES, service_port
-from tests.conftest import Servers, free_port, wait_until
+from tests.conftest import GiveUp, Servers, ephemeral_port_start, wait_until
 from tests.integration.services import ROOT
 
 pytestmark = pytest.mark.integration
 
 
 def _free_offset() -> int:
-    """An offset that puts all five default ports on free ports."""
-    for _ in range(50):
-        offset = free_port() - 8000
-        if offset > 0 and all(_port_free(service_port(n) + offset) for n in SERVICES):
+    """An offset that puts all five default ports (8000-8004) on free ports below the kernel's ephemeral range:
+    a port taken from that range can be handed to some client's outgoing connection before the service binds it."""
+    for _ in range(200):
+        offset = random.randrange(2000, ephemeral_port_start() - 8000 - 10)
+        if all(_port_free(service_port(n) + offset) for n in SERVICES):
             return offset
     raise AssertionError("no free port range found")
 
@@ -61,7 +63,13 @@ def test_run_starts_all_services_and_ctrl_c_stops_them(servers: Servers) -> None
     reader.start()
     try:
         # five Python processes importing and connecting at once on a 2-core machine: generous, not a speed test
-        wait_until(lambda: any("all services ready" in line for line in lines), timeout=180, what="all services ready")
+
+        def all_ready() -> bool:
+            if process.poll() is not None:
+                raise GiveUp(f"papertrail run exited with {process.returncode}:\n{''.join(lines[-40:])}")
+            return any("all services ready" in line for line in lines)
+
+        wait_until(all_ready, timeout=180, what="all services ready")
         children = _children(process.pid)
         assert len(children) == len(SERVICES)
         for name in SERVICES:
