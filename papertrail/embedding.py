@@ -115,7 +115,11 @@ class EmbeddingSettings(BaseSettings):
         f"cut at {CHARS_PER_TOKEN} characters a token)",
     )
     embedding_batch_size: int = Field(
-        32, ge=1, le=2048, description="texts per model run or per request; bounds the local model's memory"
+        0,
+        ge=0,
+        le=2048,
+        description="texts per model run (local: each text of 256 tokens in a run holds ~35 MiB more, and 1 or 2 a "
+        "run costs the least CPU here) or per request (openai); 0: the backend's own, local 2, openai 64",
     )
     embedding_threads: int = Field(
         1, ge=1, le=64, description="CPU threads of the local model (it runs beside the service's event loop)"
@@ -172,6 +176,11 @@ class EmbeddingSettings(BaseSettings):
         if info.data.get("embedding_backend") == "local" and spec is not None and value > spec.max_tokens:
             raise ValueError(f"{spec.id} reads at most {spec.max_tokens} tokens")
         return value
+
+    @field_validator("embedding_batch_size")
+    @classmethod
+    def _backend_batch(cls, value: int, info: ValidationInfo) -> int:
+        return value or (64 if info.data.get("embedding_backend") == "openai" else 2)
 
     @field_validator("embedding_base_url", mode="before")
     @classmethod

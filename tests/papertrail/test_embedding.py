@@ -63,6 +63,7 @@ def test_the_local_model_is_the_default_and_fills_its_own_dimensions() -> None:
     settings = EmbeddingSettings()
     assert (settings.embedding_backend, settings.embedding_model) == ("local", MINILM_INT8.id)
     assert settings.embedding_dimensions == 384 and settings.max_chars == 256 * 20
+    assert settings.embedding_batch_size == 2  # the least CPU and memory per abstract (docs/benchmarks.md)
 
 
 @pytest.mark.parametrize(
@@ -72,7 +73,7 @@ def test_the_local_model_is_the_default_and_fills_its_own_dimensions() -> None:
         ({"EMBEDDING_MODEL": "all-mpnet-base-v2"}, "EMBEDDING_MODEL"),
         ({"EMBEDDING_DIMENSIONS": "768"}, "EMBEDDING_DIMENSIONS"),
         ({"EMBEDDING_MAX_TOKENS": "1024"}, "EMBEDDING_MAX_TOKENS"),
-        ({"EMBEDDING_BATCH_SIZE": "0"}, "EMBEDDING_BATCH_SIZE"),
+        ({"EMBEDDING_BATCH_SIZE": "-1"}, "EMBEDDING_BATCH_SIZE"),
         (
             {"EMBEDDING_BACKEND": "openai", "EMBEDDING_DIMENSIONS": "1536", "EMBEDDING_BASE_URL": "http://x/v1"},
             "EMBEDDING_MODEL",
@@ -102,6 +103,7 @@ def test_an_endpoint_is_configured_by_its_model_dimensions_and_url(monkeypatch: 
     monkeypatch.setenv("EMBEDDING_BASE_URL", "https://api.openai.com/v1")
     settings = EmbeddingSettings()
     assert settings.model_key == "openai/text-embedding-3-small/1536/256" and settings.max_chars == 1024
+    assert settings.embedding_batch_size == 64
 
 
 async def test_the_process_budget_counts_per_day_and_forgets_old_days() -> None:
