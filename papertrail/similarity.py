@@ -36,50 +36,69 @@ class SimilarMatch:
 class SeedMatrix:
     """Every follow's seeds stacked, follow by follow: built once when follows change, used for every batch."""
 
-    follow_ids: tuple[str, ...]
-    thresholds: np.ndarray  # (follows,) float32
-    starts: np.ndarray  # (follows,) the first seed row of each follow
+    follow_ids: tuple[str, ...]  # ordered by their number of seeds
+    thresholds: np.ndarray  # (follows, 1) float32
+    groups: tuple[tuple[int, int, int], ...]  # (first follow, follows, seeds each): follows with as many seeds
+    rows: np.ndarray  # (follows, most seeds of a follow): each follow's seed rows, padded with its first
     labels: tuple[str, ...]  # (seeds,)
-    vectors: np.ndarray  # (seeds, dimensions) float32
+    vectors: np.ndarray  # (seeds, dimensions) float32, follow after follow
 
     def __len__(self) -> int:
         return len(self.follow_ids)
 
 
 def seed_matrix(follows: Iterable[SimilarFollow], dimensions: int) -> SeedMatrix:
-    """Stack the follows' seeds; a follow without seeds is left out (it can match nothing)."""
-    kept = [f for f in follows if f.seeds]
+    """Stack the follows' seeds, follows with as many seeds together (the seeds of a group of follows are then one
+    block of rows, whose best per follow is one reshape and one max); a follow without seeds can match nothing and is
+    left out."""
+    kept = sorted((f for f in follows if f.seeds), key=lambda f: len(f.seeds))
     sizes = np.array([len(f.seeds) for f in kept], dtype=np.int64)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1])) if len(kept) else np.zeros(0, dtype=np.int64)
-    rows = [np.asarray(vector, dtype=np.float32) for f in kept for _, vector in f.seeds]
-    for row in rows:
-        if row.shape != (dimensions,):
-            raise ValueError(f"a seed vector of shape {row.shape} among vectors of {dimensions}")
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64) if len(kept) else np.zeros(0, np.int64)
+    rows = np.repeat(starts[:, None], sizes.max(initial=1), axis=1)
+    for i, (start, size) in enumerate(zip(starts, sizes, strict=True)):
+        rows[i, :size] = np.arange(start, start + size)
+    firsts = np.flatnonzero(np.diff(sizes, prepend=-1))
+    counts = np.diff(np.append(firsts, len(kept)))
+    vectors = [np.asarray(vector, dtype=np.float32) for f in kept for _, vector in f.seeds]
+    for vector in vectors:
+        if vector.shape != (dimensions,):
+            raise ValueError(f"a seed vector of shape {vector.shape} among vectors of {dimensions}")
     return SeedMatrix(
         follow_ids=tuple(f.follow_id for f in kept),
-        thresholds=np.array([f.threshold for f in kept], dtype=np.float32),
-        starts=starts.astype(np.int64),
+        thresholds=np.array([[f.threshold] for f in kept], dtype=np.float32).reshape(-1, 1),
+        groups=tuple((int(f), int(n), int(sizes[f])) for f, n in zip(firsts, counts, strict=True)),
+        rows=rows,
         labels=tuple(label for f in kept for label, _ in f.seeds),
-        vectors=np.vstack(rows) if rows else np.zeros((0, dimensions), dtype=np.float32),
+        vectors=np.vstack(vectors) if vectors else np.zeros((0, dimensions), dtype=np.float32),
     )
 
 
 def similar_matches(seeds: SeedMatrix, paper_ids: Sequence[str], papers: np.ndarray) -> list[SimilarMatch]:
-    """Every (paper, follow) whose closest seed scores at least the follow's threshold, papers in order, follows in
-    seed-matrix order. `papers` are vectors of length 1, one row per id."""
+    """Every (paper, follow) whose closest seed scores at least the follow's threshold, papers in order, then follows
+    in seed-matrix order. `papers` are vectors of length 1, one row per id."""
     if not len(seeds) or not len(paper_ids):
         return []
     papers = np.asarray(papers, dtype=np.float32)
-    ends = np.append(seeds.starts[1:], len(seeds.labels))
     step = max(1, MAX_CELLS // len(seeds.labels))
     matches: list[SimilarMatch] = []
     for first in range(0, len(paper_ids), step):
-        scores = papers[first : first + step] @ seeds.vectors.T  # (papers, seeds)
-        best = np.maximum.reduceat(scores, seeds.starts, axis=1)  # (papers, follows): each follow's closest seed
-        for p, f in zip(*np.nonzero(best >= seeds.thresholds), strict=True):
-            start = seeds.starts[f]
-            closest = start + int(np.argmax(scores[p, start : ends[f]]))
-            matches.append(
-                SimilarMatch(paper_ids[first + p], seeds.follow_ids[f], seeds.labels[closest], float(best[p, f]))
+        # seeds × papers: a group's seeds are one block of rows, (follows, seeds each, papers) once reshaped
+        scores = seeds.vectors @ papers[first : first + step].T
+        best = np.empty((len(seeds), scores.shape[1]), dtype=np.float32)  # each follow's closest seed
+        for first_follow, count, size in seeds.groups:
+            block = scores[seeds.rows[first_follow, 0] : seeds.rows[first_follow, 0] + count * size]
+            best[first_follow : first_follow + count] = block.reshape(count, size, -1).max(axis=1)
+        hit_papers, hit_follows = np.nonzero((best >= seeds.thresholds).T)  # paper by paper
+        candidates = seeds.rows[hit_follows]  # (hits, most seeds): the padding repeats a seed, argmax keeps the first
+        closest = candidates[np.arange(len(hit_follows)), scores[candidates, hit_papers[:, None]].argmax(axis=1)]
+        matches += [
+            SimilarMatch(paper_ids[first + p], seeds.follow_ids[f], seeds.labels[c], score)
+            for p, f, c, score in zip(
+                hit_papers.tolist(),
+                hit_follows.tolist(),
+                closest.tolist(),
+                best[hit_follows, hit_papers].tolist(),
+                strict=True,
             )
+        ]
     return matches

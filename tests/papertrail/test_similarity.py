@@ -19,7 +19,7 @@ def test_a_paper_matches_through_its_closest_seed_at_or_above_the_threshold() ->
         SimilarFollow("no-seeds", [], threshold=0.1),
     ]
     seeds = seed_matrix(follows, dimensions=3)
-    assert seeds.follow_ids == ("two-subjects", "described")  # a follow without seeds can match nothing
+    assert seeds.follow_ids == ("described", "two-subjects")  # by seed count; without seeds, nothing can match
     papers = np.vstack([unit(0.1, 1, 0), unit(1, 0, 1), unit(0.6, 0.8, 0)])
     found = similar_matches(seeds, ["p1", "p2", "p3"], papers)
     assert [(m.paper_id, m.follow_id, m.seed) for m in found] == [
@@ -73,5 +73,8 @@ def test_the_matrix_product_finds_what_the_loop_finds(monkeypatch: pytest.Monkey
     found = similar_matches(seed_matrix(follows, dimensions), paper_ids, papers)
     expected = loop_matches(follows, paper_ids, papers)
     assert len(expected) > 100  # the case is not trivial
-    assert [(m.paper_id, m.follow_id, m.seed) for m in found] == [(m.paper_id, m.follow_id, m.seed) for m in expected]
-    assert np.allclose([m.score for m in found], [m.score for m in expected], atol=1e-5)
+    by_pair = {(m.paper_id, m.follow_id): m for m in expected}
+    assert [m.paper_id for m in found] == sorted((m.paper_id for m in found), key=paper_ids.index)  # papers in order
+    assert {(m.paper_id, m.follow_id, m.seed) for m in found} == {(m.paper_id, m.follow_id, m.seed) for m in expected}
+    assert len(found) == len(expected)
+    assert all(m.score == pytest.approx(by_pair[m.paper_id, m.follow_id].score, abs=1e-5) for m in found)
