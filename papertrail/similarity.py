@@ -1,15 +1,18 @@
 """Scoring a batch of new papers against every "papers like these" follow in one matrix product. No I/O.
 
-A follow is a few seed vectors (its seed papers, its description) and a threshold; a paper matches when its cosine
-with the closest seed reaches the threshold, and the reason names that seed. Closest seed rather than the seeds'
-centroid: a follow seeded with papers on two subjects keeps both (docs/benchmarks.md has the measured recall of
-each way).
+A follow is a few seed vectors (its seed papers, its description) and a threshold. A paper's score is the higher of
+its cosine with the seeds' centroid (the seeds taken together: measured best for follows on one subject) and with
+the closest seed (a follow seeded on two subjects keeps both); it matches when the score reaches the threshold, and
+the reason names the closest seed. docs/benchmarks.md has the recall of each way and the default threshold.
 """
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
+
+from papertrail.embedding import l2_normalised
 
 # Cosines held at once (papers × seeds): 2^24 float32 is 64 MiB, whatever the number of follows.
 MAX_CELLS = 1 << 24
@@ -24,24 +27,26 @@ class SimilarFollow:
     threshold: float
 
 
-@dataclass(frozen=True, slots=True)
-class SimilarMatch:
+class SimilarMatch(NamedTuple):
+    """One paper matching one follow. A named tuple: at a low threshold a batch makes hundreds of thousands."""
+
     paper_id: str
     follow_id: str
     seed: str  # the label of the closest seed
-    score: float  # cosine with that seed
+    score: float  # the higher of the cosines with the seeds' centroid and with the closest seed
 
 
 @dataclass(frozen=True)
 class SeedMatrix:
     """Every follow's seeds stacked, follow by follow: built once when follows change, used for every batch."""
 
-    follow_ids: tuple[str, ...]  # ordered by their number of seeds
+    follow_ids: np.ndarray  # (follows,) str objects, ordered by their number of seeds
     thresholds: np.ndarray  # (follows, 1) float32
     groups: tuple[tuple[int, int, int], ...]  # (first follow, follows, seeds each): follows with as many seeds
     rows: np.ndarray  # (follows, most seeds of a follow): each follow's seed rows, padded with its first
-    labels: tuple[str, ...]  # (seeds,)
+    labels: np.ndarray  # (seeds,) str objects
     vectors: np.ndarray  # (seeds, dimensions) float32, follow after follow
+    centroids: np.ndarray  # (follows, dimensions) float32: each follow's seeds averaged, length 1
 
     def __len__(self) -> int:
         return len(self.follow_ids)
@@ -63,42 +68,47 @@ def seed_matrix(follows: Iterable[SimilarFollow], dimensions: int) -> SeedMatrix
     for vector in vectors:
         if vector.shape != (dimensions,):
             raise ValueError(f"a seed vector of shape {vector.shape} among vectors of {dimensions}")
+    stacked = np.vstack(vectors) if vectors else np.zeros((0, dimensions), dtype=np.float32)
     return SeedMatrix(
-        follow_ids=tuple(f.follow_id for f in kept),
+        follow_ids=np.array([f.follow_id for f in kept], dtype=object),
         thresholds=np.array([[f.threshold] for f in kept], dtype=np.float32).reshape(-1, 1),
         groups=tuple((int(f), int(n), int(sizes[f])) for f, n in zip(firsts, counts, strict=True)),
         rows=rows,
-        labels=tuple(label for f in kept for label, _ in f.seeds),
-        vectors=np.vstack(vectors) if vectors else np.zeros((0, dimensions), dtype=np.float32),
+        labels=np.array([label for f in kept for label, _ in f.seeds], dtype=object),
+        vectors=stacked,
+        centroids=l2_normalised(np.add.reduceat(stacked, starts, axis=0))
+        if len(kept)
+        else np.zeros((0, dimensions), dtype=np.float32),
     )
 
 
 def similar_matches(seeds: SeedMatrix, paper_ids: Sequence[str], papers: np.ndarray) -> list[SimilarMatch]:
-    """Every (paper, follow) whose closest seed scores at least the follow's threshold, papers in order, then follows
-    in seed-matrix order. `papers` are vectors of length 1, one row per id."""
+    """Every (paper, follow) whose score reaches the follow's threshold, papers in order, then follows in seed-matrix
+    order. `papers` are vectors of length 1, one row per id."""
     if not len(seeds) or not len(paper_ids):
         return []
     papers = np.asarray(papers, dtype=np.float32)
+    ids = np.array(paper_ids, dtype=object)
     step = max(1, MAX_CELLS // len(seeds.labels))
     matches: list[SimilarMatch] = []
     for first in range(0, len(paper_ids), step):
         # seeds × papers: a group's seeds are one block of rows, (follows, seeds each, papers) once reshaped
         scores = seeds.vectors @ papers[first : first + step].T
-        best = np.empty((len(seeds), scores.shape[1]), dtype=np.float32)  # each follow's closest seed
+        best = np.empty((len(seeds), scores.shape[1]), dtype=np.float32)  # each follow's closest seed, then the score
         for first_follow, count, size in seeds.groups:
-            block = scores[seeds.rows[first_follow, 0] : seeds.rows[first_follow, 0] + count * size]
-            best[first_follow : first_follow + count] = block.reshape(count, size, -1).max(axis=1)
+            start = seeds.rows[first_follow, 0]
+            best[first_follow : first_follow + count] = (
+                scores[start : start + count * size].reshape(count, size, -1).max(1)
+            )
+        best = np.maximum(best, seeds.centroids @ papers[first : first + step].T)
         hit_papers, hit_follows = np.nonzero((best >= seeds.thresholds).T)  # paper by paper
         candidates = seeds.rows[hit_follows]  # (hits, most seeds): the padding repeats a seed, argmax keeps the first
         closest = candidates[np.arange(len(hit_follows)), scores[candidates, hit_papers[:, None]].argmax(axis=1)]
-        matches += [
-            SimilarMatch(paper_ids[first + p], seeds.follow_ids[f], seeds.labels[c], score)
-            for p, f, c, score in zip(
-                hit_papers.tolist(),
-                hit_follows.tolist(),
-                closest.tolist(),
-                best[hit_follows, hit_papers].tolist(),
-                strict=True,
-            )
-        ]
+        matches += map(
+            SimilarMatch,
+            ids[first + hit_papers].tolist(),
+            seeds.follow_ids[hit_follows].tolist(),
+            seeds.labels[closest].tolist(),
+            best[hit_follows, hit_papers].tolist(),
+        )
     return matches

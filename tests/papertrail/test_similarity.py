@@ -12,23 +12,33 @@ def unit(*values: float) -> np.ndarray:
     return l2_normalised(np.array(values, dtype=np.float32))
 
 
-def test_a_paper_matches_through_its_closest_seed_at_or_above_the_threshold() -> None:
+def test_a_paper_matches_through_the_seeds_centroid_or_its_closest_seed() -> None:
     follows = [
         SimilarFollow("two-subjects", [("arxiv:a", unit(1, 0, 0)), ("arxiv:b", unit(0, 1, 0))], threshold=0.8),
         SimilarFollow("described", [("description", unit(0, 0, 1))], threshold=0.6),
         SimilarFollow("no-seeds", [], threshold=0.1),
     ]
     seeds = seed_matrix(follows, dimensions=3)
-    assert seeds.follow_ids == ("described", "two-subjects")  # by seed count; without seeds, nothing can match
-    papers = np.vstack([unit(0.1, 1, 0), unit(1, 0, 1), unit(0.6, 0.8, 0)])
-    found = similar_matches(seeds, ["p1", "p2", "p3"], papers)
+    assert seeds.follow_ids.tolist() == ["described", "two-subjects"]  # by seed count; without seeds, nothing can match
+    near_b, between, diagonal, away = unit(0.1, 1, 0), unit(1, 0.9, 0.3), unit(1, 0, 1), unit(-1, -1, -1)
+    found = similar_matches(
+        seeds, ["near-b", "between", "diagonal", "away"], np.vstack([near_b, between, diagonal, away])
+    )
     assert [(m.paper_id, m.follow_id, m.seed) for m in found] == [
-        ("p1", "two-subjects", "arxiv:b"),  # near b, far from a: the centroid of a and b would not reach 0.8
-        ("p2", "described", "description"),  # 0.707 with the description, also 0.707 with a: below 0.8
-        ("p3", "two-subjects", "arxiv:b"),  # exactly 0.8 with b counts
+        ("near-b", "two-subjects", "arxiv:b"),  # b alone reaches 0.8; the centroid of a and b (0.77) does not
+        ("between", "two-subjects", "arxiv:a"),  # a (0.72) and b (0.65) do not, their centroid (0.96) does
+        ("diagonal", "described", "description"),  # 0.707 with the description; with a, 0.707 < 0.8
     ]
-    assert found[0].score == pytest.approx(float(unit(0.1, 1, 0) @ unit(0, 1, 0)))
-    assert found[2].score == pytest.approx(0.8)
+    centroid = unit(1, 1, 0)
+    assert found[0].score == pytest.approx(float(near_b @ unit(0, 1, 0)))
+    assert found[1].score == pytest.approx(float(between @ centroid))
+    assert found[2].score == pytest.approx(0.7071, abs=1e-4)
+
+
+def test_the_threshold_counts_itself() -> None:
+    seeds = seed_matrix([SimilarFollow("f", [("s", unit(0, 1, 0))], threshold=0.8)], 3)
+    (match,) = similar_matches(seeds, ["p"], unit(0.6, 0.8, 0)[None, :])
+    assert match.score == pytest.approx(0.8)
 
 
 def test_nothing_to_score() -> None:
@@ -49,7 +59,9 @@ def loop_matches(follows: list[SimilarFollow], paper_ids: list[str], papers: np.
         for follow in follows:
             if not follow.seeds:
                 continue
-            score, label = max((float(paper @ vector), label) for label, vector in follow.seeds)
+            closest, label = max((float(paper @ vector), label) for label, vector in follow.seeds)
+            centroid = np.mean([vector for _, vector in follow.seeds], axis=0)
+            score = max(closest, float(paper @ centroid) / float(np.linalg.norm(centroid)))
             if score >= follow.threshold:
                 found.append(SimilarMatch(paper_id, follow.follow_id, label, score))
     return found
