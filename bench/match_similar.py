@@ -2,7 +2,7 @@
 (papertrail/similarity.py: the higher of the centroid's and the closest seed's cosine) against the obvious loop over
 follows and seeds, in one run. Target: ≥ 1,000 papers/s.
 
-    uv run python bench/match_similar.py [--follows 10000] [--threshold 0.6] [--batch 500] [--vectors PATH]
+    uv run python bench/match_similar.py [--follows 10000] [--threshold 0.65] [--batch 500] [--vectors PATH]
 
 Each follow is on one subject: a random corpus paper and 0-19 more among its 50 nearest (5 seeds on average), and one
 in three also a description (here the vector of one more neighbour).
@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.embed_throughput import DEFAULT_SAVE
-from papertrail.similarity import SimilarFollow, SimilarMatch, seed_matrix, similar_matches
+from papertrail.similarity import DEFAULT_THRESHOLD, SimilarFollow, SimilarMatch, seed_matrix, similar_matches
 
 
 def generate_follows(n: int, ids: np.ndarray, vectors: np.ndarray, threshold: float, seed: int) -> list[SimilarFollow]:
@@ -58,7 +58,7 @@ def loop_matches(follows: list[SimilarFollow], paper_id: str, paper: np.ndarray)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--follows", type=int, default=10_000)
-    parser.add_argument("--threshold", type=float, default=0.6)
+    parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
     parser.add_argument("--batch", type=int, default=500, help="papers per matrix product (the matcher's batch)")
     parser.add_argument("--loop-papers", type=int, default=20, help="papers the slow loop runs over")
     parser.add_argument("--vectors", type=Path, default=DEFAULT_SAVE)
