@@ -16,7 +16,7 @@ from papertrail.embedding import (
     embedding_text,
     open_embedder,
 )
-from papertrail.local_model import LocalEmbedder, ModelFileError, packaged_file
+from papertrail.local_model import LocalEmbedder, LocalModel, ModelFileError, packaged_file
 from tests.conftest import FIXTURES
 from tests.fake_openai import corpus_lines
 from tests.matcher.corpus import read_lines
@@ -89,6 +89,20 @@ async def test_bad_input_gets_a_vector_or_a_clear_failure(embedder: LocalEmbedde
     )
     assert [o.failure for o in outcomes] == [NOTHING_TO_EMBED, None, None, None, None, None, NOTHING_TO_EMBED]
     assert np.allclose(np.linalg.norm(vectors(outcomes[1:6]), axis=1), 1.0, atol=1e-5)
+
+
+async def test_a_text_the_model_cannot_take_fails_alone() -> None:
+    """Past its 512 position embeddings the model fails for real (the settings stop EMBEDDING_MAX_TOKENS above 512;
+    here the model is built without them): the run is retried text by text, and only the long one fails."""
+    model = LocalModel(
+        packaged_file(MINILM_INT8.onnx), packaged_file(MINILM_INT8.tokenizer), dimensions=384, max_tokens=600
+    )
+    embedder = LocalEmbedder(model, EmbeddingSettings(embedding_batch_size=8))
+    line = corpus_lines()[0]
+    outcomes = await embedder.embed([line["title"], " ".join(["word"] * 580), line["summary"][:300]])
+    await embedder.close()
+    assert outcomes[0].vector is not None and outcomes[2].vector is not None
+    assert outcomes[1].vector is None and outcomes[1].failure and outcomes[1].failure.startswith("local model failed:")
 
 
 async def test_the_event_loop_keeps_running_while_the_model_works(embedder: LocalEmbedder) -> None:
