@@ -118,7 +118,7 @@ class EmbeddingSettings(BaseSettings):
         0,
         ge=0,
         le=2048,
-        description="texts per model run (local: each text of 256 tokens in a run holds ~35 MiB more, and 1 or 2 a "
+        description="texts per model run (local: each text of 256 tokens in a run holds ~36 MiB more, and 1 or 2 a "
         "run costs the least CPU here) or per request (openai); 0: the backend's own, local 2, openai 64",
     )
     embedding_threads: int = Field(
