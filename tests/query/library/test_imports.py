@@ -201,3 +201,25 @@ def test_entries_are_resolved_in_batches_with_one_question_each() -> None:
     resolutions = asyncio.run(resolve_entries(entries, finder, batch=100))
     assert len(finder.asked) == -(-len(entries) // 100)
     assert all(r.status == "resolved" for r in resolutions)
+
+
+def test_ids_are_found_where_each_exporter_writes_them() -> None:
+    """Google Scholar's `journal = {arXiv preprint arXiv:…}`, DBLP's `volume = {abs/…}`, biblatex's `eprinttype`,
+    Mendeley's `arxivId`, the Anthology's old home on aclweb.org; an eprint of another archive is no arXiv id."""
+    text = r"""
+@article{scholar, title={A}, author={Maharana, Adyasha}, journal={arXiv preprint arXiv:2402.17753}, year={2024}}
+@article{dblp, title={B}, author={Vaswani, Ashish}, journal={CoRR}, volume={abs/1706.03762}, year={2017}}
+@online{biblatex, title={C}, author={Doe, Jane}, eprint={2401.12345v2}, eprinttype={arxiv}}
+@article{mendeley, title={D}, author={Roe, Rich}, arxivId={hep-th/9901001}}
+@inproceedings{aclweb, title={E}, author={Poe, Pat}, url={https://www.aclweb.org/anthology/P19-1001.pdf}}
+@article{pubmed, title={F}, author={Low, Lee}, eprint={31234567}, eprinttype={pubmed}}
+"""
+    entries = {e.label: e for e in read_library(text, "bibtex")}
+    assert {label: ids(lookup_keys(e)) for label, e in entries.items()} == {
+        "scholar": [("ids.arxiv", "2402.17753")],
+        "dblp": [("ids.arxiv", "1706.03762")],
+        "biblatex": [("ids.arxiv", "2401.12345")],
+        "mendeley": [("ids.arxiv", "hep-th/9901001")],
+        "aclweb": [("ids.acl", "P19-1001")],
+        "pubmed": [],
+    }
