@@ -169,13 +169,24 @@ class StaticMembershipBroker(KafkaBroker):
     the same name takes its place, partitions and committed offsets at once. A graceful stop still leaves the
     group (aiokafka skips LeaveGroup for static members), so on scale-down the partitions move without waiting
     for the session timeout.
+
+    Each grouped subscriber needs a group of its own: two consumers of one service in one group (on different
+    topics) rebalance each other whenever either joins or leaves, and a batch the other handled meanwhile is
+    refused its commit (CommitFailedError, "the group has already rebalanced") and handled again. In the query
+    service, the papers consumer joining at start did that to the harvest-status consumer when statuses waited.
     """
 
     instance_id: str = ""
 
     def subscriber(self, *topics: Any, **options: Any) -> Any:
-        if options.get("group_id") and options.get("group_instance_id") is None:
-            options["group_instance_id"] = static_member_id(self.instance_id, topics)
+        group = options.get("group_id")
+        if group:
+            taken = [t for s in self.subscribers if getattr(s, "group_id", None) == group for t in s.topic_names]  # type: ignore[attr-defined]
+            if taken:
+                raise ValueError(f"consumer group {group} already has a subscriber (on {', '.join(taken)}): "
+                                 f"give the subscriber of {', '.join(topics)} a group of its own")  # fmt: skip
+            if options.get("group_instance_id") is None:
+                options["group_instance_id"] = static_member_id(self.instance_id, topics)
         return super().subscriber(*topics, **options)
 
     async def stop(
