@@ -152,12 +152,13 @@ def broker_options(settings: InfraSettings, service: str) -> dict[str, Any]:
         "request_timeout_ms": 30_000,
         "graceful_timeout": 15.0,
         "logger": logging.getLogger(f"papertrail.{service}.broker"),
+        "log_level": logging.DEBUG,  # FastStream's "Received" / "Processed" of each message: shown by LOG_LEVEL=DEBUG
     }
 
 
 def static_member_id(instance_id: str, topics: Sequence[str]) -> str:
     """The group.instance.id of one grouped subscriber: the instance, then its topics. A service may have several
-    subscribers in one group (the query service has three), each its own consumer, so each needs its own name."""
+    grouped subscribers, each its own consumer, so each needs its own name."""
     return "-".join([instance_id, *topics])
 
 

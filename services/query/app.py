@@ -40,7 +40,7 @@ from services.query.web import mount_web
 
 SERVICE = "query"
 settings = load_settings(QuerySettings, SERVICE)
-log = configure_logging(SERVICE, settings.log_level)
+log = configure_logging(SERVICE, settings)
 broker = make_broker(settings, SERVICE)
 readiness = Readiness()
 follow_changes = broker.publisher(topics.FOLLOWS_CHANGED, schema=FollowChanged, description="follow changes")
