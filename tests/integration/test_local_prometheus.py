@@ -16,6 +16,7 @@ import pytest
 import yaml  # type: ignore[import-untyped]
 
 from papertrail import monitoring, stack
+from papertrail.settings import InfraSettings
 from schemas import topics
 from services.harvester.oai import parse_oai_page
 from tests.conftest import FIXTURES, Servers, stack_on_free_ports, wait_until
@@ -38,6 +39,7 @@ GRAFANA_INTERVALS = {"$__rate_interval": "1m", "$__interval": "1m", "$__range": 
 
 @dataclass
 class Run:
+    stack: stack.StackSettings
     prometheus: str
     pipeline: Pipeline
     started: float
@@ -86,7 +88,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             wait_until(lambda: _harvested_while_scraped(prometheus), timeout=60, what="a harvest run while scraped")
             finished = time.time()
             wait_until(lambda: _scraped_since(prometheus, finished + 2), timeout=30, what="scrapes after the run")
-            yield Run(prometheus, pipeline, started, time.time())
+            yield Run(settings, prometheus, pipeline, started, time.time())
     finally:
         stack.down(settings, log=lambda line: None)
 
@@ -243,3 +245,32 @@ def test_the_services_logs_carry_no_per_message_or_third_party_chatter(run: Run)
         ]
         assert not chatter, chatter[:3]
         assert not [e for e in events if "CommitFailedError" in e["message"] or "OffsetCommit failed" in e["message"]]
+
+
+def test_papertrail_run_points_the_stacks_prometheus_at_its_ports_only_when_it_uses_the_stack(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`papertrail run --port-offset N` on the local stack: Prometheus scrapes the ports it gave the services;
+    services on other servers (a test's) leave the stack's targets alone."""
+    for name in ("dir", "host", "kafka_port", "prometheus_port"):
+        monkeypatch.setenv(f"STACK_{name.upper()}", str(getattr(run.stack, name)))
+    targets = run.stack.dir / "prometheus" / "targets"
+    elsewhere = InfraSettings(kafka_bootstrap_servers="127.0.0.1:1")
+    assert monitoring.follow_run(elsewhere, {"query": 1}) is None
+    assert json.loads((targets / "query.json").read_text()) == [
+        {"targets": [f"127.0.0.1:{run.pipeline.ports['query']}"]}
+    ]
+
+    on_the_stack = InfraSettings(kafka_bootstrap_servers=run.stack.environment()["KAFKA_BOOTSTRAP_SERVERS"])
+    offset_ports = {name: port + 1 for name, port in run.pipeline.ports.items()}
+    try:
+        assert monitoring.follow_run(on_the_stack, offset_ports) == run.prometheus
+
+        def scraping_the_new_ports() -> bool:
+            targets = prometheus_api(run.prometheus, "targets")["activeTargets"]
+            urls = {t["labels"]["job"]: t["scrapeUrl"] for t in targets}
+            return all(urls[name] == f"http://127.0.0.1:{port}/metrics" for name, port in offset_ports.items())
+
+        wait_until(scraping_the_new_ports, timeout=30, what="Prometheus to take the new targets")
+    finally:
+        monitoring.write_targets(run.stack, run.pipeline.ports)
