@@ -3,9 +3,9 @@
 A child that exits is started again after a pause that doubles with each exit in a row (1 s, 2 s, 4 s … at most
 30 s) while the others keep working; a run that lasted `stable_after_s` resets the count. A service that keeps
 dying soon after its start (bad settings, a dependency it cannot use) is given up after `give_up_after` such exits:
-the supervisor names it, shows its last lines, stops the others and exits 1. Ctrl-C or SIGTERM stops the children
-one by one in `stop_order` (each in its own process group, so a terminal's Ctrl-C reaches the supervisor only) and
-exits 0.
+the supervisor names it, shows its last lines, stops the others and exits 1. Ctrl-C, SIGTERM or a closed terminal
+(SIGHUP) stops the children one by one in `stop_order` (each in its own process group, so a terminal's Ctrl-C
+reaches the supervisor only) and exits 0.
 
 The children always log JSON lines; the supervisor writes them out as they came (LOG_FORMAT=json, or auto off a
 terminal) or as one readable line each (text, or auto on a terminal), so both outputs stay one format throughout.
@@ -94,8 +94,11 @@ class Output:
         else:
             line = text_line(entry, self.colour)
         with self.lock:
-            self.stream.write("\n".join([line, *below]) + "\n")
-            self.stream.flush()
+            try:
+                self.stream.write("\n".join([line, *below]) + "\n")
+                self.stream.flush()
+            except OSError:
+                pass  # the terminal closed (SIGHUP stops the supervisor): the children must still be stopped
 
 
 def _now() -> str:
@@ -257,8 +260,8 @@ def run_supervised(
     supervisor = Supervisor(
         children, output, stop_order=stop_order, ready_note=ready_note, ready_timeout_s=ready_timeout_s
     )
-    signal.signal(signal.SIGTERM, supervisor.stop)
-    signal.signal(signal.SIGINT, supervisor.stop)
+    for stop_signal in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # SIGHUP: its terminal closed
+        signal.signal(stop_signal, supervisor.stop)
     return supervisor.run()
 
 

@@ -5,14 +5,18 @@ import io
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
+
 from papertrail.supervisor import Child, Output, RestartPolicy, Supervisor
 from tests.conftest import wait_until
+from tests.integration.services import ROOT
 
 FAST = RestartPolicy(first_delay_s=0.2, max_delay_s=0.8, stable_after_s=5, give_up_after=4)
 
@@ -130,3 +134,30 @@ def test_text_output_is_one_readable_line_per_event_and_other_output_is_kept() -
     assert lines[0].split(maxsplit=1)[1] == "summarizer WARNING  budget spent  tokens=5"
     assert lines[1].split(maxsplit=1)[1].split() == ["summarizer", "Traceback", "(most", "recent", "call", "last):"]
     assert lines[2].split(maxsplit=3)[1:3] == ["papertrail", "WARNING"]
+
+
+SUPERVISING = """
+import json, os, sys
+from papertrail.supervisor import Child, Output, run_supervised
+children = [Child(name, [sys.executable, "-u", "-c", sys.argv[1] %% {"name": name}], dict(os.environ))
+            for name in ("normalizer", "query")]
+sys.exit(run_supervised(children, Output("json", sys.stdout), ["normalizer", "query"], "", 60))
+"""
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_ctrl_c_sigterm_and_a_closed_terminal_stop_the_children_in_order_and_exit_0(stop_signal: int) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-c", SUPERVISING % {}, SERVING], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    lines: list[str] = []
+    threading.Thread(target=lambda: lines.extend(iter(process.stdout.readline, "")), daemon=True).start()  # type: ignore[union-attr]
+    try:
+        wait_until(lambda: any("all services ready" in line for line in lines), timeout=60, what="ready")
+        process.send_signal(stop_signal)
+        assert process.wait(timeout=60) == 0
+    finally:
+        process.kill()
+    events = [json.loads(line) for line in lines]
+    assert [e["service"] for e in events if e["message"] == "stopping"] == ["normalizer", "query"]
+    assert events[-1]["message"] == "all services stopped; restarts: none"
