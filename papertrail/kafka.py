@@ -152,12 +152,13 @@ def broker_options(settings: InfraSettings, service: str) -> dict[str, Any]:
         "request_timeout_ms": 30_000,
         "graceful_timeout": 15.0,
         "logger": logging.getLogger(f"papertrail.{service}.broker"),
+        "log_level": logging.DEBUG,  # FastStream's "Received" / "Processed" of each message: shown by LOG_LEVEL=DEBUG
     }
 
 
 def static_member_id(instance_id: str, topics: Sequence[str]) -> str:
     """The group.instance.id of one grouped subscriber: the instance, then its topics. A service may have several
-    subscribers in one group (the query service has three), each its own consumer, so each needs its own name."""
+    grouped subscribers, each its own consumer, so each needs its own name."""
     return "-".join([instance_id, *topics])
 
 
@@ -169,13 +170,24 @@ class StaticMembershipBroker(KafkaBroker):
     the same name takes its place, partitions and committed offsets at once. A graceful stop still leaves the
     group (aiokafka skips LeaveGroup for static members), so on scale-down the partitions move without waiting
     for the session timeout.
+
+    Each grouped subscriber needs a group of its own: two consumers of one service in one group (on different
+    topics) rebalance each other whenever either joins or leaves, and a batch the other handled meanwhile is
+    refused its commit (CommitFailedError, "the group has already rebalanced") and handled again. In the query
+    service, the papers consumer joining at start did that to the harvest-status consumer when statuses waited.
     """
 
     instance_id: str = ""
 
     def subscriber(self, *topics: Any, **options: Any) -> Any:
-        if options.get("group_id") and options.get("group_instance_id") is None:
-            options["group_instance_id"] = static_member_id(self.instance_id, topics)
+        group = options.get("group_id")
+        if group:
+            taken = [t for s in self.subscribers if getattr(s, "group_id", None) == group for t in s.topic_names]  # type: ignore[attr-defined]
+            if taken:
+                raise ValueError(f"consumer group {group} already has a subscriber (on {', '.join(taken)}): "
+                                 f"give the subscriber of {', '.join(topics)} a group of its own")  # fmt: skip
+            if options.get("group_instance_id") is None:
+                options["group_instance_id"] = static_member_id(self.instance_id, topics)
         return super().subscriber(*topics, **options)
 
     async def stop(

@@ -64,10 +64,12 @@ def free_port() -> int:
     raise AssertionError("no free port below the ephemeral range")
 
 
-def stack_on_free_ports(folder: Path, **settings: Any) -> StackSettings:
-    """Settings of a local stack of its own: data under `folder`, every server on a free port."""
+def stack_on_free_ports(folder: Path, monitoring: bool = False, **settings: Any) -> StackSettings:
+    """Settings of a local stack of its own: data under `folder`, every server on a free port; Prometheus and
+    Alertmanager only when asked."""
     ports = {"kafka_port": free_port(), "mongodb_port": free_port(), "meili_port": free_port()}
-    return StackSettings(dir=folder, **(ports | settings))
+    ports |= {"prometheus_port": free_port(), "alertmanager_port": free_port()}
+    return StackSettings(dir=folder, monitoring=monitoring, **(ports | settings))
 
 
 class GiveUp(Exception):

@@ -22,7 +22,7 @@ from services.harvester.store import HarvestStore
 
 SERVICE = "harvester"
 settings = load_settings(HarvesterSettings, SERVICE)
-log = configure_logging(SERVICE, settings.log_level)
+log = configure_logging(SERVICE, settings)
 broker = make_broker(settings, SERVICE)
 readiness = Readiness()
 

@@ -40,7 +40,7 @@ from services.matcher.store import MatchStore
 
 SERVICE = "matcher"
 settings = load_settings(MatcherSettings, SERVICE)
-log = configure_logging(SERVICE, settings.log_level)
+log = configure_logging(SERVICE, settings)
 broker = make_broker(settings, SERVICE)
 readiness = Readiness()
 

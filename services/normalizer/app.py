@@ -27,7 +27,7 @@ from services.normalizer.store import PaperStore
 
 SERVICE = "normalizer"
 settings = load_settings(NormalizerSettings, SERVICE)
-log = configure_logging(SERVICE, settings.log_level)
+log = configure_logging(SERVICE, settings)
 broker = make_broker(settings, SERVICE)
 readiness = Readiness()
 AI_CATEGORIES = frozenset(settings.ai_categories)

@@ -34,7 +34,7 @@ from services.summarizer.summarizing import Summarizer
 
 SERVICE = "summarizer"
 settings = load_settings(SummarizerSettings, SERVICE)
-log = configure_logging(SERVICE, settings.log_level)
+log = configure_logging(SERVICE, settings)
 broker = make_broker(settings, SERVICE)
 readiness = Readiness()
 
