@@ -9,7 +9,8 @@ export UV_PYTHON_DOWNLOADS := never
 .PHONY: install system-deps run demo stack-up stack-down test test-fast lint schemas clean
 
 # Debian packages some tests drive: Chromium and a Chinese font (browser tests and their screenshots),
-# promtool (alert rules, metrics), kcat (an outside Kafka client). Installed when missing; a test whose tool is still missing is skipped with the reason.
+# Prometheus with promtool (alert rules, metrics; the local stack's Prometheus) and Alertmanager, kcat (an outside
+# Kafka client). Installed when missing; a test whose tool is still missing is skipped with the reason.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 $(UV):
@@ -24,6 +25,7 @@ system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v promtool >/dev/null || missing="$$missing prometheus"; \
+	command -v prometheus-alertmanager >/dev/null || missing="$$missing prometheus-alertmanager"; \
 	command -v kcat >/dev/null || missing="$$missing kcat"; \
 	fc-list 2>/dev/null | grep -qi wqy || missing="$$missing fonts-wqy-microhei"; \
 	if [ -n "$$missing" ]; then \

@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError, for_code
 from faststream import AckPolicy
 from faststream.exceptions import FastStreamException
 from faststream.kafka import KafkaBroker
@@ -30,6 +30,11 @@ M = TypeVar("M", bound=BaseModel)
 RETRY_DELAY_S = 1.0
 # The producer refuses values above 1 MB (max_request_size); a dead letter keeps at most this much of the original.
 DLQ_MAX_VALUE_BYTES = 512 * 1024
+
+
+class TopicsNotCreated(Exception):
+    """The broker refused to create a topic the service needs (too few brokers for the replication factor, a
+    topic policy, no permission)."""
 
 
 class UnprocessableMessage(Exception):
@@ -149,12 +154,13 @@ def broker_options(settings: InfraSettings, service: str) -> dict[str, Any]:
         "request_timeout_ms": 30_000,
         "graceful_timeout": 15.0,
         "logger": logging.getLogger(f"papertrail.{service}.broker"),
+        "log_level": logging.DEBUG,  # FastStream's "Received" / "Processed" of each message: shown by LOG_LEVEL=DEBUG
     }
 
 
 def static_member_id(instance_id: str, topics: Sequence[str]) -> str:
     """The group.instance.id of one grouped subscriber: the instance, then its topics. A service may have several
-    subscribers in one group (the query service has three), each its own consumer, so each needs its own name."""
+    grouped subscribers, each its own consumer, so each needs its own name."""
     return "-".join([instance_id, *topics])
 
 
@@ -166,14 +172,25 @@ class StaticMembershipBroker(KafkaBroker):
     the same name takes its place, partitions and committed offsets at once. A graceful stop still leaves the
     group (aiokafka skips LeaveGroup for static members), so on scale-down the partitions move without waiting
     for the session timeout.
+
+    Each grouped subscriber needs a group of its own: two consumers of one service in one group (on different
+    topics) rebalance each other whenever either joins or leaves, and a batch the other handled meanwhile is
+    refused its commit (CommitFailedError, "the group has already rebalanced") and handled again. In the query
+    service, the papers consumer joining at start did that to the harvest-status consumer when statuses waited.
     """
 
     instance_id: str = ""
     dead_letters: DeadLetterPolicy  # the policy its middleware applies; handlers park single records of a batch with it
 
     def subscriber(self, *topics: Any, **options: Any) -> Any:
-        if options.get("group_id") and options.get("group_instance_id") is None:
-            options["group_instance_id"] = static_member_id(self.instance_id, topics)
+        group = options.get("group_id")
+        if group:
+            taken = [t for s in self.subscribers if getattr(s, "group_id", None) == group for t in s.topic_names]  # type: ignore[attr-defined]
+            if taken:
+                raise ValueError(f"consumer group {group} already has a subscriber (on {', '.join(taken)}): "
+                                 f"give the subscriber of {', '.join(topics)} a group of its own")  # fmt: skip
+            if options.get("group_instance_id") is None:
+                options["group_instance_id"] = static_member_id(self.instance_id, topics)
         return super().subscriber(*topics, **options)
 
     async def stop(
@@ -244,17 +261,37 @@ async def ensure_topics(settings: InfraSettings, topics: list[str]) -> None:
         existing = set(await admin.list_topics())
         wanted = [name for topic in topics for name in (topic, dead_letter_topic(topic))]
         missing = [
-            NewTopic(t, settings.topic_partitions, 1, topic_configs=topic_configs(settings, t))
+            NewTopic(
+                t,
+                settings.topic_partitions,
+                settings.topic_replication_factor,
+                topic_configs=topic_configs(settings, t),
+            )
             for t in dict.fromkeys(wanted)
             if t not in existing
         ]
         if missing:
-            try:
-                await admin.create_topics(missing)
-            except TopicAlreadyExistsError:
-                pass  # another instance created it between our list and create
+            # aiokafka returns a refusal per topic in the response instead of raising it
+            refused = refused_topics((await admin.create_topics(missing)).topic_errors)
+            if refused:
+                raise TopicsNotCreated(
+                    f"the broker refused to create {'; '.join(refused)} (TOPIC_PARTITIONS="
+                    f"{settings.topic_partitions}, TOPIC_REPLICATION_FACTOR={settings.topic_replication_factor})"
+                )
     finally:
         await admin.close()
+
+
+def refused_topics(topic_errors: Sequence[tuple[Any, ...]]) -> list[str]:
+    """`topic: ErrorName: message` for each topic of a CreateTopics response the broker refused for good. Not
+    refusals: a topic that exists already (another instance created it between our list and create), and a
+    retriable error (the request timed out, the controller moved), after which Kafka usually creates it anyway."""
+    refused = []
+    for topic, code, *message in topic_errors:
+        error = for_code(code)
+        if code and error is not TopicAlreadyExistsError and not error.retriable:
+            refused.append(f"{topic}: {error.__name__}: {message[0] if message and message[0] else error.description}")
+    return refused
 
 
 def retention_ms(settings: InfraSettings, topic: str) -> int:

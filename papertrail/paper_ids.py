@@ -1,7 +1,12 @@
-"""The forms of the ids papers carry (arXiv ids, DOIs, ACL Anthology ids), shared by the harvester, the
-normalizer's parsers and the query service's id lookup. Pure."""
+"""The forms of the ids papers carry (arXiv ids, DOIs, ACL Anthology ids) and the title + first-author fingerprint
+a paper without a shared id is known by, shared by the harvester, the normalizer and the query service's id lookup
+and library import. Pure."""
 
+import hashlib
 import re
+
+from papertrail.names import surname_key
+from papertrail.text import title_key
 
 ARXIV_NEW_ID = re.compile(r"^\d{4}\.\d{4,5}$")  # 2401.12345, since April 2007
 ARXIV_OLD_ID = re.compile(r"^[a-z\-]+(\.[A-Z]{2})?/\d{7}$")  # hep-th/9901001, math.GT/0309136
@@ -26,3 +31,16 @@ def anthology_id(collection: str, volume: str, paper: str) -> str:
     if collection.startswith("W") or collection == "C69":
         return f"{collection}-{int(volume):02d}{int(paper):02d}"
     return f"{collection}-{int(volume):01d}{int(paper):03d}"
+
+
+# Which fingerprint() the stored papers' fingerprints were computed by; bump it whenever fingerprint() changes,
+# and the normalizer's next start gives every paper stored before the fingerprints of the new one.
+# 2: LaTeX markup folded in titles, the first author cut to the last word of the family name and the initial.
+FINGERPRINT_SCHEME = 2
+
+
+def fingerprint(title: str, first_author_key: str | None) -> str:
+    """Folded title (LaTeX, HTML and punctuation folded) + the first author's surname key: what a record with no
+    shared id joins a paper by, and what a library entry with no id is found by."""
+    basis = f"{title_key(title)}|{surname_key(first_author_key or '')}"
+    return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]

@@ -255,7 +255,7 @@ def service_app(
 def serve(service: str, create_app: Callable[[S], Any], settings: S, port: int, needs: Sequence[str]) -> None:
     """Log as JSON lines, preflight the dependencies, then build the app from the settings and serve it until
     SIGINT/SIGTERM."""
-    configure_logging(service, settings.log_level)
+    configure_logging(service, settings)
     fetch_pacing.install()  # idle consumers must not spin on a broker that answers empty fetches at once
     try:
         asyncio.run(preflight(settings, needs))

@@ -2,7 +2,7 @@
 
 import re
 import socket
-from typing import Annotated
+from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, Field, SecretStr, field_validator
@@ -15,6 +15,13 @@ def _iana_zone(value: str) -> str:
     except (ZoneInfoNotFoundError, ValueError) as error:
         raise ValueError(f"{value!r} is not an IANA time zone such as Asia/Shanghai") from error
     return value
+
+
+def _level_name(value: str, logger: str = "") -> str:
+    level = value.upper()
+    if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
+        raise ValueError(f"{logger + ': ' if logger else ''}must be DEBUG, INFO, WARNING or ERROR")
+    return level
 
 
 _INSTANCE_ID = re.compile(r"[A-Za-z0-9._-]{1,100}")
@@ -39,6 +46,13 @@ class InfraSettings(BaseSettings):
         "only for brokers that do not grant producer ids, such as Tansu's memory store (STACK_KAFKA_BROKER=tansu)",
     )
     topic_partitions: int = Field(6, ge=1, le=1024, description="partitions of each topic created at start")
+    topic_replication_factor: int = Field(
+        1,
+        ge=1,
+        le=32,
+        description="copies of each partition of a topic created at start: 1 for a single broker (compose, the "
+        "local stack); 3 on a cluster of three or more brokers, so that losing one loses no event",
+    )
     topic_retention_hours: float = Field(
         168,
         gt=0,
@@ -50,7 +64,18 @@ class InfraSettings(BaseSettings):
         720, gt=0, description="how long a dead-letter topic created at start keeps messages for an operator"
     )
     startup_timeout_s: float = Field(15.0, gt=0, description="how long to wait for a dependency at start")
-    log_level: str = Field("INFO", description="DEBUG, INFO, WARNING or ERROR")
+    log_level: str = Field("INFO", description="DEBUG, INFO, WARNING or ERROR: PaperTrail's own log (DEBUG adds a line "
+                           "per message handled)")  # fmt: skip
+    log_format: Literal["auto", "json", "text"] = Field(
+        "auto",
+        description="json: one JSON object per line; text: one readable line per event (time, service, level, "
+        "message, key=value fields); auto: text on a terminal, JSON anywhere else",
+    )
+    log_levels: dict[str, str] = Field(
+        default_factory=dict,
+        description="levels of other libraries' loggers, which log warnings and errors only: e.g. "
+        '{"aiokafka": "INFO", "httpx2": "INFO", "uvicorn": "INFO"}',
+    )
     http_host: str = Field("127.0.0.1", description="address the service's HTTP server binds")
     instance_id: str = Field(
         "",
@@ -61,10 +86,12 @@ class InfraSettings(BaseSettings):
     @field_validator("log_level")
     @classmethod
     def _known_level(cls, value: str) -> str:
-        level = value.upper()
-        if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
-            raise ValueError("must be DEBUG, INFO, WARNING or ERROR")
-        return level
+        return _level_name(value)
+
+    @field_validator("log_levels")
+    @classmethod
+    def _known_levels(cls, value: dict[str, str]) -> dict[str, str]:
+        return {logger: _level_name(level, logger) for logger, level in value.items()}
 
     @field_validator("instance_id")
     @classmethod

@@ -4,13 +4,7 @@ services (it imports their operator commands); no service imports it."""
 import argparse
 import os
 import runpy
-import signal
-import subprocess
 import sys
-import threading
-import time
-import urllib.request
-from typing import IO
 
 SERVICES = ("harvester", "normalizer", "summarizer", "matcher", "query")
 
@@ -27,80 +21,24 @@ def service_port(name: str) -> int:
     return int(settings_class(name).model_fields["http_port"].default)
 
 
-def _pump(name: str, stream: IO[bytes], width: int) -> None:
-    for line in iter(stream.readline, b""):
-        sys.stdout.write(f"{name:<{width}} | {line.decode('utf-8', 'replace')}")
-        sys.stdout.flush()
-
-
 def run_all(ready_timeout_s: float = 60, port_offset: int = 0) -> int:
-    """Run the five services as child processes, logs prefixed by service; Ctrl-C or SIGTERM stops all."""
-    width = max(map(len, SERVICES))
-    children: dict[str, subprocess.Popen[bytes]] = {}
-    stopping = threading.Event()
+    """Run the five services under the supervisor (papertrail_tools/supervisor.py): one log stream, a service that dies
+    restarted with backoff; Ctrl-C or SIGTERM stops them upstream first (the harvester first, the query API last)."""
+    from papertrail.logs import resolved_format
+    from papertrail.service import load_settings
+    from papertrail.settings import InfraSettings
+    from papertrail_tools import monitoring
+    from papertrail_tools.supervisor import Output, run_supervised, service_child
 
-    def stop(*_: object) -> None:
-        stopping.set()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    for name in SERVICES:
-        env = {**os.environ, "HTTP_PORT": str(service_port(name) + port_offset)}
-        child = subprocess.Popen(
-            [sys.executable, "-m", "papertrail", name],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
-        children[name] = child
-        threading.Thread(target=_pump, args=(name, child.stdout, width), daemon=True).start()
-
-    started = time.monotonic()
-    waiting = set(SERVICES)
-    code = 0
-    while not stopping.is_set():
-        for name in list(waiting):
-            if _ready(service_port(name) + port_offset):
-                waiting.discard(name)
-                if not waiting:
-                    print(
-                        f"{'papertrail':<{width}} | all services ready in {time.monotonic() - started:.1f}s; "
-                        f"query API: http://127.0.0.1:{service_port('query') + port_offset}/ (docs at /docs)",
-                        flush=True,
-                    )
-        if waiting and time.monotonic() - started > ready_timeout_s:
-            print(
-                f"{'papertrail':<{width}} | not ready after {ready_timeout_s:g}s: {', '.join(sorted(waiting))}",
-                flush=True,
-            )
-            ready_timeout_s = float("inf")
-        dead = [n for n, c in children.items() if c.poll() is not None]
-        if dead:
-            print(f"{'papertrail':<{width}} | {', '.join(dead)} exited; stopping the others", flush=True)
-            code = 1
-            break
-        stopping.wait(0.5)
-
-    for child in children.values():
-        if child.poll() is None:
-            child.terminate()
-    deadline = time.monotonic() + 20
-    for child in children.values():
-        try:
-            child.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-    return code
-
-
-def _ready(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as response:
-            return response.status == 200
-    except Exception:
-        return False
+    settings = load_settings(InfraSettings, "run")  # LOG_FORMAT, and a bad shared setting named once, not five times
+    ports = {name: service_port(name) + port_offset for name in SERVICES}
+    children = [service_child(name, port, os.environ) for name, port in ports.items()]
+    note = f"query API: http://127.0.0.1:{ports['query']}/ (docs at /docs)"
+    prometheus = monitoring.follow_run(settings, ports)
+    if prometheus:
+        note += f"; Prometheus: {prometheus}"
+    output = Output(resolved_format(settings.log_format, sys.stdout), sys.stdout)
+    return run_supervised(children, output, list(SERVICES), note, ready_timeout_s)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -108,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     for name in SERVICES:
         commands.add_parser(name, help=f"run the {name} service")
-    run = commands.add_parser("run", help="run all five services together (logs prefixed, Ctrl-C stops all)")
+    run = commands.add_parser("run", help="run all five services (one log stream, restarted if one dies, Ctrl-C stops)")
     run.add_argument("--stack", action="store_true", help="start the local stack first")
     run.add_argument("--port-offset", type=int, default=0, help="add this to every service's default HTTP port")
     stack = commands.add_parser("stack", help="the local Kafka / MongoDB / Meilisearch servers")

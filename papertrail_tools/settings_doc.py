@@ -35,10 +35,14 @@ def _default(field: FieldInfo) -> str:
     return f"`{value}`"
 
 
+def variable_name(name: str, field: FieldInfo) -> str:
+    """The environment variable a setting is read from."""
+    return (field.validation_alias if isinstance(field.validation_alias, str) else name).upper()
+
+
 def _rows(fields: dict[str, FieldInfo]) -> list[str]:
     return [
-        f"| `{(field.validation_alias if isinstance(field.validation_alias, str) else name).upper()}` | "
-        f"{_default(field)} | {(field.description or '').replace('|', '/')} |"
+        f"| `{variable_name(name, field)}` | {_default(field)} | {(field.description or '').replace('|', '/')} |"
         for name, field in fields.items()
     ]
 

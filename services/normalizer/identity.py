@@ -10,12 +10,10 @@ ORCID / source ids accumulate; a code, data, model, demo or project link found i
 fills only a kind no source's own field gives.
 """
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
-from papertrail.names import surname_key
-from papertrail.text import title_key
+from papertrail.paper_ids import fingerprint
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, VersionKind
 from services.normalizer.links import found_links
@@ -49,17 +47,6 @@ def canonical_id(ids: PaperIds) -> str:
     if ids.dois:
         return f"doi:{ids.dois[0]}"
     raise ValueError("record has no arXiv id, ACL id or DOI")
-
-
-# Which fingerprint() the stored papers' fingerprints were computed by; bump it whenever fingerprint() changes,
-# and the normalizer's next start gives every paper stored before the fingerprints of the new one (store.py).
-# 2: LaTeX markup folded in titles, the first author cut to the last word of the family name and the initial.
-FINGERPRINT_SCHEME = 2
-
-
-def fingerprint(title: str, first_author_key: str | None) -> str:
-    basis = f"{title_key(title)}|{surname_key(first_author_key or '')}"
-    return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
 
 
 def record_fingerprint(record: ParsedRecord) -> str:

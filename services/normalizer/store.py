@@ -22,8 +22,9 @@ from pymongo.errors import BulkWriteError
 
 from papertrail.collections import PAPER_VERSIONS, PAPERS, SOURCE_RECORDS
 from papertrail.mongo import DUPLICATE_KEY, ensure_index, insert_else_update
+from papertrail.paper_ids import FINGERPRINT_SCHEME, fingerprint
 from schemas.paper import Paper, PaperIds, PaperVersion
-from services.normalizer.identity import FINGERPRINT_SCHEME, fingerprint, record_fingerprint
+from services.normalizer.identity import record_fingerprint
 from services.normalizer.parsers import READING
 from services.normalizer.parsers.acl import FRONT_MATTER_ID
 from services.normalizer.plan import Draft

@@ -43,7 +43,8 @@ def create_app(settings: QuerySettings) -> FastAPI:
     broker.subscriber(topics.PAPERS_ENRICHED, **indexing)(on_papers_enriched)
     # a group of its own, so withdrawals never rebalance the papers consumer (docs/events.md)
     broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))(on_paper_withdrawn)
-    broker.subscriber(topics.HARVEST_STATUS, **consumer_options(SERVICE))(on_harvest_status)
+    # a group of its own too: in the papers group, the papers consumer joining at start failed its commits
+    broker.subscriber(topics.HARVEST_STATUS, **consumer_options(f"{SERVICE}-status"))(on_harvest_status)
     readiness = Readiness()
 
     @asynccontextmanager

@@ -1,20 +1,18 @@
 """The OpenAI-compatible endpoint: one summary per paper, retried on 429/5xx/timeouts, repaired once, measured."""
 
 import asyncio
-import email.utils
 import logging
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import openai
-import stamina
 from openai import AsyncOpenAI
 
+from papertrail.endpoint import error_kind, estimated_cost, is_unavailable, unavailable_reason, with_retries
+from papertrail.endpoint import retry_after_seconds as retry_after_seconds
 from schemas.paper import Paper
 from services.summarizer.metrics import CALL_SECONDS, COST, FAILURES, MODEL_CALLS, TOKENS
-from services.summarizer.policy import estimated_cost
 from services.summarizer.prompt import (
     InvalidAnswer,
     SummaryAnswer,
@@ -26,43 +24,6 @@ from services.summarizer.prompt import (
 from services.summarizer.settings import SummarizerSettings
 
 log = logging.getLogger("papertrail.summarizer.model")
-
-# Status codes that mean "the key or endpoint is misconfigured": worth waiting for an operator, not failing.
-_UNAVAILABLE_STATUSES = frozenset({401, 403, 404})
-
-
-def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
-    """Retry-After as seconds: either a number of seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
-
-
-def error_kind(exc: BaseException) -> str:
-    if isinstance(exc, openai.APITimeoutError):
-        return "timeout"
-    if isinstance(exc, openai.APIConnectionError):
-        return "connection"
-    if isinstance(exc, openai.RateLimitError):
-        return "rate_limited"
-    if isinstance(exc, openai.APIStatusError) and exc.status_code >= 500:
-        return "server_error"
-    return "rejected"
-
-
-def _is_transient(exc: BaseException) -> bool:
-    return error_kind(exc) in {"timeout", "connection", "rate_limited", "server_error"}
 
 
 class Refused(Exception):
@@ -89,7 +50,6 @@ class SummaryModel:
         self.client = client
         self.settings = settings
         self.model = settings.openai_model
-        self._backoff_cap = settings.openai_retry_max_s
         # The concurrency limit covers requests in flight, not backoff waits: a paper waiting out a 429
         # does not hold a slot another paper could use.
         self.slots = asyncio.Semaphore(settings.summary_concurrency)
@@ -113,35 +73,22 @@ class SummaryModel:
             FAILURES.labels("refusal").inc()
             attempt.failure = f"refused: {refusal}"[:2000]
         except openai.APIError as exc:
-            kind = error_kind(exc)
-            status = getattr(exc, "status_code", None)
-            if _is_transient(exc) or status in _UNAVAILABLE_STATUSES:
+            if is_unavailable(exc):
                 FAILURES.labels("unavailable").inc()
-                attempt.unavailable = f"endpoint unavailable ({kind}{f' {status}' if status else ''}): {exc}"[:2000]
+                attempt.unavailable = unavailable_reason(exc)
             else:
+                status = getattr(exc, "status_code", None)
                 attempt.failure = f"endpoint rejected the request ({status}): {exc}"[:2000]
         return attempt
 
-    def _backoff(self, exc: Exception) -> bool | float:
-        """stamina's hook: retry transient errors; wait what Retry-After asks when the server says so."""
-        if not _is_transient(exc):
-            return False
-        response = getattr(exc, "response", None)
-        seconds = retry_after_seconds(response.headers.get("retry-after") if response is not None else None)
-        return True if seconds is None else min(seconds, self._backoff_cap)
-
     async def _complete(self, messages: list[dict[str, str]], attempt: Attempt) -> str | None:
         settings = self.settings
-        async for retry in stamina.retry_context(
-            on=self._backoff,
+        return await with_retries(
+            lambda: self._request(messages, attempt),
             attempts=settings.openai_attempts,
-            timeout=None,
-            wait_initial=settings.openai_retry_initial_s,
-            wait_max=settings.openai_retry_max_s,
-        ):
-            with retry:
-                return await self._request(messages, attempt)
-        raise AssertionError("unreachable: stamina re-raises the last error")
+            wait_initial_s=settings.openai_retry_initial_s,
+            wait_max_s=settings.openai_retry_max_s,
+        )
 
     async def _request(self, messages: list[dict[str, str]], attempt: Attempt) -> str | None:
         settings = self.settings

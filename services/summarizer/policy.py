@@ -5,6 +5,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from papertrail.endpoint import budget_day as budget_day
+from papertrail.endpoint import budget_left as budget_left
+from papertrail.endpoint import estimated_cost as estimated_cost
 from schemas.events import PaperEnriched, PaperNew, PaperNormalized
 from schemas.paper import Paper
 from schemas.summary import Institution, Summary
@@ -54,20 +57,6 @@ def decide(
     if not budget_left:
         return Decision("pending", "daily token budget spent")
     return Decision("call")
-
-
-def budget_left(tokens_used: int, daily_budget: int) -> bool:
-    """0 means unlimited; one call may overshoot the budget by its own size, never more."""
-    return daily_budget == 0 or tokens_used < daily_budget
-
-
-def budget_day(now: datetime) -> str:
-    """Budgets reset at midnight UTC."""
-    return now.strftime("%Y-%m-%d")
-
-
-def estimated_cost(tokens_in: int, tokens_out: int, price_in_per_1k: float, price_out_per_1k: float) -> float:
-    return tokens_in / 1000 * price_in_per_1k + tokens_out / 1000 * price_out_per_1k
 
 
 def summary_from_answer(answer: SummaryAnswer, *, model: str, prompt_version: str, now: datetime) -> Summary:

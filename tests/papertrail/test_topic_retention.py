@@ -1,11 +1,19 @@
-"""Topics are created with an explicit retention, dead-letter topics with a longer one, and the broker applies it."""
+"""Topics are created with an explicit retention (dead-letter topics with a longer one) and replication factor, the
+broker applies them, and a topic the broker refuses to create stops the service with the reason."""
 
 import uuid
 
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from papertrail.kafka import dead_letter_topic, ensure_topics, retention_ms, topic_configs
+from papertrail.kafka import (
+    TopicsNotCreated,
+    dead_letter_topic,
+    ensure_topics,
+    refused_topics,
+    retention_ms,
+    topic_configs,
+)
 from papertrail.settings import InfraSettings
 from tests.conftest import Servers, wait_until_async
 
@@ -17,6 +25,32 @@ def test_dead_letters_are_kept_longer_than_events() -> None:
     assert topic_configs(settings, dead_letter_topic("papers.new.v1"))["segment.ms"] == "86400000"  # rolled daily
     short = InfraSettings(topic_retention_hours=0.5)
     assert topic_configs(short, "papers.new.v1") == {"retention.ms": "1800000", "segment.ms": "1800000"}
+
+
+def test_only_real_refusals_of_a_create_topics_answer_count() -> None:
+    answer = [
+        ("created", 0, None),
+        ("raced", 36, "Topic 'raced' already exists."),  # another instance was first
+        ("slow", 7, None),  # timed out: retriable, Kafka goes on creating it
+        ("replicas", 38, "only 1 broker(s)"),
+        ("policy", 44),  # CreateTopics v0 answers carry no message
+    ]
+    assert refused_topics(answer) == [
+        "replicas: InvalidReplicationFactorError: only 1 broker(s)",
+        "policy: PolicyViolationError: Request parameters do not satisfy the configured policy.",
+    ]
+
+
+@pytest.mark.integration
+async def test_a_replication_factor_the_broker_cannot_keep_stops_the_service(servers: Servers) -> None:
+    """One broker cannot hold three copies: the service must not start on a topic it did not get (aiokafka hands
+    the broker's refusal back in the answer instead of raising it)."""
+    topic = f"replicated.{uuid.uuid4().hex[:8]}"
+    settings = InfraSettings(kafka_bootstrap_servers=servers.kafka_bootstrap_servers, topic_replication_factor=3)
+    with pytest.raises(TopicsNotCreated, match=r"InvalidReplicationFactorError.*TOPIC_REPLICATION_FACTOR=3") as refusal:
+        await ensure_topics(settings, [topic])
+    assert topic in str(refusal.value) and dead_letter_topic(topic) in str(refusal.value)
+    await ensure_topics(InfraSettings(kafka_bootstrap_servers=servers.kafka_bootstrap_servers), [topic])  # 1 is kept
 
 
 @pytest.mark.integration

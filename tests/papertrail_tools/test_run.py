@@ -1,27 +1,37 @@
-"""`papertrail run`: all five services ready, one prefixed log stream, and Ctrl-C leaves no process behind."""
+"""`papertrail run`: all five services ready in one log stream; a service killed with -9 comes back by itself while
+the others keep running and records harvested after the kill are handled; one that keeps failing at start is given
+up with its last lines; Ctrl-C stops all and leaves no process behind."""
 
+import json
 import os
+import random
 import signal
 import subprocess
 import sys
 import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 import pytest
 
 from papertrail_tools.cli import SERVICES, service_port
-from tests.conftest import Servers, free_port, wait_until
-from tests.integration.services import ROOT
+from tests.conftest import FIXTURES, GiveUp, Servers, ephemeral_port_start, wait_until
+from tests.integration.services import ROOT, papertrail_cli
 
 pytestmark = pytest.mark.integration
 
+CORPUS_LINES = FIXTURES / "summarizer" / "corpus-2026-05-05.jsonl"  # six real listing lines, imported after the kill
+
 
 def _free_offset() -> int:
-    """An offset that puts all five default ports on free ports."""
-    for _ in range(50):
-        offset = free_port() - 8000
-        if offset > 0 and all(_port_free(service_port(n) + offset) for n in SERVICES):
+    """An offset that puts all five default ports (8000-8004) on free ports below the kernel's ephemeral range:
+    a port taken from that range can be handed to some client's outgoing connection before the service binds it."""
+    for _ in range(200):
+        offset = random.randrange(2000, ephemeral_port_start() - 8000 - 10)
+        if all(_port_free(service_port(n) + offset) for n in SERVICES):
             return offset
     raise AssertionError("no free port range found")
 
@@ -33,21 +43,22 @@ def _port_free(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) != 0 and port < 65536
 
 
-def _children(pid: int) -> set[int]:
+def _services(pid: int) -> dict[str, int]:
+    """The supervisor's children by service: `python -m papertrail <service>`."""
     result = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True, check=False)
-    return {int(p) for p in result.stdout.split()}
+    found = {}
+    for child in map(int, result.stdout.split()):
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue  # gone meanwhile
+        found[command[-2].decode() if command[-1] == b"" else command[-1].decode()] = child
+    return found
 
 
-def test_run_starts_all_services_and_ctrl_c_stops_them(servers: Servers) -> None:
-    offset = _free_offset()
-    env = {
-        **os.environ,
-        **servers.environment(),
-        "MONGODB_DATABASE": f"papertrail_run_{uuid.uuid4().hex[:6]}",
-        "INDEX_NAME": f"papers_run_{uuid.uuid4().hex[:6]}",
-        "SOURCES": "[]",
-        "TOPIC_PARTITIONS": "3",
-    }
+@contextmanager
+def papertrail_run(env: dict[str, str], offset: int) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    """`papertrail run` as a real process, its output (JSON lines: not a terminal) collected as it comes."""
     process = subprocess.Popen(
         [sys.executable, "-m", "papertrail", "run", "--port-offset", str(offset)],
         cwd=ROOT,
@@ -57,25 +68,95 @@ def test_run_starts_all_services_and_ctrl_c_stops_them(servers: Servers) -> None
         text=True,
     )
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(process.stdout.readline, "")), daemon=True)  # type: ignore[union-attr]
-    reader.start()
+    threading.Thread(target=lambda: lines.extend(iter(process.stdout.readline, "")), daemon=True).start()  # type: ignore[union-attr]
     try:
-        # five Python processes importing and connecting at once on a 2-core machine: generous, not a speed test
-        wait_until(lambda: any("all services ready" in line for line in lines), timeout=180, what="all services ready")
-        children = _children(process.pid)
-        assert len(children) == len(SERVICES)
-        for name in SERVICES:
-            port = service_port(name) + offset
-            assert httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5).status_code == 200, name
-            assert any(
-                line.startswith(f"{name} ") or line.startswith(f"{name}|") or line.split("|")[0].strip() == name
-                for line in lines
-            ), f"no log line prefixed {name}"
+        yield process, lines
     finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=120)
+
+
+def _environment(servers: Servers, **extra: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        **servers.environment(),
+        "MONGODB_DATABASE": f"papertrail_run_{uuid.uuid4().hex[:6]}",
+        "INDEX_NAME": f"papers_run_{uuid.uuid4().hex[:6]}",
+        "SOURCES": "[]",
+        "TOPIC_PARTITIONS": "3",
+        **extra,
+    }
+
+
+def _events(lines: list[str]) -> list[dict]:
+    return [json.loads(line) for line in list(lines)]
+
+
+def test_run_restarts_a_killed_service_and_ctrl_c_stops_them_all(servers: Servers) -> None:
+    offset = _free_offset()
+    env = _environment(servers)
+    ports = {name: service_port(name) + offset for name in SERVICES}
+    with papertrail_run(env, offset) as (process, lines):
+        # five Python processes importing and connecting at once on a 2-core machine: generous, not a speed test
+
+        def all_ready() -> bool:
+            if process.poll() is not None:
+                raise GiveUp(f"papertrail run exited with {process.returncode}:\n{''.join(lines[-40:])}")
+            return any(e["message"].startswith("all services ready") for e in _events(lines))
+
+        wait_until(all_ready, timeout=180, what="all services ready")
+        before = _services(process.pid)
+        assert set(before) == set(SERVICES)
+        for name, port in ports.items():
+            assert httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5).status_code == 200, name
+        assert {e["service"] for e in _events(lines)} == {*SERVICES, "papertrail"}  # one stream, each line named
+
+        os.kill(before["normalizer"], signal.SIGKILL)
+
+        def normalizer_back() -> bool:
+            pid = _services(process.pid).get("normalizer")
+            port = ports["normalizer"]
+            return pid not in (None, before["normalizer"]) and httpx.get(f"http://127.0.0.1:{port}/readyz").is_success
+
+        wait_until(normalizer_back, timeout=120, what="the normalizer to come back")
+        after = _services(process.pid)
+        assert {n: p for n, p in after.items() if n != "normalizer"} == {
+            n: p for n, p in before.items() if n != "normalizer"
+        }
+        said = [e["message"] for e in _events(lines) if e["service"] == "papertrail"]
+        assert any(
+            m.startswith("normalizer exited (killed by SIGKILL)") and m.endswith("restart 1 in 1s") for m in said
+        )
+
+        papertrail_cli(env, "import", str(CORPUS_LINES))  # raw records published after the kill
+        paper_ids = [f"arxiv:{json.loads(line)['id']}" for line in CORPUS_LINES.read_text().splitlines()]
+        api = f"http://127.0.0.1:{ports['query']}/api/papers"
+        wait_until(
+            lambda: all(httpx.get(f"{api}/{paper_id}").status_code == 200 for paper_id in paper_ids),
+            timeout=180,
+            what="the papers imported after the kill to be searchable",
+        )
         process.send_signal(signal.SIGINT)
-        code = process.wait(timeout=60)
+        code = process.wait(timeout=120)
     assert code == 0
-    assert not any(_alive(pid) for pid in children), "a service outlived `papertrail run`"
+    survivors = [pid for pid in [*before.values(), *after.values()] if _alive(pid)]
+    assert not survivors, "a service outlived `papertrail run`"
+    assert _events(lines)[-1]["message"] == "all services stopped; restarts: normalizer 1"
+
+
+def test_run_gives_up_on_a_service_that_fails_at_every_start(servers: Servers) -> None:
+    """A bad setting of one service: it exits at start five times in a row (paused 1, 2, 4, 8 s between), then
+    `papertrail run` names it with its last lines, stops the others and exits 1."""
+    offset = _free_offset()
+    with papertrail_run(_environment(servers, INDEX_BATCH_SIZE="0"), offset) as (process, lines):
+        code = process.wait(timeout=240)
+    assert code == 1
+    (given_up,) = [e for e in _events(lines) if e.get("service_given_up")]
+    assert given_up["service_given_up"] == "query"
+    assert given_up["message"].startswith("query exited 5 times in a row")
+    assert any("INDEX_BATCH_SIZE" in line for line in given_up["lines"]), given_up["lines"]
+    assert all(_port_free(service_port(name) + offset) for name in SERVICES), "a service outlived `papertrail run`"
 
 
 def _alive(pid: int) -> bool:

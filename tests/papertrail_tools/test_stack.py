@@ -2,6 +2,8 @@
 
 import asyncio
 import os
+import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -41,9 +43,35 @@ def test_up_twice_status_and_down(tmp_path: Path) -> None:
     assert not list((tmp_path / "stack").glob("*.pid"))
 
 
-def test_port_taken_by_another_process_is_named(tmp_path: Path) -> None:
-    import socket
+def test_prometheus_and_alertmanager_are_optional(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a machine without Debian's prometheus package, `up` says so in one line and brings up the rest; an
+    Alertmanager port already taken (Debian's own service listens on 9093) is said and passed over."""
+    programs = tmp_path / "bin"  # a PATH with npm and node (Meilisearch's installer) and Alertmanager, no Prometheus
+    programs.mkdir()
+    for program in ("npm", "node", "prometheus-alertmanager"):
+        if found := shutil.which(program):
+            (programs / program).symlink_to(found)
+    monkeypatch.setenv("PATH", str(programs))
+    settings = stack_on_free_ports(tmp_path / "stack", monitoring=True)
+    lines: list[str] = []
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", settings.alertmanager_port))
+        blocker.listen()
+        try:
+            stack.up(settings, log=lines.append)
+        finally:
+            stack.down(settings, log=lambda _: None)
+    assert lines[0] == (
+        "prometheus: not installed, so nothing scrapes the services' metrics or sends alerts "
+        "(`make system-deps`, or apt-get install prometheus)"
+    )
+    if (programs / "prometheus-alertmanager").exists():
+        taken = f"alertmanager: not started, port 127.0.0.1:{settings.alertmanager_port} is taken by another process"
+        assert lines.pop(1).startswith(taken)
+    assert [line.split(":")[0] for line in lines[1:]] == ["kafka", "mongodb", "meilisearch"]
 
+
+def test_port_taken_by_another_process_is_named(tmp_path: Path) -> None:
     with socket.socket() as blocker:
         blocker.bind(("127.0.0.1", 0))
         blocker.listen()

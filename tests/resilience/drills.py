@@ -31,7 +31,7 @@ GROUPS = [
     (topics.PAPERS_ENRICHED, "papertrail-matcher"),
     (topics.FOLLOWS_MATCHED, "papertrail-matcher-webhooks"),
     (topics.PAPERS_ENRICHED, "papertrail-query"),
-    (topics.HARVEST_STATUS, "papertrail-query"),
+    (topics.HARVEST_STATUS, "papertrail-query-status"),
 ]
 
 

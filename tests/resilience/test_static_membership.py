@@ -32,7 +32,25 @@ def test_every_grouped_subscriber_has_its_own_member_name(service: str) -> None:
     grouped = [(s.group_id, s._connection_args["group_instance_id"]) for s in broker.subscribers if s.group_id]
     names = Counter(name for _, name in grouped)
     assert all(name and name.startswith("host-7-") for name in names)
-    assert all(n == 1 for n in names.values()), names  # the query service has three consumers in one group
+    assert all(n == 1 for n in names.values()), names
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_every_grouped_subscriber_has_a_group_of_its_own(service: str) -> None:
+    """A second consumer in a group rebalances the first whenever it joins: the query service's papers consumer
+    made its status consumer's first commit fail at start (CommitFailedError) and that message be handled again."""
+    create_app = importlib.import_module(f"services.{service}.app").create_app
+    broker = broker_of(create_app(settings_class(service)(instance_id="host-7")))
+    groups = Counter(s.group_id for s in broker.subscribers if s.group_id)
+    assert all(n == 1 for n in groups.values()), groups
+
+
+def test_a_broker_refuses_a_second_subscriber_in_one_group() -> None:
+    broker = make_broker(InfraSettings(instance_id="host-7"), "groups")
+    broker.subscriber("a.v1", **consumer_options("groups"))
+    broker.subscriber("a.v1", **consumer_options("groups-other"))
+    with pytest.raises(ValueError, match="consumer group papertrail-groups already has a subscriber"):
+        broker.subscriber("b.v1", **consumer_options("groups"))
 
 
 @pytest.mark.integration

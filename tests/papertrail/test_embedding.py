@@ -1,0 +1,115 @@
+"""What a vector is made of and keyed by, and the embedding settings: pure, no model."""
+
+import hashlib
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from papertrail.embedding import (
+    MINILM_INT8,
+    EmbeddingSettings,
+    ProcessTokenBudget,
+    bounded_text,
+    cache_key,
+    content_hash,
+    embedding_text,
+    l2_normalised,
+)
+from papertrail.service import settings_error_message
+from services.summarizer.policy import content_hash as summary_content_hash
+from tests.fake_openai import corpus_event, corpus_lines
+
+
+def test_the_text_is_the_title_then_the_abstract() -> None:
+    assert embedding_text(" Attention Is All You Need ", "We propose the Transformer.\n") == (
+        "Attention Is All You Need\n\nWe propose the Transformer."
+    )
+    assert embedding_text("A title alone", "  ") == "A title alone"
+    assert embedding_text("", "") == ""
+
+
+def test_a_bounded_text_is_cut_at_a_space_and_safe_to_send() -> None:
+    abstract = "word " * 10_000  # a 50,000-character abstract
+    text = bounded_text(embedding_text("Title", abstract), 5120)
+    assert len(text) <= 5120 and text.endswith("word")
+    assert bounded_text("x" * 300, 100) == "x" * 100  # no space to cut at
+    assert bounded_text("a\u00a0b \t\n c", 100) == "a b c"
+    assert bounded_text("broken \udc80 decoding", 100) == "broken ? decoding"  # a lone surrogate cannot be sent
+    assert bounded_text("深度学习模型的推理能力", 5) == "深度学习模"
+
+
+def test_the_content_hash_is_the_summary_cache_hash_and_the_key_adds_the_model() -> None:
+    paper = corpus_event(corpus_lines()[0]).paper
+    digest = content_hash(paper.title, paper.abstract)
+    assert (
+        digest
+        == summary_content_hash(paper)
+        == hashlib.sha256(f"{paper.title}\n\n{paper.abstract}".encode()).hexdigest()
+    )
+    assert content_hash(paper.title, paper.abstract + " ") != digest
+    local, other = EmbeddingSettings(), EmbeddingSettings(embedding_max_tokens=128)
+    assert cache_key(digest, local.model_key) == f"{digest}:local/all-MiniLM-L6-v2-int8/384/256"
+    assert cache_key(digest, other.model_key) != cache_key(digest, local.model_key)
+
+
+def test_vectors_are_scaled_to_length_one_as_float32() -> None:
+    vectors = l2_normalised(np.array([[3.0, 4.0], [0.0, 0.0], [-2.0, 0.0]], dtype=np.float64))
+    assert vectors.dtype == np.float32
+    assert vectors.tolist() == [[0.6000000238418579, 0.800000011920929], [0.0, 0.0], [-1.0, 0.0]]
+
+
+def test_the_local_model_is_the_default_and_fills_its_own_dimensions() -> None:
+    settings = EmbeddingSettings()
+    assert (settings.embedding_backend, settings.embedding_model) == ("local", MINILM_INT8.id)
+    assert settings.embedding_dimensions == 384 and settings.max_chars == 256 * 20
+    assert settings.embedding_batch_size == 2  # the least CPU and memory per abstract (docs/benchmarks.md)
+
+
+@pytest.mark.parametrize(
+    ("environment", "named"),
+    [
+        ({"EMBEDDING_BACKEND": "torch"}, "EMBEDDING_BACKEND"),
+        ({"EMBEDDING_MODEL": "all-mpnet-base-v2"}, "EMBEDDING_MODEL"),
+        ({"EMBEDDING_DIMENSIONS": "768"}, "EMBEDDING_DIMENSIONS"),
+        ({"EMBEDDING_MAX_TOKENS": "1024"}, "EMBEDDING_MAX_TOKENS"),
+        ({"EMBEDDING_BATCH_SIZE": "-1"}, "EMBEDDING_BATCH_SIZE"),
+        (
+            {"EMBEDDING_BACKEND": "openai", "EMBEDDING_DIMENSIONS": "1536", "EMBEDDING_BASE_URL": "http://x/v1"},
+            "EMBEDDING_MODEL",
+        ),
+        (
+            {"EMBEDDING_BACKEND": "openai", "EMBEDDING_MODEL": "m", "EMBEDDING_BASE_URL": "http://x/v1"},
+            "EMBEDDING_DIMENSIONS",
+        ),
+        ({"EMBEDDING_BACKEND": "openai", "EMBEDDING_MODEL": "m", "EMBEDDING_DIMENSIONS": "8"}, "EMBEDDING_BASE_URL"),
+        ({"EMBEDDING_BASE_URL": "api.openai.com/v1"}, "EMBEDDING_BASE_URL"),
+    ],
+)
+def test_a_bad_setting_stops_naming_its_variable(
+    monkeypatch: pytest.MonkeyPatch, environment: dict[str, str], named: str
+) -> None:
+    for variable, value in environment.items():
+        monkeypatch.setenv(variable, value)
+    with pytest.raises(ValidationError) as error:
+        EmbeddingSettings()
+    assert f"  {named}:" in settings_error_message("summarizer", error.value)
+
+
+def test_an_endpoint_is_configured_by_its_model_dimensions_and_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EMBEDDING_BACKEND", "openai")
+    monkeypatch.setenv("EMBEDDING_MODEL", "text-embedding-3-small")
+    monkeypatch.setenv("EMBEDDING_DIMENSIONS", "1536")
+    monkeypatch.setenv("EMBEDDING_BASE_URL", "https://api.openai.com/v1")
+    settings = EmbeddingSettings()
+    assert settings.model_key == "openai/text-embedding-3-small/1536/256" and settings.max_chars == 1024
+    assert settings.embedding_batch_size == 64
+
+
+async def test_the_process_budget_counts_per_day_and_forgets_old_days() -> None:
+    budget = ProcessTokenBudget()
+    for day in ("2026-05-01", "2026-05-02", "2026-05-03", "2026-05-04"):
+        await budget.spend(day, 10)
+    await budget.spend("2026-05-04", 5)
+    assert await budget.used("2026-05-04") == 15
+    assert await budget.used("2026-05-01") == 0  # only the last three days are kept
