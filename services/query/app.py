@@ -17,6 +17,7 @@ from papertrail.metrics import RequestMetrics
 from papertrail.service import Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged
+from services.query.api.problems import install_problem_details
 from services.query.api.routes import corrections, feeds, follows, overview, papers
 from services.query.api.routes import topics as topic_routes
 from services.query.deps import QueryResources
@@ -90,6 +91,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
         corrections.router,
     ):
         app.include_router(router)
+    install_problem_details(app)  # every API error one documented shape; the pages keep their HTML
     if not mount_web(app):  # the web pages and their static files
         log.warning("KaTeX is not installed: pages show formulas as their source; run `papertrail assets`")
     app.state.broker = broker  # its consumers and publisher, for whoever holds only the app (tests, tools)

@@ -78,7 +78,7 @@ def test_bad_reports_get_a_4xx_that_says_why(site: Site) -> None:
     assert unknown.status_code == 404 and "arxiv:hep-th/9901001" in unknown.text
     bad_field = site.post(REPORTED, {"field": "venue", "message": "x"})
     assert bad_field.status_code == 422
-    assert [e["loc"] for e in bad_field.json()["detail"]] == [["body", "field"]]
+    assert [e["location"] for e in bad_field.json()["errors"]] == [["body", "field"]]
     assert "'venue' is not one of institutions" in bad_field.text
     empty = site.post(REPORTED, {"field": "summary", "message": "   "})
     assert empty.status_code == 422 and "message is empty" in empty.text

@@ -1,0 +1,126 @@
+"""RFC 9457 problem details, the one shape of every error the API answers (`application/problem+json`): the `Problem`
+model in the OpenAPI components, the responses a router or route declares with `problem_responses`, and the
+handlers that answer HTTPException and FastAPI's own request validation with it on the API's paths (the pages keep
+their HTML error pages).
+
+A route refuses with `raise HTTPException(status, detail, headers=...)` as usual (a 429 with `Retry-After` too);
+the handler turns it into a problem, so no route builds one by hand."""
+
+from collections.abc import Mapping
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+PROBLEM_JSON = "application/problem+json"
+API_PATHS = ("/api/", "/feeds/")  # everything else is a page, whose errors are HTML
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+
+# what each status means on this API, unless a route says more precisely
+MEANINGS: dict[int, str] = {
+    400: "the request is well formed but what it asks for is refused; `detail` says why",
+    401: "no bearer token, or one that is unknown or revoked",
+    404: "nothing is there",
+    422: "a parameter or the body is not what the API takes; `errors` names each field and what is wrong with it",
+    429: "too many requests; `Retry-After`, when given, says in how many seconds to try again",
+}
+
+
+class FieldError(BaseModel):
+    """One field of the request that is not what the API takes."""
+
+    location: list[str | int] = Field(
+        description="where: `query`, `path`, `header` or `body`, then the field's name (and index), "
+        'e.g. ["query", "window"]',
+        examples=[["query", "window"]],
+    )
+    message: str = Field(description="what is wrong with it", examples=["String should match pattern '^\\d+[hd]$'"])
+
+
+class Problem(BaseModel):
+    """An error, as RFC 9457 problem details (`application/problem+json`)."""
+
+    type: str = Field("about:blank", description="a URI naming the kind of problem; about:blank: the status says it")
+    title: str = Field(description="the status's name", examples=["Not Found"])
+    status: int = Field(ge=400, le=599, description="the HTTP status code", examples=[404])
+    detail: str | None = Field(None, description="what went wrong with this request", examples=["no paper 'x'"])
+    instance: str | None = Field(None, description="the path the request was made to", examples=["/api/papers/x"])
+    errors: list[FieldError] | None = Field(None, description="each field that is wrong (validation errors only)")
+
+
+def problem_responses(*statuses: int | tuple[int, str]) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI `responses` of these error statuses, each a `Problem`: a status alone takes its usual meaning
+    (MEANINGS), a (status, description) pair says it for the route. Give it to a router or a route."""
+    responses: dict[int | str, dict[str, Any]] = {}
+    for entry in statuses:
+        status, description = entry if isinstance(entry, tuple) else (entry, MEANINGS[entry])
+        response: dict[str, Any] = {"description": description, "content": {PROBLEM_JSON: {"schema": PROBLEM_REF}}}
+        if status == 429:
+            response["headers"] = {
+                "Retry-After": {"description": "seconds to wait before trying again", "schema": {"type": "integer"}}
+            }
+        responses[status] = response
+    return responses
+
+
+def problem_response(
+    request: Request,
+    status: int,
+    detail: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    errors: list[FieldError] | None = None,
+) -> JSONResponse:
+    """The problem answer to `request`: its status's title, the path as its instance, and what went wrong."""
+    problem = Problem(
+        title=HTTPStatus(status).phrase, status=status, detail=detail, instance=request.url.path, errors=errors
+    )
+    return JSONResponse(
+        problem.model_dump(mode="json", exclude_none=True), status_code=status, headers=headers, media_type=PROBLEM_JSON
+    )
+
+
+def on_api(request: Request) -> bool:
+    return request.url.path.startswith(API_PATHS)
+
+
+async def http_problem(request: Request, error: Exception) -> Response:
+    """An HTTPException (a route's refusal, or routing's own 404 and 405) as a problem, headers kept."""
+    assert isinstance(error, StarletteHTTPException)
+    if not on_api(request) or error.status_code < 400:
+        return await http_exception_handler(request, error)
+    detail = error.detail if error.detail != HTTPStatus(error.status_code).phrase else None
+    return problem_response(request, error.status_code, detail, headers=error.headers)
+
+
+async def validation_problem(request: Request, error: Exception) -> Response:
+    """FastAPI's 422 for a request that does not match the schema, as a problem naming each field."""
+    assert isinstance(error, RequestValidationError)
+    if not on_api(request):
+        return await request_validation_exception_handler(request, error)
+    fields = [FieldError(location=list(each["loc"]), message=each["msg"]) for each in error.errors()]
+    detail = "; ".join(f"{' '.join(str(part) for part in field.location)}: {field.message}" for field in fields)
+    return problem_response(request, 422, detail, errors=fields)
+
+
+def install_problem_details(app: FastAPI) -> None:
+    """Answer the API's errors as problems, and put `Problem` in the OpenAPI components the responses refer to."""
+    app.add_exception_handler(StarletteHTTPException, http_problem)
+    app.add_exception_handler(RequestValidationError, validation_problem)
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        fresh = app.openapi_schema is None
+        document = build()  # FastAPI's, kept in app.openapi_schema: the components are added once
+        if fresh:
+            schemas = document.setdefault("components", {}).setdefault("schemas", {})
+            problem = Problem.model_json_schema(ref_template="#/components/schemas/{model}", mode="serialization")
+            schemas.update(problem.pop("$defs", {}))
+            schemas["Problem"] = problem
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
