@@ -81,14 +81,16 @@ def create_app(settings: QuerySettings) -> FastAPI:
         version="0.1.0",
         lifespan=lifespan,
         description="Search, browse and follow computer-science papers.",
+        # operation ids are the routes' names (read_follow): links name them, generated clients call them
+        generate_unique_id_function=lambda route: route.name,
     )
     for router in (
+        corrections.router,  # first: /api/papers/{id}/corrections must not be read as a paper id (405's Allow)
         papers.router,
         overview.router,
         topic_routes.router,
         follows.router,
         feeds.router,
-        corrections.router,
     ):
         app.include_router(router)
     install_problem_details(app)  # every API error one documented shape; the pages keep their HTML

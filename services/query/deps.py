@@ -7,9 +7,11 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.convertors import Convertor, register_url_convertor
 
 from papertrail.kafka import DeadLetterPolicy, Publisher
 from schemas.events import FollowChanged
+from services.query.api.problems import problem_responses
 from services.query.index import PaperIndex
 from services.query.indexer.topic_tags import TopicTagger
 from services.query.reads.paper_lookup import NotAPaperId
@@ -17,7 +19,11 @@ from services.query.reads.papers import held_paper
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
 
-_bearer = HTTPBearer(auto_error=False, description="the token `papertrail users create NAME` printed")
+# one scheme, "bearer", in the document: required by the per-user routes, optional where the token is
+BEARER = "bearer"
+bearer_token = HTTPBearer(
+    auto_error=False, scheme_name=BEARER, description="the token `papertrail users create NAME` printed"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +73,22 @@ PAPER_ID_DESCRIPTION = (
 )
 
 
+class PaperIdConvertor(Convertor[str]):
+    """`{paper_id:paper_id}` in a route's path: any text, slashes included (hep-th/9901001, DOIs), but not one
+    ending in /corrections, the address of a paper's error reports, so a GET there is 405 and not a paper id."""
+
+    regex = r"(?!.*/corrections$).+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("paper_id", PaperIdConvertor())
+
+
 async def get_held_paper(
     paper_id: Annotated[str, Path(description=PAPER_ID_DESCRIPTION, examples=["arxiv:2401.12345"])], store: StoreDep
 ) -> dict[str, Any]:
@@ -82,10 +104,15 @@ async def get_held_paper(
 
 
 HeldPaper = Annotated[dict[str, Any], Depends(get_held_paper)]
+# the schema cannot say which text is a paper id (a DOI may end in anything): 422 names what is wrong with one
+HELD_PAPER_ERRORS = problem_responses(
+    (404, "no paper holds this id"),
+    (422, "the text is no paper id (`detail` says what is wrong with it), or a parameter is not what the API takes"),
+)
 
 
 async def get_current_user(
-    store: StoreDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+    store: StoreDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_token)]
 ) -> dict[str, Any]:
     """The user whose bearer token this is; every per-user route depends on it, so none reads another's data."""
     if credentials is None or not credentials.credentials:

@@ -3,6 +3,7 @@
 from pydantic import Field
 
 from papertrail.settings import PaperIndexSettings, TimeZoneName
+from services.query.reads.freshness import WINDOW_PATTERN
 
 
 class QuerySettings(PaperIndexSettings):
@@ -26,5 +27,7 @@ class QuerySettings(PaperIndexSettings):
         "96 % searchable within 5 s; at 100/s p99 4.9 s either way, p50 1.0 → 1.4 s); 0 indexes each fetch at once",
     )
     display_timezone: TimeZoneName = Field("Asia/Shanghai", description="time zone pages show times in (UTC is stored)")
-    overview_window: str = Field("24h", pattern=r"^\d+[hd]$", description="default overview window, e.g. 24h or 7d")
+    overview_window: str = Field(
+        "24h", pattern=WINDOW_PATTERN, description="default overview window, 1h to 90d, e.g. 24h or 7d"
+    )
     public_url: str = Field("http://127.0.0.1:8000", description="base URL used in Atom feed links")

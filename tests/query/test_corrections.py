@@ -1,5 +1,6 @@
 """Error reports' rules without servers: what a reader may submit, the messages a refusal carries, the cap."""
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -49,6 +50,23 @@ def test_bad_reports_are_refused_naming_the_field(body: dict[str, object], named
 def test_the_length_limit_counts_characters_after_stripping() -> None:
     draft = CorrectionDraft(field="summary", message="  " + "错" * 2000 + "  ")
     assert len(draft.message) == 2000
+
+
+@pytest.mark.parametrize(
+    "text", ["", "  ", " \n\t ", "x", " x ", "a\nb", "错" * 2000, "  " + "错" * 2000 + "\n", "错" * 2001, "c" * 201]
+)
+def test_the_schema_states_the_limits_the_validators_check(text: str) -> None:
+    """The document's patterns take a message or contact exactly when the validators do, so a client that keeps to
+    the schema is not refused, and one that breaks it is."""
+    schema = CorrectionDraft.model_json_schema()["properties"]
+    for name in ("message", "contact"):
+        pattern = re.compile(schema[name]["pattern"])
+        try:
+            CorrectionDraft.model_validate({"field": "other", "message": "x", name: text})
+            taken = True
+        except ValidationError:
+            taken = False
+        assert bool(pattern.search(text)) == taken, (name, text[:5], len(text))
 
 
 def test_a_filed_report_is_open_with_its_paper_reader_and_time() -> None:

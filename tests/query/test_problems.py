@@ -19,6 +19,10 @@ def _app() -> FastAPI:
             raise HTTPException(429, "slow down", headers={"Retry-After": "7"})
         raise HTTPException(404, f"no thing {name!r}")
 
+    @api.delete("/things/{name}", status_code=204)
+    async def drop_thing(name: str) -> None:
+        return None
+
     @app.get("/pages/{name}")
     async def page(name: str, size: Annotated[int, Query(ge=1)] = 1) -> dict[str, str]:
         raise HTTPException(404, "no page")
@@ -44,7 +48,8 @@ def test_a_refusal_is_a_problem_with_its_headers() -> None:
     Problem.model_validate(busy.json())
     unrouted = client.get("/api/nowhere")
     assert unrouted.status_code == 404 and unrouted.json()["title"] == "Not Found"
-    assert client.post("/api/things/x").headers["content-type"] == PROBLEM_JSON  # routing's 405 as well
+    refused = client.post("/api/things/x")  # routing's 405 as well, naming every method of the path
+    assert refused.headers["content-type"] == PROBLEM_JSON and refused.headers["allow"] == "DELETE, GET"
 
 
 def test_fastapis_422_names_each_field_and_what_is_wrong() -> None:

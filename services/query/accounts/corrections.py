@@ -54,6 +54,13 @@ def clean_contact(value: str | None) -> str | None:
     return contact or None
 
 
+def stripped_text_pattern(most: int, *, may_be_blank: bool) -> str:
+    """The JSON Schema pattern of text of at most `most` characters once stripped of blanks at either end (and not
+    all blank unless it may be): what clean_message and clean_contact take, as the API's document states it."""
+    text = rf"\S|\S[\s\S]{{0,{most - 2}}}\S"  # starts and ends with a non-blank
+    return rf"^\s*(?:{text}){'?' if may_be_blank else ''}\s*$"
+
+
 def check_field(value: str) -> CorrectionField:
     """Which part of the paper the report is about; anything else is refused with the choices."""
     if value not in FIELDS:
@@ -65,12 +72,16 @@ class CorrectionDraft(BaseModel):
     """What a reader submits (the API's body and the form's fields): checked, stripped."""
 
     field: CorrectionField = Field(description="what is wrong", examples=["institutions"])
+    # the limits the validators check, stated in the schema as patterns (their messages say more than pydantic's)
     message: str = Field(
+        json_schema_extra={"pattern": stripped_text_pattern(MAX_MESSAGE, may_be_blank=False)},
         description=f"what is wrong and what it should be (1..{MAX_MESSAGE} characters after stripping)",
         examples=["天津大学 should be 天津大学智能与计算学部"],
     )
     contact: str | None = Field(
-        None, description=f"how to reach you about it, e.g. an e-mail address (≤{MAX_CONTACT} characters)"
+        None,
+        json_schema_extra={"pattern": stripped_text_pattern(MAX_CONTACT, may_be_blank=True)},
+        description=f"how to reach you about it, e.g. an e-mail address (≤{MAX_CONTACT} characters)",
     )
 
     @field_validator("field", mode="before")

@@ -6,6 +6,7 @@ their HTML error pages).
 A route refuses with `raise HTTPException(status, detail, headers=...)` as usual (a 429 with `Retry-After` too);
 the handler turns it into a problem, so no route builds one by hand."""
 
+import re
 from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
@@ -20,10 +21,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 PROBLEM_JSON = "application/problem+json"
 API_PATHS = ("/api/", "/feeds/")  # everything else is a page, whose errors are HTML
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+PATH_PARAMETER = re.compile(r"\{[^}]+\}")  # {paper_id} in an OpenAPI path template
+HTTP_METHODS = {"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"}
 
 # what each status means on this API, unless a route says more precisely
 MEANINGS: dict[int, str] = {
-    400: "the request is well formed but what it asks for is refused; `detail` says why",
+    400: "the body is no JSON, or what it asks for is refused; `detail` says which",
     401: "no bearer token, or one that is unknown or revoked",
     404: "nothing is there",
     422: "a parameter or the body is not what the API takes; `errors` names each field and what is wrong with it",
@@ -94,7 +97,25 @@ async def http_problem(request: Request, error: Exception) -> Response:
     if not on_api(request) or error.status_code < 400:
         return await http_exception_handler(request, error)
     detail = error.detail if error.detail != HTTPStatus(error.status_code).phrase else None
-    return problem_response(request, error.status_code, detail, headers=error.headers)
+    headers = error.headers
+    if error.status_code == 405 and (allowed := allowed_methods(request)):
+        headers = dict(headers or {}) | {"Allow": ", ".join(allowed)}
+    return problem_response(request, error.status_code, detail, headers=headers)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods the OpenAPI document gives the path this request was refused on (its most specific template:
+    /api/papers/{paper_id}/corrections, not /api/papers/{paper_id}). Starlette's 405 names those of only one route,
+    and each method is a route of its own (GET and POST /api/follows)."""
+    fitting: dict[str, int] = {}
+    for template in request.app.openapi()["paths"]:
+        literals = PATH_PARAMETER.split(template)
+        if re.fullmatch(".+".join(map(re.escape, literals)), request.scope["path"]):
+            fitting[template] = len("".join(literals))
+    if not fitting:
+        return []
+    operations = request.app.openapi()["paths"][max(fitting, key=fitting.__getitem__)]
+    return sorted(method.upper() for method in operations if method.upper() in HTTP_METHODS)
 
 
 async def validation_problem(request: Request, error: Exception) -> Response:

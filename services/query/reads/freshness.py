@@ -5,19 +5,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-_WINDOW = re.compile(r"^(\d{1,4})([hd])$")
+# 1h to 90d, as the API's document states it: 1-2160 hours (90 days) or 1-90 days, no leading zero
+WINDOW_PATTERN = r"^(?:(?:[1-9]\d{0,2}|1\d{3}|20\d{2}|21[0-5]\d|2160)h|(?:[1-9]|[1-8]\d|90)d)$"
+_WINDOW = re.compile(WINDOW_PATTERN)
 
 
 def parse_window(text: str) -> timedelta:
-    """ "24h" → 24 hours, "7d" → 7 days; up to 90 days."""
-    match = _WINDOW.match(text)
-    if not match:
-        raise ValueError(f"window {text!r} must look like 24h or 7d")
-    amount, unit = int(match.group(1)), match.group(2)
-    window = timedelta(hours=amount) if unit == "h" else timedelta(days=amount)
-    if not timedelta(hours=1) <= window <= timedelta(days=90):
-        raise ValueError(f"window {text!r} must be between 1h and 90d")
-    return window
+    """ "24h" → 24 hours, "7d" → 7 days; from 1h up to 90 days."""
+    if not _WINDOW.match(text):
+        raise ValueError(f"window {text!r} must look like 24h or 7d, from 1h to 90d")
+    amount, unit = int(text[:-1]), text[-1]
+    return timedelta(hours=amount) if unit == "h" else timedelta(days=amount)
 
 
 @dataclass(slots=True)

@@ -1,19 +1,21 @@
 """Searching papers: the search parameters as one model (the API's search route, the Atom search feed and the home
-page's browser all take it), and the search of the index they make, its values checked and quoted, never pasted raw
+page's browser all take it), every constraint on a value in the model, so the OpenAPI document states what the
+route enforces, and the search of the index they make, its values quoted, never pasted raw
 (papertrail/search_document.py builds the filter)."""
 
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from pydantic import BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, BeforeValidator, Field
 
 from papertrail.search_document import SORT_FIELDS, PaperFilter, SortKey
 
-CATEGORY_PATTERN = re.compile(r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$")
-SOURCE_PATTERN = re.compile(r"^[a-z_]+$")
+CATEGORY_PATTERN = r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$"  # cs.CL, math.GT, hep-th
+SOURCE_PATTERN = r"^[a-z_]+$"
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(slots=True)
@@ -31,10 +33,6 @@ class PaperQuery:
         return [f"{SORT_FIELDS[self.sort]}:desc"]
 
 
-class BadSearch(ValueError):
-    """A search parameter does not look like what it should; the message names it (the API answers 422)."""
-
-
 HAS_CODE = (
     "true: only papers with a code link (`links.code`: a source's own field, or a GitHub, GitLab … repository "
     "named in the abstract or comments); false: only papers without one"
@@ -43,13 +41,27 @@ AUTHOR_KEY_PATTERN = r"^[\w .'\-]{1,100}$"
 TOPIC_ID_PATTERN = r"^[a-z0-9_\-]{1,64}$"
 
 
+def _written_time(value: Any) -> Any:
+    """A time as the document says one is written (an ISO date or RFC 3339 date-time): pydantic alone would also
+    take a number of seconds (`until=0.5`), which the schema does not allow."""
+    if isinstance(value, str) and not ISO_DATE.match(value):
+        raise ValueError("must be a date (2026-05-01) or a date-time with its offset (2026-05-01T08:00:00Z)")
+    return value
+
+
+# a day, or a moment with its offset: a time without one would be read in the server's zone
+SearchTime = Annotated[AwareDatetime | date, BeforeValidator(_written_time)]
+
+
 class PaperSearch(BaseModel):
     """What to look for: the free text and the filters, by GET /api/papers' names and limits. The Atom search feed
     takes them too, and so does the home page's browser, so a link made for one works on the other."""
 
     q: str = Field("", max_length=500, description="full-text query")
-    category: list[str] = Field([], description="categories (any of)")
-    source: list[str] = Field([], description="sources (any of)")
+    category: list[Annotated[str, Field(pattern=CATEGORY_PATTERN)]] = Field(
+        [], description="categories (any of), e.g. cs.CL"
+    )
+    source: list[Annotated[str, Field(pattern=SOURCE_PATTERN)]] = Field([], description="sources (any of), e.g. arxiv")
     venue: str | None = Field(None, max_length=200)
     status: str | None = Field(None, pattern="^(preprint|published)$")
     ai_related: bool | None = None
@@ -57,17 +69,17 @@ class PaperSearch(BaseModel):
     has_code: bool | None = Field(None, description=HAS_CODE)
     topic: str | None = Field(None, pattern=TOPIC_ID_PATTERN, description="catalogue topic id")
     author: str | None = Field(None, pattern=AUTHOR_KEY_PATTERN, description="author key, e.g. 'zhang w'")
-    since: datetime | date | None = Field(None, description="from this time, on the chosen sort's time")
-    until: datetime | date | None = Field(None, description="up to this time (a day is inclusive)")
-    summarized_since: datetime | date | None = Field(
+    since: SearchTime | None = Field(None, description="from this time, on the chosen sort's time")
+    until: SearchTime | None = Field(None, description="up to this time (a day is inclusive)")
+    summarized_since: SearchTime | None = Field(
         None, description="only papers whose AI summary was written from this time"
     )
 
     def paper_query(self, sort: SortKey, page: int, size: int) -> PaperQuery:
-        """This search, sorted and paged; BadSearch names a category or source that is not one."""
+        """This search, sorted and paged."""
         wanted = PaperFilter(
-            categories=checked(self.category, CATEGORY_PATTERN, "category", "cs.CL"),
-            sources=checked(self.source, SOURCE_PATTERN, "source", "arxiv"),
+            categories=self.category,
+            sources=self.source,
             venue=self.venue,
             status=self.status,
             ai_related=self.ai_related,
@@ -122,11 +134,3 @@ def _epoch(value: datetime | date | None, end: bool = False) -> int | None:
     if not isinstance(value, datetime):
         value = datetime.combine(value, time.max if end else time.min)
     return int(value.timestamp())
-
-
-def checked(values: list[str], pattern: re.Pattern[str], name: str, example: str) -> list[str]:
-    """The values, or BadSearch naming the parameter when one does not look like what it should."""
-    for value in values:
-        if not pattern.match(value):
-            raise BadSearch(f"{name} {value!r} is not a {name} such as {example}")
-    return values

@@ -1,7 +1,6 @@
 """Public pages: home (overview and paper browser), paper, topics, topic, author and sources. Read-only GETs."""
 
 import re
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -10,7 +9,7 @@ from papertrail.follows.catalogue import load_catalogue
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
 from services.query.reads.overview import overview, source_details
 from services.query.reads.papers import author_papers, find_papers, paper_detail, paper_url
-from services.query.reads.search import AUTHOR_KEY_PATTERN, TOPIC_ID_PATTERN, BadSearch
+from services.query.reads.search import AUTHOR_KEY_PATTERN, TOPIC_ID_PATTERN
 from services.query.reads.topics import NoSuchTopic, topic_papers
 from services.query.web import format as fmt
 from services.query.web.browse import SORTS, api_query_to_page, parse_browse
@@ -35,11 +34,7 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
     """The overview of the window, source freshness and the paper browser."""
     window = await overview(index, store, settings, None)
     browse, problem = parse_browse(request.query_params.multi_items())
-    results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
-    try:
-        results = await find_papers(index, browse.query())
-    except BadSearch as error:
-        problem = str(error)
+    results = await find_papers(index, browse.query())
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
              if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
     return render(

@@ -6,15 +6,14 @@ There is no public route that lists reports: they carry contact addresses. Opera
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi import APIRouter, Depends, HTTPException, Request
 from pydantic import BaseModel, Field
 
 from services.query.accounts.corrections import CorrectionDraft, TooManyOpenReports, report_error
-from services.query.deps import HeldPaper, StoreDep
+from services.query.api.problems import problem_responses
+from services.query.deps import BEARER, HELD_PAPER_ERRORS, HeldPaper, StoreDep, bearer_token
 
 router = APIRouter(prefix="/api", tags=["corrections"])
-_bearer = HTTPBearer(auto_error=False, description="optional: the token `papertrail users create NAME` printed")
 
 
 class CorrectionCreated(BaseModel):
@@ -23,10 +22,10 @@ class CorrectionCreated(BaseModel):
     paper_id: str = Field(description="the canonical id of the paper reported on, whichever of its ids was used")
 
 
-async def optional_user(
-    store: StoreDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-) -> dict[str, Any] | None:
-    """The signed-in reader, or None without a token; a token that is given but unknown is refused (401)."""
+async def optional_user(store: StoreDep, request: Request) -> dict[str, Any] | None:
+    """The signed-in reader, or None without a token; a token that is given but unknown is refused (401). The
+    scheme is read here, not declared as a dependency: FastAPI would then document the token as required."""
+    credentials = await bearer_token(request)
     if credentials is None or not credentials.credentials:
         return None
     user = await store.user_for_token(credentials.credentials)
@@ -42,11 +41,10 @@ OptionalUser = Annotated[dict[str, Any] | None, Depends(optional_user)]
     "/papers/{paper_id:path}/corrections",
     response_model=CorrectionCreated,
     status_code=201,
-    responses={
-        404: {"description": "no paper holds this id"},
-        422: {"description": "the text is no paper id, or the report is malformed; the detail says what is wrong"},
-        429: {"description": "the paper has too many open reports"},
-    },
+    responses=problem_responses(400, (401, "a token is given but is unknown or revoked (without one: anonymous)"))
+    | HELD_PAPER_ERRORS
+    | problem_responses((429, "the paper has too many open reports, or this client sent too many")),
+    openapi_extra={"security": [{}, {BEARER: []}]},  # anonymous or signed in
 )
 async def create_correction(
     paper: HeldPaper, body: CorrectionDraft, store: StoreDep, user: OptionalUser

@@ -1,18 +1,26 @@
 """Atom feeds: per follow (a private key in the URL, since feed readers send no tokens), per topic, per search."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
+from services.query.api.problems import problem_responses
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
 from services.query.reads.feeds import FEED_SIZE, follow_feed, search_feed, topic_feed
-from services.query.reads.search import TOPIC_ID_PATTERN, BadSearch, PaperSearch
+from services.query.reads.search import TOPIC_ID_PATTERN, PaperSearch
 
-router = APIRouter(prefix="/feeds", tags=["feeds"])
 ATOM = "application/atom+xml; charset=utf-8"
+ATOM_FEED: dict[int | str, dict[str, Any]] = {
+    200: {"description": "an Atom feed", "content": {"application/atom+xml": {"schema": {"type": "string"}}}}
+}
+router = APIRouter(prefix="/feeds", tags=["feeds"], responses=ATOM_FEED | problem_responses(422))
 
 
-@router.get("/follows/{follow_id}.atom", response_class=Response)
+@router.get(
+    "/follows/{follow_id}.atom",
+    response_class=Response,
+    responses=problem_responses((404, "no such feed (wrong follow id or key)")),
+)
 async def read_follow_feed(
     follow_id: Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")],
     key: Annotated[str, Query(max_length=64)],
@@ -48,9 +56,6 @@ async def read_search_feed(
 ) -> Response:
     """The latest papers of a search (the filters of GET /api/papers), newest first by when PaperTrail first saw
     them, for a feed reader."""
-    try:
-        query = search.paper_query(sort="ingested", page=1, size=FEED_SIZE)
-    except BadSearch as error:
-        raise HTTPException(422, str(error)) from error
+    query = search.paper_query(sort="ingested", page=1, size=FEED_SIZE)
     body = await search_feed(index, settings.public_url, query, request.url.query, str(request.url))
     return Response(body, media_type=ATOM)

@@ -3,16 +3,30 @@
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Path
+from fastapi import APIRouter, HTTPException, Path, Query
 from pydantic import BaseModel, Field, HttpUrl
 
 from papertrail.follows.checks import FollowRuleError
 from services.query.accounts import follows as accounts
 from services.query.accounts.follows import FollowCreate, FollowOut, NoSuchFollow
+from services.query.api.problems import problem_responses
 from services.query.deps import CurrentUser, FollowAnnouncerDep, PaperIndexDep, StoreDep
 
-router = APIRouter(prefix="/api", tags=["follows"])
-FollowId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="follow id")]
+# every route here is the signed-in user's: 401 without a valid token
+router = APIRouter(prefix="/api", tags=["follows"], responses=problem_responses(401))
+FOLLOW_ID_PATTERN = r"^[0-9a-f]{32}$"
+FollowId = Annotated[str, Path(pattern=FOLLOW_ID_PATTERN, description="follow id")]
+
+
+def follow_links(*operations: str) -> dict[str, Any]:
+    """OpenAPI links from an answer carrying a follow (its `id`) to the operations on that follow."""
+    return {
+        operation: {"operationId": operation, "parameters": {"follow_id": "$response.body#/id"}}
+        for operation in operations
+    }
+
+
+NO_SUCH_FOLLOW = problem_responses((404, "you have no follow of this id"), 422)
 
 
 class Me(BaseModel):
@@ -27,7 +41,22 @@ async def read_me(user: CurrentUser) -> dict[str, Any]:
     return {"id": user["_id"], "name": user["name"], "created_at": user["created_at"]}
 
 
-@router.post("/follows", response_model=FollowOut, status_code=201)
+@router.post(
+    "/follows",
+    response_model=FollowOut,
+    status_code=201,
+    responses={
+        # the new follow's id reads and deletes it (and schemathesis's stateful phase follows these links)
+        201: {"links": follow_links("read_follow", "delete_follow")},
+        **problem_responses(
+            (
+                400,
+                "the body is no JSON, or the follow breaks a rule the schema cannot state (the expression's grammar)",
+            ),
+            422,
+        ),
+    },
+)
 async def create_follow(
     body: FollowCreate, user: CurrentUser, store: StoreDep, announce: FollowAnnouncerDep
 ) -> FollowOut:
@@ -44,7 +73,7 @@ async def list_follows(user: CurrentUser, store: StoreDep) -> list[FollowOut]:
     return await accounts.list_follows(store, user["_id"])
 
 
-@router.get("/follows/{follow_id}", response_model=FollowOut)
+@router.get("/follows/{follow_id}", response_model=FollowOut, responses=NO_SUCH_FOLLOW)
 async def read_follow(follow_id: FollowId, user: CurrentUser, store: StoreDep) -> FollowOut:
     """One of your follows."""
     try:
@@ -53,7 +82,7 @@ async def read_follow(follow_id: FollowId, user: CurrentUser, store: StoreDep) -
         raise HTTPException(404, str(error)) from error
 
 
-@router.delete("/follows/{follow_id}", status_code=204)
+@router.delete("/follows/{follow_id}", status_code=204, responses=NO_SUCH_FOLLOW)
 async def delete_follow(follow_id: FollowId, user: CurrentUser, store: StoreDep, announce: FollowAnnouncerDep) -> None:
     """Unfollow: no new matches after this."""
     try:
@@ -71,12 +100,16 @@ class FeedItem(BaseModel):
     paper: dict[str, Any] | None = Field(None, description="the paper's search document")
 
 
-@router.get("/feed", response_model=list[FeedItem])
+@router.get("/feed", response_model=list[FeedItem], responses=problem_responses(422))
 async def read_feed(
-    user: CurrentUser, store: StoreDep, index: PaperIndexDep, follow_id: str | None = None, limit: int = 50
+    user: CurrentUser,
+    store: StoreDep,
+    index: PaperIndexDep,
+    follow_id: Annotated[str | None, Query(pattern=FOLLOW_ID_PATTERN, description="only this follow's")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> list[dict[str, Any]]:
     """Papers matching your follows, newest match first, each with why it matched."""
-    return await accounts.matched_papers(store, index, user["_id"], follow_id, max(1, min(limit, 200)))
+    return await accounts.matched_papers(store, index, user["_id"], follow_id, limit)
 
 
 class WebhookSet(BaseModel):
@@ -92,7 +125,7 @@ class WebhookState(BaseModel):
     deliveries: list[dict[str, Any]] = Field(default_factory=list, description="latest delivery attempts")
 
 
-@router.put("/me/webhook", response_model=WebhookState)
+@router.put("/me/webhook", response_model=WebhookState, responses=problem_responses(400, 422))
 async def set_webhook(body: WebhookSet, user: CurrentUser, store: StoreDep) -> WebhookState:
     """Set your webhook; deliveries carry `X-PaperTrail-Signature: sha256=<hex HMAC of the body>`."""
     secret = await store.set_webhook(user["_id"], str(body.url))
@@ -123,13 +156,15 @@ class EmailSet(BaseModel):
     email: str | None = Field(None, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", description="where digests are mailed")
 
 
-@router.put("/me/email", status_code=204)
+@router.put("/me/email", status_code=204, responses=problem_responses(400, 422))
 async def set_email(body: EmailSet, user: CurrentUser, store: StoreDep) -> None:
     """Set (or clear) the address your daily digest is mailed to."""
     await store.set_email(user["_id"], body.email)
 
 
-@router.get("/digests")
-async def list_digests(user: CurrentUser, store: StoreDep, limit: int = 14) -> list[dict[str, Any]]:
+@router.get("/digests", responses=problem_responses(422))
+async def list_digests(
+    user: CurrentUser, store: StoreDep, limit: Annotated[int, Query(ge=1, le=60)] = 14
+) -> list[dict[str, Any]]:
     """Your daily digests, newest first, grouped by topic."""
-    return await store.digests(user["_id"], limit=max(1, min(limit, 60)))
+    return await store.digests(user["_id"], limit=limit)

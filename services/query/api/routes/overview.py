@@ -1,25 +1,29 @@
 """GET /api/overview and GET /api/sources: what is new in the window, and how fresh each source is."""
 
-from fastapi import APIRouter, HTTPException, Query
+from typing import Annotated
 
+from fastapi import APIRouter, Query
+
+from services.query.api.problems import problem_responses
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
+from services.query.reads.freshness import WINDOW_PATTERN
 from services.query.reads.overview import Overview, SourceDetail, overview, source_details
 
 router = APIRouter(prefix="/api", tags=["overview"])
 
 
-@router.get("/overview", response_model=Overview)
+@router.get("/overview", response_model=Overview, responses=problem_responses(422))
 async def read_overview(
     index: PaperIndexDep,
     store: StoreDep,
     settings: SettingsDep,
-    window: str | None = Query(None, description="e.g. 24h or 7d; defaults to the OVERVIEW_WINDOW setting"),
+    window: Annotated[
+        str | None,
+        Query(pattern=WINDOW_PATTERN, description="1h to 90d, e.g. 24h or 7d; defaults to the OVERVIEW_WINDOW setting"),
+    ] = None,
 ) -> Overview:
     """New papers, AI-related among them, revisions and new summaries in the window; totals; source freshness."""
-    try:
-        return await overview(index, store, settings, window)
-    except ValueError as error:
-        raise HTTPException(422, str(error)) from error
+    return await overview(index, store, settings, window)
 
 
 @router.get("/sources", response_model=list[SourceDetail])

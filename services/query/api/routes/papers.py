@@ -3,10 +3,11 @@
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, HTTPException, Path, Query, Response
+from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel, Field
 
-from services.query.deps import HeldPaper, PaperIndexDep, StoreDep
+from services.query.api.problems import problem_responses
+from services.query.deps import HELD_PAPER_ERRORS, HeldPaper, PaperIndexDep, StoreDep
 from services.query.reads.papers import (
     PaperHit,
     author_papers,
@@ -14,9 +15,9 @@ from services.query.reads.papers import (
     paper_detail,
     paper_url,
 )
-from services.query.reads.search import AUTHOR_KEY_PATTERN, BadSearch, PaperListing
+from services.query.reads.search import AUTHOR_KEY_PATTERN, PaperListing
 
-router = APIRouter(prefix="/api", tags=["papers"])
+router = APIRouter(prefix="/api", tags=["papers"], responses=problem_responses(422))
 
 
 class PaperSearchResponse(BaseModel):
@@ -38,29 +39,26 @@ class PaperDetail(PaperHit):
 @router.get("/papers", response_model=PaperSearchResponse)
 async def search_papers(index: PaperIndexDep, search: Annotated[PaperListing, Query()]) -> Response:
     """Search and browse papers with filters, one of three sorts and facet counts."""
-    try:
-        query = search.query()
-    except BadSearch as error:
-        raise HTTPException(422, str(error)) from error
+    query = search.query()
     # Serialized here rather than validated through the response model: the hits come from our own index in
     # the documented shape, and the model round trip cost more than the search itself (docs/benchmarks.md).
     return Response(orjson.dumps(await find_papers(index, query)), media_type="application/json")
 
 
 @router.get(
-    "/papers/{paper_id:path}",
+    "/papers/{paper_id:paper_id}",
     response_model=PaperDetail,
     responses={
         200: {
+            "description": "the paper",
             "headers": {
                 "Content-Location": {
                     "description": "the paper's canonical address, e.g. /api/papers/acl:2023.acl-long.2",
                     "schema": {"type": "string"},
                 }
-            }
+            },
         },
-        404: {"description": "no paper holds this id"},
-        422: {"description": "the text is no paper id; the detail says what is wrong"},
+        **HELD_PAPER_ERRORS,
     },
 )
 async def read_paper(paper: HeldPaper, index: PaperIndexDep, store: StoreDep, response: Response) -> dict[str, Any]:

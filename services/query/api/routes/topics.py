@@ -4,6 +4,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
+from services.query.api.problems import problem_responses
 from services.query.deps import PaperIndexDep
 from services.query.reads.search import TOPIC_ID_PATTERN
 from services.query.reads.topics import NoSuchTopic, topic_papers, topics
@@ -18,7 +19,7 @@ async def list_topics() -> list[dict[str, Any]]:
     return topics()
 
 
-@router.get("/{topic_id}/papers")
+@router.get("/{topic_id}/papers", responses=problem_responses((404, "no catalogue topic has this id"), 422))
 async def list_topic_papers(
     topic_id: TopicId,
     index: PaperIndexDep,
