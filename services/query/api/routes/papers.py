@@ -36,7 +36,19 @@ class PaperDetail(PaperHit):
     topic_reasons: dict[str, list[dict[str, Any]]] = Field(default_factory=dict, description="why it hits topics")
 
 
-@router.get("/papers", response_model=PaperSearchResponse)
+@router.get(
+    "/papers",
+    response_model=PaperSearchResponse,
+    # a hit's id reads the paper and reports an error in it (and schemathesis's stateful phase follows these links)
+    responses={
+        200: {
+            "links": {
+                operation: {"operationId": operation, "parameters": {"paper_id": "$response.body#/hits/0/paper_id"}}
+                for operation in ("read_paper", "create_correction")
+            }
+        }
+    },
+)
 async def search_papers(index: PaperIndexDep, search: Annotated[PaperListing, Query()]) -> Response:
     """Search and browse papers with filters, one of three sorts and facet counts."""
     query = search.query()
