@@ -27,7 +27,7 @@ from tests.matcher.corpus import sample_papers
 pytestmark = pytest.mark.integration
 HERE = Path(__file__).parent
 PAPERS = 5  # real ones, so paper, search and corrections answer 200 and 201 too, not only errors
-EXAMPLES = 40  # per operation and phase: ~2,500 requests, about two minutes on two cores
+EXAMPLES = 100  # per operation and phase
 
 
 @pytest.fixture(scope="module")

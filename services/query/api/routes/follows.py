@@ -48,13 +48,7 @@ async def read_me(user: CurrentUser) -> dict[str, Any]:
     responses={
         # the new follow's id reads and deletes it (and schemathesis's stateful phase follows these links)
         201: {"links": follow_links("read_follow", "delete_follow")},
-        **problem_responses(
-            (
-                400,
-                "the body is no JSON, or the follow breaks a rule the schema cannot state (the expression's grammar)",
-            ),
-            422,
-        ),
+        **problem_responses((400, "the body is no JSON, or the follow breaks a rule it is compiled by"), 422),
     },
 )
 async def create_follow(
