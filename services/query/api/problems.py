@@ -39,10 +39,12 @@ class FieldError(BaseModel):
 
     location: list[str | int] = Field(
         description="where: `query`, `path`, `header` or `body`, then the field's name (and index), "
-        'e.g. ["query", "window"]',
-        examples=[["query", "window"]],
+        'e.g. ["query", "category", 0]',
+        examples=[["query", "category", 0]],
     )
-    message: str = Field(description="what is wrong with it", examples=["String should match pattern '^\\d+[hd]$'"])
+    message: str = Field(
+        description="what is wrong with it", examples=["String should match pattern '^[A-Za-z\\-]+(\\.[A-Za-z\\-]+)?$'"]
+    )
 
 
 class Problem(BaseModel):
