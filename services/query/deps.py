@@ -96,4 +96,13 @@ async def get_current_user(
     return user
 
 
+SESSION_COOKIE = "pt_session"
+
+
+async def session_user(request: Request) -> dict[str, Any] | None:
+    """The user signed in to the pages with this request's session cookie, or None."""
+    session = request.cookies.get(SESSION_COOKIE)
+    return await resources_of(request).store.session_user(session) if session else None
+
+
 CurrentUser = Annotated[dict[str, Any], Depends(get_current_user)]

@@ -39,6 +39,7 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         "MONGODB_DATABASE": f"papertrail_corr_{run}",
         "INDEX_NAME": f"papers_corr_{run}",
         "TOPIC_PARTITIONS": "3",
+        "LIMIT_CORRECTIONS": "1000/1d",  # these tests flood one paper from one address; the limit is tried apart
     }
     with running_services(["normalizer", "query"], env, tmp_path_factory.mktemp("corrections")) as ports:
         base = f"http://127.0.0.1:{ports['query']}"

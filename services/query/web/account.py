@@ -5,7 +5,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
@@ -15,6 +15,7 @@ from services.query.accounts import follows as accounts
 from services.query.deps import PaperIndexDep, StoreDep, resources_of
 from services.query.web.i18n import Translator
 from services.query.web.render import TOKEN_COOKIE, YEAR, error_page, language, render, see_other, signed_in_user
+from services.query.write_limits import WriteLimit
 
 router = APIRouter(include_in_schema=False)
 FOLLOW_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -84,7 +85,10 @@ async def show_follows(request: Request, store: StoreDep, created: str | None = 
     return await _follows_page(request, user, store, created=created, form={})
 
 
-@router.post("/me/follows", response_class=HTMLResponse)
+FOLLOW_WRITES = [Depends(WriteLimit("follow_writes", by="user"))]
+
+
+@router.post("/me/follows", response_class=HTMLResponse, dependencies=FOLLOW_WRITES)
 async def add_follow(request: Request, store: StoreDep) -> Response:
     """Add a keyword, author or topic follow with the API's validation; a refusal is shown on the page."""
     user = await signed_in_user(request)
@@ -115,7 +119,7 @@ def follow_body(form: dict[str, str]) -> dict[str, Any]:
     return body
 
 
-@router.post("/me/follows/{follow_id}/delete")
+@router.post("/me/follows/{follow_id}/delete", dependencies=FOLLOW_WRITES)
 async def remove_follow(follow_id: str, request: Request, store: StoreDep) -> Response:
     """Unfollow one of your follows (another user's follow id reads as missing)."""
     user = await signed_in_user(request)

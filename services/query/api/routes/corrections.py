@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from services.query.accounts.corrections import CorrectionDraft, TooManyOpenReports, report_error
 from services.query.deps import HeldPaper, StoreDep
+from services.query.write_limits import WriteLimit
 
 router = APIRouter(prefix="/api", tags=["corrections"])
 _bearer = HTTPBearer(auto_error=False, description="optional: the token `papertrail users create NAME` printed")
@@ -42,10 +43,14 @@ OptionalUser = Annotated[dict[str, Any] | None, Depends(optional_user)]
     "/papers/{paper_id:path}/corrections",
     response_model=CorrectionCreated,
     status_code=201,
+    dependencies=[Depends(WriteLimit("corrections", by="user"))],
     responses={
         404: {"description": "no paper holds this id"},
         422: {"description": "the text is no paper id, or the report is malformed; the detail says what is wrong"},
-        429: {"description": "the paper has too many open reports"},
+        429: {
+            "description": "the paper has too many open reports, or this client (address or user) wrote too many "
+            "reports in the window (with Retry-After)"
+        },
     },
 )
 async def create_correction(

@@ -3,15 +3,18 @@
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Path
+from fastapi import APIRouter, Depends, HTTPException, Path
 from pydantic import BaseModel, Field, HttpUrl
 
 from papertrail.follows.checks import FollowRuleError
 from services.query.accounts import follows as accounts
 from services.query.accounts.follows import FollowCreate, FollowOut, NoSuchFollow
 from services.query.deps import CurrentUser, FollowAnnouncerDep, PaperIndexDep, StoreDep
+from services.query.write_limits import RATE_LIMITED, WriteLimit
 
 router = APIRouter(prefix="/api", tags=["follows"])
+# follow and webhook writes count against LIMIT_FOLLOW_WRITES per user
+WRITES: dict[str, Any] = {"dependencies": [Depends(WriteLimit("follow_writes", by="user"))], "responses": RATE_LIMITED}
 FollowId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="follow id")]
 
 
@@ -27,7 +30,7 @@ async def read_me(user: CurrentUser) -> dict[str, Any]:
     return {"id": user["_id"], "name": user["name"], "created_at": user["created_at"]}
 
 
-@router.post("/follows", response_model=FollowOut, status_code=201)
+@router.post("/follows", response_model=FollowOut, status_code=201, **WRITES)
 async def create_follow(
     body: FollowCreate, user: CurrentUser, store: StoreDep, announce: FollowAnnouncerDep
 ) -> FollowOut:
@@ -53,7 +56,7 @@ async def read_follow(follow_id: FollowId, user: CurrentUser, store: StoreDep) -
         raise HTTPException(404, str(error)) from error
 
 
-@router.delete("/follows/{follow_id}", status_code=204)
+@router.delete("/follows/{follow_id}", status_code=204, **WRITES)
 async def delete_follow(follow_id: FollowId, user: CurrentUser, store: StoreDep, announce: FollowAnnouncerDep) -> None:
     """Unfollow: no new matches after this."""
     try:
@@ -92,14 +95,14 @@ class WebhookState(BaseModel):
     deliveries: list[dict[str, Any]] = Field(default_factory=list, description="latest delivery attempts")
 
 
-@router.put("/me/webhook", response_model=WebhookState)
+@router.put("/me/webhook", response_model=WebhookState, **WRITES)
 async def set_webhook(body: WebhookSet, user: CurrentUser, store: StoreDep) -> WebhookState:
     """Set your webhook; deliveries carry `X-PaperTrail-Signature: sha256=<hex HMAC of the body>`."""
     secret = await store.set_webhook(user["_id"], str(body.url))
     return WebhookState(url=str(body.url), secret=secret)
 
 
-@router.delete("/me/webhook", status_code=204)
+@router.delete("/me/webhook", status_code=204, **WRITES)
 async def delete_webhook(user: CurrentUser, store: StoreDep) -> None:
     """Remove your webhook."""
     await store.set_webhook(user["_id"], None)
