@@ -13,6 +13,7 @@ from services.query.deps import StoreDep
 from services.query.reads.papers import paper_url
 from services.query.web.i18n import Translator
 from services.query.web.render import (
+    check_csrf,
     held_paper_or_error_page,
     language,
     moved_permanently,
@@ -63,7 +64,7 @@ async def show_correction_form(paper_id: str, request: Request, store: StoreDep,
 @router.post(
     "/papers/{paper_id:path}/correct",
     response_class=HTMLResponse,
-    dependencies=[Depends(WriteLimit("corrections", by="user"))],
+    dependencies=[Depends(check_csrf), Depends(WriteLimit("corrections", by="user"))],
 )
 async def send_correction(paper_id: str, request: Request, store: StoreDep) -> Response:
     """Store the report (signed-in readers' user id kept with it) on the paper holding the id, and show that paper

@@ -1,0 +1,216 @@
+"""Web accounts over a real query service, MongoDB and a local SMTP server: sign up → the confirmation mail → confirm
+→ sign in (cookie flags) → CSRF refusals → sign out everywhere → reset by mail → API tokens → SIGNUP=closed → the
+sign-in limit; one user never sees another's tokens or sessions."""
+
+import re
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from email.message import Message
+
+import httpx
+import pytest
+from lxml import html
+
+from tests.conftest import Inbox, Servers, smtp_server, wait_until
+from tests.integration.services import papertrail_cli, running_service
+
+pytestmark = pytest.mark.integration
+PASSWORD = "correct horse battery"
+
+
+@dataclass
+class Site:
+    env: dict[str, str]
+    base: str
+    closed: str  # a second query service with SIGNUP=closed, on the same database
+    inbox: Inbox
+
+
+@pytest.fixture(scope="module")
+def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    run = uuid.uuid4().hex[:8]
+    logs = tmp_path_factory.mktemp("accounts")
+    for folder in ("open", "closed"):
+        (logs / folder).mkdir()
+    with ExitStack() as stack:
+        inbox, smtp_port = stack.enter_context(smtp_server())
+        env = servers.environment() | {
+            "MONGODB_DATABASE": f"papertrail_accounts_{run}",
+            "INDEX_NAME": f"papers_accounts_{run}",
+            "TOPIC_PARTITIONS": "3",
+            "SMTP_HOST": "127.0.0.1",
+            "SMTP_PORT": str(smtp_port),
+            "PUBLIC_URL": "http://papertrail.test",
+            "LIMIT_LOGIN_PER_ACCOUNT": "10/1d",
+            "LIMIT_LOGIN_PER_ADDRESS": "1000/1d",
+            "LIMIT_SIGNUP_PER_ADDRESS": "1000/1d",
+            "LIMIT_MAIL_PER_ADDRESS": "1000/1d",
+        }
+        port = stack.enter_context(running_service("query", env, logs / "open"))
+        closed = stack.enter_context(running_service("query", env | {"SIGNUP": "closed"}, logs / "closed"))
+        yield Site(env, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{closed}", inbox)
+
+
+def browser(base: str) -> httpx.Client:
+    return httpx.Client(base_url=base, timeout=10)
+
+
+def csrf_of(client: httpx.Client, path: str) -> str:
+    """Open a page as a browser does (which sets the CSRF cookie) and read its form's token."""
+    page = client.get(path)
+    return str(html.fromstring(page.text).xpath('//input[@name="csrf"]/@value')[0])
+
+
+def post_form(client: httpx.Client, page: str, action: str, **fields: str) -> httpx.Response:
+    return client.post(action, data={"csrf": csrf_of(client, page), **fields})
+
+
+def mail_to(site: Site, address: str, count: int = 1) -> Message:
+    """The `count`-th mail to this address (waiting for it)."""
+
+    def arrived() -> Message | None:
+        to_it = [m for m in site.inbox.messages if m["To"] == address]
+        return to_it[count - 1] if len(to_it) >= count else None
+
+    return wait_until(arrived, timeout=15, what=f"mail {count} to {address}")
+
+
+def link_token(message: Message, path: str) -> str:
+    body = message.get_payload(decode=True).decode()  # type: ignore[union-attr]
+    found = re.search(rf"http://papertrail\.test/{path}\?token=([\w-]+)", body)
+    assert found, body
+    return found[1]
+
+
+def sign_up(site: Site, email: str, password: str = PASSWORD) -> httpx.Client:
+    client = browser(site.base)
+    answer = post_form(client, "/signup", "/signup", email=email, password=password)
+    assert answer.status_code == 200 and "确认邮件已发送" in answer.text
+    return client
+
+
+def sign_in(site: Site, email: str, password: str = PASSWORD) -> httpx.Client:
+    client = browser(site.base)
+    answer = post_form(client, "/login", "/login", email=email, password=password, next="/me/account")
+    assert answer.status_code == 303 and answer.headers["location"] == "/me/account", answer.text
+    return client
+
+
+def test_sign_up_confirm_and_sign_in_with_a_lax_httponly_session_cookie(site: Site) -> None:
+    sign_up(site, "  Ana.Li@Example.ORG ")
+    mail = mail_to(site, "ana.li@example.org")
+    assert "确认邮箱" in mail["Subject"] and "Confirm your address" in mail["Subject"]
+    token = link_token(mail, "confirm")
+    client = browser(site.base)
+    assert client.get(f"/confirm?token={token}").status_code == 200  # a GET (a mail scanner) confirms nothing
+    confirmed = post_form(client, f"/confirm?token={token}", "/confirm", token=token)
+    assert confirmed.status_code == 200 and "邮箱已确认" in confirmed.text
+    assert post_form(client, "/confirm", "/confirm", token=token).status_code == 400  # single use
+
+    ana = sign_in(site, "ANA.LI@example.org")
+    cookie = next(c for c in ana.cookies.jar if c.name == "pt_session")
+    assert cookie.has_nonstandard_attr("HttpOnly") and cookie.get_nonstandard_attr("SameSite") == "lax"
+    assert not cookie.secure  # PUBLIC_URL is http://
+    account = html.fromstring(ana.get("/me/account").text)
+    assert "ana.li@example.org" in account.get_element_by_id("account-email").text_content()
+    assert "已确认" in account.get_element_by_id("account-email").text_content()
+
+    wrong = post_form(browser(site.base), "/login", "/login", email="ana.li@example.org", password="wrong password")
+    unknown = post_form(browser(site.base), "/login", "/login", email="nobody@example.org", password=PASSWORD)
+    assert wrong.status_code == unknown.status_code == 401
+    banner = [html.fromstring(r.text).find_class("banner-error")[0].text_content() for r in (wrong, unknown)]
+    assert banner[0] == banner[1] == "邮箱或密码不正确。"  # never says whether the address has an account
+
+
+def test_an_address_that_has_an_account_gets_a_mail_not_a_second_account(site: Site) -> None:
+    sign_up(site, "dup@example.org")
+    sign_up(site, "DUP@example.org")  # the page answers alike
+    second = mail_to(site, "dup@example.org", count=2)
+    assert "已有账号" in second["Subject"] and "http://papertrail.test/forgot" in second.get_content()
+
+
+def test_every_form_post_without_this_browsers_csrf_token_is_refused(site: Site) -> None:
+    sign_up(site, "bo@example.org")
+    bo = sign_in(site, "bo@example.org")
+    for action, fields in [
+        ("/login", {"email": "bo@example.org", "password": PASSWORD}),
+        ("/signup", {"email": "eve@example.org", "password": PASSWORD}),
+        ("/me/follows", {"kind": "keyword", "query": "graphs"}),
+        ("/me/account/tokens", {"name": "x"}),
+        ("/me/account/sign-out-everywhere", {}),
+        ("/logout", {}),
+    ]:
+        assert bo.post(action, data=fields).status_code == 403, action  # no token
+        assert bo.post(action, data={**fields, "csrf": "forged"}).status_code == 403, action
+    assert bo.get("/me/account").status_code == 200  # still signed in: nothing was done
+
+
+def test_sign_out_everywhere_ends_the_other_sessions(site: Site) -> None:
+    sign_up(site, "cy@example.org")
+    laptop, phone = sign_in(site, "cy@example.org"), sign_in(site, "cy@example.org")
+    assert "2 个登录会话" in laptop.get("/me/account").text
+    assert post_form(laptop, "/me/account", "/me/account/sign-out-everywhere").status_code == 303
+    assert phone.get("/me/account").status_code == 401 and laptop.get("/me/account").status_code == 401
+
+
+def test_a_forgotten_password_is_reset_by_a_single_use_mailed_link(site: Site) -> None:
+    sign_up(site, "di@example.org")
+    old_session = sign_in(site, "di@example.org")
+    asked = post_form(browser(site.base), "/forgot", "/forgot", email="Di@Example.org")
+    nobody = post_form(browser(site.base), "/forgot", "/forgot", email="nobody@example.org")
+    assert asked.status_code == nobody.status_code == 200  # alike for an address without an account
+    token = link_token(mail_to(site, "di@example.org", count=2), "reset")
+    client = browser(site.base)
+    short = post_form(client, f"/reset?token={token}", "/reset", token=token, password="short")
+    assert short.status_code == 422  # the link is not spent by a refused password
+    done = post_form(client, f"/reset?token={token}", "/reset", token=token, password="a new long password")
+    assert done.status_code == 303 and done.headers["location"] == "/login?reset=1"
+    assert post_form(client, "/reset", "/reset", token=token, password="another password").status_code == 400
+    assert old_session.get("/me/account").status_code == 401  # every session ended
+    sign_in(site, "di@example.org", "a new long password")
+    again = post_form(browser(site.base), "/login", "/login", email="di@example.org", password=PASSWORD)
+    assert again.status_code == 401
+
+
+def test_api_tokens_are_made_shown_once_listed_and_revoked_by_their_owner_only(site: Site) -> None:
+    sign_up(site, "el@example.org")
+    sign_up(site, "fu@example.org")
+    el, fu = sign_in(site, "el@example.org"), sign_in(site, "fu@example.org")
+    made = post_form(el, "/me/account", "/me/account/tokens", name="laptop script")
+    assert made.status_code == 201
+    token = html.fromstring(made.text).get_element_by_id("new-token").text_content()
+    me = httpx.get(f"{site.base}/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    assert me.status_code == 200 and me.json()["name"] == "el@example.org"
+    rows = html.fromstring(el.get("/me/account").text).find_class("token")
+    assert len(rows) == 1 and "laptop script" in rows[0].text_content() and token not in el.get("/me/account").text
+    assert "从未" not in rows[0].text_content()  # its last use is listed
+    token_id = rows[0].get("data-token-id")
+    assert "laptop script" not in fu.get("/me/account").text  # fu never sees el's tokens
+    assert post_form(fu, "/me/account", f"/me/account/tokens/{token_id}/revoke").status_code == 404
+    assert post_form(el, "/me/account", f"/me/account/tokens/{token_id}/revoke").status_code == 303
+    revoked = httpx.get(f"{site.base}/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    assert revoked.status_code == 401
+
+
+def test_signup_closed_refuses_new_accounts_and_operators_still_make_users(site: Site) -> None:
+    client = browser(site.closed)
+    assert client.get("/signup").status_code == 403
+    refused = post_form(client, "/login", "/signup", email="gu@example.org", password=PASSWORD)
+    assert refused.status_code == 403 and "不开放注册" in refused.text
+    token = papertrail_cli(site.env, "users", "create", "operator-made").stdout.strip().splitlines()[-1]
+    assert httpx.get(f"{site.closed}/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=10).is_success
+    via_token = post_form(client, "/login", "/login", token=token, next="/me/account")
+    assert via_token.status_code == 303 and client.get("/me/account").status_code == 200
+
+
+def test_the_11th_sign_in_to_one_account_in_a_window_gets_429(site: Site) -> None:
+    sign_up(site, "ha@example.org")
+    attempts = [
+        post_form(browser(site.base), "/login", "/login", email="ha@example.org", password=f"guess {n}")
+        for n in range(11)
+    ]
+    assert [a.status_code for a in attempts[:10]] == [401] * 10
+    assert attempts[10].status_code == 429 and 0 < int(attempts[10].headers["Retry-After"]) <= 86_400
+    sign_in(site, "el@example.org")  # another account from the same address is unaffected
