@@ -7,8 +7,13 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import TypeVar
 
+from papertrail.collections import FOLLOWS
+from papertrail.kafka import make_broker
 from papertrail.mongo import database, make_mongo_client
 from papertrail.service import load_settings
+from schemas import topics
+from schemas.events import FollowChanged
+from services.query.accounts import follows
 from services.query.accounts.corrections import STATUSES, CorrectionReport
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
@@ -35,6 +40,36 @@ def _with_store(work: Callable[[QueryStore], Awaitable[T]], name: str) -> T:
 
 def create_user(name: str) -> tuple[str, str]:
     return _with_store(lambda store: store.create_user(name), "users")
+
+
+def delete_user(name_or_email: str) -> int:
+    """`papertrail users delete NAME|EMAIL`: the user and everything of theirs this service keeps, each follow's
+    deletion announced on follows.changed.v1 as an unfollow is (so the matcher stops matching it); the exit code."""
+    settings = load_settings(QuerySettings, "users")
+
+    async def work(store: QueryStore) -> int:
+        user = await store.find_user(name_or_email)
+        if user is None:
+            print(f"papertrail users delete: no user {name_or_email!r}")
+            return 1
+        broker = make_broker(settings, "query")
+        await broker.connect()
+        try:
+
+            async def announce(change: FollowChanged) -> None:
+                await broker.publish(change, topic=topics.FOLLOWS_CHANGED, key=change.user_id.encode())
+
+            announced = await follows.list_follows(store, user["_id"])
+            for follow in announced:
+                await follows.delete_follow(store, announce, user["_id"], follow.id)
+        finally:
+            await broker.stop()
+        removed = await store.delete_user(user["_id"])
+        removed[FOLLOWS.name] += len(announced)
+        print(f"user {user['name']} ({user['_id']}) deleted: " + ", ".join(f"{n} {c}" for c, n in removed.items()))
+        return 0
+
+    return _with_store(work, "users")
 
 
 def corrections_command(action: str, report_id: str | None, status: str | None) -> int:
