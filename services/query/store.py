@@ -6,6 +6,7 @@ Read only: papers and paper_versions (normalizer), summaries (summarizer), match
 digests (matcher).
 """
 
+import contextlib
 import hashlib
 import secrets
 import uuid
@@ -15,6 +16,7 @@ from typing import Any
 
 from pymongo import DESCENDING, ReturnDocument
 from pymongo.asynchronous.database import AsyncDatabase
+from pymongo.collation import Collation
 from pymongo.errors import DuplicateKeyError
 
 from papertrail.collections import (
@@ -118,6 +120,19 @@ class QueryStore:
 
     async def user_by_email(self, email: str) -> dict[str, Any] | None:
         return await self.users.find_one({"account_email": email})
+
+    async def token_user_by_digest_email(self, email: str) -> dict[str, Any] | None:
+        """An operator's token user (no account address) whose digest address is this one, in any case: such a user
+        sets a password through a reset mailed there."""
+        found: dict[str, Any] | None = await self.users.find_one(
+            {"account_email": None, "email": email}, collation=Collation(locale="en", strength=2)
+        )
+        return found
+
+    async def claim_account_email(self, user_id: str, email: str) -> None:
+        """Make the address the account's, if the user has none yet (a token user's first reset)."""
+        with contextlib.suppress(DuplicateKeyError):  # another account took it meanwhile: the user keeps none
+            await self.users.update_one({"_id": user_id, "account_email": None}, {"$set": {"account_email": email}})
 
     async def user_by_id(self, user_id: str) -> dict[str, Any] | None:
         return await self.users.find_one({"_id": user_id})

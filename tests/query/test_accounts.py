@@ -2,7 +2,10 @@
 → sign in (cookie flags) → CSRF refusals → sign out everywhere → reset by mail → API tokens → SIGNUP=closed → the
 sign-in limit; one user never sees another's tokens or sessions."""
 
+import os
 import re
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -14,7 +17,7 @@ import pytest
 from lxml import html
 
 from tests.conftest import Inbox, Servers, smtp_server, wait_until
-from tests.integration.services import papertrail_cli, running_service
+from tests.integration.services import ROOT, papertrail_cli, running_service
 
 pytestmark = pytest.mark.integration
 PASSWORD = "correct horse battery"
@@ -235,3 +238,36 @@ def test_users_delete_removes_the_user_and_everything_of_theirs(site: Site) -> N
     assert jo.get("/me/account").status_code == 200  # another user keeps theirs
     again = papertrail_cli(site.env, "users", "delete", "io@example.org", check=False)
     assert again.returncode == 1 and "no user" in again.stdout
+
+
+def test_an_operators_token_user_gets_a_password_by_a_reset_to_their_digest_address(site: Site) -> None:
+    token = papertrail_cli(site.env, "users", "create", "kim").stdout.strip().splitlines()[-1]
+    auth = {"Authorization": f"Bearer {token}"}
+    assert httpx.put(f"{site.base}/api/me/email", json={"email": "Kim@Example.org"}, headers=auth).status_code == 204
+    assert post_form(browser(site.base), "/forgot", "/forgot", email="kim@example.org").status_code == 200
+    reset = link_token(mail_to(site, "kim@example.org"), "reset")
+    client = browser(site.base)
+    done = post_form(client, f"/reset?token={reset}", "/reset", token=reset, password="kims new password")
+    assert done.status_code == 303
+    kim = sign_in(site, "kim@example.org", "kims new password")
+    assert (
+        "kim@example.org"
+        in html.fromstring(kim.get("/me/account").text).get_element_by_id("account-email").text_content()
+    )
+
+
+def test_operators_set_a_password_from_the_command_line(site: Site) -> None:
+    papertrail_cli(site.env, "users", "create", "lu")
+    short = subprocess_input(site, ["users", "password", "lu", "--email", "lu@example.org"], "short\n")
+    assert short.returncode == 2 and "a password needs" in short.stdout
+    set_ = subprocess_input(site, ["users", "password", "lu", "--email", "Lu@Example.org"], "lu's long password\n")
+    assert set_.returncode == 0, set_.stdout + set_.stderr
+    sign_in(site, "lu@example.org", "lu's long password")
+
+
+def subprocess_input(site: Site, args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
+    """`papertrail ARGS` with this standard input (a password piped in, as a script would)."""
+    return subprocess.run(
+        [sys.executable, "-m", "papertrail", *args], cwd=ROOT, env={**os.environ, **site.env}, input=stdin,
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip

@@ -77,9 +77,12 @@ def account_mail(purpose: str, link: str, hours: float) -> tuple[str, str]:
     )
 
 
-async def mail_link(store: QueryStore, settings: QuerySettings, user: dict[str, Any], purpose: str) -> bool:
-    """Mail the account's address a new single-use link (confirm or reset); whether it was sent."""
-    email = user["account_email"]
+async def mail_link(
+    store: QueryStore, settings: QuerySettings, user: dict[str, Any], purpose: str, address: str | None = None
+) -> bool:
+    """Mail the account's address (or, for a token user's first reset, `address`) a new single-use link (confirm
+    or reset); whether it was sent."""
+    email = address or user["account_email"]
     expires = datetime.now(UTC) + timedelta(hours=settings.email_token_hours)
     token = await store.issue_email_token(user["_id"], purpose, email, expires)
     return await _send(settings, email, purpose, f"{settings.public_url.rstrip('/')}/{purpose}?token={token}")
@@ -114,10 +117,11 @@ async def sign_up(store: QueryStore, settings: QuerySettings, email: str, passwo
 
 
 async def request_reset(store: QueryStore, settings: QuerySettings, email: str) -> None:
-    """Mail a reset link if an account has the address; nothing otherwise (the page answers alike)."""
-    user = await store.user_by_email(email)
+    """Mail a reset link if an account has the address (or an operator's token user has it as digest address);
+    nothing otherwise (the page answers alike)."""
+    user = await store.user_by_email(email) or await store.token_user_by_digest_email(email)
     if user is not None:
-        await mail_link(store, settings, user, RESET)
+        await mail_link(store, settings, user, RESET, address=email)
 
 
 async def confirm_email(store: QueryStore, token: str) -> bool:
@@ -135,6 +139,7 @@ async def reset_password(store: QueryStore, token: str, password: str) -> bool:
     if used is None:
         return False
     await store.set_password(used["user_id"], await hash_password(password))
+    await store.claim_account_email(used["user_id"], used["email"])
     await store.drop_sessions(used["user_id"])
     await store.confirm_email(used["user_id"], used["email"], datetime.now(UTC))
     return True
