@@ -2,6 +2,8 @@
 → sign in (cookie flags) → CSRF refusals → sign out everywhere → reset by mail → API tokens → SIGNUP=closed → the
 sign-in limit; one user never sees another's tokens or sessions."""
 
+import asyncio
+import json
 import os
 import re
 import subprocess
@@ -11,11 +13,14 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from email.message import Message
+from typing import Any
 
 import httpx
 import pytest
+from aiokafka import AIOKafkaConsumer
 from lxml import html
 
+from schemas import topics
 from tests.conftest import Inbox, Servers, smtp_server, wait_until
 from tests.integration.services import ROOT, papertrail_cli, running_service
 
@@ -228,7 +233,8 @@ def test_users_delete_removes_the_user_and_everything_of_theirs(site: Site) -> N
     api_token = token.get_element_by_id("new-token").text_content()
     auth = {"Authorization": f"Bearer {api_token}"}
     follow = {"kind": "keyword", "name": "g", "query": "graphs"}
-    assert httpx.post(f"{site.base}/api/follows", json=follow, headers=auth, timeout=10).status_code == 201
+    followed = httpx.post(f"{site.base}/api/follows", json=follow, headers=auth, timeout=10)
+    assert followed.status_code == 201
     sign_up(site, "jo@example.org")
     jo = sign_in(site, "jo@example.org")
     out = papertrail_cli(site.env, "users", "delete", "io@example.org").stdout
@@ -236,6 +242,12 @@ def test_users_delete_removes_the_user_and_everything_of_theirs(site: Site) -> N
     assert httpx.get(f"{site.base}/api/me", headers=auth, timeout=10).status_code == 401
     assert io.get("/me/account").status_code == 401  # the session went with the user
     assert jo.get("/me/account").status_code == 200  # another user keeps theirs
+    announced = wait_until(
+        lambda: follow_changes(site.env["KAFKA_BOOTSTRAP_SERVERS"], followed.json()["id"]),
+        timeout=30,
+        what="the unfollow announced",
+    )
+    assert announced[-1]["action"] == "deleted"  # the matcher stops matching it, as after an unfollow
     again = papertrail_cli(site.env, "users", "delete", "io@example.org", check=False)
     assert again.returncode == 1 and "no user" in again.stdout
 
@@ -271,3 +283,21 @@ def subprocess_input(site: Site, args: list[str], stdin: str) -> subprocess.Comp
         [sys.executable, "-m", "papertrail", *args], cwd=ROOT, env={**os.environ, **site.env}, input=stdin,
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
+
+
+def follow_changes(bootstrap: str, follow_id: str) -> list[dict[str, Any]]:
+    """The follows.changed.v1 events of one follow, oldest first, read from the start of the topic."""
+
+    async def read() -> list[dict[str, Any]]:
+        consumer = AIOKafkaConsumer(
+            topics.FOLLOWS_CHANGED, bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+        )
+        await consumer.start()
+        try:
+            batches = await consumer.getmany(timeout_ms=3000)
+        finally:
+            await consumer.stop()
+        events = [json.loads(record.value) for records in batches.values() for record in records]
+        return sorted((e for e in events if e["follow_id"] == follow_id), key=lambda e: e["changed_at"])
+
+    return asyncio.run(read())
