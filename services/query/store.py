@@ -214,9 +214,10 @@ class QueryStore:
     async def drop_session(self, session: str) -> None:
         await self.sessions.delete_one({"_id": token_hash(session)})
 
-    async def drop_sessions(self, user_id: str) -> int:
-        """Sign the user out everywhere; return how many sessions ended."""
-        return (await self.sessions.delete_many({"user_id": user_id})).deleted_count
+    async def drop_sessions(self, user_id: str, keep: str | None = None) -> int:
+        """Sign the user out everywhere (but in the session `keep`, if given); return how many sessions ended."""
+        others = {"_id": {"$ne": token_hash(keep)}} if keep else {}
+        return (await self.sessions.delete_many({"user_id": user_id, **others})).deleted_count
 
     async def count_sessions(self, user_id: str) -> int:
         return await self.sessions.count_documents({"user_id": user_id, "expires_at": {"$gt": datetime.now(UTC)}})

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from email.message import Message
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,6 +24,7 @@ from lxml import html
 from schemas import topics
 from tests.conftest import Inbox, Servers, smtp_server, wait_until
 from tests.integration.services import ROOT, papertrail_cli, running_service
+from tests.query.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
 
 pytestmark = pytest.mark.integration
 PASSWORD = "correct horse battery"
@@ -165,6 +167,17 @@ def test_sign_out_everywhere_ends_the_other_sessions(site: Site) -> None:
     assert phone.get("/me/account").status_code == 401 and laptop.get("/me/account").status_code == 401
 
 
+def test_a_password_change_ends_the_other_sessions_and_keeps_this_one(site: Site) -> None:
+    sign_up(site, "nu@example.org")
+    laptop, phone = sign_in(site, "nu@example.org"), sign_in(site, "nu@example.org")
+    wrong = post_form(laptop, "/me/account", "/me/account/password", current="not it", password="a newer password")
+    assert wrong.status_code == 403 and phone.get("/me/account").status_code == 200
+    changed = post_form(laptop, "/me/account", "/me/account/password", current=PASSWORD, password="a newer password")
+    assert changed.status_code == 303 and "密码已修改" in laptop.get(changed.headers["location"]).text
+    assert phone.get("/me/account").status_code == 401
+    sign_in(site, "nu@example.org", "a newer password")
+
+
 def test_a_forgotten_password_is_reset_by_a_single_use_mailed_link(site: Site) -> None:
     sign_up(site, "di@example.org")
     old_session = sign_in(site, "di@example.org")
@@ -301,3 +314,47 @@ def follow_changes(bootstrap: str, follow_id: str) -> list[dict[str, Any]]:
         return sorted((e for e in events if e["follow_id"] == follow_id), key=lambda e: e["changed_at"])
 
     return asyncio.run(read())
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="no /usr/bin/chromium: install Debian's chromium (apt-get install -y chromium)"
+)
+def test_in_headless_chromium_sign_up_confirm_sign_in_and_manage_the_account(site: Site, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    shots = ARTIFACTS.parent / "accounts"
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        chromium = launch_chromium(playwright, tmp_path / "profile", javascript=False)  # pages work without it
+        try:
+            tab = chromium.new_page()
+            tab.goto(f"{site.base}/signup")
+            tab.locator("input[name=email]").fill("Mo@Example.org")
+            tab.locator("input[name=password]").fill(PASSWORD)
+            tab.screenshot(path=shots / "01-signup.png", full_page=True)
+            tab.get_by_role("button", name="注册").last.click()
+            assert "确认邮件已发送至 mo@example.org" in tab.locator("#notice").inner_text()
+            tab.screenshot(path=shots / "02-signup-sent.png", full_page=True)
+
+            token = link_token(mail_to(site, "mo@example.org"), "confirm")
+            tab.goto(f"{site.base}/confirm?token={token}")
+            tab.get_by_role("button", name="确认邮箱").click()
+            assert "邮箱已确认" in tab.locator("#notice").inner_text()
+
+            tab.goto(f"{site.base}/login?next=/me/account")
+            tab.locator("form.login-form input[name=email]").fill("mo@example.org")
+            tab.locator("form.login-form input[name=password]").fill(PASSWORD)
+            tab.locator("form.login-form").get_by_role("button", name="登录").click()
+            tab.wait_for_url("**/me/account")
+            assert "已确认" in tab.locator("#account-email").inner_text()
+            tab.locator("form.token-form input[name=name]").fill("zotero")
+            tab.get_by_role("button", name="创建令牌").click()
+            assert tab.locator("#new-token").inner_text().startswith("pt_")
+            tab.screenshot(path=shots / "03-account.png", full_page=True)
+            tab.goto(f"{site.base}/me/account?lang=en")
+            tab.screenshot(path=shots / "04-account-en.png", full_page=True)
+            tab.get_by_role("button", name="Sign out everywhere").click()
+            tab.wait_for_url("**/login")
+            assert tab.goto(f"{site.base}/me/account").status == 401  # type: ignore[union-attr]
+        finally:
+            chromium.close()

@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from services.query.accounts import users
 from services.query.accounts.users import BadAccountInput, checked_password, normalised_email
-from services.query.deps import StoreDep, resources_of
+from services.query.deps import SESSION_COOKIE, StoreDep, resources_of
 from services.query.web.account import form_fields, login_required
 from services.query.web.i18n import Translator
 from services.query.web.render import check_csrf, end_session, language, render, see_other, signed_in_user
@@ -121,7 +121,8 @@ async def show_account(request: Request) -> Response:
 
 @router.post("/me/account/password", response_class=HTMLResponse, dependencies=[CSRF])
 async def change_password(request: Request, store: StoreDep) -> Response:
-    """A new password, given the current one (an operator's token user without one sets it through a reset)."""
+    """A new password, given the current one (an operator's token user without one sets it through a reset); the
+    account's other sessions end."""
     user = await signed_in_user(request)
     if user is None:
         return login_required(request)
@@ -139,6 +140,7 @@ async def change_password(request: Request, store: StoreDep) -> Response:
     except BadAccountInput as error:
         return await _account_page(request, user, 422, error=t(str(error), min=settings.password_min_length))
     await store.set_password(user["_id"], await users.hash_password(password))
+    await store.drop_sessions(user["_id"], keep=request.cookies.get(SESSION_COOKIE))  # whoever knew the old one
     return see_other("/me/account?done=password")
 
 
