@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -34,7 +35,7 @@ PASSWORD = "correct horse battery"
 class Site:
     env: dict[str, str]
     base: str
-    closed: str  # a second query service with SIGNUP=closed, on the same database
+    closed: str  # a second query service with SIGNUP=closed, https and short-lived links, on the same database
     inbox: Inbox
 
 
@@ -59,7 +60,9 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
             "LIMIT_MAIL_PER_ADDRESS": "1000/1d",
         }
         port = stack.enter_context(running_service("query", env, logs / "open"))
-        closed = stack.enter_context(running_service("query", env | {"SIGNUP": "closed"}, logs / "closed"))
+        # closed sign-up, served over https (as PUBLIC_URL says), its mailed links expiring after 1.8 s
+        closing = {"SIGNUP": "closed", "PUBLIC_URL": "https://papertrail.test", "EMAIL_TOKEN_HOURS": "0.0005"}
+        closed = stack.enter_context(running_service("query", env | closing, logs / "closed"))
         yield Site(env, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{closed}", inbox)
 
 
@@ -89,7 +92,7 @@ def mail_to(site: Site, address: str, count: int = 1) -> Message:
 
 def link_token(message: Message, path: str) -> str:
     body = message.get_payload(decode=True).decode()  # type: ignore[union-attr]
-    found = re.search(rf"http://papertrail\.test/{path}\?token=([\w-]+)", body)
+    found = re.search(rf"https?://papertrail\.test/{path}\?token=([\w-]+)", body)
     assert found, body
     return found[1]
 
@@ -217,15 +220,36 @@ def test_api_tokens_are_made_shown_once_listed_and_revoked_by_their_owner_only(s
     assert revoked.status_code == 401
 
 
+def post_form_as_if_https(base: str, page: str, action: str, **fields: str) -> httpx.Response:
+    """post_form to the service that believes it is served over https: its cookies are Secure, so this client (over
+    plain http here) sends the CSRF cookie back itself, as a browser would over https."""
+    shown = httpx.get(f"{base}{page}", timeout=10)
+    csrf = str(html.fromstring(shown.text).xpath('//input[@name="csrf"]/@value')[0])
+    cookie = next(c for c in shown.headers.get_list("set-cookie") if c.startswith("pt_csrf="))
+    assert "; secure" in cookie.lower()
+    return httpx.post(f"{base}{action}", data={"csrf": csrf, **fields}, cookies={"pt_csrf": csrf}, timeout=10)
+
+
 def test_signup_closed_refuses_new_accounts_and_operators_still_make_users(site: Site) -> None:
-    client = browser(site.closed)
-    assert client.get("/signup").status_code == 403
-    refused = post_form(client, "/login", "/signup", email="gu@example.org", password=PASSWORD)
+    assert httpx.get(f"{site.closed}/signup", timeout=10).status_code == 403
+    refused = post_form_as_if_https(site.closed, "/login", "/signup", email="gu@example.org", password=PASSWORD)
     assert refused.status_code == 403 and "不开放注册" in refused.text
     token = papertrail_cli(site.env, "users", "create", "operator-made").stdout.strip().splitlines()[-1]
     assert httpx.get(f"{site.closed}/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=10).is_success
-    via_token = post_form(client, "/login", "/login", token=token, next="/me/account")
-    assert via_token.status_code == 303 and client.get("/me/account").status_code == 200
+    via_token = post_form_as_if_https(site.closed, "/login", "/login", token=token, next="/me/account")
+    assert via_token.status_code == 303
+    session = next(c for c in via_token.headers.get_list("set-cookie") if c.startswith("pt_session="))
+    assert "; secure" in session.lower() and "; httponly" in session.lower()  # PUBLIC_URL is https://
+
+
+def test_a_mailed_link_expires(site: Site) -> None:
+    sign_up(site, "ob@example.org")
+    asked = post_form_as_if_https(site.closed, "/forgot", "/forgot", email="ob@example.org")  # links live 1.8 s
+    assert asked.status_code == 200
+    token = link_token(mail_to(site, "ob@example.org", count=2), "reset")
+    time.sleep(2.0)  # past the link's expiry (EMAIL_TOKEN_HOURS=0.0005), a known time, not a guess
+    late = post_form(browser(site.base), "/reset", "/reset", token=token, password="a new long password")
+    assert late.status_code == 400 and "已过期" in late.text
 
 
 def test_the_11th_sign_in_to_one_account_in_a_window_gets_429(site: Site) -> None:
