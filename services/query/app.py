@@ -107,6 +107,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
 async def too_many_writes(request: Request, refused: WriteLimited) -> Response:
     """429 with Retry-After: problem details from the API, the error page from the pages."""
     headers = {"Retry-After": str(refused.retry_after)}
+    log.info("write refused by its limit", extra={"limit": refused.limit, "retry_after_s": refused.retry_after})
     if request.url.path.startswith("/api/"):
         return problem_response(429, "Too Many Requests", str(refused), headers)
     page = error_page(request, 429, str(refused))

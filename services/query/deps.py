@@ -17,7 +17,7 @@ from services.query.reads.papers import held_paper
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
 
-_bearer = HTTPBearer(auto_error=False, description="the token `papertrail users create NAME` printed")
+_bearer = HTTPBearer(auto_error=False, description="an API token: made on /me/account, or by `papertrail users create`")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from services.query.deps import HeldPaper, StoreDep
 from services.query.write_limits import WriteLimit
 
 router = APIRouter(prefix="/api", tags=["corrections"])
-_bearer = HTTPBearer(auto_error=False, description="optional: the token `papertrail users create NAME` printed")
+_bearer = HTTPBearer(auto_error=False, description="optional: an API token (/me/account, or `papertrail users create`)")
 
 
 class CorrectionCreated(BaseModel):
