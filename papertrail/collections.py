@@ -34,5 +34,13 @@ FOLLOWS = Collection("follows", "query")
 SOURCE_RUNS = Collection("source_runs", "query")
 CORRECTIONS = Collection("corrections", "query")
 INDEX_STATE = Collection("index_state", "query")
+RATE_LIMITS = Collection("rate_limits", "query")  # write counters per window, shared by every replica
+SESSIONS = Collection("sessions", "query")  # signed-in web sessions (hashed ids), gone at their expiry
+API_TOKENS = Collection("api_tokens", "query")  # a user's API tokens (hashed), with created / last-used times
+EMAIL_TOKENS = Collection("email_tokens", "query")  # single-use links mailed to confirm an address or reset a password
+
+# Collections holding a user's own documents under "user_id": `papertrail users delete` removes every one of them, so
+# a new per-user collection is one entry here. (Follows are deleted first, one by one, to announce each.)
+USER_DATA: tuple[Collection, ...] = (SESSIONS, API_TOKENS, EMAIL_TOKENS, FOLLOWS)
 
 ALL: tuple[Collection, ...] = tuple(value for value in list(globals().values()) if isinstance(value, Collection))

@@ -262,4 +262,8 @@ def serve(service: str, create_app: Callable[[S], Any], settings: S, port: int, 
     except StartupError as error:
         sys.exit(f"papertrail {service}: cannot start: {error}")
     app = create_app(settings)
-    uvicorn.run(app, host=settings.http_host, port=port, log_config=None, access_log=False, lifespan="on")
+    uvicorn.run(
+        app, host=settings.http_host, port=port, log_config=None, access_log=False, lifespan="on",
+        # uvicorn would believe X-Forwarded-For from 127.0.0.1 by default: only the proxies named are believed
+        proxy_headers=bool(settings.trusted_proxies), forwarded_allow_ips=settings.trusted_proxies or None,
+    )  # fmt: skip

@@ -77,6 +77,12 @@ class InfraSettings(BaseSettings):
         '{"aiokafka": "INFO", "httpx2": "INFO", "uvicorn": "INFO"}',
     )
     http_host: str = Field("127.0.0.1", description="address the service's HTTP server binds")
+    trusted_proxies: str = Field(
+        "",
+        description="addresses (comma-separated IPs or networks, * for any) of the reverse proxies whose "
+        "X-Forwarded-For and X-Forwarded-Proto are believed: the client address the write limits count is then "
+        "the proxy's word; empty: the headers are ignored and the peer's address counts",
+    )
     instance_id: str = Field(
         "",
         description="this instance's name in its consumer groups (Kafka static membership): the same across "

@@ -2,6 +2,7 @@
 services (it imports their operator commands); no service imports it."""
 
 import argparse
+import getpass
 import os
 import runpy
 import sys
@@ -51,9 +52,10 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--port-offset", type=int, default=0, help="add this to every service's default HTTP port")
     stack = commands.add_parser("stack", help="the local Kafka / MongoDB / Meilisearch servers")
     stack.add_argument("action", choices=["up", "down", "status", "env"])
-    users = commands.add_parser("users", help="create API users")
-    users.add_argument("action", choices=["create"])
-    users.add_argument("name", help="the user's name")
+    users = commands.add_parser("users", help="create users, delete one and all of theirs")
+    users.add_argument("action", choices=["create", "delete", "password"])
+    users.add_argument("name", help="create: the user's name; delete, password: the user's name or account address")
+    users.add_argument("--email", help="password: also make this the user's account address (to sign in with)")
     corrections = commands.add_parser("corrections", help="readers' error reports (纠错): list them, close one")
     corrections.add_argument("action", choices=["list", "close"])
     corrections.add_argument("id", nargs="?", help="close: the report's id (as listed)")
@@ -87,8 +89,13 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "schemas":
         _schemas(args.action)
     elif args.command == "users":
-        from services.query.accounts.cli import create_user
+        from services.query.accounts.cli import create_user, delete_user, set_password
 
+        if args.action == "delete":
+            sys.exit(delete_user(args.name))
+        if args.action == "password":  # from the terminal unechoed, or one line of standard input
+            password = getpass.getpass("new password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
+            sys.exit(set_password(args.name, args.email, password))
         user_id, token = create_user(args.name)
         print(f"user {args.name} ({user_id}) created; API token (shown once):\n{token}")
     elif args.command == "corrections":

@@ -12,11 +12,15 @@ import socket
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from email import message_from_bytes, policy
+from email.message import Message
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from aiosmtpd.controller import Controller
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail_tools.stack import StackSettings
@@ -222,3 +226,27 @@ async def scratch_db(servers: Servers) -> AsyncIterator[AsyncDatabase]:
     finally:
         await client.drop_database(database.name)
         await client.close()
+
+
+class Inbox:
+    """What a local SMTP server received."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        self.messages.append(message_from_bytes(envelope.content, policy=policy.default))  # type: ignore[attr-defined]
+        return "250 OK"
+
+
+@contextmanager
+def smtp_server() -> Iterator[tuple[Inbox, int]]:
+    """A real SMTP server (aiosmtpd) on a free local port; yields its inbox and port."""
+    inbox = Inbox()
+    port = free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield inbox, port
+    finally:
+        controller.stop()

@@ -1,11 +1,12 @@
 """Matcher settings: backfill window, webhook retries, the daily digest and SMTP."""
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field
 
+from papertrail.mail import SmtpSettings
 from papertrail.settings import PaperIndexSettings, TimeZoneName
 
 
-class MatcherSettings(PaperIndexSettings):
+class MatcherSettings(PaperIndexSettings, SmtpSettings):
     http_port: int = Field(8004, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
     match_batch_size: int = Field(500, ge=1, le=10000, description="papers matched and recorded together")
     match_batch_wait_ms: int = Field(100, ge=1, description="longest wait to fill a batch of papers")
@@ -28,18 +29,4 @@ class MatcherSettings(PaperIndexSettings):
     digest_enabled: bool = Field(True, description="build a daily digest per user")
     digest_check_interval_s: float = Field(900, gt=0, description="how often to look for days to digest")
     digest_timezone: TimeZoneName = Field("Asia/Shanghai", description="time zone whose calendar days digests cover")
-    smtp_host: str | None = Field(None, description="SMTP server for digest mail; unset: digests are only stored")
-    smtp_port: int = Field(587, ge=1, le=65535, description="SMTP port")
-    smtp_from: str = Field("PaperTrail <papertrail@localhost>", description="From address of digest mail")
-    smtp_username: str | None = Field(None, description="SMTP login, if the server needs one")
-    smtp_password: SecretStr | None = Field(None, description="SMTP password")
-    smtp_starttls: bool = Field(False, description="upgrade the SMTP connection with STARTTLS")
-    smtp_timeout_s: float = Field(30, gt=0, description="SMTP timeout")
     public_url: str = Field("http://127.0.0.1:8000", description="base URL of the query service, for links in mail")
-
-    @field_validator("smtp_from")
-    @classmethod
-    def _has_address(cls, value: str) -> str:
-        if "@" not in value:
-            raise ValueError("must be an e-mail address, e.g. PaperTrail <digest@example.org>")
-        return value

@@ -82,12 +82,15 @@ class MatchStore:
         return found
 
     async def user(self, user_id: str) -> dict[str, Any] | None:
-        return await self.users.find_one({"_id": user_id}, {"token_hash": 0})
+        return await self.users.find_one({"_id": user_id}, {"token_hash": 0, "password_hash": 0})
 
     async def users_by_id(self, user_ids: list[str]) -> dict[str, dict[str, Any]]:
         if not user_ids:
             return {}
-        return {doc["_id"]: doc async for doc in self.users.find({"_id": {"$in": user_ids}}, {"token_hash": 0})}
+        return {
+            doc["_id"]: doc
+            async for doc in self.users.find({"_id": {"$in": user_ids}}, {"token_hash": 0, "password_hash": 0})
+        }
 
     # matches --------------------------------------------------------------------------------------------
     async def record(self, match: FollowMatched) -> FollowMatched | None:

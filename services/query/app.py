@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.kafka import batch_options, consumer_options, make_broker
@@ -17,7 +18,7 @@ from papertrail.metrics import RequestMetrics
 from papertrail.service import Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged
-from services.query.api.problems import install_problem_details
+from services.query.api.problems import install_problem_details, on_api, problem_response
 from services.query.api.routes import corrections, feeds, follows, overview, papers
 from services.query.api.routes import topics as topic_routes
 from services.query.deps import QueryResources
@@ -28,6 +29,8 @@ from services.query.indexer.topic_tags import TopicTagger
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
 from services.query.web import mount_web
+from services.query.web.render import error_page
+from services.query.write_limits import WriteLimited
 
 SERVICE = "query"
 NEEDS = ("kafka", "mongodb", "meilisearch")  # checked before the service starts serving
@@ -96,8 +99,20 @@ def create_app(settings: QuerySettings) -> FastAPI:
     install_problem_details(app)  # every API error one documented shape; the pages keep their HTML
     if not mount_web(app):  # the web pages and their static files
         log.warning("KaTeX is not installed: pages show formulas as their source; run `papertrail assets`")
+    app.add_exception_handler(WriteLimited, too_many_writes)  # type: ignore[arg-type]
     app.state.broker = broker  # its consumers and publisher, for whoever holds only the app (tests, tools)
     app.add_middleware(RequestMetrics, service=SERVICE)
     for path, endpoint in health_routes(readiness):
         app.add_route(path, endpoint, include_in_schema=False)
     return app
+
+
+async def too_many_writes(request: Request, refused: WriteLimited) -> Response:
+    """429 with Retry-After: problem details from the API, the error page from the pages."""
+    headers = {"Retry-After": str(refused.retry_after)}
+    log.info("write refused by its limit", extra={"limit": refused.limit, "retry_after_s": refused.retry_after})
+    if on_api(request):
+        return problem_response(request, 429, str(refused), headers)
+    page = error_page(request, 429, str(refused))
+    page.headers.update(headers)
+    return page

@@ -22,7 +22,9 @@ from services.query.store import QueryStore
 # one scheme, "bearer", in the document: required by the per-user routes, optional where the token is
 BEARER = "bearer"
 bearer_token = HTTPBearer(
-    auto_error=False, scheme_name=BEARER, description="the token `papertrail users create NAME` printed"
+    auto_error=False,
+    scheme_name=BEARER,
+    description="an API token: made on /me/account, or by `papertrail users create`",
 )
 
 
@@ -121,6 +123,15 @@ async def get_current_user(
     if user is None:
         raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
     return user
+
+
+SESSION_COOKIE = "pt_session"
+
+
+async def session_user(request: Request) -> dict[str, Any] | None:
+    """The user signed in to the pages with this request's session cookie, or None."""
+    session = request.cookies.get(SESSION_COOKIE)
+    return await resources_of(request).store.session_user(session) if session else None
 
 
 CurrentUser = Annotated[dict[str, Any], Depends(get_current_user)]

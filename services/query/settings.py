@@ -1,12 +1,19 @@
 """Query service settings."""
 
-from pydantic import Field
+from typing import Annotated, Literal
 
+from pydantic import AfterValidator, Field
+
+from papertrail.mail import SmtpSettings
 from papertrail.settings import PaperIndexSettings, TimeZoneName
+from services.query.accounts.rates import RATE_HELP, check_rate
 from services.query.reads.freshness import WINDOW_PATTERN
 
+# A write limit: COUNT/PERIOD (services/query/accounts/rates.py); every replica counts in the same windows.
+RateSetting = Annotated[str, AfterValidator(check_rate)]
 
-class QuerySettings(PaperIndexSettings):
+
+class QuerySettings(PaperIndexSettings, SmtpSettings):
     http_port: int = Field(8000, ge=1, le=65535, description="port of the API, pages, /metrics, /healthz, /readyz")
     index_task_timeout_s: float = Field(60, gt=0, description="how long to wait for an indexing task")
     index_batch_size: int = Field(
@@ -30,4 +37,38 @@ class QuerySettings(PaperIndexSettings):
     overview_window: str = Field(
         "24h", pattern=WINDOW_PATTERN, description="default overview window, 1h to 90d, e.g. 24h or 7d"
     )
-    public_url: str = Field("http://127.0.0.1:8000", description="base URL used in Atom feed links")
+    public_url: str = Field(
+        "http://127.0.0.1:8000",
+        description="the site's base URL, as readers reach it: used in Atom feed links and the links of account mail; "
+        "an https:// one makes the session cookie Secure (see COOKIE_SECURE)",
+    )
+    signup: Literal["open", "closed"] = Field(
+        "open", description="open: anyone can make an account at /signup; closed: only `papertrail users create`"
+    )
+    cookie_secure: bool | None = Field(
+        None, description="send the session cookie only over https; unset: when PUBLIC_URL starts with https://"
+    )
+    session_days: float = Field(30, gt=0, le=365, description="how long a web session lasts after signing in")
+    email_token_hours: float = Field(
+        24, gt=0, le=24 * 14, description="how long a mailed link (confirm the address, reset the password) works"
+    )
+    password_min_length: int = Field(10, ge=8, le=64, description="shortest password accepted at sign-up and reset")
+    limit_corrections: RateSetting = Field(
+        "20/1h", description=f"error reports per client address (anonymous) or per user; {RATE_HELP}"
+    )
+    limit_follow_writes: RateSetting = Field(
+        "60/1h", description="follow and webhook writes (add, remove, set) per user"
+    )
+    limit_login_per_address: RateSetting = Field("10/15min", description="sign-in attempts per client address")
+    limit_login_per_account: RateSetting = Field("10/15min", description="sign-in attempts per account (e-mail)")
+    limit_signup_per_address: RateSetting = Field("5/1h", description="sign-ups per client address")
+    limit_mail_per_address: RateSetting = Field(
+        "5/1h", description="confirmation and password-reset mails asked for, per client address"
+    )
+    limit_mail_per_account: RateSetting = Field(
+        "3/1h", description="confirmation and password-reset mails asked for, per e-mail address"
+    )
+
+    @property
+    def secure_cookies(self) -> bool:
+        return self.public_url.startswith("https://") if self.cookie_secure is None else self.cookie_secure

@@ -6,24 +6,33 @@ Read only: papers and paper_versions (normalizer), summaries (summarizer), match
 digests (matcher).
 """
 
+import contextlib
 import hashlib
 import secrets
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
-from pymongo import DESCENDING
+from pymongo import DESCENDING, ReturnDocument
 from pymongo.asynchronous.database import AsyncDatabase
+from pymongo.collation import Collation
+from pymongo.errors import DuplicateKeyError
 
 from papertrail.collections import (
+    API_TOKENS,
     CORRECTIONS,
     DIGESTS,
+    EMAIL_TOKENS,
     FOLLOWS,
     INDEX_STATE,
     MATCHES,
     PAPER_VERSIONS,
     PAPERS,
+    RATE_LIMITS,
+    SESSIONS,
     SOURCE_RUNS,
+    USER_DATA,
     USERS,
     WEBHOOK_DELIVERIES,
     WEBHOOK_ENDPOINTS,
@@ -34,6 +43,8 @@ from services.query.accounts.corrections import CorrectionReport
 from services.query.reads.paper_lookup import PaperKey, holder
 
 TOKEN_PREFIX = "pt_"
+LEGACY_TOKEN_INDEX = "token_hash_1"  # releases before api_tokens kept one token on the user
+LAST_USED_EVERY = timedelta(minutes=1)  # a token's last use is written at most this often
 
 
 def token_hash(token: str) -> str:
@@ -48,27 +59,191 @@ class QueryStore:
         self.source_runs = db[SOURCE_RUNS.name]
         self.corrections = db[CORRECTIONS.name]
         self.index_state = db[INDEX_STATE.name]
+        self.rate_limits = db[RATE_LIMITS.name]
+        self.sessions = db[SESSIONS.name]
+        self.api_tokens = db[API_TOKENS.name]
+        self.email_tokens = db[EMAIL_TOKENS.name]
 
     async def ensure_indexes(self) -> None:
-        await self.users.create_index("token_hash", unique=True)
         await self.users.create_index("name", unique=True)
+        await self.users.create_index(
+            "account_email", unique=True, partialFilterExpression={"account_email": {"$type": "string"}}
+        )
+        await self.api_tokens.create_index("token_hash", unique=True)
+        await self.api_tokens.create_index([("user_id", 1), ("created_at", DESCENDING)])
+        await self._move_legacy_tokens()
+        await ensure_index(self.sessions, [("expires_at", 1)], expireAfterSeconds=0)
+        await self.sessions.create_index("user_id")
+        await ensure_index(self.email_tokens, [("expires_at", 1)], expireAfterSeconds=0)
+        await self.email_tokens.create_index("user_id")
         await self.follows.create_index([("user_id", 1), ("created_at", DESCENDING)])
         await self.source_runs.create_index([("source", 1), ("started_at", DESCENDING)])
         await ensure_index(self.corrections, [("paper_id", 1), ("status", 1)])  # the per-paper open-report cap
         await ensure_index(self.corrections, [("status", 1), ("created_at", DESCENDING)])  # operators' list
+        await self.corrections.create_index("user_id", sparse=True)  # a deleted user's reports lose their contact
+        await ensure_index(self.rate_limits, [("expires_at", 1)], expireAfterSeconds=0)  # a window ends, it goes
+
+    async def _move_legacy_tokens(self) -> None:
+        """Users made before api_tokens kept their token's hash on the user (under a unique index, which would
+        refuse a second user without one): each becomes an API token of its user, and the index goes."""
+        async for user in self.users.find({"token_hash": {"$exists": True}}, {"token_hash": 1, "created_at": 1}):
+            try:
+                await self.api_tokens.update_one(
+                    {"token_hash": user["token_hash"]},
+                    {"$setOnInsert": self._token_doc(user["_id"], user["token_hash"], "papertrail users create",
+                                                     user.get("created_at") or datetime.now(UTC))},
+                    upsert=True,
+                )  # fmt: skip
+            except DuplicateKeyError:  # another replica moved it at the same moment
+                pass
+            await self.users.update_one({"_id": user["_id"]}, {"$unset": {"token_hash": ""}})
+        if LEGACY_TOKEN_INDEX in await self.users.index_information():
+            await self.users.drop_index(LEGACY_TOKEN_INDEX)
 
     # users -----------------------------------------------------------------------------------------------
     async def create_user(self, name: str) -> tuple[str, str]:
-        """Create a user; return (user id, token). Only the token's hash is stored."""
-        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        """Create a user with an API token (operators' `papertrail users create`); return (user id, token)."""
         user_id = uuid.uuid4().hex
-        await self.users.insert_one(
-            {"_id": user_id, "name": name, "token_hash": token_hash(token), "created_at": datetime.now(UTC)}
+        await self.users.insert_one({"_id": user_id, "name": name, "created_at": datetime.now(UTC)})
+        return user_id, await self.create_token(user_id, "papertrail users create")
+
+    async def create_account(self, email: str, password_hash: str) -> str | None:
+        """A user who signed up with this (normalised) address; None when the address has an account already."""
+        user_id = uuid.uuid4().hex
+        doc = {"_id": user_id, "name": email, "account_email": email, "password_hash": password_hash,
+               "email_confirmed_at": None, "created_at": datetime.now(UTC)}  # fmt: skip
+        try:
+            await self.users.insert_one(doc)
+        except DuplicateKeyError:  # the address (or, as a name, an operator's user) is taken
+            return None
+        return user_id
+
+    async def user_by_email(self, email: str) -> dict[str, Any] | None:
+        return await self.users.find_one({"account_email": email})
+
+    async def token_user_by_digest_email(self, email: str) -> dict[str, Any] | None:
+        """An operator's token user (no account address) whose digest address is this one, in any case: such a user
+        sets a password through a reset mailed there."""
+        found: dict[str, Any] | None = await self.users.find_one(
+            {"account_email": None, "email": email}, collation=Collation(locale="en", strength=2)
         )
-        return user_id, token
+        return found
+
+    async def claim_account_email(self, user_id: str, email: str) -> None:
+        """Make the address the account's, if the user has none yet (a token user's first reset)."""
+        with contextlib.suppress(DuplicateKeyError):  # another account took it meanwhile: the user keeps none
+            await self.users.update_one({"_id": user_id, "account_email": None}, {"$set": {"account_email": email}})
+
+    async def user_by_id(self, user_id: str) -> dict[str, Any] | None:
+        return await self.users.find_one({"_id": user_id})
+
+    async def find_user(self, name_or_email: str) -> dict[str, Any] | None:
+        """The user of this name or account address (operators' commands)."""
+        return await self.users.find_one({"$or": [{"name": name_or_email}, {"account_email": name_or_email}]})
+
+    async def set_password(self, user_id: str, password_hash: str) -> None:
+        await self.users.update_one({"_id": user_id}, {"$set": {"password_hash": password_hash}})
+
+    async def set_account_email(self, user_id: str, email: str) -> bool:
+        """Give a user (an operator's token user) an account address; False when another account has it."""
+        try:
+            await self.users.update_one(
+                {"_id": user_id}, {"$set": {"account_email": email, "email_confirmed_at": None}}
+            )
+        except DuplicateKeyError:
+            return False
+        return True
+
+    async def confirm_email(self, user_id: str, email: str, now: datetime) -> bool:
+        """Mark the account's address confirmed (if it is still the address the link was mailed to); it becomes
+        the digest address too when none is set."""
+        result = await self.users.update_one(
+            {"_id": user_id, "account_email": email}, {"$set": {"email_confirmed_at": now}}
+        )
+        await self.users.update_one({"_id": user_id, "email": {"$in": [None, ""]}}, {"$set": {"email": email}})
+        return result.matched_count == 1
+
+    # API tokens (only their hashes are stored) ------------------------------------------------------------
+    @staticmethod
+    def _token_doc(user_id: str, hashed: str, name: str, created_at: datetime) -> dict[str, Any]:
+        return {"_id": uuid.uuid4().hex, "user_id": user_id, "token_hash": hashed, "name": name,
+                "created_at": created_at, "last_used_at": None}  # fmt: skip
+
+    async def create_token(self, user_id: str, name: str) -> str:
+        """A new API token of the user; the token itself is returned once, only its hash is kept."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        await self.api_tokens.insert_one(self._token_doc(user_id, token_hash(token), name, datetime.now(UTC)))
+        return token
+
+    async def list_tokens(self, user_id: str) -> list[dict[str, Any]]:
+        cursor = self.api_tokens.find({"user_id": user_id}, {"token_hash": 0}).sort("created_at", DESCENDING)
+        return [doc async for doc in cursor]
+
+    async def revoke_token(self, user_id: str, token_id: str) -> bool:
+        """Revoke one of this user's tokens (another user's token id reads as missing)."""
+        return (await self.api_tokens.delete_one({"_id": token_id, "user_id": user_id})).deleted_count == 1
 
     async def user_for_token(self, token: str) -> dict[str, Any] | None:
-        return await self.users.find_one({"token_hash": token_hash(token)}, {"token_hash": 0, "webhook_secret": 0})
+        """The user of an API token, its last use noted (at most once a minute, so reads stay reads)."""
+        found = await self.api_tokens.find_one({"token_hash": token_hash(token)})
+        if found is None:
+            return None
+        now = datetime.now(UTC)
+        if found["last_used_at"] is None or found["last_used_at"].replace(tzinfo=UTC) < now - LAST_USED_EVERY:
+            await self.api_tokens.update_one({"_id": found["_id"]}, {"$set": {"last_used_at": now}})
+        return await self.users.find_one({"_id": found["user_id"]}, {"password_hash": 0, "webhook_secret": 0})
+
+    # web sessions (the cookie holds the id; only its hash is stored) --------------------------------------
+    async def create_session(self, user_id: str, expires_at: datetime) -> str:
+        session = secrets.token_urlsafe(32)
+        doc = {
+            "_id": token_hash(session),
+            "user_id": user_id,
+            "created_at": datetime.now(UTC),
+            "expires_at": expires_at,
+        }
+        await self.sessions.insert_one(doc)
+        return session
+
+    async def session_user(self, session: str) -> dict[str, Any] | None:
+        found = await self.sessions.find_one({"_id": token_hash(session), "expires_at": {"$gt": datetime.now(UTC)}})
+        if found is None:
+            return None
+        return await self.users.find_one({"_id": found["user_id"]}, {"password_hash": 0, "webhook_secret": 0})
+
+    async def drop_session(self, session: str) -> None:
+        await self.sessions.delete_one({"_id": token_hash(session)})
+
+    async def drop_sessions(self, user_id: str, keep: str | None = None) -> int:
+        """Sign the user out everywhere (but in the session `keep`, if given); return how many sessions ended."""
+        others = {"_id": {"$ne": token_hash(keep)}} if keep else {}
+        return (await self.sessions.delete_many({"user_id": user_id, **others})).deleted_count
+
+    async def count_sessions(self, user_id: str) -> int:
+        return await self.sessions.count_documents({"user_id": user_id, "expires_at": {"$gt": datetime.now(UTC)}})
+
+    # links mailed to confirm an address or reset a password: single use, hashed, expiring ---------------
+    async def issue_email_token(self, user_id: str, purpose: str, email: str, expires_at: datetime) -> str:
+        token = secrets.token_urlsafe(32)
+        doc = {"_id": token_hash(token), "user_id": user_id, "purpose": purpose, "email": email,
+               "expires_at": expires_at}  # fmt: skip
+        await self.email_tokens.insert_one(doc)
+        return token
+
+    async def use_email_token(self, token: str, purpose: str) -> dict[str, Any] | None:
+        """Take (and so spend) a mailed token of this purpose that has not expired; None otherwise."""
+        return await self.email_tokens.find_one_and_delete(
+            {"_id": token_hash(token), "purpose": purpose, "expires_at": {"$gt": datetime.now(UTC)}}
+        )
+
+    async def delete_user(self, user_id: str) -> dict[str, int]:
+        """Delete the user and every document of theirs this service keeps (collections.USER_DATA); their error
+        reports stay for the operators, without contact or user. Return the counts removed, by collection."""
+        removed = {c.name: (await self.db[c.name].delete_many({"user_id": user_id})).deleted_count for c in USER_DATA}
+        reports = await self.corrections.update_many({"user_id": user_id}, {"$set": {"contact": None, "user_id": None}})
+        removed[CORRECTIONS.name] = reports.modified_count
+        removed[USERS.name] = (await self.users.delete_one({"_id": user_id})).deleted_count
+        return removed
 
     async def retire_catalogue_follows(self) -> list[Follow]:
         """Delete the catalogue's topic follows that releases before topic tagging kept for their system user
@@ -141,6 +316,20 @@ class QueryStore:
     async def digests(self, user_id: str, limit: int) -> list[dict[str, Any]]:
         cursor = self.db[DIGESTS.name].find({"user_id": user_id}, {"_id": 0}).sort("day", DESCENDING).limit(limit)
         return [doc async for doc in cursor]
+
+    # write limits ---------------------------------------------------------------------------------------
+    async def count_write(self, window_key: str, expires_at: datetime) -> int:
+        """Count one write in its window (one atomic upsert, shared by every replica); return the window's count."""
+        update = {"$inc": {"count": 1}, "$setOnInsert": {"expires_at": expires_at}}
+        count_it = partial(
+            self.rate_limits.find_one_and_update,
+            {"_id": window_key}, update, upsert=True, return_document=ReturnDocument.AFTER,
+        )  # fmt: skip
+        try:
+            doc = await count_it()
+        except DuplicateKeyError:  # two first writes of a window upserted at once: the other one inserted it
+            doc = await count_it()
+        return int(doc["count"]) if doc else 1
 
     # sources ---------------------------------------------------------------------------------------------
     async def record_run(self, status: HarvestStatus) -> None:

@@ -6,13 +6,10 @@ import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
-from email import message_from_bytes
-from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
-from aiosmtpd.controller import Controller
 from pymongo import AsyncMongoClient
 
 from schemas.events import FollowMatched, MatchReason
@@ -22,7 +19,7 @@ from services.matcher.delivery.webhooks import SIGNATURE_HEADER, verify_signatur
 from services.matcher.matching.recorder import MatchRecorder
 from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
-from tests.conftest import Servers, free_port
+from tests.conftest import Inbox, Servers, free_port, smtp_server
 
 pytestmark = pytest.mark.integration
 SECRET = "s3cret-for-tests"
@@ -180,25 +177,10 @@ async def test_webhook_that_always_fails_ends_disabled_with_the_reason_logged(
     assert log[2]["error"] == endpoint["disabled_reason"]
 
 
-class Inbox:
-    def __init__(self) -> None:
-        self.messages: list[Message] = []
-
-    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
-        self.messages.append(message_from_bytes(envelope.content))  # type: ignore[attr-defined]
-        return "250 OK"
-
-
 @pytest.fixture
 def smtp() -> Iterator[tuple[Inbox, int]]:
-    inbox = Inbox()
-    port = free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield inbox, port
-    finally:
-        controller.stop()
+    with smtp_server() as server:
+        yield server
 
 
 async def test_daily_digest_grouped_by_topic_is_stored_and_mailed(

@@ -39,6 +39,7 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         "MONGODB_DATABASE": f"papertrail_corr_{run}",
         "INDEX_NAME": f"papers_corr_{run}",
         "TOPIC_PARTITIONS": "3",
+        "LIMIT_CORRECTIONS": "1000/1d",  # these tests flood one paper from one address; the limit is tried apart
     }
     with running_services(["normalizer", "query"], env, tmp_path_factory.mktemp("corrections")) as ports:
         base = f"http://127.0.0.1:{ports['query']}"
@@ -129,11 +130,16 @@ def test_the_form_page_round_trip_without_javascript(site: Site) -> None:
         form = html.fromstring(form_page.text).xpath("//form[contains(@class, 'correct-form')]")[0]
         assert form.get("action") == f"/papers/{REPORTED}/correct"
         assert form.xpath(".//select[@name='field']/option[@selected]")[0].get("value") == "institutions"
-        refused = client.post(form.get("action"), data={"field": "institutions", "message": "  "})
+        csrf = form.xpath(".//input[@name='csrf']/@value")[0]
+        forged = client.post(form.get("action"), data={"field": "summary", "message": "x", "csrf": "forged"})
+        assert forged.status_code == 403  # not from this site's form: nothing stored
+        refused = client.post(form.get("action"), data={"field": "institutions", "message": "  ", "csrf": csrf})
         assert refused.status_code == 422 and "message is empty" in refused.text
         kept = html.fromstring(refused.text).xpath("//select[@name='field']/option[@selected]")[0].get("value")
         assert kept == "institutions"  # the form comes back as it was sent
-        sent = client.post(form.get("action"), data={"field": "summary", "message": "TL;DR 与摘要不符", "contact": ""})
+        sent = client.post(
+            form.get("action"), data={"field": "summary", "message": "TL;DR 与摘要不符", "contact": "", "csrf": csrf}
+        )
         assert sent.status_code == 303 and sent.headers["location"].startswith(f"/papers/{REPORTED}?reported=1")
         thanked = html.fromstring(client.get(sent.headers["location"]).text)
         assert "感谢纠错" in thanked.get_element_by_id("reported").text_content()
@@ -148,11 +154,12 @@ def test_a_long_chinese_message_arrives_whole_and_an_oversized_form_is_refused(s
     """2,000 Chinese characters are ~18 kB once percent-encoded: stored whole, with the contact after them."""
     message = "机构名称译错" * 333 + "止"
     with httpx.Client(base_url=site.base, timeout=10) as client:
-        sent = client.post(
-            f"/papers/{REPORTED}/correct", data={"field": "other", "message": message, "contact": "z@y.cn"}
-        )
+        form = html.fromstring(client.get(f"/papers/{REPORTED}/correct").text)
+        csrf = form.xpath("//input[@name='csrf']/@value")[0]
+        fields = {"csrf": csrf, "field": "other", "message": message, "contact": "z@y.cn"}
+        sent = client.post(f"/papers/{REPORTED}/correct", data=fields)
         assert sent.status_code == 303
-        too_big = client.post(f"/papers/{REPORTED}/correct", data={"field": "other", "message": "长" * 4000})
+        too_big = client.post(f"/papers/{REPORTED}/correct", data={**fields, "message": "长" * 4000})
         assert too_big.status_code == 413 and "KB" in too_big.text
     out = papertrail_cli(site.env, "corrections", "list").stdout
     assert "contact=z@y.cn" in out and f"    {message}" in out

@@ -39,6 +39,9 @@ def query_api(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Ite
         "MONGODB_DATABASE": f"papertrail_fuzz_{run}",
         "INDEX_NAME": f"papers_fuzz_{run}",
         "TOPIC_PARTITIONS": "3",
+        # thousands of writes from one token and address: the limits (429, documented) are tried in test_write_limits
+        "LIMIT_FOLLOW_WRITES": "100000/1d",
+        "LIMIT_CORRECTIONS": "100000/1d",
     }
     papers = list(sample_papers().values())[:PAPERS]
     mongo: MongoClient[dict[str, Any]] = MongoClient(servers.mongodb_url)

@@ -52,12 +52,24 @@ def text(node: Any) -> str:
 
 
 @contextmanager
-def signed_in(pipeline: Pipeline, token: str) -> Iterator[httpx.Client]:
-    """A client that signed in through the login form (so it holds the token cookie)."""
-    with httpx.Client(base_url=pipeline.url("query", ""), timeout=10) as client:
-        response = client.post("/login", data={"token": token, "next": "/me/follows"})
+def signed_in(pipeline: Pipeline, token: str) -> Iterator["SignedIn"]:
+    """A client that signed in with an API token through the login form (so it holds a session cookie); `.csrf` is
+    the token its forms carry."""
+    with SignedIn(base_url=pipeline.url("query", ""), timeout=10) as client:
+        response = client.post(
+            "/login", data={"token": token, "next": "/me/follows", "csrf": csrf_of(client.get("/login"))}
+        )
         assert response.status_code == 303 and response.headers["location"] == "/me/follows"
+        client.csrf = csrf_of(client.get("/me/follows"))  # a new token with the new session
         yield client
+
+
+class SignedIn(httpx.Client):
+    csrf = ""
+
+
+def csrf_of(page: httpx.Response) -> str:
+    return str(doc(page).xpath('//input[@name="csrf"]/@value')[0])
 
 
 def test_home_numbers_equal_the_api_overview(site: tuple[Pipeline, dict[str, str]]) -> None:
@@ -192,40 +204,47 @@ def test_per_user_pages_refuse_without_a_valid_cookie(site: tuple[Pipeline, dict
     for path in ("/me/follows", "/me/feed"):
         refused = page(pipeline, path)
         assert refused.status_code == 401 and 'action="/login"' in refused.text
-        assert page(pipeline, path, cookies={"pt_token": "pt_forged"}).status_code == 401
-    post = httpx.post(pipeline.url("query", "/me/follows"), data={"kind": "keyword", "query": "x"}, timeout=10)
-    assert post.status_code == 401
-    bad_login = httpx.post(pipeline.url("query", "/login"), data={"token": "pt_guess"}, timeout=10)
-    assert bad_login.status_code == 401 and "令牌无效" in bad_login.text
+        assert page(pipeline, path, cookies={"pt_session": "forged"}).status_code == 401
+    with httpx.Client(base_url=pipeline.url("query", ""), timeout=10) as client:
+        csrf = csrf_of(client.get("/login"))
+        post = client.post("/me/follows", data={"kind": "keyword", "query": "x", "csrf": csrf})
+        assert post.status_code == 401
+        bad_login = client.post("/login", data={"token": "pt_guess", "csrf": csrf})
+        assert bad_login.status_code == 401 and "令牌无效" in bad_login.text
     assert httpx.get(pipeline.url("query", "/logout"), timeout=10).status_code == 405  # no GET changes state
 
 
 def test_follows_are_added_checked_and_removed_through_forms(site: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, tokens = site
     with signed_in(pipeline, tokens["bo"]) as bo, signed_in(pipeline, tokens["ana"]) as ana:
-        cookie = next(c for c in ana.cookies.jar if c.name == "pt_token")
-        assert cookie.has_nonstandard_attr("HttpOnly") and cookie.get_nonstandard_attr("SameSite") == "strict"
-        broken = ana.post("/me/follows", data={"kind": "keyword", "query": '(retrieval AND "LLM"'})
+        cookie = next(c for c in ana.cookies.jar if c.name == "pt_session")
+        assert cookie.has_nonstandard_attr("HttpOnly") and cookie.get_nonstandard_attr("SameSite") == "lax"
+        broken = ana.post("/me/follows", data={"csrf": ana.csrf, "kind": "keyword", "query": '(retrieval AND "LLM"'})
         assert broken.status_code == 400 and "query:" in text(doc(broken).find_class("banner-error")[0])
-        unknown = ana.post("/me/follows", data={"kind": "topic", "topic_id": "astrology"})
+        unknown = ana.post("/me/follows", data={"csrf": ana.csrf, "kind": "topic", "topic_id": "astrology"})
         assert unknown.status_code == 400 and "astrology" in unknown.text
-        added = ana.post("/me/follows", data={"kind": "keyword", "query": "spectral", "name": "spectral graphs"})
+        added = ana.post(
+            "/me/follows", data={"csrf": ana.csrf, "kind": "keyword", "query": "spectral", "name": "spectral graphs"}
+        )
         assert added.status_code == 303
         follows = api_as(pipeline, tokens["ana"], "/api/follows")
         assert [(f["name"], f["query"]) for f in follows] == [("spectral graphs", "spectral")]
         listed = doc(ana.get(added.headers["location"]))
         assert [li.get("data-follow-id") for li in listed.find_class("follow")] == [follows[0]["id"]]
         assert "spectral graphs" not in bo.get("/me/follows").text  # bo never sees ana's follows
-        assert bo.post(f"/me/follows/{follows[0]['id']}/delete").status_code == 404
-        assert ana.post(f"/me/follows/{follows[0]['id']}/delete").status_code == 303
+        assert bo.post(f"/me/follows/{follows[0]['id']}/delete", data={"csrf": bo.csrf}).status_code == 404
+        assert ana.post(f"/me/follows/{follows[0]['id']}/delete", data={"csrf": ana.csrf}).status_code == 303
         assert api_as(pipeline, tokens["ana"], "/api/follows") == []
-        assert ana.post("/logout").status_code == 303 and ana.get("/me/follows").status_code == 401
+        assert (
+            ana.post("/logout", data={"csrf": ana.csrf}).status_code == 303
+            and ana.get("/me/follows").status_code == 401
+        )
 
 
 def test_feed_page_shows_matches_with_reasons(site: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, tokens = site
     with signed_in(pipeline, tokens["bo"]) as bo:
-        assert bo.post("/me/follows", data={"kind": "keyword", "query": "Banach"}).status_code == 303
+        assert bo.post("/me/follows", data={"csrf": bo.csrf, "kind": "keyword", "query": "Banach"}).status_code == 303
         feed = wait_until(
             lambda: (f := api_as(pipeline, tokens["bo"], "/api/feed")) and f, timeout=60, what="a backfilled match"
         )
@@ -312,8 +331,10 @@ def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
             tab.get_by_role("link", name="中文").click()
 
             tab.goto(pipeline.url("query", "/login?next=/me/follows"))
+            tab.screenshot(path=ARTIFACTS / "05a-login.png", full_page=True)
+            tab.locator("details.token-login summary").click()  # the API token sign-in, folded away
             tab.locator("input[name=token]").fill(token)
-            tab.get_by_role("button", name="登录").click()
+            tab.locator("details.token-login").get_by_role("button", name="登录").click()
             tab.wait_for_url("**/me/follows")
             tab.locator("form.follow-form input[name=query]").fill("kernel")
             tab.locator("form.follow-form").first.get_by_role("button", name="关注").click()
@@ -329,6 +350,14 @@ def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
             wait_until(feed_lists_the_paper, timeout=60, interval=0.5, what="the followed paper in the feed")
             assert "kernel(" in tab.locator(f'article[data-paper-id="arxiv:{target.record_id}"]').inner_text().lower()
             tab.screenshot(path=ARTIFACTS / "06-feed.png", full_page=True)
+            assert tab.goto(pipeline.url("query", "/me/account")).status == 200  # type: ignore[union-attr]
+            tab.locator("input[name=name]").fill("notebook")
+            tab.get_by_role("button", name="创建令牌").click()
+            assert tab.locator("#new-token").inner_text().startswith("pt_")
+            tab.screenshot(path=ARTIFACTS / "06a-account.png", full_page=True)
+            tab.goto(pipeline.url("query", "/signup?lang=en"))
+            tab.screenshot(path=ARTIFACTS / "06b-signup-en.png", full_page=True)
+            tab.goto(pipeline.url("query", "/me/feed?lang=zh"))
 
             topic_id = max(_expected_topic_hits().items(), key=lambda item: len(item[1]))[0]
             for name, path in [

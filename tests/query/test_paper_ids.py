@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from lxml import html
 from pymongo import MongoClient
 from pymongo.database import Database
 
@@ -156,9 +157,12 @@ def test_error_reports_under_any_id_are_filed_on_the_canonical_paper(site: Site,
     )
     assert report.status_code == 201, report.text
     assert report.json()["paper_id"] == canonical
-    sent = httpx.post(
-        f"{site.base}/papers/{written}/correct", data={"field": "summary", "message": "摘要有误"}, timeout=10
-    )
+    with httpx.Client(base_url=site.base, timeout=10) as browser:  # the form's page first: it sets the CSRF token
+        form = html.fromstring(browser.get(f"/papers/{canonical}/correct").text)
+        csrf = form.xpath("//input[@name='csrf']/@value")[0]
+        sent = browser.post(
+            f"/papers/{written}/correct", data={"field": "summary", "message": "摘要有误", "csrf": csrf}
+        )
     assert sent.status_code == 303 and sent.headers["location"] == f"/papers/{canonical}?reported=1#reported"
     stored = {doc["message"]: doc["paper_id"] for doc in site.db.corrections.find({"paper_id": canonical})}
     assert stored == {"译名不对": canonical, "摘要有误": canonical}

@@ -9,6 +9,7 @@ from email.message import EmailMessage
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from papertrail.mail import send_mail
 from services.matcher.delivery.digest import build_digest, day_bounds, digest_text, render_html
 from services.matcher.metrics import DIGESTS
 from services.matcher.settings import MatcherSettings
@@ -66,12 +67,11 @@ class DigestMaker:
     async def _send_digest(self, digest: dict[str, Any], address: str, now: datetime) -> bool:
         message = EmailMessage()
         message["Subject"] = digest["digest"]["subject"]
-        message["From"] = self.settings.smtp_from
         message["To"] = address
         message.set_content(digest_text(digest["digest"]))
         message.add_alternative(digest["html"], subtype="html")
         try:
-            await asyncio.to_thread(self._send, message)
+            await asyncio.to_thread(send_mail, self.settings, message)
         except (OSError, smtplib.SMTPException) as error:
             DIGESTS.labels("mail_failed").inc()
             log.warning(
@@ -81,16 +81,6 @@ class DigestMaker:
         await self.store.digest_sent(digest["user_id"], digest["day"], address, now)
         DIGESTS.labels("mailed").inc()
         return True
-
-    def _send(self, message: EmailMessage) -> None:
-        settings = self.settings
-        assert settings.smtp_host is not None
-        with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=settings.smtp_timeout_s) as smtp:
-            if settings.smtp_starttls:
-                smtp.starttls()
-            if settings.smtp_username and settings.smtp_password:
-                smtp.login(settings.smtp_username, settings.smtp_password.get_secret_value())
-            smtp.send_message(message)
 
 
 async def run_digests(maker: DigestMaker, interval_s: float) -> None:

@@ -7,9 +7,21 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import TypeVar
 
+from papertrail.collections import FOLLOWS
+from papertrail.kafka import make_broker
 from papertrail.mongo import database, make_mongo_client
 from papertrail.service import load_settings
+from schemas import topics
+from schemas.events import FollowChanged
+from services.query.accounts import follows
 from services.query.accounts.corrections import STATUSES, CorrectionReport
+from services.query.accounts.users import (
+    MAX_PASSWORD,
+    BadAccountInput,
+    checked_password,
+    hash_password,
+    normalised_email,
+)
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
 
@@ -35,6 +47,68 @@ def _with_store(work: Callable[[QueryStore], Awaitable[T]], name: str) -> T:
 
 def create_user(name: str) -> tuple[str, str]:
     return _with_store(lambda store: store.create_user(name), "users")
+
+
+def set_password(name_or_email: str, email: str | None, password: str) -> int:
+    """`papertrail users password NAME|EMAIL [--email ADDRESS]`: set a user's password (an operator's token user
+    gets an account address with --email, so they can sign in on the pages); the exit code."""
+    settings = load_settings(QuerySettings, "users")
+    try:
+        address = normalised_email(email) if email is not None else None
+        checked_password(password, settings.password_min_length)
+    except BadAccountInput as error:
+        problem = {"email_invalid": f"{email!r} is not an e-mail address"}.get(
+            str(error), f"a password needs {settings.password_min_length} to {MAX_PASSWORD} characters"
+        )
+        print(f"papertrail users password: {problem}")
+        return 2
+
+    async def work(store: QueryStore) -> int:
+        user = await store.find_user(name_or_email)
+        if user is None:
+            print(f"papertrail users password: no user {name_or_email!r}")
+            return 1
+        if address and not await store.set_account_email(user["_id"], address):
+            print(f"papertrail users password: another account has {address}")
+            return 1
+        if not (address or user.get("account_email")):
+            print("papertrail users password: the user has no account address: give one with --email")
+            return 2
+        await store.set_password(user["_id"], await hash_password(password))
+        print(f"password of {user['name']} set; they sign in as {address or user['account_email']}")
+        return 0
+
+    return _with_store(work, "users")
+
+
+def delete_user(name_or_email: str) -> int:
+    """`papertrail users delete NAME|EMAIL`: the user and everything of theirs this service keeps, each follow's
+    deletion announced on follows.changed.v1 as an unfollow is (so the matcher stops matching it); the exit code."""
+    settings = load_settings(QuerySettings, "users")
+
+    async def work(store: QueryStore) -> int:
+        user = await store.find_user(name_or_email)
+        if user is None:
+            print(f"papertrail users delete: no user {name_or_email!r}")
+            return 1
+        broker = make_broker(settings, "query")
+        await broker.connect()
+        try:
+
+            async def announce(change: FollowChanged) -> None:
+                await broker.publish(change, topic=topics.FOLLOWS_CHANGED, key=change.user_id.encode())
+
+            announced = await follows.list_follows(store, user["_id"])
+            for follow in announced:
+                await follows.delete_follow(store, announce, user["_id"], follow.id)
+        finally:
+            await broker.stop()
+        removed = await store.delete_user(user["_id"])
+        removed[FOLLOWS.name] += len(announced)
+        print(f"user {user['name']} ({user['_id']}) deleted: " + ", ".join(f"{n} {c}" for c, n in removed.items()))
+        return 0
+
+    return _with_store(work, "users")
 
 
 def corrections_command(action: str, report_id: str | None, status: str | None) -> int:

@@ -1,10 +1,12 @@
 """The web pages: server-rendered (Jinja2), readable without JavaScript, Chinese by default with English."""
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from services.query.web import account, corrections, pages
-from services.query.web.render import HERE, KATEX_DIR, templates
+from services.query.web import account, account_pages, corrections, pages
+from services.query.web.i18n import Translator
+from services.query.web.render import HERE, KATEX_DIR, FormNotFromThisSite, error_page, language, templates
 
 
 def mount_web(app: FastAPI) -> bool:
@@ -13,6 +15,13 @@ def mount_web(app: FastAPI) -> bool:
     app.include_router(corrections.router)  # first: /papers/{id}/correct must not be read as a paper id
     app.include_router(pages.router)
     app.include_router(account.router)
+    app.include_router(account_pages.router)
+    app.add_exception_handler(FormNotFromThisSite, form_not_from_this_site)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates.env.globals["math_rendering"] = (KATEX_DIR / "katex.min.js").is_file()
     return bool(templates.env.globals["math_rendering"])
+
+
+async def form_not_from_this_site(request: Request, refused: FormNotFromThisSite) -> HTMLResponse:
+    """403 for a POST without this browser's CSRF token: nothing was done; a reload gives the form a fresh one."""
+    return error_page(request, 403, Translator(language(request))("form_expired"))

@@ -1,20 +1,33 @@
 """Sign-in and the signed-in user's pages: follows (added and removed by form POSTs through the accounts' own
-checks, as the API's) and the feed. The token lives in an HttpOnly, SameSite=Strict cookie; no GET changes anything."""
+checks, as the API's) and the feed. Signing in (e-mail and password, or an API token) starts a server-side session
+whose id lives in an HttpOnly, SameSite=Lax cookie; no GET changes anything, and every POST carries the CSRF token."""
 
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.checks import FollowRuleError
 from services.query.accounts import follows as accounts
-from services.query.deps import PaperIndexDep, StoreDep, resources_of
+from services.query.accounts.users import BadAccountInput, normalised_email, signed_in
+from services.query.deps import SESSION_COOKIE, PaperIndexDep, StoreDep, resources_of
 from services.query.web.i18n import Translator
-from services.query.web.render import TOKEN_COOKIE, YEAR, error_page, language, render, see_other, signed_in_user
+from services.query.web.render import (
+    check_csrf,
+    end_session,
+    error_page,
+    language,
+    render,
+    see_other,
+    signed_in_user,
+    start_session,
+)
+from services.query.write_limits import WriteLimit
 
 router = APIRouter(include_in_schema=False)
 FOLLOW_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -39,32 +52,58 @@ def login_required(request: Request) -> HTMLResponse:
     return render(request, "login.html", 401, error=t("login_required"), next=request.url.path)
 
 
+CSRF = [Depends(check_csrf)]
+LOGIN_PER_ACCOUNT = WriteLimit("login_per_account", by="client")
+
+
 @router.get("/login", response_class=HTMLResponse)
 async def show_login(request: Request, next: str = "/me/feed") -> HTMLResponse:
-    """The sign-in form: paste the API token."""
+    """The sign-in form: e-mail and password, or (for API users) an API token."""
     return render(request, "login.html", user=await signed_in_user(request), next=local_path(next, "/me/feed"))
 
 
-@router.post("/login", response_class=HTMLResponse)
+@router.post(
+    "/login",
+    response_class=HTMLResponse,
+    dependencies=[*CSRF, Depends(WriteLimit("login_per_address", by="client"))],
+)
 async def sign_in(request: Request, store: StoreDep) -> Response:
-    """Check the pasted token; keep it in an HttpOnly, SameSite=Strict cookie."""
+    """Check the address and password (or the pasted API token) and start a new session (a session this browser
+    held before ends: the id rotates at sign-in). A refusal never says whether the address has an account."""
     form = await form_fields(request)
-    token, target = form.get("token", "").strip(), local_path(form.get("next"), "/me/feed")
-    if not token or await store.user_for_token(token) is None:
-        t = Translator(language(request))
-        return render(request, "login.html", 401, error=t("login_bad_token"), next=target)
+    target = local_path(form.get("next"), "/me/feed")
+    t = Translator(language(request))
+    token = form.get("token", "").strip()
+    if token:
+        user = await store.user_for_token(token)
+        refusal = "login_bad_token"
+    else:
+        try:
+            email = normalised_email(form.get("email", ""))
+        except BadAccountInput:
+            email = form.get("email", "").strip().casefold()
+        await LOGIN_PER_ACCOUNT.count(request, "account:" + email)
+        user = await signed_in(store, email, form.get("password", ""))
+        refusal = "login_bad_password"
+    if user is None:
+        return render(request, "login.html", 401, error=t(refusal), next=target, email=form.get("email", ""))
+    if old := request.cookies.get(SESSION_COOKIE):
+        await store.drop_session(old)
+    settings = resources_of(request).settings
+    lifetime = timedelta(days=settings.session_days)
+    session = await store.create_session(user["_id"], datetime.now(UTC) + lifetime)
     response = see_other(target)
-    response.set_cookie(
-        TOKEN_COOKIE, token, max_age=YEAR, httponly=True, samesite="strict", secure=request.url.scheme == "https"
-    )
+    start_session(request, response, session, int(lifetime.total_seconds()))
     return response
 
 
-@router.post("/logout")
-async def sign_out() -> Response:
-    """Forget the token cookie."""
+@router.post("/logout", dependencies=CSRF)
+async def sign_out(request: Request, store: StoreDep) -> Response:
+    """End this browser's session."""
+    if session := request.cookies.get(SESSION_COOKIE):
+        await store.drop_session(session)
     response = see_other("/")
-    response.delete_cookie(TOKEN_COOKIE, httponly=True, samesite="strict")
+    end_session(request, response)
     return response
 
 
@@ -84,7 +123,10 @@ async def show_follows(request: Request, store: StoreDep, created: str | None = 
     return await _follows_page(request, user, store, created=created, form={})
 
 
-@router.post("/me/follows", response_class=HTMLResponse)
+FOLLOW_WRITES = [*CSRF, Depends(WriteLimit("follow_writes", by="user"))]
+
+
+@router.post("/me/follows", response_class=HTMLResponse, dependencies=FOLLOW_WRITES)
 async def add_follow(request: Request, store: StoreDep) -> Response:
     """Add a keyword, author or topic follow with the API's validation; a refusal is shown on the page."""
     user = await signed_in_user(request)
@@ -115,7 +157,7 @@ def follow_body(form: dict[str, str]) -> dict[str, Any]:
     return body
 
 
-@router.post("/me/follows/{follow_id}/delete")
+@router.post("/me/follows/{follow_id}/delete", dependencies=FOLLOW_WRITES)
 async def remove_follow(follow_id: str, request: Request, store: StoreDep) -> Response:
     """Unfollow one of your follows (another user's follow id reads as missing)."""
     user = await signed_in_user(request)

@@ -4,7 +4,7 @@ and goes back to the paper page with a thank-you notice; a refusal re-renders th
 from typing import Any
 from urllib.parse import parse_qsl
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
@@ -13,6 +13,7 @@ from services.query.deps import StoreDep
 from services.query.reads.papers import paper_url
 from services.query.web.i18n import Translator
 from services.query.web.render import (
+    check_csrf,
     held_paper_or_error_page,
     language,
     moved_permanently,
@@ -20,6 +21,7 @@ from services.query.web.render import (
     see_other,
     signed_in_user,
 )
+from services.query.write_limits import WriteLimit
 
 # 2,000 characters of percent-encoded 4-byte UTF-8 plus a contact fit; a longer body is refused, never cut short.
 MAX_FORM_BYTES = 32_768
@@ -59,7 +61,11 @@ async def show_correction_form(paper_id: str, request: Request, store: StoreDep,
     return await _form_page(request, paper, {"field": field if field in FIELDS else "other"})
 
 
-@router.post("/papers/{paper_id:path}/correct", response_class=HTMLResponse)
+@router.post(
+    "/papers/{paper_id:path}/correct",
+    response_class=HTMLResponse,
+    dependencies=[Depends(check_csrf), Depends(WriteLimit("corrections", by="user"))],
+)
 async def send_correction(paper_id: str, request: Request, store: StoreDep) -> Response:
     """Store the report (signed-in readers' user id kept with it) on the paper holding the id, and show that paper
     (at its canonical address) with a thank-you notice."""

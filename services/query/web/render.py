@@ -1,14 +1,18 @@
-"""Rendering pages: the Jinja2 environment, the language and sign-in cookies, and the signed-in user."""
+"""Rendering pages: the Jinja2 environment, the language, session and CSRF cookies, and the signed-in user.
 
+Every form carries a CSRF token (double submit: the same random value in an HttpOnly cookie and a hidden field),
+and every POST of the pages is refused without it (`FormNotFromThisSite`)."""
+
+import secrets
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from services.query.deps import resources_of
+from services.query.deps import SESSION_COOKIE, resources_of, session_user
 from services.query.reads.paper_lookup import NotAPaperId
 from services.query.reads.papers import held_paper
 from services.query.store import QueryStore
@@ -18,7 +22,8 @@ from services.query.web.i18n import Translator, pick_language
 HERE = Path(__file__).parent
 KATEX_DIR = HERE / "static" / "katex"  # put there by `papertrail assets` (make install) or the image's build
 LANG_COOKIE = "lang"
-TOKEN_COOKIE = "pt_token"
+CSRF_COOKIE = "pt_csrf"
+CSRF_FIELD = "csrf"
 YEAR = 365 * 24 * 3600
 
 templates = Jinja2Templates(directory=HERE / "templates")
@@ -32,11 +37,47 @@ def language(request: Request) -> str:
 
 
 async def signed_in_user(request: Request) -> dict[str, Any] | None:
-    """The user whose token is in the sign-in cookie, or None."""
-    token = request.cookies.get(TOKEN_COOKIE)
-    if not token:
-        return None
-    return await resources_of(request).store.user_for_token(token)
+    """The user of the session cookie, or None."""
+    return await session_user(request)
+
+
+class FormNotFromThisSite(Exception):
+    """A page's POST without the CSRF token of this browser's cookie: answered 403, nothing done."""
+
+
+def csrf_token(request: Request) -> str:
+    """This browser's CSRF token: its cookie's, or a new one (set on the response by `render`)."""
+    if not hasattr(request.state, "csrf"):
+        request.state.csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+    token: str = request.state.csrf
+    return token
+
+
+def set_csrf_cookie(request: Request, response: Response, token: str) -> None:
+    secure = resources_of(request).settings.secure_cookies
+    response.set_cookie(CSRF_COOKIE, token, max_age=YEAR, httponly=True, samesite="lax", secure=secure)
+
+
+async def check_csrf(request: Request) -> None:
+    """The dependency of every POST of the pages: FormNotFromThisSite unless the form's CSRF token is the cookie's
+    (compared in constant time)."""
+    cookie = request.cookies.get(CSRF_COOKIE, "")
+    fields = parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True)
+    sent = next((value for name, value in reversed(fields) if name == CSRF_FIELD), "")
+    if not cookie or not secrets.compare_digest(sent.encode(), cookie.encode()):
+        raise FormNotFromThisSite
+
+
+def start_session(request: Request, response: Response, session: str, max_age: int) -> None:
+    """Set a new session's cookie, and a new CSRF token with it (both rotate at sign-in)."""
+    secure = resources_of(request).settings.secure_cookies
+    response.set_cookie(SESSION_COOKIE, session, max_age=max_age, httponly=True, samesite="lax", secure=secure)
+    set_csrf_cookie(request, response, secrets.token_urlsafe(32))
+
+
+def end_session(request: Request, response: Response) -> None:
+    secure = resources_of(request).settings.secure_cookies
+    response.delete_cookie(SESSION_COOKIE, httponly=True, samesite="lax", secure=secure)
 
 
 def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -55,10 +96,16 @@ def render(request: Request, template: str, status_code: int = 200, **context: A
             "zone_label": fmt.zone_label(zone, t),
             "when": lambda value, pattern="%Y-%m-%d %H:%M": fmt.local_time(value, zone, pattern),
             "user": context.pop("user", None),
+            "csrf": csrf_token(request),
+            "signup_open": resources_of(request).settings.signup == "open",
+            "password_min": resources_of(request).settings.password_min_length,
+            "ok": status_code < 400,
             **context,
         },
         status_code=status_code,
     )
+    if request.cookies.get(CSRF_COOKIE) != request.state.csrf:
+        set_csrf_cookie(request, response, request.state.csrf)
     if request.query_params.get("lang") == lang:
         response.set_cookie(LANG_COOKIE, lang, max_age=YEAR, samesite="lax")
     return response

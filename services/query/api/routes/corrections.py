@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from services.query.accounts.corrections import CorrectionDraft, TooManyOpenReports, report_error
 from services.query.api.problems import problem_responses
 from services.query.deps import BEARER, HELD_PAPER_ERRORS, HeldPaper, StoreDep, bearer_token
+from services.query.write_limits import WriteLimit
 
 router = APIRouter(prefix="/api", tags=["corrections"])
 
@@ -41,9 +42,16 @@ OptionalUser = Annotated[dict[str, Any] | None, Depends(optional_user)]
     "/papers/{paper_id:path}/corrections",
     response_model=CorrectionCreated,
     status_code=201,
+    dependencies=[Depends(WriteLimit("corrections", by="user"))],
     responses=problem_responses(400, (401, "a token is given but is unknown or revoked (without one: anonymous)"))
     | HELD_PAPER_ERRORS
-    | problem_responses((429, "the paper has too many open reports, or this client sent too many")),
+    | problem_responses(
+        (
+            429,
+            "the paper has too many open reports, or this client (address or user) wrote too many reports in the "
+            "window (Retry-After says when to try again)",
+        )
+    ),
     openapi_extra={"security": [{}, {BEARER: []}]},  # anonymous or signed in
 )
 async def create_correction(

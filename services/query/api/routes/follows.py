@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Path, Query
+from fastapi import APIRouter, Depends, HTTPException, Path, Query
 from pydantic import BaseModel, Field, HttpUrl
 
 from papertrail.follows.checks import FollowRuleError
@@ -11,6 +11,7 @@ from services.query.accounts import follows as accounts
 from services.query.accounts.follows import FollowCreate, FollowOut, NoSuchFollow
 from services.query.api.problems import problem_responses
 from services.query.deps import CurrentUser, FollowAnnouncerDep, PaperIndexDep, StoreDep
+from services.query.write_limits import WriteLimit
 
 # every route here is the signed-in user's: 401 without a valid token
 router = APIRouter(prefix="/api", tags=["follows"], responses=problem_responses(401))
@@ -27,6 +28,9 @@ def follow_links(*operations: str) -> dict[str, Any]:
 
 
 NO_SUCH_FOLLOW = problem_responses((404, "you have no follow of this id"), 422)
+# follow and webhook writes count against LIMIT_FOLLOW_WRITES per user
+WRITE_LIMIT = [Depends(WriteLimit("follow_writes", by="user"))]
+RATE_LIMITED = problem_responses(429)
 
 
 class Me(BaseModel):
@@ -45,10 +49,12 @@ async def read_me(user: CurrentUser) -> dict[str, Any]:
     "/follows",
     response_model=FollowOut,
     status_code=201,
+    dependencies=WRITE_LIMIT,
     responses={
         # the new follow's id reads and deletes it (and schemathesis's stateful phase follows these links)
         201: {"links": follow_links("read_follow", "delete_follow")},
         **problem_responses((400, "the body is no JSON, or the follow breaks a rule it is compiled by"), 422),
+        **RATE_LIMITED,
     },
 )
 async def create_follow(
@@ -76,7 +82,9 @@ async def read_follow(follow_id: FollowId, user: CurrentUser, store: StoreDep) -
         raise HTTPException(404, str(error)) from error
 
 
-@router.delete("/follows/{follow_id}", status_code=204, responses=NO_SUCH_FOLLOW)
+@router.delete(
+    "/follows/{follow_id}", status_code=204, dependencies=WRITE_LIMIT, responses=NO_SUCH_FOLLOW | RATE_LIMITED
+)
 async def delete_follow(follow_id: FollowId, user: CurrentUser, store: StoreDep, announce: FollowAnnouncerDep) -> None:
     """Unfollow: no new matches after this."""
     try:
@@ -119,14 +127,16 @@ class WebhookState(BaseModel):
     deliveries: list[dict[str, Any]] = Field(default_factory=list, description="latest delivery attempts")
 
 
-@router.put("/me/webhook", response_model=WebhookState, responses=problem_responses(400, 422))
+@router.put(
+    "/me/webhook", response_model=WebhookState, dependencies=WRITE_LIMIT, responses=problem_responses(400, 422, 429)
+)
 async def set_webhook(body: WebhookSet, user: CurrentUser, store: StoreDep) -> WebhookState:
     """Set your webhook; deliveries carry `X-PaperTrail-Signature: sha256=<hex HMAC of the body>`."""
     secret = await store.set_webhook(user["_id"], str(body.url))
     return WebhookState(url=str(body.url), secret=secret)
 
 
-@router.delete("/me/webhook", status_code=204)
+@router.delete("/me/webhook", status_code=204, dependencies=WRITE_LIMIT, responses=RATE_LIMITED)
 async def delete_webhook(user: CurrentUser, store: StoreDep) -> None:
     """Remove your webhook."""
     await store.set_webhook(user["_id"], None)

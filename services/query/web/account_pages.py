@@ -1,0 +1,190 @@
+"""Account pages: sign up (unless SIGNUP=closed), confirm the address, forgot / reset the password by a mailed link,
+and /me/account (address state, change password, API tokens created and revoked, sign out everywhere)."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, Response
+
+from services.query.accounts import users
+from services.query.accounts.users import BadAccountInput, checked_password, normalised_email
+from services.query.deps import SESSION_COOKIE, StoreDep, resources_of
+from services.query.web.account import form_fields, login_required
+from services.query.web.i18n import Translator
+from services.query.web.render import check_csrf, end_session, language, render, see_other, signed_in_user
+from services.query.write_limits import WriteLimit
+
+router = APIRouter(include_in_schema=False)
+CSRF = Depends(check_csrf)
+MAIL_PER_ACCOUNT = WriteLimit("mail_per_account", by="client")
+MAILS = [CSRF, Depends(WriteLimit("mail_per_address", by="client"))]
+
+
+@router.get("/signup", response_class=HTMLResponse)
+async def show_signup(request: Request) -> HTMLResponse:
+    open_ = resources_of(request).settings.signup == "open"
+    return render(request, "signup.html", 200 if open_ else 403, user=await signed_in_user(request), form={})
+
+
+@router.post(
+    "/signup", response_class=HTMLResponse, dependencies=[CSRF, Depends(WriteLimit("signup_per_address", by="client"))]
+)
+async def sign_up(request: Request, store: StoreDep) -> HTMLResponse:
+    """Make the account and mail its confirmation link; the answer is the same for an address that has an account."""
+    settings = resources_of(request).settings
+    t = Translator(language(request))
+    if settings.signup != "open":
+        return render(request, "signup.html", 403, form={})
+    form = await form_fields(request)
+    try:
+        email = normalised_email(form.get("email", ""))
+        password = checked_password(form.get("password", ""), settings.password_min_length)
+    except BadAccountInput as error:
+        message = t(str(error), min=settings.password_min_length)
+        return render(request, "signup.html", 422, error=message, form={"email": form.get("email", "")})
+    await MAIL_PER_ACCOUNT.count(request, "mail:" + email)
+    await users.sign_up(store, settings, email, password)
+    return render(request, "notice.html", title=t("signup_title"), message=t("signup_sent", email=email))
+
+
+@router.get("/confirm", response_class=HTMLResponse)
+async def show_confirm(request: Request, token: str = "") -> HTMLResponse:
+    """The link in the mail opens a page with one button: a GET changes nothing (mail scanners open links)."""
+    return render(request, "confirm.html", user=await signed_in_user(request), token=token)
+
+
+@router.post("/confirm", response_class=HTMLResponse, dependencies=[CSRF])
+async def confirm(request: Request, store: StoreDep) -> HTMLResponse:
+    t = Translator(language(request))
+    done = await users.confirm_email(store, (await form_fields(request)).get("token", ""))
+    message = t("confirm_done") if done else t("link_expired")
+    return render(request, "notice.html", 200 if done else 400, title=t("confirm_title"), message=message)
+
+
+@router.get("/forgot", response_class=HTMLResponse)
+async def show_forgot(request: Request) -> HTMLResponse:
+    return render(request, "forgot.html", user=await signed_in_user(request))
+
+
+@router.post("/forgot", response_class=HTMLResponse, dependencies=MAILS)
+async def forgot(request: Request, store: StoreDep) -> HTMLResponse:
+    """Mail a reset link if an account has the address; the answer is the same either way."""
+    t = Translator(language(request))
+    raw = (await form_fields(request)).get("email", "")
+    try:
+        email = normalised_email(raw)
+    except BadAccountInput as error:
+        return render(request, "forgot.html", 422, error=t(str(error)), email=raw)
+    await MAIL_PER_ACCOUNT.count(request, "mail:" + email)
+    await users.request_reset(store, resources_of(request).settings, email)
+    return render(request, "notice.html", title=t("forgot_title"), message=t("forgot_sent", email=email))
+
+
+@router.get("/reset", response_class=HTMLResponse)
+async def show_reset(request: Request, token: str = "") -> HTMLResponse:
+    return render(request, "reset.html", token=token)
+
+
+@router.post("/reset", response_class=HTMLResponse, dependencies=[CSRF])
+async def reset(request: Request, store: StoreDep) -> Response:
+    """Set the new password (the link is spent only when the password is accepted); every session ends."""
+    settings = resources_of(request).settings
+    t = Translator(language(request))
+    form = await form_fields(request)
+    try:
+        password = checked_password(form.get("password", ""), settings.password_min_length)
+    except BadAccountInput as error:
+        message = t(str(error), min=settings.password_min_length)
+        return render(request, "reset.html", 422, error=message, token=form.get("token", ""))
+    if not await users.reset_password(store, form.get("token", ""), password):
+        return render(request, "notice.html", 400, title=t("reset_title"), message=t("link_expired"))
+    return see_other("/login?reset=1")
+
+
+async def _account_page(request: Request, user: dict[str, Any], status_code: int = 200, **context: Any) -> Response:
+    store = resources_of(request).store
+    tokens = await store.list_tokens(user["_id"])
+    sessions = await store.count_sessions(user["_id"])
+    full = await store.user_by_id(user["_id"]) or user
+    return render(request, "account.html", status_code, user=user, account=full, tokens=tokens, sessions=sessions,
+                  **context)  # fmt: skip
+
+
+@router.get("/me/account", response_class=HTMLResponse)
+async def show_account(request: Request) -> Response:
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    return await _account_page(request, user, done=request.query_params.get("done"))
+
+
+@router.post("/me/account/password", response_class=HTMLResponse, dependencies=[CSRF])
+async def change_password(request: Request, store: StoreDep) -> Response:
+    """A new password, given the current one (an operator's token user without one sets it through a reset); the
+    account's other sessions end."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    settings = resources_of(request).settings
+    t = Translator(language(request))
+    form = await form_fields(request)
+    full = await store.user_by_id(user["_id"]) or {}
+    current_ok = full.get("account_email") and await users.signed_in(
+        store, full["account_email"], form.get("current", "")
+    )
+    if not current_ok:
+        return await _account_page(request, user, 403, error=t("password_wrong"))
+    try:
+        password = checked_password(form.get("password", ""), settings.password_min_length)
+    except BadAccountInput as error:
+        return await _account_page(request, user, 422, error=t(str(error), min=settings.password_min_length))
+    await store.set_password(user["_id"], await users.hash_password(password))
+    await store.drop_sessions(user["_id"], keep=request.cookies.get(SESSION_COOKIE))  # whoever knew the old one
+    return see_other("/me/account?done=password")
+
+
+@router.post("/me/account/confirm", response_class=HTMLResponse, dependencies=MAILS)
+async def resend_confirmation(request: Request, store: StoreDep) -> Response:
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    full = await store.user_by_id(user["_id"]) or {}
+    if full.get("account_email") and not full.get("email_confirmed_at"):
+        await MAIL_PER_ACCOUNT.count(request, "mail:" + full["account_email"])
+        await users.mail_link(store, resources_of(request).settings, full, users.CONFIRM)
+    return see_other("/me/account?done=mailed")
+
+
+@router.post("/me/account/tokens", response_class=HTMLResponse, dependencies=[CSRF])
+async def create_token(request: Request, store: StoreDep) -> Response:
+    """A new API token, shown once on the page that answers (only its hash is kept)."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    name = (await form_fields(request)).get("name", "").strip()[:100] or datetime.now(UTC).strftime("%Y-%m-%d")
+    token = await store.create_token(user["_id"], name)
+    return await _account_page(request, user, 201, new_token=token)
+
+
+@router.post("/me/account/tokens/{token_id}/revoke", dependencies=[CSRF])
+async def revoke_token(token_id: str, request: Request, store: StoreDep) -> Response:
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    if not await store.revoke_token(user["_id"], token_id):  # another user's token id reads as missing
+        t = Translator(language(request))
+        return await _account_page(request, user, 404, error=t("token_not_found"))
+    return see_other("/me/account?done=revoked")
+
+
+@router.post("/me/account/sign-out-everywhere", dependencies=[CSRF])
+async def sign_out_everywhere(request: Request, store: StoreDep) -> Response:
+    """End every session of the account, this one included."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    await store.drop_sessions(user["_id"])
+    response = see_other("/login")
+    end_session(request, response)
+    return response

@@ -1,0 +1,58 @@
+"""The one limit on writes, shared by every replica: `WriteLimit(name, by=...)`, a FastAPI dependency of every
+limited route (API and pages), counts the write in MongoDB (services/query/accounts/rates.py: fixed windows, one
+atomic upsert each) and refuses past the `limit_<name>` setting with 429 and Retry-After. A new limited route is one
+`dependencies=[Depends(WriteLimit("imports", by="user"))]` and its `limit_imports` setting."""
+
+from datetime import UTC, datetime
+from typing import Literal
+
+from fastapi import Request
+
+from services.query.accounts.rates import GRACE, Rate, over, window
+from services.query.deps import resources_of, session_user
+
+
+class WriteLimited(Exception):
+    """A write past its limit: answered 429 with Retry-After (seconds until the window ends)."""
+
+    def __init__(self, limit: str, retry_after: int) -> None:
+        super().__init__(f"too many requests ({limit}): try again in {retry_after} s")
+        self.limit = limit
+        self.retry_after = retry_after
+
+
+def client_address(request: Request) -> str:
+    """The client's address: the peer's, or the X-Forwarded-For one when the peer is a TRUSTED_PROXIES proxy
+    (uvicorn's proxy headers middleware has put it in place by then)."""
+    return request.client.host if request.client else "unknown"
+
+
+async def writer(request: Request) -> str:
+    """Who a per-user limit counts: the user of the bearer token or of the session, else the client's address."""
+    store = resources_of(request).store
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    user = await store.user_for_token(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+    user = user or await session_user(request)
+    return f"user:{user['_id']}" if user else "address:" + client_address(request)
+
+
+class WriteLimit:
+    """A FastAPI dependency: count this write against `limit_<name>` per client address or per user."""
+
+    def __init__(self, name: str, by: Literal["client", "user"]) -> None:
+        self.name = name
+        self.by = by
+
+    async def __call__(self, request: Request) -> None:
+        subject = await writer(request) if self.by == "user" else "address:" + client_address(request)
+        await self.count(request, subject)
+
+    async def count(self, request: Request, subject: str) -> None:
+        """Count one write of `subject` (also for limits keyed by what a form names, such as the account signed
+        in to); WriteLimited past the limit."""
+        resources = resources_of(request)
+        rate = Rate.parse(getattr(resources.settings, f"limit_{self.name}"))
+        now = datetime.now(UTC)
+        current = window(self.name, rate, subject, now)
+        if over(await resources.store.count_write(current.key, current.ends_at + GRACE), rate):
+            raise WriteLimited(self.name, current.retry_after(now))
