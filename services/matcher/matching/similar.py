@@ -1,0 +1,159 @@
+"""The "papers like these" follows the matcher holds: each follow's seed papers' vectors (read from `paper_vectors`)
+and its description's vector (embedded here, with the model the summarizer embeds papers with, once per follow
+version), stacked into one seed matrix that scores a whole batch of papers in one product (papertrail/similarity.py).
+
+A seed paper without a vector yet (the summarizer embeds in the background) waits: before each batch the missing
+seeds are read again, and a follow matches with the vectors it has (its description's, its other seeds').
+"""
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from papertrail.embedding import Embedder, embedding_text
+from papertrail.similarity import SeedMatrix, SimilarFollow, SimilarMatch, seed_matrix, similar_matches
+from schemas.events import Follow, MatchReason
+from services.matcher.store import MatchStore
+
+log = logging.getLogger("papertrail.matcher")
+
+DESCRIPTION = "description"  # the label of a follow's description among its seeds (a paper id always has a prefix)
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarHit:
+    """One paper like one follow: the follow, the paper and the reason that names the closest seed and the score."""
+
+    follow: Follow
+    paper_id: str
+    reason: MatchReason
+
+
+def similar_reason(follow: Follow, match: SimilarMatch) -> MatchReason:
+    """`similar to "SafeConv: …" (0.74)`: the closest seed paper's title (or the description) and the score."""
+    titles = {seed.paper_id: seed.title for seed in follow.seeds}
+    seed_id = None if match.seed == DESCRIPTION else match.seed
+    return MatchReason(
+        term=titles.get(match.seed, match.seed) if seed_id else DESCRIPTION,
+        field="similar",
+        seed_id=seed_id,
+        score=round(match.score, 4),
+    )
+
+
+class SimilarFollows:
+    """Every `similar` follow with the vectors it is scored by. `refresh` before scoring reads the seed vectors that
+    were missing and embeds new descriptions; the seed matrix is rebuilt only when something changed."""
+
+    def __init__(self, store: MatchStore, model_key: str, dimensions: int, open_embedder: Callable[[], Embedder]):
+        self.store = store
+        self.model_key = model_key
+        self.dimensions = dimensions
+        self._open_embedder = open_embedder
+        self._embedder: Embedder | None = None  # opened on the first description: loading a model costs memory
+        self.follows: dict[str, Follow] = {}
+        self.seed_vectors: dict[str, np.ndarray] = {}  # seed paper id → its vector, shared by the follows it seeds
+        self.descriptions: dict[tuple[str, str], np.ndarray] = {}  # (follow id, its description) → vector
+        self.failed_descriptions: set[tuple[str, str]] = set()  # the model cannot embed these: not tried again
+        self._matrix: SeedMatrix | None = None
+
+    def upsert(self, follow: Follow) -> None:
+        self.follows[follow.id] = follow
+        self.descriptions = {
+            key: v for key, v in self.descriptions.items() if key[0] != follow.id or key[1] == follow.description
+        }
+        self._matrix = None
+
+    def remove(self, follow_id: str) -> None:
+        if self.follows.pop(follow_id, None) is not None:
+            self.descriptions = {key: v for key, v in self.descriptions.items() if key[0] != follow_id}
+            self._matrix = None
+
+    def __len__(self) -> int:
+        return len(self.follows)
+
+    def waiting_seeds(self) -> set[str]:
+        return {s.paper_id for f in self.follows.values() for s in f.seeds if s.paper_id not in self.seed_vectors}
+
+    def ready(self, follow_id: str) -> bool:
+        """The follow has a vector to be scored by: a seed's or its description's."""
+        follow = self.follows.get(follow_id)
+        return follow is not None and bool(self._seeds_of(follow))
+
+    async def refresh(self) -> list[str]:
+        """Read the vectors of waiting seeds and embed new descriptions; the follows that had no vector before and
+        have one now (their backfill can run)."""
+        before = {follow_id for follow_id in self.follows if self.ready(follow_id)}
+        waiting = self.waiting_seeds()
+        if waiting:
+            found = await self.store.paper_vectors(sorted(waiting), self.model_key)
+            if found:
+                self.seed_vectors |= found
+                self._matrix = None
+        todo = [
+            (follow.id, follow.description)
+            for follow in self.follows.values()
+            if follow.description
+            and (follow.id, follow.description) not in self.descriptions
+            and (follow.id, follow.description) not in self.failed_descriptions
+        ]
+        if todo:
+            await self._embed_descriptions(todo)
+        return sorted(f for f in self.follows if f not in before and self.ready(f))
+
+    async def _embed_descriptions(self, todo: list[tuple[str, str]]) -> None:
+        if self._embedder is None:
+            self._embedder = self._open_embedder()
+        # a description is embedded as a paper's abstract without a title, so it lies among the papers' vectors
+        outcomes = await self._embedder.embed([embedding_text("", text) for _, text in todo])
+        for key, outcome in zip(todo, outcomes, strict=True):
+            if outcome.vector is not None:
+                self.descriptions[key] = outcome.vector
+                self._matrix = None
+            elif outcome.failure is not None:
+                self.failed_descriptions.add(key)
+                log.warning(
+                    "a follow's description cannot be embedded", extra={"follow_id": key[0], "error": outcome.failure}
+                )
+            else:  # the endpoint is down or its budget spent: tried again before the next batch
+                log.warning("description not embedded yet", extra={"follow_id": key[0], "error": outcome.unavailable})
+
+    def _seeds_of(self, follow: Follow) -> list[tuple[str, np.ndarray]]:
+        seeds = [(s.paper_id, self.seed_vectors[s.paper_id]) for s in follow.seeds if s.paper_id in self.seed_vectors]
+        if follow.description and (vector := self.descriptions.get((follow.id, follow.description))) is not None:
+            seeds.append((DESCRIPTION, vector))
+        return seeds
+
+    def matrix(self) -> SeedMatrix:
+        if self._matrix is None:
+            self._matrix = seed_matrix(self.scored(self.follows.values()), self.dimensions)
+        return self._matrix
+
+    def scored(self, follows: Iterable[Follow]) -> list[SimilarFollow]:
+        return [SimilarFollow(f.id, self._seeds_of(f), f.threshold or 0.0) for f in follows]
+
+    def hits(self, matches: Sequence[SimilarMatch]) -> list[SimilarHit]:
+        """The matches as hits with their reasons; a seed paper is no news to the follow it seeds, and is left out."""
+        return [
+            SimilarHit(follow, m.paper_id, similar_reason(follow, m))
+            for m in matches
+            if (follow := self.follows.get(m.follow_id)) is not None
+            and not any(seed.paper_id == m.paper_id for seed in follow.seeds)
+        ]
+
+    async def match(self, paper_ids: Sequence[str]) -> list[SimilarHit]:
+        """Every (follow, paper) of these embedded papers whose score reaches the follow's threshold."""
+        if not self.follows or not paper_ids:
+            return []
+        await self.refresh()
+        vectors = await self.store.paper_vectors(list(paper_ids), self.model_key)
+        held = [paper_id for paper_id in paper_ids if paper_id in vectors]
+        if not held:
+            return []
+        return self.hits(similar_matches(self.matrix(), held, np.vstack([vectors[p] for p in held])))
+
+    async def close(self) -> None:
+        if self._embedder is not None:
+            await self._embedder.close()
