@@ -22,7 +22,7 @@ log = logging.getLogger("papertrail.matcher")
 DESCRIPTION = "description"  # the label of a follow's description among its seeds (a paper id always has a prefix)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a batch makes ~100,000, and a frozen dataclass takes longer to make
 class SimilarHit:
     """One paper like one follow: the follow, the paper and the reason that names the closest seed and the score."""
 
@@ -31,13 +31,18 @@ class SimilarHit:
     reason: MatchReason
 
 
-def similar_reason(follow: Follow, match: SimilarMatch) -> MatchReason:
-    """`similar to "SafeConv: …" (0.74)`: the closest seed paper's title (or the description) and the score."""
-    titles = {seed.paper_id: seed.title for seed in follow.seeds}
+def similar_reason(titles: dict[str, str], match: SimilarMatch) -> MatchReason:
+    """`similar to "SafeConv: …" (0.74)`: the closest seed paper's title (or the description) and the score. Built
+    unchecked (`model_construct`): every field comes typed from the scorer and the stored follow, and a batch makes
+    ~100,000 of them."""
     seed_id = None if match.seed == DESCRIPTION else match.seed
-    return MatchReason(
+    # every field given: a default_factory (categories) makes model_construct inspect a signature each time
+    return MatchReason.model_construct(
+        subtopic=None,
+        subtopic_id=None,
         term=titles.get(match.seed, match.seed) if seed_id else DESCRIPTION,
         field="similar",
+        categories=[],
         seed_id=seed_id,
         score=round(match.score, 4),
     )
@@ -54,21 +59,23 @@ class SimilarFollows:
         self._open_embedder = open_embedder
         self._embedder: Embedder | None = None  # opened on the first description: loading a model costs memory
         self.follows: dict[str, Follow] = {}
+        self.seed_titles: dict[str, dict[str, str]] = {}  # follow id → its seeds' ids → their titles
         self.seed_vectors: dict[str, np.ndarray] = {}  # seed paper id → its vector, shared by the follows it seeds
-        self.descriptions: dict[tuple[str, str], np.ndarray] = {}  # (follow id, its description) → vector
+        self.descriptions: dict[str, tuple[str, np.ndarray]] = {}  # follow id → (its description, the vector)
         self.failed_descriptions: set[tuple[str, str]] = set()  # the model cannot embed these: not tried again
         self._matrix: SeedMatrix | None = None
 
     def upsert(self, follow: Follow) -> None:
         self.follows[follow.id] = follow
-        self.descriptions = {
-            key: v for key, v in self.descriptions.items() if key[0] != follow.id or key[1] == follow.description
-        }
+        self.seed_titles[follow.id] = {seed.paper_id: seed.title for seed in follow.seeds}
+        if follow.id in self.descriptions and self.descriptions[follow.id][0] != follow.description:
+            del self.descriptions[follow.id]  # a new version of the follow: its new description is embedded
         self._matrix = None
 
     def remove(self, follow_id: str) -> None:
         if self.follows.pop(follow_id, None) is not None:
-            self.descriptions = {key: v for key, v in self.descriptions.items() if key[0] != follow_id}
+            del self.seed_titles[follow_id]
+            self.descriptions.pop(follow_id, None)
             self._matrix = None
 
     def __len__(self) -> int:
@@ -85,20 +92,22 @@ class SimilarFollows:
     async def refresh(self) -> list[str]:
         """Read the vectors of waiting seeds and embed new descriptions; the follows that had no vector before and
         have one now (their backfill can run)."""
-        before = {follow_id for follow_id in self.follows if self.ready(follow_id)}
         waiting = self.waiting_seeds()
+        todo = [
+            (follow.id, follow.description)
+            for follow in self.follows.values()
+            if follow.description
+            and follow.id not in self.descriptions
+            and (follow.id, follow.description) not in self.failed_descriptions
+        ]
+        if not waiting and not todo:
+            return []
+        before = {follow_id for follow_id in self.follows if self.ready(follow_id)}
         if waiting:
             found = await self.store.paper_vectors(sorted(waiting), self.model_key)
             if found:
                 self.seed_vectors |= found
                 self._matrix = None
-        todo = [
-            (follow.id, follow.description)
-            for follow in self.follows.values()
-            if follow.description
-            and (follow.id, follow.description) not in self.descriptions
-            and (follow.id, follow.description) not in self.failed_descriptions
-        ]
         if todo:
             await self._embed_descriptions(todo)
         return sorted(f for f in self.follows if f not in before and self.ready(f))
@@ -110,7 +119,7 @@ class SimilarFollows:
         outcomes = await self._embedder.embed([embedding_text("", text) for _, text in todo])
         for key, outcome in zip(todo, outcomes, strict=True):
             if outcome.vector is not None:
-                self.descriptions[key] = outcome.vector
+                self.descriptions[key[0]] = (key[1], outcome.vector)
                 self._matrix = None
             elif outcome.failure is not None:
                 self.failed_descriptions.add(key)
@@ -122,8 +131,8 @@ class SimilarFollows:
 
     def _seeds_of(self, follow: Follow) -> list[tuple[str, np.ndarray]]:
         seeds = [(s.paper_id, self.seed_vectors[s.paper_id]) for s in follow.seeds if s.paper_id in self.seed_vectors]
-        if follow.description and (vector := self.descriptions.get((follow.id, follow.description))) is not None:
-            seeds.append((DESCRIPTION, vector))
+        if follow.description and follow.id in self.descriptions:
+            seeds.append((DESCRIPTION, self.descriptions[follow.id][1]))
         return seeds
 
     def matrix(self) -> SeedMatrix:
@@ -136,18 +145,19 @@ class SimilarFollows:
 
     def hits(self, matches: Sequence[SimilarMatch]) -> list[SimilarHit]:
         """The matches as hits with their reasons; a seed paper is no news to the follow it seeds, and is left out."""
+        follows, seed_titles = self.follows, self.seed_titles
         return [
-            SimilarHit(follow, m.paper_id, similar_reason(follow, m))
+            SimilarHit(follow, m.paper_id, similar_reason(titles, m))
             for m in matches
-            if (follow := self.follows.get(m.follow_id)) is not None
-            and not any(seed.paper_id == m.paper_id for seed in follow.seeds)
+            if (follow := follows.get(m.follow_id)) is not None
+            and m.paper_id not in (titles := seed_titles[m.follow_id])
         ]
 
     async def match(self, paper_ids: Sequence[str]) -> list[SimilarHit]:
-        """Every (follow, paper) of these embedded papers whose score reaches the follow's threshold."""
+        """Every (follow, paper) of these embedded papers whose score reaches the follow's threshold, with the vectors
+        the follows have (`refresh` first to read those that were missing)."""
         if not self.follows or not paper_ids:
             return []
-        await self.refresh()
         vectors = await self.store.paper_vectors(list(paper_ids), self.model_key)
         held = [paper_id for paper_id in paper_ids if paper_id in vectors]
         if not held:
