@@ -178,6 +178,7 @@ def create_app(settings: MatcherSettings) -> AsgiFastStream:
             store, settings.model_key, settings.embedding_dimensions, lambda: open_embedder(settings)
         )
         index = await load_follow_index(store, similar)
+        await similar.refresh()  # the stored follows' vectors: only a follow whose seeds get theirs later is "new"
         recorder = MatchRecorder(store, publish_matches)
         backfiller = Backfiller(
             clients.search,
