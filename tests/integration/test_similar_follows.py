@@ -14,6 +14,7 @@ the subject, which a keyword rule on the seeds' own words (`epidemic OR "influen
 """
 
 import asyncio
+import json
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -36,6 +37,7 @@ from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
 from tests.conftest import Servers, wait_until
 from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user, running_pipeline
+from tests.matcher.test_delivery import Receiver
 from tests.query.test_api import _auth, _get
 from tests.query.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
 
@@ -150,8 +152,14 @@ def test_similar_follows_wait_for_vectors_then_match_what_keywords_miss(
     pipeline: tuple[Pipeline, dict[str, str]], servers: Servers
 ) -> None:
     pipe, tokens = pipeline
+    with Receiver([200]) as receiver:
+        _wait_for_vectors_then_match(pipe, tokens, servers, receiver)
+
+
+def _wait_for_vectors_then_match(pipe: Pipeline, tokens: dict[str, str], servers: Servers, receiver: Receiver) -> None:
     ana, bo = tokens["ana"], tokens["bo"]
-    like = _made(_follow(pipe, ana, {"kind": "similar", "name": "spreading", "seeds": SEEDS}))
+    body = {"kind": "similar", "name": "spreading", "seeds": SEEDS, "webhook_url": receiver.url}
+    like = _made(_follow(pipe, ana, body))
     assert [s["paper_id"] for s in like["seeds"]] == SEED_IDS
     assert like["seeds"][1]["title"].startswith("Strong ties promote the epidemic prevalence")
     assert like["threshold"] == DEFAULT_THRESHOLD
@@ -215,6 +223,13 @@ def test_similar_follows_wait_for_vectors_then_match_what_keywords_miss(
         asyncio.run(_emit_embedded(pipe, db, [NEW]))
         wait_until(lambda: _papers_matched(pipe) > before, timeout=60, what="the redelivered paper matched")
         assert db.matches.count_documents({"follow_id": like["id"], "paper_id": NEW}) == 1
+
+        # the follow's webhook got the match with its reason, once
+        posted = wait_until(lambda: receiver.requests, timeout=60, what="the webhook's POST")
+        assert len(posted) == 1
+        delivered = json.loads(posted[0][1])["match"]
+        assert delivered["paper_id"] == NEW and delivered["follow_kind"] == "similar"
+        assert delivered["reasons"] == [reason | {"categories": [], "subtopic": None, "subtopic_id": None}]
 
         # the Atom feed says why
         atom = httpx.get(pipe.url("query", like["feed_url"]), timeout=10)
