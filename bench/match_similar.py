@@ -2,26 +2,42 @@
 (papertrail/similarity.py: the higher of the centroid's and the closest seed's cosine) against the obvious loop over
 follows and seeds, in one run. Target: ≥ 1,000 papers/s.
 
-    uv run python bench/match_similar.py [--follows 10000] [--threshold 0.65] [--batch 500] [--vectors PATH]
+    uv run python bench/match_similar.py [--follows 10000] [--threshold 0.65] [--batch 500] [--vectors PATH] [--wired]
 
 Each follow is on one subject: a random corpus paper and 0-19 more among its 50 nearest (5 seeds on average), and one
 in three also a description (here the vector of one more neighbour).
 --vectors: the corpus vectors bench/embed_throughput.py --corpus saved.
+--wired: also through the matcher's own path (services/matcher/matching/similar.py), as its handler runs it on each
+batch of papers.enriched.v1: the batch's vectors read from `paper_vectors` in a MongoDB of a local stack of its own
+(started here, stopped at the end), scored, each match given its reason and made a follows.matched.v1 event.
 """
 
 import argparse
+import asyncio
 import os
 import platform
 import sys
+import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+from pymongo import AsyncMongoClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.embed_throughput import DEFAULT_SAVE
+from papertrail.embedding import EmbeddingSettings, open_embedder
+from papertrail.follows.rules import follow_matched
 from papertrail.similarity import DEFAULT_THRESHOLD, SimilarFollow, SimilarMatch, seed_matrix, similar_matches
+from papertrail_tools import stack
+from schemas.events import Follow, SeedPaper
+from services.matcher.matching.similar import DESCRIPTION, SimilarFollows
+from services.matcher.store import MatchStore
+from tests.conftest import stack_on_free_ports
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def generate_follows(n: int, ids: np.ndarray, vectors: np.ndarray, threshold: float, seed: int) -> list[SimilarFollow]:
@@ -55,6 +71,89 @@ def loop_matches(follows: list[SimilarFollow], paper_id: str, paper: np.ndarray)
     return found
 
 
+def as_follows(
+    follows: list[SimilarFollow], threshold: float
+) -> tuple[list[Follow], dict[str, tuple[str, np.ndarray]]]:
+    """The generated follows as the query service stores them (seed ids with titles, a description), and the
+    description vectors as the matcher would have embedded them."""
+    made, descriptions = [], {}
+    now = datetime.now(UTC)
+    for follow in follows:
+        seeds = [
+            SeedPaper(paper_id=label, title=f"title of {label}") for label, _ in follow.seeds if label != DESCRIPTION
+        ]
+        text = next((f"description {follow.follow_id}" for label, _ in follow.seeds if label == DESCRIPTION), None)
+        made.append(
+            Follow(
+                id=follow.follow_id,
+                user_id=f"user-{follow.follow_id}",
+                kind="similar",
+                name=follow.follow_id,
+                created_at=now,
+                seeds=seeds,
+                description=text,
+                threshold=threshold,
+            )
+        )
+        if text is not None:
+            descriptions[follow.follow_id] = (text, next(v for label, v in follow.seeds if label == DESCRIPTION))
+    return made, descriptions
+
+
+async def wired_rate(
+    mongodb_url: str, follows: list[SimilarFollow], ids: np.ndarray, vectors: np.ndarray, threshold: float, batch: int
+) -> tuple[float, float, float, int]:
+    """(papers/s, papers per CPU-second, papers/s leaving out the events' making, matches) through the matcher's
+    SimilarFollows over a real MongoDB."""
+    settings = EmbeddingSettings()
+    client: AsyncMongoClient = AsyncMongoClient(mongodb_url)
+    try:
+        store = MatchStore(client["papertrail_bench"])
+        now = datetime.now(UTC)
+        documents = [
+            {"_id": str(i), "model": settings.model_key, "state": "embedded", "vector": v.tolist(), "updated_at": now}
+            for i, v in zip(ids, vectors, strict=True)
+        ]
+        for first in range(0, len(documents), 1000):
+            await store.vectors.insert_many(documents[first : first + 1000])
+        # the descriptions come already embedded (as_follows): the model is never opened
+        similar = SimilarFollows(store, settings.model_key, vectors.shape[1], lambda: open_embedder(settings))
+        made, similar.descriptions = as_follows(follows, threshold)
+        for follow in made:
+            similar.upsert(follow)
+        paper_ids = [str(i) for i in ids]
+        await similar.refresh()  # every seed's vector read once, as when the matcher starts
+        similar.matrix()
+        matches, events_s = 0, 0.0
+        started, cpu = time.perf_counter(), time.process_time()
+        for first in range(0, len(paper_ids), batch):
+            await similar.refresh()  # as the handler does before each batch: nothing is missing here
+            hits = await similar.match(paper_ids[first : first + batch])
+            made_at = time.perf_counter()
+            events = [follow_matched(h.follow, h.paper_id, "a title", [h.reason], now) for h in hits]
+            events_s += time.perf_counter() - made_at
+            matches += len(events)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    finally:
+        await client.close()
+    return len(paper_ids) / wall, len(paper_ids) / cpu, len(paper_ids) / (wall - events_s), matches
+
+
+def wired(follows: list[SimilarFollow], ids: np.ndarray, vectors: np.ndarray, threshold: float, batch: int) -> tuple:
+    """wired_rate over the MongoDB of a local stack of its own (tansu, the Kafka-protocol server that starts
+    fastest, stands beside it unused)."""
+    with tempfile.TemporaryDirectory() as folder:
+        servers = stack_on_free_ports(
+            Path(folder), install_dir=ROOT / ".stack" / "npm", start_timeout_s=300, kafka_broker="tansu"
+        )
+        stack.up(servers, log=lambda _: None)
+        try:
+            url = servers.environment()["MONGODB_URL"]
+            return asyncio.run(wired_rate(url, follows, ids, vectors, threshold, batch))
+        finally:
+            stack.down(servers, log=lambda _: None)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--follows", type=int, default=10_000)
@@ -63,6 +162,7 @@ def main() -> None:
     parser.add_argument("--loop-papers", type=int, default=20, help="papers the slow loop runs over")
     parser.add_argument("--vectors", type=Path, default=DEFAULT_SAVE)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--wired", action="store_true", help="also through the matcher's path over MongoDB")
     args = parser.parse_args()
     if not args.vectors.exists():
         sys.exit(f"{args.vectors}: missing; run bench/embed_throughput.py --corpus first")
@@ -115,6 +215,14 @@ def main() -> None:
     print(f"speed-up: {rate / loop_rate:,.0f}x; same answers on the {len(subset)} papers: {agree}")
     if not agree:
         sys.exit("the matrix product and the loop disagree")
+    if args.wired:
+        rate, per_cpu, without_events, matched = wired(follows, ids, vectors, args.threshold, args.batch)
+        print(
+            f"the matcher's path (vectors read from MongoDB, reasons, follows.matched.v1 events), batches of "
+            f"{args.batch}: {rate:,.0f} papers/s, {per_cpu:,.0f} papers per CPU-second, {matched} matches "
+            f"({matched / len(paper_ids):.1f} per paper; seeds are never their own follow's match)"
+        )
+        print(f"  the same up to the matches with their reasons (the events left out): {without_events:,.0f} papers/s")
 
 
 if __name__ == "__main__":

@@ -58,16 +58,36 @@ class PaperNormalized(BaseModel):
     harvested_at: datetime | None = Field(None, description="when the raw record was fetched, for end-to-end latency")
 
 
+class PaperEmbedding(BaseModel):
+    """Where a paper's vector stands. The vector itself stays off the event: readers batch-read `paper_vectors`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(
+        description="what makes the vectors: backend/model/dimensions/max tokens",
+        examples=["local/all-MiniLM-L6-v2-int8/384/256"],
+    )
+    state: Literal["embedded", "failed", "pending"] = Field(
+        description="embedded: in `paper_vectors`; failed: the text cannot be embedded (`paper_vectors` says why); "
+        "pending: waiting for the background sweep, which emits the paper again once embedded"
+    )
+
+
 class PaperEnriched(BaseModel):
     """papers.enriched.v1: a normalized paper with its AI summary (or the summary's status). Key: paper id."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Unknown fields are ignored, not refused: a consumer keeps reading the events of a newer producer that added a
+    # field (fields are only ever added to a .v1 topic; docs/events.md says how an addition is rolled out).
+    model_config = ConfigDict(extra="ignore")
 
     kind: NormalizedKind = Field(description="the kind of the normalized event this follows")
     paper: Paper = Field(description="the canonical paper")
     version: PaperVersion = Field(description="the version record behind this event")
     summary: Summary = Field(description="AI summary, or status pending / failed")
     harvested_at: datetime | None = Field(None, description="when the raw record was fetched")
+    embedding: PaperEmbedding | None = Field(
+        None, description="the paper's vector: embedded, failed or pending; absent from older producers (unknown)"
+    )
 
 
 class PaperNew(BaseModel):
@@ -103,16 +123,40 @@ class PaperWithdrawn(BaseModel):
     withdrawn_at: datetime = Field(description="when PaperTrail withdrew it (UTC)")
 
 
+def _unset(value: object) -> bool:
+    """A field a `similar` follow added, left out of an event that does not use it: consumers built before it existed
+    (their models forbid unknown fields) read the events of the kinds they know unchanged."""
+    return value is None or value == []
+
+
+FollowKind = Literal["keyword", "author", "topic", "similar"]
+
+
 class MatchReason(BaseModel):
-    """Why a paper matched a follow: which subtopic, which term, in which field."""
+    """Why a paper matched a follow: which subtopic, which term, in which field; for a `similar` follow, which seed
+    paper (or the description) it was closest to, and the score."""
 
     model_config = ConfigDict(extra="forbid")
 
     subtopic: str | None = Field(None, description="subtopic of a topic follow", examples=["math reasoning"])
     subtopic_id: str | None = Field(None, description="id of that subtopic", examples=["math-reasoning"])
-    term: str = Field(description="term or author key that hit", examples=["reasoning"])
-    field: Literal["title", "abstract", "authors", "categories", "keywords"] = Field(description="where it hit")
+    term: str = Field(
+        description="term or author key that hit; for a similar follow, the closest seed's title, or `description`",
+        examples=["reasoning"],
+    )
+    field: Literal["title", "abstract", "authors", "categories", "keywords", "similar"] = Field(
+        description="where it hit; `similar`: the paper's vector is close to the follow's seeds"
+    )
     categories: list[str] = Field(default_factory=list, description="categories that satisfied the filter")
+    seed_id: str | None = Field(
+        None,
+        exclude_if=_unset,
+        description="similar follow: the canonical id of the closest seed paper (absent: the description)",
+        examples=["arxiv:2605.01234"],
+    )
+    score: float | None = Field(
+        None, exclude_if=_unset, description="similar follow: the cosine similarity that reached the threshold"
+    )
 
 
 class FollowMatched(BaseModel):
@@ -122,7 +166,7 @@ class FollowMatched(BaseModel):
 
     user_id: str = Field(description="user who follows")
     follow_id: str = Field(description="the follow")
-    follow_kind: Literal["keyword", "author", "topic"] = Field(description="kind of follow")
+    follow_kind: FollowKind = Field(description="kind of follow")
     paper_id: str = Field(description="canonical paper id")
     reasons: list[MatchReason] = Field(description="every reason it matched")
     matched_at: datetime = Field(description="when (UTC)")
@@ -148,14 +192,24 @@ class Subtopic(BaseModel):
     categories: list[str] = Field(default_factory=list, description="only papers in one of these categories")
 
 
+class SeedPaper(BaseModel):
+    """A paper a `similar` follow is seeded with: its canonical id and its title (what a match's reason names)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    paper_id: str = Field(description="canonical paper id", examples=["arxiv:2605.01234"])
+    title: str = Field(description="its title when the follow was made", examples=["SafeConv: …"])
+
+
 class Follow(BaseModel):
-    """A user's follow of a keyword expression, an author or a topic."""
+    """A user's follow of a keyword expression, an author, a topic, or papers like some seed papers or a
+    description (`similar`)."""
 
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(description="follow id")
     user_id: str = Field(description="owner")
-    kind: Literal["keyword", "author", "topic"] = Field(description="kind of follow")
+    kind: FollowKind = Field(description="kind of follow")
     name: str = Field(description="what the user calls it", examples=["retrieval for LLMs"])
     query: str | None = Field(
         None,
@@ -177,6 +231,15 @@ class Follow(BaseModel):
     )
     webhook_url: str | None = Field(None, description="POST each match of this follow to this URL")
     webhook_secret: str | None = Field(None, description="key of the HMAC-SHA256 signature of webhook bodies")
+    seeds: list[SeedPaper] = Field(
+        default_factory=list, exclude_if=_unset, description="similar follow: the papers it is like (1-20)"
+    )
+    description: str | None = Field(
+        None, exclude_if=_unset, description="similar follow: what it is about, in a reader's words"
+    )
+    threshold: float | None = Field(
+        None, exclude_if=_unset, description="similar follow: the least cosine similarity a match has", examples=[0.65]
+    )
 
 
 class FollowChanged(BaseModel):

@@ -158,6 +158,11 @@ class CompiledFollow:
 def compile_follow(follow: Follow, topics: dict[str, Topic]) -> CompiledFollow:
     """Check and compile a follow; ValueError (ExpressionError for expressions) naming the problem."""
     categories = frozenset(follow.categories)
+    if follow.kind == "similar":
+        # matched by its vectors (papertrail/similarity.py), never by terms: here only to be known by id
+        if not follow.seeds and not follow.description:
+            raise ValueError("a similar follow needs seed papers or a description")
+        return CompiledFollow(follow, signature=("similar", follow.id))
     if follow.kind == "keyword":
         if not follow.query:
             raise ValueError("a keyword follow needs a query")
@@ -350,7 +355,7 @@ class FollowIndex:
         return len(self.follows)
 
     def count_by_kind(self) -> dict[str, int]:
-        counts = {"keyword": 0, "author": 0, "topic": 0}
+        counts = {"keyword": 0, "author": 0, "topic": 0, "similar": 0}
         for compiled in self.follows.values():
             counts[compiled.follow.kind] += 1
         return counts

@@ -16,6 +16,7 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
+from papertrail.embedding import open_embedder
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.rules import FollowIndex, PaperText, follow_matched, topics_by_id
 from papertrail.kafka import DeadLetterPolicy, batch_options, consumer_options, make_broker, publish_confirmed
@@ -26,6 +27,7 @@ from services.matcher.delivery.digest_mailer import DigestMaker, run_digests
 from services.matcher.delivery.webhook_sender import WebhookSender, webhook_target
 from services.matcher.matching.backfill import Backfiller
 from services.matcher.matching.recorder import BackfillRunner, MatchRecorder
+from services.matcher.matching.similar import SimilarFollows
 from services.matcher.metrics import FOLLOWS, MATCH_LAG_SECONDS, MATCH_SECONDS, PAPERS_MATCHED
 from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
@@ -42,6 +44,7 @@ class MatcherResources:
 
     store: MatchStore
     follow_index: FollowIndex
+    similar: SimilarFollows
     recorder: MatchRecorder
     backfills: BackfillRunner
     webhooks: WebhookSender
@@ -56,26 +59,38 @@ def count_follows(index: FollowIndex) -> None:
         FOLLOWS.labels(kind).set(count)
 
 
-async def load_follow_index(store: MatchStore) -> FollowIndex:
-    """Every stored follow, compiled with the topic catalogue; one that does not compile is logged and skipped."""
+async def load_follow_index(store: MatchStore, similar: SimilarFollows | None = None) -> FollowIndex:
+    """Every stored follow, compiled with the topic catalogue (and each similar follow held for its vectors); one
+    that does not compile is logged and skipped."""
     index = FollowIndex(topics=topics_by_id(load_catalogue()))
     for follow in await store.all_follows():
         try:
             index.upsert(follow)
         except ValueError as error:
             log.warning("stored follow does not compile; skipped", extra={"follow_id": follow.id, "error": str(error)})
+            continue
+        if similar is not None and follow.kind == "similar":
+            similar.upsert(follow)
     count_follows(index)
     return index
 
 
 async def on_follow_changed(event: FollowChanged, resources: Resources) -> None:
     """Keep the in-memory follow index in step with the query service's follows; backfill new ones."""
-    follow_index = resources.follow_index
+    follow_index, similar = resources.follow_index, resources.similar
     if event.action == "deleted" or event.follow is None:
         follow_index.remove(event.follow_id)
+        similar.remove(event.follow_id)
     else:
         compiled = follow_index.upsert(event.follow)  # ValueError → dead letter; the API rejects these first
-        if event.action == "created":
+        ready = True
+        if event.follow.kind == "similar":
+            similar.upsert(event.follow)
+            await similar.refresh()  # its seeds' vectors, its description's
+            ready = similar.ready(event.follow.id)  # if not, backfilled once a seed has a vector (similar_matches_of)
+        else:
+            similar.remove(event.follow_id)
+        if event.action == "created" and ready:
             resources.backfills.start(compiled)
     count_follows(follow_index)
 
@@ -91,12 +106,32 @@ async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: 
         hits = resources.follow_index.match(PaperText.of(event.paper))
         MATCH_SECONDS.observe(time.perf_counter() - started)
         matches += [follow_matched(follow, event.paper.id, event.paper.title, reasons, now) for follow, reasons in hits]
+    matches += await similar_matches_of(resources, [event for _, event in valid], now)
     await resources.recorder.record(matches)
     done = datetime.now(UTC)
     PAPERS_MATCHED.inc(len(valid))
     for _, event in valid:
         if event.harvested_at is not None:
             MATCH_LAG_SECONDS.observe((done - event.harvested_at).total_seconds())
+
+
+async def similar_matches_of(
+    resources: MatcherResources, events: list[PaperEnriched], now: datetime
+) -> list[FollowMatched]:
+    """The batch's embedded papers scored against every similar follow in one product; a similar follow whose seeds
+    got their first vectors meanwhile is backfilled now. A paper comes again once embedded (docs/events.md), and a
+    match recorded before is not recorded twice."""
+    similar = resources.similar
+    if not len(similar):
+        return []
+    for follow_id in await similar.refresh():
+        if (compiled := resources.follow_index.follows.get(follow_id)) is not None:
+            resources.backfills.start(compiled)
+    titles = {e.paper.id: e.paper.title for e in events if e.embedding is not None and e.embedding.state == "embedded"}
+    return [
+        follow_matched(hit.follow, hit.paper_id, titles[hit.paper_id], [hit.reason], now)
+        for hit in await similar.match(list(titles))
+    ]
 
 
 async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> None:
@@ -139,10 +174,20 @@ def create_app(settings: MatcherSettings) -> AsgiFastStream:
         assert clients.search is not None  # NEEDS names meilisearch
         store = MatchStore(clients.db)
         await store.ensure_indexes()
-        index = await load_follow_index(store)
+        similar = SimilarFollows(
+            store, settings.model_key, settings.embedding_dimensions, lambda: open_embedder(settings)
+        )
+        index = await load_follow_index(store, similar)
+        await similar.refresh()  # the stored follows' vectors: only a follow whose seeds get theirs later is "new"
         recorder = MatchRecorder(store, publish_matches)
         backfiller = Backfiller(
-            clients.search, settings.index_name, store, settings.backfill_days, settings.backfill_max_hits_per_term
+            clients.search,
+            settings.index_name,
+            store,
+            settings.backfill_days,
+            settings.backfill_max_hits_per_term,
+            similar,
+            settings.backfill_max_similar_papers,
         )
         backfills = BackfillRunner(
             index, backfiller, recorder, store, settings.backfill_stale_s, settings.backfill_retry_s
@@ -153,7 +198,7 @@ def create_app(settings: MatcherSettings) -> AsgiFastStream:
         http = httpx.AsyncClient(follow_redirects=False)
         try:
             yield MatcherResources(
-                store, index, recorder, backfills, WebhookSender(store, http, settings), broker.dead_letters
+                store, index, similar, recorder, backfills, WebhookSender(store, http, settings), broker.dead_letters
             )
         finally:
             if digests is not None:
@@ -161,6 +206,7 @@ def create_app(settings: MatcherSettings) -> AsgiFastStream:
                 with contextlib.suppress(asyncio.CancelledError):
                     await digests
             await backfills.stop()
+            await similar.close()
             await http.aclose()
 
     # matching needs no index: /readyz leaves Meilisearch out, and a backfill retries until the index answers

@@ -1,17 +1,26 @@
-"""Matcher settings: backfill window, webhook retries, the daily digest and SMTP."""
+"""Matcher settings: backfill window, webhook retries, the daily digest and SMTP, and the embedding model a similar
+follow's description is embedded with (the summarizer's own: vectors of two models are not comparable)."""
 
 from pydantic import Field
 
+from papertrail.embedding import EmbeddingSettings
 from papertrail.mail import SmtpSettings
 from papertrail.settings import PaperIndexSettings, TimeZoneName
 
 
-class MatcherSettings(PaperIndexSettings, SmtpSettings):
+class MatcherSettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings):
     http_port: int = Field(8004, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
     match_batch_size: int = Field(500, ge=1, le=10000, description="papers matched and recorded together")
     match_batch_wait_ms: int = Field(100, ge=1, description="longest wait to fill a batch of papers")
     backfill_days: int = Field(30, ge=0, le=3650, description="a new follow is matched against papers this recent")
     backfill_max_hits_per_term: int = Field(1000, ge=1, le=100_000, description="search hits read per backfill term")
+    backfill_max_similar_papers: int = Field(
+        20_000,
+        ge=1,
+        le=1_000_000,
+        description="papers a new similar follow is scored against: the newest of the backfill window that have a "
+        "vector",
+    )
     backfill_stale_s: float = Field(
         600, gt=0, description="a backfill claimed this long ago without finishing is redone"
     )

@@ -1,11 +1,13 @@
 """The matcher's MongoDB access: it owns `matches`, `follow_backfills`, `webhook_endpoints`,
-`webhook_deliveries` and `digests`; it reads `follows` and `users` (query service) and `papers` (normalizer)."""
+`webhook_deliveries` and `digests`; it reads `follows` and `users` (query service), `papers` (normalizer) and
+`paper_vectors` (summarizer)."""
 
 import hashlib
 import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
 from pydantic import ValidationError
 from pymongo import ASCENDING, DESCENDING, ReturnDocument, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
@@ -16,16 +18,19 @@ from papertrail.collections import (
     FOLLOW_BACKFILLS,
     FOLLOWS,
     MATCHES,
+    PAPER_VECTORS,
     PAPERS,
     USERS,
     WEBHOOK_DELIVERIES,
     WEBHOOK_ENDPOINTS,
 )
 from papertrail.mongo import DUPLICATE_KEY
+from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
 from schemas.events import Follow, FollowMatched
 from schemas.paper import Author
 
 log = logging.getLogger("papertrail.matcher.store")
+VECTORS_PER_READ = 1000  # 1,000 vectors of 384 floats: ~3 MB of BSON a round trip
 
 
 def _match_key(match: FollowMatched) -> dict[str, str]:
@@ -46,6 +51,7 @@ class MatchStore:
         self.digests = db[DIGESTS.name]
         self.follows = db[FOLLOWS.name]  # written by the query service; read here
         self.papers = db[PAPERS.name]  # written by the normalizer; read for backfill authors
+        self.vectors = db[PAPER_VECTORS.name]  # written by the summarizer; read for similar follows
         self.users = db[USERS.name]  # written by the query service; read for webhook and e-mail settings
 
     async def ensure_indexes(self) -> None:
@@ -79,6 +85,17 @@ class MatchStore:
         found: dict[str, list[Author]] = {}
         async for doc in self.papers.find({"_id": {"$in": paper_ids}}, {"authors": 1}):
             found[doc["_id"]] = [Author.model_validate(a) for a in doc.get("authors", [])]
+        return found
+
+    async def paper_vectors(self, paper_ids: list[str], model_key: str) -> dict[str, np.ndarray]:
+        """The vectors these papers have from this model (the summarizer's `paper_vectors`); a paper without one is
+        left out. Read in chunks, so a backfill's thousands of ids never make one huge query."""
+        found: dict[str, np.ndarray] = {}
+        for first in range(0, len(paper_ids), VECTORS_PER_READ):
+            chunk = paper_ids[first : first + VECTORS_PER_READ]
+            async for doc in self.vectors.find({"_id": {"$in": chunk}}, PAPER_VECTORS_PROJECTION):
+                if (vector := vector_of(doc, model_key)) is not None:
+                    found[doc["_id"]] = vector
         return found
 
     async def user(self, user_id: str) -> dict[str, Any] | None:

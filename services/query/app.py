@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 
 from papertrail.follows.catalogue import load_catalogue
@@ -18,7 +18,7 @@ from papertrail.metrics import RequestMetrics
 from papertrail.service import Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged
-from services.query.api.problems import install_problem_details, on_api, problem_response
+from services.query.api.problems import install_problem_details, on_api, one_value_each, problem_response
 from services.query.api.routes import corrections, feeds, follows, overview, papers
 from services.query.api.routes import topics as topic_routes
 from services.query.deps import QueryResources
@@ -86,6 +86,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
         description="Search, browse and follow computer-science papers.",
         # operation ids are the routes' names (read_follow): links name them, generated clients call them
         generate_unique_id_function=lambda route: route.name,
+        dependencies=[Depends(one_value_each)],
     )
     for router in (
         corrections.router,  # first: /api/papers/{id}/corrections must not be read as a paper id (405's Allow)

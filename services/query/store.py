@@ -27,6 +27,7 @@ from papertrail.collections import (
     FOLLOWS,
     INDEX_STATE,
     MATCHES,
+    PAPER_VECTORS,
     PAPER_VERSIONS,
     PAPERS,
     RATE_LIMITS,
@@ -286,6 +287,14 @@ class QueryStore:
             return None
         doc = await self.follows.find_one({"_id": follow_id, "feed_key": feed_key})
         return self._follow(doc)[0] if doc else None
+
+    async def papers_with_vectors(self, paper_ids: list[str]) -> set[str]:
+        """Of these papers, those the summarizer has embedded (by whatever model it runs now or ran before: the
+        matcher reads the vectors of its own model, and a new model re-embeds every paper in the background)."""
+        if not paper_ids:
+            return set()
+        found = self.db[PAPER_VECTORS.name].find({"_id": {"$in": paper_ids}, "state": "embedded"}, {"_id": 1})
+        return {doc["_id"] async for doc in found}
 
     async def delete_follow(self, user_id: str, follow_id: str) -> bool:
         result = await self.follows.delete_one({"_id": follow_id, "user_id": user_id})

@@ -16,6 +16,7 @@ from meilisearch_python_sdk import AsyncClient
 from prometheus_client import REGISTRY
 from pymongo import AsyncMongoClient
 
+from papertrail.embedding import open_embedder
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.rules import FollowIndex, topics_by_id
 from papertrail.kafka import dead_letter_topic, publish_confirmed
@@ -26,6 +27,7 @@ from services.matcher.app import MatcherResources, create_app
 from services.matcher.delivery.webhook_sender import WebhookSender
 from services.matcher.matching.backfill import Backfiller
 from services.matcher.matching.recorder import BackfillRunner, MatchRecorder
+from services.matcher.matching.similar import SimilarFollows
 from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
 from tests.conftest import broker_of, free_port, publisher_of
@@ -66,9 +68,13 @@ async def memory() -> AsyncIterator[tuple[Any, MatcherResources, Seen]]:
             store = MatchStore(mongo["unused"])
             index = FollowIndex(topics=topics_by_id(load_catalogue()))
             recorder = MatchRecorder(store, publish)
-            backfills = BackfillRunner(index, Backfiller(search, "papers", store, 30, 10), recorder, store, 60)
+            similar = SimilarFollows(
+                store, settings.model_key, settings.embedding_dimensions, lambda: open_embedder(settings)
+            )
+            backfiller = Backfiller(search, "papers", store, 30, 10, similar, 100)
+            backfills = BackfillRunner(index, backfiller, recorder, store, 60)
             resources = MatcherResources(
-                store, index, recorder, backfills, WebhookSender(store, http, settings), broker.dead_letters
+                store, index, similar, recorder, backfills, WebhookSender(store, http, settings), broker.dead_letters
             )
             provide(in_memory.context, resources)
             yield in_memory, resources, seen

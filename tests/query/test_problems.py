@@ -3,14 +3,20 @@ OpenAPI components; pages keep FastAPI's answers."""
 
 from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, HTTPException, Query
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query
 from fastapi.testclient import TestClient
 
-from services.query.api.problems import PROBLEM_JSON, Problem, install_problem_details, problem_responses
+from services.query.api.problems import (
+    PROBLEM_JSON,
+    Problem,
+    install_problem_details,
+    one_value_each,
+    problem_responses,
+)
 
 
 def _app() -> FastAPI:
-    app = FastAPI()
+    app = FastAPI(dependencies=[Depends(one_value_each)])
     api = APIRouter(prefix="/api", responses=problem_responses(422))
 
     @api.get("/things/{name}", responses=problem_responses((404, "no such thing"), 429))
@@ -18,6 +24,12 @@ def _app() -> FastAPI:
         if name == "busy":
             raise HTTPException(429, "slow down", headers={"Retry-After": "7"})
         raise HTTPException(404, f"no thing {name!r}")
+
+    @api.get("/shelves")
+    async def shelves(
+        size: Annotated[int, Query(ge=1)] = 1, tag: Annotated[list[str] | None, Query()] = None
+    ) -> dict[str, object]:
+        return {"size": size, "tags": tag or []}
 
     @api.delete("/things/{name}", status_code=204)
     async def drop_thing(name: str) -> None:
@@ -59,6 +71,18 @@ def test_fastapis_422_names_each_field_and_what_is_wrong() -> None:
     assert problem["status"] == 422 and problem["instance"] == "/api/things/x"
     assert [error["location"] for error in problem["errors"]] == [["query", "size"]]
     assert "less than or equal to 10" in problem["errors"][0]["message"] and "size" in problem["detail"]
+
+
+def test_a_one_value_parameter_given_twice_is_refused_and_a_list_is_not() -> None:
+    client = TestClient(_app())
+    twice = client.get("/api/shelves", params=[("size", "2"), ("size", "3"), ("tag", "a"), ("tag", "b")])
+    assert twice.status_code == 422 and twice.headers["content-type"] == PROBLEM_JSON  # not answered for size=3
+    assert [error["location"] for error in twice.json()["errors"]] == [["query", "size"]]
+    assert client.get("/api/shelves", params=[("size", "2"), ("tag", "a"), ("tag", "b")]).json() == {
+        "size": 2,
+        "tags": ["a", "b"],
+    }
+    assert client.get("/pages/x", params=[("size", "2"), ("size", "3")]).status_code == 404  # pages: FastAPI's way
 
 
 def test_pages_keep_fastapis_own_answers() -> None:

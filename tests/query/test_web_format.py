@@ -226,3 +226,12 @@ def test_card_and_paper_page_show_the_code_link(lang: str, label: str) -> None:
     tree = html.fromstring(page)
     assert [a.text_content() for a in tree.xpath('//p[@class="res-links"]/a')] == [label]
     assert label in [a.text_content() for a in tree.xpath('//ul[@class="links"]//a')]
+
+
+def test_a_similar_follows_reason_names_the_closest_seed_or_the_description() -> None:
+    seed = {"term": "SafeConv: safe convolutions", "field": "similar", "seed_id": "arxiv:2605.01234", "score": 0.7412}
+    assert fmt.reason_text(seed, "en") == 'similar to "SafeConv: safe convolutions" (0.74)'
+    assert fmt.reason_text(seed, "zh") == "与「SafeConv: safe convolutions」相似(0.74)"
+    assert fmt.reason_text({"term": "description", "field": "similar", "score": 0.705}, "en") == (
+        "similar to your description (0.70)"
+    )

@@ -6,6 +6,8 @@ from zoneinfo import ZoneInfo
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from papertrail.follows.reasons import reason_text
+
 _ENV = Environment(
     loader=PackageLoader("services.matcher.delivery", "templates"), autoescape=select_autoescape(["html", "j2"])
 )
@@ -15,13 +17,6 @@ def day_bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
     """The UTC start and end of a calendar day in `zone`."""
     start = datetime.combine(day, time(), tzinfo=zone)
     return start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC)
-
-
-def _reason_text(reason: dict[str, Any]) -> str:
-    if reason.get("field") == "authors":
-        return f"author {reason['term']}"
-    text = f"{reason['term']}({reason['field']})"
-    return f"{reason['subtopic']}: {text}" if reason.get("subtopic") else text
 
 
 def build_digest(user_id: str, day: date, matches: list[dict[str, Any]], public_url: str) -> dict[str, Any]:
@@ -42,7 +37,7 @@ def build_digest(user_id: str, day: date, matches: list[dict[str, Any]], public_
             },
         )
         for reason in match.get("reasons", []):
-            text = _reason_text(reason)
+            text = reason_text(reason)
             if text not in paper["reasons"]:
                 paper["reasons"].append(text)
     topics = [

@@ -12,13 +12,16 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
 from meilisearch_python_sdk import AsyncClient
 
 from papertrail.follows.rules import CompiledFollow, PaperText, match_one
 from papertrail.search_document import PaperFilter
+from papertrail.similarity import seed_matrix, similar_matches
 from schemas.events import MatchReason
 from schemas.paper import Author
-from services.matcher.store import MatchStore
+from services.matcher.matching.similar import SimilarFollows
+from services.matcher.store import VECTORS_PER_READ, MatchStore
 
 RETRIEVE = ["paper_id", "title", "abstract", "authors", "author_keys", "categories"]
 
@@ -28,14 +31,27 @@ def search_query(term_key: str) -> str:
     return term_key[:-1] if term_key.endswith("*") else f'"{term_key}"'
 
 
+class SeedsWithoutVectors(LookupError):
+    """A similar follow has no vector to be scored by yet: its backfill runs once one of its seeds has one."""
+
+
 class Backfiller:
     def __init__(
-        self, client: AsyncClient, index_name: str, store: MatchStore, days: int, max_hits_per_term: int
+        self,
+        client: AsyncClient,
+        index_name: str,
+        store: MatchStore,
+        days: int,
+        max_hits_per_term: int,
+        similar: SimilarFollows,
+        max_similar_papers: int,
     ) -> None:
         self.index = client.index(index_name)
         self.store = store
         self.days = days
         self.max_hits = max_hits_per_term
+        self.similar = similar
+        self.max_similar_papers = max_similar_papers
 
     def held(self, compiled: CompiledFollow, now: datetime) -> PaperFilter:
         """Papers ingested in the backfill window, in the follow's categories."""
@@ -66,6 +82,8 @@ class Backfiller:
     async def run(self, compiled: CompiledFollow, now: datetime | None = None) -> tuple[int, list]:
         """(papers checked, [(paper id, title, reasons)]) for every held paper the follow matches."""
         now = now or datetime.now(UTC)
+        if compiled.follow.kind == "similar":
+            return await self.run_similar(compiled, now)
         started = time.perf_counter()
         docs = await self.candidates(compiled, now)
         full_authors = await self.store.paper_authors(list(docs)) if compiled.author is not None else {}
@@ -83,3 +101,32 @@ class Backfiller:
                 matched.append((paper_id, doc.get("title", ""), reasons))
         self.last_seconds = time.perf_counter() - started
         return len(docs), matched
+
+    async def run_similar(self, compiled: CompiledFollow, now: datetime) -> tuple[int, list]:
+        """The newest papers of the window that have a vector, scored against the similar follow's seeds."""
+        started = time.perf_counter()
+        follow = compiled.follow
+        await self.similar.refresh()
+        scored = self.similar.scored([follow])
+        if not scored[0].seeds:
+            raise SeedsWithoutVectors(f"no seed of follow {follow.id} has a vector yet")
+        seeds = seed_matrix(scored, self.similar.dimensions)
+        results = await self.index.search(
+            "",
+            filter=self.held(compiled, now).clauses(),
+            sort=["ingested_ts:desc"],
+            limit=self.max_similar_papers,
+            attributes_to_retrieve=["paper_id", "title"],
+        )
+        titles = {hit["paper_id"]: hit.get("title", "") for hit in results.hits}
+        ids, checked = list(titles), 0
+        matched: list[tuple[str, str, list[MatchReason]]] = []
+        for first in range(0, len(ids), VECTORS_PER_READ):
+            vectors = await self.store.paper_vectors(ids[first : first + VECTORS_PER_READ], self.similar.model_key)
+            held = list(vectors)
+            checked += len(held)
+            if held:
+                found = similar_matches(seeds, held, np.vstack([vectors[p] for p in held]))
+                matched += [(hit.paper_id, titles[hit.paper_id], [hit.reason]) for hit in self.similar.hits(found)]
+        self.last_seconds = time.perf_counter() - started
+        return checked, matched

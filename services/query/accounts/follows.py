@@ -1,5 +1,6 @@
-"""A user's follows: what a new follow says (checked by the rules the matcher compiles it with), storing and
-announcing it on follows.changed.v1, removing it, and the papers the user's follows matched."""
+"""A user's follows: what a new follow says (checked by the rules the matcher compiles it with; a `similar` follow's
+seed papers looked up by any id they hold), storing and announcing it on follows.changed.v1, removing it, and the
+papers the user's follows matched."""
 
 import secrets
 import uuid
@@ -9,16 +10,24 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, HttpUrl
 
-from papertrail.follows.checks import check_follow
-from schemas.events import Follow, FollowChanged
+from papertrail.follows.checks import MAX_DESCRIPTION_CHARS, MAX_SEEDS, FollowRuleError, check_follow
+from papertrail.similarity import DEFAULT_THRESHOLD
+from schemas.events import Follow, FollowChanged, SeedPaper
 from services.query.index import PaperIndex
+from services.query.reads.paper_lookup import MAX_ID_LENGTH, NotAPaperId, paper_key
 from services.query.store import QueryStore
 
 Announce = Callable[[FollowChanged], Awaitable[None]]
 
 
+# The cosines a reader may ask a similar follow for: below 0.3 nearly every paper of a field is "like" any other
+# (docs/benchmarks.md); above 0.95 only near-duplicates are.
+MIN_THRESHOLD, MAX_THRESHOLD = 0.3, 0.95
+WAITING_FOR_VECTORS = "waiting for vectors"
+
+
 class FollowCreate(BaseModel):
-    kind: Literal["keyword", "author", "topic"] = Field(description="what to follow")
+    kind: Literal["keyword", "author", "topic", "similar"] = Field(description="what to follow")
     name: str = Field(min_length=1, max_length=200, description="what you call it")
     query: str | None = Field(
         None, max_length=2000, description='keyword expression, e.g. retrieval AND ("language model" OR LLM) NOT survey'
@@ -33,30 +42,96 @@ class FollowCreate(BaseModel):
     orcid: str | None = Field(None, pattern=r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$", description="author follow: ORCID iD")
     source_author_id: str | None = Field(None, max_length=200, description="author follow: a source's author id")
     webhook_url: HttpUrl | None = Field(None, description="POST each match of this follow here (signed)")
+    seeds: list[Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]] = Field(
+        default_factory=list,
+        max_length=MAX_SEEDS,
+        description="similar follow: papers it is like, by any id they hold (arXiv id, DOI, ACL Anthology id, URL)",
+        examples=[["2401.12345", "10.18653/v1/2024.acl-long.1"]],
+    )
+    description: str | None = Field(
+        None, max_length=MAX_DESCRIPTION_CHARS, description="similar follow: what it is about, in your words"
+    )
+    threshold: float | None = Field(
+        None,
+        ge=MIN_THRESHOLD,
+        le=MAX_THRESHOLD,
+        description=f"similar follow: the least cosine similarity of a match (default {DEFAULT_THRESHOLD})",
+    )
 
 
 class FollowOut(Follow):
     feed_url: str = Field(description="Atom feed of this follow's matches (keep it private: it carries a key)")
+    state: Literal["active", "waiting for vectors"] = Field(
+        "active",
+        description="`waiting for vectors`: a similar follow's seed papers have no vector yet; it matches on them "
+        "once they have (its description and the seeds that have one match already)",
+    )
+    seeds_without_vectors: list[str] = Field(
+        default_factory=list, description="similar follow: the seed papers that have no vector yet"
+    )
 
 
 class NoSuchFollow(LookupError):
     """The user has no follow of this id (another user's follow id reads as missing too)."""
 
 
-def _with_feed(follow: Follow, feed_key: str, *, show_secret: bool = False) -> FollowOut:
-    """The follow as its owner sees it; the webhook secret only once, in the answer that created it."""
+def _with_feed(follow: Follow, feed_key: str, embedded: set[str], *, show_secret: bool = False) -> FollowOut:
+    """The follow as its owner sees it, with the seeds still waiting for their vector; the webhook secret only once,
+    in the answer that created it."""
     shown = follow.model_dump() | ({} if show_secret else {"webhook_secret": None})
-    return FollowOut(**shown, feed_url=f"/feeds/follows/{follow.id}.atom?key={feed_key}")
+    waiting = [seed.paper_id for seed in follow.seeds if seed.paper_id not in embedded]
+    return FollowOut(
+        **shown,
+        feed_url=f"/feeds/follows/{follow.id}.atom?key={feed_key}",
+        state=WAITING_FOR_VECTORS if waiting else "active",
+        seeds_without_vectors=waiting,
+    )
+
+
+async def _embedded_seeds(store: QueryStore, follows: list[Follow]) -> set[str]:
+    return await store.papers_with_vectors(sorted({seed.paper_id for f in follows for seed in f.seeds}))
+
+
+async def resolve_seeds(store: QueryStore, written: list[str]) -> list[SeedPaper]:
+    """The held papers a reader's seed ids name, each once, in the order written; FollowRuleError names the first
+    that is no paper id or names no paper held here."""
+    seeds: dict[str, SeedPaper] = {}
+    for position, raw in enumerate(written):
+        try:
+            key = paper_key(raw)
+        except NotAPaperId as error:
+            raise FollowRuleError(f"seeds[{position}]: {error}") from error
+        paper = await store.paper(key)
+        if paper is None:
+            raise FollowRuleError(f"seeds[{position}]: no paper {raw.strip()!r} is held here")
+        seeds.setdefault(paper["_id"], SeedPaper(paper_id=paper["_id"], title=paper.get("title") or paper["_id"]))
+    return list(seeds.values())
 
 
 async def create_follow(store: QueryStore, announce: Announce, user_id: str, body: FollowCreate) -> FollowOut:
     """Check, store and announce a new follow of the user; FollowRuleError names what makes it invalid."""
-    check_follow(body.kind, query=body.query, author=body.author, topic_id=body.topic_id)
-    fields = body.model_dump(exclude={"webhook_url"})
+    description = (body.description or "").strip() or None
+    check_follow(
+        body.kind,
+        query=body.query,
+        author=body.author,
+        topic_id=body.topic_id,
+        seeds=body.seeds,
+        description=description,
+    )
+    fields = body.model_dump(exclude={"webhook_url", "seeds", "description", "threshold"})
+    if body.kind == "similar":
+        similar = {
+            "seeds": await resolve_seeds(store, body.seeds),
+            "description": description,
+            "threshold": body.threshold if body.threshold is not None else DEFAULT_THRESHOLD,
+        }
+    else:
+        similar = {}
     webhook = (
         {"webhook_url": str(body.webhook_url), "webhook_secret": secrets.token_hex(32)} if body.webhook_url else {}
     )
-    follow = Follow(id=uuid.uuid4().hex, user_id=user_id, created_at=datetime.now(UTC), **fields, **webhook)
+    follow = Follow(id=uuid.uuid4().hex, user_id=user_id, created_at=datetime.now(UTC), **fields, **similar, **webhook)
     feed_key = secrets.token_urlsafe(16)
     await store.save_follow(follow, feed_key=feed_key)
     await announce(
@@ -64,19 +139,22 @@ async def create_follow(store: QueryStore, announce: Announce, user_id: str, bod
             action="created", follow_id=follow.id, user_id=follow.user_id, follow=follow, changed_at=follow.created_at
         )
     )
-    return _with_feed(follow, feed_key, show_secret=True)
+    return _with_feed(follow, feed_key, await _embedded_seeds(store, [follow]), show_secret=True)
 
 
 async def list_follows(store: QueryStore, user_id: str) -> list[FollowOut]:
     """The user's follows, newest first."""
-    return [_with_feed(f, key) for f, key in await store.list_follows(user_id)]
+    follows = await store.list_follows(user_id)
+    embedded = await _embedded_seeds(store, [f for f, _ in follows])
+    return [_with_feed(f, key, embedded) for f, key in follows]
 
 
 async def read_follow(store: QueryStore, user_id: str, follow_id: str) -> FollowOut:
     found = await store.get_follow(user_id, follow_id)
     if found is None:
         raise NoSuchFollow(f"no follow {follow_id}")
-    return _with_feed(*found)
+    follow, feed_key = found
+    return _with_feed(follow, feed_key, await _embedded_seeds(store, [follow]))
 
 
 async def delete_follow(store: QueryStore, announce: Announce, user_id: str, follow_id: str) -> None:

@@ -7,6 +7,7 @@ A route refuses with `raise HTTPException(status, detail, headers=...)` as usual
 the handler turns it into a problem, so no route builds one by hand."""
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
@@ -15,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -128,6 +130,31 @@ async def validation_problem(request: Request, error: Exception) -> Response:
     fields = [FieldError(location=list(each["loc"]), message=each["msg"]) for each in error.errors()]
     detail = "; ".join(f"{' '.join(str(part) for part in field.location)}: {field.message}" for field in fields)
     return problem_response(request, 422, detail, errors=fields)
+
+
+def takes_many(schema: Mapping[str, Any]) -> bool:
+    """Whether a parameter's schema takes a list (an array, or an array or null)."""
+    return schema.get("type") == "array" or any(takes_many(each) for each in schema.get("anyOf", ()))
+
+
+async def one_value_each(request: Request) -> None:
+    """Refuse a query parameter given twice where the document gives it one value: FastAPI would take the last
+    silently, so `venue=a&venue=b` would answer for b while the request says both (schemathesis: schema-violating
+    request accepted). An app-wide dependency; the document, not the code, says which parameters take lists."""
+    route = request.scope.get("route")
+    if not on_api(request) or not isinstance(route, APIRoute):
+        return
+    names = [name for name, _ in request.query_params.multi_items()]
+    repeated = {name for name, count in Counter(names).items() if count > 1}
+    if not repeated:
+        return
+    operation = request.app.openapi()["paths"].get(route.path_format, {}).get(request.method.lower(), {})
+    lists = {each["name"] for each in operation.get("parameters", ()) if takes_many(each.get("schema", {}))}
+    if wrong := sorted(repeated - lists):
+        raise RequestValidationError(
+            [{"loc": ("query", name), "msg": "given more than once; it takes one value", "type": "value_error"}
+             for name in wrong]
+        )  # fmt: skip
 
 
 def install_problem_details(app: FastAPI) -> None:

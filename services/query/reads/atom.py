@@ -23,9 +23,10 @@ def render_atom(
     self_url: str,
     papers: list[dict[str, Any]],
     updated: dict[str, datetime] | None = None,
+    why: dict[str, str] | None = None,
 ) -> bytes:
     """An Atom document with one entry per paper document (newest first as given): the feed of the site at `path`
-    (its id is that address), titled after the site's name."""
+    (its id is that address), titled after the site's name; `why` (paper id → why it is here) heads a summary."""
     feed = FeedGenerator()
     feed.id(f"{site_url}{path}")
     feed.title(xml_safe(f"PaperTrail · {title}"))
@@ -51,6 +52,8 @@ def render_atom(
         for category in paper.get("categories", []):
             entry.category(term=category)
         summary = paper.get("tldr_zh") or paper.get("abstract") or ""
+        if reason := (why or {}).get(paper["paper_id"]):
+            summary = f"[{reason}] {summary}"
         entry.summary(xml_safe(summary))
     feed.updated(newest if papers else datetime.now(UTC))
     xml: bytes = feed.atom_str(pretty=True)

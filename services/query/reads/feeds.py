@@ -1,5 +1,6 @@
 """Atom feeds of papers: a follow's matches, a topic's papers, a search's papers, newest first."""
 
+from papertrail.follows.reasons import reason_text
 from papertrail.search_document import PaperFilter
 from services.query.index import PaperIndex
 from services.query.reads.atom import render_atom
@@ -20,6 +21,7 @@ async def follow_feed(
     papers = await index.by_ids([m["paper_id"] for m in matches])
     ordered = [papers[m["paper_id"]] for m in matches if m["paper_id"] in papers]
     updated = {m["paper_id"]: m["matched_at"] for m in matches}
+    why = {m["paper_id"]: "; ".join(map(reason_text, m.get("reasons", []))) for m in matches}
     return render_atom(
         site_url=site,
         path=f"/feeds/follows/{follow_id}",
@@ -27,6 +29,7 @@ async def follow_feed(
         self_url=self_url,
         papers=ordered,
         updated=updated,
+        why=why,
     )
 
 

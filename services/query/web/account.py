@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.checks import FollowRuleError
+from papertrail.similarity import DEFAULT_THRESHOLD
 from services.query.accounts import follows as accounts
 from services.query.accounts.users import BadAccountInput, normalised_email, signed_in
 from services.query.deps import SESSION_COOKIE, PaperIndexDep, StoreDep, resources_of
@@ -111,7 +112,13 @@ async def _follows_page(
     request: Request, user: dict[str, Any], store: Any, status_code: int = 200, **context: Any
 ) -> HTMLResponse:
     follows = await accounts.list_follows(store, user["_id"])
-    return render(request, "follows.html", status_code, user=user, follows=follows, topics=load_catalogue(), **context)
+    similar = {
+        "default_threshold": DEFAULT_THRESHOLD,
+        "threshold_range": (accounts.MIN_THRESHOLD, accounts.MAX_THRESHOLD),
+    }
+    return render(
+        request, "follows.html", status_code, user=user, follows=follows, topics=load_catalogue(), **similar, **context
+    )
 
 
 @router.get("/me/follows", response_class=HTMLResponse)
@@ -128,7 +135,7 @@ FOLLOW_WRITES = [*CSRF, Depends(WriteLimit("follow_writes", by="user"))]
 
 @router.post("/me/follows", response_class=HTMLResponse, dependencies=FOLLOW_WRITES)
 async def add_follow(request: Request, store: StoreDep) -> Response:
-    """Add a keyword, author or topic follow with the API's validation; a refusal is shown on the page."""
+    """Add a keyword, author, topic or similar follow with the API's validation; a refusal is shown on the page."""
     user = await signed_in_user(request)
     if user is None:
         return login_required(request)
@@ -148,13 +155,26 @@ async def add_follow(request: Request, store: StoreDep) -> Response:
 def follow_body(form: dict[str, str]) -> dict[str, Any]:
     """The form's fields as the API's follow body: only the kind's own field, blank ones left out."""
     kind = form.get("kind", "keyword")
-    own = {"keyword": "query", "author": "author", "topic": "topic_id"}.get(kind, "query")
+    own = {"keyword": "query", "author": "author", "topic": "topic_id", "similar": "description"}.get(kind, "query")
     value = form.get(own, "").strip()
     body: dict[str, Any] = {"kind": kind, "name": form.get("name", "").strip() or value, own: value or None}
     if kind == "keyword":
         body["fields"] = form.get("fields") or "both"
         body["categories"] = form.get("categories", "").split()
+    elif kind == "similar":
+        # a DOI or an arXiv id holds no space: ids may be written one a line or side by side
+        body["seeds"] = form.get("seeds", "").split()
+        body["description"] = form.get("description", "").strip() or None
+        body["threshold"] = form.get("threshold") or None
+        body["name"] = form.get("name", "").strip() or _similar_name(body["seeds"], body["description"])
     return body
+
+
+def _similar_name(seeds: list[str], description: str | None) -> str:
+    """A name for a similar follow its reader left unnamed: its first seeds, or the start of its description."""
+    if seeds:
+        return ("≈ " + ", ".join(seeds[:3]) + (" …" if len(seeds) > 3 else ""))[:200]
+    return "≈ " + (description or "")[:60]
 
 
 @router.post("/me/follows/{follow_id}/delete", dependencies=FOLLOW_WRITES)

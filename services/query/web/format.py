@@ -88,7 +88,13 @@ def version_kind_label(kind: str, t: Translator) -> str:
 
 
 def reason_text(reason: dict[str, Any], lang: str) -> str:
-    """'数学推理: reasoning(abstract)': the subtopic (Chinese name when asked and known), the term, the field."""
+    """'数学推理: reasoning(abstract)': the subtopic (Chinese name when asked and known), the term, the field; for a
+    similar follow, the closest seed paper's title (or the description) and the score."""
+    if reason.get("field") == "similar":
+        score = f"{reason.get('score') or 0:.2f}"
+        if reason.get("seed_id"):
+            return Translator(lang)("reason_similar_to", title=reason.get("term", ""), score=score)
+        return Translator(lang)("reason_similar_description", score=score)
     label = reason.get("subtopic_zh") if lang == "zh" and reason.get("subtopic_zh") else reason.get("subtopic")
     hit = f"{reason.get('term', '')}({reason.get('field', '')})"
     return f"{label}: {hit}" if label else hit

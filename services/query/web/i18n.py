@@ -248,6 +248,19 @@ STRINGS: dict[str, tuple[str, str]] = {
     "follow_kind_keyword": ("关键词", "Keyword"),
     "follow_kind_author": ("作者", "Author"),
     "follow_kind_topic": ("专题", "Topic"),
+    "follow_kind_similar": ("相似论文", "Papers like these"),
+    "follow_seeds": (
+        "种子论文(每行一个 arXiv ID、DOI 或链接,最多 20 篇)",
+        "Seed papers (one arXiv id, DOI or URL a line, up to 20)",
+    ),
+    "follow_description": ("或用一段话描述(可选)", "Or describe it in a few sentences (optional)"),
+    "follow_threshold": ("相似度阈值", "Similarity threshold"),
+    "follow_waiting_vectors": (
+        "等待向量:{count} 篇种子论文尚未生成向量,生成后开始匹配。",
+        "Waiting for vectors: {count} seed papers have no vector yet; they match once they have.",
+    ),
+    "reason_similar_to": ("与「{title}」相似({score})", 'similar to "{title}" ({score})'),
+    "reason_similar_description": ("与你的描述相似({score})", "similar to your description ({score})"),
     "follow_name": ("名称", "Name"),
     "follow_query": ("关键词表达式", "Keyword expression"),
     "follow_query_help": (

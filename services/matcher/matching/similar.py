@@ -1,0 +1,169 @@
+"""The "papers like these" follows the matcher holds: each follow's seed papers' vectors (read from `paper_vectors`)
+and its description's vector (embedded here, with the model the summarizer embeds papers with, once per follow
+version), stacked into one seed matrix that scores a whole batch of papers in one product (papertrail/similarity.py).
+
+A seed paper without a vector yet (the summarizer embeds in the background) waits: before each batch the missing
+seeds are read again, and a follow matches with the vectors it has (its description's, its other seeds').
+"""
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from papertrail.embedding import Embedder, embedding_text
+from papertrail.similarity import SeedMatrix, SimilarFollow, SimilarMatch, seed_matrix, similar_matches
+from schemas.events import Follow, MatchReason
+from services.matcher.store import MatchStore
+
+log = logging.getLogger("papertrail.matcher")
+
+DESCRIPTION = "description"  # the label of a follow's description among its seeds (a paper id always has a prefix)
+
+
+@dataclass(slots=True)  # not frozen: a batch makes ~100,000, and a frozen dataclass takes longer to make
+class SimilarHit:
+    """One paper like one follow: the follow, the paper and the reason that names the closest seed and the score."""
+
+    follow: Follow
+    paper_id: str
+    reason: MatchReason
+
+
+def similar_reason(titles: dict[str, str], match: SimilarMatch) -> MatchReason:
+    """`similar to "SafeConv: …" (0.74)`: the closest seed paper's title (or the description) and the score. Built
+    unchecked (`model_construct`): every field comes typed from the scorer and the stored follow, and a batch makes
+    ~100,000 of them."""
+    seed_id = None if match.seed == DESCRIPTION else match.seed
+    # every field given: a default_factory (categories) makes model_construct inspect a signature each time
+    return MatchReason.model_construct(
+        subtopic=None,
+        subtopic_id=None,
+        term=titles.get(match.seed, match.seed) if seed_id else DESCRIPTION,
+        field="similar",
+        categories=[],
+        seed_id=seed_id,
+        score=round(match.score, 4),
+    )
+
+
+class SimilarFollows:
+    """Every `similar` follow with the vectors it is scored by. `refresh` before scoring reads the seed vectors that
+    were missing and embeds new descriptions; the seed matrix is rebuilt only when something changed."""
+
+    def __init__(self, store: MatchStore, model_key: str, dimensions: int, open_embedder: Callable[[], Embedder]):
+        self.store = store
+        self.model_key = model_key
+        self.dimensions = dimensions
+        self._open_embedder = open_embedder
+        self._embedder: Embedder | None = None  # opened on the first description: loading a model costs memory
+        self.follows: dict[str, Follow] = {}
+        self.seed_titles: dict[str, dict[str, str]] = {}  # follow id → its seeds' ids → their titles
+        self.seed_vectors: dict[str, np.ndarray] = {}  # seed paper id → its vector, shared by the follows it seeds
+        self.descriptions: dict[str, tuple[str, np.ndarray]] = {}  # follow id → (its description, the vector)
+        self.failed_descriptions: set[tuple[str, str]] = set()  # the model cannot embed these: not tried again
+        self._matrix: SeedMatrix | None = None
+
+    def upsert(self, follow: Follow) -> None:
+        self.follows[follow.id] = follow
+        self.seed_titles[follow.id] = {seed.paper_id: seed.title for seed in follow.seeds}
+        if follow.id in self.descriptions and self.descriptions[follow.id][0] != follow.description:
+            del self.descriptions[follow.id]  # a new version of the follow: its new description is embedded
+        self._matrix = None
+
+    def remove(self, follow_id: str) -> None:
+        if self.follows.pop(follow_id, None) is not None:
+            del self.seed_titles[follow_id]
+            self.descriptions.pop(follow_id, None)
+            self._matrix = None
+
+    def __len__(self) -> int:
+        return len(self.follows)
+
+    def waiting_seeds(self) -> set[str]:
+        return {s.paper_id for f in self.follows.values() for s in f.seeds if s.paper_id not in self.seed_vectors}
+
+    def ready(self, follow_id: str) -> bool:
+        """The follow has a vector to be scored by: a seed's or its description's."""
+        follow = self.follows.get(follow_id)
+        return follow is not None and bool(self._seeds_of(follow))
+
+    async def refresh(self) -> list[str]:
+        """Read the vectors of waiting seeds and embed new descriptions; the follows that had no vector before and
+        have one now (their backfill can run)."""
+        waiting = self.waiting_seeds()
+        todo = [
+            (follow.id, follow.description)
+            for follow in self.follows.values()
+            if follow.description
+            and follow.id not in self.descriptions
+            and (follow.id, follow.description) not in self.failed_descriptions
+        ]
+        if not waiting and not todo:
+            return []
+        before = {follow_id for follow_id in self.follows if self.ready(follow_id)}
+        if waiting:
+            found = await self.store.paper_vectors(sorted(waiting), self.model_key)
+            if found:
+                self.seed_vectors |= found
+                self._matrix = None
+        if todo:
+            await self._embed_descriptions(todo)
+        return sorted(f for f in self.follows if f not in before and self.ready(f))
+
+    async def _embed_descriptions(self, todo: list[tuple[str, str]]) -> None:
+        if self._embedder is None:
+            self._embedder = self._open_embedder()
+        # a description is embedded as a paper's abstract without a title, so it lies among the papers' vectors
+        outcomes = await self._embedder.embed([embedding_text("", text) for _, text in todo])
+        for key, outcome in zip(todo, outcomes, strict=True):
+            if outcome.vector is not None:
+                self.descriptions[key[0]] = (key[1], outcome.vector)
+                self._matrix = None
+            elif outcome.failure is not None:
+                self.failed_descriptions.add(key)
+                log.warning(
+                    "a follow's description cannot be embedded", extra={"follow_id": key[0], "error": outcome.failure}
+                )
+            else:  # the endpoint is down or its budget spent: tried again before the next batch
+                log.warning("description not embedded yet", extra={"follow_id": key[0], "error": outcome.unavailable})
+
+    def _seeds_of(self, follow: Follow) -> list[tuple[str, np.ndarray]]:
+        seeds = [(s.paper_id, self.seed_vectors[s.paper_id]) for s in follow.seeds if s.paper_id in self.seed_vectors]
+        if follow.description and follow.id in self.descriptions:
+            seeds.append((DESCRIPTION, self.descriptions[follow.id][1]))
+        return seeds
+
+    def matrix(self) -> SeedMatrix:
+        if self._matrix is None:
+            self._matrix = seed_matrix(self.scored(self.follows.values()), self.dimensions)
+        return self._matrix
+
+    def scored(self, follows: Iterable[Follow]) -> list[SimilarFollow]:
+        return [SimilarFollow(f.id, self._seeds_of(f), f.threshold or 0.0) for f in follows]
+
+    def hits(self, matches: Sequence[SimilarMatch]) -> list[SimilarHit]:
+        """The matches as hits with their reasons; a seed paper is no news to the follow it seeds, and is left out."""
+        follows, seed_titles = self.follows, self.seed_titles
+        return [
+            SimilarHit(follow, m.paper_id, similar_reason(titles, m))
+            for m in matches
+            if (follow := follows.get(m.follow_id)) is not None
+            and m.paper_id not in (titles := seed_titles[m.follow_id])
+        ]
+
+    async def match(self, paper_ids: Sequence[str]) -> list[SimilarHit]:
+        """Every (follow, paper) of these embedded papers whose score reaches the follow's threshold, with the vectors
+        the follows have (`refresh` first to read those that were missing)."""
+        if not self.follows or not paper_ids:
+            return []
+        vectors = await self.store.paper_vectors(list(paper_ids), self.model_key)
+        held = [paper_id for paper_id in paper_ids if paper_id in vectors]
+        if not held:
+            return []
+        return self.hits(similar_matches(self.matrix(), held, np.vstack([vectors[p] for p in held])))
+
+    async def close(self) -> None:
+        if self._embedder is not None:
+            await self._embedder.close()

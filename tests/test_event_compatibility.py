@@ -1,0 +1,92 @@
+"""follows.changed.v1 and follows.matched.v1 gained `similar` follows without breaking their consumers: an event of a
+kind an older consumer knows is written exactly as before (the new fields are left out when unused), so the older
+schema still accepts it; an event an older model cannot act on (a similar follow) fails on its `kind` alone, and an
+older event reads with the new models."""
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from papertrail.follows.rules import follow_matched
+from schemas.events import Follow, FollowChanged, FollowMatched, MatchReason, SeedPaper
+
+BEFORE = Path(__file__).parent / "fixtures" / "schemas"
+NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
+
+
+def _older(name: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads((BEFORE / f"{name}.before-similar.json").read_text()))
+
+
+def _changed(**fields: Any) -> dict[str, Any]:
+    follow = Follow(id="f1", user_id="u1", name="mine", created_at=NOW, **fields)
+    event = FollowChanged(action="created", follow_id="f1", user_id="u1", follow=follow, changed_at=NOW)
+    return json.loads(event.model_dump_json())  # as the query service publishes it
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"kind": "keyword", "query": "retrieval AND LLM"},
+        {"kind": "author", "author": "Yoshua Bengio", "orcid": "0000-0002-1825-0097"},
+        {"kind": "topic", "topic_id": "llm-reasoning", "webhook_url": "https://example.org/hook"},
+    ],
+)
+def test_an_older_consumer_reads_the_new_events_of_the_kinds_it_knows(fields: dict[str, Any]) -> None:
+    event = _changed(**fields)
+    assert not {"seeds", "description", "threshold"} & set(event["follow"])
+    _older("follows.changed.v1").validate(event)
+    match = follow_matched(
+        Follow(id="f1", user_id="u1", name="mine", created_at=NOW, **fields),
+        "arxiv:2605.00001",
+        "A paper",
+        [MatchReason(term="retrieval", field="abstract")],
+        NOW,
+    )
+    _older("follows.matched.v1").validate(json.loads(match.model_dump_json()))
+
+
+def test_a_similar_follow_fails_an_older_consumer_on_its_kind_alone() -> None:
+    event = _changed(
+        kind="similar", seeds=[SeedPaper(paper_id="arxiv:2605.00001", title="A paper")], description="x", threshold=0.7
+    )
+    errors = list(_older("follows.changed.v1").iter_errors(event))
+    # an older matcher parks it on follows.changed.v1.dlq, as it parks any follow it cannot compile
+    assert errors and {tuple(e.absolute_path) for e in errors} <= {("follow",), ("follow", "kind")}
+    assert any("similar" in e.message for e in errors)
+    again = FollowChanged.model_validate(event)
+    assert again.follow is not None and again.follow.seeds[0].title == "A paper" and again.follow.threshold == 0.7
+
+
+def test_older_events_read_with_the_new_models() -> None:
+    older = {
+        "action": "created",
+        "follow_id": "f1",
+        "user_id": "u1",
+        "changed_at": NOW.isoformat(),
+        "follow": {
+            "id": "f1",
+            "user_id": "u1",
+            "kind": "keyword",
+            "name": "k",
+            "query": "x",
+            "created_at": "2026-01-01T00:00:00Z",
+        },
+    }
+    _older("follows.changed.v1").validate(older)
+    follow = FollowChanged.model_validate(older).follow
+    assert follow is not None and follow.seeds == [] and follow.description is None and follow.threshold is None
+    matched = {
+        "user_id": "u1",
+        "follow_id": "f1",
+        "follow_kind": "keyword",
+        "paper_id": "arxiv:2605.00001",
+        "reasons": [{"term": "x", "field": "title"}],
+        "matched_at": NOW.isoformat(),
+    }
+    reason = FollowMatched.model_validate(matched).reasons[0]
+    assert reason.score is None and reason.seed_id is None
