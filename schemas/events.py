@@ -58,16 +58,36 @@ class PaperNormalized(BaseModel):
     harvested_at: datetime | None = Field(None, description="when the raw record was fetched, for end-to-end latency")
 
 
+class PaperEmbedding(BaseModel):
+    """Where a paper's vector stands. The vector itself stays off the event: readers batch-read `paper_vectors`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(
+        description="what makes the vectors: backend/model/dimensions/max tokens",
+        examples=["local/all-MiniLM-L6-v2-int8/384/256"],
+    )
+    state: Literal["embedded", "failed", "pending"] = Field(
+        description="embedded: in `paper_vectors`; failed: the text cannot be embedded (`paper_vectors` says why); "
+        "pending: waiting for the background sweep, which emits the paper again once embedded"
+    )
+
+
 class PaperEnriched(BaseModel):
     """papers.enriched.v1: a normalized paper with its AI summary (or the summary's status). Key: paper id."""
 
-    model_config = ConfigDict(extra="forbid")
+    # Unknown fields are ignored, not refused: a consumer keeps reading the events of a newer producer that added a
+    # field (fields are only ever added to a .v1 topic; docs/events.md says how an addition is rolled out).
+    model_config = ConfigDict(extra="ignore")
 
     kind: NormalizedKind = Field(description="the kind of the normalized event this follows")
     paper: Paper = Field(description="the canonical paper")
     version: PaperVersion = Field(description="the version record behind this event")
     summary: Summary = Field(description="AI summary, or status pending / failed")
     harvested_at: datetime | None = Field(None, description="when the raw record was fetched")
+    embedding: PaperEmbedding | None = Field(
+        None, description="the paper's vector: embedded, failed or pending; absent from older producers (unknown)"
+    )
 
 
 class PaperNew(BaseModel):
