@@ -1,11 +1,12 @@
-"""Query service settings."""
+"""Query service settings, with the embedding model (EMBEDDING_*) whose vectors it indexes and queries with."""
 
 from pydantic import Field
 
+from papertrail.embedding import EmbeddingSettings
 from papertrail.settings import PaperIndexSettings, TimeZoneName
 
 
-class QuerySettings(PaperIndexSettings):
+class QuerySettings(PaperIndexSettings, EmbeddingSettings):
     http_port: int = Field(8000, ge=1, le=65535, description="port of the API, pages, /metrics, /healthz, /readyz")
     index_task_timeout_s: float = Field(60, gt=0, description="how long to wait for an indexing task")
     index_batch_size: int = Field(

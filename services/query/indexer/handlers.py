@@ -8,7 +8,7 @@ from faststream import Context
 from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import Histogram
 
-from papertrail.search_document import paper_document
+from papertrail.search_document import paper_document, with_vector
 from schemas.events import HarvestStatus, PaperEnriched, PaperWithdrawn
 from services.query.deps import QueryResources
 
@@ -22,11 +22,17 @@ INDEX_LAG = Histogram(
 
 
 async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
-    """Index a batch, each paper with its catalogue topics; offsets are committed only after Meilisearch applied
-    it; bad records are parked."""
+    """Index a batch, each paper with its catalogue topics and its vector (read from `paper_vectors` for the whole
+    batch: a paper embedded after it was indexed comes again with its vector); offsets are committed only after
+    Meilisearch applied it; bad records are parked."""
     dead_letters = resources.dead_letters
     valid = await dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
-    documents = [paper_document(event, resources.topic_tagger.of(event.paper)) for _, event in valid]
+    model = resources.settings.model_key
+    vectors = await resources.store.vectors_of(list({event.paper.id for _, event in valid}), model)
+    documents = [
+        with_vector(paper_document(event, resources.topic_tagger.of(event.paper)), vectors.get(event.paper.id))
+        for _, event in valid
+    ]
     failures = await resources.paper_index.upsert_isolating_failures(documents)
     for position, error in failures:
         await dead_letters.park(valid[position][0], error)

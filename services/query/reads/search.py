@@ -5,7 +5,7 @@ page's browser all take it), and the search of the index they make, its values c
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
-from typing import Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
 from pydantic import BaseModel, Field
@@ -16,6 +16,9 @@ CATEGORY_PATTERN = re.compile(r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$")
 SOURCE_PATTERN = re.compile(r"^[a-z_]+$")
 
 
+SearchMode = Literal["keyword", "hybrid", "semantic"]
+
+
 @dataclass(slots=True)
 class PaperQuery:
     q: str = ""
@@ -23,6 +26,14 @@ class PaperQuery:
     sort: SortKey = "updated"
     page: int = 1
     size: int = 20
+    semantic: float = 0.0  # 0: words only; 1: meaning only (the query text's vector against the papers')
+
+    @property
+    def mode(self) -> SearchMode:
+        """Which search answers: words alone without text to embed or with no weight on meaning."""
+        if not self.q.strip() or self.semantic <= 0:
+            return "keyword"
+        return "semantic" if self.semantic >= 1 else "hybrid"
 
     def filters(self) -> list[str | list[str]]:
         return self.filter.clauses()
@@ -43,21 +54,33 @@ AUTHOR_KEY_PATTERN = r"^[\w .'\-]{1,100}$"
 TOPIC_ID_PATTERN = r"^[a-z0-9_\-]{1,64}$"
 
 
+Categories = Annotated[list[str], Field(description="categories (any of)")]
+Status = Annotated[str | None, Field(pattern="^(preprint|published)$")]
+Since = Annotated[datetime | date | None, Field(description="from this time, on the chosen sort's time")]
+
+
 class PaperSearch(BaseModel):
     """What to look for: the free text and the filters, by GET /api/papers' names and limits. The Atom search feed
     takes them too, and so does the home page's browser, so a link made for one works on the other."""
 
     q: str = Field("", max_length=500, description="full-text query")
-    category: list[str] = Field([], description="categories (any of)")
+    semantic: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="weight of meaning against words for `q`: 0 words only (the default), 1 meaning only (the "
+        "query's vector against the papers'), between: both, blended; the response's `mode` says which answered",
+    )
+    category: Categories = []
     source: list[str] = Field([], description="sources (any of)")
     venue: str | None = Field(None, max_length=200)
-    status: str | None = Field(None, pattern="^(preprint|published)$")
+    status: Status = None
     ai_related: bool | None = None
     has_revisions: bool | None = None
     has_code: bool | None = Field(None, description=HAS_CODE)
     topic: str | None = Field(None, pattern=TOPIC_ID_PATTERN, description="catalogue topic id")
     author: str | None = Field(None, pattern=AUTHOR_KEY_PATTERN, description="author key, e.g. 'zhang w'")
-    since: datetime | date | None = Field(None, description="from this time, on the chosen sort's time")
+    since: Since = None
     until: datetime | date | None = Field(None, description="up to this time (a day is inclusive)")
     summarized_since: datetime | date | None = Field(
         None, description="only papers whose AI summary was written from this time"
@@ -80,7 +103,7 @@ class PaperSearch(BaseModel):
             since_ts=_epoch(self.since),
             until_ts=_epoch(self.until, end=True),
         )
-        return PaperQuery(q=self.q, filter=wanted, sort=sort, page=page, size=size)
+        return PaperQuery(q=self.q, filter=wanted, sort=sort, page=page, size=size, semantic=self.semantic)
 
 
 class PaperListing(PaperSearch):
@@ -108,6 +131,20 @@ class PaperListing(PaperSearch):
     @property
     def filtered(self) -> bool:
         return bool(self.params(sort=None))
+
+
+class SimilarSearch(BaseModel):
+    """Which similar papers: how many, and the search's category, status and since filters (by their names there)."""
+
+    size: int = Field(10, ge=1, le=50, description="how many similar papers")
+    category: Categories = []
+    status: Status = None
+    since: Since = None
+
+    def paper_filter(self) -> PaperFilter:
+        """The filter; BadSearch names a category that is not one."""
+        categories = checked(self.category, CATEGORY_PATTERN, "category", "cs.CL")
+        return PaperFilter(categories=categories, status=self.status, since_ts=_epoch(self.since))
 
 
 def _text(value: Any) -> Any:

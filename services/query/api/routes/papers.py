@@ -1,20 +1,24 @@
-"""GET /api/papers (search and browse), GET /api/papers/{id} (one paper with its history), authors."""
+"""GET /api/papers (search and browse, by words and meaning), GET /api/papers/{id} (one paper with its history),
+GET /api/papers/{id}/similar (the papers closest in meaning), authors."""
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
-from services.query.deps import HeldPaper, PaperIndexDep, StoreDep
+from services.query.deps import HeldPaper, PaperIndexDep, SettingsDep, StoreDep
+from services.query.index import NoVectors
 from services.query.reads.papers import (
     PaperHit,
+    SimilarHit,
     author_papers,
     find_papers,
     paper_detail,
     paper_url,
+    similar_papers,
 )
-from services.query.reads.search import AUTHOR_KEY_PATTERN, BadSearch, PaperListing
+from services.query.reads.search import AUTHOR_KEY_PATTERN, BadSearch, PaperListing, SearchMode, SimilarSearch
 
 router = APIRouter(prefix="/api", tags=["papers"])
 
@@ -24,6 +28,10 @@ class PaperSearchResponse(BaseModel):
     page: int
     size: int
     sort: str
+    mode: SearchMode = Field(
+        description="which search answered: keyword (words), hybrid (words and meaning blended by `semantic`) or "
+        "semantic (meaning only); keyword when there is no `q` to embed"
+    )
     hits: list[PaperHit]
     facets: dict[str, dict[str, int]] = Field(default_factory=dict, description="counts per filter value")
 
@@ -42,9 +50,47 @@ async def search_papers(index: PaperIndexDep, search: Annotated[PaperListing, Qu
         query = search.query()
     except BadSearch as error:
         raise HTTPException(422, str(error)) from error
+    try:
+        found = await find_papers(index, query)
+    except NoVectors as error:
+        raise HTTPException(503, str(error)) from error
     # Serialized here rather than validated through the response model: the hits come from our own index in
     # the documented shape, and the model round trip cost more than the search itself (docs/benchmarks.md).
-    return Response(orjson.dumps(await find_papers(index, query)), media_type="application/json")
+    return Response(orjson.dumps(found), media_type="application/json")
+
+
+class SimilarPapers(BaseModel):
+    paper_id: str = Field(description="canonical id of the paper asked about")
+    vector: Literal["embedded", "pending", "failed"] = Field(
+        description="the paper's own vector: embedded (hits listed); pending (not embedded yet: no hits for now); "
+        "failed (its text cannot be embedded: no hits)"
+    )
+    model: str = Field(description="the model the vectors are of", examples=["local/all-MiniLM-L6-v2-int8/384/256"])
+    hits: list[SimilarHit] = Field(description="the closest papers first, the paper itself left out")
+
+
+@router.get(
+    "/papers/{paper_id:path}/similar",
+    response_model=SimilarPapers,
+    responses={
+        404: {"description": "no paper holds this id"},
+        422: {"description": "the text is no paper id, or a filter is malformed; the detail says what is wrong"},
+    },
+)
+async def read_similar_papers(
+    paper: HeldPaper,
+    index: PaperIndexDep,
+    store: StoreDep,
+    settings: SettingsDep,
+    search: Annotated[SimilarSearch, Query()],
+) -> dict[str, Any]:
+    """The papers closest in meaning to one paper (title and abstract), each with its score; filters as on
+    /api/papers. A paper without a vector yet says so in `vector` and lists none."""
+    try:
+        search.paper_filter()
+    except BadSearch as error:
+        raise HTTPException(422, str(error)) from error
+    return await similar_papers(index, store, paper["_id"], search, settings.model_key)
 
 
 @router.get(
