@@ -5,6 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
+from services.query.index import NoVectors
 from services.query.reads.feeds import FEED_SIZE, follow_feed, search_feed, topic_feed
 from services.query.reads.search import TOPIC_ID_PATTERN, BadSearch, PaperSearch
 
@@ -52,5 +53,8 @@ async def read_search_feed(
         query = search.paper_query(sort="ingested", page=1, size=FEED_SIZE)
     except BadSearch as error:
         raise HTTPException(422, str(error)) from error
-    body = await search_feed(index, settings.public_url, query, request.url.query, str(request.url))
+    try:
+        body = await search_feed(index, settings.public_url, query, request.url.query, str(request.url))
+    except NoVectors as error:
+        raise HTTPException(503, str(error)) from error
     return Response(body, media_type=ATOM)
