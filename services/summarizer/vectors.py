@@ -10,6 +10,7 @@ from papertrail.embedding import Embedder, embedding_text
 from schemas.events import PaperEmbedding, PaperEnriched
 from schemas.paper import Paper
 from schemas.summary import Summary
+from services.summarizer.metrics import EMBEDDING_PENDING, PAPER_VECTORS
 from services.summarizer.store import VectorStore
 from services.summarizer.vector_policy import copied, embedding_status, paper_digest, settled_state, vector_document
 
@@ -45,6 +46,8 @@ class PaperVectors:
                 copies[paper.id] = copied(known[digest], paper.id, now)
                 states[i] = known[digest]["state"]
         await self.store.save(list(copies.values()))
+        PAPER_VECTORS.labels("cached").inc(sum(state is not None for state in states))
+        PAPER_VECTORS.labels("pending").inc(sum(state is None for state in states))
         return [embedding_status(self.model, state) for state in states]
 
     async def hold_pending(self, events: list[PaperEnriched]) -> None:
@@ -81,6 +84,7 @@ class PaperVectors:
                 log.warning("paper not embedded", extra={"paper_id": event.paper.id, "error": outcome.failure})
             documents.append(document)
             settled.append((event, digest, document["state"]))
+            PAPER_VECTORS.labels(document["state"]).inc()
         await self.store.save(documents)
         for event, _, state in settled:
             await emit(event.model_copy(update={"embedding": embedding_status(self.model, state)}))
@@ -111,6 +115,7 @@ class PaperVectors:
             self.wake.clear()  # papers held during the sweep set it again, and the wait below ends at once
             try:
                 settled = await self.sweep(emit, batch)
+                EMBEDDING_PENDING.set(await self.store.backlog())
                 if settled:
                     log.info("papers embedded", extra={"count": settled})
                     continue

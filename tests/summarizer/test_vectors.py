@@ -15,7 +15,7 @@ from papertrail.paper_vectors import vector_of
 from schemas.events import PaperEnriched
 from schemas.summary import Summary
 from services.summarizer.policy import enriched_event
-from services.summarizer.store import VectorStore
+from services.summarizer.store import MongoTokenBudget, VectorStore
 from services.summarizer.vectors import PaperVectors
 from tests.fake_openai import corpus_event, corpus_lines
 
@@ -147,3 +147,12 @@ async def test_stored_papers_without_a_vector_of_the_model_are_queued_and_embedd
     assert emitted.paper.id == old.paper.id and emitted.kind == "updated"
     assert emitted.embedding is not None and emitted.embedding.state == "embedded"
     assert await harness.sweep() == 0 and not harness.vectors.backfilling
+
+
+async def test_the_endpoint_token_budget_is_shared_by_every_instance(scratch_db: AsyncDatabase) -> None:
+    one, other = MongoTokenBudget(VectorStore(scratch_db)), MongoTokenBudget(VectorStore(scratch_db))
+    await one.spend("2026-12-01", 1_000)
+    await other.spend("2026-12-01", 500)
+    await other.spend("2026-12-02", 7)
+    assert await one.used("2026-12-01") == await other.used("2026-12-01") == 1_500
+    assert await one.used("2026-12-02") == 7 and await one.used("2026-11-30") == 0
