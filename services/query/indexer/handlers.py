@@ -27,11 +27,15 @@ async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: 
     Meilisearch applied it; bad records are parked."""
     dead_letters = resources.dead_letters
     valid = await dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
-    model = resources.settings.model_key
-    vectors = await resources.store.vectors_of(list({event.paper.id for _, event in valid}), model)
+    # A paper whose vector is pending has none to read yet: its document keeps whatever vector it holds (none when
+    # new) until the summarizer emits it again, embedded. Older producers say nothing: their papers are looked up.
+    looked_up = [not (event.embedding and event.embedding.state == "pending") for _, event in valid]
+    wanted = list({event.paper.id for (_, event), look in zip(valid, looked_up, strict=True) if look})
+    vectors = await resources.store.vectors_of(wanted, resources.settings.model_key)
     documents = [
-        with_vector(paper_document(event, resources.topic_tagger.of(event.paper)), vectors.get(event.paper.id))
-        for _, event in valid
+        with_vector(document, vectors.get(event.paper.id)) if look else document
+        for (_, event), look in zip(valid, looked_up, strict=True)
+        for document in [paper_document(event, resources.topic_tagger.of(event.paper))]
     ]
     failures = await resources.paper_index.upsert_isolating_failures(documents)
     for position, error in failures:
