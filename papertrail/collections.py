@@ -23,6 +23,8 @@ SUMMARIES = Collection("summaries", "summarizer")
 SUMMARY_PENDING = Collection("summary_pending", "summarizer")
 SUMMARY_BUDGET = Collection("summary_budget", "summarizer")
 PAPER_VECTORS = Collection("paper_vectors", "summarizer")
+EMBEDDING_PENDING = Collection("embedding_pending", "summarizer")
+EMBEDDING_BUDGET = Collection("embedding_budget", "summarizer")
 # the matcher
 MATCHES = Collection("matches", "matcher")
 FOLLOW_BACKFILLS = Collection("follow_backfills", "matcher")

@@ -31,8 +31,16 @@ FILTERABLE = [
     "published_ts",
 ]
 SORTABLE = ["updated_ts", "ingested_ts", "published_ts"]
+# The index's user-provided embedder: each document's `_vectors.paper` is the paper's vector from `paper_vectors`
+# (the summarizer's), or null while it has none.
+EMBEDDER = "paper"
 SortKey = Literal["updated", "ingested", "published"]
 SORT_FIELDS: dict[str, str] = {"updated": "updated_ts", "ingested": "ingested_ts", "published": "published_ts"}
+
+
+def with_vector(document: dict[str, Any], vector: Sequence[float] | None) -> dict[str, Any]:
+    """The document with the paper's vector, or with none (null: Meilisearch drops a vector it held)."""
+    return document | {"_vectors": {EMBEDDER: list(vector) if vector is not None else None}}
 
 
 def document_id(paper_id: str) -> str:

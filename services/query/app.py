@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 
+from papertrail.embedding import open_embedder
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.kafka import batch_options, consumer_options, make_broker
 from papertrail.metrics import RequestMetrics
@@ -24,7 +25,7 @@ from services.query.api.routes import topics as topic_routes
 from services.query.deps import QueryResources
 from services.query.index import PaperIndex
 from services.query.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
-from services.query.indexer.retag import retag_on_catalogue_change
+from services.query.indexer.retag import attach_vectors_on_model_change, retag_on_catalogue_change
 from services.query.indexer.topic_tags import TopicTagger
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
@@ -55,7 +56,15 @@ def create_app(settings: QuerySettings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with open_resources(settings, SERVICE, broker, readiness, topics=TOPICS, needs=NEEDS) as clients:
             assert clients.search is not None  # NEEDS names meilisearch
-            paper_index = PaperIndex(clients.search, settings.index_name, settings.index_task_timeout_s)
+            # loaded once: every search by meaning embeds its text with it, as the summarizer embeds papers
+            query_embedder = open_embedder(settings)
+            paper_index = PaperIndex(
+                clients.search,
+                settings.index_name,
+                settings.index_task_timeout_s,
+                settings.embedding_dimensions,
+                query_embedder,
+            )
             await paper_index.ensure()
             store = QueryStore(clients.db)
             await store.ensure_indexes()
@@ -71,12 +80,17 @@ def create_app(settings: QuerySettings) -> FastAPI:
                     )
                 )
             retag = asyncio.create_task(retag_on_catalogue_change(paper_index, store, tagger), name="retag")
+            vectors = asyncio.create_task(
+                attach_vectors_on_model_change(paper_index, store, settings.model_key), name="vectors"
+            )
             try:
                 yield
             finally:
-                retag.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await retag
+                for task in (retag, vectors):
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+                await query_embedder.close()
                 await broker.stop()
 
     app = FastAPI(

@@ -77,9 +77,10 @@ PAPER_ID_DESCRIPTION = (
 
 class PaperIdConvertor(Convertor[str]):
     """`{paper_id:paper_id}` in a route's path: any text, slashes included (hep-th/9901001, DOIs), but not one
-    ending in /corrections, the address of a paper's error reports, so a GET there is 405 and not a paper id."""
+    ending in /corrections or /similar, the addresses of a paper's error reports and similar papers, so a wrong
+    method there is 405 and not a paper id."""
 
-    regex = r"(?!.*/corrections$).+"
+    regex = r"(?!.*/(corrections|similar)$).+"
 
     def convert(self, value: str) -> str:
         return value

@@ -7,12 +7,13 @@ from typing import Any
 import orjson
 from meilisearch_python_sdk import AsyncClient
 from meilisearch_python_sdk.errors import MeilisearchApiError
-from meilisearch_python_sdk.models.settings import MeilisearchSettings, Pagination
+from meilisearch_python_sdk.models.settings import MeilisearchSettings, Pagination, UserProvidedEmbedder
 from prometheus_client import Histogram
 
+from papertrail.embedding import Embedder
 from papertrail.kafka import UnprocessableMessage
-from papertrail.search_document import FILTERABLE, SEARCHABLE, SORTABLE, PaperFilter, document_id
-from services.query.reads.search import PaperQuery
+from papertrail.search_document import EMBEDDER, FILTERABLE, SEARCHABLE, SORTABLE, PaperFilter, document_id
+from services.query.reads.search import PaperQuery, SearchMode
 
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
@@ -20,22 +21,27 @@ FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
 MAX_TOTAL_HITS = 10_000_000
 SEARCH_SECONDS = Histogram(
     "papertrail_search_seconds",
-    "One Meilisearch search as the query service sees it (request sent → answer parsed).",
+    "One Meilisearch search (or similar-papers request) as the query service sees it (request sent → answer parsed).",
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
 
 
 @dataclass(slots=True)
 class SearchPage:
-    """One page of a search: the exact total, the hits as Meilisearch returned them, and facet counts."""
+    """One page of a search: the exact total, the hits as Meilisearch returned them, facet counts, and which search
+    answered (keyword, hybrid, semantic)."""
 
     total: int
     hits: list[dict[str, Any]]
     facets: dict[str, dict[str, int]]
+    mode: SearchMode = "keyword"
 
 
-def search_body(query: PaperQuery, attributes: list[str] | None = None) -> dict[str, Any]:
-    """The Meilisearch search request for a query, with facet counts; `attributes` limits the fields returned."""
+def search_body(
+    query: PaperQuery, attributes: list[str] | None = None, vector: list[float] | None = None
+) -> dict[str, Any]:
+    """The Meilisearch search request for a query, with facet counts; `attributes` limits the fields returned;
+    `vector`, the query text's, makes it a hybrid search weighted by `query.semantic`."""
     body: dict[str, Any] = {
         "q": query.q or None,
         "filter": query.filters() or None,
@@ -46,23 +52,44 @@ def search_body(query: PaperQuery, attributes: list[str] | None = None) -> dict[
     }
     if attributes is not None:
         body["attributesToRetrieve"] = attributes
+    if vector is not None:
+        body["vector"] = vector
+        body["hybrid"] = {"embedder": EMBEDDER, "semanticRatio": query.semantic}
     return body
 
 
+class NoVectors(Exception):
+    """A search by meaning where the index holds no vectors (EMBEDDING_DIMENSIONS unset) or the query text cannot be
+    embedded; the message says which."""
+
+
 class PaperIndex:
-    def __init__(self, client: AsyncClient, name: str, task_timeout_s: float) -> None:
+    def __init__(
+        self,
+        client: AsyncClient,
+        name: str,
+        task_timeout_s: float,
+        vector_dimensions: int = 0,
+        query_embedder: Embedder | None = None,
+    ) -> None:
         self.client = client
+        self.query_embedder = query_embedder  # embeds the text of a search by meaning: the papers' model
         self.name = name
         self.index = client.index(name)
         self.task_timeout_ms = int(task_timeout_s * 1000)
+        self.vector_dimensions = vector_dimensions  # of the user-provided embedder; 0: the index holds no vectors
 
     async def ensure(self) -> None:
         """Create the index if missing and apply the settings kept in code; safe to repeat."""
+        embedders = (
+            {EMBEDDER: UserProvidedEmbedder(dimensions=self.vector_dimensions)} if self.vector_dimensions else None
+        )
         settings = MeilisearchSettings(
             searchable_attributes=SEARCHABLE,
             filterable_attributes=FILTERABLE,
             sortable_attributes=SORTABLE,
             pagination=Pagination(max_total_hits=MAX_TOTAL_HITS),
+            embedders=embedders,
         )
         # An existing index makes the creation task fail harmlessly; the settings are applied either way.
         await self.client.create_index(
@@ -128,22 +155,53 @@ class PaperIndex:
 
     async def search(self, query: PaperQuery, attributes: list[str] | None = None) -> SearchPage:
         """Run the query with facet counts; `attributes` limits the fields returned (lists need far less than a
-        paper page)."""
-        return await self._search(search_body(query, attributes))
+        paper page). A query with weight on meaning has its text embedded here, by the papers' model."""
+        mode = query.mode
+        vector = await self._query_vector(query.q) if mode != "keyword" else None
+        found = await self._search(search_body(query, attributes, vector))
+        found.mode = mode
+        return found
+
+    async def _query_vector(self, text: str) -> list[float]:
+        if self.query_embedder is None or not self.vector_dimensions:
+            raise NoVectors("this index holds no paper vectors: search by meaning is off (semantic=0 searches words)")
+        (outcome,) = await self.query_embedder.embed([text])
+        if outcome.vector is None:
+            raise NoVectors(f"the query cannot be embedded: {outcome.failure or outcome.unavailable}")
+        return [float(x) for x in outcome.vector]
+
+    async def similar(
+        self, paper_id: str, wanted: PaperFilter, size: int, attributes: list[str]
+    ) -> list[dict[str, Any]]:
+        """The papers closest in meaning to this one (itself left out), closest first, each with its
+        `_rankingScore` (the cosine of the two vectors, mapped to 0..1); none when it has no vector."""
+        body = {
+            "id": document_id(paper_id),
+            "embedder": EMBEDDER,
+            "filter": wanted.clauses() or None,
+            "limit": size,
+            "showRankingScore": True,
+            "attributesToRetrieve": attributes,
+        }
+        return list((await self._post("similar", body))["hits"])
 
     async def _search(self, body: dict[str, Any]) -> SearchPage:
         # Raw HTTP and orjson rather than the SDK's result model: hits go to the caller as plain dicts, and the
         # model round trip was most of the API's time on top of Meilisearch's own (docs/benchmarks.md).
+        found = await self._post("search", body)
+        return SearchPage(found.get("totalHits") or 0, found["hits"], found.get("facetDistribution") or {})
+
+    async def _post(self, action: str, body: dict[str, Any]) -> dict[str, Any]:
         with SEARCH_SECONDS.time():
             response = await self.client.http_client.post(
-                f"indexes/{self.name}/search",
+                f"indexes/{self.name}/{action}",
                 content=orjson.dumps(body),
                 headers={"Content-Type": "application/json"},
             )
             if response.status_code >= 400:
-                raise MeilisearchApiError(f"search in {self.name} failed", response)
-            found = orjson.loads(response.content)
-        return SearchPage(found.get("totalHits") or 0, found["hits"], found.get("facetDistribution") or {})
+                raise MeilisearchApiError(f"{action} in {self.name} failed", response)
+            found: dict[str, Any] = orjson.loads(response.content)
+        return found
 
     async def get(self, paper_id: str) -> dict[str, Any] | None:
         try:

@@ -2,8 +2,8 @@
 
 Owned here (written only by this service): users, follows, source_runs, corrections (readers' error reports),
 index_state (which topic catalogue tagged the search index).
-Read only: papers and paper_versions (normalizer), summaries (summarizer), matches, webhook_deliveries,
-digests (matcher).
+Read only: papers and paper_versions (normalizer), summaries and paper_vectors (summarizer), matches,
+webhook_deliveries, digests (matcher).
 """
 
 import contextlib
@@ -39,6 +39,7 @@ from papertrail.collections import (
     WEBHOOK_ENDPOINTS,
 )
 from papertrail.mongo import ensure_index
+from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
 from schemas.events import Follow, HarvestStatus
 from services.query.accounts.corrections import CorrectionReport
 from services.query.reads.paper_lookup import PaperKey, holder
@@ -64,6 +65,7 @@ class QueryStore:
         self.sessions = db[SESSIONS.name]
         self.api_tokens = db[API_TOKENS.name]
         self.email_tokens = db[EMAIL_TOKENS.name]
+        self.paper_vectors = db[PAPER_VECTORS.name]
 
     async def ensure_indexes(self) -> None:
         await self.users.create_index("name", unique=True)
@@ -262,6 +264,30 @@ class QueryStore:
 
     async def save_tagged_catalogue(self, index_name: str, digest: str) -> None:
         await self.index_state.update_one({"_id": index_name}, {"$set": {"topic_catalogue": digest}}, upsert=True)
+
+    async def vectors_model(self, index_name: str) -> str | None:
+        """The model whose vectors the index's documents hold, if any were attached to all of them."""
+        doc = await self.index_state.find_one({"_id": index_name})
+        return doc.get("vectors_model") if doc else None
+
+    async def save_vectors_model(self, index_name: str, model_key: str) -> None:
+        await self.index_state.update_one({"_id": index_name}, {"$set": {"vectors_model": model_key}}, upsert=True)
+
+    # paper vectors (the summarizer's) ---------------------------------------------------------------------
+    async def vectors_of(self, paper_ids: list[str], model_key: str) -> dict[str, list[float]]:
+        """The papers' vectors of this model, by paper id; papers without one are left out."""
+        if not paper_ids:
+            return {}
+        found: dict[str, list[float]] = {}
+        async for doc in self.paper_vectors.find({"_id": {"$in": paper_ids}}, PAPER_VECTORS_PROJECTION):
+            if (vector := vector_of(doc, model_key)) is not None:
+                found[doc["_id"]] = vector.tolist()
+        return found
+
+    async def vector_state(self, paper_id: str, model_key: str) -> str:
+        """embedded or failed when the summarizer settled the paper's vector for this model; else pending."""
+        doc = await self.paper_vectors.find_one({"_id": paper_id}, {"model": 1, "state": 1})
+        return str(doc["state"]) if doc and doc.get("model") == model_key else "pending"
 
     # follows ---------------------------------------------------------------------------------------------
     @staticmethod

@@ -1,4 +1,5 @@
-"""Summarizer service: papers.normalized.v1 → summary (or its status) → papers.enriched.v1 and papers.new.v1;
+"""Summarizer service: papers.normalized.v1 → summary (or its status) and vector state → papers.enriched.v1 and
+papers.new.v1; the vector sweep → papers.enriched.v1 again;
 papers.withdrawn.v1 → the paper stops waiting for a summary."""
 
 import asyncio
@@ -12,6 +13,7 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
+from papertrail.embedding import open_embedder
 from papertrail.kafka import (
     DeadLetterPolicy,
     Publisher,
@@ -27,8 +29,9 @@ from schemas.summary import Summary
 from services.summarizer.model import SummaryModel, make_openai_client
 from services.summarizer.policy import enriched_event, new_paper_event
 from services.summarizer.settings import SummarizerSettings
-from services.summarizer.store import SummaryStore
+from services.summarizer.store import MongoTokenBudget, SummaryStore, VectorStore
 from services.summarizer.summarizing import Summarizer
+from services.summarizer.vectors import PaperVectors
 
 SERVICE = "summarizer"
 NEEDS = ("kafka", "mongodb")  # checked before the service starts serving
@@ -44,10 +47,30 @@ class SummarizerResources:
     enriched: Publisher
     new_papers: Publisher
     dead_letters: DeadLetterPolicy
-    sweeps: asyncio.Task[None] | None = field(default=None)
+    vectors: PaperVectors
+    sweeps: list[asyncio.Task[None]] = field(default_factory=list)
+    # Each sweep reads what the other writes (a summary, a vector) just before it emits: one at a time, so the later
+    # event of a paper carries both, never an older summary after a newer one.
+    sweeps_emitting: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def enriched_events(self, summarized: list[tuple[PaperNormalized, Summary]]) -> list[PaperEnriched]:
+        """The events to emit, each with its vector's state; papers whose vector is pending start waiting for it."""
+        embeddings = await self.vectors.states([event.paper for event, _ in summarized])
+        events = [enriched_event(e, s, v) for (e, s), v in zip(summarized, embeddings, strict=True)]
+        await self.vectors.hold_pending(events)
+        return events
 
     async def emit_enriched(self, event: PaperNormalized, summary: Summary) -> None:
-        await self.enriched.publish(enriched_event(event, summary), key=event.paper.id.encode())
+        """The summary sweep's emit: with the vector's state as it is now."""
+        async with self.sweeps_emitting:
+            (enriched,) = await self.enriched_events([(event, summary)])
+            await self.enriched.publish(enriched, key=event.paper.id.encode())
+
+    async def emit_embedded(self, event: PaperEnriched) -> None:
+        """The vector sweep's emit: with the summary as it is now."""
+        async with self.sweeps_emitting:
+            summary = await self.summarizer.current_summary(event)
+            await self.enriched.publish(event.model_copy(update={"summary": summary}), key=event.paper.id.encode())
 
 
 Resources = Annotated[SummarizerResources, Context()]  # what every handler takes, from the lifespan
@@ -70,32 +93,36 @@ async def on_papers_normalized(body: list[Any], message: KafkaMessage, resources
     per_paper = await asyncio.gather(*map(summarize_in_order, by_paper.values()))
     summarized = [pair for pairs in per_paper for pair in pairs]
     await summarizer.hold_pending(summarized)
-    await publish_confirmed(resources.enriched, [(enriched_event(e, s), e.paper.id) for e, s in summarized])
+    enriched = await resources.enriched_events(summarized)
+    await publish_confirmed(resources.enriched, [(event, event.paper.id) for event in enriched])
     public = [(paper, event.paper.id) for event, summary in summarized if (paper := new_paper_event(event, summary))]
     await publish_confirmed(resources.new_papers, public)
     await summarizer.settle(summarized)
 
 
 async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> None:
-    """A withdrawn paper no longer waits for a summary."""
+    """A withdrawn paper no longer waits for a summary or a vector, and its vector goes."""
     await resources.summarizer.forget(event.paper_id)
+    await resources.vectors.forget(event.paper_id)
 
 
 async def start_sweeps(resources: Resources) -> None:
-    """Pending papers are retried in the background, once the broker can publish them again."""
+    """Papers pending a summary or a vector are worked on in the background, once the broker can publish them."""
     settings = resources.settings
-    sweeps = resources.summarizer.run_sweeps(
+    summaries = resources.summarizer.run_sweeps(
         resources.emit_enriched, interval_s=settings.sweep_interval_s, batch=settings.sweep_batch
     )
-    resources.sweeps = asyncio.create_task(sweeps)
+    vectors = resources.vectors.run_sweeps(
+        resources.emit_embedded, interval_s=settings.embedding_sweep_interval_s, batch=settings.embedding_sweep_batch
+    )
+    resources.sweeps = [asyncio.create_task(summaries), asyncio.create_task(vectors)]
 
 
 async def stop_sweeps(resources: Resources) -> None:
-    if resources.sweeps is None:  # the service stopped before it finished starting
-        return
-    resources.sweeps.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await resources.sweeps
+    for sweep in resources.sweeps:  # none when the service stopped before it finished starting
+        sweep.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sweep
 
 
 def create_app(settings: SummarizerSettings) -> AsgiFastStream:
@@ -119,9 +146,14 @@ def create_app(settings: SummarizerSettings) -> AsgiFastStream:
         summarizer = Summarizer(
             store, model, daily_token_budget=settings.daily_token_budget, parallel=settings.summary_concurrency
         )
+        vector_store = VectorStore(clients.db)
+        await vector_store.ensure_indexes()
+        embedder = open_embedder(settings, MongoTokenBudget(vector_store))
+        vectors = PaperVectors(vector_store, embedder)
         try:
-            yield SummarizerResources(settings, summarizer, enriched, new_papers, broker.dead_letters)
+            yield SummarizerResources(settings, summarizer, enriched, new_papers, broker.dead_letters, vectors)
         finally:
+            await embedder.close()
             if openai_client:
                 await openai_client.close()
 

@@ -28,3 +28,12 @@ SUMMARIES = Counter(
     "papertrail_summarizer_summaries_total", "Summaries attached to papers, by status: ok, pending, failed.", ["status"]
 )
 PENDING = Gauge("papertrail_summarizer_pending_papers", "Papers waiting for a summary (the sweep's backlog).")
+EMBEDDING_PENDING = Gauge(
+    "papertrail_summarizer_embedding_pending_papers", "Papers waiting for their vector (the embedding sweep's backlog)."
+)
+PAPER_VECTORS = Counter(
+    "papertrail_summarizer_paper_vectors_total",
+    "Papers' vector states as events carried them or the sweep settled them: cached (the same text and model "
+    "embedded before), pending (left to the sweep), embedded, failed (by the sweep).",
+    ["state"],
+)

@@ -8,7 +8,7 @@ from typing import Literal
 from papertrail.endpoint import budget_day as budget_day
 from papertrail.endpoint import budget_left as budget_left
 from papertrail.endpoint import estimated_cost as estimated_cost
-from schemas.events import PaperEnriched, PaperNew, PaperNormalized
+from schemas.events import PaperEmbedding, PaperEnriched, PaperNew, PaperNormalized
 from schemas.paper import Paper
 from schemas.summary import Institution, Summary
 from services.summarizer.prompt import SummaryAnswer
@@ -95,13 +95,14 @@ def refined_paper(paper: Paper, summary: Summary) -> Paper:
     return paper
 
 
-def enriched_event(event: PaperNormalized, summary: Summary) -> PaperEnriched:
+def enriched_event(event: PaperNormalized, summary: Summary, embedding: PaperEmbedding | None = None) -> PaperEnriched:
     return PaperEnriched(
         kind=event.kind,
         paper=refined_paper(event.paper, summary),
         version=event.version,
         summary=summary,
         harvested_at=event.harvested_at,
+        embedding=embedding,
     )
 
 

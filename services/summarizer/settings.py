@@ -1,13 +1,14 @@
-"""Summarizer settings: the OpenAI-compatible endpoint and its limits."""
+"""Summarizer settings: the OpenAI-compatible endpoint and its limits, and the embedding model (EMBEDDING_*)."""
 
 from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 
+from papertrail.embedding import EmbeddingSettings
 from papertrail.settings import InfraSettings
 
 
-class SummarizerSettings(InfraSettings):
+class SummarizerSettings(InfraSettings, EmbeddingSettings):
     http_port: int = Field(8003, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
     openai_base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset: summaries pending")
     openai_api_key: SecretStr | None = Field(None, description="API key of the endpoint")
@@ -33,6 +34,12 @@ class SummarizerSettings(InfraSettings):
     batch_wait_ms: int = Field(100, ge=1, description="longest wait to fill a batch of papers")
     sweep_interval_s: float = Field(60.0, gt=0, description="how often pending papers are retried")
     sweep_batch: int = Field(50, ge=1, le=10_000, description="pending papers taken per sweep")
+    embedding_sweep_interval_s: float = Field(
+        30.0, gt=0, description="longest wait of the embedding sweep; papers that start waiting wake it at once"
+    )
+    embedding_sweep_batch: int = Field(
+        32, ge=1, le=10_000, description="papers embedded per sweep (one model call; the local model: ~13 a second)"
+    )
 
     @field_validator("openai_base_url", "openai_model", mode="before")
     @classmethod

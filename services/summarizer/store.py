@@ -1,4 +1,5 @@
-"""The summarizer's collections: `summaries` (the cache), `summary_pending` (papers waiting), `summary_budget`.
+"""The summarizer's collections: `summaries` (the cache), `summary_pending` (papers waiting), `summary_budget`, and
+the vectors' `paper_vectors`, `embedding_pending` and `embedding_budget`.
 
 No other file touches MongoDB for the summarizer.
 """
@@ -6,12 +7,23 @@ No other file touches MongoDB for the summarizer.
 from datetime import UTC, datetime
 from typing import Any
 
-from pymongo import ASCENDING, DESCENDING
+from pymongo import ASCENDING, DESCENDING, DeleteOne, ReplaceOne
+from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import SUMMARIES, SUMMARY_BUDGET, SUMMARY_PENDING
+from papertrail.collections import (
+    EMBEDDING_BUDGET,
+    EMBEDDING_PENDING,
+    PAPER_VECTORS,
+    PAPERS,
+    SUMMARIES,
+    SUMMARY_BUDGET,
+    SUMMARY_PENDING,
+)
 from papertrail.mongo import insert_else_update
-from schemas.events import PaperNormalized
+from papertrail.paper_vectors import PAPER_VECTORS_FIELDS
+from schemas.events import PaperEnriched, PaperNormalized
+from schemas.paper import Paper, PaperVersion
 from schemas.summary import Summary
 
 _SUMMARY_FIELDS = tuple(Summary.model_fields)
@@ -21,6 +33,25 @@ def _summary(doc: dict[str, Any] | None) -> Summary | None:
     if doc is None:
         return None
     return Summary.model_validate({k: doc[k] for k in _SUMMARY_FIELDS if k in doc})
+
+
+async def _hold(pending: AsyncCollection, held: list[tuple[PaperNormalized | PaperEnriched, dict[str, Any]]]) -> None:
+    """Papers waiting with their event and `fields`, keyed by paper: a newer event of a paper replaces the older one
+    (what it waited for would be stale), its wait keeps its start. Most are new papers: inserted in one round trip."""
+    if not held:
+        return
+    now = datetime.now(UTC)
+    await insert_else_update(
+        pending,
+        [
+            (
+                {"_id": event.paper.id, **fields, "since": now, "attempts": 0},
+                {"$set": fields, "$setOnInsert": {"since": now, "attempts": 0}},
+            )
+            for event, extra in held
+            for fields in [{"event": event.model_dump(mode="json"), **extra}]
+        ],
+    )
 
 
 class SummaryStore:
@@ -63,20 +94,7 @@ class SummaryStore:
     async def hold_many(self, held: list[tuple[PaperNormalized, str, str]]) -> None:
         """(event, content hash, reason) per paper, keyed by paper: a newer event of the same paper replaces the
         older one (its summary would be stale). Most are new papers, so they are inserted in one round trip."""
-        if not held:
-            return
-        now = datetime.now(UTC)
-        await insert_else_update(
-            self.pending,
-            [
-                (
-                    {"_id": event.paper.id, **fields, "since": now, "attempts": 0},
-                    {"$set": fields, "$setOnInsert": {"since": now, "attempts": 0}},
-                )
-                for event, digest, reason in held
-                for fields in [{"event": event.model_dump(mode="json"), "content_hash": digest, "reason": reason}]
-            ],
-        )
+        await _hold(self.pending, [(e, {"content_hash": digest, "reason": reason}) for e, digest, reason in held])
 
     async def waiting(self, limit: int) -> list[tuple[PaperNormalized, str]]:
         """The oldest waiting papers first, with the content hash they wait with."""
@@ -111,3 +129,102 @@ class SummaryStore:
         await self.budget.update_one(
             {"_id": day}, {"$inc": {"tokens_in": tokens_in, "tokens_out": tokens_out, "calls": 1}}, upsert=True
         )
+
+
+class VectorStore:
+    """`paper_vectors` (one vector or failure per paper, found again by content and model: the cache),
+    `embedding_pending` (papers waiting for the sweep, with the event to emit again) and `embedding_budget`."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.vectors = db[PAPER_VECTORS.name]
+        self.pending = db[EMBEDDING_PENDING.name]
+        self.budget = db[EMBEDDING_BUDGET.name]
+        self.papers = db[PAPERS.name]  # the normalizer's: read to queue papers that have no vector of this model
+
+    async def ensure_indexes(self) -> None:
+        await self.vectors.create_index([("content_hash", ASCENDING), ("model", ASCENDING)])
+        await self.vectors.create_index([("model", ASCENDING)])
+        await self.pending.create_index([("since", ASCENDING)])
+
+    async def of_papers(self, paper_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The papers' vector documents, by paper id."""
+        cursor = self.vectors.find({"_id": {"$in": paper_ids}}, projection=list(PAPER_VECTORS_FIELDS))
+        return {doc["_id"]: doc async for doc in cursor}
+
+    async def of_contents(self, digests: list[str], model: str) -> dict[str, dict[str, Any]]:
+        """One final outcome (vector or failure) per content hash of this model, from any paper with that text."""
+        cursor = self.vectors.find(
+            {"content_hash": {"$in": digests}, "model": model}, projection=list(PAPER_VECTORS_FIELDS)
+        )
+        return {doc["content_hash"]: doc async for doc in cursor}
+
+    async def save(self, documents: list[dict[str, Any]]) -> None:
+        """Write each paper's document whole (`_id` included): its vector or failure replaces what it had."""
+        if documents:
+            await self.vectors.bulk_write([ReplaceOne({"_id": d["_id"]}, d, upsert=True) for d in documents])
+
+    async def hold_many(self, held: list[tuple[PaperEnriched, str]]) -> None:
+        """(event as emitted, content hash) per paper waiting for its vector; a newer event replaces an older one."""
+        await _hold(self.pending, [(event, {"content_hash": digest}) for event, digest in held])
+
+    async def waiting(self, limit: int) -> list[tuple[PaperEnriched, str]]:
+        """The oldest waiting papers first, each with the event it was emitted with and its content hash."""
+        cursor = self.pending.find({}, sort=[("since", ASCENDING)], limit=limit)
+        return [(PaperEnriched.model_validate(d["event"]), d["content_hash"]) async for d in cursor]
+
+    async def release(self, done: list[tuple[str, str]]) -> None:
+        """(paper id, content hash): done waiting with this content; a newer event's entry (another hash) stays."""
+        if done:
+            await self.pending.bulk_write([DeleteOne({"_id": p, "content_hash": d}) for p, d in done])
+
+    async def release_papers(self, paper_ids: list[str]) -> None:
+        if paper_ids:
+            await self.pending.delete_many({"_id": {"$in": paper_ids}})
+            await self.vectors.delete_many({"_id": {"$in": paper_ids}})
+
+    async def note_attempt(self, paper_ids: list[str], reason: str) -> None:
+        await self.pending.update_many(
+            {"_id": {"$in": paper_ids}}, {"$inc": {"attempts": 1}, "$set": {"reason": reason}}
+        )
+
+    async def backlog(self) -> int:
+        return await self.pending.estimated_document_count()
+
+    async def papers_without_vectors(self, model: str, limit: int) -> list[tuple[Paper, PaperVersion]]:
+        """Stored papers with no vector or failure of this model yet (papers older than embeddings, or a new model):
+        each with its latest version, at most `limit`, skipping those already waiting."""
+        found: list[tuple[Paper, PaperVersion]] = []
+        async for doc in await self.papers.aggregate(
+            [
+                {"$lookup": {"from": self.vectors.name, "localField": "_id", "foreignField": "_id", "as": "v"}},
+                {"$match": {"v": {"$not": {"$elemMatch": {"model": model}}}}},
+                {"$lookup": {"from": self.pending.name, "localField": "_id", "foreignField": "_id", "as": "w"}},
+                {"$match": {"w": {"$size": 0}}},
+                {"$limit": limit},
+                {"$project": {"v": 0, "w": 0}},
+            ]
+        ):
+            if not doc.get("last_versions"):
+                continue
+            fields = {k: doc[k] for k in Paper.model_fields if k in doc and k != "id"}
+            found.append(
+                (
+                    Paper.model_validate({"id": doc["_id"], **fields}),
+                    PaperVersion.model_validate(doc["last_versions"][-1]),
+                )
+            )
+        return found
+
+
+class MongoTokenBudget:
+    """The embedding endpoint's daily token budget, shared by every instance of the summarizer."""
+
+    def __init__(self, store: VectorStore) -> None:
+        self.budget = store.budget
+
+    async def used(self, day: str) -> int:
+        doc = await self.budget.find_one({"_id": day})
+        return int(doc["tokens"]) if doc else 0
+
+    async def spend(self, day: str, tokens: int) -> None:
+        await self.budget.update_one({"_id": day}, {"$inc": {"tokens": tokens, "calls": 1}}, upsert=True)

@@ -5,7 +5,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
-from schemas.events import PaperNormalized
+from schemas.events import PaperEnriched, PaperNormalized
 from schemas.summary import Summary
 from services.summarizer.metrics import CACHE_HITS, FAILURES, PENDING, SUMMARIES
 from services.summarizer.model import SummaryModel
@@ -97,6 +97,19 @@ class Summarizer:
         # Failed summaries are cached too: a replay must not pay again for an answer the model cannot give.
         await self.store.save(key, digest, event.paper.id, summary)
         return summary
+
+    async def current_summary(self, event: PaperEnriched) -> Summary:
+        """The summary to emit again with an event that waited (for its vector): the one it carried, or, when that
+        was pending, the one written meanwhile; a metadata update keeps the paper's latest summary."""
+        if event.summary.status != "pending":
+            return event.summary
+        if self.model is not None:
+            key = cache_key(content_hash(event.paper), self.model.model, PROMPT_VERSION)
+            if cached := await self.store.find(key):
+                return cached
+        if event.kind == "updated":
+            return await self.store.latest_for_paper(event.paper.id) or event.summary
+        return event.summary
 
     async def hold_pending(self, summarized: list[tuple[PaperNormalized, Summary]]) -> None:
         """Before the events are emitted: each paper whose latest summary is pending waits for the sweep, with that

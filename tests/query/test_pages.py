@@ -1,6 +1,8 @@
 """The web pages over a real pipeline: numbers equal the API's, cards show the fixture's papers, the English
-switch, paper / topic / author / sources pages, sign-in and per-user pages; and a headless Chromium walk."""
+switch, paper / topic / author / sources pages, sign-in and per-user pages, similar papers and the search by meaning
+once the summarizer's sweep embedded the papers; and headless Chromium walks."""
 
+import asyncio
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -9,9 +11,12 @@ from typing import Any
 
 import httpx
 import pytest
+from aiokafka import AIOKafkaConsumer
 from lxml import html
 
-from tests.conftest import Servers, wait_until
+from schemas import topics
+from schemas.events import PaperEnriched
+from tests.conftest import Servers, wait_until, wait_until_async
 from tests.integration.services import ROOT, Pipeline, create_user, running_pipeline
 from tests.query.test_api import RECORDS, _expected_topic_hits
 
@@ -287,9 +292,12 @@ def launch_chromium(playwright: Any, profile: Path, javascript: bool) -> Any:
     )
 
 
-@pytest.mark.skipif(
+needs_chromium = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="no /usr/bin/chromium: install Debian's chromium (apt-get install -y chromium)"
 )
+
+
+@needs_chromium
 def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
     site: tuple[Pipeline, dict[str, str]], tmp_path: Path
 ) -> None:
@@ -367,5 +375,118 @@ def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
             ]:
                 assert tab.goto(pipeline.url("query", path)).status == 200  # type: ignore[union-attr]
                 tab.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
+        finally:
+            browser.close()
+
+
+def _enriched_states(pipeline: Pipeline, paper_id: str) -> list[str]:
+    """The embedding states papers.enriched.v1 carried for a paper, in order, once one says embedded."""
+
+    async def read() -> list[str]:
+        consumer = AIOKafkaConsumer(
+            topics.PAPERS_ENRICHED,
+            bootstrap_servers=pipeline.env["KAFKA_BOOTSTRAP_SERVERS"],
+            auto_offset_reset="earliest",
+            group_id=None,
+        )
+        await consumer.start()
+        states: list[str] = []
+        try:
+
+            async def embedded() -> bool:
+                for records in (await consumer.getmany(timeout_ms=500)).values():
+                    for record in records:
+                        event = PaperEnriched.model_validate_json(record.value or b"")
+                        if event.paper.id == paper_id and event.embedding is not None:
+                            states.append(event.embedding.state)
+                return "embedded" in states
+
+            await wait_until_async(embedded, 120, f"{paper_id} emitted again with its vector")
+            return states
+        finally:
+            await consumer.stop()
+
+    return asyncio.run(read())
+
+
+def test_a_paper_indexed_before_its_vector_is_found_by_meaning_after_the_sweep(
+    site: tuple[Pipeline, dict[str, str]],
+) -> None:
+    pipeline, _ = site
+    target = RECORDS[0]  # "Reproducing Kernel Banach Spaces with the l1 Norm"
+    paper_id = f"arxiv:{target.record_id}"
+    states = _enriched_states(pipeline, paper_id)
+    assert states[0] == "pending" and states[-1] == "embedded"  # indexed first, its vector after the sweep
+
+    question = "function spaces for learning with sparse regularisation"  # none of the title's words
+
+    def found_by_meaning() -> bool:
+        answer = api(pipeline, "/api/papers", q=question, semantic=1)
+        assert answer["mode"] == "semantic"
+        return paper_id in [hit["paper_id"] for hit in answer["hits"][:3]]
+
+    wait_until(found_by_meaning, timeout=60, what="the paper among the first three found by meaning")
+    hybrid = api(pipeline, "/api/papers", q=question, semantic=0.5, category=target.categories[0])
+    assert hybrid["mode"] == "hybrid" and all(target.categories[0] in h["categories"] for h in hybrid["hits"])
+    assert api(pipeline, "/api/papers", q=question)["mode"] == "keyword"
+
+    similar = api(pipeline, f"/api/papers/{paper_id}/similar", size=5)
+    assert similar["vector"] == "embedded" and len(similar["hits"]) == 5
+    assert paper_id not in [hit["paper_id"] for hit in similar["hits"]]
+    scores = [hit["score"] for hit in similar["hits"]]
+    assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
+
+
+def test_similar_papers_answer_bad_requests_clearly(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = site
+    paper_id = f"arxiv:{RECORDS[1].record_id}"
+    assert httpx.get(pipeline.url("query", "/api/papers/arxiv:0000.00000/similar"), timeout=10).status_code == 404
+    bad = httpx.get(pipeline.url("query", f"/api/papers/{paper_id}/similar"), params={"category": "a b"}, timeout=10)
+    assert bad.status_code == 422 and "category" in bad.text
+    too_many = httpx.get(pipeline.url("query", f"/api/papers/{paper_id}/similar"), params={"size": 51}, timeout=10)
+    assert too_many.status_code == 422
+    out_of_range = httpx.get(pipeline.url("query", "/api/papers"), params={"q": "x", "semantic": 2}, timeout=10)
+    assert out_of_range.status_code == 422
+
+
+@needs_chromium
+def test_in_headless_chromium_similar_papers_and_the_search_by_meaning(
+    site: tuple[Pipeline, dict[str, str]], tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    pipeline, _ = site
+    target = RECORDS[2]
+    paper_id = f"arxiv:{target.record_id}"
+    wait_until(
+        lambda: api(pipeline, f"/api/papers/{paper_id}/similar")["vector"] == "embedded",
+        timeout=120,
+        what="the paper's vector",
+    )
+    similar = api(pipeline, f"/api/papers/{paper_id}/similar")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright, tmp_path / "profile", javascript=False)
+        try:
+            tab = browser.new_page()
+            tab.goto(pipeline.url("query", f"/papers/{paper_id}"))
+            assert tab.locator("#similar h2").inner_text() == "相似论文"
+            rows = tab.locator("#similar .similar-list li")
+            assert rows.count() == len(similar["hits"]) == 10
+            assert rows.first.locator("a").inner_text() == similar["hits"][0]["title"]
+            assert rows.first.locator(".score").inner_text() == f"{similar['hits'][0]['score']:.2f}"
+            tab.locator("#similar").screenshot(path=ARTIFACTS / "13-similar.png")
+            tab.get_by_role("link", name="English").click()
+            assert tab.locator("#similar h2").inner_text() == "Similar papers"
+            tab.get_by_role("link", name="中文").click()
+
+            tab.goto(pipeline.url("query", "/"))
+            tab.get_by_role("searchbox").fill("function spaces for learning with sparse regularisation")
+            tab.locator("select[name=semantic]").select_option(label="语义")
+            tab.get_by_role("button", name="搜索").click()
+            tab.wait_for_url("**semantic=1.0**")
+            assert "按语义相近排序" in tab.locator("#found").inner_text()
+            assert tab.locator("select[name=semantic]").input_value() == "1.0"
+            tab.screenshot(path=ARTIFACTS / "14-search-by-meaning.png", full_page=True)
         finally:
             browser.close()

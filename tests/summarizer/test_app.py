@@ -10,13 +10,15 @@ from faststream.kafka import TestKafkaBroker
 from faststream.kafka.annotations import KafkaMessage
 from pymongo import AsyncMongoClient
 
+from papertrail.embedding import open_embedder
 from papertrail.kafka import dead_letter_topic
 from papertrail.service import provide
 from schemas import topics
 from services.summarizer.app import SummarizerResources, create_app
 from services.summarizer.settings import SummarizerSettings
-from services.summarizer.store import SummaryStore
+from services.summarizer.store import SummaryStore, VectorStore
 from services.summarizer.summarizing import Summarizer
+from services.summarizer.vectors import PaperVectors
 from tests.conftest import broker_of, free_port, publisher_of
 
 
@@ -38,7 +40,9 @@ async def memory() -> AsyncIterator[tuple[Any, dict[str, list[Any]]]]:
         async with TestKafkaBroker(broker) as in_memory:
             summarizer = Summarizer(SummaryStore(client["unused"]), None, daily_token_budget=0)
             enriched, new = publisher_of(broker, topics.PAPERS_ENRICHED), publisher_of(broker, topics.PAPERS_NEW)
-            provide(in_memory.context, SummarizerResources(settings, summarizer, enriched, new, broker.dead_letters))
+            vectors = PaperVectors(VectorStore(client["unused"]), open_embedder(settings))
+            resources = SummarizerResources(settings, summarizer, enriched, new, broker.dead_letters, vectors)
+            provide(in_memory.context, resources)
             yield in_memory, seen
     finally:
         await client.close()

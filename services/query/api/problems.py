@@ -33,6 +33,7 @@ MEANINGS: dict[int, str] = {
     404: "nothing is there",
     422: "a parameter or the body is not what the API takes; `errors` names each field and what is wrong with it",
     429: "too many requests; `Retry-After`, when given, says in how many seconds to try again",
+    503: "a search by meaning (`semantic` > 0) while the index holds no paper vectors yet",
 }
 
 

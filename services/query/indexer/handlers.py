@@ -8,7 +8,7 @@ from faststream import Context
 from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import Histogram
 
-from papertrail.search_document import paper_document
+from papertrail.search_document import paper_document, with_vector
 from schemas.events import HarvestStatus, PaperEnriched, PaperWithdrawn
 from services.query.deps import QueryResources
 
@@ -22,11 +22,21 @@ INDEX_LAG = Histogram(
 
 
 async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
-    """Index a batch, each paper with its catalogue topics; offsets are committed only after Meilisearch applied
-    it; bad records are parked."""
+    """Index a batch, each paper with its catalogue topics and its vector (read from `paper_vectors` for the whole
+    batch: a paper embedded after it was indexed comes again with its vector); offsets are committed only after
+    Meilisearch applied it; bad records are parked."""
     dead_letters = resources.dead_letters
     valid = await dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
-    documents = [paper_document(event, resources.topic_tagger.of(event.paper)) for _, event in valid]
+    # A paper whose vector is pending has none to read yet: its document keeps whatever vector it holds (none when
+    # new) until the summarizer emits it again, embedded. Older producers say nothing: their papers are looked up.
+    looked_up = [not (event.embedding and event.embedding.state == "pending") for _, event in valid]
+    wanted = list({event.paper.id for (_, event), look in zip(valid, looked_up, strict=True) if look})
+    vectors = await resources.store.vectors_of(wanted, resources.settings.model_key)
+    documents = [
+        with_vector(document, vectors.get(event.paper.id)) if look else document
+        for (_, event), look in zip(valid, looked_up, strict=True)
+        for document in [paper_document(event, resources.topic_tagger.of(event.paper))]
+    ]
     failures = await resources.paper_index.upsert_isolating_failures(documents)
     for position, error in failures:
         await dead_letters.park(valid[position][0], error)

@@ -10,7 +10,7 @@ from papertrail.search_document import PaperFilter
 from schemas.paper import Paper
 from services.query.index import PaperIndex
 from services.query.reads.paper_lookup import paper_key
-from services.query.reads.search import PaperQuery
+from services.query.reads.search import PaperQuery, SimilarSearch
 from services.query.store import QueryStore
 
 
@@ -49,6 +49,10 @@ class PaperHit(BaseModel):
     published_ts: int | None = None
 
 
+class SimilarHit(PaperHit):
+    score: float = Field(description="closeness in meaning, 0..1 (Meilisearch's ranking score of the two vectors)")
+
+
 # Search lists return what a hit shows; the summary's long sections and the history stay on the paper page.
 LIST_FIELDS = list(PaperHit.model_fields)
 # What a hit holds when its document lacks a field (topic_ids before the paper's first topic hit, say), so every
@@ -67,9 +71,26 @@ async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
         "page": query.page,
         "size": query.size,
         "sort": query.sort,
+        "mode": found.mode,
         "hits": found.hits,
         "facets": found.facets,
     }
+
+
+async def similar_papers(
+    index: PaperIndex, store: QueryStore, paper_id: str, search: SimilarSearch, model_key: str
+) -> dict[str, Any]:
+    """The papers closest in meaning to a paper, each with its score, and where the paper's own vector stands: none
+    are listed while it is `pending` (not embedded yet) or `failed` (its text cannot be embedded)."""
+    state = await store.vector_state(paper_id, model_key)
+    hits = []
+    if state == "embedded":
+        hits = await index.similar(paper_id, search.paper_filter(), search.size, LIST_FIELDS)
+    for hit in hits:
+        hit["score"] = round(hit.pop("_rankingScore", 0.0), 4)
+        for name, default in HIT_DEFAULTS.items():
+            hit.setdefault(name, default)
+    return {"paper_id": paper_id, "vector": state, "model": model_key, "hits": hits}
 
 
 def paper_url(paper_id: str, under: str = "/papers/") -> str:

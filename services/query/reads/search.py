@@ -6,7 +6,7 @@ route enforces, and the search of the index they make, its values quoted, never 
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
 from pydantic import AwareDatetime, BaseModel, BeforeValidator, Field
@@ -18,6 +18,9 @@ SOURCE_PATTERN = r"^[a-z_]+$"
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
+SearchMode = Literal["keyword", "hybrid", "semantic"]
+
+
 @dataclass(slots=True)
 class PaperQuery:
     q: str = ""
@@ -25,6 +28,14 @@ class PaperQuery:
     sort: SortKey = "updated"
     page: int = 1
     size: int = 20
+    semantic: float = 0.0  # 0: words only; 1: meaning only (the query text's vector against the papers')
+
+    @property
+    def mode(self) -> SearchMode:
+        """Which search answers: words alone without text to embed or with no weight on meaning."""
+        if not self.q.strip() or self.semantic <= 0:
+            return "keyword"
+        return "semantic" if self.semantic >= 1 else "hybrid"
 
     def filters(self) -> list[str | list[str]]:
         return self.filter.clauses()
@@ -51,6 +62,11 @@ def _written_time(value: Any) -> Any:
 
 # a day, or a moment with its offset: a time without one would be read in the server's zone
 SearchTime = Annotated[AwareDatetime | date, BeforeValidator(_written_time)]
+Categories = Annotated[
+    list[Annotated[str, Field(pattern=CATEGORY_PATTERN)]], Field(description="categories (any of), e.g. cs.CL")
+]
+Status = Annotated[str | None, Field(pattern="^(preprint|published)$")]
+Since = Annotated[SearchTime | None, Field(description="from this time, on the chosen sort's time")]
 
 
 class PaperSearch(BaseModel):
@@ -58,18 +74,23 @@ class PaperSearch(BaseModel):
     takes them too, and so does the home page's browser, so a link made for one works on the other."""
 
     q: str = Field("", max_length=500, description="full-text query")
-    category: list[Annotated[str, Field(pattern=CATEGORY_PATTERN)]] = Field(
-        [], description="categories (any of), e.g. cs.CL"
+    semantic: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="weight of meaning against words for `q`: 0 words only (the default), 1 meaning only (the "
+        "query's vector against the papers'), between: both, blended; the response's `mode` says which answered",
     )
+    category: Categories = []
     source: list[Annotated[str, Field(pattern=SOURCE_PATTERN)]] = Field([], description="sources (any of), e.g. arxiv")
     venue: str | None = Field(None, max_length=200)
-    status: str | None = Field(None, pattern="^(preprint|published)$")
+    status: Status = None
     ai_related: bool | None = None
     has_revisions: bool | None = None
     has_code: bool | None = Field(None, description=HAS_CODE)
     topic: str | None = Field(None, pattern=TOPIC_ID_PATTERN, description="catalogue topic id")
     author: str | None = Field(None, pattern=AUTHOR_KEY_PATTERN, description="author key, e.g. 'zhang w'")
-    since: SearchTime | None = Field(None, description="from this time, on the chosen sort's time")
+    since: Since = None
     until: SearchTime | None = Field(None, description="up to this time (a day is inclusive)")
     summarized_since: SearchTime | None = Field(
         None, description="only papers whose AI summary was written from this time"
@@ -92,7 +113,7 @@ class PaperSearch(BaseModel):
             since_ts=_epoch(self.since),
             until_ts=_epoch(self.until, end=True),
         )
-        return PaperQuery(q=self.q, filter=wanted, sort=sort, page=page, size=size)
+        return PaperQuery(q=self.q, filter=wanted, sort=sort, page=page, size=size, semantic=self.semantic)
 
 
 class PaperListing(PaperSearch):
@@ -120,6 +141,18 @@ class PaperListing(PaperSearch):
     @property
     def filtered(self) -> bool:
         return bool(self.params(sort=None))
+
+
+class SimilarSearch(BaseModel):
+    """Which similar papers: how many, and the search's category, status and since filters (by their names there)."""
+
+    size: int = Field(10, ge=1, le=50, description="how many similar papers")
+    category: Categories = []
+    status: Status = None
+    since: Since = None
+
+    def paper_filter(self) -> PaperFilter:
+        return PaperFilter(categories=self.category, status=self.status, since_ts=_epoch(self.since))
 
 
 def _text(value: Any) -> Any:

@@ -1,15 +1,17 @@
 """Public pages: home (overview and paper browser), paper, topics, topic, author and sources. Read-only GETs."""
 
 import re
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from papertrail.follows.catalogue import load_catalogue
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
+from services.query.index import NoVectors
 from services.query.reads.overview import overview, source_details
-from services.query.reads.papers import author_papers, find_papers, paper_detail, paper_url
-from services.query.reads.search import AUTHOR_KEY_PATTERN, TOPIC_ID_PATTERN
+from services.query.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
+from services.query.reads.search import AUTHOR_KEY_PATTERN, TOPIC_ID_PATTERN, SimilarSearch
 from services.query.reads.topics import NoSuchTopic, topic_papers
 from services.query.web import format as fmt
 from services.query.web.browse import SORTS, api_query_to_page, parse_browse
@@ -34,7 +36,11 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
     """The overview of the window, source freshness and the paper browser."""
     window = await overview(index, store, settings, None)
     browse, problem = parse_browse(request.query_params.multi_items())
-    results = await find_papers(index, browse.query())
+    results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
+    try:
+        results = await find_papers(index, browse.query())
+    except NoVectors as error:
+        problem = str(error)
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
              if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
     return render(
@@ -45,7 +51,9 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
 
 
 @router.get("/papers/{paper_id:path}", response_class=HTMLResponse)
-async def show_paper(paper_id: str, request: Request, index: PaperIndexDep, store: StoreDep) -> Response:
+async def show_paper(
+    paper_id: str, request: Request, index: PaperIndexDep, store: StoreDep, settings: SettingsDep
+) -> Response:
     """One paper: both titles, authors, institutions, summary, version history, ids and links, topic hits.
     Under any other id it holds (`/papers/2212.09999v2`, `/papers/10.18653/v1/…`): 301 to its canonical address."""
     user = await signed_in_user(request)
@@ -62,7 +70,8 @@ async def show_paper(paper_id: str, request: Request, index: PaperIndexDep, stor
         for topic_id, reasons in sorted(detail["topic_reasons"].items())
     ]
     reported = request.query_params.get("reported") == "1"  # back from the 纠错 form: thank the reader
-    return render(request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported)
+    similar = await similar_papers(index, store, paper_id, SimilarSearch(), settings.model_key)
+    return render(request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported, similar=similar)
 
 
 @router.get("/topics", response_class=HTMLResponse)

@@ -6,6 +6,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
 from services.query.api.problems import problem_responses
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
+from services.query.index import NoVectors
 from services.query.reads.feeds import FEED_SIZE, follow_feed, search_feed, topic_feed
 from services.query.reads.search import TOPIC_ID_PATTERN, PaperSearch
 
@@ -47,7 +48,7 @@ async def read_topic_feed(
     return Response(await topic_feed(index, settings.public_url, topic_id, str(request.url)), media_type=ATOM)
 
 
-@router.get("/search.atom", response_class=Response)
+@router.get("/search.atom", response_class=Response, responses=problem_responses(503))
 async def read_search_feed(
     index: PaperIndexDep,
     settings: SettingsDep,
@@ -57,5 +58,8 @@ async def read_search_feed(
     """The latest papers of a search (the filters of GET /api/papers), newest first by when PaperTrail first saw
     them, for a feed reader."""
     query = search.paper_query(sort="ingested", page=1, size=FEED_SIZE)
-    body = await search_feed(index, settings.public_url, query, request.url.query, str(request.url))
+    try:
+        body = await search_feed(index, settings.public_url, query, request.url.query, str(request.url))
+    except NoVectors as error:
+        raise HTTPException(503, str(error)) from error
     return Response(body, media_type=ATOM)

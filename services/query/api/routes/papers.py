@@ -1,21 +1,25 @@
-"""GET /api/papers (search and browse), GET /api/papers/{id} (one paper with its history), authors."""
+"""GET /api/papers (search and browse, by words and meaning), GET /api/papers/{id} (one paper with its history),
+GET /api/papers/{id}/similar (the papers closest in meaning), authors."""
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
 from services.query.api.problems import problem_responses
-from services.query.deps import HELD_PAPER_ERRORS, HeldPaper, PaperIndexDep, StoreDep
+from services.query.deps import HELD_PAPER_ERRORS, HeldPaper, PaperIndexDep, SettingsDep, StoreDep
+from services.query.index import NoVectors
 from services.query.reads.papers import (
     PaperHit,
+    SimilarHit,
     author_papers,
     find_papers,
     paper_detail,
     paper_url,
+    similar_papers,
 )
-from services.query.reads.search import AUTHOR_KEY_PATTERN, PaperListing
+from services.query.reads.search import AUTHOR_KEY_PATTERN, PaperListing, SearchMode, SimilarSearch
 
 router = APIRouter(prefix="/api", tags=["papers"], responses=problem_responses(422))
 
@@ -25,6 +29,10 @@ class PaperSearchResponse(BaseModel):
     page: int
     size: int
     sort: str
+    mode: SearchMode = Field(
+        description="which search answered: keyword (words), hybrid (words and meaning blended by `semantic`) or "
+        "semantic (meaning only); keyword when there is no `q` to embed"
+    )
     hits: list[PaperHit]
     facets: dict[str, dict[str, int]] = Field(default_factory=dict, description="counts per filter value")
 
@@ -44,17 +52,49 @@ class PaperDetail(PaperHit):
         200: {
             "links": {
                 operation: {"operationId": operation, "parameters": {"paper_id": "$response.body#/hits/0/paper_id"}}
-                for operation in ("read_paper", "create_correction")
+                for operation in ("read_paper", "read_similar_papers", "create_correction")
             }
-        }
+        },
+        **problem_responses(503),
     },
 )
 async def search_papers(index: PaperIndexDep, search: Annotated[PaperListing, Query()]) -> Response:
     """Search and browse papers with filters, one of three sorts and facet counts."""
     query = search.query()
+    try:
+        found = await find_papers(index, query)
+    except NoVectors as error:
+        raise HTTPException(503, str(error)) from error
     # Serialized here rather than validated through the response model: the hits come from our own index in
     # the documented shape, and the model round trip cost more than the search itself (docs/benchmarks.md).
-    return Response(orjson.dumps(await find_papers(index, query)), media_type="application/json")
+    return Response(orjson.dumps(found), media_type="application/json")
+
+
+class SimilarPapers(BaseModel):
+    paper_id: str = Field(description="canonical id of the paper asked about")
+    vector: Literal["embedded", "pending", "failed"] = Field(
+        description="the paper's own vector: embedded (hits listed); pending (not embedded yet: no hits for now); "
+        "failed (its text cannot be embedded: no hits)"
+    )
+    model: str = Field(description="the model the vectors are of", examples=["local/all-MiniLM-L6-v2-int8/384/256"])
+    hits: list[SimilarHit] = Field(description="the closest papers first, the paper itself left out")
+
+
+@router.get(
+    "/papers/{paper_id:path}/similar",
+    response_model=SimilarPapers,
+    responses=HELD_PAPER_ERRORS,
+)
+async def read_similar_papers(
+    paper: HeldPaper,
+    index: PaperIndexDep,
+    store: StoreDep,
+    settings: SettingsDep,
+    search: Annotated[SimilarSearch, Query()],
+) -> dict[str, Any]:
+    """The papers closest in meaning to one paper (title and abstract), each with its score; filters as on
+    /api/papers. A paper without a vector yet says so in `vector` and lists none."""
+    return await similar_papers(index, store, paper["_id"], search, settings.model_key)
 
 
 @router.get(
