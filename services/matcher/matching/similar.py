@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from papertrail.embedding import Embedder, embedding_text
-from papertrail.similarity import SeedMatrix, SimilarFollow, SimilarMatch, seed_matrix, similar_matches
+from papertrail.similarity import MatchColumns, SeedMatrix, SimilarFollow, seed_matrix, similar_match_columns
 from schemas.events import Follow, MatchReason
+from schemas.unchecked import unchecked
 from services.matcher.store import MatchStore
 
 log = logging.getLogger("papertrail.matcher")
@@ -31,20 +32,21 @@ class SimilarHit:
     reason: MatchReason
 
 
-def similar_reason(titles: dict[str, str], match: SimilarMatch) -> MatchReason:
+def similar_reason(titles: dict[str, str], seed: str, score: float) -> MatchReason:
     """`similar to "SafeConv: …" (0.74)`: the closest seed paper's title (or the description) and the score. Built
-    unchecked (`model_construct`): every field comes typed from the scorer and the stored follow, and a batch makes
-    ~100,000 of them."""
-    seed_id = None if match.seed == DESCRIPTION else match.seed
-    # every field given: a default_factory (categories) makes model_construct inspect a signature each time
-    return MatchReason.model_construct(
-        subtopic=None,
-        subtopic_id=None,
-        term=titles.get(match.seed, match.seed) if seed_id else DESCRIPTION,
-        field="similar",
-        categories=[],
-        seed_id=seed_id,
-        score=round(match.score, 4),
+    unchecked: every field comes typed from the scorer and the stored follow, and a batch makes ~100,000 of them."""
+    seed_id = None if seed == DESCRIPTION else seed
+    return unchecked(
+        MatchReason,
+        {
+            "subtopic": None,
+            "subtopic_id": None,
+            "term": titles.get(seed, seed) if seed_id else DESCRIPTION,
+            "field": "similar",
+            "categories": [],
+            "seed_id": seed_id,
+            "score": round(score, 4),
+        },
     )
 
 
@@ -143,14 +145,13 @@ class SimilarFollows:
     def scored(self, follows: Iterable[Follow]) -> list[SimilarFollow]:
         return [SimilarFollow(f.id, self._seeds_of(f), f.threshold or 0.0) for f in follows]
 
-    def hits(self, matches: Sequence[SimilarMatch]) -> list[SimilarHit]:
+    def hits(self, matches: MatchColumns) -> list[SimilarHit]:
         """The matches as hits with their reasons; a seed paper is no news to the follow it seeds, and is left out."""
         follows, seed_titles = self.follows, self.seed_titles
         return [
-            SimilarHit(follow, m.paper_id, similar_reason(titles, m))
-            for m in matches
-            if (follow := follows.get(m.follow_id)) is not None
-            and m.paper_id not in (titles := seed_titles[m.follow_id])
+            SimilarHit(follow, paper_id, similar_reason(titles, seed, score))
+            for paper_id, follow_id, seed, score in zip(*matches, strict=True)
+            if (follow := follows.get(follow_id)) is not None and paper_id not in (titles := seed_titles[follow_id])
         ]
 
     async def match(self, paper_ids: Sequence[str]) -> list[SimilarHit]:
@@ -162,7 +163,7 @@ class SimilarFollows:
         held = [paper_id for paper_id in paper_ids if paper_id in vectors]
         if not held:
             return []
-        return self.hits(similar_matches(self.matrix(), held, np.vstack([vectors[p] for p in held])))
+        return self.hits(similar_match_columns(self.matrix(), held, np.vstack([vectors[p] for p in held])))
 
     async def close(self) -> None:
         if self._embedder is not None:
