@@ -6,14 +6,16 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 from pydantic import BaseModel
+from pymongo import AsyncMongoClient
 
 from papertrail.embedding import l2_normalised
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.rules import FollowIndex, follow_matched, topics_by_id
-from papertrail.similarity import SimilarFollow, seed_matrix, similar_match_columns
+from papertrail.similarity import similar_match_columns
 from schemas.events import Follow, FollowMatched, MatchReason, SeedPaper
 from schemas.unchecked import unchecked
-from services.matcher.matching.similar import DESCRIPTION, similar_reason
+from services.matcher.matching.similar import SimilarFollows
+from services.matcher.store import MatchStore
 from tests.matcher.corpus import sample_papers
 
 NOW = datetime(2026, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
@@ -60,36 +62,34 @@ def test_rule_follow_events_are_the_checked_ones() -> None:
 def test_similar_follow_reasons_and_events_are_the_checked_ones() -> None:
     papers = list(sample_papers().values())
     rng = np.random.default_rng(3)
-    vectors = l2_normalised(rng.normal(size=(len(papers), 16)).astype(np.float32))
-    follows = {
-        f"s{i}": Follow(
-            id=f"s{i}",
-            user_id="u3",
-            kind="similar",
-            name=f"like {papers[i].id}",
-            created_at=NOW,
-            seeds=[SeedPaper(paper_id=papers[j].id, title=papers[j].title) for j in (i, i + 1)],
-            description="a reader's words" if i % 4 == 0 else None,
-            threshold=0.2,
+    vectors = dict(zip((p.id for p in papers), l2_normalised(rng.normal(size=(len(papers), 16))), strict=True))
+    # the store and the model are never reached: the seeds' and descriptions' vectors are given as `refresh` reads them
+    similar = SimilarFollows(MatchStore(AsyncMongoClient("mongodb://127.0.0.1:9")["unused"]), "m", 16, lambda: None)  # type: ignore[arg-type, return-value]
+    for i in range(0, len(papers) - 1, 2):
+        similar.upsert(
+            Follow(
+                id=f"s{i}",
+                user_id="u3",
+                kind="similar",
+                name=f"like {papers[i].id}",
+                created_at=NOW,
+                seeds=[SeedPaper(paper_id=p.id, title=p.title) for p in papers[i : i + 2]],
+                description="a reader's words" if i % 4 == 0 else None,
+                threshold=0.0,
+            )
         )
-        for i in range(0, len(papers) - 1, 2)
-    }
-    scored = [
-        SimilarFollow(
-            f.id,
-            [(s.paper_id, vectors[i + k]) for k, s in enumerate(f.seeds)]
-            + [(DESCRIPTION, vectors[-1 - i])] * bool(f.description),
-            0.0,
-        )
-        for i, f in ((int(f.id[1:]), f) for f in follows.values())
-    ]
-    columns = similar_match_columns(seed_matrix(scored, 16), [p.id for p in papers], vectors)
+        if i % 4 == 0:
+            similar.descriptions[f"s{i}"] = ("a reader's words", vectors[papers[-1 - i].id])
+    similar.seed_vectors = vectors
     titles = {p.id: p.title for p in papers}
-    assert DESCRIPTION in columns.seeds and len(columns.paper_ids) > 30
-    for paper_id, follow_id, seed, score in zip(*columns, strict=True):
-        reason = similar_reason({s.paper_id: s.title for s in follows[follow_id].seeds}, seed, score)
-        assert_as_checked(reason)
-        assert_as_checked(follow_matched(follows[follow_id], paper_id, titles[paper_id], [reason], NOW))
+    columns = similar_match_columns(similar.matrix(), list(vectors), np.vstack(list(vectors.values())))
+    events = similar.events(columns, titles, NOW)
+    reasons = [e.reasons[0] for e in events]
+    assert any(r.seed_id is None for r in reasons) and any(r.seed_id for r in reasons) and len(events) > 30
+    assert all(e.paper_id not in similar.seed_titles[e.follow_id] for e in events)
+    for event in events:
+        assert_as_checked(event.reasons[0])
+        assert_as_checked(event)
 
 
 def test_a_model_is_built_unchecked_only_with_every_field() -> None:
