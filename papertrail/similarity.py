@@ -8,6 +8,7 @@ the reason names the closest seed. docs/benchmarks.md has the recall of each way
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -87,15 +88,30 @@ def seed_matrix(follows: Iterable[SimilarFollow], dimensions: int) -> SeedMatrix
     )
 
 
+class MatchColumns(NamedTuple):
+    """Matches as four lists, one item per match: what `similar_matches` makes its records of. A caller that turns
+    every match into something else anyway (the matcher: a reason and an event) zips these and skips the records."""
+
+    paper_ids: list[str]
+    follow_ids: list[str]
+    seeds: list[str]  # the label of the closest seed
+    scores: list[float]
+
+
 def similar_matches(seeds: SeedMatrix, paper_ids: Sequence[str], papers: np.ndarray) -> list[SimilarMatch]:
     """Every (paper, follow) whose score reaches the follow's threshold, papers in order, then follows in seed-matrix
     order. `papers` are vectors of length 1, one row per id."""
+    return list(map(SimilarMatch, *similar_match_columns(seeds, paper_ids, papers)))
+
+
+def similar_match_columns(seeds: SeedMatrix, paper_ids: Sequence[str], papers: np.ndarray) -> MatchColumns:
+    """`similar_matches` as columns."""
+    matches = MatchColumns([], [], [], [])
     if not len(seeds) or not len(paper_ids):
-        return []
+        return matches
     papers = np.asarray(papers, dtype=np.float32)
     ids = np.array(paper_ids, dtype=object)
     step = max(1, MAX_CELLS // len(seeds.labels))
-    matches: list[SimilarMatch] = []
     for first in range(0, len(paper_ids), step):
         # seeds × papers: a group's seeds are one block of rows, (follows, seeds each, papers) once reshaped
         scores = seeds.vectors @ papers[first : first + step].T
@@ -109,11 +125,8 @@ def similar_matches(seeds: SeedMatrix, paper_ids: Sequence[str], papers: np.ndar
         hit_papers, hit_follows = np.nonzero((best >= seeds.thresholds).T)  # paper by paper
         candidates = seeds.rows[hit_follows]  # (hits, most seeds): the padding repeats a seed, argmax keeps the first
         closest = candidates[np.arange(len(hit_follows)), scores[candidates, hit_papers[:, None]].argmax(axis=1)]
-        matches += map(
-            SimilarMatch,
-            ids[first + hit_papers].tolist(),
-            seeds.follow_ids[hit_follows].tolist(),
-            seeds.labels[closest].tolist(),
-            best[hit_follows, hit_papers].tolist(),
-        )
+        matches.paper_ids.extend(ids[first + hit_papers].tolist())
+        matches.follow_ids.extend(seeds.follow_ids[hit_follows].tolist())
+        matches.seeds.extend(seeds.labels[closest].tolist())
+        matches.scores.extend(best[hit_follows, hit_papers].tolist())
     return matches

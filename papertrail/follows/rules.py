@@ -25,6 +25,7 @@ from papertrail.follows.expressions import Expression, Predicate, compile_predic
 from papertrail.text import fold
 from schemas.events import Follow, FollowMatched, MatchReason, Subtopic
 from schemas.paper import Author, Paper
+from schemas.unchecked import unchecked
 
 TextField = Literal["title", "abstract"]
 FIELDS: dict[str, tuple[TextField, ...]] = {
@@ -459,16 +460,20 @@ def topics_by_id(topics: Iterable[Topic]) -> dict[str, Topic]:
 def follow_matched(
     follow: Follow, paper_id: str, title: str, reasons: list[MatchReason], at: datetime, *, backfill: bool = False
 ) -> FollowMatched:
-    """The follows.matched.v1 event of one match."""
-    return FollowMatched(
-        user_id=follow.user_id,
-        follow_id=follow.id,
-        follow_kind=follow.kind,
-        follow_name=follow.name,
-        topic_id=follow.topic_id,
-        paper_id=paper_id,
-        paper_title=title,
-        reasons=reasons,
-        matched_at=at,
-        backfill=backfill,
+    """The follows.matched.v1 event of one match. Built unchecked: the follow and the reasons are models already, the
+    paper's id and title come from a checked event, and a batch of papers can make ~100,000 matches."""
+    return unchecked(
+        FollowMatched,
+        {
+            "user_id": follow.user_id,
+            "follow_id": follow.id,
+            "follow_kind": follow.kind,
+            "paper_id": paper_id,
+            "reasons": list(reasons),  # its own list, as checking made it: a group of follows shares one
+            "matched_at": at,
+            "follow_name": follow.name,
+            "topic_id": follow.topic_id,
+            "paper_title": title,
+            "backfill": backfill,
+        },
     )

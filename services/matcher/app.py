@@ -23,6 +23,7 @@ from papertrail.kafka import DeadLetterPolicy, batch_options, consumer_options, 
 from papertrail.service import Clients, service_app
 from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
+from schemas.unchecked import cycles_unchecked
 from services.matcher.delivery.digest_mailer import DigestMaker, run_digests
 from services.matcher.delivery.webhook_sender import WebhookSender, webhook_target
 from services.matcher.matching.backfill import Backfiller
@@ -101,11 +102,14 @@ async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: 
     valid = await resources.dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
     now = datetime.now(UTC)
     matches: list[FollowMatched] = []
-    for _, event in valid:
-        started = time.perf_counter()
-        hits = resources.follow_index.match(PaperText.of(event.paper))
-        MATCH_SECONDS.observe(time.perf_counter() - started)
-        matches += [follow_matched(follow, event.paper.id, event.paper.title, reasons, now) for follow, reasons in hits]
+    with cycles_unchecked():  # a batch can make ~100,000 events
+        for _, event in valid:
+            started = time.perf_counter()
+            hits = resources.follow_index.match(PaperText.of(event.paper))
+            MATCH_SECONDS.observe(time.perf_counter() - started)
+            matches += [
+                follow_matched(follow, event.paper.id, event.paper.title, reasons, now) for follow, reasons in hits
+            ]
     matches += await similar_matches_of(resources, [event for _, event in valid], now)
     await resources.recorder.record(matches)
     done = datetime.now(UTC)
@@ -128,10 +132,7 @@ async def similar_matches_of(
         if (compiled := resources.follow_index.follows.get(follow_id)) is not None:
             resources.backfills.start(compiled)
     titles = {e.paper.id: e.paper.title for e in events if e.embedding is not None and e.embedding.state == "embedded"}
-    return [
-        follow_matched(hit.follow, hit.paper_id, titles[hit.paper_id], [hit.reason], now)
-        for hit in await similar.match(list(titles))
-    ]
+    return await similar.matched(titles, now)
 
 
 async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> None:

@@ -17,7 +17,7 @@ from meilisearch_python_sdk import AsyncClient
 
 from papertrail.follows.rules import CompiledFollow, PaperText, match_one
 from papertrail.search_document import PaperFilter
-from papertrail.similarity import seed_matrix, similar_matches
+from papertrail.similarity import seed_matrix, similar_match_columns
 from schemas.events import MatchReason
 from schemas.paper import Author
 from services.matcher.matching.similar import SimilarFollows
@@ -126,7 +126,7 @@ class Backfiller:
             held = list(vectors)
             checked += len(held)
             if held:
-                found = similar_matches(seeds, held, np.vstack([vectors[p] for p in held]))
+                found = similar_match_columns(seeds, held, np.vstack([vectors[p] for p in held]))
                 matched += [(hit.paper_id, titles[hit.paper_id], [hit.reason]) for hit in self.similar.hits(found)]
         self.last_seconds = time.perf_counter() - started
         return checked, matched

@@ -7,14 +7,17 @@ seeds are read again, and a follow matches with the vectors it has (its descript
 """
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 
 from papertrail.embedding import Embedder, embedding_text
-from papertrail.similarity import SeedMatrix, SimilarFollow, SimilarMatch, seed_matrix, similar_matches
-from schemas.events import Follow, MatchReason
+from papertrail.follows.rules import follow_matched
+from papertrail.similarity import MatchColumns, SeedMatrix, SimilarFollow, seed_matrix, similar_match_columns
+from schemas.events import Follow, FollowMatched, MatchReason
+from schemas.unchecked import cycles_unchecked, unchecked
 from services.matcher.store import MatchStore
 
 log = logging.getLogger("papertrail.matcher")
@@ -31,20 +34,21 @@ class SimilarHit:
     reason: MatchReason
 
 
-def similar_reason(titles: dict[str, str], match: SimilarMatch) -> MatchReason:
+def similar_reason(titles: dict[str, str], seed: str, score: float) -> MatchReason:
     """`similar to "SafeConv: …" (0.74)`: the closest seed paper's title (or the description) and the score. Built
-    unchecked (`model_construct`): every field comes typed from the scorer and the stored follow, and a batch makes
-    ~100,000 of them."""
-    seed_id = None if match.seed == DESCRIPTION else match.seed
-    # every field given: a default_factory (categories) makes model_construct inspect a signature each time
-    return MatchReason.model_construct(
-        subtopic=None,
-        subtopic_id=None,
-        term=titles.get(match.seed, match.seed) if seed_id else DESCRIPTION,
-        field="similar",
-        categories=[],
-        seed_id=seed_id,
-        score=round(match.score, 4),
+    unchecked: every field comes typed from the scorer and the stored follow, and a batch makes ~100,000 of them."""
+    seed_id = None if seed == DESCRIPTION else seed
+    return unchecked(
+        MatchReason,
+        {
+            "subtopic": None,
+            "subtopic_id": None,
+            "term": titles.get(seed, seed) if seed_id else DESCRIPTION,
+            "field": "similar",
+            "categories": [],
+            "seed_id": seed_id,
+            "score": round(score, 4),
+        },
     )
 
 
@@ -143,26 +147,39 @@ class SimilarFollows:
     def scored(self, follows: Iterable[Follow]) -> list[SimilarFollow]:
         return [SimilarFollow(f.id, self._seeds_of(f), f.threshold or 0.0) for f in follows]
 
-    def hits(self, matches: Sequence[SimilarMatch]) -> list[SimilarHit]:
+    def hits(self, matches: MatchColumns) -> list[SimilarHit]:
         """The matches as hits with their reasons; a seed paper is no news to the follow it seeds, and is left out."""
         follows, seed_titles = self.follows, self.seed_titles
         return [
-            SimilarHit(follow, m.paper_id, similar_reason(titles, m))
-            for m in matches
-            if (follow := follows.get(m.follow_id)) is not None
-            and m.paper_id not in (titles := seed_titles[m.follow_id])
+            SimilarHit(follow, paper_id, similar_reason(titles, seed, score))
+            for paper_id, follow_id, seed, score in zip(*matches, strict=True)
+            if (follow := follows.get(follow_id)) is not None and paper_id not in (titles := seed_titles[follow_id])
         ]
 
-    async def match(self, paper_ids: Sequence[str]) -> list[SimilarHit]:
-        """Every (follow, paper) of these embedded papers whose score reaches the follow's threshold, with the vectors
-        the follows have (`refresh` first to read those that were missing)."""
-        if not self.follows or not paper_ids:
+    def events(self, matches: MatchColumns, titles: dict[str, str], at: datetime) -> list[FollowMatched]:
+        """`hits` made follows.matched.v1 events straight away (papers' ids → titles): a batch makes ~100,000, so
+        with no record in between, and with the cyclic garbage collector paused (they hold no cycles, and it would
+        walk them again and again as they pile up: it doubled the time)."""
+        follows, seed_titles = self.follows, self.seed_titles
+        with cycles_unchecked():
+            return [
+                follow_matched(follow, paper_id, titles[paper_id], [similar_reason(seeds, seed, score)], at)
+                for paper_id, follow_id, seed, score in zip(*matches, strict=True)
+                if (follow := follows.get(follow_id)) is not None and paper_id not in (seeds := seed_titles[follow_id])
+            ]
+
+    async def matched(self, titles: dict[str, str], at: datetime) -> list[FollowMatched]:
+        """The events of every (follow, paper) of these embedded papers (ids → titles) whose score reaches the
+        follow's threshold, with the vectors the follows have (`refresh` first to read those that were missing)."""
+        if not self.follows or not titles:
             return []
-        vectors = await self.store.paper_vectors(list(paper_ids), self.model_key)
-        held = [paper_id for paper_id in paper_ids if paper_id in vectors]
+        vectors = await self.store.paper_vectors(list(titles), self.model_key)
+        held = [paper_id for paper_id in titles if paper_id in vectors]
         if not held:
             return []
-        return self.hits(similar_matches(self.matrix(), held, np.vstack([vectors[p] for p in held])))
+        return self.events(
+            similar_match_columns(self.matrix(), held, np.vstack([vectors[p] for p in held])), titles, at
+        )
 
     async def close(self) -> None:
         if self._embedder is not None:
