@@ -34,5 +34,12 @@ FOLLOWS = Collection("follows", "query")
 SOURCE_RUNS = Collection("source_runs", "query")
 CORRECTIONS = Collection("corrections", "query")
 INDEX_STATE = Collection("index_state", "query")
+# the reader's record (per user)
+LIBRARY = Collection("library", "query")  # saved papers with tags and notes
+FEEDBACK = Collection("feedback", "query")  # saved (positive), not relevant (negative), read: per paper, with times
+LIBRARY_IMPORTS = Collection("library_imports", "query")  # import jobs: the file's entries, progress, verdicts
+READER_MODELS = Collection("reader_models", "query")  # each reader's ranking model, as floats
+# Every document of these names its reader in `user_id`: deleting a user deletes them by it.
+READERS_RECORD = (LIBRARY, FEEDBACK, LIBRARY_IMPORTS, READER_MODELS)
 
 ALL: tuple[Collection, ...] = tuple(value for value in list(globals().values()) if isinstance(value, Collection))

@@ -17,13 +17,14 @@ from papertrail.metrics import RequestMetrics
 from papertrail.service import Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged
-from services.query.api.routes import corrections, feeds, follows, overview, papers
+from services.query.api.routes import corrections, feeds, follows, library, overview, papers
 from services.query.api.routes import topics as topic_routes
 from services.query.deps import QueryResources
 from services.query.index import PaperIndex
 from services.query.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
 from services.query.indexer.retag import retag_on_catalogue_change
 from services.query.indexer.topic_tags import TopicTagger
+from services.query.library.store import LibraryStore
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
 from services.query.web import mount_web
@@ -55,8 +56,12 @@ def create_app(settings: QuerySettings) -> FastAPI:
             await paper_index.ensure()
             store = QueryStore(clients.db)
             await store.ensure_indexes()
+            library = LibraryStore(clients.db)
+            await library.ensure_indexes()
             tagger = TopicTagger(load_catalogue())
-            resources = QueryResources(settings, paper_index, store, tagger, follow_changes, broker.dead_letters)
+            resources = QueryResources(
+                settings, paper_index, store, tagger, follow_changes, broker.dead_letters, library
+            )
             app.state.resources = resources  # the routes' and pages' dependencies read it
             provide(broker.context, resources)
             await broker.start()
@@ -82,6 +87,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
         description="Search, browse and follow computer-science papers.",
     )
     for router in (
+        library.router,  # first: /api/papers/{id}/cite must not be read as a paper id
         papers.router,
         overview.router,
         topic_routes.router,

@@ -1,0 +1,112 @@
+"""The reader's record (bearer token): the library (saved papers with tags and notes), feedback marks, and citations
+of a paper or of the library in BibTeX, RIS or CSL-JSON."""
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Response
+from pydantic import BaseModel, Field
+
+from services.query.deps import CurrentUser, HeldPaper, LibraryDep
+from services.query.library.shelf import BadCursor, EntryChange, LibraryCursor, Mark, library_filter
+
+router = APIRouter(prefix="/api", tags=["library"])
+
+
+class PaperCard(BaseModel):
+    title: str
+    authors: list[str]
+    year: int | None = None
+    venue: str | None = None
+    status: str
+    ids: dict[str, Any]
+
+
+class LibraryEntry(BaseModel):
+    paper_id: str = Field(description="the paper's canonical id")
+    tags: list[str]
+    note: str
+    saved_at: datetime
+    updated_at: datetime
+    paper: PaperCard | None = Field(None, description="the paper, when the normalizer still holds it")
+
+
+class LibraryPage(BaseModel):
+    total: int = Field(description="entries matching the filters, on every page")
+    items: list[LibraryEntry]
+    next_cursor: str | None = Field(None, description="pass as `cursor` for the next page; absent on the last")
+
+
+class Marks(BaseModel):
+    saved: bool = Field(description="in the library (收藏)")
+    label: str | None = Field(None, description="positive (saved), negative (不相关, not relevant), or none")
+    read: bool = Field(description="marked read (已读)")
+
+
+class MarkBody(BaseModel):
+    mark: Mark = Field(description="save, not_relevant (also takes it out of the library), read; unread, remove undo")
+
+
+def _entry(entry: dict[str, Any], paper: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {**entry, "paper": paper if paper is not None else entry.get("paper")}
+
+
+@router.get("/me/library", response_model=LibraryPage)
+async def list_library(
+    user: CurrentUser,
+    library: LibraryDep,
+    tag: Annotated[str | None, Query(max_length=40, description="only entries with this tag")] = None,
+    since: Annotated[datetime | None, Query(description="only entries saved at or after this time")] = None,
+    q: Annotated[str | None, Query(max_length=200, description="text in the title or the note, case aside")] = None,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> dict[str, Any]:
+    """Your saved papers, newest saved first, with the total and a cursor to the next page."""
+    try:
+        after = LibraryCursor.decode(cursor) if cursor else None
+    except BadCursor as error:
+        raise HTTPException(422, str(error)) from error
+    page, total, next_cursor = await library.entries_page(library_filter(user["_id"], tag, since, q), after, limit)
+    return {"total": total, "items": page, "next_cursor": next_cursor.encode() if next_cursor else None}
+
+
+@router.get("/me/library/{paper_id:path}", response_model=LibraryEntry, responses={404: {}})
+async def read_entry(user: CurrentUser, paper: HeldPaper, library: LibraryDep) -> dict[str, Any]:
+    """One paper of your library, by any id the paper holds; 404 when it is not in your library."""
+    entry = await library.entry(user["_id"], paper["_id"])
+    if entry is None:
+        raise HTTPException(404, f"{paper['_id']} is not in your library")
+    cards = await library.paper_cards([paper["_id"]])
+    return _entry(entry, cards.get(paper["_id"]))
+
+
+@router.put("/me/library/{paper_id:path}", response_model=LibraryEntry)
+async def save_entry(user: CurrentUser, paper: HeldPaper, library: LibraryDep, body: EntryChange) -> dict[str, Any]:
+    """Save a paper (by any id it holds; the entry is keyed by its canonical id), or change its tags and note; a
+    field left out keeps its value, so the same PUT twice leaves the same entry."""
+    entry = await library.save(user["_id"], paper, body, datetime.now(UTC))
+    cards = await library.paper_cards([paper["_id"]])
+    return _entry(entry, cards.get(paper["_id"]))
+
+
+@router.delete("/me/library/{paper_id:path}", status_code=204)
+async def remove_entry(user: CurrentUser, paper: HeldPaper, library: LibraryDep) -> Response:
+    """Take a paper out of your library (done already, it is still a 204)."""
+    await library.remove(user["_id"], paper["_id"], datetime.now(UTC))
+    return Response(status_code=204)
+
+
+@router.put("/me/feedback/{paper_id:path}", response_model=Marks)
+async def mark_paper(user: CurrentUser, paper: HeldPaper, library: LibraryDep, body: MarkBody) -> dict[str, Any]:
+    """One click on a paper, as the 收藏 / 不相关 / 已读 buttons: save (positive feedback), not_relevant (negative),
+    read (neither); your marks on it after. Your feedback trains your 为你推荐 ranking."""
+    return await library.apply(user["_id"], paper, body.mark, datetime.now(UTC))
+
+
+@router.get("/me/feedback")
+async def list_feedback(
+    user: CurrentUser, library: LibraryDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100
+) -> list[dict[str, Any]]:
+    """Your marks, latest change first: paper_id, label (positive / negative / null), labelled_at, read_at."""
+    marks = await library.feedback_list(user["_id"], limit)
+    return [{k: v for k, v in doc.items() if k not in ("_id", "user_id")} for doc in marks]
