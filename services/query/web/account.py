@@ -137,4 +137,5 @@ async def show_feed(request: Request, store: StoreDep, index: PaperIndexDep) -> 
     if user is None:
         return login_required(request)
     feed = await accounts.matched_papers(store, index, user["_id"], follow_id=None, limit=100)
-    return render(request, "feed.html", user=user, feed=feed)
+    marks = await resources_of(request).library.marks(user["_id"], [item["paper_id"] for item in feed])
+    return render(request, "feed.html", user=user, feed=feed, marks=marks)

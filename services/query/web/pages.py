@@ -15,6 +15,7 @@ from services.query.reads.topics import NoSuchTopic, topic_papers
 from services.query.web import format as fmt
 from services.query.web.browse import SORTS, api_query_to_page, parse_browse
 from services.query.web.i18n import Translator
+from services.query.web.library import marks_of
 from services.query.web.render import (
     error_page,
     held_paper_or_error_page,
@@ -42,8 +43,10 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
         problem = str(error)
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
              if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
+    user = await signed_in_user(request)
+    marks = await marks_of(request, user, [hit["paper_id"] for hit in results["hits"]])
     return render(
-        request, "home.html", 422 if problem else 200, user=await signed_in_user(request),
+        request, "home.html", 422 if problem else 200, user=user, marks=marks,
         overview=window, links=links, browse=browse, sorts=SORTS, results=results, problem=problem,
         pages=fmt.page_numbers(browse.page, results["total"], browse.size),
     )  # fmt: skip
@@ -67,7 +70,8 @@ async def show_paper(paper_id: str, request: Request, index: PaperIndexDep, stor
         for topic_id, reasons in sorted(detail["topic_reasons"].items())
     ]
     reported = request.query_params.get("reported") == "1"  # back from the 纠错 form: thank the reader
-    return render(request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported)
+    marks = await marks_of(request, user, [paper_id])
+    return render(request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported, marks=marks)
 
 
 @router.get("/topics", response_class=HTMLResponse)
@@ -91,8 +95,9 @@ async def show_topic(topic_id: str, request: Request, index: PaperIndexDep, page
     names = fmt.subtopic_names(load_catalogue())
     for hit in listing["hits"]:
         hit["reasons"] = fmt.with_zh_subtopics(topic_id, hit["reasons"], names)
+    marks = await marks_of(request, user, [hit["paper_id"] for hit in listing["hits"]])
     return render(
-        request, "topic.html", user=user, listing=listing, page=page,
+        request, "topic.html", user=user, listing=listing, page=page, marks=marks,
         pages=fmt.page_numbers(page, listing["total"], PAGE_SIZE),
     )  # fmt: skip
 

@@ -1,0 +1,126 @@
+"""The reader's library page and the one-click marks (收藏 / 不相关 / 已读) on every card and paper page.
+
+A mark is a plain form POST that redirects back, so it works without JavaScript; static/library.js posts the same
+form in the background (asking for JSON) so the page does not reload. Every form carries the CSRF token field.
+"""
+
+from datetime import UTC, datetime
+from typing import Any, get_args
+from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import ValidationError
+
+from services.query.deps import LibraryDep, SettingsDep, StoreDep, resources_of
+from services.query.library.shelf import (
+    MAX_TEXT_FILTER,
+    BadCursor,
+    EntryChange,
+    LibraryCursor,
+    Mark,
+    library_filter,
+    tags_from_text,
+)
+from services.query.web.account import form_fields, local_path, login_required
+from services.query.web.i18n import Translator
+from services.query.web.render import error_page, held_paper_or_error_page, language, render, see_other, signed_in_user
+
+router = APIRouter(include_in_schema=False)
+PAGE_SIZE = 50
+MARKS: tuple[str, ...] = get_args(Mark)
+
+
+def wants_json(request: Request) -> bool:
+    """The page's script asks for JSON; a browser's own form post for a page."""
+    return "application/json" in request.headers.get("accept", "")
+
+
+@router.post("/me/marks", response_model=None)
+async def mark(request: Request, store: StoreDep, library: LibraryDep) -> Response:
+    """One click on a paper (form fields paper_id, mark, next): the marks after, as JSON for the page's script, or
+    back to the page the click came from."""
+    user = await signed_in_user(request)
+    if user is None:
+        if wants_json(request):
+            return JSONResponse({"detail": "sign in first"}, status_code=401)
+        return login_required(request)
+    form = await form_fields(request)
+    if form.get("mark") not in MARKS:
+        return error_page(request, 422, Translator(language(request))("mark_unknown"), user)
+    paper = await held_paper_or_error_page(request, store, form.get("paper_id", ""), user)
+    if isinstance(paper, Response):
+        return paper
+    marks = await library.apply(user["_id"], paper, form["mark"], datetime.now(UTC))  # type: ignore[arg-type]
+    if wants_json(request):
+        return JSONResponse({"paper_id": paper["_id"], **marks})
+    return see_other(local_path(form.get("next"), "/me/library"))
+
+
+@router.post("/me/library/entry", response_model=None)
+async def edit_entry(request: Request, store: StoreDep, library: LibraryDep) -> Response:
+    """Change an entry's tags and note from the library page (saving the paper if it was not saved)."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    form = await form_fields(request)
+    paper = await held_paper_or_error_page(request, store, form.get("paper_id", ""), user)
+    if isinstance(paper, Response):
+        return paper
+    try:
+        change = EntryChange(tags=tags_from_text(form.get("tags", "")), note=form.get("note", ""))
+    except ValidationError as error:
+        detail = "; ".join(e["msg"] for e in error.errors())
+        return error_page(request, 422, detail, user)
+    await library.save(user["_id"], paper, change, datetime.now(UTC))
+    return see_other(local_path(form.get("next"), "/me/library") + f"#entry-{paper['_id']}")
+
+
+@router.get("/me/library", response_class=HTMLResponse)
+async def show_library(
+    request: Request,
+    library: LibraryDep,
+    settings: SettingsDep,
+    tag: str | None = None,
+    since: str | None = None,
+    q: str | None = None,
+    cursor: str | None = None,
+) -> HTMLResponse:
+    """Your saved papers with their tags and notes (editable), filtered by tag, date saved and text."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    t = Translator(language(request))
+    problem = None
+    try:
+        # a day as the page's date field gives it, from its start in the zone the pages show times in
+        zone = ZoneInfo(settings.display_timezone)
+        since_time = datetime.fromisoformat(since).replace(tzinfo=zone).astimezone(UTC) if since else None
+        after = LibraryCursor.decode(cursor) if cursor else None
+    except (ValueError, BadCursor):
+        since_time, after, problem = None, None, t("library_bad_filter")
+    query = library_filter(user["_id"], tag or None, since_time, (q or "")[:MAX_TEXT_FILTER] or None)
+    entries, total, next_cursor = await library.entries_page(query, after, PAGE_SIZE)
+    filters = {k: v for k, v in {"tag": tag, "since": since, "q": q}.items() if v}
+    next_url = "/me/library?" + urlencode({**filters, "cursor": next_cursor.encode()}) if next_cursor else None
+    return render(
+        request,
+        "library.html",
+        422 if problem else 200,
+        user=user,
+        entries=entries,
+        total=total,
+        tags=await library.tags(user["_id"]),
+        filters=filters,
+        next_url=next_url,
+        problem=problem,
+        marks=await library.marks(user["_id"], [e["paper_id"] for e in entries]),
+    )
+
+
+async def marks_of(request: Request, user: dict[str, Any] | None, paper_ids: list[str]) -> dict[str, Any]:
+    """The signed-in reader's marks on a page's papers, for their buttons' state (none when signed out)."""
+    if user is None or not paper_ids:
+        return {}
+    return await resources_of(request).library.marks(user["_id"], paper_ids)
