@@ -13,6 +13,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import FEEDBACK, LIBRARY, PAPERS
 from papertrail.mongo import ensure_index
+from schemas.paper import Paper
 from services.query.library.shelf import (
     EntryChange,
     Label,
@@ -24,6 +25,14 @@ from services.query.library.shelf import (
     library_filter,
     paper_card,
 )
+from services.query.reads.papers import public_paper
+
+
+def citable(paper: dict[str, Any]) -> Paper:
+    """A `papers` document as the schema's paper, which citations are made of (the normalizer's storage fields
+    left out, as the API's paper is)."""
+    return Paper.model_validate(public_paper(paper["_id"], paper))
+
 
 PAPER_CARD_FIELDS = {"title": 1, "authors.name": 1, "year": 1, "venue": 1, "status": 1, "ids": 1}
 
@@ -186,6 +195,10 @@ class LibraryStore:
     async def paper_cards(self, paper_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         found = self.papers.find({"_id": {"$in": list(dict.fromkeys(paper_ids))}}, PAPER_CARD_FIELDS)
         return {doc["_id"]: paper_card(doc) async for doc in found}
+
+    async def citable_papers(self, paper_ids: Sequence[str]) -> list[Paper]:
+        """The papers of these ids as citations are made of them, in the order asked."""
+        return [citable(doc) for doc in await self.papers_by_id(paper_ids)]
 
     async def papers_by_id(self, paper_ids: Sequence[str]) -> list[dict[str, Any]]:
         """The `papers` documents of these ids, in the order asked (ids no paper holds left out)."""

@@ -262,6 +262,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "library_saved_at": ("收藏于 {time}", "Saved {time}"),
     "library_next": ("下一页 →", "Next page →"),
     "library_bad_filter": ("筛选条件无效", "The filter is not valid"),
+    "cite_title": ("引用", "Cite"),
+    "cite_bibtex": ("BibTeX", "BibTeX"),
+    "cite_ris": ("RIS", "RIS"),
+    "cite_csl_json": ("CSL-JSON", "CSL-JSON"),
+    "cite_download": ("下载", "Download"),
+    "cite_copy": ("复制", "Copy"),
+    "cite_copied": ("已复制", "Copied"),
+    "library_export": ("导出", "Export"),
     "library_gone": ("该论文已不在库中", "The paper is no longer held"),
 }
 

@@ -14,6 +14,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 
 from services.query.deps import LibraryDep, SettingsDep, StoreDep, resources_of
+from services.query.library.citations import FORMATS
+from services.query.library.files import library_file
 from services.query.library.shelf import (
     MAX_TEXT_FILTER,
     BadCursor,
@@ -77,6 +79,21 @@ async def edit_entry(request: Request, store: StoreDep, library: LibraryDep) -> 
     return see_other(local_path(form.get("next"), "/me/library") + f"#entry-{paper['_id']}")
 
 
+@router.get("/me/library/export", response_model=None)
+async def export_library(
+    request: Request, library: LibraryDep, format: str = "bibtex", tag: str | None = None
+) -> Response:
+    """Your library (or one tag) as a file to download, from the library page's export links."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    if format not in FORMATS:
+        return error_page(request, 422, Translator(language(request))("library_bad_filter"), user)
+    file = await library_file(library, user["_id"], format, tag or None)  # type: ignore[arg-type]
+    headers = {"Content-Disposition": f'attachment; filename="{file.filename}"'}
+    return Response(file.text, media_type=file.media_type, headers=headers)
+
+
 @router.get("/me/library", response_class=HTMLResponse)
 async def show_library(
     request: Request,
@@ -116,6 +133,7 @@ async def show_library(
         next_url=next_url,
         problem=problem,
         marks=await library.marks(user["_id"], [e["paper_id"] for e in entries]),
+        formats=FORMATS,
     )
 
 

@@ -8,6 +8,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from papertrail.follows.catalogue import load_catalogue
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
+from services.query.library.citations import FORMATS, export
+from services.query.library.store import citable
 from services.query.reads.overview import overview, source_details
 from services.query.reads.papers import author_papers, find_papers, paper_detail, paper_url
 from services.query.reads.search import AUTHOR_KEY_PATTERN, TOPIC_ID_PATTERN, BadSearch
@@ -62,6 +64,9 @@ async def show_paper(paper_id: str, request: Request, index: PaperIndexDep, stor
         return paper
     if paper["_id"] != paper_id:
         return moved_permanently(request, paper_url(paper["_id"]))
+    cite_format = request.query_params.get("cite")
+    cite_format = cite_format if cite_format in FORMATS else "bibtex"
+    citation = export([citable(paper)], cite_format)  # type: ignore[arg-type]
     detail = await paper_detail(paper, index, store)
     topics = {topic.id: topic for topic in load_catalogue()}
     names = fmt.subtopic_names(list(topics.values()))
@@ -71,7 +76,10 @@ async def show_paper(paper_id: str, request: Request, index: PaperIndexDep, stor
     ]
     reported = request.query_params.get("reported") == "1"  # back from the 纠错 form: thank the reader
     marks = await marks_of(request, user, [paper_id])
-    return render(request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported, marks=marks)
+    return render(
+        request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported, marks=marks,
+        citation=citation, cite_format=cite_format, cite_formats=FORMATS, cite_open="cite" in request.query_params,
+    )  # fmt: skip
 
 
 @router.get("/topics", response_class=HTMLResponse)

@@ -5,6 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from services.query.library.citations import MEDIA_TYPES, export
 from tests.conftest import Servers
 from tests.query.library.papers import arxiv_oai, red_fm
 from tests.query.library.site import Site, reader_site
@@ -16,7 +17,7 @@ PUBLISHED = next(p for p in PAPERS if p.ids.arxiv and p.ids.dois)  # held under 
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    with reader_site(servers, tmp_path_factory.mktemp("library"), PAPERS) as running:
+    with reader_site(servers, tmp_path_factory.mktemp("library"), PAPERS, readers=("ana", "bo", "cy")) as running:
         yield running
 
 
@@ -115,3 +116,33 @@ def test_one_reader_never_sees_or_changes_anothers_record(site: Site) -> None:
         ("GET", "/api/me/feedback"),
     ]:
         assert site.call(method, path, reader=None, json={}).status_code == 401, (method, path)
+
+
+def test_a_paper_is_cited_in_every_format_under_any_of_its_ids(site: Site) -> None:
+    bibtex = site.call("GET", f"/api/papers/{PUBLISHED.ids.arxiv}v2/cite", reader=None)
+    assert bibtex.status_code == 200 and bibtex.headers["content-type"].startswith("application/x-bibtex")
+    assert bibtex.text == export([PUBLISHED], "bibtex")  # the paper as stored, whichever id asked
+    assert f"eprint = {{{PUBLISHED.ids.arxiv}}}" in bibtex.text and "archivePrefix = {arXiv}" in bibtex.text
+    ris = site.call("GET", f"/api/papers/{PUBLISHED.id}/cite", reader=None, params={"format": "ris"})
+    assert ris.text == export([PUBLISHED], "ris") and ris.headers["content-type"].startswith(MEDIA_TYPES["ris"])
+    csl = site.call("GET", f"/api/papers/{PUBLISHED.id}/cite", reader=None, params={"format": "csl-json"}).json()
+    assert csl[0]["DOI"].casefold() == PUBLISHED.ids.dois[0].casefold()
+    assert site.call("GET", f"/api/papers/{PUBLISHED.id}/cite", params={"format": "docx"}).status_code == 422
+    assert site.call("GET", "/api/papers/arxiv:0000.00000/cite").status_code == 404
+
+
+def test_the_library_or_one_tag_is_exported_and_only_the_readers_own(site: Site) -> None:
+    mine, tagged = PAPERS[50:53], PAPERS[53]
+    for paper in mine:
+        site.call("PUT", f"/api/me/library/{paper.id}", reader="cy", json={})
+    site.call("PUT", f"/api/me/library/{tagged.id}", reader="cy", json={"tags": ["to read"]})
+    site.call("PUT", f"/api/me/library/{PAPERS[60].id}", reader="bo", json={"tags": ["to read"]})
+    whole = site.call("GET", "/api/me/library/export", reader="cy", params={"format": "ris"})
+    assert whole.status_code == 200 and 'filename="papertrail-library.ris"' in whole.headers["content-disposition"]
+    assert whole.text == export([tagged, *reversed(mine)], "ris")  # newest saved first
+    one_tag = site.call("GET", "/api/me/library/export", reader="cy", params={"tag": "to read"})
+    assert (
+        one_tag.text == export([tagged], "bibtex")
+        and "papertrail-library-to_read.bib" in one_tag.headers["content-disposition"]
+    )
+    assert site.call("GET", "/api/me/library/export", reader=None).status_code == 401

@@ -1,12 +1,14 @@
 """The library page and the 收藏 / 不相关 / 已读 buttons over the real query service, without JavaScript (forms that
 redirect back) and as the page's script posts them (JSON); each form carries the CSRF token field."""
 
+import json
 from collections.abc import Iterator
 
 import httpx
 import pytest
 from lxml import html
 
+from services.query.library.citations import export
 from services.query.web.render import TOKEN_COOKIE
 from tests.conftest import Servers
 from tests.query.library.papers import arxiv_oai
@@ -18,7 +20,7 @@ PAPERS = list(arxiv_oai())
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    with reader_site(servers, tmp_path_factory.mktemp("library-web"), PAPERS) as running:
+    with reader_site(servers, tmp_path_factory.mktemp("library-web"), PAPERS, readers=("ana", "bo", "cy")) as running:
         yield running
 
 
@@ -86,3 +88,20 @@ def test_tags_and_notes_are_edited_on_the_page_and_filter_it(site: Site) -> None
     with browser(site, "ana") as ana:  # another reader's page shows none of it
         assert first.id not in ana.get("/me/library").text
     assert httpx.get(f"{site.base}/me/library").status_code == 401
+
+
+def test_the_paper_page_cites_it_in_the_chosen_format_and_the_library_page_exports(site: Site) -> None:
+    paper = PAPERS[9]
+    page = html.fromstring(httpx.get(f"{site.base}/papers/{paper.id}", timeout=30).text)  # signed out too
+    [box] = page.xpath('//details[@id="cite"]')
+    assert box.get("open") is None and box.xpath('.//textarea[@class="cite-text"]')[0].text == export([paper], "bibtex")
+    ris = html.fromstring(httpx.get(f"{site.base}/papers/{paper.id}", params={"cite": "ris"}, timeout=30).text)
+    [box] = ris.xpath('//details[@id="cite"]')
+    assert box.get("open") is not None and box.xpath(".//textarea")[0].text == export([paper], "ris")
+    assert box.xpath('.//a[@aria-current="true"]/@data-format') == ["ris"]
+    with browser(site, "cy") as cy:
+        cy.post("/me/marks", data={"paper_id": paper.id, "mark": "save"})
+        library = html.fromstring(cy.get("/me/library").text)
+        [link] = library.xpath('//p[@class="export"]/a[contains(@href, "format=csl-json")]/@href')
+        exported = cy.get(link)
+        assert exported.status_code == 200 and json.loads(exported.text) == json.loads(export([paper], "csl-json"))

@@ -8,7 +8,10 @@ from fastapi import APIRouter, HTTPException, Query, Response
 from pydantic import BaseModel, Field
 
 from services.query.deps import CurrentUser, HeldPaper, LibraryDep
+from services.query.library.citations import MEDIA_TYPES, CitationFormat, export
+from services.query.library.files import CitationFile, citation_file, library_file
 from services.query.library.shelf import BadCursor, EntryChange, LibraryCursor, Mark, library_filter
+from services.query.library.store import citable
 
 router = APIRouter(prefix="/api", tags=["library"])
 
@@ -68,6 +71,36 @@ async def list_library(
         raise HTTPException(422, str(error)) from error
     page, total, next_cursor = await library.entries_page(library_filter(user["_id"], tag, since, q), after, limit)
     return {"total": total, "items": page, "next_cursor": next_cursor.encode() if next_cursor else None}
+
+
+def citation_response(file: CitationFile, attachment: bool) -> Response:
+    headers = {"Content-Disposition": f'attachment; filename="{file.filename}"'} if attachment else {}
+    return Response(file.text, media_type=file.media_type, headers=headers)
+
+
+FormatQuery = Annotated[CitationFormat, Query(alias="format", description="bibtex, ris or csl-json")]
+CITATION_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {media: {"schema": {"type": "string"}} for media in MEDIA_TYPES.values()}}
+}
+
+
+@router.get("/papers/{paper_id:path}/cite", response_class=Response, responses=CITATION_RESPONSES)
+async def cite_paper(paper: HeldPaper, citation_format: FormatQuery = "bibtex") -> Response:
+    """The paper as a citation: BibTeX (arXiv preprints as arXiv writes them: `@misc` with `eprint`,
+    `archivePrefix`, `primaryClass`; published papers with venue and DOI), RIS or CSL-JSON, under a stable key."""
+    file = citation_file(export([citable(paper)], citation_format), citation_format, paper["_id"])
+    return citation_response(file, attachment=False)
+
+
+@router.get("/me/library/export", response_class=Response, responses=CITATION_RESPONSES)
+async def export_library(
+    user: CurrentUser,
+    library: LibraryDep,
+    citation_format: FormatQuery = "bibtex",
+    tag: Annotated[str | None, Query(max_length=40, description="only the entries with this tag")] = None,
+) -> Response:
+    """Your whole library (or one tag) as one BibTeX, RIS or CSL-JSON file, newest saved first."""
+    return citation_response(await library_file(library, user["_id"], citation_format, tag), attachment=True)
 
 
 @router.get("/me/library/{paper_id:path}", response_model=LibraryEntry, responses={404: {}})
