@@ -24,6 +24,7 @@ from services.query.index import PaperIndex
 from services.query.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
 from services.query.indexer.retag import retag_on_catalogue_change
 from services.query.indexer.topic_tags import TopicTagger
+from services.query.library.importing import ImportJobs
 from services.query.library.store import LibraryStore
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
@@ -58,9 +59,11 @@ def create_app(settings: QuerySettings) -> FastAPI:
             await store.ensure_indexes()
             library = LibraryStore(clients.db)
             await library.ensure_indexes()
+            imports = ImportJobs(clients.db, library, settings.library_import_chunk)
+            await imports.ensure_indexes()
             tagger = TopicTagger(load_catalogue())
             resources = QueryResources(
-                settings, paper_index, store, tagger, follow_changes, broker.dead_letters, library
+                settings, paper_index, store, tagger, follow_changes, broker.dead_letters, library, imports
             )
             app.state.resources = resources  # the routes' and pages' dependencies read it
             provide(broker.context, resources)
@@ -72,9 +75,12 @@ def create_app(settings: QuerySettings) -> FastAPI:
                     )
                 )
             retag = asyncio.create_task(retag_on_catalogue_change(paper_index, store, tagger), name="retag")
+            if resumed := await imports.resume():
+                log.info("resumed %d library imports left running", resumed)
             try:
                 yield
             finally:
+                await imports.stop()
                 retag.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await retag

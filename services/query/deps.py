@@ -12,6 +12,7 @@ from papertrail.kafka import DeadLetterPolicy, Publisher
 from schemas.events import FollowChanged
 from services.query.index import PaperIndex
 from services.query.indexer.topic_tags import TopicTagger
+from services.query.library.importing import ImportJobs
 from services.query.library.store import LibraryStore
 from services.query.reads.paper_lookup import NotAPaperId
 from services.query.reads.papers import held_paper
@@ -32,6 +33,7 @@ class QueryResources:
     follow_changes: Publisher
     dead_letters: DeadLetterPolicy
     library: LibraryStore
+    imports: ImportJobs
 
     async def announce_follow_change(self, change: FollowChanged) -> None:
         await self.follow_changes.publish(change, key=change.user_id.encode())
@@ -54,6 +56,10 @@ async def get_library(request: Request) -> LibraryStore:
     return resources_of(request).library
 
 
+async def get_imports(request: Request) -> ImportJobs:
+    return resources_of(request).imports
+
+
 async def get_settings(request: Request) -> QuerySettings:
     return resources_of(request).settings
 
@@ -65,6 +71,7 @@ async def get_follow_announcer(request: Request) -> Any:
 PaperIndexDep = Annotated[PaperIndex, Depends(get_paper_index)]
 StoreDep = Annotated[QueryStore, Depends(get_store)]
 LibraryDep = Annotated[LibraryStore, Depends(get_library)]
+ImportsDep = Annotated[ImportJobs, Depends(get_imports)]
 SettingsDep = Annotated[QuerySettings, Depends(get_settings)]
 FollowAnnouncerDep = Annotated[Any, Depends(get_follow_announcer)]
 PAPER_ID_DESCRIPTION = (

@@ -28,3 +28,10 @@ class QuerySettings(PaperIndexSettings):
     display_timezone: TimeZoneName = Field("Asia/Shanghai", description="time zone pages show times in (UTC is stored)")
     overview_window: str = Field("24h", pattern=r"^\d+[hd]$", description="default overview window, e.g. 24h or 7d")
     public_url: str = Field("http://127.0.0.1:8000", description="base URL used in Atom feed links")
+    library_import_chunk: int = Field(
+        500,
+        ge=1,
+        le=5000,
+        description="library-file entries an import resolves and records at a time: its progress moves by this much, "
+        "and a restart repeats at most one chunk",
+    )

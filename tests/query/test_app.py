@@ -17,6 +17,7 @@ from services.query.app import create_app
 from services.query.deps import QueryResources
 from services.query.index import PaperIndex
 from services.query.indexer.topic_tags import TopicTagger
+from services.query.library.importing import ImportJobs
 from services.query.library.store import LibraryStore
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
@@ -45,7 +46,8 @@ async def test_enriched_papers_that_break_the_schema_are_parked_and_not_indexed(
                 TopicTagger(load_catalogue()),
                 publisher_of(broker, topics.FOLLOWS_CHANGED),
                 broker.dead_letters,
-                LibraryStore(mongo["unused"]),
+                library := LibraryStore(mongo["unused"]),
+                ImportJobs(mongo["unused"], library, chunk_size=500),
             )
             provide(in_memory.context, resources)
             await in_memory.publish_batch(b'{"kind": "new"}', b"[1, 2]", topic=topics.PAPERS_ENRICHED)

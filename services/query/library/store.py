@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from pymongo import DESCENDING, ReturnDocument
+from pymongo import DESCENDING, ReturnDocument, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import FEEDBACK, LIBRARY, PAPERS
@@ -76,6 +76,45 @@ class LibraryStore:
         assert stored is not None  # upserted
         return stored
 
+    async def add_imported(self, user_id: str, paper_ids: Sequence[str], job_id: str, now: datetime) -> None:
+        """Save the papers an import resolved, keeping the tags and notes of those already saved (so the same file
+        again adds nothing); positive feedback for each. A paper new to the library remembers the import."""
+        ids = list(dict.fromkeys(paper_ids))
+        if not ids:
+            return
+        held = self.papers.find({"_id": {"$in": ids}}, {"title": 1})
+        titles = {doc["_id"]: doc.get("title", "") async for doc in held}
+        await self.entries.bulk_write(
+            [
+                UpdateOne(
+                    {"_id": entry_id(user_id, paper_id)},
+                    {
+                        "$setOnInsert": {
+                            "user_id": user_id,
+                            "paper_id": paper_id,
+                            "title": titles.get(paper_id, ""),
+                            "tags": [],
+                            "note": "",
+                            "saved_at": now,
+                            "updated_at": now,
+                            "import_id": job_id,
+                        }
+                    },
+                    upsert=True,
+                )
+                for paper_id in ids
+            ],
+            ordered=False,
+        )
+        await self.feedback.bulk_write(
+            [UpdateOne(*self._feedback_update(user_id, p, self._label_fields("positive", now))) for p in ids],
+            ordered=False,
+        )
+
+    async def count_imported(self, user_id: str, job_id: str) -> int:
+        """The papers an import added to the library (those it found there already not counted)."""
+        return await self.entries.count_documents({"user_id": user_id, "import_id": job_id})
+
     async def remove(self, user_id: str, paper_id: str, now: datetime) -> bool:
         """Take the paper out of the library; its positive feedback goes with it. Whether it was there."""
         removed = await self.entries.delete_one({"_id": entry_id(user_id, paper_id), "user_id": user_id})
@@ -137,34 +176,32 @@ class LibraryStore:
     async def label(self, user_id: str, paper_id: str, label: Label | None, now: datetime) -> None:
         """Set the reader's verdict on a paper (saved = positive, not relevant = negative). The same verdict again
         keeps its time, so a repeated click does not count as a change (nor retrain the reader's model)."""
-        same = {"$eq": [{"$ifNull": ["$label", None]}, label]}
-        await self._feedback(
-            user_id,
-            paper_id,
-            {
-                "label": label,
-                "labelled_at": {"$cond": [same, "$labelled_at", now]},
-                "updated_at": {"$cond": [same, "$updated_at", now]},
-            },
-        )
+        await self.feedback.update_one(*self._feedback_update(user_id, paper_id, self._label_fields(label, now)))
 
     async def mark_read(self, user_id: str, paper_id: str, read: bool, now: datetime) -> None:
         """Mark the paper read (or not); neither positive nor negative."""
         was_read = {"$ne": [{"$ifNull": ["$read_at", None]}, None]}
         same = {"$eq": [was_read, read]}
-        await self._feedback(
-            user_id,
-            paper_id,
-            {
-                "read_at": {"$cond": [same, "$read_at", now if read else None]},
-                "updated_at": {"$cond": [same, "$updated_at", now]},
-            },
-        )
+        fields = {
+            "read_at": {"$cond": [same, "$read_at", now if read else None]},
+            "updated_at": {"$cond": [same, "$updated_at", now]},
+        }
+        await self.feedback.update_one(*self._feedback_update(user_id, paper_id, fields))
 
-    async def _feedback(self, user_id: str, paper_id: str, fields: dict[str, Any]) -> None:
+    @staticmethod
+    def _label_fields(label: Label | None, now: datetime) -> dict[str, Any]:
+        same = {"$eq": [{"$ifNull": ["$label", None]}, label]}
+        return {
+            "label": label,
+            "labelled_at": {"$cond": [same, "$labelled_at", now]},
+            "updated_at": {"$cond": [same, "$updated_at", now]},
+        }
+
+    @staticmethod
+    def _feedback_update(user_id: str, paper_id: str, fields: dict[str, Any]) -> tuple[dict[str, Any], list[Any], bool]:
         # one record per reader and paper, written by an update pipeline so a change can depend on what is stored
         stage = {"user_id": user_id, "paper_id": paper_id, **fields}
-        await self.feedback.update_one({"_id": entry_id(user_id, paper_id)}, [{"$set": stage}], upsert=True)
+        return {"_id": entry_id(user_id, paper_id)}, [{"$set": stage}], True
 
     async def marks(self, user_id: str, paper_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """The reader's marks on these papers: saved (in the library), label, read."""

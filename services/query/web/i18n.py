@@ -270,6 +270,31 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cite_copy": ("复制", "Copy"),
     "cite_copied": ("已复制", "Copied"),
     "library_export": ("导出", "Export"),
+    "import_title": ("导入文献库", "Import a library"),
+    "import_hint": (
+        "上传 BibTeX(.bib)、RIS(.ris)或 Zotero CSL-JSON(.json)文件:"
+        "按 DOI、arXiv 编号、ACL 编号、标题与第一作者匹配论文并收藏;同一文件重复导入不会重复收藏。",
+        "Upload a BibTeX (.bib), RIS (.ris) or Zotero CSL-JSON (.json) file: entries are matched to papers by DOI, "
+        "arXiv id, ACL id, then title and first author, and saved; importing the same file again saves nothing twice.",
+    ),
+    "import_file": ("文件", "File"),
+    "import_format": ("格式", "Format"),
+    "import_detect": ("自动识别", "Detect"),
+    "import_submit": ("导入", "Import"),
+    "import_no_file": ("请选择要导入的文件", "Choose a file to import"),
+    "import_malformed": ("无法读取 {file}:{error}", "Cannot read {file}: {error}"),
+    "import_progress": ("已处理 {done} / {total} 条", "{done} of {total} entries processed"),
+    "import_running": ("导入进行中,本页会自动刷新……", "Importing; this page refreshes itself…"),
+    "import_done": ("导入完成", "Import done"),
+    "import_counts": (
+        "匹配 {resolved} 条(新收藏 {added} 篇),有歧义 {ambiguous} 条,未找到 {unresolved} 条",
+        "{resolved} matched ({added} newly saved), {ambiguous} ambiguous, {unresolved} not found",
+    ),
+    "import_resolved": ("已匹配", "Matched"),
+    "import_ambiguous": ("有歧义(可能是以下论文之一)", "Ambiguous (one of these papers)"),
+    "import_unresolved": ("未找到", "Not found"),
+    "import_line": ("第 {line} 行", "line {line}"),
+    "import_back": ("← 返回我的收藏", "← Back to my library"),
     "library_gone": ("该论文已不在库中", "The paper is no longer held"),
 }
 

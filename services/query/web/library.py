@@ -4,6 +4,7 @@ A mark is a plain form POST that redirects back, so it works without JavaScript;
 form in the background (asking for JSON) so the page does not reload. Every form carries the CSRF token field.
 """
 
+import re
 from datetime import UTC, datetime
 from typing import Any, get_args
 from urllib.parse import urlencode
@@ -12,10 +13,13 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
+from starlette.datastructures import UploadFile as StarletteUploadFile
 
-from services.query.deps import LibraryDep, SettingsDep, StoreDep, resources_of
+from services.query.deps import ImportsDep, LibraryDep, SettingsDep, StoreDep, resources_of
 from services.query.library.citations import FORMATS
 from services.query.library.files import library_file
+from services.query.library.importing import MAX_FILE_BYTES, FileTooLarge, ImportBusy
+from services.query.library.imports import MalformedLibrary
 from services.query.library.shelf import (
     MAX_TEXT_FILTER,
     BadCursor,
@@ -30,6 +34,7 @@ from services.query.web.i18n import Translator
 from services.query.web.render import error_page, held_paper_or_error_page, language, render, see_other, signed_in_user
 
 router = APIRouter(include_in_schema=False)
+JOB_ID = re.compile(r"^[0-9a-f]{32}$")
 PAGE_SIZE = 50
 MARKS: tuple[str, ...] = get_args(Mark)
 
@@ -77,6 +82,40 @@ async def edit_entry(request: Request, store: StoreDep, library: LibraryDep) -> 
         return error_page(request, 422, detail, user)
     await library.save(user["_id"], paper, change, datetime.now(UTC))
     return see_other(local_path(form.get("next"), "/me/library") + f"#entry-{paper['_id']}")
+
+
+@router.post("/me/library/import", response_model=None)
+async def import_file(request: Request, imports: ImportsDep) -> Response:
+    """The library page's import form (multipart: file, format): the job's page, which shows its progress."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    t = Translator(language(request))
+    form = await request.form()
+    upload, chosen = form.get("file"), str(form.get("format") or "")
+    if not isinstance(upload, StarletteUploadFile) or chosen not in ("", *FORMATS):
+        return error_page(request, 422, t("import_no_file"), user)
+    data = await upload.read(MAX_FILE_BYTES + 1)
+    try:
+        job = await imports.create(user["_id"], data, upload.filename or "", chosen or None)  # type: ignore[arg-type]
+    except MalformedLibrary as error:
+        return error_page(request, 422, t("import_malformed", file=upload.filename or "", error=str(error)), user)
+    except (ImportBusy, FileTooLarge) as error:
+        return error_page(request, 409 if isinstance(error, ImportBusy) else 413, str(error), user)
+    imports.start(job["_id"])
+    return see_other(f"/me/library/imports/{job['_id']}")
+
+
+@router.get("/me/library/imports/{job_id}", response_class=HTMLResponse)
+async def show_import(job_id: str, request: Request, imports: ImportsDep) -> HTMLResponse:
+    """An import's progress (the page refreshes itself while it runs) and every entry's verdict."""
+    user = await signed_in_user(request)
+    if user is None:
+        return login_required(request)
+    job = await imports.job(user["_id"], job_id) if JOB_ID.match(job_id) else None
+    if job is None:
+        return error_page(request, 404, Translator(language(request))("not_found"), user)
+    return render(request, "import.html", user=user, job=job)
 
 
 @router.get("/me/library/export", response_model=None)

@@ -15,6 +15,7 @@ from papertrail.collections import PAPERS
 from papertrail.paper_ids import FINGERPRINT_SCHEME
 from schemas.paper import Paper
 from services.normalizer.identity import paper_fingerprint
+from services.normalizer.store import INDEXES as NORMALIZER_INDEXES
 from tests.conftest import Servers
 from tests.integration.services import create_user, running_services
 
@@ -48,9 +49,10 @@ def stored_document(paper: Paper) -> dict[str, Any]:
 
 
 @contextmanager
-def reader_site(
-    servers: Servers, logs: Path, papers: Sequence[Paper], readers: Sequence[str] = ("ana", "bo"), **extra_env: str
-) -> Iterator[Site]:
+def reader_database(
+    servers: Servers, papers: Sequence[Paper], **extra_env: str
+) -> Iterator[tuple[dict[str, str], Any]]:
+    """A fresh database holding the papers, and the environment that points a service at it; dropped after."""
     run = uuid.uuid4().hex[:8]
     env = servers.environment() | {
         "MONGODB_DATABASE": f"papertrail_lib_{run}",
@@ -60,11 +62,27 @@ def reader_site(
     }
     client: MongoClient = MongoClient(servers.mongodb_url)
     db = client[env["MONGODB_DATABASE"]]
+    for collection, key, unique in NORMALIZER_INDEXES:  # as the normalizer makes them: the finder's reads use them
+        db[collection].create_index(key, unique=unique, sparse=unique)
     db[PAPERS.name].insert_many([stored_document(p) for p in papers])
     try:
-        with running_services(["query"], env, logs) as ports:
-            tokens = {name: create_user(env, name) for name in readers}
-            yield Site(env, f"http://127.0.0.1:{ports['query']}", tokens, db)
+        yield env, db
     finally:
         client.drop_database(env["MONGODB_DATABASE"])
         client.close()
+
+
+@contextmanager
+def query_service(env: dict[str, str], db: Any, logs: Path, tokens: dict[str, str]) -> Iterator[Site]:
+    """The query service on the database, for readers with these tokens (`papertrail users create` made them)."""
+    with running_services(["query"], env, logs) as ports:
+        yield Site(env, f"http://127.0.0.1:{ports['query']}", tokens, db)
+
+
+@contextmanager
+def reader_site(
+    servers: Servers, logs: Path, papers: Sequence[Paper], readers: Sequence[str] = ("ana", "bo"), **extra_env: str
+) -> Iterator[Site]:
+    with reader_database(servers, papers, **extra_env) as (env, db), query_service(env, db, logs, {}) as site:
+        site.tokens.update({name: create_user(env, name) for name in readers})
+        yield site

@@ -1,15 +1,18 @@
 """The reader's record (bearer token): the library (saved papers with tags and notes), feedback marks, and citations
 of a paper or of the library in BibTeX, RIS or CSL-JSON."""
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Response
+from fastapi import APIRouter, File, Form, HTTPException, Path, Query, Response, UploadFile
 from pydantic import BaseModel, Field
 
-from services.query.deps import CurrentUser, HeldPaper, LibraryDep
+from services.query.deps import CurrentUser, HeldPaper, ImportsDep, LibraryDep
 from services.query.library.citations import MEDIA_TYPES, CitationFormat, export
 from services.query.library.files import CitationFile, citation_file, library_file
+from services.query.library.importing import MAX_FILE_BYTES, FileTooLarge, ImportBusy
+from services.query.library.imports import MalformedLibrary
 from services.query.library.shelf import BadCursor, EntryChange, LibraryCursor, Mark, library_filter
 from services.query.library.store import citable
 
@@ -101,6 +104,86 @@ async def export_library(
 ) -> Response:
     """Your whole library (or one tag) as one BibTeX, RIS or CSL-JSON file, newest saved first."""
     return citation_response(await library_file(library, user["_id"], citation_format, tag), attachment=True)
+
+
+class ImportVerdict(BaseModel):
+    line: int = Field(description="where the entry starts in the file, from 1")
+    label: str = Field(description="the file's key for it (BibTeX key, RIS ID, CSL id)")
+    title: str
+    paper_id: str | None = Field(None, description="the paper it is (resolved)")
+    by: str | None = Field(None, description="what found it: doi, arxiv, acl, title+author")
+    candidates: list[str] | None = Field(None, description="the papers it may be (ambiguous)")
+
+
+class ImportJob(BaseModel):
+    id: str
+    filename: str
+    format: str | None = Field(None, description="as given; none when detected from the file")
+    state: str = Field(description="running or done")
+    created_at: datetime
+    finished_at: datetime | None = None
+    total: int = Field(description="entries in the file")
+    cursor: int = Field(description="entries processed so far")
+    counts: dict[str, int] = Field(description="resolved, ambiguous, unresolved; added: papers new to your library")
+    resolved: list[ImportVerdict]
+    ambiguous: list[ImportVerdict]
+    unresolved: list[ImportVerdict]
+
+
+def _job(job: dict[str, Any]) -> dict[str, Any]:
+    return {"id": job["_id"], **{k: v for k, v in job.items() if k not in JOB_HIDDEN}}
+
+
+JOB_HIDDEN = {"_id", "file", "user_id"}
+
+
+@router.post(
+    "/me/library/import",
+    response_model=ImportJob,
+    status_code=201,
+    responses={202: {"model": ImportJob, "description": "a large file: the import runs; follow its Location"}},
+)
+async def import_library(
+    user: CurrentUser,
+    imports: ImportsDep,
+    response: Response,
+    file: Annotated[UploadFile, File(description="a BibTeX (.bib), RIS (.ris) or CSL-JSON (.json) file")],
+    library_format: Annotated[CitationFormat | None, Form(alias="format")] = None,
+) -> dict[str, Any]:
+    """Import a library file: each entry resolves to a paper by DOI, arXiv id, ACL id, then title + first author;
+    resolved papers are saved to your library (a paper already saved keeps its tags and note, so the same file
+    twice stores nothing twice). A file whose entries fit one chunk is answered done (201); a larger one runs in
+    the background (202) and `GET /api/me/library/imports/{id}` shows its progress. A malformed file is a 422
+    naming the line."""
+    data = await file.read(MAX_FILE_BYTES + 1)
+    try:
+        job = await imports.create(user["_id"], data, file.filename or "", library_format)
+    except MalformedLibrary as error:
+        raise HTTPException(422, f"{file.filename or 'the file'}: {error}") from error
+    except ImportBusy as error:
+        raise HTTPException(409, str(error)) from error
+    except FileTooLarge as error:
+        raise HTTPException(413, str(error)) from error
+    task = imports.start(job["_id"])
+    if job["total"] <= imports.chunk_size:
+        await asyncio.shield(task)
+    done = await imports.job(user["_id"], job["_id"])
+    assert done is not None
+    response.headers["Location"] = f"/api/me/library/imports/{job['_id']}"
+    if done["state"] != "done":
+        response.status_code = 202
+    return _job(done)
+
+
+@router.get("/me/library/imports/{job_id}", response_model=ImportJob)
+async def read_import(
+    job_id: Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")], user: CurrentUser, imports: ImportsDep
+) -> dict[str, Any]:
+    """One of your imports: its progress (`cursor` of `total`) and every entry's verdict so far."""
+    job = await imports.job(user["_id"], job_id)
+    if job is None:
+        raise HTTPException(404, f"no import {job_id}")
+    return _job(job)
 
 
 @router.get("/me/library/{paper_id:path}", response_model=LibraryEntry, responses={404: {}})
