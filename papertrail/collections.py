@@ -22,6 +22,7 @@ HARVEST_LEASES = Collection("harvest_leases", "harvester")
 SUMMARIES = Collection("summaries", "summarizer")
 SUMMARY_PENDING = Collection("summary_pending", "summarizer")
 SUMMARY_BUDGET = Collection("summary_budget", "summarizer")
+PAPER_VECTORS = Collection("paper_vectors", "summarizer")
 # the matcher
 MATCHES = Collection("matches", "matcher")
 FOLLOW_BACKFILLS = Collection("follow_backfills", "matcher")

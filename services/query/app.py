@@ -25,6 +25,7 @@ from services.query.indexer.handlers import on_harvest_status, on_paper_withdraw
 from services.query.indexer.retag import retag_on_catalogue_change
 from services.query.indexer.topic_tags import TopicTagger
 from services.query.library.importing import ImportJobs
+from services.query.library.recommend import ReaderModels
 from services.query.library.store import LibraryStore
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
@@ -61,10 +62,19 @@ def create_app(settings: QuerySettings) -> FastAPI:
             await library.ensure_indexes()
             imports = ImportJobs(clients.db, library, settings.library_import_chunk)
             await imports.ensure_indexes()
+            reader_models = ReaderModels(
+                clients.db,
+                settings.model_key,
+                settings.embedding_dimensions,
+                settings.feed_retrain_debounce_s,
+                settings.feed_retrain_timeout_s,
+            )
+            await reader_models.ensure_indexes()
             tagger = TopicTagger(load_catalogue())
             resources = QueryResources(
-                settings, paper_index, store, tagger, follow_changes, broker.dead_letters, library, imports
-            )
+                settings, paper_index, store, tagger, follow_changes, broker.dead_letters,
+                library, imports, reader_models,
+            )  # fmt: skip
             app.state.resources = resources  # the routes' and pages' dependencies read it
             provide(broker.context, resources)
             await broker.start()
@@ -77,9 +87,13 @@ def create_app(settings: QuerySettings) -> FastAPI:
             retag = asyncio.create_task(retag_on_catalogue_change(paper_index, store, tagger), name="retag")
             if resumed := await imports.resume():
                 log.info("resumed %d library imports left running", resumed)
+            training = asyncio.create_task(reader_models.keep_training(settings.feed_retrain_poll_s), name="training")
             try:
                 yield
             finally:
+                training.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await training
                 await imports.stop()
                 retag.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

@@ -13,6 +13,7 @@ from schemas.events import FollowChanged
 from services.query.index import PaperIndex
 from services.query.indexer.topic_tags import TopicTagger
 from services.query.library.importing import ImportJobs
+from services.query.library.recommend import ReaderModels
 from services.query.library.store import LibraryStore
 from services.query.reads.paper_lookup import NotAPaperId
 from services.query.reads.papers import held_paper
@@ -34,6 +35,7 @@ class QueryResources:
     dead_letters: DeadLetterPolicy
     library: LibraryStore
     imports: ImportJobs
+    reader_models: ReaderModels
 
     async def announce_follow_change(self, change: FollowChanged) -> None:
         await self.follow_changes.publish(change, key=change.user_id.encode())
@@ -60,6 +62,10 @@ async def get_imports(request: Request) -> ImportJobs:
     return resources_of(request).imports
 
 
+async def get_reader_models(request: Request) -> ReaderModels:
+    return resources_of(request).reader_models
+
+
 async def get_settings(request: Request) -> QuerySettings:
     return resources_of(request).settings
 
@@ -72,6 +78,7 @@ PaperIndexDep = Annotated[PaperIndex, Depends(get_paper_index)]
 StoreDep = Annotated[QueryStore, Depends(get_store)]
 LibraryDep = Annotated[LibraryStore, Depends(get_library)]
 ImportsDep = Annotated[ImportJobs, Depends(get_imports)]
+ReaderModelsDep = Annotated[ReaderModels, Depends(get_reader_models)]
 SettingsDep = Annotated[QuerySettings, Depends(get_settings)]
 FollowAnnouncerDep = Annotated[Any, Depends(get_follow_announcer)]
 PAPER_ID_DESCRIPTION = (

@@ -1,11 +1,12 @@
-"""Query service settings."""
+"""Query service settings, with the embedding model (EMBEDDING_*) whose vectors it indexes and queries with."""
 
 from pydantic import Field
 
+from papertrail.embedding import EmbeddingSettings
 from papertrail.settings import PaperIndexSettings, TimeZoneName
 
 
-class QuerySettings(PaperIndexSettings):
+class QuerySettings(PaperIndexSettings, EmbeddingSettings):
     http_port: int = Field(8000, ge=1, le=65535, description="port of the API, pages, /metrics, /healthz, /readyz")
     index_task_timeout_s: float = Field(60, gt=0, description="how long to wait for an indexing task")
     index_batch_size: int = Field(
@@ -35,3 +36,11 @@ class QuerySettings(PaperIndexSettings):
         description="library-file entries an import resolves and records at a time: its progress moves by this much, "
         "and a restart repeats at most one chunk",
     )
+    feed_retrain_debounce_s: float = Field(
+        20, ge=0, le=3600, description="a reader's 为你推荐 model is trained again once their feedback is this still"
+    )
+    feed_retrain_poll_s: float = Field(5, gt=0, le=600, description="how often stale reader models are looked for")
+    feed_retrain_timeout_s: float = Field(
+        60, gt=0, description="longest wait for one reader's training (the last model serves meanwhile)"
+    )
+    feed_window_days: int = Field(7, ge=1, le=90, description="为你推荐 ranks the papers changed in this many days")

@@ -11,9 +11,10 @@ from typing import Any
 from pymongo import DESCENDING, ReturnDocument, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import FEEDBACK, LIBRARY, PAPERS
+from papertrail.collections import FEEDBACK, LIBRARY, PAPERS, READER_MODELS
 from papertrail.mongo import ensure_index
 from schemas.paper import Paper
+from services.query.library.recommend import mark_stale
 from services.query.library.shelf import (
     EntryChange,
     Label,
@@ -43,6 +44,7 @@ class LibraryStore:
         self.entries = db[LIBRARY.name]
         self.feedback = db[FEEDBACK.name]
         self.papers = db[PAPERS.name]
+        self.models = db[READER_MODELS.name]  # marked stale when the reader's feedback changes
 
     async def ensure_indexes(self) -> None:
         # ascending keys walked backwards for the newest-first list: the local stack's MongoDB (secantus) drops the
@@ -106,10 +108,12 @@ class LibraryStore:
             ],
             ordered=False,
         )
-        await self.feedback.bulk_write(
+        labelled = await self.feedback.bulk_write(
             [UpdateOne(*self._feedback_update(user_id, p, self._label_fields("positive", now))) for p in ids],
             ordered=False,
         )
+        if labelled.modified_count or labelled.upserted_count:
+            await mark_stale(self.models, user_id, now)
 
     async def count_imported(self, user_id: str, job_id: str) -> int:
         """The papers an import added to the library (those it found there already not counted)."""
@@ -118,10 +122,12 @@ class LibraryStore:
     async def remove(self, user_id: str, paper_id: str, now: datetime) -> bool:
         """Take the paper out of the library; its positive feedback goes with it. Whether it was there."""
         removed = await self.entries.delete_one({"_id": entry_id(user_id, paper_id), "user_id": user_id})
-        await self.feedback.update_one(
+        unlabelled = await self.feedback.update_one(
             {"_id": entry_id(user_id, paper_id), "user_id": user_id, "label": "positive"},
             {"$set": {"label": None, "labelled_at": now, "updated_at": now}},
         )
+        if unlabelled.modified_count:
+            await mark_stale(self.models, user_id, now)
         return removed.deleted_count == 1
 
     async def entries_page(
@@ -176,7 +182,11 @@ class LibraryStore:
     async def label(self, user_id: str, paper_id: str, label: Label | None, now: datetime) -> None:
         """Set the reader's verdict on a paper (saved = positive, not relevant = negative). The same verdict again
         keeps its time, so a repeated click does not count as a change (nor retrain the reader's model)."""
-        await self.feedback.update_one(*self._feedback_update(user_id, paper_id, self._label_fields(label, now)))
+        changed = await self.feedback.update_one(
+            *self._feedback_update(user_id, paper_id, self._label_fields(label, now))
+        )
+        if changed.modified_count or changed.upserted_id is not None:
+            await mark_stale(self.models, user_id, now)
 
     async def mark_read(self, user_id: str, paper_id: str, read: bool, now: datetime) -> None:
         """Mark the paper read (or not); neither positive nor negative."""

@@ -295,6 +295,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "import_unresolved": ("未找到", "Not found"),
     "import_line": ("第 {line} 行", "line {line}"),
     "import_back": ("← 返回我的收藏", "← Back to my library"),
+    "feed_tab_newest": ("最新命中", "Newest matches"),
+    "feed_tab_for_you": ("为你推荐", "For you"),
+    "feed_for_you": ("与你收藏的「{title}」相近 · 推荐度 {score}%", "Close to your saved “{title}” · score {score}%"),
+    "feed_no_model": (
+        "收藏几篇论文(或标记不相关)后,这里会按你的偏好排序;在此之前显示关注命中的最新论文。",
+        "Save a few papers (or mark some not relevant) and this tab ranks papers for you; until then it shows your "
+        "follows' newest matches.",
+    ),
     "library_gone": ("该论文已不在库中", "The paper is no longer held"),
 }
 

@@ -1,0 +1,203 @@
+"""为你推荐: each reader's ranking model, trained in the background when their feedback changes, and the feed it ranks.
+
+A save or a dismissal marks the reader's model stale (`pending`, with when it changed). A background loop trains the
+models that have been stale for `debounce_s` (so a burst of clicks trains once), each in a worker thread and within
+`timeout_s`; the last model serves until the new one is stored. A model is stored as floats (ranking.ReaderModel)
+in `reader_models`, one document per reader, deleted with the reader. Papers are ranked by their vectors in
+`paper_vectors` (the summarizer's): the recent papers (changed since `since`, the normalizer's indexed `updated_at`),
+those the reader already marked left out.
+"""
+
+import asyncio
+import base64
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+from pymongo import DESCENDING
+from pymongo.asynchronous.database import AsyncDatabase
+
+from papertrail.collections import FEEDBACK, PAPER_VECTORS, PAPERS, READER_MODELS
+from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
+from services.query.library import ranking
+from services.query.library.ranking import ReaderModel
+from services.query.library.shelf import paper_card
+
+log = logging.getLogger("papertrail.query.recommend")
+MODEL_FIELDS = ("weights", "intercept", "model_key", "examples")  # ReaderModel.to_document
+MAX_CANDIDATES = 2000  # recent papers ranked per request: the newest changed this many at most
+
+
+class BadFeedCursor(ValueError):
+    """A cursor this feed did not hand out."""
+
+
+def encode_cursor(value: Any) -> str:
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+
+def decode_cursor(text: str) -> Any:
+    try:
+        return json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+    except ValueError as error:
+        raise BadFeedCursor(f"not a cursor of this feed: {text[:40]!r}") from error
+
+
+@dataclass(frozen=True, slots=True)
+class RankedPage:
+    items: list[dict[str, Any]]
+    total: int
+    next_offset: int | None
+
+
+class ReaderModels:
+    def __init__(self, db: AsyncDatabase, model_key: str, dimensions: int, debounce_s: float, timeout_s: float) -> None:
+        self.models = db[READER_MODELS.name]
+        self.feedback = db[FEEDBACK.name]
+        self.vectors = db[PAPER_VECTORS.name]
+        self.papers = db[PAPERS.name]
+        self.model_key = model_key
+        self.dimensions = dimensions
+        self.debounce = timedelta(seconds=debounce_s)
+        self.timeout_s = timeout_s
+
+    async def ensure_indexes(self) -> None:
+        await self.models.create_index([("pending", 1), ("changed_at", 1)])
+        await self.feedback.create_index([("user_id", 1), ("label", 1), ("labelled_at", DESCENDING)])
+
+    # training ------------------------------------------------------------------------------------------------
+    async def stale_readers(self, now: datetime) -> list[tuple[str, datetime]]:
+        """Readers whose feedback changed and has been still for the debounce time, with when it changed."""
+        due = self.models.find({"pending": True, "changed_at": {"$lte": now - self.debounce}}, {"changed_at": 1})
+        return [(doc["_id"], doc["changed_at"]) async for doc in due]
+
+    async def train_reader(self, user_id: str, changed_at: datetime | None = None) -> ReaderModel | None:
+        """Train the reader's model from their feedback now and store it (or remove it: no saved paper with a
+        vector, no model); the model is clean then unless the feedback changed again meanwhile."""
+        positives = await self._labelled(user_id, "positive", ranking.MAX_POSITIVES)
+        negatives = await self._labelled(user_id, "negative", ranking.MAX_NEGATIVES)
+        background = await self._background(set(positives) | set(negatives))
+        vectors = await self.vectors_of([*positives, *negatives])
+        stack = [
+            np.array([vectors[p] for p in ids if p in vectors], dtype=np.float32).reshape(-1, self.dimensions)
+            for ids in (positives, negatives)
+        ]
+        model = await asyncio.wait_for(
+            asyncio.to_thread(ranking.train, stack[0], stack[1], background, model_key=self.model_key),
+            self.timeout_s,
+        )
+        now = datetime.now(UTC)
+        clean = {"_id": user_id, **({"changed_at": changed_at} if changed_at else {})}
+        if model is None:
+            await self.models.update_one(
+                {"_id": user_id},
+                {"$unset": dict.fromkeys(MODEL_FIELDS, ""), "$set": {"trained_at": now}},
+            )
+        else:
+            await self.models.update_one(
+                {"_id": user_id}, {"$set": {**model.to_document(), "user_id": user_id, "trained_at": now}}, upsert=True
+            )
+        await self.models.update_one(clean, {"$set": {"pending": False}})
+        return model
+
+    async def _labelled(self, user_id: str, label: str, cap: int) -> list[str]:
+        cursor = self.feedback.find({"user_id": user_id, "label": label}, {"paper_id": 1})
+        return [doc["paper_id"] async for doc in cursor.sort("labelled_at", DESCENDING).limit(cap)]
+
+    async def _background(self, marked: set[str]) -> np.ndarray:
+        sample = await self.vectors.aggregate(
+            [
+                {"$match": {"model": self.model_key, "state": "embedded"}},
+                {"$sample": {"size": ranking.MAX_BACKGROUND + len(marked)}},
+            ]
+        )
+        found = [vector_of(doc, self.model_key) async for doc in sample if doc["_id"] not in marked]
+        rows = [v for v in found if v is not None and v.shape == (self.dimensions,)][: ranking.MAX_BACKGROUND]
+        return np.array(rows, dtype=np.float32).reshape(-1, self.dimensions)
+
+    async def vectors_of(self, paper_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        found = self.vectors.find({"_id": {"$in": list(dict.fromkeys(paper_ids))}}, PAPER_VECTORS_PROJECTION)
+        vectors = {doc["_id"]: vector_of(doc, self.model_key) async for doc in found}
+        return {k: v for k, v in vectors.items() if v is not None and v.shape == (self.dimensions,)}
+
+    async def retrain_stale(self) -> int:
+        """Train every reader due; how many."""
+        due = await self.stale_readers(datetime.now(UTC))
+        for user_id, changed_at in due:
+            try:
+                await self.train_reader(user_id, changed_at)
+            except TimeoutError:
+                log.warning("training the model of %s took over %.0f s; the last one serves", user_id, self.timeout_s)
+            except Exception:
+                log.exception("training the model of %s failed; the last one serves", user_id)
+        return len(due)
+
+    async def keep_training(self, poll_s: float) -> None:
+        """The background loop: retrain the stale models every `poll_s` seconds."""
+        while True:
+            try:
+                await self.retrain_stale()
+            except Exception:
+                log.exception("looking for stale reader models failed")
+            await asyncio.sleep(poll_s)
+
+    # ranking -------------------------------------------------------------------------------------------------
+    async def model(self, user_id: str) -> ReaderModel | None:
+        doc = await self.models.find_one({"_id": user_id})
+        if doc is None or doc.get("model_key") != self.model_key:
+            return None
+        try:
+            return ReaderModel.from_document(doc, self.dimensions)
+        except (ValueError, KeyError):
+            return None
+
+    async def ranked(self, user_id: str, model: ReaderModel, since: datetime, offset: int, limit: int) -> RankedPage:
+        """One page of the recent papers ranked for the reader, best first, each with its score and reason."""
+        recent = self.papers.find({"updated_at": {"$gte": since}}, {"_id": 1, "title": 1})
+        recent = recent.sort("updated_at", DESCENDING).limit(MAX_CANDIDATES)
+        titles = {doc["_id"]: doc.get("title", "") async for doc in recent}
+        marked = {
+            doc["paper_id"]
+            async for doc in self.feedback.find(
+                {"user_id": user_id, "paper_id": {"$in": list(titles)}, "label": {"$ne": None}}, {"paper_id": 1}
+            )
+        }
+        vectors = await self.vectors_of([p for p in titles if p not in marked])
+        ids = list(vectors)
+        saved_ids = await self._labelled(user_id, "positive", ranking.MAX_POSITIVES)
+        saved_vectors = await self.vectors_of(saved_ids)
+        held = self.papers.find({"_id": {"$in": list(saved_vectors)}}, {"title": 1})
+        saved_titles = {doc["_id"]: doc.get("title", "") async for doc in held}
+        saved = [(p, saved_vectors[p]) for p in saved_ids if p in saved_vectors]
+        matrix = np.array([vectors[p] for p in ids], dtype=np.float32).reshape(-1, self.dimensions)
+        best = ranking.ranked(model, ids, matrix, saved, offset + limit)[offset:]
+        cards = {
+            doc["_id"]: paper_card(doc)
+            async for doc in self.papers.find(
+                {"_id": {"$in": [r.paper_id for r in best]}},
+                {"title": 1, "authors.name": 1, "year": 1, "venue": 1, "status": 1, "ids": 1},
+            )
+        }
+        items = [
+            {
+                "paper_id": r.paper_id,
+                "score": round(r.score, 4),
+                "reason": f"close to your saved '{saved_titles.get(r.closest_saved, r.closest_saved)}'",
+                "closest_saved": {"paper_id": r.closest_saved, "title": saved_titles.get(r.closest_saved, "")},
+                "paper": cards.get(r.paper_id),
+            }
+            for r in best
+        ]
+        more = offset + limit < len(ids)
+        return RankedPage(items, len(ids), offset + limit if more else None)
+
+
+async def mark_stale(models: Any, user_id: str, now: datetime) -> None:
+    """The reader's feedback changed: their model is to be trained again (after the debounce)."""
+    await models.update_one(
+        {"_id": user_id}, {"$set": {"user_id": user_id, "pending": True, "changed_at": now}}, upsert=True
+    )
