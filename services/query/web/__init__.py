@@ -15,7 +15,7 @@ def mount_web(app: FastAPI) -> bool:
     app.include_router(pages.router)
     app.include_router(account.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    # every state-changing form carries it; empty until web accounts set one per session
-    templates.env.globals.setdefault("csrf_token", "")
+    # the CSRF field every state-changing form carries (the name web accounts check); empty until they set one
+    templates.env.globals.setdefault("csrf", "")
     templates.env.globals["math_rendering"] = (KATEX_DIR / "katex.min.js").is_file()
     return bool(templates.env.globals["math_rendering"])

@@ -3,17 +3,19 @@ the normalizer stores them; the answer's verdicts; nothing stored twice; export 
 file refused naming the line; one reader never sees another's imports."""
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from lxml import html
 
-from services.query.library.citations import FORMATS, CitationFormat
+from services.query.library.citations import FORMATS, CitationFormat, export
 from services.query.web.render import TOKEN_COOKIE
 from tests.conftest import FIXTURES, Servers, wait_until
 from tests.query.library.papers import acl_2024, arxiv_oai, red_fm
 from tests.query.library.site import Site, reader_site
+from tests.query.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
 
 pytestmark = pytest.mark.integration
 LIBRARY = FIXTURES / "library"
@@ -112,7 +114,7 @@ def test_the_library_pages_form_imports_a_real_bib_file_and_shows_the_verdicts(s
     data = (LIBRARY / "acl-style-files_zotero.bib").read_bytes() + (LIBRARY / "mera_anthology.bib").read_bytes()
     with httpx.Client(base_url=site.base, cookies={TOKEN_COOKIE: site.tokens["bo"]}, timeout=30) as bo:
         form = html.fromstring(bo.get("/me/library").text).xpath('//form[@action="/me/library/import"]')[0]
-        assert form.get("enctype") == "multipart/form-data" and form.xpath('input[@name="csrf_token"]')
+        assert form.get("enctype") == "multipart/form-data" and form.xpath('input[@name="csrf"]')
         posted = bo.post("/me/library/import", files={"file": ("zotero.bib", data)}, data={"format": ""})
         assert posted.status_code == 303 and posted.headers["location"].startswith("/me/library/imports/")
         [page] = wait_until(
@@ -129,3 +131,77 @@ def test_the_library_pages_form_imports_a_real_bib_file_and_shows_the_verdicts(s
         broken = bo.post("/me/library/import", files={"file": ("b.json", b'[\n{"id": 1,}\n]')}, data={"format": ""})
         assert broken.status_code == 422 and "line 2" in broken.text
         assert bo.get(f"/me/library/imports/{'0' * 32}").status_code == 404
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="no /usr/bin/chromium: install Debian's chromium (apt-get install -y chromium)"
+)
+def test_in_headless_chromium_save_dismiss_cite_import_a_real_bib_file_and_export(site: Site, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    saved, dismissed = arxiv_oai()[3], arxiv_oai()[4]
+    shots = ARTIFACTS / "library"
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright, tmp_path / "profile", javascript=True)
+        try:
+            browser.grant_permissions(["clipboard-read", "clipboard-write"], origin=site.base)
+            tab = browser.new_page()
+            tab.goto(f"{site.base}/login?next=/papers/{saved.id}")
+            tab.locator("input[name=token]").fill(site.tokens["ana"])
+            tab.get_by_role("button", name="登录").click()
+            tab.wait_for_url(f"**/papers/{saved.id}")
+            tab.evaluate("window.stillHere = true")  # gone if the click reloaded the page
+            tab.get_by_role("button", name="收藏").click()
+            tab.get_by_role("button", name="已收藏").wait_for()
+            assert tab.evaluate("window.stillHere") is True
+            assert site.call("GET", f"/api/me/library/{saved.id}", reader="ana").status_code == 200
+            tab.get_by_text("引用", exact=True).click()
+            tab.locator(".cite-formats a[data-format=ris]").click()
+            tab.wait_for_function("document.querySelector('.cite-text').value.startsWith('TY  - ')")
+            tab.get_by_role("button", name="复制").click()
+            assert tab.evaluate("navigator.clipboard.readText()") == export([saved], "ris")
+            tab.screenshot(path=shots / "01-paper-saved-and-cited.png", full_page=True)
+
+            tab.goto(f"{site.base}/papers/{dismissed.id}")
+            tab.get_by_role("button", name="不相关").click()
+            tab.get_by_role("button", name="已标记不相关").wait_for()
+            [mark] = [
+                f for f in site.call("GET", "/api/me/feedback", reader="ana").json() if f["paper_id"] == dismissed.id
+            ]
+            assert mark["label"] == "negative"
+            tab.screenshot(path=shots / "02-paper-dismissed.png", full_page=True)
+
+            tab.goto(f"{site.base}/me/library")
+            tab.locator("details.import summary").click()
+            tab.locator("input[name=file]").set_input_files(str(LIBRARY / "mera_anthology.bib"))
+            tab.get_by_role("button", name="导入", exact=True).click()
+            tab.wait_for_url("**/me/library/imports/**")
+            tab.locator('#import[data-state="done"]').wait_for(timeout=30_000)
+            assert tab.locator(".verdicts-resolved a").get_attribute("href") == f"/papers/{MERA}"
+            tab.screenshot(path=shots / "03-import-done.png", full_page=True)
+
+            tab.get_by_role("link", name="← 返回我的收藏").click()
+            assert tab.locator("article[data-paper-id]").count() == 2
+            tab.screenshot(path=shots / "04-library.png", full_page=True)
+            with tab.expect_download() as download:
+                tab.locator("p.export a", has_text="BibTeX").click()
+            exported = Path(download.value.path()).read_text(encoding="utf-8")
+            assert download.value.suggested_filename == "papertrail-library.bib"
+            assert "2024.acl-long.534" in exported and saved.ids.arxiv in exported
+        finally:
+            browser.close()
+        plain = launch_chromium(playwright, tmp_path / "plain", javascript=False)  # the same without JavaScript
+        try:
+            tab = plain.new_page()
+            tab.goto(f"{site.base}/login?next=/papers/{dismissed.id}")
+            tab.locator("input[name=token]").fill(site.tokens["bo"])
+            tab.get_by_role("button", name="登录").click()
+            tab.wait_for_url(f"**/papers/{dismissed.id}")
+            tab.get_by_role("button", name="收藏").click()
+            tab.wait_for_url(f"**/papers/{dismissed.id}")
+            tab.get_by_role("button", name="已收藏").wait_for()
+            assert tab.locator("details.cite textarea").input_value() == export([dismissed], "bibtex")
+            tab.screenshot(path=shots / "05-saved-without-javascript.png", full_page=True)
+        finally:
+            plain.close()

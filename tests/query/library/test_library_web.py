@@ -32,7 +32,7 @@ def buttons(page: str, paper_id: str) -> dict[str, tuple[str, str]]:
     """The mark buttons of a paper on a page: class → (value, aria-pressed)."""
     tree = html.fromstring(page)
     [form] = tree.xpath(f'//form[@data-marks][input[@name="paper_id"][@value="{paper_id}"]]')
-    assert form.xpath('input[@name="csrf_token"]')  # filled once web accounts set a session's token
+    assert form.xpath('input[@name="csrf"]')  # filled once web accounts set a session's token
     return {b.get("class").split()[-1]: (b.get("value"), b.get("aria-pressed")) for b in form.xpath("button")}
 
 

@@ -137,7 +137,7 @@ def test_the_feed_page_has_a_for_you_tab(site: Site) -> None:
         assert page.xpath('//nav[@class="tabs"]/a[@aria-current="page"]/@href') == ["/me/feed?sort=relevance"]
         scored = page.xpath("//article[@data-score]")
         assert scored and "与你收藏的「" in scored[0].text_content()
-        assert scored[0].xpath('.//form[@data-marks]/input[@name="csrf_token"]')
+        assert scored[0].xpath('.//form[@data-marks]/input[@name="csrf"]')
     with httpx.Client(base_url=site.base, cookies={TOKEN_COOKIE: site.tokens["bo"]}, timeout=30) as bo:
         fallback = html.fromstring(bo.get("/me/feed", params={"sort": "relevance"}).text)
         assert fallback.xpath('//p[@class="banner"]') and not fallback.xpath("//article[@data-score]")
