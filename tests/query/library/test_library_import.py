@@ -188,7 +188,7 @@ def test_in_headless_chromium_save_dismiss_cite_import_a_real_bib_file_and_expor
                 tab.locator("p.export a", has_text="BibTeX").click()
             exported = Path(download.value.path()).read_text(encoding="utf-8")
             assert download.value.suggested_filename == "papertrail-library.bib"
-            assert "2024.acl-long.534" in exported and saved.ids.arxiv in exported
+            assert "2024.acl-long.534" in exported and f"eprint = {{{saved.ids.arxiv}}}" in exported
         finally:
             browser.close()
         plain = launch_chromium(playwright, tmp_path / "plain", javascript=False)  # the same without JavaScript
