@@ -40,7 +40,8 @@ LIBRARY = Collection("library", "query")  # saved papers with tags and notes
 FEEDBACK = Collection("feedback", "query")  # saved (positive), not relevant (negative), read: per paper, with times
 LIBRARY_IMPORTS = Collection("library_imports", "query")  # import jobs: the file's entries, progress, verdicts
 READER_MODELS = Collection("reader_models", "query")  # each reader's ranking model, as floats
+READER_PICKS = Collection("reader_picks", "query")  # each reader's top recent papers, which the matcher's digest reads
 # Every document of these names its reader in `user_id`: deleting a user deletes them by it.
-READERS_RECORD = (LIBRARY, FEEDBACK, LIBRARY_IMPORTS, READER_MODELS)
+READERS_RECORD = (LIBRARY, FEEDBACK, LIBRARY_IMPORTS, READER_MODELS, READER_PICKS)
 
 ALL: tuple[Collection, ...] = tuple(value for value in list(globals().values()) if isinstance(value, Collection))

@@ -27,6 +27,9 @@ class MatcherSettings(PaperIndexSettings):
     webhook_disable_after: int = Field(5, ge=1, description="consecutive failed deliveries that disable a webhook")
     digest_enabled: bool = Field(True, description="build a daily digest per user")
     digest_check_interval_s: float = Field(900, gt=0, description="how often to look for days to digest")
+    digest_picks: int = Field(
+        10, ge=0, le=50, description="为你推荐 papers a digest adds (the query service's reader_picks; 0: none)"
+    )
     digest_timezone: TimeZoneName = Field("Asia/Shanghai", description="time zone whose calendar days digests cover")
     smtp_host: str | None = Field(None, description="SMTP server for digest mail; unset: digests are only stored")
     smtp_port: int = Field(587, ge=1, le=65535, description="SMTP port")

@@ -87,7 +87,12 @@ def create_app(settings: QuerySettings) -> FastAPI:
             retag = asyncio.create_task(retag_on_catalogue_change(paper_index, store, tagger), name="retag")
             if resumed := await imports.resume():
                 log.info("resumed %d library imports left running", resumed)
-            training = asyncio.create_task(reader_models.keep_training(settings.feed_retrain_poll_s), name="training")
+            training = asyncio.create_task(
+                reader_models.keep_training(
+                    settings.feed_retrain_poll_s, settings.feed_picks_every_s, settings.digest_picks
+                ),
+                name="training",
+            )
             try:
                 yield
             finally:

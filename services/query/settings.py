@@ -43,4 +43,8 @@ class QuerySettings(PaperIndexSettings, EmbeddingSettings):
     feed_retrain_timeout_s: float = Field(
         60, gt=0, description="longest wait for one reader's training (the last model serves meanwhile)"
     )
+    digest_picks: int = Field(
+        10, ge=0, le=50, description="为你推荐 papers of the last day kept per reader for the matcher's daily digest"
+    )
+    feed_picks_every_s: float = Field(3600, gt=0, description="how often every reader's 为你推荐 picks are refreshed")
     feed_window_days: int = Field(7, ge=1, le=90, description="为你推荐 ranks the papers changed in this many days")

@@ -21,7 +21,7 @@ import numpy as np
 from pymongo import DESCENDING
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import FEEDBACK, PAPER_VECTORS, PAPERS, READER_MODELS
+from papertrail.collections import FEEDBACK, PAPER_VECTORS, PAPERS, READER_MODELS, READER_PICKS
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
 from services.query.library import ranking
 from services.query.library.ranking import ReaderModel
@@ -60,6 +60,7 @@ class ReaderModels:
         self.feedback = db[FEEDBACK.name]
         self.vectors = db[PAPER_VECTORS.name]
         self.papers = db[PAPERS.name]
+        self.picks = db[READER_PICKS.name]
         self.model_key = model_key
         self.dimensions = dimensions
         self.debounce = timedelta(seconds=debounce_s)
@@ -136,14 +137,52 @@ class ReaderModels:
                 log.exception("training the model of %s failed; the last one serves", user_id)
         return len(due)
 
-    async def keep_training(self, poll_s: float) -> None:
-        """The background loop: retrain the stale models every `poll_s` seconds."""
+    async def keep_training(self, poll_s: float, picks_every_s: float, picks_size: int) -> None:
+        """The background loop: retrain the stale models every `poll_s` seconds (a reader's picks with their new
+        model), and every reader's picks of the last day every `picks_every_s`."""
+        last_picks: datetime | None = None
         while True:
             try:
-                await self.retrain_stale()
+                trained = await self.retrain_stale()
+                now = datetime.now(UTC)
+                if trained or last_picks is None or (now - last_picks).total_seconds() >= picks_every_s:
+                    await self.store_picks(now, picks_size)
+                    last_picks = now
             except Exception:
-                log.exception("looking for stale reader models failed")
+                log.exception("training reader models or their picks failed")
             await asyncio.sleep(poll_s)
+
+    async def store_picks(self, now: datetime, size: int) -> int:
+        """Every reader's `size` best papers of the last day, by their model, into `reader_picks`, which the
+        matcher's daily digest reads (one matrix product for all readers); how many readers."""
+        readers = [doc async for doc in self.models.find({"model_key": self.model_key})]
+        models = []
+        for doc in readers:
+            try:
+                models.append((doc["_id"], ReaderModel.from_document(doc, self.dimensions)))
+            except (ValueError, KeyError):
+                continue
+        if not models:
+            return 0
+        recent = self.papers.find({"updated_at": {"$gte": now - timedelta(days=1)}}, {"_id": 1, "title": 1})
+        recent = recent.sort("updated_at", DESCENDING).limit(MAX_CANDIDATES)
+        titles = {doc["_id"]: doc.get("title", "") async for doc in recent}
+        vectors = await self.vectors_of(list(titles))
+        ids = list(vectors)
+        matrix = np.array([vectors[p] for p in ids], dtype=np.float32).reshape(-1, self.dimensions)
+        table = await asyncio.to_thread(ranking.scores_of_readers, [m for _, m in models], matrix)
+        marked: dict[str, set[str]] = {}
+        labelled = self.feedback.find({"paper_id": {"$in": ids}, "label": {"$ne": None}}, {"user_id": 1, "paper_id": 1})
+        async for doc in labelled:
+            marked.setdefault(doc["user_id"], set()).add(doc["paper_id"])
+        for (user_id, _), row in zip(models, table, strict=True):
+            order = np.argsort(-row, kind="stable")
+            best = [i for i in order if ids[i] not in marked.get(user_id, set())][:size]
+            picks = [{"paper_id": ids[i], "title": titles[ids[i]], "score": round(float(row[i]), 4)} for i in best]
+            await self.picks.replace_one(
+                {"_id": user_id}, {"user_id": user_id, "computed_at": now, "picks": picks}, upsert=True
+            )
+        return len(models)
 
     # ranking -------------------------------------------------------------------------------------------------
     async def model(self, user_id: str) -> ReaderModel | None:

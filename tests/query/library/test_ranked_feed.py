@@ -13,6 +13,7 @@ import pytest
 from lxml import html
 
 from papertrail.collections import PAPER_VECTORS
+from papertrail.collections import PAPERS as PAPERS_COLLECTION
 from papertrail.embedding import EmbeddingSettings, content_hash, embedding_text, open_embedder
 from schemas.paper import Paper
 from services.query.web.render import TOKEN_COOKIE
@@ -62,6 +63,8 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         FEED_RETRAIN_POLL_S="0.3",
     ) as running:
         running.db[PAPER_VECTORS.name].insert_many(vector_documents(PAPERS))
+        # changed today, as a harvest would leave them: the digest's picks rank the last day's papers
+        running.db[PAPERS_COLLECTION.name].update_many({}, {"$set": {"updated_at": datetime.now(UTC)}})
         yield running
 
 
@@ -89,7 +92,16 @@ def test_saves_and_dismissals_train_a_model_that_ranks_recent_papers_with_reason
         assert site.call("PUT", f"/api/me/feedback/{paper.id}", reader="ana", json={"mark": "save"}).status_code == 200
     for paper in dismissed:
         site.call("PUT", f"/api/me/feedback/{paper.id}", reader="ana", json={"mark": "not_relevant"})
-    first = wait_until(lambda: (p := ranked(site, "ana"))["sort"] == "relevance" and p, timeout=60, what="a model")
+    user_id = site.db["users"].find_one({"name": "ana"})["_id"]
+    wait_until(
+        lambda: (
+            (doc := site.db["reader_models"].find_one({"_id": user_id})) and doc.get("weights") and not doc["pending"]
+        ),
+        timeout=60,
+        what="a model trained on all the feedback",
+    )
+    first = ranked(site, "ana")
+    assert first["sort"] == "relevance"
     marked = {p.id for p in [*saved, *dismissed]}
     assert first["total"] == len(PAPERS) - len(marked)  # every recent paper with a vector but those marked
     items, cursor = list(first["items"]), first["next_cursor"]
@@ -108,6 +120,11 @@ def test_saves_and_dismissals_train_a_model_that_ranks_recent_papers_with_reason
     top = [primary(by_id[i["paper_id"]]) for i in items[:20]]
     bottom = [primary(by_id[i["paper_id"]]) for i in items[-20:]]
     assert top.count(liked) > bottom.count(liked) and bottom.count(disliked) > top.count(disliked)
+    picks = wait_until(
+        lambda: (doc := site.db["reader_picks"].find_one({"_id": user_id})) and doc["picks"], timeout=30, what="picks"
+    )
+    assert {p["paper_id"] for p in picks} == {i["paper_id"] for i in items[:10]}  # the digest's top 10 are the feed's
+    assert all(p["title"] == by_id[p["paper_id"]].title for p in picks)
     model = site.db["reader_models"].find_one({"user_id": site.db["users"].find_one({"name": "ana"})["_id"]})
     assert len(model["weights"]) == SETTINGS.embedding_dimensions and model["pending"] is False
     assert all(isinstance(w, float) for w in model["weights"][:5])
