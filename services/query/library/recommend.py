@@ -12,6 +12,7 @@ import asyncio
 import base64
 import json
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -30,6 +31,8 @@ from services.query.library.shelf import paper_card
 log = logging.getLogger("papertrail.query.recommend")
 MODEL_FIELDS = ("weights", "intercept", "model_key", "examples")  # ReaderModel.to_document
 MAX_CANDIDATES = 2000  # recent papers ranked per request: the newest changed this many at most
+CACHE_S = 60  # the window's vectors and the background sample are read again after this long
+BACKGROUND_SPARE = 200  # sampled beyond the background's size, for the reader's own papers to be left out
 
 
 class BadFeedCursor(ValueError):
@@ -45,6 +48,14 @@ def decode_cursor(text: str) -> Any:
         return json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
     except ValueError as error:
         raise BadFeedCursor(f"not a cursor of this feed: {text[:40]!r}") from error
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The recent papers a feed ranks: their ids, newest first, and their vectors (one row each)."""
+
+    ids: list[str]
+    vectors: np.ndarray
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +76,8 @@ class ReaderModels:
         self.dimensions = dimensions
         self.debounce = timedelta(seconds=debounce_s)
         self.timeout_s = timeout_s
+        self._pool: tuple[float, list[tuple[str, np.ndarray]]] | None = None
+        self._windows: dict[datetime, tuple[float, Window]] = {}
 
     async def ensure_indexes(self) -> None:
         await self.models.create_index([("pending", 1), ("changed_at", 1)])
@@ -110,15 +123,39 @@ class ReaderModels:
         return [doc["paper_id"] async for doc in cursor.sort("labelled_at", DESCENDING).limit(cap)]
 
     async def _background(self, marked: set[str]) -> np.ndarray:
-        sample = await self.vectors.aggregate(
-            [
-                {"$match": {"model": self.model_key, "state": "embedded"}},
-                {"$sample": {"size": ranking.MAX_BACKGROUND + len(marked)}},
-            ]
-        )
-        found = [vector_of(doc, self.model_key) async for doc in sample if doc["_id"] not in marked]
-        rows = [v for v in found if v is not None and v.shape == (self.dimensions,)][: ranking.MAX_BACKGROUND]
+        """A sample of other papers' vectors, the reader's own left out. One sample serves every reader trained
+        within CACHE_S (reading thousands of vectors is most of a training's time: docs/benchmarks.md)."""
+        now = time.monotonic()
+        if self._pool is None or now - self._pool[0] > CACHE_S:
+            sample = await self.vectors.aggregate(
+                [
+                    {"$match": {"model": self.model_key, "state": "embedded"}},
+                    {"$sample": {"size": ranking.MAX_BACKGROUND + BACKGROUND_SPARE}},
+                ]
+            )
+            found = [(doc["_id"], vector_of(doc, self.model_key)) async for doc in sample]
+            self._pool = (now, [(p, v) for p, v in found if v is not None and v.shape == (self.dimensions,)])
+        rows = [v for p, v in self._pool[1] if p not in marked][: ranking.MAX_BACKGROUND]
         return np.array(rows, dtype=np.float32).reshape(-1, self.dimensions)
+
+    async def _window(self, since: datetime) -> "Window":
+        """The recent papers (changed since `since`, newest first, at most MAX_CANDIDATES) with their vectors, read
+        once a minute for every reader: the same for all of them."""
+        key = since.replace(second=0, microsecond=0)
+        now = time.monotonic()
+        cached = self._windows.get(key)
+        if cached is not None and now - cached[0] <= CACHE_S:
+            return cached[1]
+        recent = self.papers.find({"updated_at": {"$gte": key}}, {"_id": 1})
+        recent = recent.sort("updated_at", DESCENDING).limit(MAX_CANDIDATES)
+        ordered = [doc["_id"] async for doc in recent]
+        vectors = await self.vectors_of(ordered)
+        ids = [p for p in ordered if p in vectors]
+        window = Window(ids, np.array([vectors[p] for p in ids], dtype=np.float32).reshape(-1, self.dimensions))
+        if len(self._windows) >= 8:
+            self._windows.clear()
+        self._windows[key] = (now, window)
+        return window
 
     async def vectors_of(self, paper_ids: Sequence[str]) -> dict[str, np.ndarray]:
         found = self.vectors.find({"_id": {"$in": list(dict.fromkeys(paper_ids))}}, PAPER_VECTORS_PROJECTION)
@@ -196,23 +233,17 @@ class ReaderModels:
 
     async def ranked(self, user_id: str, model: ReaderModel, since: datetime, offset: int, limit: int) -> RankedPage:
         """One page of the recent papers ranked for the reader, best first, each with its score and reason."""
-        recent = self.papers.find({"updated_at": {"$gte": since}}, {"_id": 1, "title": 1})
-        recent = recent.sort("updated_at", DESCENDING).limit(MAX_CANDIDATES)
-        titles = {doc["_id"]: doc.get("title", "") async for doc in recent}
-        marked = {
-            doc["paper_id"]
-            async for doc in self.feedback.find(
-                {"user_id": user_id, "paper_id": {"$in": list(titles)}, "label": {"$ne": None}}, {"paper_id": 1}
-            )
-        }
-        vectors = await self.vectors_of([p for p in titles if p not in marked])
-        ids = list(vectors)
+        window = await self._window(since)
+        labelled = self.feedback.find({"user_id": user_id, "label": {"$ne": None}}, {"paper_id": 1})
+        marked = {doc["paper_id"] async for doc in labelled}
+        keep = [n for n, p in enumerate(window.ids) if p not in marked]
+        ids = [window.ids[n] for n in keep]
+        matrix = window.vectors[keep]
         saved_ids = await self._labelled(user_id, "positive", ranking.MAX_POSITIVES)
         saved_vectors = await self.vectors_of(saved_ids)
         held = self.papers.find({"_id": {"$in": list(saved_vectors)}}, {"title": 1})
         saved_titles = {doc["_id"]: doc.get("title", "") async for doc in held}
         saved = [(p, saved_vectors[p]) for p in saved_ids if p in saved_vectors]
-        matrix = np.array([vectors[p] for p in ids], dtype=np.float32).reshape(-1, self.dimensions)
         best = ranking.ranked(model, ids, matrix, saved, offset + limit)[offset:]
         cards = {
             doc["_id"]: paper_card(doc)
