@@ -10,6 +10,7 @@ import httpx
 import pytest
 from lxml import html
 
+from papertrail.collections import READERS_RECORD
 from services.query.library.citations import FORMATS, CitationFormat, export
 from services.query.web.render import TOKEN_COOKIE
 from tests.conftest import FIXTURES, Servers, wait_until
@@ -205,3 +206,17 @@ def test_in_headless_chromium_save_dismiss_cite_import_a_real_bib_file_and_expor
             tab.screenshot(path=shots / "05-saved-without-javascript.png", full_page=True)
         finally:
             plain.close()
+
+
+def test_every_document_of_the_readers_record_names_its_reader(site: Site) -> None:
+    """What `papertrail users delete` removes by `user_id` (papertrail/collections.py: READERS_RECORD): every
+    document the library, feedback, imports and models hold here names a reader that exists."""
+    site.call("PUT", f"/api/me/feedback/{MERA}", reader="dee", json={"mark": "read"})
+    assert upload(site, "dee", "mera.bib", (LIBRARY / "mera_anthology.bib").read_bytes()).status_code == 201
+    readers = {doc["_id"] for doc in site.db["users"].find({}, {"_id": 1})}
+    written = 0
+    for collection in READERS_RECORD:
+        for doc in site.db[collection.name].find({}, {"user_id": 1}):
+            assert doc.get("user_id") in readers, (collection.name, doc)
+            written += 1
+    assert written and {c.owner for c in READERS_RECORD} == {"query"}
