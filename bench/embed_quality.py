@@ -26,13 +26,12 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from services.matcher.catalogue import load_catalogue
-from services.query.topic_tags import TopicTagger
-
 from bench.embed_throughput import DEFAULT_SAVE, fp32_model
 from papertrail.embedding import MINILM_INT8, EmbeddingSettings, embedding_text, open_embedder
+from papertrail.follows.catalogue import load_catalogue
 from papertrail.local_model import LocalEmbedder, LocalModel, packaged_file
 from schemas.paper import Paper
+from services.query.indexer.topic_tags import TopicTagger
 from tests.matcher.corpus import corpus_papers
 
 EMBEDDING_THRESHOLDS = [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70]

@@ -33,19 +33,24 @@ from pathlib import Path
 
 import numpy as np
 from scipy import sparse
+from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.svm import LinearSVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.embed_quality import load_or_embed, subtopic_hits, tfidf_vectors
 from bench.embed_throughput import DEFAULT_SAVE
-from papertrail.embedding import EmbeddingSettings
+from papertrail.embedding import EmbeddingSettings, embedding_text
 from services.query.library import ranking
 from tests.matcher.corpus import SHARED_CORPUS, corpus_papers
 
 SAVES = DISMISSALS = 10
 TOP = 20
 BACKGROUND = 1000
+# The hybrid view: the words of title + abstract hashed (no vocabulary to keep as the corpus grows), beside the
+# embedding; HASHED_WEIGHT scales the word block against the unit-length embedding.
+HASHED_FEATURES = 2**12
+HASHED_WEIGHT = 1.0
 SPLIT_DAYS = (10, 14, 18, 22)  # index of the split day among the corpus's listing days
 
 
@@ -81,6 +86,7 @@ def main() -> None:
     parser.add_argument("--vectors", type=Path, default=DEFAULT_SAVE)
     parser.add_argument("--readers-per-split", type=int, default=60)
     parser.add_argument("--window", type=int, default=7, help="days of papers in the feed after the split day")
+    parser.add_argument("--hashed-weight", type=float, default=HASHED_WEIGHT, help="the word block's scale in (f)")
     parser.add_argument("--min-feed-hits", type=int, default=10, help="feed papers the saved subtopic must hit")
     args = parser.parse_args()
 
@@ -108,11 +114,15 @@ def main() -> None:
         return rank
 
     dense_tfidf = tfidf.toarray()
+    hasher = HashingVectorizer(n_features=HASHED_FEATURES, alternate_sign=False, stop_words="english", norm="l2")
+    hashed = hasher.transform([embedding_text(p.title, p.abstract) for p in papers]).toarray().astype(np.float32)
+    hybrid = np.hstack([vectors, args.hashed_weight * hashed]).astype(np.float32)
     methods: dict[str, Callable[..., np.ndarray]] = {
         "(a) ranked feed: ranking.train on embeddings": ours(ranking.BACKGROUND_WEIGHT, ranking.C, vectors),
         "(c) arxiv-sanity-lite: tf-idf + its SVM": lambda s, d, b, feed, pool: sanity_svm(tfidf, s, pool)[feed],
         "(d) its SVM on embeddings": lambda s, d, b, feed, pool: sanity_svm(vectors, s, pool)[feed],
         "(e) ranking.train on tf-idf": ours(ranking.BACKGROUND_WEIGHT, ranking.C, dense_tfidf),
+        "(f) ranking.train on embeddings + hashed words": ours(ranking.BACKGROUND_WEIGHT, ranking.C, hybrid),
         "ranking.train, background weight 1": ours(1.0, ranking.C, vectors),
         "ranking.train, background weight 0.1": ours(0.1, ranking.C, vectors),
         "ranking.train, C=0.1": ours(ranking.BACKGROUND_WEIGHT, 0.1, vectors),

@@ -42,8 +42,17 @@ SESSIONS = Collection("sessions", "query")  # signed-in web sessions (hashed ids
 API_TOKENS = Collection("api_tokens", "query")  # a user's API tokens (hashed), with created / last-used times
 EMAIL_TOKENS = Collection("email_tokens", "query")  # single-use links mailed to confirm an address or reset a password
 
+# the reader's record (per user)
+LIBRARY = Collection("library", "query")  # saved papers with tags and notes
+FEEDBACK = Collection("feedback", "query")  # saved (positive), not relevant (negative), read: per paper, with times
+LIBRARY_IMPORTS = Collection("library_imports", "query")  # import jobs: the file's entries, progress, verdicts
+READER_MODELS = Collection("reader_models", "query")  # each reader's ranking model, as floats
+READER_PICKS = Collection("reader_picks", "query")  # each reader's top recent papers, which the matcher's digest reads
+# Every document of these names its reader in `user_id`: deleting a user deletes them by it.
+READERS_RECORD = (LIBRARY, FEEDBACK, LIBRARY_IMPORTS, READER_MODELS, READER_PICKS)
+
 # Collections holding a user's own documents under "user_id": `papertrail users delete` removes every one of them, so
 # a new per-user collection is one entry here. (Follows are deleted first, one by one, to announce each.)
-USER_DATA: tuple[Collection, ...] = (SESSIONS, API_TOKENS, EMAIL_TOKENS, FOLLOWS)
+USER_DATA: tuple[Collection, ...] = (SESSIONS, API_TOKENS, EMAIL_TOKENS, FOLLOWS, *READERS_RECORD)
 
 ALL: tuple[Collection, ...] = tuple(value for value in list(globals().values()) if isinstance(value, Collection))

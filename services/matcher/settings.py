@@ -37,5 +37,8 @@ class MatcherSettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings):
     webhook_disable_after: int = Field(5, ge=1, description="consecutive failed deliveries that disable a webhook")
     digest_enabled: bool = Field(True, description="build a daily digest per user")
     digest_check_interval_s: float = Field(900, gt=0, description="how often to look for days to digest")
+    digest_picks: int = Field(
+        10, ge=0, le=50, description="为你推荐 papers a digest adds (the query service's reader_picks; 0: none)"
+    )
     digest_timezone: TimeZoneName = Field("Asia/Shanghai", description="time zone whose calendar days digests cover")
     public_url: str = Field("http://127.0.0.1:8000", description="base URL of the query service, for links in mail")

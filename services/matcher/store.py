@@ -1,6 +1,6 @@
 """The matcher's MongoDB access: it owns `matches`, `follow_backfills`, `webhook_endpoints`,
-`webhook_deliveries` and `digests`; it reads `follows` and `users` (query service), `papers` (normalizer) and
-`paper_vectors` (summarizer)."""
+`webhook_deliveries` and `digests`; it reads `follows`, `users` and `reader_picks` (query service), `papers`
+(normalizer) and `paper_vectors` (summarizer)."""
 
 import hashlib
 import logging
@@ -20,6 +20,7 @@ from papertrail.collections import (
     MATCHES,
     PAPER_VECTORS,
     PAPERS,
+    READER_PICKS,
     USERS,
     WEBHOOK_DELIVERIES,
     WEBHOOK_ENDPOINTS,
@@ -53,6 +54,7 @@ class MatchStore:
         self.papers = db[PAPERS.name]  # written by the normalizer; read for backfill authors
         self.vectors = db[PAPER_VECTORS.name]  # written by the summarizer; read for similar follows
         self.users = db[USERS.name]  # written by the query service; read for webhook and e-mail settings
+        self.reader_picks = db[READER_PICKS.name]  # written by the query service; read for the digest's 为你推荐
 
     async def ensure_indexes(self) -> None:
         await self.matches.create_index([("user_id", 1), ("follow_id", 1), ("paper_id", 1)], unique=True)
@@ -167,6 +169,11 @@ class MatchStore:
                 [UpdateOne(_match_key(m), {"$set": {"announced": True, "announced_at": now}}) for m in matches],
                 ordered=False,
             )
+
+    async def picks_of(self, user_id: str) -> list[dict[str, Any]]:
+        """The reader's 为你推荐 picks of the last day, as the query service last ranked them (none without a model)."""
+        doc = await self.reader_picks.find_one({"_id": user_id})
+        return list((doc or {}).get("picks") or [])
 
     async def matches_between(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
         cursor = self.matches.find({"matched_at": {"$gte": start, "$lt": end}}).sort("matched_at", ASCENDING)

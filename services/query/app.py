@@ -20,13 +20,16 @@ from papertrail.service import Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.api.problems import install_problem_details, on_api, one_value_each, problem_response
-from services.query.api.routes import corrections, feeds, follows, overview, papers
+from services.query.api.routes import corrections, feeds, follows, library, overview, papers
 from services.query.api.routes import topics as topic_routes
 from services.query.deps import QueryResources
 from services.query.index import PaperIndex
 from services.query.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
 from services.query.indexer.retag import attach_vectors_on_model_change, retag_on_catalogue_change
 from services.query.indexer.topic_tags import TopicTagger
+from services.query.library.importing import ImportJobs
+from services.query.library.recommend import ReaderModels
+from services.query.library.store import LibraryStore
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
 from services.query.web import mount_web
@@ -68,8 +71,23 @@ def create_app(settings: QuerySettings) -> FastAPI:
             await paper_index.ensure()
             store = QueryStore(clients.db)
             await store.ensure_indexes()
+            library = LibraryStore(clients.db)
+            await library.ensure_indexes()
+            imports = ImportJobs(clients.db, library, settings.library_import_chunk)
+            await imports.ensure_indexes()
+            reader_models = ReaderModels(
+                clients.db,
+                settings.model_key,
+                settings.embedding_dimensions,
+                settings.feed_retrain_debounce_s,
+                settings.feed_retrain_timeout_s,
+            )
+            await reader_models.ensure_indexes()
             tagger = TopicTagger(load_catalogue())
-            resources = QueryResources(settings, paper_index, store, tagger, follow_changes, broker.dead_letters)
+            resources = QueryResources(
+                settings, paper_index, store, tagger, follow_changes, broker.dead_letters,
+                library, imports, reader_models,
+            )  # fmt: skip
             app.state.resources = resources  # the routes' and pages' dependencies read it
             provide(broker.context, resources)
             await broker.start()
@@ -83,14 +101,23 @@ def create_app(settings: QuerySettings) -> FastAPI:
             vectors = asyncio.create_task(
                 attach_vectors_on_model_change(paper_index, store, settings.model_key), name="vectors"
             )
+            if resumed := await imports.resume():
+                log.info("resumed %d library imports left running", resumed)
+            training = asyncio.create_task(
+                reader_models.keep_training(
+                    settings.feed_retrain_poll_s, settings.feed_picks_every_s, settings.digest_picks
+                ),
+                name="training",
+            )
             try:
                 yield
             finally:
-                for task in (retag, vectors):
+                for task in (retag, vectors, training):
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
                 await query_embedder.close()
+                await imports.stop()
                 await broker.stop()
 
     app = FastAPI(
@@ -104,6 +131,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
     )
     for router in (
         corrections.router,  # first: /api/papers/{id}/corrections must not be read as a paper id (405's Allow)
+        library.router,  # then: /api/papers/{id}/cite must not be read as a paper id either
         papers.router,
         overview.router,
         topic_routes.router,

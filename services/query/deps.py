@@ -14,6 +14,9 @@ from schemas.events import FollowChanged
 from services.query.api.problems import problem_responses
 from services.query.index import PaperIndex
 from services.query.indexer.topic_tags import TopicTagger
+from services.query.library.importing import ImportJobs
+from services.query.library.recommend import ReaderModels
+from services.query.library.store import LibraryStore
 from services.query.reads.paper_lookup import NotAPaperId
 from services.query.reads.papers import held_paper
 from services.query.settings import QuerySettings
@@ -38,6 +41,9 @@ class QueryResources:
     topic_tagger: TopicTagger
     follow_changes: Publisher
     dead_letters: DeadLetterPolicy
+    library: LibraryStore
+    imports: ImportJobs
+    reader_models: ReaderModels
 
     async def announce_follow_change(self, change: FollowChanged) -> None:
         await self.follow_changes.publish(change, key=change.user_id.encode())
@@ -56,6 +62,18 @@ async def get_store(request: Request) -> QueryStore:
     return resources_of(request).store
 
 
+async def get_library(request: Request) -> LibraryStore:
+    return resources_of(request).library
+
+
+async def get_imports(request: Request) -> ImportJobs:
+    return resources_of(request).imports
+
+
+async def get_reader_models(request: Request) -> ReaderModels:
+    return resources_of(request).reader_models
+
+
 async def get_settings(request: Request) -> QuerySettings:
     return resources_of(request).settings
 
@@ -66,6 +84,9 @@ async def get_follow_announcer(request: Request) -> Any:
 
 PaperIndexDep = Annotated[PaperIndex, Depends(get_paper_index)]
 StoreDep = Annotated[QueryStore, Depends(get_store)]
+LibraryDep = Annotated[LibraryStore, Depends(get_library)]
+ImportsDep = Annotated[ImportJobs, Depends(get_imports)]
+ReaderModelsDep = Annotated[ReaderModels, Depends(get_reader_models)]
 SettingsDep = Annotated[QuerySettings, Depends(get_settings)]
 FollowAnnouncerDep = Annotated[Any, Depends(get_follow_announcer)]
 PAPER_ID_DESCRIPTION = (
@@ -77,10 +98,10 @@ PAPER_ID_DESCRIPTION = (
 
 class PaperIdConvertor(Convertor[str]):
     """`{paper_id:paper_id}` in a route's path: any text, slashes included (hep-th/9901001, DOIs), but not one
-    ending in /corrections or /similar, the addresses of a paper's error reports and similar papers, so a wrong
-    method there is 405 and not a paper id."""
+    ending in /corrections, /similar or /cite (a paper's error reports, similar papers, citation), nor the library's
+    own `imports/…` and `export`, so a wrong method on any of those is 405 and not a paper id."""
 
-    regex = r"(?!.*/(corrections|similar)$).+"
+    regex = r"(?!imports/|export$)(?!.*/(corrections|similar|cite)$).+"
 
     def convert(self, value: str) -> str:
         return value

@@ -60,6 +60,10 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings):
     limit_follow_writes: RateSetting = Field(
         "60/1h", description="follow and webhook writes (add, remove, set) per user"
     )
+    limit_library_writes: RateSetting = Field(
+        "600/1h", description="library and feedback writes (save, change, remove, the one-click marks) per user"
+    )
+    limit_imports: RateSetting = Field("20/1d", description="library file imports per user")
     limit_login_per_address: RateSetting = Field("10/15min", description="sign-in attempts per client address")
     limit_login_per_account: RateSetting = Field("10/15min", description="sign-in attempts per account (e-mail)")
     limit_signup_per_address: RateSetting = Field("5/1h", description="sign-ups per client address")
@@ -73,3 +77,23 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings):
     @property
     def secure_cookies(self) -> bool:
         return self.public_url.startswith("https://") if self.cookie_secure is None else self.cookie_secure
+
+    library_import_chunk: int = Field(
+        500,
+        ge=1,
+        le=5000,
+        description="library-file entries an import resolves and records at a time: its progress moves by this much, "
+        "and a restart repeats at most one chunk",
+    )
+    feed_retrain_debounce_s: float = Field(
+        20, ge=0, le=3600, description="a reader's 为你推荐 model is trained again once their feedback is this still"
+    )
+    feed_retrain_poll_s: float = Field(5, gt=0, le=600, description="how often stale reader models are looked for")
+    feed_retrain_timeout_s: float = Field(
+        60, gt=0, description="longest wait for one reader's training (the last model serves meanwhile)"
+    )
+    digest_picks: int = Field(
+        10, ge=0, le=50, description="为你推荐 papers of the last day kept per reader for the matcher's daily digest"
+    )
+    feed_picks_every_s: float = Field(3600, gt=0, description="how often every reader's 为你推荐 picks are refreshed")
+    feed_window_days: int = Field(7, ge=1, le=90, description="为你推荐 ranks the papers changed in this many days")

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
+from bson import ObjectId
 from pymongo import DESCENDING, ReturnDocument
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.collation import Collation
@@ -422,6 +423,19 @@ class QueryStore:
     async def latest_version_time(self) -> datetime | None:
         doc = await self.db[PAPER_VERSIONS.name].find_one({}, sort=[("observed_at", DESCENDING)])
         return doc["observed_at"] if doc else None
+
+    async def matches_page(
+        self, user_id: str, follow_id: str | None, after: tuple[datetime, str] | None, limit: int
+    ) -> tuple[list[dict[str, Any]], int]:
+        """One page of the user's matches, newest first (then by id), after (matched_at, id) when given; the total."""
+        query: dict[str, Any] = {"user_id": user_id, **({"follow_id": follow_id} if follow_id else {})}
+        total = await self.db[MATCHES.name].count_documents(query)
+        if after is not None:
+            at, match_id = after[0], ObjectId(after[1])
+            later = [{"matched_at": {"$lt": at}}, {"matched_at": at, "_id": {"$lt": match_id}}]
+            query = {"$and": [query, {"$or": later}]}
+        cursor = self.db[MATCHES.name].find(query).sort([("matched_at", DESCENDING), ("_id", DESCENDING)]).limit(limit)
+        return [doc async for doc in cursor], total
 
     async def matches_for(self, user_id: str, follow_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         query: dict[str, Any] = {"user_id": user_id}

@@ -257,3 +257,32 @@ async def test_a_failed_mail_frees_the_digest_for_the_next_run(servers: Servers,
     digest = await store.digest("u1", "2026-05-05")
     assert digest is not None and "sent_at" not in digest and "mail_claimed_until" not in digest
     assert await store.claim_digest_mail("u1:2026-05-05", now, timedelta(minutes=1))  # free for the next run
+
+
+async def test_the_digest_adds_the_readers_picks_that_the_query_service_ranked(
+    servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
+) -> None:
+    """reader_picks as the query service writes them (services/query/library/recommend.py: store_picks); a pick
+    the follows matched already is not listed twice."""
+    inbox, port = smtp
+    await store.users.insert_one({"_id": "u2", "name": "mei", "email": "mei@example.org"})
+    day_start = datetime(2026, 5, 4, 16, 0, tzinfo=UTC)
+    await store.record(a_match("arxiv:2605.01386", user_id="u2", matched_at=day_start + timedelta(hours=5)))
+    picks = [
+        {"paper_id": "arxiv:2605.01386", "title": "Matched already", "score": 0.93},
+        {"paper_id": "arxiv:2605.00674", "title": "Beyond Benchmarks: MathArena", "score": 0.88},
+        {"paper_id": "arxiv:2605.00631", "title": "Third pick", "score": 0.5},
+    ]
+    await store.reader_picks.replace_one(
+        {"_id": "u2"}, {"user_id": "u2", "computed_at": day_start, "picks": picks}, upsert=True
+    )
+    maker = DigestMaker(store, settings(servers, smtp_host="127.0.0.1", smtp_port=port, digest_picks=2))
+    await maker.run_once(datetime(2026, 5, 6, 1, 0, tzinfo=UTC), days_back=1)
+    digest = await store.digest("u2", "2026-05-05")
+    assert digest is not None
+    assert [p["paper_id"] for p in digest["digest"]["for_you"]] == ["arxiv:2605.00674"]  # top 2, one matched
+    [mail] = inbox.messages
+    html = next(part for part in mail.walk() if part.get_content_type() == "text/html").get_payload(decode=True)
+    assert "为你推荐".encode() in html and b"Beyond Benchmarks: MathArena" in html
+    text = next(part for part in mail.walk() if part.get_content_type() == "text/plain").get_payload(decode=True)
+    assert "为你推荐".encode() in text

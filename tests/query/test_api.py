@@ -154,7 +154,7 @@ def test_follows_need_a_token_and_stay_private(api: tuple[Pipeline, dict[str, st
     assert (
         httpx.delete(pipeline.url("query", f"/api/follows/{follow_id}"), headers=_auth(tokens["bo"])).status_code == 404
     )
-    assert _get(pipeline, "/api/feed", tokens["bo"]) == []
+    assert _get(pipeline, "/api/feed", tokens["bo"]) == {"sort": "newest", "total": 0, "items": [], "next_cursor": None}
 
 
 def test_invalid_expression_is_a_400_naming_the_problem(api: tuple[Pipeline, dict[str, str]]) -> None:
@@ -177,7 +177,7 @@ def test_feed_and_atom_feed_show_matching_papers(api: tuple[Pipeline, dict[str, 
         or "kernel" in " ".join(f"{r.title} {r.abstract}".lower().replace(",", " ").replace(".", " ").split())
     }
     feed = wait_until(
-        lambda: (f := _get(pipeline, "/api/feed", tokens["ana"], limit=200)) and len(f) >= 1 and f,
+        lambda: (f := _get(pipeline, "/api/feed", tokens["ana"], limit=200)["items"]) and len(f) >= 1 and f,
         timeout=60,
         what="matches in the feed",
     )

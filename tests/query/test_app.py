@@ -17,6 +17,9 @@ from services.query.app import create_app
 from services.query.deps import QueryResources
 from services.query.index import PaperIndex
 from services.query.indexer.topic_tags import TopicTagger
+from services.query.library.importing import ImportJobs
+from services.query.library.recommend import ReaderModels
+from services.query.library.store import LibraryStore
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
 from tests.conftest import broker_of, free_port, publisher_of
@@ -44,6 +47,9 @@ async def test_enriched_papers_that_break_the_schema_are_parked_and_not_indexed(
                 TopicTagger(load_catalogue()),
                 publisher_of(broker, topics.FOLLOWS_CHANGED),
                 broker.dead_letters,
+                library := LibraryStore(mongo["unused"]),
+                ImportJobs(mongo["unused"], library, chunk_size=500),
+                ReaderModels(mongo["unused"], settings.model_key, settings.embedding_dimensions, 20, 60),
             )
             provide(in_memory.context, resources)
             await in_memory.publish_batch(b'{"kind": "new"}', b"[1, 2]", topic=topics.PAPERS_ENRICHED)

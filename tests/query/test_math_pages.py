@@ -55,6 +55,7 @@ def test_without_javascript_a_formula_reads_as_the_source_wrote_it(query_url: st
         "/static/katex/katex.min.js",
         "/static/katex/contrib/auto-render.min.js",
         "/static/math.js",
+        "/static/cite.js",  # the 引用 box's format switch and copy
     }
     assert all(s.get("defer") is not None for s in tree.iter("script"))  # the page is read before they run
     for path, kind in [

@@ -251,7 +251,9 @@ def test_feed_page_shows_matches_with_reasons(site: tuple[Pipeline, dict[str, st
     with signed_in(pipeline, tokens["bo"]) as bo:
         assert bo.post("/me/follows", data={"csrf": bo.csrf, "kind": "keyword", "query": "Banach"}).status_code == 303
         feed = wait_until(
-            lambda: (f := api_as(pipeline, tokens["bo"], "/api/feed")) and f, timeout=60, what="a backfilled match"
+            lambda: (f := api_as(pipeline, tokens["bo"], "/api/feed")["items"]) and f,
+            timeout=60,
+            what="a backfilled match",
         )
         tree = doc(bo.get("/me/feed"))
         entries = tree.find_class("entry")

@@ -19,8 +19,11 @@ def day_bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
     return start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC)
 
 
-def build_digest(user_id: str, day: date, matches: list[dict[str, Any]], public_url: str) -> dict[str, Any]:
-    """Group a day's stored matches by topic (a topic follow's name, else the follow's name), papers once each."""
+def build_digest(
+    user_id: str, day: date, matches: list[dict[str, Any]], public_url: str, picks: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Group a day's stored matches by topic (a topic follow's name, else the follow's name), papers once each; and
+    the reader's 为你推荐 picks (the query service ranks them by the reader's model), those matched left out."""
     groups: dict[str, dict[str, Any]] = {}
     for match in matches:
         title = match.get("follow_name") or match.get("topic_id") or match["follow_id"]
@@ -45,12 +48,16 @@ def build_digest(user_id: str, day: date, matches: list[dict[str, Any]], public_
         for g in sorted(groups.values(), key=lambda g: g["title"].casefold())
     ]
     total = len({m["paper_id"] for m in matches})
+    matched = {m["paper_id"] for m in matches}
+    site = public_url.rstrip("/")
+    for_you = [{**p, "url": f"{site}/papers/{p['paper_id']}"} for p in picks or [] if p["paper_id"] not in matched]
     return {
         "user_id": user_id,
         "day": day.isoformat(),
         "subject": f"PaperTrail digest {day.isoformat()}: {total} paper{'s' if total != 1 else ''}",
         "papers": total,
         "topics": topics,
+        "for_you": for_you,
     }
 
 
@@ -66,5 +73,9 @@ def digest_text(digest: dict[str, Any]) -> str:
         for paper in topic["papers"]:
             lines.append(f"- {paper['title']} — {paper['url']}")
             lines.extend(f"    {r}" for r in paper["reasons"])
+        lines.append("")
+    if digest.get("for_you"):
+        lines.append(f"## 为你推荐 / For you ({len(digest['for_you'])})")
+        lines.extend(f"- {p['title']} — {p['url']}" for p in digest["for_you"])
         lines.append("")
     return "\n".join(lines)

@@ -41,7 +41,8 @@ class DigestMaker:
                 by_user.setdefault(match["user_id"], []).append(match)
             for user_id, matches in by_user.items():
                 if await self.store.digest(user_id, day.isoformat()) is None:
-                    content = build_digest(user_id, day, matches, self.settings.public_url)
+                    picks = (await self.store.picks_of(user_id))[: self.settings.digest_picks]
+                    content = build_digest(user_id, day, matches, self.settings.public_url, picks)
                     await self.store.save_digest(user_id, day.isoformat(), content, render_html(content), now)
                     DIGESTS.labels("stored").inc()
                     done.append(f"{user_id}:{day.isoformat()}")

@@ -166,6 +166,24 @@ async def delete_follow(store: QueryStore, announce: Announce, user_id: str, fol
     )
 
 
+async def matched_page(
+    store: QueryStore,
+    index: PaperIndex,
+    user_id: str,
+    follow_id: str | None,
+    after: tuple[datetime, str] | None,
+    limit: int,
+) -> tuple[list[dict[str, Any]], int, tuple[datetime, str] | None]:
+    """One page of the user's matches, newest first, each with its paper's search document; the total; where the
+    next page starts (None on the last)."""
+    matches, total = await store.matches_page(user_id, follow_id, after, limit + 1)
+    page = matches[:limit]
+    papers = await index.by_ids(list(dict.fromkeys(m["paper_id"] for m in page)))
+    following = (page[-1]["matched_at"], str(page[-1]["_id"])) if len(matches) > limit else None
+    items = [{**{k: v for k, v in m.items() if k != "_id"}, "paper": papers.get(m["paper_id"])} for m in page]
+    return items, total, following
+
+
 async def matched_papers(
     store: QueryStore, index: PaperIndex, user_id: str, follow_id: str | None, limit: int
 ) -> list[dict[str, Any]]:

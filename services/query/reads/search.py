@@ -62,6 +62,8 @@ def _written_time(value: Any) -> Any:
 
 # a day, or a moment with its offset: a time without one would be read in the server's zone
 SearchTime = Annotated[AwareDatetime | date, BeforeValidator(_written_time)]
+# a moment with its offset, written as RFC 3339 (the feed's and the library's `since`)
+Moment = Annotated[AwareDatetime, BeforeValidator(_written_time)]
 Categories = Annotated[
     list[Annotated[str, Field(pattern=CATEGORY_PATTERN)]], Field(description="categories (any of), e.g. cs.CL")
 ]

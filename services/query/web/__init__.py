@@ -4,7 +4,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from services.query.web import account, account_pages, corrections, pages
+from services.query.web import account, account_pages, corrections, library, pages
 from services.query.web.i18n import Translator
 from services.query.web.render import HERE, KATEX_DIR, FormNotFromThisSite, error_page, language, templates
 
@@ -13,11 +13,14 @@ def mount_web(app: FastAPI) -> bool:
     """Add the pages and their static files to the query service's app; whether KaTeX is there to render
     formulas (without it the pages show formulas as their source, as they do without JavaScript)."""
     app.include_router(corrections.router)  # first: /papers/{id}/correct must not be read as a paper id
+    app.include_router(library.router)
     app.include_router(pages.router)
     app.include_router(account.router)
     app.include_router(account_pages.router)
     app.add_exception_handler(FormNotFromThisSite, form_not_from_this_site)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    # the CSRF field every state-changing form carries (the name web accounts check); empty until they set one
+    templates.env.globals.setdefault("csrf", "")
     templates.env.globals["math_rendering"] = (KATEX_DIR / "katex.min.js").is_file()
     return bool(templates.env.globals["math_rendering"])
 

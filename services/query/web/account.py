@@ -17,6 +17,8 @@ from papertrail.similarity import DEFAULT_THRESHOLD
 from services.query.accounts import follows as accounts
 from services.query.accounts.users import BadAccountInput, normalised_email, signed_in
 from services.query.deps import SESSION_COOKIE, PaperIndexDep, StoreDep, resources_of
+from services.query.library.feed import FeedSort, feed_page
+from services.query.library.recommend import BadFeedCursor
 from services.query.web.i18n import Translator
 from services.query.web.render import (
     check_csrf,
@@ -33,6 +35,7 @@ from services.query.write_limits import WriteLimit
 router = APIRouter(include_in_schema=False)
 FOLLOW_ID = re.compile(r"^[0-9a-f]{32}$")
 MAX_FORM_BYTES = 16_384
+FEED_PAGE = 50
 
 
 async def form_fields(request: Request) -> dict[str, str]:
@@ -193,10 +196,23 @@ async def remove_follow(follow_id: str, request: Request, store: StoreDep) -> Re
 
 
 @router.get("/me/feed", response_class=HTMLResponse)
-async def show_feed(request: Request, store: StoreDep, index: PaperIndexDep) -> HTMLResponse:
-    """Papers matching your follows, newest match first, with why each matched."""
+async def show_feed(
+    request: Request, store: StoreDep, index: PaperIndexDep, sort: str = "newest", cursor: str | None = None
+) -> HTMLResponse:
+    """Papers matching your follows, newest match first, with why each matched; or 为你推荐 (?sort=relevance):
+    recent papers ranked by what you saved and dismissed, each with the saved paper it is closest to."""
     user = await signed_in_user(request)
     if user is None:
         return login_required(request)
-    feed = await accounts.matched_papers(store, index, user["_id"], follow_id=None, limit=100)
-    return render(request, "feed.html", user=user, feed=feed)
+    resources = resources_of(request)
+    chosen: FeedSort = "relevance" if sort == "relevance" else "newest"
+    try:
+        page = await feed_page(
+            store, index, resources.reader_models, user["_id"], sort=chosen, since=None,
+            window_days=resources.settings.feed_window_days, follow_id=None, cursor=cursor, limit=FEED_PAGE,
+        )  # fmt: skip
+    except BadFeedCursor:
+        return error_page(request, 422, Translator(language(request))("not_found"), user)
+    marks = await resources.library.marks(user["_id"], [item["paper_id"] for item in page["items"]])
+    more = f"/me/feed?{urlencode({'sort': chosen, 'cursor': page['next_cursor']})}" if page["next_cursor"] else None
+    return render(request, "feed.html", user=user, feed=page["items"], page=page, chosen=chosen, more=more, marks=marks)

@@ -9,6 +9,8 @@ from fastapi.responses import HTMLResponse, Response
 from papertrail.follows.catalogue import load_catalogue
 from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
 from services.query.index import NoVectors
+from services.query.library.citations import FORMATS, export
+from services.query.library.store import citable
 from services.query.reads.overview import overview, source_details
 from services.query.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
 from services.query.reads.search import AUTHOR_KEY_PATTERN, TOPIC_ID_PATTERN, SimilarSearch
@@ -16,6 +18,7 @@ from services.query.reads.topics import NoSuchTopic, topic_papers
 from services.query.web import format as fmt
 from services.query.web.browse import SORTS, api_query_to_page, parse_browse
 from services.query.web.i18n import Translator
+from services.query.web.library import marks_of
 from services.query.web.render import (
     error_page,
     held_paper_or_error_page,
@@ -43,8 +46,10 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
         problem = str(error)
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
              if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
+    user = await signed_in_user(request)
+    marks = await marks_of(request, user, [hit["paper_id"] for hit in results["hits"]])
     return render(
-        request, "home.html", 422 if problem else 200, user=await signed_in_user(request),
+        request, "home.html", 422 if problem else 200, user=user, marks=marks,
         overview=window, links=links, browse=browse, sorts=SORTS, results=results, problem=problem,
         pages=fmt.page_numbers(browse.page, results["total"], browse.size),
     )  # fmt: skip
@@ -62,6 +67,9 @@ async def show_paper(
         return paper
     if paper["_id"] != paper_id:
         return moved_permanently(request, paper_url(paper["_id"]))
+    cite_format = request.query_params.get("cite")
+    cite_format = cite_format if cite_format in FORMATS else "bibtex"
+    citation = export([citable(paper)], cite_format)  # type: ignore[arg-type]
     detail = await paper_detail(paper, index, store)
     topics = {topic.id: topic for topic in load_catalogue()}
     names = fmt.subtopic_names(list(topics.values()))
@@ -71,7 +79,12 @@ async def show_paper(
     ]
     reported = request.query_params.get("reported") == "1"  # back from the 纠错 form: thank the reader
     similar = await similar_papers(index, store, paper_id, SimilarSearch(), settings.model_key)
-    return render(request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported, similar=similar)
+    marks = await marks_of(request, user, [paper_id])
+    return render(
+        request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported, marks=marks,
+        citation=citation, cite_format=cite_format, cite_formats=FORMATS, cite_open="cite" in request.query_params,
+        similar=similar,
+    )  # fmt: skip
 
 
 @router.get("/topics", response_class=HTMLResponse)
@@ -95,8 +108,9 @@ async def show_topic(topic_id: str, request: Request, index: PaperIndexDep, page
     names = fmt.subtopic_names(load_catalogue())
     for hit in listing["hits"]:
         hit["reasons"] = fmt.with_zh_subtopics(topic_id, hit["reasons"], names)
+    marks = await marks_of(request, user, [hit["paper_id"] for hit in listing["hits"]])
     return render(
-        request, "topic.html", user=user, listing=listing, page=page,
+        request, "topic.html", user=user, listing=listing, page=page, marks=marks,
         pages=fmt.page_numbers(page, listing["total"], PAGE_SIZE),
     )  # fmt: skip
 

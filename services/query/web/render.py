@@ -62,8 +62,12 @@ async def check_csrf(request: Request) -> None:
     """The dependency of every POST of the pages: FormNotFromThisSite unless the form's CSRF token is the cookie's
     (compared in constant time)."""
     cookie = request.cookies.get(CSRF_COOKIE, "")
-    fields = parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True)
-    sent = next((value for name, value in reversed(fields) if name == CSRF_FIELD), "")
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):  # a file upload, or FormData
+        sent = (await request.form()).get(CSRF_FIELD, "")  # parsed once: the route reads the same form
+        sent = sent if isinstance(sent, str) else ""
+    else:
+        fields = parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True)
+        sent = next((value for name, value in reversed(fields) if name == CSRF_FIELD), "")
     if not cookie or not secrets.compare_digest(sent.encode(), cookie.encode()):
         raise FormNotFromThisSite
 

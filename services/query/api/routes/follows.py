@@ -10,7 +10,17 @@ from papertrail.follows.checks import FollowRuleError
 from services.query.accounts import follows as accounts
 from services.query.accounts.follows import FollowCreate, FollowOut, NoSuchFollow
 from services.query.api.problems import problem_responses
-from services.query.deps import CurrentUser, FollowAnnouncerDep, PaperIndexDep, StoreDep
+from services.query.deps import (
+    CurrentUser,
+    FollowAnnouncerDep,
+    PaperIndexDep,
+    ReaderModelsDep,
+    SettingsDep,
+    StoreDep,
+)
+from services.query.library.feed import FeedSort, feed_page
+from services.query.library.recommend import BadFeedCursor
+from services.query.reads.search import Moment
 from services.query.write_limits import WriteLimit
 
 # every route here is the signed-in user's: 401 without a valid token
@@ -95,23 +105,47 @@ async def delete_follow(follow_id: FollowId, user: CurrentUser, store: StoreDep,
 
 class FeedItem(BaseModel):
     paper_id: str
-    follow_id: str
-    follow_kind: str
-    matched_at: datetime
-    reasons: list[dict[str, Any]]
-    paper: dict[str, Any] | None = Field(None, description="the paper's search document")
+    follow_id: str | None = Field(None, description="the follow it matched (newest)")
+    follow_kind: str | None = None
+    matched_at: datetime | None = None
+    reasons: list[dict[str, Any]] = Field(default_factory=list, description="why it matched (newest)")
+    score: float | None = Field(None, description="how much it is for you, 0..1 (relevance)")
+    reason: str | None = Field(None, description="why it ranks so: the saved paper it is closest to (relevance)")
+    closest_saved: dict[str, Any] | None = Field(None, description="that saved paper: paper_id, title (relevance)")
+    paper: dict[str, Any] | None = Field(None, description="the paper")
 
 
-@router.get("/feed", response_model=list[FeedItem], responses=problem_responses(422))
+class FeedPage(BaseModel):
+    sort: str = Field(description="the feed that answered: relevance needs a model, trained from your feedback")
+    total: int = Field(description="papers in the feed, on every page")
+    items: list[FeedItem]
+    next_cursor: str | None = Field(None, description="pass as `cursor` for the next page; absent on the last")
+
+
+@router.get("/feed", response_model=FeedPage, responses=problem_responses(422))
 async def read_feed(
     user: CurrentUser,
     store: StoreDep,
     index: PaperIndexDep,
+    models: ReaderModelsDep,
+    settings: SettingsDep,
+    sort: Annotated[FeedSort, Query(description="newest matches of your follows, or 为你推荐 ranked")] = "newest",
+    since: Annotated[Moment | None, Query(description="relevance: papers changed since (default: a week)")] = None,
     follow_id: Annotated[str | None, Query(pattern=FOLLOW_ID_PATTERN, description="only this follow's")] = None,
+    cursor: Annotated[str | None, Query(max_length=400)] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-) -> list[dict[str, Any]]:
-    """Papers matching your follows, newest match first, each with why it matched."""
-    return await accounts.matched_papers(store, index, user["_id"], follow_id, limit)
+) -> dict[str, Any]:
+    """Your feed, a page at a time with the total: papers matching your follows, newest match first, each with why
+    it matched; or (`sort=relevance`) recent papers ranked by a model of what you saved and dismissed, each with
+    its score and the saved paper it is closest to. Until you have saved a paper (and the model is trained, in the
+    background), relevance answers with the follows-based feed (`sort` says which answered)."""
+    try:
+        return await feed_page(
+            store, index, models, user["_id"], sort=sort, since=since, window_days=settings.feed_window_days,
+            follow_id=follow_id, cursor=cursor, limit=limit,
+        )  # fmt: skip
+    except BadFeedCursor as error:
+        raise HTTPException(422, str(error)) from error
 
 
 class WebhookSet(BaseModel):
