@@ -80,7 +80,7 @@ def _made(response: httpx.Response) -> dict[str, Any]:
 
 
 def _feed(pipeline: Pipeline, token: str) -> list[dict[str, Any]]:
-    feed: list[dict[str, Any]] = _get(pipeline, "/api/feed", token, limit=200)
+    feed: list[dict[str, Any]] = _get(pipeline, "/api/feed", token, limit=200)["items"]
     return feed
 
 
