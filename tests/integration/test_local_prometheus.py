@@ -86,6 +86,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
                 raise AssertionError(f"{error}; targets: {seen}") from error
             _drive(pipeline)
             wait_until(lambda: _harvested_while_scraped(prometheus), timeout=60, what="a harvest run while scraped")
+            # the readers' requests come last: a rate needs two scrapes of their series before the run's window ends
+            wait_until(lambda: _rate_of_answers(prometheus), timeout=30, what="two scrapes of the API's 404s")
             finished = time.time()
             wait_until(lambda: _scraped_since(prometheus, finished + 2), timeout=30, what="scrapes after the run")
             yield Run(settings, prometheus, pipeline, started, time.time())
@@ -101,6 +103,11 @@ def _all_up(prometheus: str) -> bool:
 def _harvested_while_scraped(prometheus: str) -> bool:
     runs = prometheus_api(prometheus, "query", query="sum(increase(papertrail_harvest_runs_total[5m])) > 0")
     return bool(runs["result"])
+
+
+def _rate_of_answers(prometheus: str) -> bool:
+    query = 'rate(papertrail_http_requests_total{service="query", status="404"}[1m])'
+    return bool(prometheus_api(prometheus, "query", query=query)["result"])
 
 
 def _scraped_since(prometheus: str, moment: float) -> bool:
