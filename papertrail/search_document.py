@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
+
 from schemas.events import PaperEnriched
 
 SEARCHABLE = ["title", "title_zh", "abstract", "tldr_zh", "authors", "institutions", "keywords"]
@@ -38,9 +40,9 @@ SortKey = Literal["updated", "ingested", "published"]
 SORT_FIELDS: dict[str, str] = {"updated": "updated_ts", "ingested": "ingested_ts", "published": "published_ts"}
 
 
-def with_vector(document: dict[str, Any], vector: Sequence[float] | None) -> dict[str, Any]:
+def with_vector(document: dict[str, Any], vector: np.ndarray | None) -> dict[str, Any]:
     """The document with the paper's vector, or with none (null: Meilisearch drops a vector it held)."""
-    return document | {"_vectors": {EMBEDDER: list(vector) if vector is not None else None}}
+    return document | {"_vectors": {EMBEDDER: vector.tolist() if vector is not None else None}}
 
 
 def document_id(paper_id: str) -> str:

@@ -10,12 +10,15 @@ import contextlib
 import hashlib
 import secrets
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
+import numpy as np
 from bson import ObjectId
 from pymongo import DESCENDING, ReturnDocument
+from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.collation import Collation
 from pymongo.errors import DuplicateKeyError
@@ -52,6 +55,18 @@ LAST_USED_EVERY = timedelta(minutes=1)  # a token's last use is written at most 
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+async def paper_vectors_of(
+    paper_vectors: AsyncCollection[dict[str, Any]], paper_ids: Sequence[str], model_key: str
+) -> dict[str, np.ndarray]:
+    """Of these papers, the vectors the summarizer stored for this model (`paper_vectors`, read only here): one
+    read for the indexer, the retag and the reader models alike."""
+    if not paper_ids:
+        return {}
+    found = paper_vectors.find({"_id": {"$in": list(dict.fromkeys(paper_ids))}}, PAPER_VECTORS_PROJECTION)
+    vectors = {doc["_id"]: vector_of(doc, model_key) async for doc in found}
+    return {paper_id: vector for paper_id, vector in vectors.items() if vector is not None}
 
 
 class QueryStore:
@@ -275,15 +290,9 @@ class QueryStore:
         await self.index_state.update_one({"_id": index_name}, {"$set": {"vectors_model": model_key}}, upsert=True)
 
     # paper vectors (the summarizer's) ---------------------------------------------------------------------
-    async def vectors_of(self, paper_ids: list[str], model_key: str) -> dict[str, list[float]]:
+    async def vectors_of(self, paper_ids: Sequence[str], model_key: str) -> dict[str, np.ndarray]:
         """The papers' vectors of this model, by paper id; papers without one are left out."""
-        if not paper_ids:
-            return {}
-        found: dict[str, list[float]] = {}
-        async for doc in self.paper_vectors.find({"_id": {"$in": paper_ids}}, PAPER_VECTORS_PROJECTION):
-            if (vector := vector_of(doc, model_key)) is not None:
-                found[doc["_id"]] = vector.tolist()
-        return found
+        return await paper_vectors_of(self.paper_vectors, paper_ids, model_key)
 
     async def vector_state(self, paper_id: str, model_key: str) -> str:
         """embedded or failed when the summarizer settled the paper's vector for this model; else pending."""
@@ -320,7 +329,7 @@ class QueryStore:
         matcher reads the vectors of its own model, and a new model re-embeds every paper in the background)."""
         if not paper_ids:
             return set()
-        found = self.db[PAPER_VECTORS.name].find({"_id": {"$in": paper_ids}, "state": "embedded"}, {"_id": 1})
+        found = self.paper_vectors.find({"_id": {"$in": paper_ids}, "state": "embedded"}, {"_id": 1})
         return {doc["_id"] async for doc in found}
 
     async def delete_follow(self, user_id: str, follow_id: str) -> bool:

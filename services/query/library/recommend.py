@@ -23,10 +23,11 @@ from pymongo import DESCENDING
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import FEEDBACK, PAPER_VECTORS, PAPERS, READER_MODELS, READER_PICKS
-from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
+from papertrail.paper_vectors import vector_of
 from services.query.library import ranking
 from services.query.library.ranking import ReaderModel
 from services.query.library.shelf import paper_card
+from services.query.store import paper_vectors_of
 
 log = logging.getLogger("papertrail.query.recommend")
 MODEL_FIELDS = ("weights", "intercept", "model_key", "examples")  # ReaderModel.to_document
@@ -158,9 +159,8 @@ class ReaderModels:
         return window
 
     async def vectors_of(self, paper_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        found = self.vectors.find({"_id": {"$in": list(dict.fromkeys(paper_ids))}}, PAPER_VECTORS_PROJECTION)
-        vectors = {doc["_id"]: vector_of(doc, self.model_key) async for doc in found}
-        return {k: v for k, v in vectors.items() if v is not None and v.shape == (self.dimensions,)}
+        vectors = await paper_vectors_of(self.vectors, paper_ids, self.model_key)
+        return {k: v for k, v in vectors.items() if v.shape == (self.dimensions,)}
 
     async def retrain_stale(self) -> int:
         """Train every reader due; how many."""
