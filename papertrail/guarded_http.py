@@ -15,6 +15,7 @@ from papertrail.outbound import IPAddress, OutboundPolicy, read_address
 
 # a host name and port → the addresses to try; the default asks the system resolver (tests inject their own)
 Resolver = Callable[[str, int], Awaitable[list[IPAddress]]]
+LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
 
 
 async def system_resolver(host: str, port: int) -> list[IPAddress]:
@@ -39,7 +40,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         self,
         host: str,
         port: int,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
@@ -52,7 +53,10 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         return await self.inner.connect_tcp(str(address), port, timeout, local_address, socket_options)
 
     async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
+        socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         raise httpcore.ConnectError("no Unix sockets on a user's behalf")
 
@@ -69,7 +73,7 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
         policy: OutboundPolicy,
         resolver: Resolver = system_resolver,
         *,
-        limits: httpx.Limits = httpx.Limits(max_connections=100, max_keepalive_connections=20),
+        limits: httpx.Limits = LIMITS,
     ) -> None:
         super().__init__(trust_env=False, limits=limits)
         self.policy = policy

@@ -207,6 +207,14 @@ class OutboundPolicy:
         return addresses[0]
 
 
+def url_host(url: str) -> str:
+    """The host a URL names, as the rules read it (lower case, no brackets, no final dot; "" when it has none)."""
+    try:
+        return (urlsplit(url.strip()).hostname or "").rstrip(".")
+    except ValueError:
+        return ""
+
+
 def _is_literal(host: str) -> bool:
     """An address written the standard way (127.0.0.1, ::ffff:127.0.0.1): it needs no reading in brackets."""
     try:
