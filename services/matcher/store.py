@@ -245,6 +245,12 @@ class MatchStore:
             return True
         return False
 
+    async def endpoint_enabled(self, user_id: str, host: str) -> None:
+        await self.endpoints.update_one(
+            {"_id": endpoint_id(user_id, host)},
+            {"$set": {"disabled": False, "consecutive_failures": 0}, "$unset": {"disabled_reason": ""}},
+        )
+
     async def queue_deliveries(self, deliveries: list[dict[str, Any]]) -> int:
         """Queue deliveries (each `_id` its delivery id): one already queued or done is left as it is, so a
         redelivered match is not sent twice. How many are new."""

@@ -339,9 +339,11 @@ class QueryStore:
 
     # the user's webhook and e-mail (stored on the user; the matcher delivers, logs and may disable) -------
     async def set_webhook(self, user_id: str, url: str | None) -> str | None:
-        """Set (or with None remove) the user's webhook; return the new signing secret."""
+        """Set (or with None remove) the user's webhook; return the new signing secret. The time it was set lets the
+        matcher re-enable the user's webhooks on its host if they were disabled before."""
         secret = secrets.token_hex(32) if url else None
-        await self.users.update_one({"_id": user_id}, {"$set": {"webhook_url": url, "webhook_secret": secret}})
+        changes = {"webhook_url": url, "webhook_secret": secret, "webhook_set_at": datetime.now(UTC)}
+        await self.users.update_one({"_id": user_id}, {"$set": changes})
         return secret
 
     async def set_email(self, user_id: str, email: str | None) -> None:

@@ -230,6 +230,24 @@ async def test_failures_are_counted_per_host_so_a_new_url_there_does_not_start_a
     assert outcomes[2]["error"] == endpoint["disabled_reason"]
 
 
+async def test_setting_the_webhook_again_re_enables_its_host(servers: Servers, store: MatchStore) -> None:
+    config = settings(servers, webhook_max_attempts=1, webhook_disable_after=1)
+    async with Webhooks(store, config) as webhooks:
+        with Receiver([500, 200]) as receiver:
+            first, second, third = (a_match(f"arxiv:2605.0000{n}") for n in range(3))
+            await webhooks.queue(first, receiver.url)
+            assert (await webhooks.closed(first, receiver.url))["disabled_endpoint"] is True
+            await webhooks.queue(second, receiver.url)
+            assert (await webhooks.closed(second, receiver.url))["outcome"] == "skipped_disabled"
+            # PUT /api/me/webhook, as the query service writes it (services/query/store.py: set_webhook)
+            changes = {"webhook_url": receiver.url, "webhook_secret": SECRET, "webhook_set_at": datetime.now(UTC)}
+            await store.users.update_one({"_id": "u1"}, {"$set": changes}, upsert=True)
+            await webhooks.queue(third, receiver.url)
+            assert (await webhooks.closed(third, receiver.url))["outcome"] == "delivered"
+    endpoint = await store.endpoint("u1", "127.0.0.1")
+    assert endpoint["disabled"] is False and endpoint["consecutive_failures"] == 0
+
+
 async def test_the_log_names_no_transport_error_only_status_codes(servers: Servers, store: MatchStore) -> None:
     """A closed port reads as "no answer", as a timeout would: the log is no port scanner."""
     closed_port = f"http://127.0.0.1:{free_port()}/hook"

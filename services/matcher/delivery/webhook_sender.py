@@ -84,7 +84,7 @@ class WebhookSender:
         ident, user_id, host = delivery["_id"], delivery["user_id"], delivery["host"]
         endpoint = await self.store.endpoint(user_id, host)
         now = datetime.now(UTC)
-        if endpoint.get("disabled"):
+        if endpoint.get("disabled") and not await self._set_again(user_id, host, endpoint):
             await self.store.delivery_closed(
                 ident, {"outcome": "skipped_disabled", "error": endpoint.get("disabled_reason"), "closed_at": now}
             )
@@ -110,6 +110,19 @@ class WebhookSender:
             )
         await self.store.delivery_tried(ident, attempt, changes)
         return self._counted(fate.outcome)
+
+    async def _set_again(self, user_id: str, host: str, endpoint: dict[str, Any]) -> bool:
+        """Re-enable the user's webhooks on the host if they set their webhook (PUT /api/me/webhook) to a URL there
+        since it was disabled: their word that the receiver works again. A new follow's URL is not (that was the
+        way round the count)."""
+        user = await self.store.user(user_id) or {}
+        set_at, disabled_at = user.get("webhook_set_at"), endpoint.get("disabled_at")
+        if set_at is None or disabled_at is None or set_at <= disabled_at:
+            return False
+        if url_host(str(user.get("webhook_url") or "")) != host:
+            return False
+        await self.store.endpoint_enabled(user_id, host)
+        return True
 
     async def _post(self, delivery: dict[str, Any]) -> tuple[int | None, bool]:
         """The status the receiver answered (None: none), and whether the outbound policy stopped the request."""
