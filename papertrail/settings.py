@@ -8,6 +8,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AfterValidator, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from papertrail.outbound import OutboundPolicy
+
 
 def _iana_zone(value: str) -> str:
     try:
@@ -142,3 +144,25 @@ class PaperIndexSettings(InfraSettings):
         pattern=r"^[A-Za-z0-9_-]+$",
         description="Meilisearch index of papers (the query service writes it, the matcher's backfill searches it)",
     )
+
+
+class WebhookPolicySettings(BaseSettings):
+    """The one setting of what webhooks may reach, in the settings of the service that takes webhook URLs (query:
+    refused when written) and of the one that delivers them (matcher: refused when connecting), so both agree."""
+
+    webhook_allowed_hosts: str = Field(
+        "",
+        description="comma-separated host names, addresses and networks (CIDR) webhooks may reach although they are "
+        "internal (loopback, private, link-local ...: refused otherwise), for on-premises receivers, e.g. "
+        "hooks.lab.internal,10.20.0.0/16; a name is allowed whatever it resolves to; empty: only public addresses",
+    )
+
+    @field_validator("webhook_allowed_hosts")
+    @classmethod
+    def _allowed_entries(cls, value: str) -> str:
+        OutboundPolicy.from_setting(value)  # ValueError names the bad entry
+        return value
+
+    @property
+    def webhook_policy(self) -> OutboundPolicy:
+        return OutboundPolicy.from_setting(self.webhook_allowed_hosts)

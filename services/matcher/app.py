@@ -19,13 +19,15 @@ from faststream.kafka.annotations import KafkaMessage
 from papertrail.embedding import open_embedder
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.rules import FollowIndex, PaperText, follow_matched, topics_by_id
+from papertrail.guarded_http import GuardedTransport
 from papertrail.kafka import DeadLetterPolicy, batch_options, consumer_options, make_broker, publish_confirmed
 from papertrail.service import Clients, service_app
 from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
 from schemas.unchecked import cycles_unchecked
 from services.matcher.delivery.digest_mailer import DigestMaker, run_digests
-from services.matcher.delivery.webhook_sender import WebhookSender, webhook_target
+from services.matcher.delivery.dispatcher import WebhookDispatcher
+from services.matcher.delivery.webhook_sender import WebhookSender, queued_delivery, webhook_target
 from services.matcher.matching.backfill import Backfiller
 from services.matcher.matching.recorder import BackfillRunner, MatchRecorder
 from services.matcher.matching.similar import SimilarFollows
@@ -48,7 +50,7 @@ class MatcherResources:
     similar: SimilarFollows
     recorder: MatchRecorder
     backfills: BackfillRunner
-    webhooks: WebhookSender
+    webhooks: WebhookDispatcher
     dead_letters: DeadLetterPolicy
 
 
@@ -141,8 +143,9 @@ async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> Non
 
 
 async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
-    """POST each match of a batch to the follow's or the user's webhook, if there is one, in order; the owners of
-    follows without their own webhook are read in one query per batch."""
+    """Queue each match of a batch for the follow's or the user's webhook, if there is one (the dispatcher POSTs
+    them, concurrently); the owners of follows without their own webhook are read in one query per batch. Offsets
+    are committed once the batch is queued, and a match queued before is not queued again."""
     valid = await resources.dead_letters.keep_valid(message.raw_message, FollowMatched)  # type: ignore[arg-type]
     wanted: list[tuple[FollowMatched, Follow]] = []
     for _, event in valid:
@@ -150,10 +153,14 @@ async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: 
         if compiled is not None:  # None: unfollowed since
             wanted.append((event, compiled.follow))
     owners = await resources.store.users_by_id(sorted({e.user_id for e, follow in wanted if not follow.webhook_url}))
-    for event, follow in wanted:
-        target = webhook_target(follow, owners.get(event.user_id))
-        if target is not None:
-            await resources.webhooks.deliver(event, target)
+    now = datetime.now(UTC)
+    queued = [
+        queued_delivery(event, target, now)
+        for event, follow in wanted
+        if (target := webhook_target(follow, owners.get(event.user_id))) is not None
+    ]
+    if await resources.store.queue_deliveries(queued):
+        resources.webhooks.poke()
 
 
 def create_app(settings: MatcherSettings) -> AsgiFastStream:
@@ -196,12 +203,16 @@ def create_app(settings: MatcherSettings) -> AsgiFastStream:
         digests = None
         if settings.digest_enabled:
             digests = asyncio.create_task(run_digests(DigestMaker(store, settings), settings.digest_check_interval_s))
-        http = httpx.AsyncClient(follow_redirects=False)
+        # every webhook goes through the outbound policy, checked again when connecting (papertrail/guarded_http.py)
+        http = httpx.AsyncClient(transport=GuardedTransport(settings.webhook_policy), follow_redirects=False)
+        webhooks = WebhookDispatcher(store, WebhookSender(store, http, settings), settings)
+        dispatching = asyncio.create_task(webhooks.run())
         try:
-            yield MatcherResources(
-                store, index, similar, recorder, backfills, WebhookSender(store, http, settings), broker.dead_letters
-            )
+            yield MatcherResources(store, index, similar, recorder, backfills, webhooks, broker.dead_letters)
         finally:
+            dispatching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await dispatching
             if digests is not None:
                 digests.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

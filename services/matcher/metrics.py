@@ -22,7 +22,7 @@ MATCH_LAG_SECONDS = Histogram(
 )
 WEBHOOK_DELIVERIES = Counter(
     "papertrail_matcher_webhook_deliveries_total",
-    "Webhook deliveries by outcome: delivered, failed, skipped_disabled, duplicate.",
+    "Webhook tries by outcome: delivered, retry (due again later), failed, skipped_disabled (the host disabled).",
     ["outcome"],
 )
 FOLLOWS = Gauge("papertrail_matcher_follows", "Active follows in the matcher's index, by kind.", ["kind"])

@@ -5,10 +5,10 @@ from pydantic import Field
 
 from papertrail.embedding import EmbeddingSettings
 from papertrail.mail import SmtpSettings
-from papertrail.settings import PaperIndexSettings, TimeZoneName
+from papertrail.settings import PaperIndexSettings, TimeZoneName, WebhookPolicySettings
 
 
-class MatcherSettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings):
+class MatcherSettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, WebhookPolicySettings):
     http_port: int = Field(8004, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
     match_batch_size: int = Field(500, ge=1, le=10000, description="papers matched and recorded together")
     match_batch_wait_ms: int = Field(100, ge=1, description="longest wait to fill a batch of papers")
@@ -30,11 +30,32 @@ class MatcherSettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings):
         description="waits before retrying a failed backfill (the index not ready yet, Meilisearch down), "
         "one per retry; then it is retried only when the matcher starts again",
     )
-    webhook_max_attempts: int = Field(4, ge=1, le=20, description="tries per webhook delivery")
+    webhook_max_attempts: int = Field(
+        4, ge=1, le=20, description="tries per webhook delivery (each a turn in the delivery queue, not a wait)"
+    )
     webhook_backoff_s: float = Field(1.0, ge=0, description="first wait between webhook tries; doubles each try")
     webhook_backoff_max_s: float = Field(60.0, ge=0, description="longest wait between webhook tries")
     webhook_timeout_s: float = Field(10.0, gt=0, description="timeout of one webhook request")
-    webhook_disable_after: int = Field(5, ge=1, description="consecutive failed deliveries that disable a webhook")
+    webhook_disable_after: int = Field(
+        5,
+        ge=1,
+        description="consecutive failed deliveries to one host that disable a user's webhooks on that host (whatever "
+        "their URLs)",
+    )
+    webhook_concurrency: int = Field(32, ge=1, le=1000, description="webhook tries running at once, per matcher")
+    webhook_per_host: int = Field(
+        2,
+        ge=1,
+        le=100,
+        description="webhook tries running at once to one receiving host, per matcher: a slow receiver holds up "
+        "only its own deliveries",
+    )
+    webhook_poll_s: float = Field(
+        1.0,
+        gt=0,
+        le=60,
+        description="how often the delivery queue is read when nothing wakes it (deliveries other replicas queued)",
+    )
     digest_enabled: bool = Field(True, description="build a daily digest per user")
     digest_check_interval_s: float = Field(900, gt=0, description="how often to look for days to digest")
     digest_picks: int = Field(

@@ -39,8 +39,10 @@ def _match_key(match: FollowMatched) -> dict[str, str]:
     return {"user_id": match.user_id, "follow_id": match.follow_id, "paper_id": match.paper_id}
 
 
-def endpoint_id(user_id: str, url: str) -> str:
-    return hashlib.sha256(f"{user_id}\n{url}".encode()).hexdigest()[:32]
+def endpoint_id(user_id: str, host: str) -> str:
+    """A user's webhooks on one receiving host: failures are counted, and webhooks disabled, per host, so a new URL
+    on the same host starts no new count."""
+    return hashlib.sha256(f"{user_id}\n{host}".encode()).hexdigest()[:32]
 
 
 class MatchStore:
@@ -63,6 +65,10 @@ class MatchStore:
         await self.matches.create_index([("matched_at", -1)])
         await self.deliveries.create_index([("user_id", 1), ("created_at", -1)])
         await self.deliveries.create_index("delivery_id")
+        # the queue: pending deliveries by when they are due
+        await self.deliveries.create_index(
+            [("outcome", 1), ("due_at", 1)], partialFilterExpression={"outcome": "pending"}, name="pending_by_due"
+        )
         await self.digests.create_index([("user_id", 1), ("day", -1)])
 
     # follows and users (read only) ----------------------------------------------------------------------
@@ -206,25 +212,26 @@ class MatchStore:
             {"$set": {"state": "done", "finished_at": now, "papers_checked": papers, "matches": matches}},
         )
 
-    # webhooks -------------------------------------------------------------------------------------------
-    async def endpoint(self, user_id: str, url: str) -> dict[str, Any]:
-        doc = await self.endpoints.find_one({"_id": endpoint_id(user_id, url)})
-        return doc or {"_id": endpoint_id(user_id, url), "consecutive_failures": 0, "disabled": False}
+    # webhooks: endpoints (per user and receiving host) and deliveries (the log, and the queue of those pending) -
+    async def endpoint(self, user_id: str, host: str) -> dict[str, Any]:
+        doc = await self.endpoints.find_one({"_id": endpoint_id(user_id, host)})
+        return doc or {"_id": endpoint_id(user_id, host), "consecutive_failures": 0, "disabled": False}
 
-    async def endpoint_succeeded(self, user_id: str, url: str, now: datetime) -> None:
+    async def endpoint_succeeded(self, user_id: str, host: str, now: datetime) -> None:
         await self.endpoints.update_one(
-            {"_id": endpoint_id(user_id, url)},
-            {"$set": {"user_id": user_id, "url": url, "consecutive_failures": 0, "last_success_at": now}},
+            {"_id": endpoint_id(user_id, host)},
+            {"$set": {"user_id": user_id, "host": host, "consecutive_failures": 0, "last_success_at": now}},
             upsert=True,
         )
 
-    async def endpoint_failed(self, user_id: str, url: str, now: datetime, error: str, disable_after: int) -> bool:
-        """Count a failed delivery; disable the endpoint after `disable_after` in a row. True when disabled now."""
+    async def endpoint_failed(self, user_id: str, host: str, now: datetime, error: str, disable_after: int) -> bool:
+        """Count a failed delivery to the host; disable the user's webhooks there after `disable_after` in a row,
+        whichever URLs they used. True when disabled now."""
         doc = await self.endpoints.find_one_and_update(
-            {"_id": endpoint_id(user_id, url)},
+            {"_id": endpoint_id(user_id, host)},
             {
                 "$inc": {"consecutive_failures": 1},
-                "$set": {"user_id": user_id, "url": url, "last_failure_at": now, "last_error": error},
+                "$set": {"user_id": user_id, "host": host, "last_failure_at": now, "last_error": error},
             },
             upsert=True,
             return_document=ReturnDocument.AFTER,
@@ -238,11 +245,60 @@ class MatchStore:
             return True
         return False
 
-    async def delivered_before(self, delivery_id: str) -> bool:
-        return await self.deliveries.find_one({"delivery_id": delivery_id, "outcome": "delivered"}) is not None
+    async def endpoint_enabled(self, user_id: str, host: str) -> None:
+        await self.endpoints.update_one(
+            {"_id": endpoint_id(user_id, host)},
+            {"$set": {"disabled": False, "consecutive_failures": 0}, "$unset": {"disabled_reason": ""}},
+        )
 
-    async def log_delivery(self, entry: dict[str, Any]) -> None:
-        await self.deliveries.insert_one(entry)
+    async def queue_deliveries(self, deliveries: list[dict[str, Any]]) -> int:
+        """Queue deliveries (each `_id` its delivery id): one already queued or done is left as it is, so a
+        redelivered match is not sent twice. How many are new."""
+        if not deliveries:
+            return 0
+        result = await self.deliveries.bulk_write(
+            [UpdateOne({"_id": d["_id"]}, {"$setOnInsert": d}, upsert=True) for d in deliveries], ordered=False
+        )
+        return result.upserted_count
+
+    async def claim_due_delivery(self, now: datetime, lease: timedelta, busy_hosts: list[str]) -> dict[str, Any] | None:
+        """Take the pending delivery due first, to a host not at its bound, for one try within `lease`: one atomic
+        update, so two matcher replicas never try it together (a crashed one's claim runs out)."""
+        return await self.deliveries.find_one_and_update(
+            {
+                "outcome": "pending",
+                "due_at": {"$lte": now},
+                "host": {"$nin": busy_hosts},
+                "$or": [{"claimed_until": None}, {"claimed_until": {"$lt": now}}],
+            },
+            {"$set": {"claimed_until": now + lease}},
+            sort=[("due_at", ASCENDING)],
+            return_document=ReturnDocument.AFTER,
+        )
+
+    async def next_due(self, now: datetime, busy_hosts: list[str]) -> datetime | None:
+        """When the next pending delivery that `claim_due_delivery` could take falls due (unclaimed, to a host not at
+        its bound)."""
+        doc = await self.deliveries.find_one(
+            {
+                "outcome": "pending",
+                "host": {"$nin": busy_hosts},
+                "$or": [{"claimed_until": None}, {"claimed_until": {"$lt": now}}],
+            },
+            {"due_at": 1},
+            sort=[("due_at", ASCENDING)],
+        )
+        return None if doc is None else doc["due_at"]
+
+    async def delivery_tried(self, delivery_id: str, attempt: dict[str, Any], changes: dict[str, Any]) -> None:
+        """Log a try of the delivery and set what it changed (its outcome, or when it is due again); unclaimed."""
+        await self.deliveries.update_one(
+            {"_id": delivery_id}, {"$push": {"attempts": attempt}, "$set": changes, "$unset": {"claimed_until": ""}}
+        )
+
+    async def delivery_closed(self, delivery_id: str, changes: dict[str, Any]) -> None:
+        """End a delivery without a try (the host's webhooks are disabled)."""
+        await self.deliveries.update_one({"_id": delivery_id}, {"$set": changes, "$unset": {"claimed_until": ""}})
 
     # digests --------------------------------------------------------------------------------------------
     async def digest(self, user_id: str, day: str) -> dict[str, Any] | None:

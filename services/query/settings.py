@@ -6,7 +6,7 @@ from pydantic import AfterValidator, Field
 
 from papertrail.embedding import EmbeddingSettings
 from papertrail.mail import SmtpSettings
-from papertrail.settings import PaperIndexSettings, TimeZoneName
+from papertrail.settings import PaperIndexSettings, TimeZoneName, WebhookPolicySettings
 from services.query.accounts.rates import RATE_HELP, check_rate
 from services.query.reads.freshness import WINDOW_PATTERN
 
@@ -14,7 +14,7 @@ from services.query.reads.freshness import WINDOW_PATTERN
 RateSetting = Annotated[str, AfterValidator(check_rate)]
 
 
-class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings):
+class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, WebhookPolicySettings):
     http_port: int = Field(8000, ge=1, le=65535, description="port of the API, pages, /metrics, /healthz, /readyz")
     index_task_timeout_s: float = Field(60, gt=0, description="how long to wait for an indexing task")
     index_batch_size: int = Field(

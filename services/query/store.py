@@ -43,6 +43,7 @@ from papertrail.collections import (
     WEBHOOK_ENDPOINTS,
 )
 from papertrail.mongo import ensure_index
+from papertrail.outbound import url_host
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
 from schemas.events import Follow, HarvestStatus
 from services.query.accounts.corrections import CorrectionReport
@@ -338,21 +339,25 @@ class QueryStore:
 
     # the user's webhook and e-mail (stored on the user; the matcher delivers, logs and may disable) -------
     async def set_webhook(self, user_id: str, url: str | None) -> str | None:
-        """Set (or with None remove) the user's webhook; return the new signing secret."""
+        """Set (or with None remove) the user's webhook; return the new signing secret. The time it was set lets the
+        matcher re-enable the user's webhooks on its host if they were disabled before."""
         secret = secrets.token_hex(32) if url else None
-        await self.users.update_one({"_id": user_id}, {"$set": {"webhook_url": url, "webhook_secret": secret}})
+        changes = {"webhook_url": url, "webhook_secret": secret, "webhook_set_at": datetime.now(UTC)}
+        await self.users.update_one({"_id": user_id}, {"$set": changes})
         return secret
 
     async def set_email(self, user_id: str, email: str | None) -> None:
         await self.users.update_one({"_id": user_id}, {"$set": {"email": email}})
 
     async def webhook_endpoint(self, user_id: str, url: str) -> dict[str, Any] | None:
-        return await self.db[WEBHOOK_ENDPOINTS.name].find_one({"user_id": user_id, "url": url}, {"_id": 0})
+        """The matcher's state of the user's webhooks on the URL's host (failures are counted per host)."""
+        return await self.db[WEBHOOK_ENDPOINTS.name].find_one({"user_id": user_id, "host": url_host(url)}, {"_id": 0})
 
     async def deliveries(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        """The user's latest deliveries (queued ones too), without the signed body the matcher keeps to send."""
         cursor = (
             self.db[WEBHOOK_DELIVERIES.name]
-            .find({"user_id": user_id}, {"_id": 0})
+            .find({"user_id": user_id}, {"_id": 0, "body": 0, "signature": 0, "claimed_until": 0})
             .sort("created_at", DESCENDING)
             .limit(limit)
         )

@@ -73,6 +73,7 @@ async def matcher(servers: Servers, tmp_path_factory: pytest.TempPathFactory) ->
         "INDEX_NAME": f"papers_matcher_{RUN}",
         "TOPIC_PARTITIONS": "3",
         "DIGEST_ENABLED": "false",
+        "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1",  # the tests' receivers are local: allowed, as an operator would
     }
     await _index_held_paper(servers, env["INDEX_NAME"], PAPERS["arxiv:2605.01386"])
     logs: Path = tmp_path_factory.mktemp("matcher-logs")
@@ -238,3 +239,44 @@ async def test_a_match_reaches_its_owners_webhook_once(matcher: dict, servers: S
     assert len(receiver.requests) == 1
     assert verify_signature(SECRET, body, headers[SIGNATURE_HEADER])
     assert json.loads(body)["match"]["paper_id"] == paper.paper.id
+
+
+async def test_a_receiver_that_never_answers_holds_up_no_other_users_delivery(
+    matcher: dict, servers: Servers, mongo: MongoClient
+) -> None:
+    """Two users' matches in one batch, the silent receiver's first: the other user's webhook gets its POST while
+    the silent one still holds its request, the delivery still pending (before: one at a time, 45 s behind)."""
+    db = mongo[matcher["env"]["MONGODB_DATABASE"]]
+    with Receiver([200], silent=True) as silent, Receiver([200]) as answering:
+        matches = []
+        for owner, receiver in ((f"silent-{RUN}", silent), (f"answering-{RUN}", answering)):
+            db.users.insert_one({"_id": owner, "name": owner, "webhook_url": receiver.url, "webhook_secret": SECRET})
+            hooked = follow(f"{owner}-f", f"zq{RUN}").model_copy(update={"user_id": owner})  # matches no paper
+            changed = FollowChanged(
+                action="created", follow_id=hooked.id, user_id=owner, follow=hooked, changed_at=datetime.now(UTC)
+            )
+            await publish(servers, "follows.changed.v1", changed, owner)
+            matches.append(
+                FollowMatched(
+                    user_id=owner,
+                    follow_id=hooked.id,
+                    follow_kind="keyword",
+                    follow_name=hooked.name,
+                    paper_id="arxiv:2604.27724",
+                    paper_title="a paper",
+                    reasons=[],
+                    matched_at=datetime.now(UTC),
+                )
+            )
+
+        def both_known() -> bool:
+            ids = [match.follow_id for match in matches]
+            return db.follow_backfills.count_documents({"_id": {"$in": ids}, "state": "done"}) == len(ids)
+
+        wait_until(both_known, 60, what="both follows taken in")
+        for match in matches:  # one partition (the same key), the silent receiver's match first
+            await publish(servers, "follows.matched.v1", match, "arxiv:2604.27724")
+        wait_until(lambda: answering.requests, 60, what="the answering receiver's POST")
+        assert silent.requests  # taken, never answered
+        silent_delivery = db.webhook_deliveries.find_one({"user_id": f"silent-{RUN}"})
+        assert silent_delivery is not None and silent_delivery["outcome"] == "pending"

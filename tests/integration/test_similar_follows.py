@@ -55,7 +55,8 @@ SETTINGS = EmbeddingSettings()
 
 @pytest.fixture(scope="module")
 def pipeline(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pipeline, dict[str, str]]]:
-    with running_pipeline(servers, tmp_path_factory.mktemp("similar")) as pipe:
+    # the follow's webhook receiver is on 127.0.0.1, which an operator has to allow
+    with running_pipeline(servers, tmp_path_factory.mktemp("similar"), WEBHOOK_ALLOWED_HOSTS="127.0.0.1") as pipe:
         wait_until(
             lambda: _get(pipe, "/api/papers", size=1)["total"] == len(RECORDS), timeout=120, what="every paper indexed"
         )

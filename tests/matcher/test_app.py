@@ -24,6 +24,7 @@ from papertrail.service import provide
 from schemas import topics
 from schemas.events import FollowChanged, FollowMatched
 from services.matcher.app import MatcherResources, create_app
+from services.matcher.delivery.dispatcher import WebhookDispatcher
 from services.matcher.delivery.webhook_sender import WebhookSender
 from services.matcher.matching.backfill import Backfiller
 from services.matcher.matching.recorder import BackfillRunner, MatchRecorder
@@ -74,7 +75,13 @@ async def memory() -> AsyncIterator[tuple[Any, MatcherResources, Seen]]:
             backfiller = Backfiller(search, "papers", store, 30, 10, similar, 100)
             backfills = BackfillRunner(index, backfiller, recorder, store, 60)
             resources = MatcherResources(
-                store, index, similar, recorder, backfills, WebhookSender(store, http, settings), broker.dead_letters
+                store,
+                index,
+                similar,
+                recorder,
+                backfills,
+                WebhookDispatcher(store, WebhookSender(store, http, settings), settings),
+                broker.dead_letters,
             )
             provide(in_memory.context, resources)
             yield in_memory, resources, seen

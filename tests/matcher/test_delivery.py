@@ -1,42 +1,53 @@
 """Webhooks to a real local HTTP receiver, digests mailed to a real local SMTP server, over a real MongoDB."""
 
 import asyncio
+import contextlib
 import json
 import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from ipaddress import ip_address
+from typing import Any
 
 import httpx
 import pytest
 from pymongo import AsyncMongoClient
 
+from papertrail.guarded_http import GuardedTransport, system_resolver
+from papertrail.outbound import IPAddress
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.digest_mailer import DigestMaker
-from services.matcher.delivery.webhook_sender import WebhookSender, WebhookTarget
-from services.matcher.delivery.webhooks import SIGNATURE_HEADER, verify_signature
+from services.matcher.delivery.dispatcher import WebhookDispatcher
+from services.matcher.delivery.webhook_sender import WebhookSender, WebhookTarget, queued_delivery
+from services.matcher.delivery.webhooks import SIGNATURE_HEADER, delivery_id, verify_signature
 from services.matcher.matching.recorder import MatchRecorder
 from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
-from tests.conftest import Inbox, Servers, free_port, smtp_server
+from tests.conftest import Inbox, Servers, free_port, smtp_server, wait_until_async
 
 pytestmark = pytest.mark.integration
 SECRET = "s3cret-for-tests"
 
 
 class Receiver:
-    """A real HTTP server answering webhook POSTs with the given statuses in turn (the last one repeats)."""
+    """A real HTTP server answering webhook POSTs with the given statuses in turn (the last one repeats); `silent`:
+    one that takes each request and never answers (until the test ends)."""
 
-    def __init__(self, statuses: list[int]) -> None:
+    def __init__(self, statuses: list[int], *, silent: bool = False) -> None:
         self.statuses = statuses
         self.requests: list[tuple[dict[str, str], bytes]] = []
+        self.released = threading.Event()
+        if not silent:
+            self.released.set()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["content-length"]))
                 receiver.requests.append((dict(self.headers.items()), body))
+                receiver.released.wait()
                 status = receiver.statuses[min(len(receiver.requests), len(receiver.statuses)) - 1]
                 self.send_response(status)
                 self.send_header("content-length", "0")
@@ -54,6 +65,7 @@ class Receiver:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.released.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -65,6 +77,7 @@ def settings(servers: Servers, **overrides: object) -> MatcherSettings:
         "webhook_backoff_max_s": 0.2,
         "webhook_max_attempts": 4,
         "webhook_disable_after": 2,
+        "webhook_allowed_hosts": "127.0.0.1",  # the receivers here are local: allowed, as an operator would
         **overrides,
     }
     return MatcherSettings.model_validate(values)
@@ -137,44 +150,171 @@ async def test_recorder_stores_and_announces_each_match_once(store: MatchStore) 
     assert await store.matches.count_documents({}) == 3
 
 
+class Webhooks:
+    """The matcher's webhook delivery as its lifespan wires it: the guarded client, the sender, the dispatcher
+    running; `resolver`: names the test makes up, all on 127.0.0.1."""
+
+    def __init__(self, store: MatchStore, config: MatcherSettings, names: tuple[str, ...] = ()) -> None:
+        async def resolve(host: str, port: int) -> list[IPAddress]:
+            return [ip_address("127.0.0.1")] if host in names else await system_resolver(host, port)
+
+        self.store = store
+        self.client = httpx.AsyncClient(transport=GuardedTransport(config.webhook_policy, resolve))
+        self.dispatcher = WebhookDispatcher(store, WebhookSender(store, self.client, config), config)
+
+    async def __aenter__(self) -> "Webhooks":
+        self.running = asyncio.create_task(self.dispatcher.run())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.running
+        await self.client.aclose()
+
+    async def queue(self, match: FollowMatched, url: str) -> int:
+        queued = await self.store.queue_deliveries(
+            [queued_delivery(match, WebhookTarget(url, SECRET), datetime.now(UTC))]
+        )
+        self.dispatcher.poke()
+        return queued
+
+    async def closed(self, match: FollowMatched, url: str) -> dict[str, Any]:
+        """The delivery once it is no longer pending."""
+        ident = delivery_id(match, url)
+
+        async def done() -> dict[str, Any] | None:
+            return await self.store.deliveries.find_one({"_id": ident, "outcome": {"$ne": "pending"}})
+
+        return await wait_until_async(done, 30, f"delivery {ident} closed")
+
+
 async def test_webhook_that_fails_twice_then_succeeds_is_one_signed_delivery(
     servers: Servers, store: MatchStore
 ) -> None:
     match = a_match()
-    async with httpx.AsyncClient() as client:
-        sender = WebhookSender(store, client, settings(servers))
+    async with Webhooks(store, settings(servers)) as webhooks:
         with Receiver([500, 503, 200]) as receiver:
-            assert await sender.deliver(match, WebhookTarget(receiver.url, SECRET)) == "delivered"
-            assert await sender.deliver(match, WebhookTarget(receiver.url, SECRET)) == "duplicate"
+            assert await webhooks.queue(match, receiver.url) == 1
+            delivery = await webhooks.closed(match, receiver.url)
+            assert await webhooks.queue(match, receiver.url) == 0  # the match again: no second delivery
+    assert delivery["outcome"] == "delivered" and delivery["status"] == 200
+    assert [a["status"] for a in delivery["attempts"]] == [500, 503, 200]  # each retry due later in the queue
     assert len(receiver.requests) == 3
     headers, body = receiver.requests[-1]
     assert verify_signature(SECRET, body, headers[SIGNATURE_HEADER])
     assert not verify_signature("another secret", body, headers[SIGNATURE_HEADER])
     assert json.loads(body)["match"]["paper_id"] == match.paper_id
-    log = [doc async for doc in store.deliveries.find({})]
-    assert [entry["outcome"] for entry in log] == ["delivered"]
-    assert [a["status"] for a in log[0]["attempts"]] == [500, 503, 200]
+    assert await store.deliveries.count_documents({}) == 1
 
 
-async def test_webhook_that_always_fails_ends_disabled_with_the_reason_logged(
+async def test_failures_are_counted_per_host_so_a_new_url_there_does_not_start_again(
     servers: Servers, store: MatchStore
 ) -> None:
-    async with httpx.AsyncClient() as client:
-        sender = WebhookSender(store, client, settings(servers, webhook_max_attempts=2, webhook_disable_after=2))
+    config = settings(servers, webhook_max_attempts=2, webhook_disable_after=2)
+    outcomes = []
+    async with Webhooks(store, config) as webhooks:
         with Receiver([500]) as receiver:
-            target = WebhookTarget(receiver.url, SECRET)
-            outcomes = [await sender.deliver(a_match(f"arxiv:2605.0000{n}"), target) for n in range(3)]
-    assert outcomes == ["failed", "failed", "skipped_disabled"]
+            for n in range(3):  # a new follow, a new URL, each time: the same host
+                match, url = a_match(f"arxiv:2605.0000{n}", follow_id=f"f{n}"), f"{receiver.url}-{n}"
+                await webhooks.queue(match, url)
+                outcomes.append(await webhooks.closed(match, url))
+    assert [d["outcome"] for d in outcomes] == ["failed", "failed", "skipped_disabled"]
     assert len(receiver.requests) == 4  # two attempts for each of the first two; none once disabled
-    endpoint = await store.endpoint("u1", receiver.url)
+    endpoint = await store.endpoint("u1", "127.0.0.1")
     assert endpoint["disabled"] is True
     assert (
         endpoint["disabled_reason"] == "disabled after 2 consecutive failed deliveries; last: HTTP 500 after 2 attempts"
     )
-    log = [doc async for doc in store.deliveries.find({}).sort("created_at", 1)]
-    assert [entry["outcome"] for entry in log] == ["failed", "failed", "skipped_disabled"]
-    assert log[0]["error"] == "HTTP 500 after 2 attempts"
-    assert log[2]["error"] == endpoint["disabled_reason"]
+    assert outcomes[0]["error"] == "HTTP 500 after 2 attempts"
+    assert outcomes[2]["error"] == endpoint["disabled_reason"]
+
+
+async def test_setting_the_webhook_again_re_enables_its_host(servers: Servers, store: MatchStore) -> None:
+    config = settings(servers, webhook_max_attempts=1, webhook_disable_after=1)
+    async with Webhooks(store, config) as webhooks:
+        with Receiver([500, 200]) as receiver:
+            first, second, third = (a_match(f"arxiv:2605.0000{n}") for n in range(3))
+            await webhooks.queue(first, receiver.url)
+            assert (await webhooks.closed(first, receiver.url))["disabled_endpoint"] is True
+            await webhooks.queue(second, receiver.url)
+            assert (await webhooks.closed(second, receiver.url))["outcome"] == "skipped_disabled"
+            # PUT /api/me/webhook, as the query service writes it (services/query/store.py: set_webhook)
+            changes = {"webhook_url": receiver.url, "webhook_secret": SECRET, "webhook_set_at": datetime.now(UTC)}
+            await store.users.update_one({"_id": "u1"}, {"$set": changes}, upsert=True)
+            await webhooks.queue(third, receiver.url)
+            assert (await webhooks.closed(third, receiver.url))["outcome"] == "delivered"
+    endpoint = await store.endpoint("u1", "127.0.0.1")
+    assert endpoint["disabled"] is False and endpoint["consecutive_failures"] == 0
+
+
+async def test_the_log_names_no_transport_error_only_status_codes(servers: Servers, store: MatchStore) -> None:
+    """A closed port reads as "no answer", as a timeout would: the log is no port scanner."""
+    closed_port = f"http://127.0.0.1:{free_port()}/hook"
+    match = a_match()
+    async with Webhooks(store, settings(servers, webhook_max_attempts=2)) as webhooks:
+        await webhooks.queue(match, closed_port)
+        delivery = await webhooks.closed(match, closed_port)
+    assert delivery["outcome"] == "failed" and delivery["error"] == "no answer after 2 attempts"
+    assert [set(a) for a in delivery["attempts"]] == [{"at", "error"}, {"at", "error"}]
+    assert {a["error"] for a in delivery["attempts"]} == {"no answer"}
+
+
+async def test_a_name_resolving_to_loopback_is_refused_at_delivery_though_it_passed_when_written(
+    servers: Servers, store: MatchStore
+) -> None:
+    config = settings(servers, webhook_allowed_hosts="")  # as deployed: nothing internal allowed
+    match = a_match()
+    with Receiver([200]) as receiver:
+        url = receiver.url.replace("127.0.0.1", "hooks.example")  # a public-looking name, now answering 127.0.0.1
+        config.webhook_policy.check_url(url)  # what the query service checked when the URL was written
+        async with Webhooks(store, config, names=("hooks.example",)) as webhooks:
+            await webhooks.queue(match, url)
+            delivery = await webhooks.closed(match, url)
+    assert receiver.requests == []
+    assert delivery["outcome"] == "failed"
+    assert delivery["error"] == "not sent: the webhook's host is one webhooks may not reach"
+    assert "127.0.0.1" not in str(delivery)  # the log says not which address it had
+
+
+async def test_an_allowed_name_is_delivered_to_with_its_own_host_header(servers: Servers, store: MatchStore) -> None:
+    config = settings(servers, webhook_allowed_hosts="hooks.lab.internal")
+    match = a_match()
+    with Receiver([204]) as receiver:
+        url = receiver.url.replace("127.0.0.1", "hooks.lab.internal")
+        async with Webhooks(store, config, names=("hooks.lab.internal",)) as webhooks:
+            await webhooks.queue(match, url)
+            delivery = await webhooks.closed(match, url)
+    assert delivery["outcome"] == "delivered"
+    assert receiver.requests[0][0]["Host"] == f"hooks.lab.internal:{receiver.server.server_port}"
+
+
+async def test_a_receiver_that_never_answers_holds_up_no_other_users_delivery(
+    servers: Servers, store: MatchStore
+) -> None:
+    config = settings(
+        servers, webhook_timeout_s=60, webhook_per_host=1, webhook_allowed_hosts="slow.example,fast.example"
+    )
+    slow_match, fast_match = a_match(user_id="u1"), a_match(user_id="u2", follow_id="f2")
+    slow_next = a_match("arxiv:2605.00002", user_id="u1")
+    async with Webhooks(store, config, names=("slow.example", "fast.example")) as webhooks:
+        with Receiver([200], silent=True) as silent, Receiver([200]) as answering:
+            slow = silent.url.replace("127.0.0.1", "slow.example")
+            fast = answering.url.replace("127.0.0.1", "fast.example")
+            await webhooks.queue(slow_match, slow)
+            await webhooks.queue(slow_next, slow)  # the slow host's next delivery: waits for the host's bound
+
+            async def silent_took_one() -> bool:
+                return bool(silent.requests)
+
+            await wait_until_async(silent_took_one, 30, "the silent receiver's first request")
+            await webhooks.queue(fast_match, fast)
+            delivered = await webhooks.closed(fast_match, fast)
+            # the other user's delivery arrived while the silent receiver holds the first one, unanswered
+            assert delivered["outcome"] == "delivered" and len(answering.requests) == 1
+            slow_ones = await store.deliveries.find({"host": "slow.example"}).to_list()
+            assert [d["outcome"] for d in slow_ones] == ["pending", "pending"]
+            assert len(silent.requests) == 1  # one at a time to the slow host (WEBHOOK_PER_HOST=1)
 
 
 @pytest.fixture

@@ -1,23 +1,25 @@
-"""Webhook delivery: each match POSTed signed to its follow's or its owner's webhook, retried with backoff
-(httpx + stamina), logged, and the webhook disabled after repeated failures."""
+"""Webhook delivery: each match queued as a signed delivery to its follow's or its owner's webhook (MongoDB
+`webhook_deliveries`, the log and the queue), then tried once per turn by the dispatcher: delivered, due again after
+a backoff, or failed, and a user's webhooks on a host disabled after repeated failures there."""
 
 import logging
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import httpx
-import stamina
 
+from papertrail.outbound import OutboundRefused, url_host
 from schemas.events import Follow, FollowMatched
 from services.matcher.delivery.webhooks import (
     DELIVERY_HEADER,
     EVENT_HEADER,
     SIGNATURE_HEADER,
+    Retries,
+    Verdict,
     delivery_id,
-    retryable_status,
     signature,
+    verdict,
     webhook_body,
 )
 from services.matcher.metrics import WEBHOOK_DELIVERIES
@@ -25,6 +27,8 @@ from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
 
 log = logging.getLogger("papertrail.matcher.delivery")
+# what the log says of a delivery the outbound policy stopped: not which address the name had, nor why
+REFUSED = "not sent: the webhook's host is one webhooks may not reach"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,91 +46,106 @@ def webhook_target(follow: Follow | None, user: dict[str, Any] | None) -> Webhoo
     return None
 
 
-class _RetryableResponse(Exception):
-    def __init__(self, status: int) -> None:
-        super().__init__(f"HTTP {status}")
-        self.status = status
+def queued_delivery(match: FollowMatched, target: WebhookTarget, now: datetime) -> dict[str, Any]:
+    """The delivery as queued: due now, its body signed once (the secret stays with the follow or the user)."""
+    ident = delivery_id(match, target.url)
+    body = webhook_body(match)
+    return {
+        "_id": ident,
+        "delivery_id": ident,
+        "user_id": match.user_id,
+        "follow_id": match.follow_id,
+        "paper_id": match.paper_id,
+        "url": target.url,
+        "host": url_host(target.url),
+        "body": body.decode("utf-8"),
+        "signature": signature(target.secret, body),
+        "outcome": "pending",
+        "created_at": now,
+        "due_at": now,
+        "attempts": [],
+    }
 
 
 class WebhookSender:
-    """POST a match to a user's webhook: signed, retried with backoff, logged, disabled after repeated failures."""
+    """One try of a queued delivery: POSTed through the guarded client (papertrail/guarded_http.py), logged with the
+    status code only, and what follows decided by `webhooks.verdict`."""
 
     def __init__(self, store: MatchStore, client: httpx.AsyncClient, settings: MatcherSettings) -> None:
         self.store = store
         self.client = client
         self.settings = settings
+        self.retries = Retries(
+            settings.webhook_max_attempts, settings.webhook_backoff_s, settings.webhook_backoff_max_s
+        )
 
-    async def deliver(self, match: FollowMatched, target: WebhookTarget) -> str:
-        """Deliver once per match and URL; return the outcome, which is also counted and logged."""
-        ident = delivery_id(match, target.url)
-        if await self.store.delivered_before(ident):
-            WEBHOOK_DELIVERIES.labels("duplicate").inc()
-            return "duplicate"
+    async def attempt(self, delivery: dict[str, Any]) -> str:
+        """Try the delivery once; return what became of it (delivered, retry, failed, skipped_disabled)."""
+        ident, user_id, host = delivery["_id"], delivery["user_id"], delivery["host"]
+        endpoint = await self.store.endpoint(user_id, host)
         now = datetime.now(UTC)
-        entry: dict[str, Any] = {
-            "delivery_id": ident,
-            "user_id": match.user_id,
-            "follow_id": match.follow_id,
-            "paper_id": match.paper_id,
-            "url": target.url,
-            "created_at": now,
-            "attempts": [],
-        }
-        endpoint = await self.store.endpoint(match.user_id, target.url)
-        if endpoint.get("disabled"):
-            entry |= {"outcome": "skipped_disabled", "error": endpoint.get("disabled_reason")}
+        if endpoint.get("disabled") and not await self._set_again(user_id, host, endpoint):
+            await self.store.delivery_closed(
+                ident, {"outcome": "skipped_disabled", "error": endpoint.get("disabled_reason"), "closed_at": now}
+            )
+            return self._counted("skipped_disabled")
+        status, refused = await self._post(delivery)
+        attempt: dict[str, Any] = {"at": now} | ({"status": status} if status is not None else {"error": "no answer"})
+        # refused: not tried again (the host's addresses are what they are), and counted as the host's failure
+        fate = (
+            Verdict("failed", REFUSED) if refused else verdict(status, len(delivery["attempts"]) + 1, self.retries, now)
+        )
+        if fate.outcome == "retry":
+            await self.store.delivery_tried(ident, attempt, {"due_at": fate.due_at})
+            return self._counted("retry")
+        changes: dict[str, Any] = {"outcome": fate.outcome, "closed_at": now}
+        if fate.outcome == "delivered":
+            changes["status"] = status
+            await self.store.endpoint_succeeded(user_id, host, now)
         else:
-            entry |= await self._post(match, target, ident, entry["attempts"])
-            if entry["outcome"] == "delivered":
-                await self.store.endpoint_succeeded(match.user_id, target.url, now)
-            else:
-                disabled = await self.store.endpoint_failed(
-                    match.user_id, target.url, now, entry["error"], self.settings.webhook_disable_after
-                )
-                entry["disabled_endpoint"] = disabled
-        await self.store.log_delivery(entry)
-        WEBHOOK_DELIVERIES.labels(entry["outcome"]).inc()
-        return str(entry["outcome"])
+            changes["error"] = fate.error
+            disable_after = self.settings.webhook_disable_after
+            changes["disabled_endpoint"] = await self.store.endpoint_failed(
+                user_id, host, now, str(fate.error), disable_after
+            )
+        await self.store.delivery_tried(ident, attempt, changes)
+        return self._counted(fate.outcome)
 
-    async def _post(self, match: FollowMatched, target: WebhookTarget, ident: str, attempts: list) -> dict[str, Any]:
-        body = webhook_body(match)
+    async def _set_again(self, user_id: str, host: str, endpoint: dict[str, Any]) -> bool:
+        """Re-enable the user's webhooks on the host if they set their webhook (PUT /api/me/webhook) to a URL there
+        since it was disabled: their word that the receiver works again. A new follow's URL is not (that was the
+        way round the count)."""
+        user = await self.store.user(user_id) or {}
+        set_at, disabled_at = user.get("webhook_set_at"), endpoint.get("disabled_at")
+        if set_at is None or disabled_at is None or set_at <= disabled_at:
+            return False
+        if url_host(str(user.get("webhook_url") or "")) != host:
+            return False
+        await self.store.endpoint_enabled(user_id, host)
+        return True
+
+    async def _post(self, delivery: dict[str, Any]) -> tuple[int | None, bool]:
+        """The status the receiver answered (None: none), and whether the outbound policy stopped the request."""
         headers = {
             "content-type": "application/json",
-            SIGNATURE_HEADER: signature(target.secret, body),
+            SIGNATURE_HEADER: delivery["signature"],
             EVENT_HEADER: "follow.matched",
-            DELIVERY_HEADER: ident,
+            DELIVERY_HEADER: delivery["_id"],
         }
-        settings = self.settings
+        content = delivery["body"].encode("utf-8")
         try:
-            async for attempt in stamina.retry_context(
-                on=(_RetryableResponse, httpx.TransportError),
-                attempts=settings.webhook_max_attempts,
-                timeout=None,
-                wait_initial=settings.webhook_backoff_s,
-                wait_max=settings.webhook_backoff_max_s,
-                wait_jitter=0,
-            ):
-                with attempt:
-                    started = time.perf_counter()
-                    record: dict[str, Any] = {"at": datetime.now(UTC)}
-                    attempts.append(record)
-                    try:
-                        response = await self.client.post(
-                            target.url, content=body, headers=headers, timeout=settings.webhook_timeout_s
-                        )
-                    except httpx.HTTPError as error:
-                        record |= {"error": f"{type(error).__name__}: {error}", "ms": _ms(started)}
-                        raise
-                    record |= {"status": response.status_code, "ms": _ms(started)}
-                    if retryable_status(response.status_code):
-                        raise _RetryableResponse(response.status_code)
-                    if response.status_code >= 300:
-                        return {"outcome": "failed", "error": f"HTTP {response.status_code} (not retried)"}
-        except (_RetryableResponse, httpx.HTTPError) as error:
-            detail = str(error) or type(error).__name__
-            return {"outcome": "failed", "error": f"{detail} after {len(attempts)} attempts"}
-        return {"outcome": "delivered", "status": attempts[-1]["status"]}
+            # the answer's body is never read: only its status matters, and a receiver cannot make us hold a huge one
+            async with self.client.stream(
+                "POST", delivery["url"], content=content, headers=headers, timeout=self.settings.webhook_timeout_s
+            ) as response:
+                return response.status_code, False
+        except OutboundRefused as error:
+            log.warning("webhook refused", extra={"delivery_id": delivery["_id"], "reason": str(error)})
+            return None, True
+        except httpx.HTTPError:
+            return None, False
 
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 1)
+    @staticmethod
+    def _counted(outcome: str) -> str:
+        WEBHOOK_DELIVERIES.labels(outcome).inc()
+        return outcome

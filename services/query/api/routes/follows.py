@@ -7,6 +7,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query
 from pydantic import BaseModel, Field, HttpUrl
 
 from papertrail.follows.checks import FollowRuleError
+from papertrail.outbound import OutboundPolicy, OutboundRefused
 from services.query.accounts import follows as accounts
 from services.query.accounts.follows import FollowCreate, FollowOut, NoSuchFollow
 from services.query.api.problems import problem_responses
@@ -41,6 +42,20 @@ NO_SUCH_FOLLOW = problem_responses((404, "you have no follow of this id"), 422)
 # follow and webhook writes count against LIMIT_FOLLOW_WRITES per user
 WRITE_LIMIT = [Depends(WriteLimit("follow_writes", by="user"))]
 RATE_LIMITED = problem_responses(429)
+WEBHOOK_REFUSED = (
+    422,
+    "a field is not what the API takes, or the webhook URL is one webhooks may not reach (an internal address, "
+    "credentials in the URL, not http or https): `detail` names the field and the rule",
+)
+
+
+def check_webhook_url(policy: OutboundPolicy, field: str, url: object) -> None:
+    """A 422 naming the field and the rule when webhooks may not reach the URL (the matcher checks it again, resolved,
+    when it connects)."""
+    try:
+        policy.check_url(str(url))
+    except OutboundRefused as error:
+        raise HTTPException(422, f"{field}: {error}") from error
 
 
 class Me(BaseModel):
@@ -63,14 +78,19 @@ async def read_me(user: CurrentUser) -> dict[str, Any]:
     responses={
         # the new follow's id reads and deletes it (and schemathesis's stateful phase follows these links)
         201: {"links": follow_links("read_follow", "delete_follow")},
-        **problem_responses((400, "the body is no JSON, or the follow breaks a rule it is compiled by"), 422),
+        **problem_responses(
+            (400, "the body is no JSON, or the follow breaks a rule it is compiled by"), WEBHOOK_REFUSED
+        ),
         **RATE_LIMITED,
     },
 )
 async def create_follow(
-    body: FollowCreate, user: CurrentUser, store: StoreDep, announce: FollowAnnouncerDep
+    body: FollowCreate, user: CurrentUser, store: StoreDep, announce: FollowAnnouncerDep, settings: SettingsDep
 ) -> FollowOut:
-    """Follow a keyword expression, an author or a topic; invalid expressions are a 400 naming the problem."""
+    """Follow a keyword expression, an author or a topic; invalid expressions are a 400 naming the problem, a
+    webhook URL webhooks may not reach a 422 naming the rule."""
+    if body.webhook_url is not None:
+        check_webhook_url(settings.webhook_policy, "webhook_url", body.webhook_url)
     try:
         return await accounts.create_follow(store, announce, user["_id"], body)
     except FollowRuleError as error:
@@ -162,10 +182,16 @@ class WebhookState(BaseModel):
 
 
 @router.put(
-    "/me/webhook", response_model=WebhookState, dependencies=WRITE_LIMIT, responses=problem_responses(400, 422, 429)
+    "/me/webhook",
+    response_model=WebhookState,
+    dependencies=WRITE_LIMIT,
+    responses=problem_responses(400, WEBHOOK_REFUSED, 429),
 )
-async def set_webhook(body: WebhookSet, user: CurrentUser, store: StoreDep) -> WebhookState:
-    """Set your webhook; deliveries carry `X-PaperTrail-Signature: sha256=<hex HMAC of the body>`."""
+async def set_webhook(body: WebhookSet, user: CurrentUser, store: StoreDep, settings: SettingsDep) -> WebhookState:
+    """Set your webhook; deliveries carry `X-PaperTrail-Signature: sha256=<hex HMAC of the body>`. Internal addresses
+    (loopback, private, link-local, ...) and URLs with credentials are refused (422), unless an operator allowed the
+    host (`WEBHOOK_ALLOWED_HOSTS`)."""
+    check_webhook_url(settings.webhook_policy, "url", body.url)
     secret = await store.set_webhook(user["_id"], str(body.url))
     return WebhookState(url=str(body.url), secret=secret)
 

@@ -1,0 +1,63 @@
+"""Webhook URLs refused when written, over a real query service and MongoDB: what the security review reached
+through webhooks (Meilisearch's /keys, MongoDB, Kafka, the metadata service) is a 422 naming the field and the
+rule, for the user's webhook and a follow's, and an operator's network (WEBHOOK_ALLOWED_HOSTS) is allowed."""
+
+import uuid
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.conftest import Servers
+from tests.integration.services import create_user, running_service
+
+pytestmark = pytest.mark.integration
+
+# each URL as the API reads it: 2130706433 and 0x7f.1 are 127.0.0.1 there (and to the resolver)
+INTERNAL_WEBHOOKS = [
+    ("http://127.0.0.1:7700/keys", "127.0.0.1 is a loopback address"),
+    ("http://localhost:27017/", "localhost is a loopback address"),
+    ("http://[::1]:9092/", "::1 is a loopback address"),
+    ("http://0.0.0.0:8000/", "0.0.0.0 is the unspecified address"),
+    ("http://2130706433:7700/", "127.0.0.1 is a loopback address"),
+    ("http://0x7f.1:7700/", "127.0.0.1 is a loopback address"),
+    ("http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a link-local address"),
+    ("http://[::ffff:10.0.0.1]/", "::ffff:a00:1 is a private address (10.0.0.1 inside an IPv6 address)"),
+    ("http://100.64.0.1/", "100.64.0.1 is a shared (CGNAT) address"),
+    ("http://10.21.0.1/", "10.21.0.1 is a private address"),  # beside the allowed 10.20.0.0/16
+    ("http://user:pass@hooks.example.org/", "a user name or password in the URL is refused"),
+]
+
+
+@pytest.fixture(scope="module")
+def query(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    run = uuid.uuid4().hex[:8]
+    env = servers.environment() | {
+        "MONGODB_DATABASE": f"papertrail_webhooks_{run}",
+        "INDEX_NAME": f"papers_webhooks_{run}",
+        "TOPIC_PARTITIONS": "3",
+        "WEBHOOK_ALLOWED_HOSTS": "10.20.0.0/16",  # an operator's on-premises receivers
+    }
+    with running_service("query", env, tmp_path_factory.mktemp("webhooks")) as port:
+        yield f"http://127.0.0.1:{port}", create_user(env, "bo")
+
+
+def test_webhooks_to_internal_addresses_or_with_credentials_are_422_naming_the_rule(query: tuple[str, str]) -> None:
+    base, token = query
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:
+        for hook, rule in INTERNAL_WEBHOOKS:
+            refused = api.put("/api/me/webhook", json={"url": hook})
+            assert refused.status_code == 422, (hook, refused.text)
+            assert refused.headers["content-type"] == "application/problem+json"
+            assert refused.json()["detail"].startswith(f"url: {rule}"), hook
+            follow = {"kind": "keyword", "name": "hooked", "query": "kernel", "webhook_url": hook}
+            refused = api.post("/api/follows", json=follow)
+            assert refused.status_code == 422, (hook, refused.text)
+            assert refused.json()["detail"].startswith(f"webhook_url: {rule}"), hook
+        assert api.get("/api/me/webhook").json()["url"] is None  # nothing stored
+        assert api.get("/api/follows").json() == []
+        # the operator's network is allowed, for the user's webhook and a follow's
+        assert api.put("/api/me/webhook", json={"url": "http://10.20.1.2:8080/hook"}).status_code == 200
+        follow = {"kind": "keyword", "name": "on premises", "query": "kernel", "webhook_url": "http://10.20.1.3/hook"}
+        made = api.post("/api/follows", json=follow)
+        assert made.status_code == 201 and made.json()["webhook_url"] == "http://10.20.1.3/hook"
