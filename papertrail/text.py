@@ -307,7 +307,10 @@ def tex_parts(text: str) -> list[TexPart]:
     overflow = 0  # groups opened past _MAX_DEPTH, read as written
 
     def add(part: TexPart | list[TexPart]) -> None:
-        (stack[-1].parts.extend if isinstance(part, list) else stack[-1].parts.append)(part)  # type: ignore[operator]
+        if isinstance(part, list):
+            stack[-1].parts.extend(part)
+        else:
+            stack[-1].parts.append(part)
 
     def push(frame: _Frame) -> None:
         frame.code = frame.code or stack[-1].code or frame.style == "code"

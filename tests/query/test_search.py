@@ -64,7 +64,7 @@ def test_atom_entries_link_papers_by_escaped_ids() -> None:
 
 
 def test_atom_summary_is_the_abstract_as_read() -> None:
-    """A paper with no Chinese TL;DR yet: its entry's summary is the abstract's plain text (2605.14068 of the corpus)."""
+    """A paper with no Chinese TL;DR yet: its entry's summary is the abstract as plain text (2605.14068, corpus)."""
     from lxml import etree
 
     from services.query.reads.atom import render_atom
@@ -74,4 +74,6 @@ def test_atom_summary_is_the_abstract_as_read() -> None:
     xml = render_atom(site_url="http://h", path="/feeds/x", title="t", self_url="http://h/f", papers=[paper])
     entry = etree.fromstring(xml).find("{http://www.w3.org/2005/Atom}entry")
     assert entry is not None
-    assert entry.findtext("{http://www.w3.org/2005/Atom}summary") == "improves over Qwen-3-VL-8B-Thinking from 2.8% to $x$"
+    assert (
+        entry.findtext("{http://www.w3.org/2005/Atom}summary") == "improves over Qwen-3-VL-8B-Thinking from 2.8% to $x$"
+    )

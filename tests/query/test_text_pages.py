@@ -20,7 +20,7 @@ from tests.normalizer.sources import corpus_records
 pytestmark = pytest.mark.integration
 CURVEBENCH = "2605.14068"  # "… improves over \texttt{Qwen-3-VL-8B-Thinking} from \textbf{2.8\%} to \textbf{33.3\%} …"
 TEXT_TO_SQL = "2605.22843"  # "… high-quality annotated \texttt{<question, SQL>} pairs are scarce …"
-VEROIC = "2604.27536"  # "… \textbf{Ver}ifiable \textbf{O}bservations for Risk-aware \textbf{I}nference \textbf{C}ontrol …"
+VEROIC = "2604.27536"  # "… \textbf{O}bservations for Risk-aware \textbf{I}nference \textbf{C}ontrol …"
 
 
 @pytest.fixture(scope="module")

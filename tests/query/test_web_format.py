@@ -248,7 +248,10 @@ def test_a_similar_follows_reason_names_the_closest_seed_or_the_description() ->
         # 2605.22843: text inside a command is escaped like any other
         (r"annotated \texttt{<question, SQL>} pairs", "annotated <code>&lt;question, SQL&gt;</code> pairs"),
         # 2604.27536
-        (r"(\textsc{Veroic}), a \textit{partially observable}", '(<span class="smallcaps">Veroic</span>), a <i>partially observable</i>'),
+        (
+            r"(\textsc{Veroic}), a \textit{partially observable}",
+            '(<span class="smallcaps">Veroic</span>), a <i>partially observable</i>',
+        ),
         # 2605.02989, 2604.28186
         (r"of {\em Cover and Thomas's} (\emph{e.g.}, strong", "of <i>Cover and Thomas&#39;s</i> (<i>e.g.</i>, strong"),
         # 2604.27374, 2605.01120: `\$` alone in its element, so KaTeX pairs no `$` with it
@@ -262,7 +265,7 @@ def test_a_similar_follows_reason_names_the_closest_seed_or_the_description() ->
         (r"number $\textbf{Z}(m, n, s, t)$ is", r"number $\textbf{Z}(m, n, s, t)$ is"),
         (r"a $x < y$ and \(a \& b\)", r"a $x &lt; y$ and \(a \&amp; b\)"),
     ],
-)  # fmt: skip
+)
 def test_abstract_markup_is_shown_as_safe_html(source: str, shown: str) -> None:
     assert str(fmt.tex_html(source)) == shown
 
@@ -294,6 +297,8 @@ def test_card_and_paper_page_show_the_abstract_as_read() -> None:
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), paper=paper, topic_hits=[],
     )  # fmt: skip
     abstract = html.fromstring(page).find_class("abstract-full")[0].find_class("tex")[0]
-    assert " ".join(abstract.text_content().split()) == "improves over Qwen-3-VL-8B-Thinking from 2.8% to 33.3% accuracy"
+    assert (
+        " ".join(abstract.text_content().split()) == "improves over Qwen-3-VL-8B-Thinking from 2.8% to 33.3% accuracy"
+    )
     assert [c.text for c in abstract.iter("code")] == ["Qwen-3-VL-8B-Thinking"]
     assert [b.text for b in abstract.iter("b")] == ["2.8%", "33.3%"]

@@ -53,7 +53,7 @@ def render_atom(
             entry.author(name=xml_safe(name))
         for category in paper.get("categories", []):
             entry.category(term=category)
-        # a feed reader shows the summary as plain text: the abstract as read (`30\\%` → `30%`), formulas as written
+        # a feed reader shows the summary as plain text: the abstract as read (`30\%` → `30%`), formulas as written
         summary = paper.get("tldr_zh") or tex_plain(paper.get("abstract"))
         if reason := (why or {}).get(paper["paper_id"]):
             summary = f"[{reason}] {summary}"
