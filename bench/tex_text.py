@@ -61,8 +61,8 @@ def measure(name: str, read: Callable[[str], str], texts: list[str]) -> str:
         cut += len(out) < 0.8 * len(text)
         texttt_lost += any(ESCAPED.sub(r"\1", argument) not in out for argument in TEXTTT.findall(text))
     per = (time.process_time() - started) / len(texts) * 1e6
-    cells = [name, changed, formulas_changed, cut, texttt_lost, raised]
-    return "| " + " | ".join(f"{c:,}" if isinstance(c, int) else c for c in cells) + f" | {per:,.0f} µs |"
+    counts = [changed, formulas_changed, cut, texttt_lost, raised]
+    return f"| {name} | " + " | ".join(f"{c:,}" for c in counts) + f" | {per:,.0f} µs |"
 
 
 def main() -> None:
