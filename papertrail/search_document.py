@@ -10,9 +10,12 @@ from typing import Any, Literal
 
 import numpy as np
 
+from papertrail.text import tex_plain
 from schemas.events import PaperEnriched
 
-SEARCHABLE = ["title", "title_zh", "abstract", "tldr_zh", "authors", "institutions", "keywords"]
+# `abstract_text` is the abstract as read (`30\%` → `30%`, `\textbf{I}nference` → `Inference`); the abstract as
+# written stays searchable too, so documents indexed before `abstract_text` existed are still found by it.
+SEARCHABLE = ["title", "title_zh", "abstract_text", "abstract", "tldr_zh", "authors", "institutions", "keywords"]
 FILTERABLE = [
     "paper_id",
     "categories",
@@ -62,7 +65,8 @@ def paper_document(event: PaperEnriched, topic_reasons: dict[str, list[dict[str,
         "paper_id": paper.id,
         "title": paper.title,
         "title_zh": summary.title_zh,
-        "abstract": paper.abstract,
+        "abstract": paper.abstract,  # as the author wrote it: the API's field, and the pages render its markup
+        "abstract_text": tex_plain(paper.abstract),
         "tldr_zh": summary.tldr_zh,
         "tldr_en": summary.tldr_en,
         "summary_status": summary.status,

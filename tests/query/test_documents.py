@@ -1,4 +1,5 @@
-"""The search document of an enriched paper: what decides its AI-related flag."""
+"""The search document of an enriched paper: what decides its AI-related flag, and its abstract as written and as
+read."""
 
 import json
 from datetime import UTC, datetime
@@ -44,3 +45,12 @@ def test_the_document_carries_the_flag_the_summarizer_refined() -> None:
     # the summarizer sets the flag on the paper when its model says yes (policy.refined_paper)
     says_yes = Summary(status="ok", tldr_en="…", ai_related=True, ai_reason="LLM", generated_at=NOW)
     assert _document(paper.model_copy(update={"ai_related": True}), says_yes)["ai_related"] is True
+
+
+def test_the_abstract_is_kept_as_written_and_searched_as_read() -> None:
+    # 2605.14068 of the corpus (tests/fixtures/corpus): the API's `abstract` is the author's text, the index reads
+    # `abstract_text`
+    written = r"improves over \texttt{Qwen-3-VL-8B-Thinking} from \textbf{2.8\%} to \textbf{33.3\%} tree-generation"
+    document = _document(_pick().model_copy(update={"abstract": written}), Summary(status="pending"))
+    assert document["abstract"] == written
+    assert document["abstract_text"] == "improves over Qwen-3-VL-8B-Thinking from 2.8% to 33.3% tree-generation"

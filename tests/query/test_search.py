@@ -61,3 +61,19 @@ def test_atom_entries_link_papers_by_escaped_ids() -> None:
     assert entry is not None
     link = entry.find("{http://www.w3.org/2005/Atom}link").get("href")  # type: ignore[union-attr]
     assert link == "http://h/papers/doi:10.1002/%28SICI%291097-4571%3C3::AID%231%3E"
+
+
+def test_atom_summary_is_the_abstract_as_read() -> None:
+    """A paper with no Chinese TL;DR yet: its entry's summary is the abstract as plain text (2605.14068, corpus)."""
+    from lxml import etree
+
+    from services.query.reads.atom import render_atom
+
+    written = r"improves over \texttt{Qwen-3-VL-8B-Thinking} from \textbf{2.8\%} to $x$"
+    paper = {"paper_id": "arxiv:2605.14068", "title": "CurveBench", "abstract": written}
+    xml = render_atom(site_url="http://h", path="/feeds/x", title="t", self_url="http://h/f", papers=[paper])
+    entry = etree.fromstring(xml).find("{http://www.w3.org/2005/Atom}entry")
+    assert entry is not None
+    assert (
+        entry.findtext("{http://www.w3.org/2005/Atom}summary") == "improves over Qwen-3-VL-8B-Thinking from 2.8% to $x$"
+    )

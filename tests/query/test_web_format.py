@@ -235,3 +235,70 @@ def test_a_similar_follows_reason_names_the_closest_seed_or_the_description() ->
     assert fmt.reason_text({"term": "description", "field": "similar", "score": 0.705}, "en") == (
         "similar to your description (0.70)"
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        # 2605.14068 of the corpus (tests/fixtures/corpus)
+        (
+            r"over \texttt{Qwen-3-VL-8B-Thinking} from \textbf{2.8\%} to",
+            "over <code>Qwen-3-VL-8B-Thinking</code> from <b>2.8%</b> to",
+        ),
+        # 2605.22843: text inside a command is escaped like any other
+        (r"annotated \texttt{<question, SQL>} pairs", "annotated <code>&lt;question, SQL&gt;</code> pairs"),
+        # 2604.27536
+        (
+            r"(\textsc{Veroic}), a \textit{partially observable}",
+            '(<span class="smallcaps">Veroic</span>), a <i>partially observable</i>',
+        ),
+        # 2605.02989, 2604.28186
+        (r"of {\em Cover and Thomas's} (\emph{e.g.}, strong", "of <i>Cover and Thomas&#39;s</i> (<i>e.g.</i>, strong"),
+        # 2604.27374, 2605.01120: `\$` alone in its element, so KaTeX pairs no `$` with it
+        (r"Q\&A at less than \$30", 'Q&amp;A at less than <span class="tex-dollar">$</span>30'),
+        # 2605.05833
+        (
+            r"available \href{https://github.com/AlanYu04/SemBid-KDD2026}{\textcolor{blue}{here}}.",
+            'available <a href="https://github.com/AlanYu04/SemBid-KDD2026" rel="noopener nofollow">here</a>.',
+        ),
+        # 2605.01120: a formula as written, for KaTeX
+        (r"number $\textbf{Z}(m, n, s, t)$ is", r"number $\textbf{Z}(m, n, s, t)$ is"),
+        (r"a $x < y$ and \(a \& b\)", r"a $x &lt; y$ and \(a \&amp; b\)"),
+    ],
+)
+def test_abstract_markup_is_shown_as_safe_html(source: str, shown: str) -> None:
+    assert str(fmt.tex_html(source)) == shown
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        r"\texttt{<script>alert(1)</script>} and \textbf{<img src=x onerror=alert(1)>}",
+        r"\href{javascript:alert(1)}{click} \url{javascript:alert(2)}",
+        r"\href{https://example.org/\" onmouseover=\"alert(1)}{x} <b>raw</b> & \emph{<i>}",
+        r"{\bf <svg onload=alert(1)>} \textsc{</span><script>}",
+    ],
+)
+def test_abstract_markup_never_lets_html_or_scripts_through(source: str) -> None:
+    tree = html.fromstring(f"<div>{fmt.tex_html(source)}</div>")
+    assert not tree.xpath("//script|//img|//svg|//*[@onerror or @onload or @onmouseover]")
+    assert all(a.get("href", "").startswith("https://") for a in tree.iter("a"))
+    assert {element.tag for element in tree.iter()} <= {"div", "b", "i", "code", "span", "a"}
+
+
+def test_card_and_paper_page_show_the_abstract_as_read() -> None:
+    # 2605.14068 of the corpus
+    written = r"improves over \texttt{Qwen-3-VL-8B-Thinking} from \textbf{2.8\%} to \textbf{33.3\%} accuracy"
+    paper = summarized_paper()
+    paper["abstract"] = paper["paper"]["abstract"] = written
+    t = Translator("zh")
+    page = templates.get_template("paper.html").render(
+        t=t, lang="zh", other_lang_url="/", zone="Asia/Shanghai", zone_label="北京时间", user=None,
+        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), paper=paper, topic_hits=[],
+    )  # fmt: skip
+    abstract = html.fromstring(page).find_class("abstract-full")[0].find_class("tex")[0]
+    assert (
+        " ".join(abstract.text_content().split()) == "improves over Qwen-3-VL-8B-Thinking from 2.8% to 33.3% accuracy"
+    )
+    assert [c.text for c in abstract.iter("code")] == ["Qwen-3-VL-8B-Thinking"]
+    assert [b.text for b in abstract.iter("b")] == ["2.8%", "33.3%"]

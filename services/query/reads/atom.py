@@ -7,6 +7,8 @@ from urllib.parse import quote
 
 from feedgen.feed import FeedGenerator
 
+from papertrail.text import tex_plain
+
 # XML 1.0 forbids these control characters; a search term or a title may carry them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -51,7 +53,8 @@ def render_atom(
             entry.author(name=xml_safe(name))
         for category in paper.get("categories", []):
             entry.category(term=category)
-        summary = paper.get("tldr_zh") or paper.get("abstract") or ""
+        # a feed reader shows the summary as plain text: the abstract as read (`30\%` → `30%`), formulas as written
+        summary = paper.get("tldr_zh") or tex_plain(paper.get("abstract"))
         if reason := (why or {}).get(paper["paper_id"]):
             summary = f"[{reason}] {summary}"
         entry.summary(xml_safe(summary))

@@ -1,10 +1,15 @@
-"""Formatting for the web pages: author lists cut short, times in the display zone, labels. No I/O."""
+"""Formatting for the web pages: author lists cut short, times in the display zone, labels, LaTeX's text-mode markup
+as HTML. No I/O."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from markupsafe import Markup, escape
+
+from papertrail.text import Dollar, Formula, Styled, TexPart, tex_parts
 from services.query.web.i18n import Translator
 
 AUTHORS_SHOWN = 8  # the seed site shows eight authors on a card, then "等 N 位作者"
@@ -162,3 +167,35 @@ def link_label(name: str, t: Translator | None = None) -> str:
     kind, _, rest = name.partition(":")
     label = t(f"link_{kind}") if t is not None and t.has(f"link_{kind}") else LINK_LABELS.get(kind, kind)
     return f"{label} {rest}" if rest else label
+
+
+_TAG_OF = {"bold": "b", "italic": "i", "code": "code", "underline": "u"}
+
+
+def _tex_html(parts: Iterable[TexPart]) -> str:
+    out: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(escape(part))
+        elif isinstance(part, Formula):
+            out.append(escape(part.source))  # KaTeX reads it from the page's text
+        elif isinstance(part, Dollar):
+            out.append('<span class="tex-dollar">$</span>')  # alone in its element: KaTeX pairs no `$` with it
+        elif isinstance(part, Styled):
+            tag = _TAG_OF.get(part.style)
+            inner = _tex_html(part.parts)
+            out.append(f"<{tag}>{inner}</{tag}>" if tag else f'<span class="smallcaps">{inner}</span>')
+        else:
+            inner = _tex_html(part.parts)
+            # only a web address becomes a link: an author's `\href{javascript:…}` is shown as its text
+            if part.url.startswith(("https://", "http://")):
+                out.append(f'<a href="{escape(part.url)}" rel="noopener nofollow">{inner}</a>')
+            else:
+                out.append(inner)
+    return "".join(out)
+
+
+def tex_html(text: str | None) -> Markup:
+    """Text-mode LaTeX of a title or abstract as safe HTML (`\\textbf{x}` → `<b>x</b>`, `30\\%` → `30%`), every
+    character of the source escaped; formulas stay as written for KaTeX."""
+    return Markup(_tex_html(tex_parts(text or "")))
