@@ -1,7 +1,8 @@
 """The index stage over a real Meilisearch (with its user-provided embedder) and MongoDB: a paper is searchable as
 soon as its enriched event is indexed, with or without its vector; a vector that comes later is attached and
 changes nothing else; a pending revision keeps the vector its document holds; after a model change the index never
-keeps another model's vector; a refusal that is not a document's is raised, not retried one document at a time."""
+keeps another model's vector; a refusal that is not a document's is raised, not retried one document at a time; and a
+paper the index does not hold yet answers from its canonical record."""
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -12,15 +13,19 @@ import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import PAPER_VECTORS
+from papertrail.collections import PAPERS as PAPERS_COLLECTION
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.search import make_search_client
 from papertrail.search_document import document_id
 from papertrail.settings import InfraSettings
 from schemas.events import PaperEmbedding, PaperEnriched
 from schemas.paper import Paper
+from services.query.api.routes.papers import PaperDetail
 from services.query.index import INDEX_REFUSED, IndexRefused, PaperIndex
 from services.query.indexer.handlers import index_enriched
 from services.query.indexer.topic_tags import TopicTagger
+from services.query.reads.paper_lookup import paper_key
+from services.query.reads.papers import paper_detail
 from services.query.reads.search import PaperQuery
 from services.query.store import QueryStore
 from tests.conftest import Servers
@@ -195,3 +200,23 @@ async def test_a_refusal_not_of_the_documents_is_raised_and_counted_not_retried_
     assert INDEX_REFUSED._value.get() == refused + 1
     # one task for the batch, none for single documents
     assert (await index.client.get_tasks(index_ids=[index.name])).total == tasks_before + 1
+
+
+async def test_a_paper_the_index_does_not_hold_yet_answers_from_its_canonical_record(
+    setup: tuple[PaperIndex, QueryStore], scratch_db: AsyncDatabase
+) -> None:
+    index, store = setup
+    paper = PAPERS[0]
+    await scratch_db[PAPERS_COLLECTION.name].insert_one({**paper.model_dump(), "_id": paper.id})
+    held_paper = await store.paper(paper_key(paper.id))
+    assert held_paper is not None
+    detail = PaperDetail.model_validate(await paper_detail(held_paper, index, store))
+    assert (detail.title, detail.abstract) == (paper.title, paper.abstract)
+    assert detail.authors == [a.name for a in paper.authors] and detail.authors
+    assert detail.categories == paper.categories and detail.categories
+    assert detail.ids == paper.ids.model_dump(exclude_none=True)
+    assert not detail.searchable
+    await index_events(index, store, event(paper, "pending"))
+    held_paper = await store.paper(paper_key(paper.id))
+    assert held_paper is not None
+    assert PaperDetail.model_validate(await paper_detail(held_paper, index, store)).searchable
