@@ -14,6 +14,7 @@ from prometheus_client import Counter, Histogram
 from papertrail.embedding import Embedder
 from papertrail.kafka import DependencyRefused, UnprocessableMessage
 from papertrail.search_document import EMBEDDER, FILTERABLE, SEARCHABLE, SORTABLE, PaperFilter, document_id
+from services.query.indexer.writes import DIGEST, HeldDocument
 from services.query.reads.search import PaperQuery, SearchMode
 
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
@@ -152,13 +153,18 @@ class PaperIndex:
                 failures.append((position, error))
         return failures
 
-    async def held_versions(self, paper_ids: Sequence[str]) -> dict[str, int]:
-        """Of these papers, those the index holds, each with the version seq of its document (0 when it has none)."""
+    async def held_documents(self, paper_ids: Sequence[str]) -> dict[str, HeldDocument]:
+        """Of these papers, those the index holds, each with its document's version seq and fields digest."""
         if not paper_ids:
             return {}
         wanted = list(dict.fromkeys(document_id(p) for p in paper_ids))
-        found = await self.index.get_documents(ids=wanted, fields=["paper_id", "version_seq"], limit=len(wanted))
-        return {doc["paper_id"]: int(doc.get("version_seq") or 0) for doc in found.results if "paper_id" in doc}
+        fields = ["paper_id", "version_seq", DIGEST]
+        found = await self.index.get_documents(ids=wanted, fields=fields, limit=len(wanted))
+        return {
+            doc["paper_id"]: HeldDocument(int(doc.get("version_seq") or 0), doc.get(DIGEST))
+            for doc in found.results
+            if "paper_id" in doc
+        }
 
     async def remove(self, paper_ids: list[str]) -> None:
         """Delete the papers' documents (a missing one is no error) and wait until Meilisearch has applied it."""

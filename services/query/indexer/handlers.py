@@ -49,7 +49,7 @@ async def index_enriched(
     if not events:  # every record of the batch was parked
         return []
     paper_ids = [event.paper.id for event in events]
-    held = await index.held_versions(paper_ids)
+    held = await index.held_documents(paper_ids)
     vectors = await store.vectors_of(paper_ids, model_key)
     holds_our_vectors = await store.vectors_model(index.name) == model_key
     topics = [tagger.of(event.paper) for event in events]
