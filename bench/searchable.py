@@ -137,12 +137,12 @@ def run(mode: str, within: float) -> None:
             loaded: list[float] = []
             started = time.perf_counter()
 
-            def load() -> None:
+            def run_commands() -> None:
                 for command in commands:
                     papertrail(env, *command)
                 loaded.append(time.perf_counter() - started)
 
-            loading = threading.Thread(target=load, daemon=True)
+            loading = threading.Thread(target=run_commands, daemon=True)
             loading.start()
             papers, first, everything = time_to_searchable(pipeline, started, within, loading)
         finally:
