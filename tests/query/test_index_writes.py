@@ -1,13 +1,16 @@
 """What the index stage writes for a batch, without servers: a new pending paper opts out of vectors, a vector coming
 later is a vector-only partial update, a pending event keeps the vector a document holds (not after a model change),
-an event older than the held document writes none of its fields. (Meilisearch's side: test_indexing.py.)"""
+an event older than the held document writes none of its fields; a refusal not of the documents is redelivered, one of
+a document parked. (Meilisearch's side: test_indexing.py.)"""
 
 from pathlib import Path
 
 import numpy as np
 
+from papertrail.kafka import UnprocessableMessage, is_transient
 from papertrail.search_document import EMBEDDER, document_id
 from schemas.events import PaperEmbedding, PaperEnriched
+from services.query.index import DocumentRefused, IndexRefused
 from services.query.indexer.writes import DIGEST, HeldDocument, index_writes
 from tests.integration.test_matcher import enriched
 from tests.matcher.corpus import paper_from_line, read_lines
@@ -72,3 +75,9 @@ def test_an_event_older_than_the_held_document_writes_only_its_vector() -> None:
     (write,) = index_writes([event("embedded", seq=2, base=newer)], [{}], held, {PAPER.id: VECTOR}, True)
     assert write == {"id": document_id(PAPER.id), "_vectors": {EMBEDDER: VECTOR.tolist()}}
     assert index_writes([event("pending", seq=2, base=newer)], [{}], held, {}, True) == [None]
+
+
+def test_a_refusal_not_of_the_documents_is_redelivered_and_one_of_a_document_is_parked() -> None:
+    assert is_transient(IndexRefused("Meilisearch task 7 failed: invalid_vector_dimensions"))
+    assert isinstance(DocumentRefused("Meilisearch task 8 failed: invalid_document_id"), UnprocessableMessage)
+    assert not is_transient(DocumentRefused("Meilisearch task 8 failed: invalid_document_id"))
