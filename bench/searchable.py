@@ -34,7 +34,7 @@ import httpx  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
 from papertrail_tools import stack  # noqa: E402
-from papertrail_tools.demo import CORPUS_DAY, FIXTURES, HF_DAYS  # noqa: E402
+from papertrail_tools.demo import CORPUS_DAY, FIXTURES, HF_DAYS, demo_environment  # noqa: E402
 from tests.conftest import free_port, stack_on_free_ports, wait_until  # noqa: E402
 from tests.resilience.drills import Pipeline, pipeline_env, settled  # noqa: E402
 
@@ -102,7 +102,7 @@ def run(mode: str, within: float) -> None:
         try:
             stack.up(settings, log=lambda line: None)
             extra = {"LOG_LEVEL": "WARNING"}
-            if mode == "demo":  # as papertrail_tools/demo.py sets them
+            if mode == "demo":  # as papertrail_tools/demo.py runs it
                 port = free_port()
                 replay = subprocess.Popen(
                     [sys.executable, "-m", "papertrail", "replay", "--dir", str(FIXTURES), "--port", str(port)],
@@ -113,16 +113,7 @@ def run(mode: str, within: float) -> None:
                 )
                 base = f"http://127.0.0.1:{port}"
                 wait_until(lambda: _answers(f"{base}/_replay/requests"), timeout=30, interval=0.5, what="replay")
-                extra |= {
-                    "SOURCES": '["arxiv", "acl"]',
-                    "ARXIV_OAI_URL": f"{base}/oai",
-                    "ARXIV_METADATA_PREFIX": "arXiv",
-                    "ARXIV_START_DATE": "2015-01-16",
-                    "ARXIV_MIN_REQUEST_INTERVAL_S": "0",
-                    "ACL_ANTHOLOGY_URL": base,
-                    "ACL_VOLUMES": '["2024.acl"]',
-                    "HF_API_URL": base,
-                }
+                extra |= demo_environment(base)
             env = pipeline_env(settings.environment(), **extra)
             pipeline = Pipeline(env, Path(folder))
             launched = time.perf_counter()

@@ -1,13 +1,12 @@
 """Papers as the API and the pages show them: one page of a search in the hits' documented shape, one paper with its
 history and summary, an author's papers, and the paper any of its ids names."""
 
-from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
-from papertrail.search_document import PaperFilter
+from papertrail.search_document import PaperFilter, paper_fields
 from schemas.paper import Paper
 from services.query.index import PaperIndex
 from services.query.reads.paper_lookup import paper_key
@@ -110,36 +109,10 @@ def public_paper(paper_id: str, stored: dict[str, Any]) -> dict[str, Any]:
     return held_record(paper_id, stored).model_dump(mode="json")
 
 
-def _ts(value: datetime | None) -> int | None:
-    return int(value.timestamp()) if value is not None else None
-
-
 def canonical_hit(paper: Paper) -> dict[str, Any]:
     """What a paper shows from its canonical record alone (no summary, no topics): its fields while the search index
     does not hold it yet, so the answer is the paper itself and never an empty shell."""
-    return HIT_DEFAULTS | {
-        "paper_id": paper.id,
-        "title": paper.title,
-        "authors": [a.name for a in paper.authors],
-        "authors_detail": [a.model_dump(mode="json", exclude={"source_ids"}) for a in paper.authors],
-        "abstract": paper.abstract,
-        "categories": paper.categories,
-        "sources": paper.sources,
-        "ids": paper.ids.model_dump(exclude_none=True),
-        "venue": paper.venue,
-        "year": paper.year,
-        "status": paper.status,
-        "ai_related": paper.ai_related,
-        "current_version": paper.current_version,
-        "has_revisions": len(paper.versions) > 1,
-        "links": paper.links,
-        "comments": paper.comments,
-        "journal_ref": paper.journal_ref,
-        "community": paper.community.model_dump(mode="json") if paper.community else None,
-        "updated_ts": _ts(paper.version_updated_at or paper.updated_at),
-        "ingested_ts": _ts(paper.first_seen),
-        "published_ts": _ts(paper.published_at),
-    }
+    return HIT_DEFAULTS | paper_fields(paper)
 
 
 async def paper_detail(paper: dict[str, Any], index: PaperIndex, store: QueryStore) -> dict[str, Any]:
