@@ -41,6 +41,12 @@ class UnprocessableMessage(Exception):
     """Raised by a handler for a message that will never succeed (unparseable record, broken invariant)."""
 
 
+class DependencyRefused(Exception):
+    """Raised by a handler when a dependency refuses the work for a reason of its own (a setting, a model), not the
+    message's: the message is redelivered after a pause, as when the dependency is unreachable, rather than parked,
+    until an operator fixes the cause (the handler says so loudly: a log line at error, a metric, an alert)."""
+
+
 def dead_letter_topic(topic: str) -> str:
     return topic + DLQ_SUFFIX
 
@@ -52,6 +58,8 @@ def is_transient(exc: BaseException) -> bool:
     from meilisearch_python_sdk.errors import MeilisearchCommunicationError, MeilisearchTimeoutError
     from pymongo.errors import ConnectionFailure, PyMongoError
 
+    if isinstance(exc, DependencyRefused):
+        return True
     if isinstance(exc, MessageSizeTooLargeError | RecordTooLargeError):
         return False  # the same bytes are too large on every attempt: retrying would block the partition for good
     if isinstance(exc, ConnectionFailure | KafkaError | TimeoutError | OSError | httpx.TransportError):

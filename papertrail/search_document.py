@@ -12,6 +12,7 @@ import numpy as np
 
 from papertrail.text import tex_plain
 from schemas.events import PaperEnriched
+from schemas.paper import Paper
 
 # `abstract_text` is the abstract as read (`30\%` → `30%`, `\textbf{I}nference` → `Inference`); the abstract as
 # written stays searchable too, so documents indexed before `abstract_text` existed are still found by it.
@@ -57,24 +58,17 @@ def _ts(value: Any) -> int | None:
     return int(value.timestamp()) if value is not None else None
 
 
-def paper_document(event: PaperEnriched, topic_reasons: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """The document of a paper; `topic_reasons` are the catalogue topics it hits (the query service tags them)."""
-    paper, summary = event.paper, event.summary
+def paper_fields(paper: Paper) -> dict[str, Any]:
+    """The fields of a paper's document that its canonical record alone gives (no summary, version or topics): what
+    the query service shows of a paper the index does not hold yet."""
     return {
-        "id": document_id(paper.id),
         "paper_id": paper.id,
         "title": paper.title,
-        "title_zh": summary.title_zh,
         "abstract": paper.abstract,  # as the author wrote it: the API's field, and the pages render its markup
         "abstract_text": tex_plain(paper.abstract),
-        "tldr_zh": summary.tldr_zh,
-        "tldr_en": summary.tldr_en,
-        "summary_status": summary.status,
         "authors": [a.name for a in paper.authors],
         "author_keys": [a.key for a in paper.authors],
         "affiliations": sorted({aff for a in paper.authors for aff in a.affiliations}),
-        "institutions": [i.name_zh for i in summary.institutions] + [i.name for i in summary.institutions],
-        "keywords": summary.keywords,
         "categories": paper.categories,
         "sources": paper.sources,
         "ids": paper.ids.model_dump(exclude_none=True),
@@ -84,12 +78,9 @@ def paper_document(event: PaperEnriched, topic_reasons: dict[str, list[dict[str,
         # the paper's flag, which the summarizer's verdict already refined: it can add a paper, never remove one
         "ai_related": paper.ai_related,
         "current_version": paper.current_version,
-        "version_seq": event.version.seq,
-        "version_kind": event.version.kind,
         "versions": [v.model_dump(mode="json") for v in paper.versions],
         "has_revisions": len(paper.versions) > 1,
         "authors_detail": [a.model_dump(mode="json", exclude={"source_ids"}) for a in paper.authors],
-        "summary": summary.model_dump(mode="json"),
         "community": paper.community.model_dump(mode="json") if paper.community else None,
         "links": paper.links,
         "comments": paper.comments,
@@ -97,6 +88,24 @@ def paper_document(event: PaperEnriched, topic_reasons: dict[str, list[dict[str,
         "updated_ts": _ts(paper.version_updated_at or paper.updated_at),
         "ingested_ts": _ts(paper.first_seen),
         "published_ts": _ts(paper.published_at),
+    }
+
+
+def paper_document(event: PaperEnriched, topic_reasons: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The document of a paper; `topic_reasons` are the catalogue topics it hits (the query service tags them)."""
+    paper, summary = event.paper, event.summary
+    return {
+        "id": document_id(paper.id),
+        **paper_fields(paper),
+        "title_zh": summary.title_zh,
+        "tldr_zh": summary.tldr_zh,
+        "tldr_en": summary.tldr_en,
+        "summary_status": summary.status,
+        "institutions": [i.name_zh for i in summary.institutions] + [i.name for i in summary.institutions],
+        "keywords": summary.keywords,
+        "version_seq": event.version.seq,
+        "version_kind": event.version.kind,
+        "summary": summary.model_dump(mode="json"),
         # when a usable summary was written: the overview's "new AI summaries" lists papers by it
         "summarized_ts": _ts(summary.generated_at) if summary.status == "ok" else None,
         "topic_ids": sorted(topic_reasons),

@@ -42,6 +42,20 @@ def _after_ready(query_port: int) -> None:
     )
 
 
+def demo_environment(replay_url: str) -> dict[str, str]:
+    """The harvester's settings that make it read the replay server at `replay_url` instead of the sources."""
+    return {
+        "SOURCES": '["arxiv", "acl"]',
+        "ARXIV_OAI_URL": f"{replay_url}/oai",
+        "ARXIV_METADATA_PREFIX": "arXiv",
+        "ARXIV_START_DATE": "2015-01-16",
+        "ARXIV_MIN_REQUEST_INTERVAL_S": "0",
+        "ACL_ANTHOLOGY_URL": replay_url,
+        "ACL_VOLUMES": '["2024.acl"]',
+        "HF_API_URL": replay_url,
+    }
+
+
 def run_demo(replay_port: int = 8900) -> int:
     from papertrail_tools.cli import run_all, service_port
 
@@ -54,18 +68,7 @@ def run_demo(replay_port: int = 8900) -> int:
         if not _wait_for(f"{base}/_replay/requests", 30):
             print("papertrail demo: the replay server did not start", file=sys.stderr)
             return 1
-        os.environ.update(
-            {
-                "SOURCES": '["arxiv", "acl"]',
-                "ARXIV_OAI_URL": f"{base}/oai",
-                "ARXIV_METADATA_PREFIX": "arXiv",
-                "ARXIV_START_DATE": "2015-01-16",
-                "ARXIV_MIN_REQUEST_INTERVAL_S": "0",
-                "ACL_ANTHOLOGY_URL": base,
-                "ACL_VOLUMES": '["2024.acl"]',
-                "HF_API_URL": base,
-            }
-        )
+        os.environ.update(demo_environment(base))
         threading.Thread(target=_after_ready, args=(service_port("query"),), daemon=True).start()
         return run_all()
     finally:

@@ -1,6 +1,7 @@
 """The Meilisearch `papers` index: settings kept in code, documents written and tasks awaited, searches."""
 
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -8,11 +9,12 @@ import orjson
 from meilisearch_python_sdk import AsyncClient
 from meilisearch_python_sdk.errors import MeilisearchApiError
 from meilisearch_python_sdk.models.settings import MeilisearchSettings, Pagination, UserProvidedEmbedder
-from prometheus_client import Histogram
+from prometheus_client import Counter, Histogram
 
 from papertrail.embedding import Embedder
-from papertrail.kafka import UnprocessableMessage
+from papertrail.kafka import DependencyRefused, UnprocessableMessage
 from papertrail.search_document import EMBEDDER, FILTERABLE, SEARCHABLE, SORTABLE, PaperFilter, document_id
+from services.query.indexer.writes import DIGEST, HeldDocument
 from services.query.reads.search import PaperQuery, SearchMode
 
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
@@ -24,6 +26,37 @@ SEARCH_SECONDS = Histogram(
     "One Meilisearch search (or similar-papers request) as the query service sees it (request sent → answer parsed).",
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
+
+INDEX_REFUSED = Counter(
+    "papertrail_index_refused_total",
+    "Index writes Meilisearch refused for a reason not of the documents (a setting, the embedder; the log line "
+    "says which): the batch is redelivered until an operator fixes it.",
+)
+# Meilisearch's task error codes that name one bad document: only then is a failed batch retried one document at a
+# time, so the bad one is parked and the rest indexed. Any other failure (the embedder's dimensions, a missing
+# index, a full disk) would fail every document alike: it is the index's, and retrying one by one only hides it.
+DOCUMENT_FAULTS = frozenset(
+    {
+        "invalid_document_id",
+        "missing_document_id",
+        "invalid_document_fields",
+        "invalid_document_geo_field",
+        "invalid_document_geojson_field",
+        "document_fields_limit_reached",
+        "max_fields_limit_exceeded",
+    }
+)
+log = logging.getLogger("papertrail.query")
+
+
+class DocumentRefused(UnprocessableMessage):
+    """Meilisearch refused a document for a fault of its own (its id, a field): the record is parked."""
+
+
+class IndexRefused(DependencyRefused):
+    """Meilisearch refused a write for a reason that is not the documents' (a setting, the embedder): the batch is
+    redelivered until an operator fixes the cause; `papertrail_index_refused_total` counts it, IndexWritesRefused
+    alerts on it."""
 
 
 @dataclass(slots=True)
@@ -105,19 +138,33 @@ class PaperIndex:
         await self._wait(task.task_uid)
 
     async def upsert_isolating_failures(self, documents: list[dict[str, Any]]) -> list[tuple[int, Exception]]:
-        """Upsert a batch; if its task fails, retry one by one and return (position, error) of those that fail."""
+        """Upsert a batch; if Meilisearch refuses a document of it (DocumentRefused), retry one by one and return
+        (position, error) of those refused. A refusal that is not a document's (IndexRefused) is raised at once."""
         try:
             await self.upsert(documents)
             return []
-        except UnprocessableMessage:
+        except DocumentRefused:
             pass
         failures: list[tuple[int, Exception]] = []
         for position, document in enumerate(documents):
             try:
                 await self.upsert([document])
-            except UnprocessableMessage as error:
+            except DocumentRefused as error:
                 failures.append((position, error))
         return failures
+
+    async def held_documents(self, paper_ids: Sequence[str]) -> dict[str, HeldDocument]:
+        """Of these papers, those the index holds, each with its document's version seq and fields digest."""
+        if not paper_ids:
+            return {}
+        wanted = list(dict.fromkeys(document_id(p) for p in paper_ids))
+        fields = ["paper_id", "version_seq", DIGEST]
+        found = await self.index.get_documents(ids=wanted, fields=fields, limit=len(wanted))
+        return {
+            doc["paper_id"]: HeldDocument(int(doc.get("version_seq") or 0), doc.get(DIGEST))
+            for doc in found.results
+            if "paper_id" in doc
+        }
 
     async def remove(self, paper_ids: list[str]) -> None:
         """Delete the papers' documents (a missing one is no error) and wait until Meilisearch has applied it."""
@@ -150,8 +197,16 @@ class PaperIndex:
 
     async def _wait(self, task_uid: int) -> None:
         result = await self.client.wait_for_task(task_uid, timeout_in_ms=self.task_timeout_ms)
-        if result.status != "succeeded":
-            raise UnprocessableMessage(f"Meilisearch task {task_uid} {result.status}: {result.error}")
+        if result.status == "succeeded":
+            return
+        code = str((result.error or {}).get("code", result.status))
+        reason = f"Meilisearch task {task_uid} {result.status}: {result.error}"
+        if code in DOCUMENT_FAULTS:
+            raise DocumentRefused(reason)
+        INDEX_REFUSED.inc()
+        log.error("the search index refused a write: not the documents' fault, fix the cause", extra={
+            "index": self.name, "code": code, "reason": reason})  # fmt: skip
+        raise IndexRefused(reason)
 
     async def search(self, query: PaperQuery, attributes: list[str] | None = None) -> SearchPage:
         """Run the query with facet counts; `attributes` limits the fields returned (lists need far less than a

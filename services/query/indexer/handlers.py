@@ -8,9 +8,12 @@ from faststream import Context
 from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import Histogram
 
-from papertrail.search_document import paper_document, with_vector
 from schemas.events import HarvestStatus, PaperEnriched, PaperWithdrawn
 from services.query.deps import QueryResources
+from services.query.index import PaperIndex
+from services.query.indexer.topic_tags import TopicTagger
+from services.query.indexer.writes import index_writes
+from services.query.store import QueryStore
 
 Resources = Annotated[QueryResources, Context()]  # what every handler takes, from the lifespan
 
@@ -22,29 +25,38 @@ INDEX_LAG = Histogram(
 
 
 async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
-    """Index a batch, each paper with its catalogue topics and its vector (read from `paper_vectors` for the whole
-    batch: a paper embedded after it was indexed comes again with its vector); offsets are committed only after
-    Meilisearch applied it; bad records are parked."""
+    """Index a batch, each paper with its catalogue topics and its vector (or none yet: searchable either way);
+    offsets are committed only after Meilisearch applied it; bad records are parked."""
     dead_letters = resources.dead_letters
     valid = await dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
-    # A paper whose vector is pending has none to read yet: its document keeps whatever vector it holds (none when
-    # new) until the summarizer emits it again, embedded. Older producers say nothing: their papers are looked up.
-    looked_up = [not (event.embedding and event.embedding.state == "pending") for _, event in valid]
-    wanted = list({event.paper.id for (_, event), look in zip(valid, looked_up, strict=True) if look})
-    vectors = await resources.store.vectors_of(wanted, resources.settings.model_key)
-    documents = [
-        with_vector(document, vectors.get(event.paper.id)) if look else document
-        for (_, event), look in zip(valid, looked_up, strict=True)
-        for document in [paper_document(event, resources.topic_tagger.of(event.paper))]
-    ]
-    failures = await resources.paper_index.upsert_isolating_failures(documents)
+    events = [event for _, event in valid]
+    failures = await index_enriched(events, resources.paper_index, resources.store, resources.topic_tagger,
+                                    resources.settings.model_key)  # fmt: skip
     for position, error in failures:
         await dead_letters.park(valid[position][0], error)
     now = time.time()
     parked = {position for position, _ in failures}  # never searchable: no latency to observe
-    for position, (_, event) in enumerate(valid):
+    for position, event in enumerate(events):
         if event.harvested_at is not None and position not in parked:
             INDEX_LAG.observe(max(0.0, now - event.harvested_at.timestamp()))
+
+
+async def index_enriched(
+    events: list[PaperEnriched], index: PaperIndex, store: QueryStore, tagger: TopicTagger, model_key: str
+) -> list[tuple[int, Exception]]:
+    """Write a batch into the index (`index_writes` decides each document from what the index holds: three reads
+    for the whole batch) and return (position, error) of the events whose document Meilisearch refused."""
+    if not events:  # every record of the batch was parked
+        return []
+    paper_ids = [event.paper.id for event in events]
+    held = await index.held_documents(paper_ids)
+    vectors = await store.vectors_of(paper_ids, model_key)
+    holds_our_vectors = await store.vectors_model(index.name) == model_key
+    topics = [tagger.of(event.paper) for event in events]
+    writes = index_writes(events, topics, held, vectors, holds_our_vectors)
+    positions = [position for position, document in enumerate(writes) if document is not None]
+    failures = await index.upsert_isolating_failures([document for document in writes if document is not None])
+    return [(positions[at], error) for at, error in failures]
 
 
 async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> None:

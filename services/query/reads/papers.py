@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
-from papertrail.search_document import PaperFilter
+from papertrail.search_document import PaperFilter, paper_fields
 from schemas.paper import Paper
 from services.query.index import PaperIndex
 from services.query.reads.paper_lookup import paper_key
@@ -98,23 +98,36 @@ def paper_url(paper_id: str, under: str = "/papers/") -> str:
     return under + quote(paper_id, safe="/:")
 
 
-def public_paper(paper_id: str, stored: dict[str, Any]) -> dict[str, Any]:
+def held_record(paper_id: str, stored: dict[str, Any]) -> Paper:
     """The canonical paper as the schema publishes it, without the normalizer's storage fields (fingerprints,
     write ids, version records pending their own collection)."""
     fields = {name: value for name, value in stored.items() if name in Paper.model_fields}
-    return Paper.model_validate({**fields, "id": paper_id}).model_dump(mode="json")
+    return Paper.model_validate({**fields, "id": paper_id})
+
+
+def public_paper(paper_id: str, stored: dict[str, Any]) -> dict[str, Any]:
+    return held_record(paper_id, stored).model_dump(mode="json")
+
+
+def canonical_hit(paper: Paper) -> dict[str, Any]:
+    """What a paper shows from its canonical record alone (no summary, no topics): its fields while the search index
+    does not hold it yet, so the answer is the paper itself and never an empty shell."""
+    return HIT_DEFAULTS | paper_fields(paper)
 
 
 async def paper_detail(paper: dict[str, Any], index: PaperIndex, store: QueryStore) -> dict[str, Any]:
-    """A held paper (its `papers` document) with its search document, version history and summary."""
+    """A held paper (its `papers` document) with its search document, version history and summary; a paper the
+    index does not hold yet (it is on its way, or was parked) answers from its canonical record and says so."""
     paper_id = paper.pop("_id")
-    document = await index.get(paper_id) or {"paper_id": paper_id, "title": paper.get("title", "")}
+    record = held_record(paper_id, paper)
+    document = await index.get(paper_id)
     return {
-        **document,
-        "paper": public_paper(paper_id, paper),
+        **(document if document is not None else canonical_hit(record)),
+        "searchable": document is not None,
+        "paper": record.model_dump(mode="json"),
         "history": await store.versions_of(paper_id),
-        "summary": document.get("summary"),
-        "topic_reasons": document.get("topic_reasons", {}),
+        "summary": document.get("summary") if document is not None else None,
+        "topic_reasons": document.get("topic_reasons", {}) if document is not None else {},
     }
 
 

@@ -38,6 +38,10 @@ class PaperSearchResponse(BaseModel):
 
 
 class PaperDetail(PaperHit):
+    searchable: bool = Field(
+        description="whether search, browse and feeds find the paper yet; false for a paper the index does not hold "
+        "yet (its fields then come from the canonical record, with no summary or topics)"
+    )
     paper: dict[str, Any] = Field(description="the canonical paper: every id, authors, versions, times")
     history: list[dict[str, Any]] = Field(description="version records #1..n: what changed, from which source")
     summary: dict[str, Any] | None = Field(None, description="the AI summary, or its status")

@@ -1,0 +1,170 @@
+"""Time until every paper is searchable, on a local stack this script starts itself (every server and the five
+services on free ports, so it runs beside other stacks):
+
+- demo: what `make demo` does (papertrail_tools/demo.py): the replay server answers as arXiv OAI-PMH, the ACL
+  Anthology and Hugging Face; the harvester reads it on its schedule; once every service is ready the recorded
+  Hugging Face days are harvested and one day of the May 2026 corpus is imported. Timed from "all services ready".
+- month: a month of real listings imported at once, as `papertrail import` does for a user: the in-repo May 2026
+  corpus, its 31 daily files as one file (7,184 records: about the size of issue 22's June 2026 import of 8,497).
+  Timed from the import's start.
+
+All searchable: every consumer group caught up and the search index holds as many documents as the normalizer
+stored papers, for 5 s on end (so a pause between two harvests is not taken for the end). Printed: papers, seconds
+to the first and to all searchable, the machine and its load average (it is shared: say so beside the figures).
+
+    uv run python bench/searchable.py demo|month [--within 1800]
+"""
+
+import argparse
+import asyncio
+import gzip
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+from pymongo import MongoClient  # noqa: E402
+
+from papertrail_tools import stack  # noqa: E402
+from papertrail_tools.demo import CORPUS_DAY, FIXTURES, HF_DAYS, demo_environment  # noqa: E402
+from tests.conftest import free_port, stack_on_free_ports, wait_until  # noqa: E402
+from tests.resilience.drills import Pipeline, pipeline_env, settled  # noqa: E402
+
+MONTH = sorted((FIXTURES / "corpus" / "arxiv-daily-2026-05").glob("*.jsonl.gz"))
+STEADY_S = 5.0
+
+
+def papertrail(env: dict[str, str], *args: str) -> None:
+    """A `papertrail` command as a user runs it, against this run's stack."""
+    subprocess.run(
+        [sys.executable, "-m", "papertrail", *args],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        check=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def counter(env: dict[str, str]) -> Callable[[], tuple[int, int]]:
+    """(documents in the search index, papers the normalizer stored)."""
+    mongo: MongoClient = MongoClient(env["MONGODB_URL"])
+    papers = mongo[env["MONGODB_DATABASE"]]["papers"]
+    meili = httpx.Client(base_url=env["MEILI_URL"], headers={"Authorization": f"Bearer {env['MEILI_MASTER_KEY']}"})
+
+    def counts() -> tuple[int, int]:
+        answer = meili.get(f"/indexes/{env['INDEX_NAME']}/stats")
+        indexed = int(answer.json()["numberOfDocuments"]) if answer.status_code == 200 else 0
+        return indexed, papers.count_documents({})
+
+    return counts
+
+
+def time_to_searchable(
+    pipeline: Pipeline, started: float, within: float, loading: threading.Thread
+) -> tuple[int, float, float]:
+    """(papers, seconds to the first searchable, seconds to all searchable) from `started`, all of them once
+    `loading` (the harvests and imports) is done."""
+    counts = counter(pipeline.env)
+    first = 0.0
+    streak_since: float | None = None
+    deadline = started + within
+    while time.perf_counter() < deadline:
+        indexed, stored = counts()
+        now = time.perf_counter()
+        if indexed and not first:
+            first = now - started
+        done = not loading.is_alive() and stored > 0 and indexed == stored and asyncio.run(settled(pipeline.bootstrap))
+        if not done:
+            streak_since = None
+        elif streak_since is None:
+            streak_since = now
+        elif now - streak_since >= STEADY_S:
+            return stored, first, streak_since - started
+        time.sleep(0.25)
+    indexed, stored = counts()
+    raise SystemExit(f"not all searchable within {within:.0f} s: {indexed:,} of {stored:,} papers in the index")
+
+
+def run(mode: str, within: float) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        settings = stack_on_free_ports(Path(folder))
+        replay = None
+        pipeline = None
+        try:
+            stack.up(settings, log=lambda line: None)
+            extra = {"LOG_LEVEL": "WARNING"}
+            if mode == "demo":  # as papertrail_tools/demo.py runs it
+                port = free_port()
+                replay = subprocess.Popen(
+                    [sys.executable, "-m", "papertrail", "replay", "--dir", str(FIXTURES), "--port", str(port)],
+                    cwd=ROOT,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                base = f"http://127.0.0.1:{port}"
+                wait_until(lambda: _answers(f"{base}/_replay/requests"), timeout=30, interval=0.5, what="replay")
+                extra |= demo_environment(base)
+            env = pipeline_env(settings.environment(), **extra)
+            pipeline = Pipeline(env, Path(folder))
+            launched = time.perf_counter()
+            pipeline.start()
+            ready = time.perf_counter()
+            print(f"all services ready in {ready - launched:.0f} s")
+            if mode == "demo":
+                commands = [["harvest", "hf", "--from", day, "--until", day] for day in HF_DAYS]
+                commands.append(["import", str(CORPUS_DAY)])
+            else:  # one file, as a month's listings come: 31 commands would time the command's start 31 times
+                month = Path(folder) / "2026-05_AI_enhanced_Chinese.jsonl.gz"
+                month.write_bytes(b"".join(gzip.compress(gzip.decompress(p.read_bytes())) for p in MONTH))
+                commands = [["import", str(month)]]
+            loaded: list[float] = []
+            started = time.perf_counter()
+
+            def run_commands() -> None:
+                for command in commands:
+                    papertrail(env, *command)
+                loaded.append(time.perf_counter() - started)
+
+            loading = threading.Thread(target=run_commands, daemon=True)
+            loading.start()
+            papers, first, everything = time_to_searchable(pipeline, started, within, loading)
+        finally:
+            if pipeline is not None:
+                pipeline.stop()
+            if replay is not None:
+                replay.terminate()
+                replay.wait(timeout=10)
+            stack.down(settings, log=lambda line: None)
+    load = os.getloadavg()
+    what = "harvests and import" if mode == "demo" else f"import of {len(MONTH)} days in one file"
+    print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.machine()}, {os.cpu_count()} cores (shared)")
+    print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(f"{mode}: {papers:,} papers; the {what} (`papertrail` commands) done after {loaded[0]:.1f} s")
+    print(f"{mode}: first paper searchable after {first:.1f} s, all {papers:,} after {everything:.1f} s")
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["demo", "month"])
+    parser.add_argument("--within", type=float, default=1800, help="seconds to wait for every paper to be searchable")
+    args = parser.parse_args()
+    run(args.mode, args.within)
