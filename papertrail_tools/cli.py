@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
     settings_cmd = commands.add_parser("settings", help="print every setting (or --write docs/configuration.md)")
     settings_cmd.add_argument("--write", action="store_true")
     commands.add_parser("assets", help="fetch the pages' KaTeX from npm (pinned, checked) into the query service")
-    demo = commands.add_parser("demo", help="run everything offline on recorded real data (replay server + all services)")
+    demo = commands.add_parser("demo", help="run everything offline on recorded real data (replay + all services)")
     demo.add_argument("--port-offset", type=int, default=0, help="add this to every service's and the replay's port")
     replay = commands.add_parser("replay", help="serve recorded upstream responses (offline harvesting)")
     replay.add_argument("--dir", required=True, help="folder with replay.json and the recorded files")
@@ -81,14 +81,21 @@ def main(argv: list[str] | None = None) -> None:
         "smoke", help="check a running deployment as a new reader sees it (ready, searchable, pages, no dead letter)"
     )
     smoke.add_argument("--base-url", help="the query service's API and pages (default: http://127.0.0.1:8000)")
-    smoke.add_argument("--service", action="append", default=[], metavar="NAME=URL",
-                       help="where a service answers /readyz (default: 127.0.0.1 on its default port); repeatable")  # fmt: skip
+    smoke.add_argument(
+        "--service",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="where a service answers /readyz (default: 127.0.0.1, its default port); repeatable",
+    )
     smoke.add_argument("--port-offset", type=int, default=0, help="as given to `papertrail run` or `demo`")
-    smoke.add_argument("--expect-papers", type=int, metavar="N",
-                       help="papers that must be searchable (default: every paper the normalizer stored)")  # fmt: skip
+    smoke.add_argument(
+        "--expect-papers", type=int, metavar="N", help="papers that must be searchable (default: those stored)"
+    )
     smoke.add_argument("--ready-timeout", type=float, default=120, metavar="S", help="seconds to wait for /readyz")
-    smoke.add_argument("--searchable-timeout", type=float, default=300, metavar="S",
-                       help="seconds to wait for the papers to be searchable")  # fmt: skip
+    smoke.add_argument(
+        "--searchable-timeout", type=float, default=300, metavar="S", help="seconds to wait for the papers searchable"
+    )
     args = parser.parse_args(argv)
 
     if args.command in SERVICES:

@@ -71,7 +71,8 @@ def readiness(states: Mapping[str, str | None], waited_s: float) -> Verdict:
     if not waiting:
         return Verdict("ready", True, f"{len(states)} services ready ({', '.join(states)}) after {waited_s:.0f} s")
     named = "; ".join(f"{name}: {why}" for name, why in waiting.items())
-    return Verdict("ready", False, f"{len(waiting)} of {len(states)} services not ready after {waited_s:.0f} s: {named}")
+    detail = f"{len(waiting)} of {len(states)} services not ready after {waited_s:.0f} s: {named}"
+    return Verdict("ready", False, detail)
 
 
 def records_behind(ends: Mapping[TopicPartition, int], committed: Mapping[TopicPartition, int]) -> int:
@@ -124,7 +125,8 @@ def page_verdict(check: str, page: Page | None, title: str, *, content_type: str
     if page.status != 200:
         return Verdict(check, False, f"{page.url} answered {page.status}: {page.body[:200]}")
     if not page.content_type.startswith(content_type):
-        return Verdict(check, False, f"{page.url} answered {page.content_type or 'no content type'}, not {content_type}")
+        answered = page.content_type or "no content type"
+        return Verdict(check, False, f"{page.url} answered {answered}, not {content_type}")
     if not shows(page, title):
         return Verdict(check, False, f"{page.url} does not show the paper {title!r}")
     return Verdict(check, True, f"{page.url} shows {title!r}")
@@ -213,13 +215,17 @@ async def _get(client: httpx.AsyncClient, url: str) -> Page:
     return Page(url, response.status_code, response.text, response.headers.get("content-type", ""))
 
 
+def _not_ready(page: Page) -> str | None:
+    """None for a 200; else the status and body (which names the failing check), or why nothing answered."""
+    if page.status == 200:
+        return None
+    return f"HTTP {page.status} {page.body[:200]}" if page.status else page.body
+
+
 async def _readiness(client: httpx.AsyncClient, urls: Mapping[str, str], timeout_s: float) -> Verdict:
     async def probe() -> tuple[bool, dict[str, str | None]]:
         pages = await asyncio.gather(*(_get(client, f"{url}/readyz") for url in urls.values()))
-        states = {
-            name: None if page.status == 200 else (f"HTTP {page.status} {page.body[:200]}" if page.status else page.body)
-            for name, page in zip(urls, pages, strict=True)
-        }
+        states = {name: _not_ready(page) for name, page in zip(urls, pages, strict=True)}
         return all(state is None for state in states.values()), states
 
     _, states, waited = await wait_for(probe, timeout_s)
@@ -284,7 +290,8 @@ async def _pages(client: httpx.AsyncClient, base: str) -> list[Verdict]:
         return [Verdict("pages", False, f"{why} with a title to look for")]
     title, paper_id = paper["title"], paper["paper_id"]
     verdicts = [page_verdict("home page", await _get(client, f"{base}/"), title)]
-    verdicts.append(page_verdict("paper page", await _get(client, f"{base}/papers/{quote(paper_id, safe=':/')}"), title))
+    paper_page = await _get(client, f"{base}/papers/{quote(paper_id, safe=':/')}")
+    verdicts.append(page_verdict("paper page", paper_page, title))
     search = urlencode({"q": title})
     verdicts.append(search_verdict(await _get(client, f"{base}/api/papers?{search}&size=50"), paper_id))
     verdicts.append(page_verdict("search page", await _get(client, f"{base}/?{search}"), title))
