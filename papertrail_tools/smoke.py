@@ -281,8 +281,9 @@ async def _searchable(settings: PaperIndexSettings, options: SmokeOptions, timeo
 
 
 async def _pages(client: httpx.AsyncClient, base: str) -> list[Verdict]:
-    """The home page, a paper's page, a search, a topic's page and its Atom feed, each showing a real paper."""
-    listing = await _get(client, f"{base}/api/papers")  # the home page's list: the same defaults
+    """The home page, a paper's page, a search (API and page), a topic's page and its Atom feed, each showing a real
+    paper's title."""
+    listing = await _get(client, f"{base}/api/papers")  # the home page lists the same, by the same defaults
     hits = listing.hits()
     paper = plain_paper(hits)
     if paper is None:
@@ -295,22 +296,26 @@ async def _pages(client: httpx.AsyncClient, base: str) -> list[Verdict]:
     search = urlencode({"q": title})
     verdicts.append(search_verdict(await _get(client, f"{base}/api/papers?{search}&size=50"), paper_id))
     verdicts.append(page_verdict("search page", await _get(client, f"{base}/?{search}"), title))
-    topic_id = next((t for hit in hits for t in hit.get("topic_ids", [])), None)
-    if topic_id is None:
-        verdicts.append(Verdict("topic page", False, f"none of the {len(hits)} papers listed hits a topic"))
-        return verdicts
-    # the topic's page (20) and its feed (50) both list its newest papers first, as its API listing does
-    topic_listing = await _get(client, f"{base}/api/topics/{topic_id}/papers?size=20")
-    topic_paper = plain_paper(topic_listing.hits())
-    if topic_paper is None:
-        detail = f"{topic_listing.url} answered {topic_listing.status} with no paper to look for"
-        verdicts.append(Verdict("topic page", False, f"{detail}: {topic_listing.body[:200]}"))
-        return verdicts
+    return verdicts + await _topic_pages(client, base, [t for hit in hits for t in hit.get("topic_ids", [])])
+
+
+async def _topic_pages(client: httpx.AsyncClient, base: str, hit_topics: list[str]) -> list[Verdict]:
+    """A topic's page and feed, of a topic the listed papers hit, else of the first catalogue topic with papers."""
+    candidates = hit_topics[:1]
+    if not candidates:
+        catalogue = await _get(client, f"{base}/api/topics")
+        candidates = [t["id"] for t in json.loads(catalogue.body)] if catalogue.status == 200 else []
+    for topic_id in candidates:
+        # the topic's page (20) and its feed (50) list its newest papers first, as its API listing does
+        topic_paper = plain_paper((await _get(client, f"{base}/api/topics/{topic_id}/papers?size=20")).hits())
+        if topic_paper is not None:
+            break
+    else:
+        return [Verdict("topic page", False, f"no paper to look for under the topics {candidates}")]
     newest = topic_paper["title"]
-    verdicts.append(page_verdict("topic page", await _get(client, f"{base}/topics/{topic_id}"), newest))
+    verdicts = [page_verdict("topic page", await _get(client, f"{base}/topics/{topic_id}"), newest)]
     feed = await _get(client, f"{base}/feeds/topics/{topic_id}.atom")
-    verdicts.append(page_verdict("topic feed", feed, newest, content_type="application/atom+xml"))
-    return verdicts
+    return [*verdicts, page_verdict("topic feed", feed, newest, content_type="application/atom+xml")]
 
 
 async def _dead_letters(settings: PaperIndexSettings) -> Verdict:
@@ -325,7 +330,7 @@ async def _failed_tasks(settings: PaperIndexSettings) -> Verdict:
     finally:
         await search.aclose()
     examples = [
-        FailedTask(task.uid, task.task_type or "?", str((task.error or {}).get("message", task.error)))
+        FailedTask(task.uid, str(task.task_type), str((task.error or {}).get("message", task.error)))
         for task in found.results
     ]
     return failed_tasks_verdict(settings.index_name, found.total or len(examples), examples)
