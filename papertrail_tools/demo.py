@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 CORPUS_DAY = FIXTURES / "corpus" / "arxiv-daily-2026-05" / "2026-05-08_AI_enhanced_Chinese.jsonl.gz"
 HF_DAYS = ("2025-09-16", "2024-05-29")
-DATA_SENT = "papertrail demo: the demo's data is sent"
+DATA = "papertrail demo: the demo's data is"  # then "sent (…)" or "not sent: why": .ci/run waits for this line
 
 
 def _wait_for(url: str, timeout_s: float) -> bool:
@@ -29,8 +29,9 @@ def _wait_for(url: str, timeout_s: float) -> bool:
     return False
 
 
-def _after_ready(query_port: int) -> None:
-    if not _wait_for(f"http://127.0.0.1:{query_port}/readyz", 120):
+def _after_ready(query_port: int, ready_timeout_s: float = 300) -> None:
+    if not _wait_for(f"http://127.0.0.1:{query_port}/readyz", ready_timeout_s):
+        print(f"{DATA} not sent: the query service was not ready in {ready_timeout_s:g} s", flush=True)
         return
     steps = [["harvest", "hf", "--from", day, "--until", day] for day in HF_DAYS] + [["import", str(CORPUS_DAY)]]
     failed = [
@@ -38,9 +39,9 @@ def _after_ready(query_port: int) -> None:
         for step in steps
         if subprocess.run([sys.executable, "-m", "papertrail", *step], check=False, stdin=subprocess.DEVNULL).returncode
     ]
-    # The line .ci/run waits for before `papertrail smoke`: every record the demo feeds is published by now.
+    # every record the demo feeds is published by now: `papertrail smoke` can count the papers
     outcome = f"{len(failed)} failed: {', '.join(failed)}" if failed else "all succeeded"
-    print(f"{DATA_SENT} ({len(steps)} steps, {outcome})", flush=True)
+    print(f"{DATA} sent ({len(steps)} steps, {outcome})", flush=True)
 
 
 def run_demo(port_offset: int = 0) -> int:

@@ -32,7 +32,7 @@ from schemas.topics import HARVEST_RAW
 
 T = TypeVar("T")
 NORMALIZER_GROUP = "papertrail-normalizer"  # papertrail/kafka.py: each service's group is papertrail-<service>
-SHOWN = 5  # dead letters and failed tasks named in a failure; the count says how many more
+SHOWN = 3  # dead letters and failed tasks named in a failure; the count says how many more
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ class FailedTask:
 def failed_tasks_verdict(index: str, total: int, examples: Sequence[FailedTask]) -> Verdict:
     if total == 0:
         return Verdict("search tasks", True, f"no failed Meilisearch task on index {index}")
-    shown = "\n".join(f"    task {t.uid} ({t.kind}): {t.error}" for t in examples[:SHOWN])
+    shown = "\n".join(f"    task {t.uid} ({t.kind}): {' '.join(t.error.split())[:300]}" for t in examples[:SHOWN])
     return Verdict("search tasks", False, f"{total} failed Meilisearch task(s) on index {index}, latest:\n{shown}")
 
 
