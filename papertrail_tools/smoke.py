@@ -145,6 +145,7 @@ def search_verdict(page: Page, paper_id: str) -> Verdict:
 def dead_letters_verdict(letters: Sequence[dlq.DeadLetter]) -> Verdict:
     if not letters:
         return Verdict("dead letters", True, "no dead letter parked")
+    letters = sorted(letters, key=lambda letter: (letter.topic, letter.partition, letter.offset))  # as read, per topic
     shown = "\n".join(dlq.format_letter(letter) for letter in letters[:SHOWN])
     more = f"\n  … and {len(letters) - SHOWN} more (`papertrail dlq list`)" if len(letters) > SHOWN else ""
     return Verdict("dead letters", False, f"{len(letters)} dead letter(s) parked:\n{shown}{more}")

@@ -93,13 +93,13 @@ def test_search_passes_when_the_paper_is_listed() -> None:
     assert not search_verdict(Page("s", 503, '{"title": "no vectors"}'), "arxiv:1").ok
 
 
-def _letter(offset: int) -> DeadLetter:
+def _letter(offset: int, origin: str = "harvest.raw.v1") -> DeadLetter:
     headers = {
-        "x-dlq-topic": "harvest.raw.v1",
+        "x-dlq-topic": origin,
         "x-dlq-reason": "ValueError: no <arXiv> metadata in the record",
         "x-dlq-service": "normalizer",
     }
-    return DeadLetter("harvest.raw.v1.dlq", 0, offset, b"arxiv:9999.99999", b"{}", headers)
+    return DeadLetter(f"{origin}.dlq", 0, offset, b"arxiv:9999.99999", b"{}", headers)
 
 
 def test_a_parked_dead_letter_fails_naming_where_it_came_from_and_why() -> None:
@@ -108,7 +108,8 @@ def test_a_parked_dead_letter_fails_naming_where_it_came_from_and_why() -> None:
     assert not verdict.ok
     assert verdict.detail.startswith("1 dead letter(s) parked:\nharvest.raw.v1.dlq[0]@0  from harvest.raw.v1")
     assert "key=arxiv:9999.99999" in verdict.detail and "no <arXiv> metadata" in verdict.detail
-    many = dead_letters_verdict([_letter(n) for n in range(8)])
+    many = dead_letters_verdict([_letter(n, "papers.enriched.v1") for n in range(7)] + [_letter(0)])
+    assert many.detail.splitlines()[1].startswith("harvest.raw.v1.dlq[0]@0")  # by topic, whatever order they came in
     assert many.detail.count("reason=") == 3 and "… and 5 more (`papertrail dlq list`)" in many.detail
 
 
