@@ -165,9 +165,13 @@ def failed_tasks_verdict(index: str, total: int, examples: Sequence[FailedTask])
     return Verdict("search tasks", False, f"{total} failed Meilisearch task(s) on index {index}, latest:\n{shown}")
 
 
+def line(verdict: Verdict) -> str:
+    return f"{'ok  ' if verdict.ok else 'FAIL'} {verdict.check}: {verdict.detail}"
+
+
 def report(verdicts: Sequence[Verdict]) -> tuple[str, int]:
     """The lines to print and the exit code: 1 when any check failed."""
-    lines = [f"{'ok  ' if v.ok else 'FAIL'} {v.check}: {v.detail}" for v in verdicts]
+    lines = [line(v) for v in verdicts]
     failed = [v.check for v in verdicts if not v.ok]
     if failed:
         lines.append(f"smoke: {len(failed)} of {len(verdicts)} checks failed: {', '.join(failed)}")
@@ -343,9 +347,8 @@ async def run_smoke(options: SmokeOptions, settings: PaperIndexSettings) -> int:
 
     def record(verdict: Verdict) -> None:
         verdicts.append(verdict)
-        options.log(f"{'ok  ' if verdict.ok else 'FAIL'} {verdict.check}: {verdict.detail}")
+        options.log(line(verdict))
 
-    started = time.monotonic()
     async with httpx.AsyncClient(timeout=options.request_timeout_s) as client:
         record(await _readiness(client, options.service_urls, options.ready_timeout_s))
         if not verdicts[-1].ok:

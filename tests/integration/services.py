@@ -7,10 +7,12 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 
+from schemas.events import RawRecord
 from tests.conftest import FIXTURES, SOURCES, GiveUp, Servers, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,6 +111,19 @@ def papertrail_cli(env: dict[str, str], *args: str, check: bool = True) -> subpr
 def create_user(env: dict[str, str], name: str) -> str:
     """A user made as an operator makes one (`papertrail users create`); returns the token it prints."""
     return papertrail_cli(env, "users", "create", name).stdout.strip().splitlines()[-1]
+
+
+def unparseable_arxiv_record() -> RawRecord:
+    """A raw arXiv record the normalizer cannot read (no metadata): parked as a dead letter, key arxiv:9999.99999."""
+    return RawRecord(
+        source="arxiv",
+        record_id="9999.99999",
+        format="arXiv",
+        content="<record/>",
+        sha256="0" * 64,
+        run_id="test",
+        harvested_at=datetime(2026, 11, 30, tzinfo=UTC),
+    )
 
 
 @dataclass

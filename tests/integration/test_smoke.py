@@ -11,10 +11,9 @@ from collections.abc import Iterator
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from schemas.events import RawRecord
 from schemas.topics import HARVEST_RAW
 from tests.conftest import Servers
-from tests.integration.services import ROOT, Pipeline, running_pipeline
+from tests.integration.services import ROOT, Pipeline, running_pipeline, unparseable_arxiv_record
 
 pytestmark = pytest.mark.integration
 
@@ -46,18 +45,10 @@ def smoke(pipeline: Pipeline, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 async def _publish_unparseable_record(bootstrap: str) -> None:
-    record = RawRecord(
-        source="arxiv",
-        record_id="9999.99999",
-        format="arXiv",
-        content="<record/>",
-        sha256="0" * 64,
-        run_id="test",
-        harvested_at="2026-11-30T00:00:00Z",  # type: ignore[arg-type]
-    )
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
     await producer.start()
     try:
+        record = unparseable_arxiv_record()
         await producer.send_and_wait(HARVEST_RAW, record.model_dump_json().encode(), key=b"arxiv:9999.99999")
     finally:
         await producer.stop()
