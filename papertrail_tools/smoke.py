@@ -245,7 +245,13 @@ async def _normalizer_caught_up(settings: PaperIndexSettings, timeout_s: float) 
     await admin.start()
     await consumer.start()
     try:
-        partitions = [TopicPartition(HARVEST_RAW, p) for p in sorted(consumer.partitions_for_topic(HARVEST_RAW) or [])]
+        described = await admin.describe_topics([HARVEST_RAW])
+        partitions = [
+            TopicPartition(HARVEST_RAW, p["partition"])
+            for t in described
+            if not t.get("error_code")
+            for p in t["partitions"]
+        ]
         ends = await consumer.end_offsets(partitions) if partitions else {}
 
         async def probe() -> tuple[bool, int]:
@@ -256,6 +262,7 @@ async def _normalizer_caught_up(settings: PaperIndexSettings, timeout_s: float) 
         _, behind, waited = await wait_for(probe, timeout_s)
         return caught_up(behind, waited)
     finally:
+        await asyncio.sleep(0.01)  # as in papertrail/dlq.py: aiokafka's stop() right after start() can raise
         await consumer.stop()
         await admin.close()
 
