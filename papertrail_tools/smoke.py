@@ -25,13 +25,14 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from papertrail import dlq
 from papertrail.collections import PAPERS
+from papertrail.kafka import consumer_options
 from papertrail.mongo import make_mongo_client
 from papertrail.search import make_search_client
 from papertrail.settings import PaperIndexSettings
 from schemas.topics import HARVEST_RAW
 
 T = TypeVar("T")
-NORMALIZER_GROUP = "papertrail-normalizer"  # papertrail/kafka.py: each service's group is papertrail-<service>
+NORMALIZER_GROUP = consumer_options("normalizer")["group_id"]
 SHOWN = 3  # dead letters and failed tasks named in a failure; the count says how many more
 
 
