@@ -139,7 +139,11 @@ class Pipeline:
 
 @contextmanager
 def running_pipeline(
-    servers: Servers, logs: Path, before_harvest: Callable[[Pipeline], None] | None = None, **extra_env: str
+    servers: Servers,
+    logs: Path,
+    before_harvest: Callable[[Pipeline], None] | None = None,
+    ready_timeout: float = 90,
+    **extra_env: str,
 ) -> Iterator[Pipeline]:
     """The five services on a fresh database and index, the harvester reading set cs of the recorded arXiv
     page from the replay server. `before_harvest` runs once the consumers are ready (to create follows)."""
@@ -164,8 +168,8 @@ def running_pipeline(
         )
         pipeline = Pipeline(env=env, ports={}, logs=logs, replay_url=replay_url)
         # The consumers start together; the harvester only once they listen (and follows exist, if any).
-        pipeline.ports.update(stack.enter_context(running_services(CONSUMERS, env, logs)))
+        pipeline.ports.update(stack.enter_context(running_services(CONSUMERS, env, logs, ready_timeout)))
         if before_harvest is not None:
             before_harvest(pipeline)
-        pipeline.ports.update(stack.enter_context(running_services(["harvester"], env, logs)))
+        pipeline.ports.update(stack.enter_context(running_services(["harvester"], env, logs, ready_timeout)))
         yield pipeline

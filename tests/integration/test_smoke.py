@@ -26,7 +26,8 @@ READER_CHECKS = (
 
 @pytest.fixture(scope="module")
 def pipeline(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
-    with running_pipeline(servers, tmp_path_factory.mktemp("smoke")) as running:
+    # five services starting at once take minutes on a loaded 2-core machine: a longer wait for their /readyz
+    with running_pipeline(servers, tmp_path_factory.mktemp("smoke"), ready_timeout=300) as running:
         yield running
 
 
