@@ -40,7 +40,7 @@ run: install
 
 demo: install
 	$(UV) run papertrail stack up
-	$(UV) run papertrail demo
+	$(UV) run papertrail demo $(DEMO_ARGS)
 
 stack-up: install
 	$(UV) run papertrail stack up

@@ -63,7 +63,8 @@ def main(argv: list[str] | None = None) -> None:
     settings_cmd = commands.add_parser("settings", help="print every setting (or --write docs/configuration.md)")
     settings_cmd.add_argument("--write", action="store_true")
     commands.add_parser("assets", help="fetch the pages' KaTeX from npm (pinned, checked) into the query service")
-    commands.add_parser("demo", help="run everything offline on recorded real data (replay server + all services)")
+    demo = commands.add_parser("demo", help="run everything offline on recorded real data (replay + all services)")
+    demo.add_argument("--port-offset", type=int, default=0, help="add this to every service's and the replay's port")
     replay = commands.add_parser("replay", help="serve recorded upstream responses (offline harvesting)")
     replay.add_argument("--dir", required=True, help="folder with replay.json and the recorded files")
     replay.add_argument("--host", default="127.0.0.1")
@@ -76,6 +77,25 @@ def main(argv: list[str] | None = None) -> None:
     dlq = commands.add_parser("dlq", help="show dead letters, or re-publish them to the topic they came from")
     dlq.add_argument("action", choices=["list", "replay"])
     dlq.add_argument("--topic", help="source topic (or its .dlq); default: every dead-letter topic")
+    smoke = commands.add_parser(
+        "smoke", help="check a running deployment as a new reader sees it (ready, searchable, pages, no dead letter)"
+    )
+    smoke.add_argument("--base-url", help="the query service's API and pages (default: http://127.0.0.1:8000)")
+    smoke.add_argument(
+        "--service",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="where a service answers /readyz (default: 127.0.0.1, its default port); repeatable",
+    )
+    smoke.add_argument("--port-offset", type=int, default=0, help="as given to `papertrail run` or `demo`")
+    smoke.add_argument(
+        "--expect-papers", type=int, metavar="N", help="papers that must be searchable (default: those stored)"
+    )
+    smoke.add_argument("--ready-timeout", type=float, default=120, metavar="S", help="seconds to wait for /readyz")
+    smoke.add_argument(
+        "--searchable-timeout", type=float, default=300, metavar="S", help="seconds to wait for the papers searchable"
+    )
     args = parser.parse_args(argv)
 
     if args.command in SERVICES:
@@ -121,13 +141,15 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "demo":
         from papertrail_tools.demo import run_demo
 
-        sys.exit(run_demo())
+        sys.exit(run_demo(port_offset=args.port_offset))
     elif args.command == "replay":
         _replay(args.dir, args.host, args.port)
     elif args.command == "dlq":
         from papertrail import dlq as dead_letters
 
         sys.exit(dead_letters.run(args.action, args.topic))
+    elif args.command == "smoke":
+        sys.exit(_smoke(args, smoke))
     elif args.command in ("harvest", "import"):
         from services.harvester.cli import main as harvester_main
 
@@ -153,6 +175,33 @@ def _stack(action: str) -> None:
                 print(f"{name:<12} pid {pid or '-':<8} {state}")
     except stack.StackError as error:
         sys.exit(f"papertrail stack {action}: {error}")
+
+
+def _smoke(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    import asyncio
+
+    from papertrail.service import load_settings
+    from papertrail.settings import PaperIndexSettings
+    from papertrail_tools.smoke import SmokeOptions, run_smoke
+
+    urls = {name: f"http://127.0.0.1:{service_port(name) + args.port_offset}" for name in SERVICES}
+    if args.base_url:
+        urls["query"] = args.base_url.rstrip("/")
+    for given in args.service:
+        name, _, url = given.partition("=")
+        if name not in SERVICES or not url.startswith(("http://", "https://")):
+            parser.error(f"--service {given!r}: give NAME=URL, NAME one of {', '.join(SERVICES)}")
+        urls[name] = url.rstrip("/")
+    if args.expect_papers is not None and args.expect_papers < 1:
+        parser.error("--expect-papers: give 1 or more")
+    options = SmokeOptions(
+        base_url=urls["query"],
+        service_urls=urls,
+        expect_papers=args.expect_papers,
+        ready_timeout_s=args.ready_timeout,
+        searchable_timeout_s=args.searchable_timeout,
+    )
+    return asyncio.run(run_smoke(options, load_settings(PaperIndexSettings, "smoke")))
 
 
 def _replay(folder: str, host: str, port: int) -> None:

@@ -7,10 +7,12 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 
+from schemas.events import RawRecord
 from tests.conftest import FIXTURES, SOURCES, GiveUp, Servers, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,6 +113,19 @@ def create_user(env: dict[str, str], name: str) -> str:
     return papertrail_cli(env, "users", "create", name).stdout.strip().splitlines()[-1]
 
 
+def unparseable_arxiv_record() -> RawRecord:
+    """A raw arXiv record the normalizer cannot read (no metadata): parked as a dead letter, key arxiv:9999.99999."""
+    return RawRecord(
+        source="arxiv",
+        record_id="9999.99999",
+        format="arXiv",
+        content="<record/>",
+        sha256="0" * 64,
+        run_id="test",
+        harvested_at=datetime(2026, 11, 30, tzinfo=UTC),
+    )
+
+
 @dataclass
 class Pipeline:
     env: dict[str, str]
@@ -124,7 +139,11 @@ class Pipeline:
 
 @contextmanager
 def running_pipeline(
-    servers: Servers, logs: Path, before_harvest: Callable[[Pipeline], None] | None = None, **extra_env: str
+    servers: Servers,
+    logs: Path,
+    before_harvest: Callable[[Pipeline], None] | None = None,
+    ready_timeout: float = 90,
+    **extra_env: str,
 ) -> Iterator[Pipeline]:
     """The five services on a fresh database and index, the harvester reading set cs of the recorded arXiv
     page from the replay server. `before_harvest` runs once the consumers are ready (to create follows)."""
@@ -149,8 +168,8 @@ def running_pipeline(
         )
         pipeline = Pipeline(env=env, ports={}, logs=logs, replay_url=replay_url)
         # The consumers start together; the harvester only once they listen (and follows exist, if any).
-        pipeline.ports.update(stack.enter_context(running_services(CONSUMERS, env, logs)))
+        pipeline.ports.update(stack.enter_context(running_services(CONSUMERS, env, logs, ready_timeout)))
         if before_harvest is not None:
             before_harvest(pipeline)
-        pipeline.ports.update(stack.enter_context(running_services(["harvester"], env, logs)))
+        pipeline.ports.update(stack.enter_context(running_services(["harvester"], env, logs, ready_timeout)))
         yield pipeline

@@ -13,7 +13,7 @@ from pymongo import MongoClient
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
 from tests.conftest import Servers, wait_until, wait_until_async
-from tests.integration.services import ARXIV_CS_PAGE, Pipeline, running_pipeline
+from tests.integration.services import ARXIV_CS_PAGE, Pipeline, running_pipeline, unparseable_arxiv_record
 
 pytestmark = pytest.mark.integration
 
@@ -118,19 +118,9 @@ async def _committed(bootstrap: str, group: str, topic: str) -> int:
 async def test_bad_records_are_dead_lettered_and_the_partition_moves_on(pipeline: Pipeline, servers: Servers) -> None:
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-    from schemas.events import RawRecord
-
     bootstrap = servers.kafka_bootstrap_servers
     bad_bytes = b'{"source": "arxiv", "record_id": truncated'
-    unparseable = RawRecord(
-        source="arxiv",
-        record_id="9999.99999",
-        format="arXiv",
-        content="<record/>",
-        sha256="0" * 64,
-        run_id="test",
-        harvested_at="2026-11-30T00:00:00Z",
-    )
+    unparseable = unparseable_arxiv_record()
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
     await producer.start()
     try:
