@@ -65,7 +65,11 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings):
     )
     limit_imports: RateSetting = Field("20/1d", description="library file imports per user")
     limit_login_per_address: RateSetting = Field("10/15min", description="sign-in attempts per client address")
-    limit_login_per_account: RateSetting = Field("10/15min", description="sign-in attempts per account (e-mail)")
+    limit_login_per_account: RateSetting = Field(
+        "10/15min",
+        description="failed sign-ins to one account (e-mail); past them it refuses only the addresses that failed "
+        "them (the owner signing in from elsewhere is not refused)",
+    )
     limit_signup_per_address: RateSetting = Field("5/1h", description="sign-ups per client address")
     limit_mail_per_address: RateSetting = Field(
         "5/1h", description="confirmation and password-reset mails asked for, per client address"

@@ -54,6 +54,7 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
             "SMTP_HOST": "127.0.0.1",
             "SMTP_PORT": str(smtp_port),
             "PUBLIC_URL": "http://papertrail.test",
+            "TRUSTED_PROXIES": "127.0.0.1",  # the tests sign in "from" other addresses by X-Forwarded-For
             "LIMIT_LOGIN_PER_ACCOUNT": "10/1d",
             "LIMIT_LOGIN_PER_ADDRESS": "1000/1d",
             "LIMIT_SIGNUP_PER_ADDRESS": "1000/1d",
@@ -66,8 +67,9 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield Site(env, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{closed}", inbox)
 
 
-def browser(base: str) -> httpx.Client:
-    return httpx.Client(base_url=base, timeout=10)
+def browser(base: str, address: str | None = None) -> httpx.Client:
+    """A browser, from another client address if given (the service trusts this host's X-Forwarded-For)."""
+    return httpx.Client(base_url=base, timeout=10, headers={"X-Forwarded-For": address} if address else None)
 
 
 def csrf_of(client: httpx.Client, path: str) -> str:
@@ -261,6 +263,21 @@ def test_the_11th_sign_in_to_one_account_in_a_window_gets_429(site: Site) -> Non
     assert [a.status_code for a in attempts[:10]] == [401] * 10
     assert attempts[10].status_code == 429 and 0 < int(attempts[10].headers["Retry-After"]) <= 86_400
     sign_in(site, "el@example.org")  # another account from the same address is unaffected
+
+
+def test_others_failed_sign_ins_never_refuse_the_owner_from_another_address(site: Site) -> None:
+    sign_up(site, "ka@example.org")
+    attacker = browser(site.base, "203.0.113.7")
+    guesses = [post_form(attacker, "/login", "/login", email="ka@example.org", password=f"guess {n}") for n in range(11)]
+    assert [g.status_code for g in guesses] == [401] * 10 + [429]
+    owner = browser(site.base, "198.51.100.9")
+    signed = post_form(owner, "/login", "/login", email="ka@example.org", password=PASSWORD, next="/me/account")
+    assert signed.status_code == 303 and owner.get("/me/account").status_code == 200
+    again = post_form(attacker, "/login", "/login", email="ka@example.org", password=PASSWORD)
+    assert again.status_code == 429  # the address that failed stays refused, even with the right password
+    fresh = browser(site.base, "192.0.2.44")  # a new address past the account's failures: one try, then refused
+    tries = [post_form(fresh, "/login", "/login", email="ka@example.org", password="guess") for _ in range(2)]
+    assert [t.status_code for t in tries] == [401, 429]
 
 
 def test_users_delete_removes_the_user_and_everything_of_theirs(site: Site) -> None:
