@@ -54,6 +54,12 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings):
         24, gt=0, le=24 * 14, description="how long a mailed link (confirm the address, reset the password) works"
     )
     password_min_length: int = Field(10, ge=8, le=64, description="shortest password accepted at sign-up and reset")
+    max_body_bytes: int = Field(
+        1024 * 1024,
+        ge=16 * 1024,
+        description="largest request body taken (forms, JSON), refused with 413 before it is read; the library file "
+        "imports have their own cap (the 24 MiB file and its form)",
+    )
     limit_corrections: RateSetting = Field(
         "20/1h", description=f"error reports per client address (anonymous) or per user; {RATE_HELP}"
     )

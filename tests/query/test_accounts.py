@@ -164,6 +164,23 @@ def test_every_form_post_without_this_browsers_csrf_token_is_refused(site: Site)
     assert bo.get("/me/account").status_code == 200  # still signed in: nothing was done
 
 
+def test_a_planted_csrf_cookie_and_field_or_another_sessions_token_is_refused(site: Site) -> None:
+    """The token is bound to the session (or, signed out, to the pre-session): a pair that was not issued for this
+    browser's session does not pass, whatever the cookie holds."""
+    sign_up(site, "mo@example.org")
+    mo, eve = sign_in(site, "mo@example.org"), browser(site.base)
+    planted = "planted-by-a-sibling-subdomain"
+    for client, action in ((mo, "/me/account/tokens"), (eve, "/login")):  # signed in, and signed out
+        client.cookies.delete("pt_csrf")
+        client.cookies.set("pt_csrf", planted)
+        answer = client.post(action, data={"csrf": planted, "name": "x", "email": "mo@example.org", "password": PASSWORD})
+        assert answer.status_code == 403, action
+    others = csrf_of(sign_in(site, "mo@example.org"), "/me/account")  # issued for another session of the same user
+    assert mo.post("/me/account/tokens", data={"csrf": others, "name": "x"}).status_code == 403
+    assert post_form(mo, "/me/account", "/me/account/tokens", name="mine").status_code == 201  # its own still works
+    assert post_form(eve, "/login", "/login", email="mo@example.org", password=PASSWORD).status_code == 303
+
+
 def test_sign_out_everywhere_ends_the_other_sessions(site: Site) -> None:
     sign_up(site, "cy@example.org")
     laptop, phone = sign_in(site, "cy@example.org"), sign_in(site, "cy@example.org")
@@ -229,7 +246,8 @@ def post_form_as_if_https(base: str, page: str, action: str, **fields: str) -> h
     csrf = str(html.fromstring(shown.text).xpath('//input[@name="csrf"]/@value')[0])
     cookie = next(c for c in shown.headers.get_list("set-cookie") if c.startswith("pt_csrf="))
     assert "; secure" in cookie.lower()
-    return httpx.post(f"{base}{action}", data={"csrf": csrf, **fields}, cookies={"pt_csrf": csrf}, timeout=10)
+    pre_session = cookie.split(";")[0].removeprefix("pt_csrf=")
+    return httpx.post(f"{base}{action}", data={"csrf": csrf, **fields}, cookies={"pt_csrf": pre_session}, timeout=10)
 
 
 def test_signup_closed_refuses_new_accounts_and_operators_still_make_users(site: Site) -> None:
