@@ -36,8 +36,9 @@ def install_package(
     dest: Path,
     log: Callable[[str], None] = print,
 ) -> None:
-    """Unpack the tarball's files `moves` names (path in the tarball → path under dest, "." for a folder that becomes dest itself)
-    into dest, unless dest holds this version already. A tarball whose sha256 differs is refused."""
+    """Unpack the tarball's files `moves` names (path in the tarball → path under dest, "." for a folder that
+    becomes dest itself) into dest, unless dest holds this version already. A tarball whose sha256 differs is
+    refused."""
     if installed(dest, package, version, sha256):
         return
     npm = shutil.which("npm")

@@ -276,7 +276,6 @@ class _Parser:
             raise ExpressionError(f"unbalanced parenthesis at position {token.position}: nothing opened it")
         raise ExpressionError(f"{token.kind} at position {token.position} needs a term before it")
 
-
     def negated(self, token: _Token) -> Node:
         self.take()
         return Not(self.unary(after=token))

@@ -23,11 +23,11 @@ from services.query.api.problems import install_problem_details, on_api, one_val
 from services.query.api.routes import corrections, feeds, follows, library, overview, papers
 from services.query.api.routes import topics as topic_routes
 from services.query.deps import QueryResources
+from services.query.http_guards import BodyCap, SecurityHeaders
 from services.query.index import PaperIndex
 from services.query.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
 from services.query.indexer.retag import attach_vectors_on_model_change, retag_on_catalogue_change
 from services.query.indexer.topic_tags import TopicTagger
-from services.query.http_guards import BodyCap, SecurityHeaders
 from services.query.library.importing import MAX_FILE_BYTES, ImportJobs
 from services.query.library.recommend import ReaderModels
 from services.query.library.store import LibraryStore

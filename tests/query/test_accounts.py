@@ -173,7 +173,9 @@ def test_a_planted_csrf_cookie_and_field_or_another_sessions_token_is_refused(si
     for client, action in ((mo, "/me/account/tokens"), (eve, "/login")):  # signed in, and signed out
         client.cookies.delete("pt_csrf")
         client.cookies.set("pt_csrf", planted)
-        answer = client.post(action, data={"csrf": planted, "name": "x", "email": "mo@example.org", "password": PASSWORD})
+        answer = client.post(
+            action, data={"csrf": planted, "name": "x", "email": "mo@example.org", "password": PASSWORD}
+        )
         assert answer.status_code == 403, action
     others = csrf_of(sign_in(site, "mo@example.org"), "/me/account")  # issued for another session of the same user
     assert mo.post("/me/account/tokens", data={"csrf": others, "name": "x"}).status_code == 403
@@ -286,7 +288,9 @@ def test_the_11th_sign_in_to_one_account_in_a_window_gets_429(site: Site) -> Non
 def test_others_failed_sign_ins_never_refuse_the_owner_from_another_address(site: Site) -> None:
     sign_up(site, "ka@example.org")
     attacker = browser(site.base, "203.0.113.7")
-    guesses = [post_form(attacker, "/login", "/login", email="ka@example.org", password=f"guess {n}") for n in range(11)]
+    guesses = [
+        post_form(attacker, "/login", "/login", email="ka@example.org", password=f"guess {n}") for n in range(11)
+    ]
     assert [g.status_code for g in guesses] == [401] * 10 + [429]
     owner = browser(site.base, "198.51.100.9")
     signed = post_form(owner, "/login", "/login", email="ka@example.org", password=PASSWORD, next="/me/account")

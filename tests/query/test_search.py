@@ -19,7 +19,10 @@ def test_one_model_of_search_parameters_makes_the_query_and_the_links() -> None:
     listing = PaperListing(q="graph", category=["cs.LG"], since=date(2026, 5, 1), sort="published", page=2)
     query = listing.query()
     assert (query.q, query.sort, query.page, query.size) == ("graph", "published", 2, 20)
-    assert query.filters() == [['categories = "cs.LG"'], f"published_ts >= {int(datetime(2026, 5, 1, tzinfo=UTC).timestamp())}"]
+    assert query.filters() == [
+        ['categories = "cs.LG"'],
+        f"published_ts >= {int(datetime(2026, 5, 1, tzinfo=UTC).timestamp())}",
+    ]
     assert listing.url(sort="updated") == "/?q=graph&category=cs.LG&since=2026-05-01&sort=updated"
     # the feed's search: the same filters, on its own sort and size
     feed = PaperSearch(q="graph", category=["cs.LG"]).paper_query(sort="ingested", page=1, size=50)
