@@ -167,7 +167,7 @@ def test_in_headless_chromium_docs_render_under_the_policy_with_no_violation(sit
             tab.locator(".opblock").first.wait_for(timeout=20_000)  # the operations, from /openapi.json
             assert tab.locator(".opblock").count() > 20 and "PaperTrail query API" in tab.content()
             tab.goto(f"{site.base}/login")
-            assert tab.locator("form[action='/login']").count() == 1
+            assert tab.locator("form[action='/login']").count() >= 1  # a page under the same policy
             assert refused == []
         finally:
             browser.close()
