@@ -12,6 +12,16 @@ RUN npm pack "katex@${KATEX_VERSION}" --silent \
     && tar -xzf "katex-${KATEX_VERSION}.tgz" package/dist package/LICENSE \
     && mv package/LICENSE package/dist/LICENSE
 
+# Swagger UI for the API's /docs, the same way: papertrail_tools/swagger_ui.py pins the version and checksum.
+FROM node:20-slim AS swagger-ui
+ARG SWAGGER_UI_VERSION=5.35.0
+ARG SWAGGER_UI_SHA256=1b8e891893404ea4c3558b6a87e2a3e494e7eedba41168c2ece5800a391a6ea6
+WORKDIR /swagger-ui
+RUN npm pack "swagger-ui-dist@${SWAGGER_UI_VERSION}" --silent \
+    && echo "${SWAGGER_UI_SHA256}  swagger-ui-dist-${SWAGGER_UI_VERSION}.tgz" | sha256sum -c - \
+    && tar -xzf "swagger-ui-dist-${SWAGGER_UI_VERSION}.tgz" package/swagger-ui-bundle.js package/swagger-ui.css \
+        package/favicon-32x32.png package/LICENSE package/NOTICE
+
 FROM python:3.11-slim
 
 ENV PYTHONUNBUFFERED=1 \
@@ -38,6 +48,7 @@ COPY papertrail_tools/ papertrail_tools/
 COPY schemas/ schemas/
 COPY services/ services/
 COPY --from=katex /katex/package/dist/ services/query/web/static/katex/
+COPY --from=swagger-ui /swagger-ui/package/ services/query/web/static/swagger-ui/
 RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev
 

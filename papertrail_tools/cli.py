@@ -62,7 +62,9 @@ def main(argv: list[str] | None = None) -> None:
     corrections.add_argument("--status", choices=["open", "closed"], help="list: only reports with this status")
     settings_cmd = commands.add_parser("settings", help="print every setting (or --write docs/configuration.md)")
     settings_cmd.add_argument("--write", action="store_true")
-    commands.add_parser("assets", help="fetch the pages' KaTeX from npm (pinned, checked) into the query service")
+    commands.add_parser(
+        "assets", help="fetch the pages' KaTeX and /docs' Swagger UI from npm (pinned, checked) into the query service"
+    )
     demo = commands.add_parser("demo", help="run everything offline on recorded real data (replay + all services)")
     demo.add_argument("--port-offset", type=int, default=0, help="add this to every service's and the replay's port")
     replay = commands.add_parser("replay", help="serve recorded upstream responses (offline harvesting)")
@@ -132,10 +134,12 @@ def main(argv: list[str] | None = None) -> None:
             print(markdown(), end="")
     elif args.command == "assets":
         from papertrail_tools.katex import AssetError, install_katex
-        from services.query.web.render import KATEX_DIR
+        from papertrail_tools.swagger_ui import install_swagger_ui
+        from services.query.web.render import KATEX_DIR, SWAGGER_UI_DIR
 
         try:
             install_katex(KATEX_DIR)
+            install_swagger_ui(SWAGGER_UI_DIR)
         except AssetError as error:
             sys.exit(f"papertrail assets: {error}")
     elif args.command == "demo":

@@ -13,7 +13,7 @@ Terms are folded like every other key (case and diacritics folded, punctuation b
 whole words: `LLM` hits "LLM" and "llm" but not "LLMs"; `LLM*` hits all three. Operators are the upper-case
 words AND, OR, NOT; lower-case "and" / "or" / "not" are ordinary words. An expression must need at least
 one term to occur (`NOT survey` alone would match nearly every paper), so that only follows whose terms
-occurred are ever evaluated.
+occurred are ever evaluated. Parentheses and NOTs nest at most MAX_DEPTH (32) deep.
 """
 
 import re
@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from papertrail.text import fold
 
 MAX_LENGTH = 2000
+# Parentheses and NOTs nested deeper than this are refused: every walk of the tree recurses, and ~330 levels would
+# pass Python's recursion limit (a RecursionError, not a message); real follows nest a few levels.
+MAX_DEPTH = 32
 _TOKEN = re.compile(r'\s*(?:(?P<lp>\()|(?P<rp>\))|"(?P<phrase>[^"]*)(?P<closed>"?)|(?P<word>[^\s()"]+))')
 
 
@@ -211,6 +214,7 @@ class _Parser:
         self.text = text
         self.tokens = _tokens(text)
         self.at = 0
+        self.depth = 0  # parentheses and NOTs open around the current token
 
     def peek(self) -> _Token | None:
         return self.tokens[self.at] if self.at < len(self.tokens) else None
@@ -253,18 +257,14 @@ class _Parser:
             if after is not None:
                 raise ExpressionError(f"{after.kind} needs a term after it (position {after.position})")
             raise ExpressionError("the expression ends where a term was expected")
-        if token.kind == "NOT":
-            self.take()
-            return Not(self.unary(after=token))
-        if token.kind == "(":
-            self.take()
-            if (inner := self.peek()) is not None and inner.kind == ")":
-                raise ExpressionError(f"empty parentheses at position {token.position}")
-            node = self.or_()
-            closing = self.peek()
-            if closing is None or closing.kind != ")":
-                raise ExpressionError(f"unbalanced parenthesis at position {token.position}: it is never closed")
-            self.take()
+        if token.kind in ("NOT", "("):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise ExpressionError(
+                    f"parentheses and NOTs nest more than {MAX_DEPTH} deep at position {token.position}"
+                )
+            node = self.negated(token) if token.kind == "NOT" else self.grouped(token)
+            self.depth -= 1
             return node
         if token.kind == "term":
             self.take()
@@ -275,6 +275,21 @@ class _Parser:
         if token.kind == ")":
             raise ExpressionError(f"unbalanced parenthesis at position {token.position}: nothing opened it")
         raise ExpressionError(f"{token.kind} at position {token.position} needs a term before it")
+
+    def negated(self, token: _Token) -> Node:
+        self.take()
+        return Not(self.unary(after=token))
+
+    def grouped(self, token: _Token) -> Node:
+        self.take()
+        if (inner := self.peek()) is not None and inner.kind == ")":
+            raise ExpressionError(f"empty parentheses at position {token.position}")
+        node = self.or_()
+        closing = self.peek()
+        if closing is None or closing.kind != ")":
+            raise ExpressionError(f"unbalanced parenthesis at position {token.position}: it is never closed")
+        self.take()
+        return node
 
 
 def parse_expression(text: str) -> Expression:

@@ -23,11 +23,12 @@ from services.query.api.problems import install_problem_details, on_api, one_val
 from services.query.api.routes import corrections, feeds, follows, library, overview, papers
 from services.query.api.routes import topics as topic_routes
 from services.query.deps import QueryResources
+from services.query.http_guards import BodyCap, SecurityHeaders
 from services.query.index import PaperIndex
 from services.query.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
 from services.query.indexer.retag import attach_vectors_on_model_change, retag_on_catalogue_change
 from services.query.indexer.topic_tags import TopicTagger
-from services.query.library.importing import ImportJobs
+from services.query.library.importing import MAX_FILE_BYTES, ImportJobs
 from services.query.library.recommend import ReaderModels
 from services.query.library.store import LibraryStore
 from services.query.settings import QuerySettings
@@ -38,6 +39,7 @@ from services.query.write_limits import WriteLimited
 
 SERVICE = "query"
 NEEDS = ("kafka", "mongodb", "meilisearch")  # checked before the service starts serving
+IMPORT_PATHS = ("/api/me/library/import", "/me/library/import")  # the library file uploads (API and page)
 TOPICS = [topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.HARVEST_STATUS, topics.FOLLOWS_CHANGED]
 log = logging.getLogger(f"papertrail.{SERVICE}")
 
@@ -128,6 +130,8 @@ def create_app(settings: QuerySettings) -> FastAPI:
         # operation ids are the routes' names (read_follow): links name them, generated clients call them
         generate_unique_id_function=lambda route: route.name,
         dependencies=[Depends(one_value_each)],
+        docs_url=None,  # /docs is the pages' own, with Swagger UI served from /static (services/query/web)
+        redoc_url=None,
     )
     for router in (
         corrections.router,  # first: /api/papers/{id}/corrections must not be read as a paper id (405's Allow)
@@ -144,6 +148,10 @@ def create_app(settings: QuerySettings) -> FastAPI:
         log.warning("KaTeX is not installed: pages show formulas as their source; run `papertrail assets`")
     app.add_exception_handler(WriteLimited, too_many_writes)  # type: ignore[arg-type]
     app.state.broker = broker  # its consumers and publisher, for whoever holds only the app (tests, tools)
+    # a library file's own cap (24 MiB) and room for the form around it; every other body settings.max_body_bytes
+    import_cap = MAX_FILE_BYTES + 1024 * 1024
+    app.add_middleware(BodyCap, default=settings.max_body_bytes, caps=dict.fromkeys(IMPORT_PATHS, import_cap))
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestMetrics, service=SERVICE)
     for path, endpoint in health_routes(readiness):
         app.add_route(path, endpoint, include_in_schema=False)

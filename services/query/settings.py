@@ -54,6 +54,12 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, Webhook
         24, gt=0, le=24 * 14, description="how long a mailed link (confirm the address, reset the password) works"
     )
     password_min_length: int = Field(10, ge=8, le=64, description="shortest password accepted at sign-up and reset")
+    max_body_bytes: int = Field(
+        1024 * 1024,
+        ge=16 * 1024,
+        description="largest request body taken (forms, JSON), refused with 413 before it is read; the library file "
+        "imports have their own cap (the 24 MiB file and its form)",
+    )
     limit_corrections: RateSetting = Field(
         "20/1h", description=f"error reports per client address (anonymous) or per user; {RATE_HELP}"
     )
@@ -65,7 +71,11 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, Webhook
     )
     limit_imports: RateSetting = Field("20/1d", description="library file imports per user")
     limit_login_per_address: RateSetting = Field("10/15min", description="sign-in attempts per client address")
-    limit_login_per_account: RateSetting = Field("10/15min", description="sign-in attempts per account (e-mail)")
+    limit_login_per_account: RateSetting = Field(
+        "10/15min",
+        description="failed sign-ins to one account (e-mail); past them it refuses only the addresses that failed "
+        "them (the owner signing in from elsewhere is not refused)",
+    )
     limit_signup_per_address: RateSetting = Field("5/1h", description="sign-ups per client address")
     limit_mail_per_address: RateSetting = Field(
         "5/1h", description="confirmation and password-reset mails asked for, per client address"

@@ -381,6 +381,11 @@ class QueryStore:
             doc = await count_it()
         return int(doc["count"]) if doc else 1
 
+    async def write_count(self, window_key: str) -> int:
+        """How many writes its window has counted so far (0 for a window nothing was counted in)."""
+        doc = await self.rate_limits.find_one({"_id": window_key}, {"count": 1})
+        return int(doc["count"]) if doc else 0
+
     # sources ---------------------------------------------------------------------------------------------
     async def record_run(self, status: HarvestStatus) -> None:
         """Keep the latest state of every harvest run, keyed by run id (a repeated event is harmless)."""

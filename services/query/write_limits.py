@@ -1,14 +1,15 @@
 """The one limit on writes, shared by every replica: `WriteLimit(name, by=...)`, a FastAPI dependency of every
 limited route (API and pages), counts the write in MongoDB (services/query/accounts/rates.py: fixed windows, one
 atomic upsert each) and refuses past the `limit_<name>` setting with 429 and Retry-After. A new limited route is one
-`dependencies=[Depends(WriteLimit("imports", by="user"))]` and its `limit_imports` setting."""
+`dependencies=[Depends(WriteLimit("imports", by="user"))]` and its `limit_imports` setting. Failed sign-ins have
+their own rule (`SignInFailures`), so that nobody can lock an account's owner out by failing to sign in to it."""
 
 from datetime import UTC, datetime
 from typing import Literal
 
 from fastapi import Request
 
-from services.query.accounts.rates import GRACE, Rate, over, window
+from services.query.accounts.rates import GRACE, Rate, Window, over, window
 from services.query.deps import resources_of, session_user
 
 
@@ -56,3 +57,33 @@ class WriteLimit:
         current = window(self.name, rate, subject, now)
         if over(await resources.store.count_write(current.key, current.ends_at + GRACE), rate):
             raise WriteLimited(self.name, current.retry_after(now))
+
+
+class SignInFailures:
+    """Failed password sign-ins to one account, counted per account and per (account, client address). Past
+    `limit_login_per_account` failures in a window the account refuses (WriteLimited) only the addresses that have
+    themselves failed to sign in to it in that window: its owner, signing in from another address, is not refused by
+    someone else's guesses, and a guesser gets one try per fresh address (each also under `limit_login_per_address`)."""
+
+    name = "login_per_account"
+
+    def _windows(self, request: Request, account: str, now: datetime) -> tuple[Rate, Window, Window]:
+        rate = Rate.parse(resources_of(request).settings.limit_login_per_account)
+        by_account = window(self.name, rate, f"account:{account}", now)
+        from_here = window(self.name, rate, f"account:{account}:address:{client_address(request)}", now)
+        return rate, by_account, from_here
+
+    async def check(self, request: Request, account: str) -> None:
+        """Before the password is checked: WriteLimited if this account is past its failures and this address is
+        one that failed it."""
+        store, now = resources_of(request).store, datetime.now(UTC)
+        rate, by_account, from_here = self._windows(request, account, now)
+        if await store.write_count(from_here.key) and await store.write_count(by_account.key) >= rate.count:
+            raise WriteLimited(self.name, by_account.retry_after(now))
+
+    async def failed(self, request: Request, account: str) -> None:
+        """Count a wrong password for this account, from this address."""
+        store = resources_of(request).store
+        _, by_account, from_here = self._windows(request, account, datetime.now(UTC))
+        await store.count_write(by_account.key, by_account.ends_at + GRACE)
+        await store.count_write(from_here.key, from_here.ends_at + GRACE)

@@ -54,6 +54,7 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
             "SMTP_HOST": "127.0.0.1",
             "SMTP_PORT": str(smtp_port),
             "PUBLIC_URL": "http://papertrail.test",
+            "TRUSTED_PROXIES": "127.0.0.1",  # the tests sign in "from" other addresses by X-Forwarded-For
             "LIMIT_LOGIN_PER_ACCOUNT": "10/1d",
             "LIMIT_LOGIN_PER_ADDRESS": "1000/1d",
             "LIMIT_SIGNUP_PER_ADDRESS": "1000/1d",
@@ -66,8 +67,9 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield Site(env, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{closed}", inbox)
 
 
-def browser(base: str) -> httpx.Client:
-    return httpx.Client(base_url=base, timeout=10)
+def browser(base: str, address: str | None = None) -> httpx.Client:
+    """A browser, from another client address if given (the service trusts this host's X-Forwarded-For)."""
+    return httpx.Client(base_url=base, timeout=10, headers={"X-Forwarded-For": address} if address else None)
 
 
 def csrf_of(client: httpx.Client, path: str) -> str:
@@ -162,6 +164,25 @@ def test_every_form_post_without_this_browsers_csrf_token_is_refused(site: Site)
     assert bo.get("/me/account").status_code == 200  # still signed in: nothing was done
 
 
+def test_a_planted_csrf_cookie_and_field_or_another_sessions_token_is_refused(site: Site) -> None:
+    """The token is bound to the session (or, signed out, to the pre-session): a pair that was not issued for this
+    browser's session does not pass, whatever the cookie holds."""
+    sign_up(site, "mo@example.org")
+    mo, eve = sign_in(site, "mo@example.org"), browser(site.base)
+    planted = "planted-by-a-sibling-subdomain"
+    for client, action in ((mo, "/me/account/tokens"), (eve, "/login")):  # signed in, and signed out
+        client.cookies.delete("pt_csrf")
+        client.cookies.set("pt_csrf", planted)
+        answer = client.post(
+            action, data={"csrf": planted, "name": "x", "email": "mo@example.org", "password": PASSWORD}
+        )
+        assert answer.status_code == 403, action
+    others = csrf_of(sign_in(site, "mo@example.org"), "/me/account")  # issued for another session of the same user
+    assert mo.post("/me/account/tokens", data={"csrf": others, "name": "x"}).status_code == 403
+    assert post_form(mo, "/me/account", "/me/account/tokens", name="mine").status_code == 201  # its own still works
+    assert post_form(eve, "/login", "/login", email="mo@example.org", password=PASSWORD).status_code == 303
+
+
 def test_sign_out_everywhere_ends_the_other_sessions(site: Site) -> None:
     sign_up(site, "cy@example.org")
     laptop, phone = sign_in(site, "cy@example.org"), sign_in(site, "cy@example.org")
@@ -227,7 +248,8 @@ def post_form_as_if_https(base: str, page: str, action: str, **fields: str) -> h
     csrf = str(html.fromstring(shown.text).xpath('//input[@name="csrf"]/@value')[0])
     cookie = next(c for c in shown.headers.get_list("set-cookie") if c.startswith("pt_csrf="))
     assert "; secure" in cookie.lower()
-    return httpx.post(f"{base}{action}", data={"csrf": csrf, **fields}, cookies={"pt_csrf": csrf}, timeout=10)
+    pre_session = cookie.split(";")[0].removeprefix("pt_csrf=")
+    return httpx.post(f"{base}{action}", data={"csrf": csrf, **fields}, cookies={"pt_csrf": pre_session}, timeout=10)
 
 
 def test_signup_closed_refuses_new_accounts_and_operators_still_make_users(site: Site) -> None:
@@ -261,6 +283,23 @@ def test_the_11th_sign_in_to_one_account_in_a_window_gets_429(site: Site) -> Non
     assert [a.status_code for a in attempts[:10]] == [401] * 10
     assert attempts[10].status_code == 429 and 0 < int(attempts[10].headers["Retry-After"]) <= 86_400
     sign_in(site, "el@example.org")  # another account from the same address is unaffected
+
+
+def test_others_failed_sign_ins_never_refuse_the_owner_from_another_address(site: Site) -> None:
+    sign_up(site, "ka@example.org")
+    attacker = browser(site.base, "203.0.113.7")
+    guesses = [
+        post_form(attacker, "/login", "/login", email="ka@example.org", password=f"guess {n}") for n in range(11)
+    ]
+    assert [g.status_code for g in guesses] == [401] * 10 + [429]
+    owner = browser(site.base, "198.51.100.9")
+    signed = post_form(owner, "/login", "/login", email="ka@example.org", password=PASSWORD, next="/me/account")
+    assert signed.status_code == 303 and owner.get("/me/account").status_code == 200
+    again = post_form(attacker, "/login", "/login", email="ka@example.org", password=PASSWORD)
+    assert again.status_code == 429  # the address that failed stays refused, even with the right password
+    fresh = browser(site.base, "192.0.2.44")  # a new address past the account's failures: one try, then refused
+    tries = [post_form(fresh, "/login", "/login", email="ka@example.org", password="guess") for _ in range(2)]
+    assert [t.status_code for t in tries] == [401, 429]
 
 
 def test_users_delete_removes_the_user_and_everything_of_theirs(site: Site) -> None:

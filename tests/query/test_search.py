@@ -1,12 +1,12 @@
 """Search queries and the Atom feeds of search results."""
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
 import pytest
 from pydantic import ValidationError
 
 from papertrail.search_document import PaperFilter
-from services.query.reads.search import PaperListing, PaperQuery, PaperSearch
+from services.query.reads.search import PaperListing, PaperQuery, PaperSearch, SimilarSearch
 
 
 def test_a_query_sorts_newest_first_by_its_time_and_filters_by_its_filter() -> None:
@@ -19,13 +19,26 @@ def test_one_model_of_search_parameters_makes_the_query_and_the_links() -> None:
     listing = PaperListing(q="graph", category=["cs.LG"], since=date(2026, 5, 1), sort="published", page=2)
     query = listing.query()
     assert (query.q, query.sort, query.page, query.size) == ("graph", "published", 2, 20)
-    assert query.filters() == [['categories = "cs.LG"'], f"published_ts >= {int(datetime(2026, 5, 1).timestamp())}"]
+    assert query.filters() == [
+        ['categories = "cs.LG"'],
+        f"published_ts >= {int(datetime(2026, 5, 1, tzinfo=UTC).timestamp())}",
+    ]
     assert listing.url(sort="updated") == "/?q=graph&category=cs.LG&since=2026-05-01&sort=updated"
     # the feed's search: the same filters, on its own sort and size
     feed = PaperSearch(q="graph", category=["cs.LG"]).paper_query(sort="ingested", page=1, size=50)
     assert (feed.sort, feed.size, feed.filters()) == ("ingested", 50, [['categories = "cs.LG"']])
     with pytest.raises(ValidationError, match=r"category\.0\n  String should match pattern"):
         PaperSearch(category=["cs.LG OR 1"])
+
+
+def test_days_at_the_ends_of_the_calendar_are_utc_days_not_a_conversion_error() -> None:
+    """A naive day's timestamp is taken in the server's zone, and fails for year 1 (a 500 before)."""
+    first, last = datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
+    listing = PaperListing(since="0001-01-01", until="9999-12-31").query()
+    assert (listing.filter.since_ts, listing.filter.until_ts) == (int(first.timestamp()), int(last.timestamp()))
+    assert PaperListing(until="0001-01-01").query().filter.until_ts == int(first.timestamp()) + 86_399
+    assert PaperSearch(summarized_since="0001-01-01").paper_query("updated", 1, 20).filter.summarized_since_ts
+    assert SimilarSearch(since="0001-01-01").paper_filter().since_ts == int(first.timestamp())
 
 
 def test_a_time_is_written_as_the_document_says() -> None:

@@ -5,7 +5,7 @@ route enforces, and the search of the index they make, its values quoted, never 
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import UTC, date, datetime, time
 from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
@@ -61,7 +61,7 @@ def _written_time(value: Any) -> Any:
 
 
 # a day, or a moment with its offset: a time without one would be read in the server's zone
-SearchTime = Annotated[AwareDatetime | date, BeforeValidator(_written_time)]
+SearchTime = Annotated[AwareDatetime | date, BeforeValidator(_written_time)]  # a day is a UTC day
 # a moment with its offset, written as RFC 3339 (the feed's and the library's `since`)
 Moment = Annotated[AwareDatetime, BeforeValidator(_written_time)]
 Categories = Annotated[
@@ -163,9 +163,14 @@ def _text(value: Any) -> Any:
     return value
 
 
+LAST_SECOND = time(23, 59, 59)  # a day's end, whole (time.max's microseconds round up in year 9999's float)
+
+
 def _epoch(value: datetime | date | None, end: bool = False) -> int | None:
+    """Seconds since the epoch of a moment, or of a day's start (its end with `end`) in UTC. A day is taken as
+    aware: a naive one's timestamp is computed in the server's zone, which fails for days in year 1 or 9999."""
     if value is None:
         return None
     if not isinstance(value, datetime):
-        value = datetime.combine(value, time.max if end else time.min)
+        value = datetime.combine(value, LAST_SECOND if end else time.min, tzinfo=UTC)
     return int(value.timestamp())

@@ -6,7 +6,15 @@ from fastapi.staticfiles import StaticFiles
 
 from services.query.web import account, account_pages, corrections, library, pages
 from services.query.web.i18n import Translator
-from services.query.web.render import HERE, KATEX_DIR, FormNotFromThisSite, error_page, language, templates
+from services.query.web.render import (
+    HERE,
+    KATEX_DIR,
+    SWAGGER_UI_DIR,
+    FormNotFromThisSite,
+    error_page,
+    language,
+    templates,
+)
 
 
 def mount_web(app: FastAPI) -> bool:
@@ -18,6 +26,7 @@ def mount_web(app: FastAPI) -> bool:
     app.include_router(account.router)
     app.include_router(account_pages.router)
     app.add_exception_handler(FormNotFromThisSite, form_not_from_this_site)  # type: ignore[arg-type]
+    app.add_route("/docs", api_docs, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     # the CSRF field every state-changing form carries (the name web accounts check); empty until they set one
     templates.env.globals.setdefault("csrf", "")
@@ -28,3 +37,10 @@ def mount_web(app: FastAPI) -> bool:
 async def form_not_from_this_site(request: Request, refused: FormNotFromThisSite) -> HTMLResponse:
     """403 for a POST without this browser's CSRF token: nothing was done; a reload gives the form a fresh one."""
     return error_page(request, 403, Translator(language(request))("form_expired"))
+
+
+async def api_docs(request: Request) -> HTMLResponse:
+    """The API's Swagger UI, from this site's own copy (`papertrail assets`), never a CDN."""
+    context = {"title": request.app.title, "openapi_url": request.app.openapi_url,
+               "installed": (SWAGGER_UI_DIR / "swagger-ui-bundle.js").is_file()}  # fmt: skip
+    return templates.TemplateResponse(request, "api_docs.html", context)

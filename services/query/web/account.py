@@ -30,7 +30,7 @@ from services.query.web.render import (
     signed_in_user,
     start_session,
 )
-from services.query.write_limits import WriteLimit
+from services.query.write_limits import SignInFailures, WriteLimit
 
 router = APIRouter(include_in_schema=False)
 FOLLOW_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -57,7 +57,7 @@ def login_required(request: Request) -> HTMLResponse:
 
 
 CSRF = [Depends(check_csrf)]
-LOGIN_PER_ACCOUNT = WriteLimit("login_per_account", by="client")
+SIGN_IN_FAILURES = SignInFailures()
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -86,8 +86,10 @@ async def sign_in(request: Request, store: StoreDep) -> Response:
             email = normalised_email(form.get("email", ""))
         except BadAccountInput:
             email = form.get("email", "").strip().casefold()
-        await LOGIN_PER_ACCOUNT.count(request, "account:" + email)
+        await SIGN_IN_FAILURES.check(request, email)
         user = await signed_in(store, email, form.get("password", ""))
+        if user is None:
+            await SIGN_IN_FAILURES.failed(request, email)
         refusal = "login_bad_password"
     if user is None:
         return render(request, "login.html", 401, error=t(refusal), next=target, email=form.get("email", ""))

@@ -1,8 +1,13 @@
 """Rendering pages: the Jinja2 environment, the language, session and CSRF cookies, and the signed-in user.
 
-Every form carries a CSRF token (double submit: the same random value in an HttpOnly cookie and a hidden field),
-and every POST of the pages is refused without it (`FormNotFromThisSite`)."""
+Every form carries a CSRF token bound to this browser's session: an HMAC keyed by the session's own secret id (its
+HttpOnly cookie), or, signed out, by a pre-session id (the HttpOnly `pt_csrf` cookie, rotated at sign-in and
+sign-out). Every POST of the pages is refused without it (`FormNotFromThisSite`): a cookie planted with the same value
+in the form does not pass, nor does a token issued for another session, since the field is never the cookie."""
 
+import base64
+import hashlib
+import hmac
 import secrets
 from pathlib import Path
 from typing import Any
@@ -21,6 +26,7 @@ from services.query.web.i18n import Translator, pick_language
 
 HERE = Path(__file__).parent
 KATEX_DIR = HERE / "static" / "katex"  # put there by `papertrail assets` (make install) or the image's build
+SWAGGER_UI_DIR = HERE / "static" / "swagger-ui"  # /docs' Swagger UI, put there the same ways
 LANG_COOKIE = "lang"
 CSRF_COOKIE = "pt_csrf"
 CSRF_FIELD = "csrf"
@@ -46,42 +52,52 @@ class FormNotFromThisSite(Exception):
 
 
 def csrf_token(request: Request) -> str:
-    """This browser's CSRF token: its cookie's, or a new one (set on the response by `render`)."""
-    if not hasattr(request.state, "csrf"):
-        request.state.csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
-    token: str = request.state.csrf
-    return token
+    """The CSRF token of this browser's forms, bound to its session (or pre-session, set on the response by
+    `render` when the browser has none yet)."""
+    if not hasattr(request.state, "pre_session"):
+        request.state.pre_session = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+    return _bound_token(request.cookies.get(SESSION_COOKIE) or request.state.pre_session)
 
 
-def set_csrf_cookie(request: Request, response: Response, token: str) -> None:
+def _bound_token(binding: str) -> str:
+    """The token for a session (or pre-session) id: without the id, which never leaves its HttpOnly cookie, nobody
+    can make it, and the token does not give the id away."""
+    digest = hmac.new(binding.encode(), b"papertrail csrf v1", hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def set_csrf_cookie(request: Request, response: Response, pre_session: str) -> None:
     secure = resources_of(request).settings.secure_cookies
-    response.set_cookie(CSRF_COOKIE, token, max_age=YEAR, httponly=True, samesite="lax", secure=secure)
+    response.set_cookie(CSRF_COOKIE, pre_session, max_age=YEAR, httponly=True, samesite="lax", secure=secure)
 
 
 async def check_csrf(request: Request) -> None:
-    """The dependency of every POST of the pages: FormNotFromThisSite unless the form's CSRF token is the cookie's
-    (compared in constant time)."""
-    cookie = request.cookies.get(CSRF_COOKIE, "")
+    """The dependency of every POST of the pages: FormNotFromThisSite unless the form's CSRF token is the one bound
+    to this request's session cookie, or signed out to its pre-session cookie (compared in constant time)."""
+    binding = request.cookies.get(SESSION_COOKIE) or request.cookies.get(CSRF_COOKIE, "")
     if request.headers.get("content-type", "").startswith("multipart/form-data"):  # a file upload, or FormData
         sent = (await request.form()).get(CSRF_FIELD, "")  # parsed once: the route reads the same form
         sent = sent if isinstance(sent, str) else ""
     else:
         fields = parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True)
         sent = next((value for name, value in reversed(fields) if name == CSRF_FIELD), "")
-    if not cookie or not secrets.compare_digest(sent.encode(), cookie.encode()):
+    if not binding or not secrets.compare_digest(sent.encode(), _bound_token(binding).encode()):
         raise FormNotFromThisSite
 
 
 def start_session(request: Request, response: Response, session: str, max_age: int) -> None:
-    """Set a new session's cookie, and a new CSRF token with it (both rotate at sign-in)."""
+    """Set a new session's cookie (its forms' CSRF token is bound to it), and a new pre-session id (both rotate at
+    sign-in)."""
     secure = resources_of(request).settings.secure_cookies
     response.set_cookie(SESSION_COOKIE, session, max_age=max_age, httponly=True, samesite="lax", secure=secure)
     set_csrf_cookie(request, response, secrets.token_urlsafe(32))
 
 
 def end_session(request: Request, response: Response) -> None:
+    """Drop the session's cookie and start a new pre-session (the signed-out forms' tokens are bound to it)."""
     secure = resources_of(request).settings.secure_cookies
     response.delete_cookie(SESSION_COOKIE, httponly=True, samesite="lax", secure=secure)
+    set_csrf_cookie(request, response, secrets.token_urlsafe(32))
 
 
 def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -108,8 +124,8 @@ def render(request: Request, template: str, status_code: int = 200, **context: A
         },
         status_code=status_code,
     )
-    if request.cookies.get(CSRF_COOKIE) != request.state.csrf:
-        set_csrf_cookie(request, response, request.state.csrf)
+    if request.cookies.get(CSRF_COOKIE) != request.state.pre_session:
+        set_csrf_cookie(request, response, request.state.pre_session)
     if request.query_params.get("lang") == lang:
         response.set_cookie(LANG_COOKIE, lang, max_age=YEAR, samesite="lax")
     return response

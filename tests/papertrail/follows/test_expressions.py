@@ -4,7 +4,16 @@ import itertools
 
 import pytest
 
-from papertrail.follows.expressions import And, ExpressionError, Not, Or, Term, compile_predicate, parse_expression
+from papertrail.follows.expressions import (
+    MAX_DEPTH,
+    And,
+    ExpressionError,
+    Not,
+    Or,
+    Term,
+    compile_predicate,
+    parse_expression,
+)
 
 
 def holds(expression: str, *present: str) -> bool:
@@ -67,6 +76,16 @@ def test_bad_expressions_name_the_problem(text: str, message: str) -> None:
     with pytest.raises(ExpressionError) as error:
         parse_expression(text)
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize("opening", ["(", "NOT ("])
+def test_nesting_past_the_depth_cap_is_refused_by_name_not_a_recursion_error(opening: str) -> None:
+    deep = "(" * 995 + "rag" + ")" * 995  # within MAX_LENGTH; a RecursionError (a 500) before the cap
+    with pytest.raises(ExpressionError, match=f"nest more than {MAX_DEPTH} deep at position {MAX_DEPTH + 1}"):
+        parse_expression(deep)
+    levels = MAX_DEPTH // len(opening.split())
+    at_the_cap = "x AND " + opening * levels + "rag" + ")" * levels
+    assert parse_expression(at_the_cap).terms == {"x", "rag"}
 
 
 @pytest.mark.parametrize(
