@@ -20,6 +20,7 @@ import bibtexparser
 import rispy
 from bibtexparser.middlewares import SeparateCoAuthors, SplitNameParts
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry
+from pylatexenc import latexwalker
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from papertrail.names import author_key, split_name
@@ -41,6 +42,9 @@ ANTHOLOGY_DOI_PREFIX = "10.18653/v1/"
 _BIBTEX_TEXT_FIELDS = ("journal", "note", "howpublished", "volume", "number", "booktitle", "publisher")
 _BIBTEX_URL_FIELDS = ("url", "pdf", "link", "biburl")
 _TOKEN_SPLIT = re.compile(r"[\s{}()\[\]<>,;\"']+")
+# What LaTeX reads as more than text (pylatexenc's macros, groups, math, comments and specials); a value without any
+# reads as written, and most values of a .bib are so: the parser is then spared, the bulk of a large file's reading.
+_LATEX_MARKUP = re.compile(r"[\\{}$%&#~^_`]|--|''|!`|\?`")
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|2\d\d\d)(?!\d)")
 _FIELD_RANK = {"ids.dois": 0, "ids.arxiv": 1, "ids.acl": 2}
 _RESOLVED_BY = {"ids.dois": "doi", "ids.arxiv": "arxiv", "ids.acl": "acl"}
@@ -165,10 +169,18 @@ def _latex_to_text() -> LatexNodes2Text:
     return LatexNodes2Text(latex_context=context, math_mode="verbatim", strict_latex_spaces=True)
 
 
+@lru_cache(maxsize=1)
+def _walker_context() -> Any:
+    # what LatexWalker builds for itself at every call when not given one: most of the time of reading a .bib
+    return latexwalker.get_default_latex_context_db()
+
+
 def latex_text(value: str) -> str:
     """A BibTeX value as readable text: `{\\"u}` → ü, `{\\&}` → &, protective braces dropped, formulas kept."""
+    if not _LATEX_MARKUP.search(value):
+        return " ".join(value.split())
     try:
-        return " ".join(_latex_to_text().latex_to_text(value).split())
+        return " ".join(_latex_to_text().latex_to_text(value, latex_context=_walker_context()).split())
     except Exception:  # pylatexenc gives up on some malformed LaTeX; the value as written is still worth reading
         return " ".join(value.replace("{", "").replace("}", "").split())
 
