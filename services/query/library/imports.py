@@ -55,7 +55,10 @@ class MalformedLibrary(ValueError):
 
     def __init__(self, message: str, line: int) -> None:
         super().__init__(f"line {line}: {message}")
-        self.line = line
+        self.message, self.line = message, line
+
+    def __reduce__(self) -> tuple[type["MalformedLibrary"], tuple[str, int]]:
+        return MalformedLibrary, (self.message, self.line)  # raised in the worker process that reads the file
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +86,33 @@ class LibraryEntry:
         if not given and " " in family:
             keys.append(author_key(*split_name(family)))
         return list(dict.fromkeys(keys))
+
+
+def entry_record(entry: LibraryEntry) -> dict[str, Any]:
+    """What an import stores of an entry to resolve it later (after a restart too): plain values, as BSON holds them."""
+    return {
+        "authors": [list(name) for name in entry.authors],
+        "year": entry.year,
+        "dois": list(entry.dois),
+        "eprints": list(entry.eprints),
+        "urls": list(entry.urls),
+        "mentions": list(entry.mentions),
+    }
+
+
+def stored_entry(line: int, label: str, title: str, record: Mapping[str, Any]) -> LibraryEntry:
+    """The entry again from what `entry_record` stored."""
+    return LibraryEntry(
+        line=line,
+        label=label,
+        title=title,
+        authors=tuple((given, family) for given, family in record["authors"]),
+        year=record["year"],
+        dois=tuple(record["dois"]),
+        eprints=tuple(record["eprints"]),
+        urls=tuple(record["urls"]),
+        mentions=tuple(record["mentions"]),
+    )
 
 
 @dataclass(frozen=True, slots=True)
