@@ -17,7 +17,6 @@ import asyncio
 import math
 import multiprocessing
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,11 +30,12 @@ from pymongo import MongoClient
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.search_latency import start_query_service  # noqa: E402
 from papertrail.collections import PAPERS  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from services.normalizer.store import INDEXES as NORMALIZER_INDEXES  # noqa: E402
 from services.query.library.imports import read_library  # noqa: E402
-from tests.conftest import free_port, stack_on_free_ports  # noqa: E402
+from tests.conftest import stack_on_free_ports  # noqa: E402
 from tests.integration.services import create_user  # noqa: E402
 from tests.query.library.papers import acl_2024, arxiv_oai, red_fm  # noqa: E402
 from tests.query.library.site import stored_document  # noqa: E402
@@ -103,28 +103,6 @@ async def measure(base: str, token: str, data: bytes, baseline_s: float) -> dict
         result["during"] = summary(await during)
         result["job"] = {"total": job["total"], "counts": job["counts"]}
         return result
-
-
-def start_query_service(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    service = subprocess.Popen(
-        [sys.executable, "-m", "papertrail", "query"],
-        cwd=ROOT,
-        env={**os.environ, **env, "HTTP_PORT": str(port), "LOG_LEVEL": "WARNING"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200:
-                return service, port
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            service.terminate()
-            raise RuntimeError("query service did not become ready")
-        time.sleep(0.5)
 
 
 def service_run(entries: int, baseline_s: float) -> dict[str, Any]:

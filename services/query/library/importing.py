@@ -23,7 +23,6 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-import bson
 from bson.raw_bson import RawBSONDocument
 from pymongo import DESCENDING, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
@@ -36,11 +35,10 @@ from services.query.library.imports import (
     LookupKey,
     Resolution,
     TitleAuthorKey,
-    entry_record,
-    read_library,
     resolve_entries,
     stored_entry,
 )
+from services.query.library.reading import entry_documents
 from services.query.library.store import LibraryStore
 from services.query.reads.paper_lookup import PaperKey
 
@@ -68,29 +66,6 @@ class FileTooLarge(Exception):
 
 class TooManyEntries(FileTooLarge):
     """A file of more entries than an import takes (LIBRARY_IMPORT_MAX_ENTRIES)."""
-
-
-def entry_documents(
-    data: bytes, library_format: LibraryFormat | None, filename: str, job_id: str, user_id: str
-) -> list[bytes]:
-    """The file's entries as the job stores them, BSON-encoded (MalformedLibrary names the line of what is wrong).
-    Runs in the worker process: reading is pure-Python work, and encoding there spares the service that too."""
-    entries = read_library(data, library_format, filename)
-    return [
-        bson.encode(
-            {
-                "_id": f"{job_id}:{n}",
-                "job_id": job_id,
-                "user_id": user_id,
-                "n": n,  # the entry's place in the file, from 0: the job's cursor counts these
-                "line": entry.line,
-                "label": entry.label,
-                "title": entry.title,
-                "entry": entry_record(entry),
-            }
-        )
-        for n, entry in enumerate(entries)
-    ]
 
 
 class LibraryReader:

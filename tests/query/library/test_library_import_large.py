@@ -16,7 +16,7 @@ from tests.conftest import FIXTURES, Servers, wait_until
 from tests.query.library.papers import acl_2024, arxiv_oai, red_fm
 from tests.query.library.site import Site, reader_site
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]  # 10,000 entries on a loaded machine
 LIBRARY = FIXTURES / "library"
 PAPERS = [*acl_2024(), *arxiv_oai(), red_fm()]
 MERA = "acl:2024.acl-long.534"
