@@ -19,6 +19,7 @@ import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -83,7 +84,11 @@ class LibraryReader:
             # spawned, not forked: the service's threads (MongoDB's, Kafka's) do not survive a fork
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         read = partial(entry_documents, data, library_format, filename, job_id, user_id)
-        return await asyncio.get_running_loop().run_in_executor(self._pool, read)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, read)
+        except BrokenProcessPool:
+            self._pool = None  # the worker died (killed, out of memory): the next file gets a new one
+            raise
 
     def close(self) -> None:
         """Stop the worker, in the middle of a file too (the import it read for was not stored)."""
