@@ -14,6 +14,7 @@ restart.
 import asyncio
 import logging
 import multiprocessing
+import os
 import uuid
 import zlib
 from collections import Counter
@@ -39,7 +40,7 @@ from services.query.library.imports import (
     resolve_entries,
     stored_entry,
 )
-from services.query.library.reading import entry_documents
+from services.query.library.reading import end_with_parent, entry_documents
 from services.query.library.store import LibraryStore
 from services.query.reads.paper_lookup import PaperKey
 
@@ -82,7 +83,9 @@ class LibraryReader:
     ) -> list[bytes]:
         if self._pool is None:
             # spawned, not forked: the service's threads (MongoDB's, Kafka's) do not survive a fork
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                1, multiprocessing.get_context("spawn"), initializer=end_with_parent, initargs=(os.getpid(),)
+            )
         read = partial(entry_documents, data, library_format, filename, job_id, user_id)
         try:
             return await asyncio.get_running_loop().run_in_executor(self._pool, read)
