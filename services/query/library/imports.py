@@ -18,7 +18,9 @@ from urllib.parse import urlsplit
 
 import bibtexparser
 import rispy
-from bibtexparser.middlewares import SeparateCoAuthors, SplitNameParts
+from bibtexparser.library import Library
+from bibtexparser.middlewares import BlockMiddleware, SeparateCoAuthors, SplitNameParts
+from bibtexparser.middlewares.parsestack import default_parse_stack
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry
 from pylatexenc import latexwalker
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
@@ -224,11 +226,19 @@ def _verbatim(value: str) -> str:
 
 
 def read_bibtex(text: str) -> list[LibraryEntry]:
-    library = bibtexparser.parse_string(text, append_middleware=[SeparateCoAuthors(), SplitNameParts()])
+    stack = [*default_parse_stack(), SeparateCoAuthors(), SplitNameParts()]
+    library = bibtexparser.parse_string(text, parse_stack=stack)
     entries: list[Entry] = list(library.entries)
     for failed in library.failed_blocks:
         if isinstance(failed, DuplicateBlockKeyBlock) and isinstance(failed.ignore_error_block, Entry):
-            entries.append(failed.ignore_error_block)  # two entries under one key are still two entries
+            # two entries under one key are still two entries; the parser left the second one raw (quotes, names)
+            entry: Any = failed.ignore_error_block
+            for middleware in stack:
+                if isinstance(middleware, BlockMiddleware):
+                    entry = middleware.transform_block(entry, library)
+                else:  # @string references: resolved against the file's own
+                    entry = middleware.transform(Library([*library.strings, entry])).entries[0]
+            entries.append(entry)
             continue
         line = (failed.start_line or 0) + 1
         raw = (failed.raw or "").strip().splitlines()

@@ -4,6 +4,7 @@ resolved back to itself through the fake in-memory finder built from real papers
 import asyncio
 import pickle
 from collections import Counter
+from dataclasses import replace
 
 import bibtexparser
 import pytest
@@ -150,6 +151,7 @@ def test_an_entry_under_a_key_used_twice_is_still_imported() -> None:
     text = (LIBRARY / "mera_anthology.bib").read_text(encoding="utf-8")
     entries = read_library(text + "\n" + text, "bibtex")
     assert [e.line for e in entries] == [1, 36]
+    assert entries[1] == replace(entries[0], line=36)  # read as the first: quotes off, names split, the same DOI
 
 
 @pytest.mark.parametrize(
