@@ -45,11 +45,12 @@ EMAIL_TOKENS = Collection("email_tokens", "query")  # single-use links mailed to
 # the reader's record (per user)
 LIBRARY = Collection("library", "query")  # saved papers with tags and notes
 FEEDBACK = Collection("feedback", "query")  # saved (positive), not relevant (negative), read: per paper, with times
-LIBRARY_IMPORTS = Collection("library_imports", "query")  # import jobs: the file's entries, progress, verdicts
+LIBRARY_IMPORTS = Collection("library_imports", "query")  # import jobs: the file, its progress and counts
+LIBRARY_IMPORT_ENTRIES = Collection("library_import_entries", "query")  # each imported entry, then its verdict
 READER_MODELS = Collection("reader_models", "query")  # each reader's ranking model, as floats
 READER_PICKS = Collection("reader_picks", "query")  # each reader's top recent papers, which the matcher's digest reads
 # Every document of these names its reader in `user_id`: deleting a user deletes them by it.
-READERS_RECORD = (LIBRARY, FEEDBACK, LIBRARY_IMPORTS, READER_MODELS, READER_PICKS)
+READERS_RECORD = (LIBRARY, FEEDBACK, LIBRARY_IMPORTS, LIBRARY_IMPORT_ENTRIES, READER_MODELS, READER_PICKS)
 
 # Collections holding a user's own documents under "user_id": `papertrail users delete` removes every one of them, so
 # a new per-user collection is one entry here. (Follows are deleted first, one by one, to announce each.)

@@ -75,7 +75,9 @@ def create_app(settings: QuerySettings) -> FastAPI:
             await store.ensure_indexes()
             library = LibraryStore(clients.db)
             await library.ensure_indexes()
-            imports = ImportJobs(clients.db, library, settings.library_import_chunk)
+            imports = ImportJobs(
+                clients.db, library, settings.library_import_chunk, settings.library_import_max_entries
+            )
             await imports.ensure_indexes()
             reader_models = ReaderModels(
                 clients.db,

@@ -95,6 +95,13 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, Webhook
         description="library-file entries an import resolves and records at a time: its progress moves by this much, "
         "and a restart repeats at most one chunk",
     )
+    library_import_max_entries: int = Field(
+        50_000,
+        ge=1,
+        le=1_000_000,
+        description="most entries a library file may hold: a larger one is refused (413) naming its count; reading "
+        "a file of this many BibTeX entries takes the query service's import worker process ~20-60 s",
+    )
     feed_retrain_debounce_s: float = Field(
         20, ge=0, le=3600, description="a reader's 为你推荐 model is trained again once their feedback is this still"
     )

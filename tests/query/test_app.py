@@ -48,7 +48,7 @@ async def test_enriched_papers_that_break_the_schema_are_parked_and_not_indexed(
                 publisher_of(broker, topics.FOLLOWS_CHANGED),
                 broker.dead_letters,
                 library := LibraryStore(mongo["unused"]),
-                ImportJobs(mongo["unused"], library, chunk_size=500),
+                ImportJobs(mongo["unused"], library, chunk_size=500, max_entries=50_000),
                 ReaderModels(mongo["unused"], settings.model_key, settings.embedding_dimensions, 20, 60),
             )
             provide(in_memory.context, resources)

@@ -18,8 +18,11 @@ from urllib.parse import urlsplit
 
 import bibtexparser
 import rispy
-from bibtexparser.middlewares import SeparateCoAuthors, SplitNameParts
+from bibtexparser.library import Library
+from bibtexparser.middlewares import BlockMiddleware, SeparateCoAuthors, SplitNameParts
+from bibtexparser.middlewares.parsestack import default_parse_stack
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry
+from pylatexenc import latexwalker
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from papertrail.names import author_key, split_name
@@ -41,6 +44,9 @@ ANTHOLOGY_DOI_PREFIX = "10.18653/v1/"
 _BIBTEX_TEXT_FIELDS = ("journal", "note", "howpublished", "volume", "number", "booktitle", "publisher")
 _BIBTEX_URL_FIELDS = ("url", "pdf", "link", "biburl")
 _TOKEN_SPLIT = re.compile(r"[\s{}()\[\]<>,;\"']+")
+# What LaTeX reads as more than text (pylatexenc's macros, groups, math, comments and specials); a value without any
+# reads as written, and most values of a .bib are so: the parser is then spared, the bulk of a large file's reading.
+_LATEX_MARKUP = re.compile(r"[\\{}$%&#~^_`]|--|''|!`|\?`")
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|2\d\d\d)(?!\d)")
 _FIELD_RANK = {"ids.dois": 0, "ids.arxiv": 1, "ids.acl": 2}
 _RESOLVED_BY = {"ids.dois": "doi", "ids.arxiv": "arxiv", "ids.acl": "acl"}
@@ -51,7 +57,10 @@ class MalformedLibrary(ValueError):
 
     def __init__(self, message: str, line: int) -> None:
         super().__init__(f"line {line}: {message}")
-        self.line = line
+        self.message, self.line = message, line
+
+    def __reduce__(self) -> tuple[type["MalformedLibrary"], tuple[str, int]]:
+        return MalformedLibrary, (self.message, self.line)  # raised in the worker process that reads the file
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +88,33 @@ class LibraryEntry:
         if not given and " " in family:
             keys.append(author_key(*split_name(family)))
         return list(dict.fromkeys(keys))
+
+
+def entry_record(entry: LibraryEntry) -> dict[str, Any]:
+    """What an import stores of an entry to resolve it later (after a restart too): plain values, as BSON holds them."""
+    return {
+        "authors": [list(name) for name in entry.authors],
+        "year": entry.year,
+        "dois": list(entry.dois),
+        "eprints": list(entry.eprints),
+        "urls": list(entry.urls),
+        "mentions": list(entry.mentions),
+    }
+
+
+def stored_entry(line: int, label: str, title: str, record: Mapping[str, Any]) -> LibraryEntry:
+    """The entry again from what `entry_record` stored."""
+    return LibraryEntry(
+        line=line,
+        label=label,
+        title=title,
+        authors=tuple((given, family) for given, family in record["authors"]),
+        year=record["year"],
+        dois=tuple(record["dois"]),
+        eprints=tuple(record["eprints"]),
+        urls=tuple(record["urls"]),
+        mentions=tuple(record["mentions"]),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,10 +201,18 @@ def _latex_to_text() -> LatexNodes2Text:
     return LatexNodes2Text(latex_context=context, math_mode="verbatim", strict_latex_spaces=True)
 
 
+@lru_cache(maxsize=1)
+def _walker_context() -> Any:
+    # what LatexWalker builds for itself at every call when not given one: most of the time of reading a .bib
+    return latexwalker.get_default_latex_context_db()
+
+
 def latex_text(value: str) -> str:
     """A BibTeX value as readable text: `{\\"u}` → ü, `{\\&}` → &, protective braces dropped, formulas kept."""
+    if not _LATEX_MARKUP.search(value):
+        return " ".join(value.split())
     try:
-        return " ".join(_latex_to_text().latex_to_text(value).split())
+        return " ".join(_latex_to_text().latex_to_text(value, latex_context=_walker_context()).split())
     except Exception:  # pylatexenc gives up on some malformed LaTeX; the value as written is still worth reading
         return " ".join(value.replace("{", "").replace("}", "").split())
 
@@ -182,11 +226,19 @@ def _verbatim(value: str) -> str:
 
 
 def read_bibtex(text: str) -> list[LibraryEntry]:
-    library = bibtexparser.parse_string(text, append_middleware=[SeparateCoAuthors(), SplitNameParts()])
+    stack = [*default_parse_stack(), SeparateCoAuthors(), SplitNameParts()]
+    library = bibtexparser.parse_string(text, parse_stack=stack)
     entries: list[Entry] = list(library.entries)
     for failed in library.failed_blocks:
         if isinstance(failed, DuplicateBlockKeyBlock) and isinstance(failed.ignore_error_block, Entry):
-            entries.append(failed.ignore_error_block)  # two entries under one key are still two entries
+            # two entries under one key are still two entries; the parser left the second one raw (quotes, names)
+            entry: Any = failed.ignore_error_block
+            for middleware in stack:
+                if isinstance(middleware, BlockMiddleware):
+                    entry = middleware.transform_block(entry, library)
+                else:  # @string references: resolved against the file's own
+                    entry = middleware.transform(Library([*library.strings, entry])).entries[0]
+            entries.append(entry)
             continue
         line = (failed.start_line or 0) + 1
         raw = (failed.raw or "").strip().splitlines()

@@ -396,6 +396,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "import_ambiguous": ("有歧义(可能是以下论文之一)", "Ambiguous (one of these papers)"),
     "import_unresolved": ("未找到", "Not found"),
     "import_line": ("第 {line} 行", "line {line}"),
+    "import_shown": (
+        "仅列出前 {shown} 条(共 {total} 条);全部条目可通过 API 分页读取",
+        "The first {shown} of {total} are listed; the API pages through all of them",
+    ),
     "import_back": ("← 返回我的收藏", "← Back to my library"),
     "feed_tab_newest": ("最新命中", "Newest matches"),
     "feed_tab_for_you": ("为你推荐", "For you"),

@@ -2,19 +2,28 @@
 resolved back to itself through the fake in-memory finder built from real papers."""
 
 import asyncio
+import pickle
 from collections import Counter
+from dataclasses import replace
 
+import bibtexparser
 import pytest
 
 from services.query.library.citations import FORMATS, CitationFormat, export
 from services.query.library.imports import (
+    _LATEX_MARKUP,
     LibraryEntry,
     MalformedLibrary,
     TitleAuthorKey,
+    _latex_to_text,
+    _walker_context,
+    entry_record,
+    latex_text,
     lookup_keys,
     read_library,
     resolve,
     resolve_entries,
+    stored_entry,
 )
 from services.query.reads.paper_lookup import PaperKey
 from tests.conftest import FIXTURES
@@ -142,6 +151,7 @@ def test_an_entry_under_a_key_used_twice_is_still_imported() -> None:
     text = (LIBRARY / "mera_anthology.bib").read_text(encoding="utf-8")
     entries = read_library(text + "\n" + text, "bibtex")
     assert [e.line for e in entries] == [1, 36]
+    assert entries[1] == replace(entries[0], line=36)  # read as the first: quotes off, names split, the same DOI
 
 
 @pytest.mark.parametrize(
@@ -223,3 +233,28 @@ def test_ids_are_found_where_each_exporter_writes_them() -> None:
         "aclweb": [("ids.acl", "P19-1001")],
         "pubmed": [],
     }
+
+
+def test_a_value_without_latex_markup_reads_as_pylatexenc_reads_it() -> None:
+    """The short cut for plain values (most of a .bib) gives what the LaTeX parser gives, on every value and word of
+    the real .bib files and of exports of real papers."""
+    texts = [export(every_paper(), "bibtex"), *(path.read_text() for path in LIBRARY.glob("*.bib"))]
+    values = {"a ' b", 'say "hi"', "x - y", "A!B?", "a\u00a0b", "naïve café", "中文标题", "a\tb\n\nc"}
+    for text in texts:
+        for entry in bibtexparser.parse_string(text).entries:
+            for value in (f.value for f in entry.fields if isinstance(f.value, str)):
+                values |= {value, *value.split()}
+    plain = [v for v in values if not _LATEX_MARKUP.search(v)]
+    assert len(plain) > 1000
+    parsed = {v: " ".join(_latex_to_text().latex_to_text(v, latex_context=_walker_context()).split()) for v in plain}
+    assert {v: latex_text(v) for v in plain} == parsed
+    assert latex_text("x -- y") == "x – y" and latex_text("{\\&} 30\\%") == "& 30%"
+
+
+def test_an_entry_stored_for_later_reads_back_the_same_and_a_malformed_file_crosses_processes() -> None:
+    """What the import stores of an entry (in MongoDB) gives the entry back; MalformedLibrary, raised in the worker
+    process that reads the file, keeps its line across the process boundary (pickled)."""
+    entries = read_library((LIBRARY / "acl-style-files_zotero.bib").read_bytes())
+    assert [stored_entry(e.line, e.label, e.title, entry_record(e)) for e in entries] == entries
+    error = pickle.loads(pickle.dumps(MalformedLibrary("no BibTeX entries", 3)))
+    assert isinstance(error, MalformedLibrary) and error.line == 3 and str(error) == "line 3: no BibTeX entries"

@@ -21,12 +21,14 @@ pytestmark = pytest.mark.integration
 LIBRARY = FIXTURES / "library"
 PAPERS = [*acl_2024(), *arxiv_oai(), red_fm()]
 MERA = "acl:2024.acl-long.534"  # tests/fixtures/library/mera_anthology.bib is the Anthology's export of it
+MAX_ENTRIES = 50  # LIBRARY_IMPORT_MAX_ENTRIES here: more than any file below holds but the one over it
 
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     readers = ("ana", "bo", "cy", "dee", "eve")
-    with reader_site(servers, tmp_path_factory.mktemp("library-import"), PAPERS, readers=readers) as running:
+    logs = tmp_path_factory.mktemp("library-import")
+    with reader_site(servers, logs, PAPERS, readers=readers, LIBRARY_IMPORT_MAX_ENTRIES=str(MAX_ENTRIES)) as running:
         yield running
 
 
@@ -101,6 +103,15 @@ def test_a_malformed_file_is_refused_naming_the_line(
     refused = upload(site, "bo", "broken.txt", data, library_format)
     assert refused.status_code == 422 and f"line {line}: " in refused.json()["detail"]
     assert upload(site, "bo", "x.bib", b"", "docx").status_code == 422
+
+
+def test_a_file_of_more_entries_than_an_import_takes_is_refused_naming_both_counts(site: Site) -> None:
+    real = b"\n".join((LIBRARY / name).read_bytes() for name in ("acl-style-files_custom.bib", "mera_anthology.bib"))
+    refused = upload(site, "bo", "over.bib", b"\n".join([real] * 6))  # 54 entries
+    assert refused.status_code == 413, refused.text
+    detail = refused.json()["detail"]
+    assert "54 entries" in detail and f"at most {MAX_ENTRIES}" in detail and "LIBRARY_IMPORT_MAX_ENTRIES" in detail
+    assert site.db["library_imports"].count_documents({"filename": "over.bib"}) == 0
 
 
 def test_imports_need_a_reader(site: Site) -> None:

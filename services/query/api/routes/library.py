@@ -12,8 +12,8 @@ from services.query.api.problems import problem_responses
 from services.query.deps import HELD_PAPER_ERRORS, CurrentUser, HeldPaper, ImportsDep, LibraryDep
 from services.query.library.citations import MEDIA_TYPES, CitationFormat, export
 from services.query.library.files import CitationFile, citation_file, library_file
-from services.query.library.importing import MAX_FILE_BYTES, FileTooLarge, ImportBusy
-from services.query.library.imports import MalformedLibrary
+from services.query.library.importing import MAX_FILE_BYTES, VERDICTS_SHOWN, FileTooLarge, ImportBusy
+from services.query.library.imports import MalformedLibrary, ResolutionStatus
 from services.query.library.shelf import BadCursor, EntryChange, LibraryCursor, Mark, library_filter
 from services.query.library.store import citable
 from services.query.reads.search import Moment
@@ -131,6 +131,22 @@ class ImportVerdict(BaseModel):
     candidates: list[str] | None = Field(None, description="the papers it may be (ambiguous)")
 
 
+class ImportEntry(ImportVerdict):
+    status: str = Field(description="resolved, ambiguous or unresolved")
+
+
+class ImportEntriesPage(BaseModel):
+    total: int = Field(description="verdicts of this kind recorded so far, on every page")
+    items: list[ImportEntry]
+    next_cursor: str | None = Field(None, description="pass as `cursor` for the next page; absent on the last")
+
+
+SHOWN = (
+    f"the first {VERDICTS_SHOWN:,} in file order (`counts` says how many there are): every one, a page at a time, "
+    "from `GET /api/me/library/imports/{id}/entries`"
+)
+
+
 class ImportJob(BaseModel):
     id: str
     filename: str
@@ -141,9 +157,9 @@ class ImportJob(BaseModel):
     total: int = Field(description="entries in the file")
     cursor: int = Field(description="entries processed so far")
     counts: dict[str, int] = Field(description="resolved, ambiguous, unresolved; added: papers new to your library")
-    resolved: list[ImportVerdict]
-    ambiguous: list[ImportVerdict]
-    unresolved: list[ImportVerdict]
+    resolved: list[ImportVerdict] = Field(description=SHOWN)
+    ambiguous: list[ImportVerdict] = Field(description=SHOWN)
+    unresolved: list[ImportVerdict] = Field(description=SHOWN)
 
 
 def _job(job: dict[str, Any]) -> dict[str, Any]:
@@ -162,7 +178,9 @@ JOB_HIDDEN = {"_id", "file", "user_id"}
         202: {"model": ImportJob, "description": "a large file: the import runs; follow its Location"},
         **YOURS,
         **problem_responses(
-            (409, "an import of yours is still running"), (413, "the file is larger than the import takes"), 429
+            (409, "an import of yours is still running"),
+            (413, "the file is larger, or holds more entries (LIBRARY_IMPORT_MAX_ENTRIES), than an import takes"),
+            429,
         ),
     },
 )
@@ -177,7 +195,7 @@ async def import_library(
     resolved papers are saved to your library (a paper already saved keeps its tags and note, so the same file
     twice stores nothing twice). A file whose entries fit one chunk is answered done (201); a larger one runs in
     the background (202) and `GET /api/me/library/imports/{id}` shows its progress. A malformed file is a 422
-    naming the line."""
+    naming the line; a file of more entries than LIBRARY_IMPORT_MAX_ENTRIES is a 413 naming both counts."""
     data = await file.read(MAX_FILE_BYTES + 1)
     try:
         job = await imports.create(user["_id"], data, file.filename or "", library_format)
@@ -206,11 +224,33 @@ async def import_library(
 async def read_import(
     job_id: Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")], user: CurrentUser, imports: ImportsDep
 ) -> dict[str, Any]:
-    """One of your imports: its progress (`cursor` of `total`) and every entry's verdict so far."""
+    """One of your imports: its progress (`cursor` of `total`), its counts and the first verdicts of each kind."""
     job = await imports.job(user["_id"], job_id)
     if job is None:
         raise HTTPException(404, f"no import {job_id}")
     return _job(job)
+
+
+@router.get(
+    "/me/library/imports/{job_id}/entries",
+    response_model=ImportEntriesPage,
+    responses=YOURS | problem_responses((404, "no such import of yours")),
+)
+async def read_import_entries(
+    job_id: Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")],
+    user: CurrentUser,
+    imports: ImportsDep,
+    status: Annotated[ResolutionStatus | None, Query(description="one kind of verdict; all kinds if left out")] = None,
+    cursor: Annotated[str | None, Query(pattern=r"^[0-9]{1,7}$", description="the page before's `next_cursor`")] = None,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
+) -> dict[str, Any]:
+    """Your import's verdicts recorded so far, in file order, a page at a time: each entry's line, label, title and
+    status, with the paper (resolved) or the papers it may be (ambiguous)."""
+    page = await imports.verdicts(user["_id"], job_id, status, int(cursor) if cursor else None, limit)
+    if page is None:
+        raise HTTPException(404, f"no import {job_id}")
+    items, total, last = page
+    return {"total": total, "items": items, "next_cursor": None if last is None else str(last)}
 
 
 @router.get(
