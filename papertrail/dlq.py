@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from papertrail.kafka import DLQ_SUFFIX
+from papertrail.kafka import DLQ_SUFFIX, kafka_name
 from papertrail.settings import InfraSettings
 
 REPLAY_GROUP = "papertrail-dlq-replay"
@@ -33,12 +33,13 @@ class DeadLetter:
         return self.headers.get("x-dlq-topic") or self.topic.removesuffix(DLQ_SUFFIX)
 
 
-def dead_letter_topics(all_topics: set[str], topic: str | None) -> list[str]:
-    """`--topic` may name the source topic or its dead-letter topic; none means every dead-letter topic."""
+def dead_letter_topics(all_topics: set[str], topic: str | None, prefix: str = "") -> list[str]:
+    """`--topic` may name the source topic or its dead-letter topic; none means every dead-letter topic. Names are
+    PaperTrail's (docs/events.md): on the broker they carry KAFKA_NAME_PREFIX, and only topics with it count."""
     if topic:
-        wanted = topic if topic.endswith(DLQ_SUFFIX) else topic + DLQ_SUFFIX
+        wanted = prefix + (topic if topic.endswith(DLQ_SUFFIX) else topic + DLQ_SUFFIX)
         return [wanted] if wanted in all_topics else []
-    return sorted(t for t in all_topics if t.endswith(DLQ_SUFFIX))
+    return sorted(t for t in all_topics if t.startswith(prefix) and t.endswith(DLQ_SUFFIX))
 
 
 async def _topics(settings: InfraSettings) -> set[str]:
@@ -54,7 +55,7 @@ async def read_dead_letters(
     settings: InfraSettings, topic: str | None, *, group: str | None = None
 ) -> tuple[list[DeadLetter], dict[TopicPartition, int]]:
     """Every dead letter up to now, from the start or from where `group` stopped; and the end offsets read to."""
-    names = dead_letter_topics(await _topics(settings), topic)
+    names = dead_letter_topics(await _topics(settings), topic, settings.kafka_name_prefix)
     if not names:
         return [], {}
     consumer = AIOKafkaConsumer(
@@ -104,7 +105,8 @@ async def replay_dead_letters(settings: InfraSettings, topic: str | None) -> lis
 
     The replay group's offsets advance only after the broker acknowledged every re-published record.
     """
-    letters, read_to = await read_dead_letters(settings, topic, group=REPLAY_GROUP)
+    group = kafka_name(settings, REPLAY_GROUP)
+    letters, read_to = await read_dead_letters(settings, topic, group=group)
     if letters:
         producer = AIOKafkaProducer(bootstrap_servers=settings.kafka_bootstrap_servers.split(","), acks="all")
         await producer.start()
@@ -114,7 +116,7 @@ async def replay_dead_letters(settings: InfraSettings, topic: str | None) -> lis
         finally:
             await producer.stop()
     if read_to:
-        await _commit(settings, REPLAY_GROUP, read_to)
+        await _commit(settings, group, read_to)
     return letters
 
 

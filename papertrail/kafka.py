@@ -47,6 +47,11 @@ class DependencyRefused(Exception):
     until an operator fixes the cause (the handler says so loudly: a log line at error, a metric, an alert)."""
 
 
+def kafka_name(settings: InfraSettings, name: str) -> str:
+    """A topic's or consumer group's name on the broker: KAFKA_NAME_PREFIX, then the name."""
+    return settings.kafka_name_prefix + name
+
+
 def dead_letter_topic(topic: str) -> str:
     return topic + DLQ_SUFFIX
 
@@ -185,21 +190,29 @@ class StaticMembershipBroker(KafkaBroker):
     topics) rebalance each other whenever either joins or leaves, and a batch the other handled meanwhile is
     refused its commit (CommitFailedError, "the group has already rebalanced") and handled again. In the query
     service, the papers consumer joining at start did that to the harvest-status consumer when statuses waited.
+
+    Every topic and group it is given is named on the broker with `name_prefix` (KAFKA_NAME_PREFIX) in front, so a
+    service's code names topics as docs/events.md does.
     """
 
     instance_id: str = ""
+    name_prefix: str = ""
     dead_letters: DeadLetterPolicy  # the policy its middleware applies; handlers park single records of a batch with it
 
     def subscriber(self, *topics: Any, **options: Any) -> Any:
         group = options.get("group_id")
         if group:
+            group = options["group_id"] = self.name_prefix + group
             taken = [t for s in self.subscribers if getattr(s, "group_id", None) == group for t in s.topic_names]  # type: ignore[attr-defined]
             if taken:
                 raise ValueError(f"consumer group {group} already has a subscriber (on {', '.join(taken)}): "
                                  f"give the subscriber of {', '.join(topics)} a group of its own")  # fmt: skip
             if options.get("group_instance_id") is None:
                 options["group_instance_id"] = static_member_id(self.instance_id, topics)
-        return super().subscriber(*topics, **options)
+        return super().subscriber(*(self.name_prefix + topic for topic in topics), **options)
+
+    def publisher(self, topic: str, *args: Any, **options: Any) -> Any:  # type: ignore[override]
+        return super().publisher(self.name_prefix + topic, *args, **options)
 
     async def stop(
         self,
@@ -222,6 +235,7 @@ def make_broker(settings: InfraSettings, service: str) -> StaticMembershipBroker
     policy = DeadLetterPolicy(service)
     broker = StaticMembershipBroker(middlewares=[policy], **broker_options(settings, service))
     broker.instance_id = settings.instance_id
+    broker.name_prefix = settings.kafka_name_prefix
     broker.dead_letters = policy
     policy.broker = broker
     return broker
@@ -267,7 +281,11 @@ async def ensure_topics(settings: InfraSettings, topics: list[str]) -> None:
     await admin.start()
     try:
         existing = set(await admin.list_topics())
-        wanted = [name for topic in topics for name in (topic, dead_letter_topic(topic))]
+        wanted = [
+            name
+            for topic in topics
+            for name in (kafka_name(settings, topic), dead_letter_topic(kafka_name(settings, topic)))
+        ]
         missing = [
             NewTopic(
                 t,

@@ -47,6 +47,13 @@ class InfraSettings(BaseSettings):
         description="publish with Kafka's idempotent producer (no duplicates from the producer's own retries); off "
         "only for brokers that do not grant producer ids, such as Tansu's memory store (STACK_KAFKA_BROKER=tansu)",
     )
+    kafka_name_prefix: str = Field(
+        "",
+        pattern=r"^[A-Za-z0-9._-]{0,100}$",
+        description="put before the name of every topic and consumer group PaperTrail uses (e.g. `staging.`): "
+        "installations, or test runs, sharing one Kafka cluster then never read each other's events or offsets; "
+        "empty: the names of docs/events.md",
+    )
     topic_partitions: int = Field(6, ge=1, le=1024, description="partitions of each topic created at start")
     topic_replication_factor: int = Field(
         1,

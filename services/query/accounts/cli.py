@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import TypeVar
 
 from papertrail.collections import FOLLOWS
-from papertrail.kafka import make_broker
+from papertrail.kafka import kafka_name, make_broker
 from papertrail.mongo import database, make_mongo_client
 from papertrail.service import load_settings
 from schemas import topics
@@ -96,7 +96,9 @@ def delete_user(name_or_email: str) -> int:
         try:
 
             async def announce(change: FollowChanged) -> None:
-                await broker.publish(change, topic=topics.FOLLOWS_CHANGED, key=change.user_id.encode())
+                await broker.publish(
+                    change, topic=kafka_name(settings, topics.FOLLOWS_CHANGED), key=change.user_id.encode()
+                )
 
             announced = await follows.list_follows(store, user["_id"])
             for follow in announced:
