@@ -194,6 +194,9 @@ def test_in_headless_chromium_save_dismiss_cite_import_a_real_bib_file_and_expor
             tab.screenshot(path=shots / "03-import-done.png", full_page=True)
 
             tab.get_by_role("link", name="← 返回我的收藏").click()
+            # the click starts the navigation: counting at once would count the import page's (none)
+            tab.wait_for_url(f"{site.base}/me/library")
+            tab.locator("article[data-paper-id]").nth(1).wait_for(timeout=30_000)
             assert tab.locator("article[data-paper-id]").count() == 2
             tab.screenshot(path=shots / "04-library.png", full_page=True)
             with tab.expect_download() as download:
