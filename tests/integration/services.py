@@ -136,6 +136,10 @@ class Pipeline:
     def url(self, service: str, path: str) -> str:
         return f"http://127.0.0.1:{self.ports[service]}{path}"
 
+    def topic(self, name: str) -> str:
+        """A topic's name on the broker for this pipeline's services (KAFKA_NAME_PREFIX of its environment)."""
+        return self.env.get("KAFKA_NAME_PREFIX", "") + name
+
 
 @contextmanager
 def running_pipeline(

@@ -15,7 +15,8 @@ from services.normalizer.parsers.arxiv_oai import parse_arxiv
 from tests.conftest import Servers, wait_until, wait_until_async
 from tests.integration.services import ARXIV_CS_PAGE, Pipeline, running_pipeline, unparseable_arxiv_record
 
-pytestmark = pytest.mark.integration
+# own_stack: reads and writes topics and groups by their documented names (not yet by servers.topic)
+pytestmark = [pytest.mark.integration, pytest.mark.own_stack]
 
 
 @pytest.fixture(scope="module")

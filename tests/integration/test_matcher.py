@@ -26,7 +26,8 @@ from tests.matcher.corpus import sample_papers
 from tests.matcher.test_delivery import SECRET, Receiver
 from tests.normalizer.kafka_tools import caught_up
 
-pytestmark = pytest.mark.integration
+# own_stack: reads and writes topics and groups by their documented names (not yet by servers.topic)
+pytestmark = [pytest.mark.integration, pytest.mark.own_stack]
 
 RUN = uuid.uuid4().hex[:8]
 USER = f"user-{RUN}"
@@ -92,7 +93,7 @@ async def publish(servers: Servers, topic: str, event: BaseModel, key: str) -> N
     producer = AIOKafkaProducer(bootstrap_servers=servers.kafka_bootstrap_servers)
     await producer.start()
     try:
-        await producer.send_and_wait(topic, event.model_dump_json().encode(), key=key.encode())
+        await producer.send_and_wait(servers.topic(topic), event.model_dump_json().encode(), key=key.encode())
     finally:
         await producer.stop()
 

@@ -23,7 +23,8 @@ from tests.integration.services import running_service
 from tests.normalizer.kafka_tools import caught_up, end_offsets, publish_raw, skip_to_end, stable_members
 from tests.normalizer.sources import corpus_records
 
-pytestmark = pytest.mark.integration
+# own_stack: reads and writes topics and groups by their documented names (not yet by servers.topic)
+pytestmark = [pytest.mark.integration, pytest.mark.own_stack]
 GROUP = "papertrail-normalizer"
 FIRST_WEEK = 7  # corpus days the pair of instances gets
 

@@ -20,7 +20,8 @@ from tests.integration.services import ROOT, running_service
 from tests.normalizer.kafka_tools import publish_raw, skip_to_end
 from tests.normalizer.sources import corpus_records, raw_record
 
-pytestmark = pytest.mark.integration
+# own_stack: reads and writes topics and groups by their documented names (not yet by servers.topic)
+pytestmark = [pytest.mark.integration, pytest.mark.own_stack]
 
 
 async def test_bad_records_are_parked_listed_and_replayed(servers: Servers, tmp_path: Path) -> None:

@@ -386,7 +386,7 @@ def _enriched_states(pipeline: Pipeline, paper_id: str) -> list[str]:
 
     async def read() -> list[str]:
         consumer = AIOKafkaConsumer(
-            topics.PAPERS_ENRICHED,
+            pipeline.topic(topics.PAPERS_ENRICHED),
             bootstrap_servers=pipeline.env["KAFKA_BOOTSTRAP_SERVERS"],
             auto_offset_reset="earliest",
             group_id=None,

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.integration
 
 async def _deleted_follows_announced(servers: Servers, follow_id: str) -> bool:
     consumer = AIOKafkaConsumer(
-        topics.FOLLOWS_CHANGED,
+        servers.topic(topics.FOLLOWS_CHANGED),
         bootstrap_servers=servers.kafka_bootstrap_servers,
         auto_offset_reset="earliest",
         group_id=None,

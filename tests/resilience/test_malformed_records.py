@@ -24,7 +24,8 @@ from tests.integration.services import ARXIV_CS_PAGE
 from tests.normalizer.kafka_tools import caught_up, skip_to_end
 from tests.resilience.drills import HTTP, Service, corpus_day, expected_paper_ids, pipeline_env
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
+# own_stack: reads and writes topics and groups by their documented names (not yet by servers.topic)
+pytestmark = [pytest.mark.integration, pytest.mark.own_stack, pytest.mark.timeout(600)]
 DAY = "2026-05-12"  # 272 listings
 BAD = 1000
 HUGE = 3  # of the 1,000: records with a 10 MB field
