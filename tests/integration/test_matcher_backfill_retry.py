@@ -14,8 +14,7 @@ from tests.conftest import Servers, wait_until
 from tests.integration.services import running_service
 from tests.integration.test_matcher import PAPERS, MatchedReader, _index_held_paper, follow, publish
 
-# own_stack: reads and writes topics and groups by their documented names (not yet by servers.topic)
-pytestmark = [pytest.mark.integration, pytest.mark.own_stack]
+pytestmark = pytest.mark.integration
 RUN = uuid.uuid4().hex[:8]
 
 

@@ -11,9 +11,6 @@ from papertrail.lag import LagMonitor, lag_by_topic, watched_groups
 from papertrail.settings import InfraSettings
 from tests.conftest import Servers, broker_of
 
-# own_stack: reads and writes topics and groups by their documented names (not yet by servers.topic)
-pytestmark = pytest.mark.own_stack
-
 
 def test_lag_sums_partitions_and_counts_uncommitted_partitions_from_their_beginning() -> None:
     a0, a1, b0 = TopicPartition("a", 0), TopicPartition("a", 1), TopicPartition("b", 0)

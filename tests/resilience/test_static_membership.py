@@ -16,9 +16,6 @@ from papertrail.settings import InfraSettings
 from papertrail_tools.settings_doc import SERVICES, settings_class
 from tests.conftest import Servers, broker_of, wait_until_async
 
-# own_stack: reads and writes topics and groups by their documented names (not yet by servers.topic)
-pytestmark = pytest.mark.own_stack
-
 
 def test_instance_id_defaults_to_the_host_name_and_rejects_names_kafka_refuses() -> None:
     assert InfraSettings().instance_id == socket.gethostname()
