@@ -54,7 +54,9 @@ class PaperVector(BaseModel):
     """One paper's vector of one model, or why its text cannot have one. One document per paper (`_id`): a new
     outcome replaces the old; the vector is found again by content and model (the cache of a text seen before)."""
 
-    model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True, frozen=True)
+    model_config = ConfigDict(
+        extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True, frozen=True
+    )
 
     paper_id: str = Field(alias="_id", description="the paper's id", examples=["arxiv:1706.03762"])
     model: str = Field(
