@@ -9,6 +9,8 @@ from schemas.paper_vector import PaperVector
 
 PAPER_VECTORS_FIELDS = tuple(field.alias or name for name, field in PaperVector.model_fields.items())
 PAPER_VECTORS_PROJECTION = dict.fromkeys(PAPER_VECTORS_FIELDS, 1)
+# `embedding_model`'s one document: the model key the summarizer makes `paper_vectors` with, written at its start
+VECTORS_MODEL_ID = "paper_vectors"
 
 
 def vector_of(document: dict[str, Any] | None, model_key: str) -> np.ndarray | None:
@@ -17,3 +19,15 @@ def vector_of(document: dict[str, Any] | None, model_key: str) -> np.ndarray | N
         return None
     vector = PaperVector.model_validate(document).vector
     return vector if vector is not None and vector.size else None
+
+
+def model_mismatch(recorded: dict[str, Any] | None, model_key: str) -> str | None:
+    """Why a service reading `paper_vectors` with `model_key` cannot start: the summarizer makes them with another
+    model (its lookups would find nothing); None when they agree or the summarizer never started."""
+    if recorded is None or recorded.get("model") == model_key:
+        return None
+    return (
+        f"EMBEDDING_*: this service's embedding model is {model_key}, but the summarizer makes paper_vectors with "
+        f"{recorded['model']}: give every service the same EMBEDDING_* settings (for a new model, start the "
+        "summarizer with it first: it records its model and re-embeds every paper)"
+    )

@@ -1,5 +1,5 @@
 """The summarizer's collections: `summaries` (the cache), `summary_pending` (papers waiting), `summary_budget`, and
-the vectors' `paper_vectors`, `embedding_pending` and `embedding_budget`.
+the vectors' `paper_vectors`, `embedding_pending`, `embedding_budget` and `embedding_model`.
 
 No other file touches MongoDB for the summarizer.
 """
@@ -13,6 +13,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import (
     EMBEDDING_BUDGET,
+    EMBEDDING_MODEL,
     EMBEDDING_PENDING,
     PAPER_VECTORS,
     PAPERS,
@@ -21,7 +22,7 @@ from papertrail.collections import (
     SUMMARY_PENDING,
 )
 from papertrail.mongo import insert_else_update
-from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION
+from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, VECTORS_MODEL_ID
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.paper import Paper, PaperVersion
 from schemas.paper_vector import PaperVector
@@ -140,12 +141,21 @@ class VectorStore:
         self.vectors = db[PAPER_VECTORS.name]
         self.pending = db[EMBEDDING_PENDING.name]
         self.budget = db[EMBEDDING_BUDGET.name]
+        self.model = db[EMBEDDING_MODEL.name]
         self.papers = db[PAPERS.name]  # the normalizer's: read to queue papers that have no vector of this model
 
     async def ensure_indexes(self) -> None:
         await self.vectors.create_index([("content_hash", ASCENDING), ("model", ASCENDING)])
         await self.vectors.create_index([("model", ASCENDING)])
         await self.pending.create_index([("since", ASCENDING)])
+
+    async def record_model(self, model_key: str) -> None:
+        """The model paper_vectors are made with from now on: the matcher and the query service stop at start when
+        theirs differs (papertrail/service.py)."""
+        recorded = await self.model.find_one({"_id": VECTORS_MODEL_ID})
+        if recorded is None or recorded.get("model") != model_key:
+            document = {"_id": VECTORS_MODEL_ID, "model": model_key, "since": datetime.now(UTC)}
+            await self.model.replace_one({"_id": VECTORS_MODEL_ID}, document, upsert=True)
 
     async def of_papers(self, paper_ids: list[str]) -> dict[str, PaperVector]:
         """The papers' stored vectors (or failures), by paper id."""
