@@ -1,4 +1,5 @@
-"""Cleaning source text into readable text, and the keys names and titles are compared by. No I/O."""
+"""Cleaning source text into readable text, the keys names and titles are compared by, and a paper's text digest.
+No I/O."""
 
 import hashlib
 import html
