@@ -32,6 +32,7 @@ from papertrail.embedding import EmbeddingSettings, open_embedder
 from papertrail.similarity import DEFAULT_THRESHOLD, SimilarFollow, SimilarMatch, seed_matrix, similar_matches
 from papertrail_tools import stack
 from schemas.events import Follow, SeedPaper
+from schemas.paper_vector import PaperVector
 from services.matcher.matching.similar import DESCRIPTION, SimilarFollows
 from services.matcher.store import MatchStore
 from tests.conftest import stack_on_free_ports
@@ -110,7 +111,14 @@ async def wired_rate(
         store = MatchStore(client["papertrail_bench"])
         now = datetime.now(UTC)
         documents = [
-            {"_id": str(i), "model": settings.model_key, "state": "embedded", "vector": v.tolist(), "updated_at": now}
+            PaperVector(
+                paper_id=str(i),
+                model=settings.model_key,
+                content_hash="0" * 64,
+                state="embedded",
+                vector=v,
+                updated_at=now,
+            ).document()
             for i, v in zip(ids, vectors, strict=True)
         ]
         for first in range(0, len(documents), 1000):

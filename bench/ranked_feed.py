@@ -35,6 +35,7 @@ from bench.search_latency import percentile, start_query_service  # noqa: E402
 from papertrail.collections import FEEDBACK, PAPER_VECTORS, PAPERS, USERS  # noqa: E402
 from papertrail.embedding import EmbeddingSettings  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
+from schemas.paper_vector import PaperVector  # noqa: E402
 from services.query.library import ranking  # noqa: E402
 from services.query.library.recommend import ReaderModels  # noqa: E402
 from services.query.library.shelf import entry_id  # noqa: E402
@@ -79,7 +80,9 @@ async def fill(db: Any, papers: list[Any], vectors: np.ndarray, window: int, now
     await db[PAPERS.name].create_index("updated_at")
     await db[PAPER_VECTORS.name].insert_many(
         [
-            {"_id": p.id, "model": model_key, "state": "embedded", "vector": [float(x) for x in v], "updated_at": now}
+            PaperVector(
+                paper_id=p.id, model=model_key, content_hash="0" * 64, state="embedded", vector=v, updated_at=now
+            ).document()
             for p, v in zip(papers, vectors, strict=True)
         ]
     )

@@ -40,6 +40,7 @@ from papertrail.settings import InfraSettings  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from schemas.events import PaperEnriched, RawRecord  # noqa: E402
 from schemas.paper import Paper, PaperVersion  # noqa: E402
+from schemas.paper_vector import PaperVector  # noqa: E402
 from schemas.summary import Summary  # noqa: E402
 from services.normalizer.identity import merge  # noqa: E402
 from services.normalizer.parsers.arxiv_json import parse_corpus_line  # noqa: E402
@@ -200,8 +201,8 @@ async def store_vectors(db: Any, documents: list[dict[str, Any]], vectors: list[
     """`paper_vectors` as the summarizer writes it, for every document."""
     now = datetime.now(UTC)
     batch = [
-        {"_id": d["paper_id"], "model": EMBEDDING.model_key, "content_hash": "0" * 64, "state": "embedded",
-         "vector": v.tolist(), "updated_at": now}
+        PaperVector(paper_id=d["paper_id"], model=EMBEDDING.model_key, content_hash="0" * 64, state="embedded",
+                    vector=v, updated_at=now).document()
         for d, v in zip(documents, vectors, strict=True)
     ]  # fmt: skip
     for first in range(0, len(batch), 5000):

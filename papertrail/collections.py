@@ -25,6 +25,7 @@ SUMMARY_BUDGET = Collection("summary_budget", "summarizer")
 PAPER_VECTORS = Collection("paper_vectors", "summarizer")
 EMBEDDING_PENDING = Collection("embedding_pending", "summarizer")
 EMBEDDING_BUDGET = Collection("embedding_budget", "summarizer")
+EMBEDDING_MODEL = Collection("embedding_model", "summarizer")  # the model paper_vectors are made with (one document)
 # the matcher
 MATCHES = Collection("matches", "matcher")
 FOLLOW_BACKFILLS = Collection("follow_backfills", "matcher")

@@ -1,7 +1,6 @@
 """A paper's vector: the text it is made of, the key it is cached by, the settings that choose the model, and the one
 interface both backends answer to (papertrail/local_model.py, papertrail/embedding_endpoint.py)."""
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -223,11 +222,6 @@ def bounded_text(text: str, max_chars: int) -> str:
         text = text[: cut if cut > 0 else max_chars]
     # a lone surrogate (broken decoding upstream) would make the tokenizer or the JSON request fail
     return text.encode("utf-8", "replace").decode("utf-8")
-
-
-def content_hash(title: str, abstract: str) -> str:
-    """sha256 of the title and abstract, as the summary cache hashes them: one text, one digest, whatever the paper."""
-    return hashlib.sha256(f"{title}\n\n{abstract}".encode()).hexdigest()
 
 
 def cache_key(digest: str, model_key: str) -> str:

@@ -1,22 +1,33 @@
-"""A paper's stored vector as the services that read `paper_vectors` decode it (the summarizer writes it). No I/O.
-
-One document per paper: `{"_id": paper id, "model": model key, "content_hash", "state": "embedded" | "failed",
-"vector": [float, ...] (length 1; only when embedded), "error" (only when failed), "updated_at"}`.
-"""
+"""A paper's stored vector as the services that read `paper_vectors` decode it: through `PaperVector`
+(schemas/paper_vector.py), the summarizer's contract. No I/O."""
 
 from typing import Any
 
 import numpy as np
 
-PAPER_VECTORS_FIELDS = ("model", "content_hash", "state", "vector", "error", "updated_at")
+from schemas.paper_vector import PaperVector
+
+PAPER_VECTORS_FIELDS = tuple(field.alias or name for name, field in PaperVector.model_fields.items())
 PAPER_VECTORS_PROJECTION = dict.fromkeys(PAPER_VECTORS_FIELDS, 1)
+# `embedding_model`'s one document: the model key the summarizer makes `paper_vectors` with, written at its start
+VECTORS_MODEL_ID = "paper_vectors"
 
 
 def vector_of(document: dict[str, Any] | None, model_key: str) -> np.ndarray | None:
     """The paper's vector as float32, or None when it has none: no document, a failed one, or another model's."""
     if document is None or document.get("state") != "embedded" or document.get("model") != model_key:
         return None
-    vector = document.get("vector")
-    if not vector:
+    vector = PaperVector.model_validate(document).vector
+    return vector if vector is not None and vector.size else None
+
+
+def model_mismatch(recorded: dict[str, Any] | None, model_key: str) -> str | None:
+    """Why a service reading `paper_vectors` with `model_key` cannot start: the summarizer makes them with another
+    model (its lookups would find nothing); None when they agree or the summarizer never started."""
+    if recorded is None or recorded.get("model") == model_key:
         return None
-    return np.asarray(vector, dtype=np.float32)
+    return (
+        f"EMBEDDING_*: this service's embedding model is {model_key}, but the summarizer makes paper_vectors with "
+        f"{recorded['model']}: give every service the same EMBEDDING_* settings (for a new model, start the "
+        "summarizer with it first: it records its model and re-embeds every paper)"
+    )

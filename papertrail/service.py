@@ -22,9 +22,12 @@ from pydantic import ValidationError
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail import fetch_pacing, mongo, search
+from papertrail.collections import EMBEDDING_MODEL, PAPER_VECTORS
+from papertrail.embedding import EmbeddingSettings
 from papertrail.kafka import ensure_topics
 from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
+from papertrail.paper_vectors import VECTORS_MODEL_ID, model_mismatch
 from papertrail.settings import InfraSettings
 
 Check = Callable[[], Awaitable[bool]]
@@ -104,10 +107,26 @@ async def check_meilisearch(settings: InfraSettings) -> None:
         await client.aclose()
 
 
-async def preflight(settings: InfraSettings, needs: Sequence[str]) -> None:
-    """Check every dependency the service needs before it starts serving."""
+async def check_embedding_model(settings: InfraSettings, model_key: str, service: str) -> None:
+    """A service that reads `paper_vectors` embeds with the model the summarizer makes them with."""
+    if service == PAPER_VECTORS.owner:
+        return  # the summarizer records its own model: a new one re-embeds every paper
+    client = mongo.make_mongo_client(settings)
+    try:
+        recorded = await mongo.database(client, settings)[EMBEDDING_MODEL.name].find_one({"_id": VECTORS_MODEL_ID})
+    finally:
+        await client.close()
+    if (problem := model_mismatch(recorded, model_key)) is not None:
+        raise StartupError(problem)
+
+
+async def preflight(settings: InfraSettings, needs: Sequence[str], service: str = "") -> None:
+    """Check every dependency the service needs before it starts serving, then (with MongoDB) that its embedding
+    model is the one the stored vectors are made with."""
     checks = {"kafka": check_kafka, "mongodb": check_mongodb, "meilisearch": check_meilisearch}
     await asyncio.gather(*(checks[name](settings) for name in needs))
+    if "mongodb" in needs and isinstance(settings, EmbeddingSettings):
+        await check_embedding_model(settings, settings.model_key, service)
 
 
 class Readiness:
@@ -258,7 +277,7 @@ def serve(service: str, create_app: Callable[[S], Any], settings: S, port: int, 
     configure_logging(service, settings)
     fetch_pacing.install()  # idle consumers must not spin on a broker that answers empty fetches at once
     try:
-        asyncio.run(preflight(settings, needs))
+        asyncio.run(preflight(settings, needs, service))
     except StartupError as error:
         sys.exit(f"papertrail {service}: cannot start: {error}")
     app = create_app(settings)

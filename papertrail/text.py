@@ -1,5 +1,7 @@
-"""Cleaning source text into readable text, and the keys names and titles are compared by. No I/O."""
+"""Cleaning source text into readable text, the keys names and titles are compared by, and a paper's text digest.
+No I/O."""
 
+import hashlib
 import html
 import re
 import unicodedata
@@ -8,6 +10,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pylatexenc.latex2text import LatexNodes2Text
+
+from schemas.paper import Paper
 
 _NON_WORD = re.compile(r"[^\w\s]", re.UNICODE)
 _ACCENT_MARK = {
@@ -456,3 +460,10 @@ def tex_plain(text: str | None) -> str:
     if not _MARKUP_HINT.search(text):
         return squash(text)
     return squash(tex_plain_parts(tex_parts(text)))
+
+
+def paper_digest(paper: Paper) -> str:
+    """sha256 of a paper's title, a blank line and its abstract: what its summary and its vector are made of, so one
+    text has one digest whatever the paper. `summaries` and `paper_vectors` hold it: a change re-summarizes and
+    re-embeds every paper."""
+    return hashlib.sha256(f"{paper.title}\n\n{paper.abstract}".encode()).hexdigest()

@@ -12,12 +12,18 @@ from faststream.specification import AsyncAPI
 from pydantic import BaseModel
 
 from schemas.paper import Paper, PaperVersion
+from schemas.paper_vector import PaperVector
 from schemas.summary import Summary
 from schemas.topics import CATALOGUE
 
 SCHEMA_DIR = Path(__file__).parent / "json"
 ASYNCAPI_FILE = Path(__file__).parent / "asyncapi.json"
-DOCUMENTS: dict[str, type[BaseModel]] = {"paper": Paper, "paper_version": PaperVersion, "summary": Summary}
+DOCUMENTS: dict[str, type[BaseModel]] = {
+    "paper": Paper,
+    "paper_version": PaperVersion,
+    "summary": Summary,
+    "paper_vector": PaperVector,
+}
 
 
 def json_schemas() -> dict[str, dict[str, Any]]:

@@ -1,6 +1,5 @@
 """When a paper is summarized, what a cached summary is keyed by, and what the summarizer emits; no I/O."""
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -15,11 +14,6 @@ from services.summarizer.prompt import SummaryAnswer
 
 # Fields whose change makes the old summary wrong; everything else (venue, DOI, links) keeps it.
 SUMMARIZED_FIELDS = frozenset({"title", "abstract"})
-
-
-def content_hash(paper: Paper) -> str:
-    """sha256 of what the summary is written from: the same text gets the same summary, whatever the paper id."""
-    return hashlib.sha256(f"{paper.title}\n\n{paper.abstract}".encode()).hexdigest()
 
 
 def cache_key(digest: str, model: str, prompt_version: str) -> str:

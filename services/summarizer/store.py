@@ -1,5 +1,5 @@
 """The summarizer's collections: `summaries` (the cache), `summary_pending` (papers waiting), `summary_budget`, and
-the vectors' `paper_vectors`, `embedding_pending` and `embedding_budget`.
+the vectors' `paper_vectors`, `embedding_pending`, `embedding_budget` and `embedding_model`.
 
 No other file touches MongoDB for the summarizer.
 """
@@ -7,12 +7,13 @@ No other file touches MongoDB for the summarizer.
 from datetime import UTC, datetime
 from typing import Any
 
-from pymongo import ASCENDING, DESCENDING, DeleteOne, ReplaceOne
+from pymongo import ASCENDING, DESCENDING, DeleteOne, ReplaceOne, UpdateOne
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import (
     EMBEDDING_BUDGET,
+    EMBEDDING_MODEL,
     EMBEDDING_PENDING,
     PAPER_VECTORS,
     PAPERS,
@@ -21,9 +22,10 @@ from papertrail.collections import (
     SUMMARY_PENDING,
 )
 from papertrail.mongo import insert_else_update
-from papertrail.paper_vectors import PAPER_VECTORS_FIELDS
+from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, VECTORS_MODEL_ID
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.paper import Paper, PaperVersion
+from schemas.paper_vector import PaperVector
 from schemas.summary import Summary
 
 _SUMMARY_FIELDS = tuple(Summary.model_fields)
@@ -139,6 +141,7 @@ class VectorStore:
         self.vectors = db[PAPER_VECTORS.name]
         self.pending = db[EMBEDDING_PENDING.name]
         self.budget = db[EMBEDDING_BUDGET.name]
+        self.model = db[EMBEDDING_MODEL.name]
         self.papers = db[PAPERS.name]  # the normalizer's: read to queue papers that have no vector of this model
 
     async def ensure_indexes(self) -> None:
@@ -146,22 +149,30 @@ class VectorStore:
         await self.vectors.create_index([("model", ASCENDING)])
         await self.pending.create_index([("since", ASCENDING)])
 
-    async def of_papers(self, paper_ids: list[str]) -> dict[str, dict[str, Any]]:
-        """The papers' vector documents, by paper id."""
-        cursor = self.vectors.find({"_id": {"$in": paper_ids}}, projection=list(PAPER_VECTORS_FIELDS))
-        return {doc["_id"]: doc async for doc in cursor}
+    async def record_model(self, model_key: str) -> None:
+        """The model paper_vectors are made with from now on: the matcher and the query service stop at start when
+        theirs differs (papertrail/service.py)."""
+        recorded = await self.model.find_one({"_id": VECTORS_MODEL_ID})
+        if recorded is None or recorded.get("model") != model_key:
+            document = {"_id": VECTORS_MODEL_ID, "model": model_key, "since": datetime.now(UTC)}
+            await self.model.replace_one({"_id": VECTORS_MODEL_ID}, document, upsert=True)
 
-    async def of_contents(self, digests: list[str], model: str) -> dict[str, dict[str, Any]]:
+    async def of_papers(self, paper_ids: list[str]) -> dict[str, PaperVector]:
+        """The papers' stored vectors (or failures), by paper id."""
+        cursor = self.vectors.find({"_id": {"$in": paper_ids}}, projection=PAPER_VECTORS_PROJECTION)
+        return {doc["_id"]: PaperVector.model_validate(doc) async for doc in cursor}
+
+    async def of_contents(self, digests: list[str], model: str) -> dict[str, PaperVector]:
         """One final outcome (vector or failure) per content hash of this model, from any paper with that text."""
         cursor = self.vectors.find(
-            {"content_hash": {"$in": digests}, "model": model}, projection=list(PAPER_VECTORS_FIELDS)
+            {"content_hash": {"$in": digests}, "model": model}, projection=PAPER_VECTORS_PROJECTION
         )
-        return {doc["content_hash"]: doc async for doc in cursor}
+        return {doc["content_hash"]: PaperVector.model_validate(doc) async for doc in cursor}
 
-    async def save(self, documents: list[dict[str, Any]]) -> None:
-        """Write each paper's document whole (`_id` included): its vector or failure replaces what it had."""
-        if documents:
-            await self.vectors.bulk_write([ReplaceOne({"_id": d["_id"]}, d, upsert=True) for d in documents])
+    async def save(self, vectors: list[PaperVector]) -> None:
+        """Write each paper's document whole: its vector or failure replaces what it had."""
+        if vectors:
+            await self.vectors.bulk_write([ReplaceOne({"_id": v.paper_id}, v.document(), upsert=True) for v in vectors])
 
     async def hold_many(self, held: list[tuple[PaperEnriched, str]]) -> None:
         """(event as emitted, content hash) per paper waiting for its vector; a newer event replaces an older one."""
@@ -214,6 +225,25 @@ class VectorStore:
                 )
             )
         return found
+
+
+async def convert_vectors_to_float32(db: AsyncDatabase, batch: int = 500) -> int:
+    """Rewrite the vectors `paper_vectors` holds as arrays of doubles (before PaperVector) as BSON binary float32, the
+    values unchanged (float32 is what the models make); returns how many. Idempotent: a second run finds none. A
+    vector the summarizer rewrote meanwhile (another `updated_at`) is left as it wrote it."""
+    vectors = db[PAPER_VECTORS.name]
+    converted = 0
+    updates: list[UpdateOne] = []
+    async for doc in vectors.find({"vector": {"$type": "array"}}, PAPER_VECTORS_PROJECTION):
+        stored = PaperVector.model_validate(doc).document()
+        filter_ = {"_id": doc["_id"], "updated_at": doc["updated_at"]}
+        updates.append(UpdateOne(filter_, {"$set": {"vector": stored["vector"]}}))
+        if len(updates) == batch:
+            converted += (await vectors.bulk_write(updates, ordered=False)).modified_count
+            updates = []
+    if updates:
+        converted += (await vectors.bulk_write(updates, ordered=False)).modified_count
+    return converted
 
 
 class MongoTokenBudget:

@@ -5,6 +5,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
+from papertrail.text import paper_digest
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.summary import Summary
 from services.summarizer.metrics import CACHE_HITS, FAILURES, PENDING, SUMMARIES
@@ -13,7 +14,6 @@ from services.summarizer.policy import (
     budget_day,
     budget_left,
     cache_key,
-    content_hash,
     decide,
     failed_summary,
     pending_summary,
@@ -46,7 +46,7 @@ class Summarizer:
         """
         paper = event.paper
         fresh = wants_summary(event) if fresh is None else fresh
-        digest = content_hash(paper)
+        digest = paper_digest(paper)
         key = cache_key(digest, self.model.model, PROMPT_VERSION) if self.model else None
         cached = await self.store.find(key) if key else None
         previous = None if fresh or cached else await self.store.latest_for_paper(paper.id)
@@ -104,7 +104,7 @@ class Summarizer:
         if event.summary.status != "pending":
             return event.summary
         if self.model is not None:
-            key = cache_key(content_hash(event.paper), self.model.model, PROMPT_VERSION)
+            key = cache_key(paper_digest(event.paper), self.model.model, PROMPT_VERSION)
             if cached := await self.store.find(key):
                 return cached
         if event.kind == "updated":
@@ -116,7 +116,7 @@ class Summarizer:
         event (so a crash before the emit loses nothing). One write for the whole batch."""
         latest = {event.paper.id: (event, summary) for event, summary in summarized}
         await self.store.hold_many(
-            [(e, content_hash(e.paper), s.error or "pending") for e, s in latest.values() if s.status == "pending"]
+            [(e, paper_digest(e.paper), s.error or "pending") for e, s in latest.values() if s.status == "pending"]
         )
 
     async def settle(self, summarized: list[tuple[PaperNormalized, Summary]]) -> None:

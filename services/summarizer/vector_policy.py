@@ -1,35 +1,32 @@
 """Where a paper's vector stands, and the `paper_vectors` document an embedding outcome makes; no I/O."""
 
 from datetime import datetime
-from typing import Any
 
-from papertrail.embedding import Embedded, content_hash
+from papertrail.embedding import Embedded
 from schemas.events import PaperEmbedding
-from schemas.paper import Paper
+from schemas.paper_vector import PaperVector
 
 
-def paper_digest(paper: Paper) -> str:
-    return content_hash(paper.title, paper.abstract or "")
-
-
-def settled_state(document: dict[str, Any] | None, digest: str, model: str) -> str | None:
-    """embedded or failed when the document is of this text and model (a metadata-only change keeps it); else None."""
-    if document is None or document.get("model") != model or document.get("content_hash") != digest:
+def settled_state(stored: PaperVector | None, digest: str, model: str) -> str | None:
+    """embedded or failed when the stored vector is of this text and model (a metadata-only change keeps it)."""
+    if stored is None or stored.model != model or stored.content_hash != digest:
         return None
-    return str(document["state"])
+    return stored.state
 
 
-def vector_document(paper_id: str, digest: str, model: str, outcome: Embedded, now: datetime) -> dict[str, Any]:
-    """The paper's document for a final outcome (a vector or a failure; an unavailable endpoint makes none)."""
-    document: dict[str, Any] = {"_id": paper_id, "model": model, "content_hash": digest, "updated_at": now}
+def vector_document(paper_id: str, digest: str, model: str, outcome: Embedded, now: datetime) -> PaperVector:
+    """The paper's stored vector for a final outcome (a vector or a failure; an unavailable endpoint makes none)."""
     if outcome.vector is not None:
-        return document | {"state": "embedded", "vector": [float(x) for x in outcome.vector]}
-    return document | {"state": "failed", "error": outcome.failure or "unknown failure"}
+        return PaperVector(
+            paper_id=paper_id, model=model, content_hash=digest, state="embedded", vector=outcome.vector, updated_at=now
+        )
+    error = outcome.failure or "unknown failure"
+    return PaperVector(paper_id=paper_id, model=model, content_hash=digest, state="failed", error=error, updated_at=now)
 
 
-def copied(document: dict[str, Any], paper_id: str, now: datetime) -> dict[str, Any]:
+def copied(stored: PaperVector, paper_id: str, now: datetime) -> PaperVector:
     """Another paper's outcome for the same text, as this paper's: the cache costs a copy, not a model run."""
-    return document | {"_id": paper_id, "updated_at": now}
+    return stored.model_copy(update={"paper_id": paper_id, "updated_at": now})
 
 
 def embedding_status(model: str, state: str | None) -> PaperEmbedding:

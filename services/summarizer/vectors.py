@@ -7,12 +7,13 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from papertrail.embedding import Embedder, embedding_text
+from papertrail.text import paper_digest
 from schemas.events import PaperEmbedding, PaperEnriched
 from schemas.paper import Paper
 from schemas.summary import Summary
 from services.summarizer.metrics import EMBEDDING_PENDING, PAPER_VECTORS
 from services.summarizer.store import VectorStore
-from services.summarizer.vector_policy import copied, embedding_status, paper_digest, settled_state, vector_document
+from services.summarizer.vector_policy import copied, embedding_status, settled_state, vector_document
 
 log = logging.getLogger("papertrail.summarizer")
 
@@ -44,7 +45,7 @@ class PaperVectors:
         for i, (paper, digest) in enumerate(zip(papers, digests, strict=True)):
             if states[i] is None and digest in known:
                 copies[paper.id] = copied(known[digest], paper.id, now)
-                states[i] = known[digest]["state"]
+                states[i] = known[digest].state
         await self.store.save(list(copies.values()))
         PAPER_VECTORS.labels("cached").inc(sum(state is not None for state in states))
         PAPER_VECTORS.labels("pending").inc(sum(state is None for state in states))
@@ -83,8 +84,8 @@ class PaperVectors:
             if outcome.failure:
                 log.warning("paper not embedded", extra={"paper_id": event.paper.id, "error": outcome.failure})
             documents.append(document)
-            settled.append((event, digest, document["state"]))
-            PAPER_VECTORS.labels(document["state"]).inc()
+            settled.append((event, digest, document.state))
+            PAPER_VECTORS.labels(document.state).inc()
         await self.store.save(documents)
         for event, _, state in settled:
             await emit(event.model_copy(update={"embedding": embedding_status(self.model, state)}))

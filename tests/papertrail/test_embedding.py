@@ -1,7 +1,5 @@
 """What a vector is made of and keyed by, and the embedding settings: pure, no model."""
 
-import hashlib
-
 import numpy as np
 import pytest
 from pydantic import ValidationError
@@ -12,12 +10,11 @@ from papertrail.embedding import (
     ProcessTokenBudget,
     bounded_text,
     cache_key,
-    content_hash,
     embedding_text,
     l2_normalised,
 )
 from papertrail.service import settings_error_message
-from services.summarizer.policy import content_hash as summary_content_hash
+from papertrail.text import paper_digest
 from tests.fake_openai import corpus_event, corpus_lines
 
 
@@ -39,15 +36,8 @@ def test_a_bounded_text_is_cut_at_a_space_and_safe_to_send() -> None:
     assert bounded_text("深度学习模型的推理能力", 5) == "深度学习模"
 
 
-def test_the_content_hash_is_the_summary_cache_hash_and_the_key_adds_the_model() -> None:
-    paper = corpus_event(corpus_lines()[0]).paper
-    digest = content_hash(paper.title, paper.abstract)
-    assert (
-        digest
-        == summary_content_hash(paper)
-        == hashlib.sha256(f"{paper.title}\n\n{paper.abstract}".encode()).hexdigest()
-    )
-    assert content_hash(paper.title, paper.abstract + " ") != digest
+def test_the_key_is_the_papers_digest_and_the_model() -> None:
+    digest = paper_digest(corpus_event(corpus_lines()[0]).paper)
     local, other = EmbeddingSettings(), EmbeddingSettings(embedding_max_tokens=128)
     assert cache_key(digest, local.model_key) == f"{digest}:local/all-MiniLM-L6-v2-int8/384/256"
     assert cache_key(digest, other.model_key) != cache_key(digest, local.model_key)

@@ -1,11 +1,16 @@
 """A bad setting or an unusable dependency stops a service at start with the setting's name, no traceback."""
 
+import asyncio
 import os
 import subprocess
 import sys
+import uuid
 
 import pytest
+from pymongo import AsyncMongoClient, MongoClient
 
+from papertrail.embedding import EmbeddingSettings
+from services.summarizer.store import VectorStore
 from tests.conftest import Servers, free_port
 
 
@@ -63,3 +68,35 @@ def test_unreachable_mongodb_names_the_variable(servers: Servers) -> None:
     result = _start("normalizer", env)
     assert result.returncode != 0
     assert "MONGODB_URL=" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("service", ["matcher", "query"])
+def test_an_embedding_model_other_than_the_vectors_stops_the_service_naming_both(
+    servers: Servers, service: str
+) -> None:
+    """The summarizer recorded the model it makes paper_vectors with; a reader with another model would find no
+    vector of its own: it stops at start naming both."""
+    database = f"papertrail_startup_{uuid.uuid4().hex[:10]}"
+    summarizers = EmbeddingSettings(embedding_max_tokens=128).model_key
+    client: MongoClient = MongoClient(servers.mongodb_url)
+    try:
+        asyncio.run(_record_model(servers.mongodb_url, database, summarizers))
+        env = servers.environment() | {"MONGODB_DATABASE": database, "STARTUP_TIMEOUT_S": "10"}
+        result = _start(service, env)
+    finally:
+        client.drop_database(database)
+        client.close()
+    assert result.returncode != 0
+    mine = EmbeddingSettings().model_key
+    assert f"embedding model is {mine}" in result.stderr and f"paper_vectors with {summarizers}" in result.stderr
+    assert "EMBEDDING_*" in result.stderr and "Traceback" not in result.stderr
+
+
+async def _record_model(url: str, database: str, model_key: str) -> None:
+    """What the summarizer's start records (services/summarizer/app.py, build_resources)."""
+    client: AsyncMongoClient = AsyncMongoClient(url)
+    try:
+        await VectorStore(client[database]).record_model(model_key)
+    finally:
+        await client.close()

@@ -11,10 +11,11 @@ import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import PAPER_VECTORS
-from papertrail.embedding import Embedder, EmbeddingSettings, content_hash, embedding_text, open_embedder
+from papertrail.embedding import Embedder, EmbeddingSettings, embedding_text, open_embedder
 from papertrail.search import make_search_client
 from papertrail.search_document import PaperFilter, paper_document, with_vector
 from papertrail.settings import InfraSettings
+from papertrail.text import paper_digest
 from schemas.paper import Paper
 from services.query.index import PaperIndex
 from services.query.indexer.retag import attach_vectors
@@ -64,7 +65,7 @@ async def index(servers: Servers, scratch_db: AsyncDatabase, embedder: Embedder)
                 {
                     "_id": p.id,
                     "model": SETTINGS.model_key,
-                    "content_hash": content_hash(p.title, p.abstract or ""),
+                    "content_hash": paper_digest(p),
                     "state": "embedded",
                     "vector": o.vector.tolist(),
                     "updated_at": now,

@@ -1,6 +1,8 @@
-"""The summarizer's app on FastStream's in-memory broker, no servers: events that break the schema are parked on
-papers.normalized.v1.dlq with the reason and original bytes, and nothing is passed on for them. (SummarizerResources,
-holding and passing papers on run against real servers: test_summarizing.py, test_public_topic.py.)"""
+"""The summarizer's app on FastStream's in-memory broker with the resources its lifespan builds (`build_resources`,
+over a real MongoDB-protocol server): events that break the schema are parked on papers.normalized.v1.dlq with the
+reason and original bytes, and nothing is passed on for them; the resources record the embedding model the vectors
+are made with. (Holding and passing papers on, against real Kafka: test_summarizing.py, test_public_topic.py: the
+in-memory broker's publishers confirm nothing for `publish_confirmed` to wait on.)"""
 
 from collections.abc import AsyncIterator
 from typing import Any
@@ -8,25 +10,26 @@ from typing import Any
 import pytest
 from faststream.kafka import TestKafkaBroker
 from faststream.kafka.annotations import KafkaMessage
-from pymongo import AsyncMongoClient
+from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.embedding import open_embedder
+from papertrail.collections import EMBEDDING_MODEL
 from papertrail.kafka import dead_letter_topic
-from papertrail.service import provide
+from papertrail.paper_vectors import VECTORS_MODEL_ID
+from papertrail.service import Clients, provide
 from schemas import topics
-from services.summarizer.app import SummarizerResources, create_app
+from services.summarizer.app import build_resources, create_app
 from services.summarizer.settings import SummarizerSettings
-from services.summarizer.store import SummaryStore, VectorStore
-from services.summarizer.summarizing import Summarizer
-from services.summarizer.vectors import PaperVectors
-from tests.conftest import broker_of, free_port, publisher_of
+from tests.conftest import broker_of
+
+pytestmark = pytest.mark.integration
+
+SETTINGS = SummarizerSettings()  # no summary model configured: summaries are pending
 
 
 @pytest.fixture
-async def memory() -> AsyncIterator[tuple[Any, dict[str, list[Any]]]]:
-    """The app's broker in memory over a MongoDB address where nothing listens, and what reached its outputs."""
-    settings = SummarizerSettings(mongodb_url=f"mongodb://127.0.0.1:{free_port()}")
-    broker = broker_of(create_app(settings))
+async def memory(scratch_db: AsyncDatabase) -> AsyncIterator[tuple[Any, dict[str, list[Any]]]]:
+    """The app's broker in memory with the resources its lifespan builds, and what reached its outputs."""
+    broker = broker_of(create_app(SETTINGS))
     seen: dict[str, list[Any]] = {topics.PAPERS_ENRICHED: [], topics.PAPERS_NEW: [], "parked": []}
     broker.subscriber(topics.PAPERS_ENRICHED)(lambda body: seen[topics.PAPERS_ENRICHED].append(body))
     broker.subscriber(topics.PAPERS_NEW)(lambda body: seen[topics.PAPERS_NEW].append(body))
@@ -35,17 +38,12 @@ async def memory() -> AsyncIterator[tuple[Any, dict[str, list[Any]]]]:
     async def parked(message: KafkaMessage) -> None:
         seen["parked"].append(message)
 
-    client: AsyncMongoClient = AsyncMongoClient(settings.mongodb_url, serverSelectionTimeoutMS=300)
-    try:
-        async with TestKafkaBroker(broker) as in_memory:
-            summarizer = Summarizer(SummaryStore(client["unused"]), None, daily_token_budget=0)
-            enriched, new = publisher_of(broker, topics.PAPERS_ENRICHED), publisher_of(broker, topics.PAPERS_NEW)
-            vectors = PaperVectors(VectorStore(client["unused"]), open_embedder(settings))
-            resources = SummarizerResources(settings, summarizer, enriched, new, broker.dead_letters, vectors)
-            provide(in_memory.context, resources)
-            yield in_memory, seen
-    finally:
-        await client.close()
+    async with (
+        TestKafkaBroker(broker) as in_memory,
+        build_resources(SETTINGS, Clients(scratch_db), broker) as resources,
+    ):
+        provide(in_memory.context, resources)
+        yield in_memory, seen
 
 
 async def test_events_that_break_the_schema_are_parked_and_passed_on_nowhere(memory: tuple[Any, Any]) -> None:
@@ -55,3 +53,10 @@ async def test_events_that_break_the_schema_are_parked_and_passed_on_nowhere(mem
     assert all("ValidationError" in m.headers["x-dlq-reason"] for m in seen["parked"])
     assert {m.headers["x-dlq-service"] for m in seen["parked"]} == {"summarizer"}
     assert seen[topics.PAPERS_ENRICHED] == [] and seen[topics.PAPERS_NEW] == []
+
+
+async def test_the_resources_record_the_model_the_vectors_are_made_with(
+    memory: tuple[Any, Any], scratch_db: AsyncDatabase
+) -> None:
+    recorded = await scratch_db[EMBEDDING_MODEL.name].find_one({"_id": VECTORS_MODEL_ID})
+    assert recorded is not None and recorded["model"] == SETTINGS.model_key

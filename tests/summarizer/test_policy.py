@@ -4,13 +4,13 @@ from datetime import UTC, datetime
 
 import pytest
 
+from papertrail.text import paper_digest
 from schemas.summary import Summary
 from services.summarizer.model import error_kind, retry_after_seconds
 from services.summarizer.policy import (
     budget_day,
     budget_left,
     cache_key,
-    content_hash,
     decide,
     enriched_event,
     estimated_cost,
@@ -37,9 +37,9 @@ def test_new_papers_and_text_revisions_want_a_fresh_summary() -> None:
 def test_the_cache_key_is_content_model_and_prompt_version() -> None:
     paper = corpus_event(GAME_THEORY).paper
     same_text_other_id = paper.model_copy(update={"id": "acl:2026.x-1", "venue": "X"})
-    assert content_hash(paper) == content_hash(same_text_other_id)
-    assert content_hash(paper) != content_hash(paper.model_copy(update={"abstract": paper.abstract + " "}))
-    digest = content_hash(paper)
+    assert paper_digest(paper) == paper_digest(same_text_other_id)
+    assert paper_digest(paper) != paper_digest(paper.model_copy(update={"abstract": paper.abstract + " "}))
+    digest = paper_digest(paper)
     keys = {cache_key(digest, m, v) for m in ("deepseek-chat", "gpt-4o-mini") for v in ("1", "2")}
     assert len(keys) == 4
 

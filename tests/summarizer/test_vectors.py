@@ -3,19 +3,23 @@ for its vector, the sweep embeds it and emits it again, the cache spares a model
 embedded (never a crash), and stored papers without a vector of the model are queued."""
 
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 import pytest
+from bson.binary import VECTOR_SUBTYPE, Binary, BinaryVectorDtype
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import PAPER_VECTORS, PAPERS
 from papertrail.embedding import Embedder, EmbeddingSettings, open_embedder
 from papertrail.paper_vectors import vector_of
+from papertrail.text import paper_digest
 from schemas.events import PaperEnriched
+from schemas.paper_vector import PaperVector
 from schemas.summary import Summary
 from services.summarizer.policy import enriched_event
-from services.summarizer.store import MongoTokenBudget, VectorStore
+from services.summarizer.store import MongoTokenBudget, VectorStore, convert_vectors_to_float32
 from services.summarizer.vectors import PaperVectors
 from tests.fake_openai import corpus_event, corpus_lines
 
@@ -24,6 +28,10 @@ pytestmark = pytest.mark.integration
 LINES = corpus_lines()
 SETTINGS = EmbeddingSettings()
 PENDING = Summary(status="pending", error="no model configured")
+
+
+def same(vector: np.ndarray | None, other: Any) -> bool:
+    return vector is not None and other is not None and bool(np.array_equal(vector, other))
 
 
 @pytest.fixture(scope="module")
@@ -73,11 +81,14 @@ async def test_a_paper_flows_on_pending_and_the_sweep_embeds_and_emits_it_again(
     assert {e.embedding.state for e in harness.emitted if e.embedding} == {"embedded"}
     stored = await harness.store.of_papers([e.paper.id for e in events])
     for event in events:
-        vector = vector_of(stored[event.paper.id], SETTINGS.model_key)
+        vector = stored[event.paper.id].vector
         assert vector is not None and vector.shape == (384,)
         assert np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-4)
     assert await harness.store.backlog() == 0
     assert await harness.sweep() == 0  # nothing waits: nothing emitted again
+    raw = await harness.db[PAPER_VECTORS.name].find_one({"_id": events[0].paper.id})
+    assert raw is not None and isinstance(raw["vector"], Binary) and raw["vector"].subtype == VECTOR_SUBTYPE
+    assert raw["vector"].as_vector().dtype == BinaryVectorDtype.FLOAT32
     assert len(harness.emitted) == 2
 
 
@@ -93,8 +104,9 @@ async def test_the_cache_spares_a_replay_a_metadata_change_and_a_paper_with_the_
     assert [e.embedding.state for e in replay + metadata + twin if e.embedding] == ["embedded"] * 3
     assert await harness.store.backlog() == 0  # no model run waits for any of them
     after = await harness.store.of_papers([f"arxiv:{LINES[2]['id']}", "arxiv:2605.99999"])
-    assert after[f"arxiv:{LINES[2]['id']}"]["vector"] == before[f"arxiv:{LINES[2]['id']}"]["vector"]
-    assert after["arxiv:2605.99999"]["vector"] == before[f"arxiv:{LINES[2]['id']}"]["vector"]
+    embedded = before[f"arxiv:{LINES[2]['id']}"].vector
+    assert same(after[f"arxiv:{LINES[2]['id']}"].vector, embedded)
+    assert same(after["arxiv:2605.99999"].vector, embedded)
 
 
 async def test_a_changed_abstract_waits_for_a_new_vector(harness: Harness) -> None:
@@ -105,8 +117,8 @@ async def test_a_changed_abstract_waits_for_a_new_vector(harness: Harness) -> No
     assert revised.embedding is not None and revised.embedding.state == "pending"
     assert await harness.sweep() == 1
     stored = (await harness.store.of_papers([revised.paper.id]))[revised.paper.id]
-    assert stored["state"] == "embedded" and stored["content_hash"] != embedded["content_hash"]
-    assert stored["vector"] != embedded["vector"]
+    assert stored.state == "embedded" and stored.content_hash != embedded.content_hash
+    assert not same(stored.vector, embedded.vector)
 
 
 async def test_bad_text_ends_failed_or_embedded_never_a_crash(harness: Harness) -> None:
@@ -122,9 +134,9 @@ async def test_bad_text_ends_failed_or_embedded_never_a_crash(harness: Harness) 
     assert await harness.sweep() == 3
 
     stored = await harness.store.of_papers(["arxiv:2605.90001", "arxiv:2605.90002", "arxiv:2605.90003"])
-    assert stored["arxiv:2605.90001"]["state"] == "failed" and "nothing to embed" in stored["arxiv:2605.90001"]["error"]
-    assert vector_of(stored["arxiv:2605.90002"], SETTINGS.model_key) is not None
-    assert vector_of(stored["arxiv:2605.90003"], SETTINGS.model_key) is not None
+    failed = stored["arxiv:2605.90001"]
+    assert failed.state == "failed" and failed.error and "nothing to embed" in failed.error
+    assert stored["arxiv:2605.90002"].vector is not None and stored["arxiv:2605.90003"].vector is not None
     states = {e.paper.id: e.embedding.state for e in harness.emitted if e.embedding}
     assert states == {"arxiv:2605.90001": "failed", "arxiv:2605.90002": "embedded", "arxiv:2605.90003": "embedded"}
     (again,) = await harness.handle(empty)  # a failure is cached like a vector: the same text is not tried again
@@ -137,8 +149,15 @@ async def test_stored_papers_without_a_vector_of_the_model_are_queued_and_embedd
     await harness.db[PAPERS.name].insert_one(
         {"_id": old.paper.id, **body, "last_versions": [old.version.model_dump(mode="python")]}
     )
-    other_model = {"_id": old.paper.id, "model": "local/another/384/256", "state": "failed", "error": "x"}
-    await harness.db[PAPER_VECTORS.name].insert_one(other_model)
+    other_model = PaperVector(
+        paper_id=old.paper.id,
+        model="local/another/384/256",
+        content_hash=paper_digest(old.paper),
+        state="failed",
+        error="x",
+        updated_at=datetime.now(UTC),
+    )
+    await harness.db[PAPER_VECTORS.name].insert_one(other_model.document())
 
     assert await harness.sweep() == 0  # queues it
     assert await harness.sweep() == 1  # embeds it
@@ -156,3 +175,38 @@ async def test_the_endpoint_token_budget_is_shared_by_every_instance(scratch_db:
     await other.spend("2026-12-02", 7)
     assert await one.used("2026-12-01") == await other.used("2026-12-01") == 1_500
     assert await one.used("2026-12-02") == 7 and await one.used("2026-11-30") == 0
+
+
+async def test_vectors_stored_as_arrays_of_doubles_are_read_and_converted_to_float32(scratch_db: AsyncDatabase) -> None:
+    """Vectors written before PaperVector (BSON arrays of doubles) are read as they are, and the conversion rewrites
+    them as binary float32 with the same values, once; failures and binary vectors are left alone."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    values = [[0.6, 0.8, 0.0], [1 / 3, -0.25, 0.125]]
+    old: list[dict[str, Any]] = [
+        {"_id": f"arxiv:2605.0000{i}", "model": SETTINGS.model_key, "content_hash": f"{i}" * 64, "state": "embedded",
+         "vector": v, "updated_at": now}
+        for i, v in enumerate(values)
+    ]  # fmt: skip
+    failed = PaperVector(paper_id="arxiv:2605.00009", model=SETTINGS.model_key, content_hash="9" * 64,
+                         state="failed", error="nothing to embed", updated_at=now)  # fmt: skip
+    binary = PaperVector(paper_id="arxiv:2605.00008", model=SETTINGS.model_key, content_hash="8" * 64,
+                         state="embedded", vector=np.array([1.0, 0.0, 0.0]), updated_at=now)  # fmt: skip
+    collection = scratch_db[PAPER_VECTORS.name]
+    await collection.insert_many([*old, failed.document(), binary.document()])
+    store = VectorStore(scratch_db)
+
+    before = await store.of_papers([d["_id"] for d in old])
+    for doc, v in zip(old, values, strict=True):
+        assert same(before[doc["_id"]].vector, np.array(v, dtype=np.float32))
+        assert same(vector_of(doc, SETTINGS.model_key), np.array(v, dtype=np.float32))
+
+    assert await convert_vectors_to_float32(scratch_db) == 2
+    assert await convert_vectors_to_float32(scratch_db) == 0  # done: nothing left to convert
+
+    for doc, v in zip(old, values, strict=True):
+        raw = await collection.find_one({"_id": doc["_id"]})
+        assert raw is not None and isinstance(raw["vector"], Binary) and raw["vector"].subtype == VECTOR_SUBTYPE
+        assert same(vector_of(raw, SETTINGS.model_key), np.array(v, dtype=np.float32))
+        assert {k: raw[k] for k in raw if k != "vector"} == {k: doc[k] for k in doc if k != "vector"}
+    assert await collection.find_one({"_id": failed.paper_id}) == failed.document()
+    assert same((await store.of_papers([binary.paper_id]))[binary.paper_id].vector, binary.vector)

@@ -13,7 +13,8 @@ from lxml import html
 
 from papertrail.collections import PAPER_VECTORS
 from papertrail.collections import PAPERS as PAPERS_COLLECTION
-from papertrail.embedding import EmbeddingSettings, content_hash, embedding_text, open_embedder
+from papertrail.embedding import EmbeddingSettings, embedding_text, open_embedder
+from papertrail.text import paper_digest
 from schemas.paper import Paper
 from tests.conftest import Servers, wait_until
 from tests.query.library.papers import corpus_days
@@ -40,7 +41,7 @@ def vector_documents(papers: list[Paper]) -> list[dict[str, Any]]:
         {
             "_id": paper.id,
             "model": SETTINGS.model_key,
-            "content_hash": content_hash(paper.title, paper.abstract),
+            "content_hash": paper_digest(paper),
             "state": "embedded",
             "vector": [float(x) for x in outcome.vector],
             "updated_at": now,
