@@ -218,6 +218,50 @@ def _local_stack(folder: Path) -> Iterator[Servers]:
         stack.down(settings, log=lambda line: None)
 
 
+# The modules that take longest (pytest --durations shows them: pipelines, drills, whole demos), ending as here. Under
+# pytest-xdist they start first, so the run does not end waiting on one of them that began last.
+SLOW_MODULES = (
+    "normalizer/test_corpus_pipeline.py",
+    "integration/test_smoke.py",
+    "papertrail_tools/test_run.py",
+    "resilience/test_kill_services.py",
+    "resilience/test_dependency_restarts.py",
+    "test_library_import_restart.py",
+    "test_math_pages.py",
+    "test_api.py",
+    "test_pages.py",
+    "test_paper_ids.py",
+    "integration/test_local_prometheus.py",
+    "papertrail/follows/test_rules.py",
+    "test_topic_retag.py",
+    "integration/test_matcher_backfill_retry.py",
+)
+
+
+def _slowness(nodeid: str) -> int:
+    module = nodeid.split("::", 1)[0]
+    return next((len(SLOW_MODULES) - i for i, slow in enumerate(SLOW_MODULES) if module.endswith(slow)), 0)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadfile, with the slowest modules handed out first (see SLOW_MODULES); a module stays on one worker, so
+    its module-scoped fixtures (a pipeline, servers of its own) start once."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SlowestModulesFirst(LoadFileScheduling):
+        def schedule(self) -> None:
+            if self.collection is None and self.collection_is_completed:
+                for node, collection in self.registered_collections.items():
+                    self.registered_collections[node] = sorted(collection, key=lambda nodeid: -_slowness(nodeid))
+                self.config.option.loadscopereorder = False  # keep this order, not the modules' test counts
+            super().schedule()
+
+    return SlowestModulesFirst(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test that needs the real servers (the `servers` fixture, directly or through another) must be marked
     integration: `pytest -m "not integration"` (make test-fast) then never starts them."""
