@@ -238,6 +238,11 @@ SLOW_MODULES = (
 )
 
 
+# Modules that share a session-scoped fixture run on one worker, so it starts once: tests/query/conftest.py's
+# arxiv_page_site (one pipeline that harvested the recorded arXiv page, read by both).
+SHARED_UNITS = {"arxiv-page-site": ("query/test_api.py", "query/test_pages.py")}
+
+
 def _slowness(nodeid: str) -> int:
     module = nodeid.split("::", 1)[0]
     return next((len(SLOW_MODULES) - i for i, slow in enumerate(SLOW_MODULES) if module.endswith(slow)), 0)
@@ -246,12 +251,17 @@ def _slowness(nodeid: str) -> int:
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """--dist loadfile, with the slowest modules handed out first (see SLOW_MODULES); a module stays on one worker, so
-    its module-scoped fixtures (a pipeline, servers of its own) start once."""
+    its module-scoped fixtures (a pipeline, servers of its own) start once, and so do the modules of a SHARED_UNITS
+    entry."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
     class SlowestModulesFirst(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = super()._split_scope(nodeid)
+            return next((unit for unit, modules in SHARED_UNITS.items() if module.endswith(modules)), module)
+
         def schedule(self) -> None:
             if self.collection is None and self.collection_is_completed:
                 for node, collection in self.registered_collections.items():
@@ -301,8 +311,12 @@ def servers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     if request.node.get_closest_marker("own_stack") is not None:
         yield from _started_servers(tmp_path_factory)
         return
-    shared: Servers = request.getfixturevalue("session_servers")
-    yield replace(shared, name_prefix=f"t{uuid.uuid4().hex[:10]}.")
+    yield under_fresh_names(request.getfixturevalue("session_servers"))
+
+
+def under_fresh_names(shared: Servers) -> Servers:
+    """The shared servers under names no other user of them has (topics, groups, database, index)."""
+    return replace(shared, name_prefix=f"t{uuid.uuid4().hex[:10]}.")
 
 
 @pytest.fixture
