@@ -16,7 +16,7 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.embedding import open_embedder
+from papertrail.embedders import open_embedder
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.rules import FollowIndex, PaperText, follow_matched, topics_by_id
 from papertrail.guarded_http import GuardedTransport

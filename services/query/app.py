@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 
-from papertrail.embedding import open_embedder
+from papertrail.embedders import open_embedder
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.kafka import batch_options, consumer_options, make_broker
 from papertrail.metrics import RequestMetrics

@@ -13,7 +13,7 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.embedding import open_embedder
+from papertrail.embedders import open_embedder
 from papertrail.kafka import (
     DeadLetterPolicy,
     Publisher,

@@ -16,7 +16,7 @@ from meilisearch_python_sdk import AsyncClient
 from prometheus_client import REGISTRY
 from pymongo import AsyncMongoClient
 
-from papertrail.embedding import open_embedder
+from papertrail.embedders import open_embedder
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.rules import FollowIndex, topics_by_id
 from papertrail.kafka import dead_letter_topic, publish_confirmed

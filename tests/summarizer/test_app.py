@@ -10,7 +10,7 @@ from faststream.kafka import TestKafkaBroker
 from faststream.kafka.annotations import KafkaMessage
 from pymongo import AsyncMongoClient
 
-from papertrail.embedding import open_embedder
+from papertrail.embedders import open_embedder
 from papertrail.kafka import dead_letter_topic
 from papertrail.service import provide
 from schemas import topics

@@ -10,7 +10,8 @@ import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import PAPER_VECTORS, PAPERS
-from papertrail.embedding import Embedder, EmbeddingSettings, open_embedder
+from papertrail.embedders import open_embedder
+from papertrail.embedding import Embedder, EmbeddingSettings
 from papertrail.paper_vectors import vector_of
 from schemas.events import PaperEnriched
 from schemas.summary import Summary
