@@ -1,5 +1,7 @@
-"""Imports point one way: services/* → the shared package (papertrail/) → schemas/. No service imports another
-service or the tooling (papertrail_tools/), the shared package imports neither, and schemas/ imports none of them.
+"""Imports point one way: the developer tooling (papertrail_tools/) → the operators' command (papertrail_ops/) →
+services/* → the shared package (papertrail/) → schemas/. No service imports another service or either command,
+the shared package imports neither, schemas/ imports none of them, and the operators' command (the production
+image's) imports no tooling.
 And no import circle, not even inside one package: modules that import each other (directly or round a ring) cannot
 be read, tested or moved one at a time. Read from every module's own import statements (ast), function-level
 imports and imports by name included."""
@@ -11,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("services", "papertrail", "papertrail_tools", "schemas")
+LAYERS = ("services", "papertrail", "papertrail_ops", "papertrail_tools", "schemas")
+COMMANDS = ("papertrail_ops", "papertrail_tools")
 # `python -m papertrail` is the papertrail command: an entry point that nothing imports, so the shared package
 # still depends on no tooling.
 ENTRY_POINTS = {"papertrail/__main__.py"}
@@ -46,12 +49,14 @@ def forbidden(path: str, module: str) -> str | None:
     layer, top = parts[0], target[0]
     if layer == "services" and top == "services" and len(target) > 1 and len(parts) > 2 and target[1] != parts[1]:
         return f"services/{parts[1]} imports another service (services.{target[1]})"
-    if layer == "services" and top == "papertrail_tools":
-        return f"a service imports the tooling ({module})"
-    if layer == "papertrail" and top in ("services", "papertrail_tools") and path not in ENTRY_POINTS:
+    if layer == "services" and top in COMMANDS:
+        return f"a service imports a command ({module})"
+    if layer == "papertrail" and top in ("services", *COMMANDS) and path not in ENTRY_POINTS:
         return f"the shared package imports {top} ({module})"
-    if layer == "schemas" and top in ("services", "papertrail", "papertrail_tools"):
+    if layer == "schemas" and top in ("services", "papertrail", *COMMANDS):
         return f"schemas imports {top} ({module})"
+    if layer == "papertrail_ops" and top == "papertrail_tools":
+        return f"the operators' command imports the developer tooling ({module})"
     return None
 
 
@@ -157,6 +162,11 @@ def test_the_graph_reads_a_circle_from_files(tmp_path: Path) -> None:
         ("papertrail/service.py", "papertrail_tools.stack", False),
         ("papertrail/__main__.py", "papertrail_tools.cli", True),
         ("papertrail_tools/cli.py", "services.harvester.cli", True),
+        ("papertrail_tools/cli.py", "papertrail_ops.cli", True),
+        ("papertrail_ops/cli.py", "services.query.accounts.cli", True),
+        ("papertrail_ops/cli.py", "papertrail_tools.stack", False),
+        ("services/query/app.py", "papertrail_ops.roster", False),
+        ("papertrail/migrations.py", "papertrail_ops.cli", False),
         ("schemas/events.py", "papertrail.text", False),
         ("schemas/export.py", "schemas.topics", True),
     ],
