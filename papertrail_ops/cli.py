@@ -1,7 +1,8 @@
-"""The operators' command, `papertrail-ops` (the image's entry point): run a service, users, readers' error reports,
-dead letters, manual harvests and imports. It sits above the services (it imports their operator commands); no
-service imports it, and it imports none of the developer tooling: the developers' `papertrail` command
-(papertrail_tools/cli.py) is this one plus the tools (local stack, run, demo, replay, smoke, settings, schemas)."""
+"""The operators' command, `papertrail-ops` (the image's entry point): run a service, the stored data's
+migrations, users, readers' error reports, dead letters, manual harvests and imports. It sits above the services
+(it imports their operator commands); no service imports it, and it imports none of the developer tooling: the
+developers' `papertrail` command (papertrail_tools/cli.py) is this one plus the tools (local stack, run, demo,
+replay, smoke, settings, schemas)."""
 
 import argparse
 import getpass
@@ -35,6 +36,9 @@ def add_commands(commands: Any) -> None:
     dlq = commands.add_parser("dlq", help="show dead letters, or re-publish them to the topic they came from")
     dlq.add_argument("action", choices=["list", "replay"])
     dlq.add_argument("--topic", help="source topic (or its .dlq); default: every dead-letter topic")
+    migrate = commands.add_parser("migrate", help="run the stored data's pending numbered migrations (once each)")
+    migrate.add_argument("--list", action="store_true", help="show every migration and when it was applied")
+    migrate.add_argument("--again", type=int, metavar="N", help="run migration N again, though it was applied")
 
 
 def run(args: argparse.Namespace) -> bool:
@@ -59,6 +63,10 @@ def run(args: argparse.Namespace) -> bool:
         from papertrail import dlq as dead_letters
 
         sys.exit(dead_letters.run(args.action, args.topic))
+    elif args.command == "migrate":
+        from papertrail_ops import migrate
+
+        sys.exit(migrate.run(args.again, args.list))
     elif args.command in ("harvest", "import"):
         from services.harvester.cli import main as harvester_main
 
