@@ -11,6 +11,10 @@ from services.normalizer.metrics import WITHDRAWN
 from services.normalizer.normalize import withdraw_front_matter
 from services.normalizer.store import PaperStore
 
+# A release that raises FINGERPRINT_SCHEME (papertrail/paper_ids.py) adds a migration that runs
+# refresh_fingerprints again, under a new number: each scheme → the migration that brings stored papers to it
+# (tests/normalizer/test_migrations.py fails on a scheme without one).
+SCHEME_MIGRATIONS = {2: 1}
 REFRESH_PASSES = 10  # a paper a merge changed during a pass is fingerprinted in the next one
 log = logging.getLogger("papertrail.normalizer")
 

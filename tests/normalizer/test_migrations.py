@@ -8,13 +8,12 @@ from pydantic import BaseModel
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.migrations import COLLECTION, MigrationContext, MigrationRecord
+from papertrail.paper_ids import FINGERPRINT_SCHEME
 from schemas import topics
-from services.normalizer.migrations import MIGRATIONS
+from services.normalizer.migrations import MIGRATIONS, SCHEME_MIGRATIONS, refresh_fingerprints
 from services.normalizer.store import PaperStore
 from tests.normalizer.sources import ACL_RED_FM, acl_records, red_fm_preprint
 from tests.normalizer.test_store import apply
-
-pytestmark = pytest.mark.integration
 
 
 class Published:
@@ -25,6 +24,12 @@ class Published:
         self.events += [(topic, event, key) for event, key in events]
 
 
+def test_the_current_fingerprint_scheme_has_its_migration() -> None:
+    migration = MIGRATIONS.numbered(SCHEME_MIGRATIONS[FINGERPRINT_SCHEME])
+    assert migration is not None and migration.apply is refresh_fingerprints
+
+
+@pytest.mark.integration
 async def test_papers_under_an_older_fingerprint_scheme_are_fingerprinted_once(scratch_db: AsyncDatabase) -> None:
     store = PaperStore(scratch_db)
     await store.ensure_indexes()
@@ -43,6 +48,7 @@ async def test_papers_under_an_older_fingerprint_scheme_are_fingerprinted_once(s
     assert await store.papers.count_documents({}) == 1  # the preprint found its published paper by title
 
 
+@pytest.mark.integration
 async def test_front_matter_papers_are_withdrawn_once_announced(scratch_db: AsyncDatabase) -> None:
     store = PaperStore(scratch_db)
     await store.ensure_indexes()
