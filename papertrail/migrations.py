@@ -122,7 +122,7 @@ class MigrationRecord:
             "migration applied",
             extra={
                 "migration": migration.number,
-                "name": migration.name,
+                "migration_name": migration.name,
                 "outcome": outcome,
                 "seconds": round(time.monotonic() - started, 1),
             },

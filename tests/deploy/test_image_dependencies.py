@@ -78,7 +78,18 @@ def test_the_image_runs_the_operators_command_without_the_tooling() -> None:
     assert not [path for path in copied if path.startswith("papertrail_tools")], copied
 
 
-OPERATORS = ("harvester", "normalizer", "summarizer", "matcher", "query", "users", "corrections", "dlq", "harvest", "migrate")
+OPERATORS = (
+    "harvester",
+    "normalizer",
+    "summarizer",
+    "matcher",
+    "query",
+    "users",
+    "corrections",
+    "dlq",
+    "harvest",
+    "migrate",
+)
 
 
 @pytest.mark.parametrize("command", OPERATORS)

@@ -3,6 +3,7 @@ recorded with its name and time; concurrent starts run it once; one that fails s
 taken over once its lease ran out; an operator may run an applied one again. Over a real MongoDB."""
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -43,7 +44,10 @@ def test_numbers_are_unique_and_order_the_registry() -> None:
         Migrations([Migration(1, "a", "normalizer", noop), Migration(1, "b", "query", noop)])
 
 
-async def test_each_runs_once_in_order_and_is_recorded(scratch_db: AsyncDatabase) -> None:
+async def test_each_runs_once_in_order_and_is_recorded(
+    scratch_db: AsyncDatabase, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="papertrail.migrations")
     ran: list[int] = []
     registry = Migrations([Migration(n, f"step {n}", "normalizer", counting(ran, n)) for n in (2, 1)])
     context = MigrationContext(scratch_db, nothing_published)
@@ -60,6 +64,8 @@ async def test_each_runs_once_in_order_and_is_recorded(scratch_db: AsyncDatabase
     }
     assert set(await record.applied()) == {1, 2}
     assert all(isinstance(d["applied_at"], datetime) for d in records.values())
+    logged = [r for r in caplog.records if r.getMessage() == "migration applied"]
+    assert [(r.migration, r.outcome) for r in logged] == [(1, "migration 1 ran"), (2, "migration 2 ran")]  # type: ignore[attr-defined]
 
 
 async def test_replicas_starting_together_run_it_once(scratch_db: AsyncDatabase) -> None:
