@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer
 from pymongo import AsyncMongoClient
 
 from papertrail.kafka import ensure_topics
 from papertrail.settings import InfraSettings
 from schemas import topics
-from schemas.events import FollowChanged
-from tests.conftest import Servers, wait_until_async
+from tests.conftest import Servers
+from tests.integration.services import deleted_follow_announced
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,24 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def migrate(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "papertrail_ops", "migrate", *args]  # the image's command, without the tooling
     return subprocess.run(command, cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
-
-
-async def deletion_announced(servers: Servers, follow_id: str) -> bool:
-    consumer = AIOKafkaConsumer(
-        topics.FOLLOWS_CHANGED, bootstrap_servers=servers.kafka_bootstrap_servers, auto_offset_reset="earliest"
-    )
-    await consumer.start()
-    seen: list[FollowChanged] = []
-    try:
-
-        async def announced() -> bool:
-            for records in (await consumer.getmany(timeout_ms=500)).values():
-                seen.extend(FollowChanged.model_validate_json(r.value) for r in records if r.value)
-            return any(c.follow_id == follow_id and c.action == "deleted" for c in seen)
-
-        return await wait_until_async(announced, 30, f"the deletion of {follow_id} on {topics.FOLLOWS_CHANGED}")
-    finally:
-        await consumer.stop()
 
 
 async def test_pending_migrations_run_once_and_announce_what_they_delete(servers: Servers) -> None:
@@ -66,7 +47,7 @@ async def test_pending_migrations_run_once_and_announce_what_they_delete(servers
         assert "migration 4 (query: retire the catalogue's topic follows): 1 catalogue follows retired" in first.stdout
         assert [line.split(" ")[1] for line in first.stdout.splitlines()] == ["1", "2", "3", "4"]
         assert await db.follows.count_documents({}) == 0
-        assert await deletion_announced(servers, legacy_id)
+        assert await deleted_follow_announced(servers, legacy_id)
 
         second = migrate(env)
         assert (second.returncode, second.stdout.strip()) == (0, "no migration pending")
