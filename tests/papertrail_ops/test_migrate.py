@@ -41,10 +41,11 @@ async def test_pending_migrations_run_once_and_announce_what_they_delete(servers
             {"_id": legacy_id, "user_id": "papertrail", "kind": "topic", "name": "LLM reasoning",
              "topic_id": "llm-reasoning", "created_at": datetime.now(UTC), "feed_key": ""}
         )  # fmt: skip
+        # a vector as releases before PaperVector stored it: an array of doubles
         await db.paper_vectors.insert_one(
             {"_id": "arxiv:2605.00001", "model": "local/any/3/256", "content_hash": "0" * 64, "state": "embedded",
              "vector": [0.6, 0.8, 0.0], "updated_at": datetime.now(UTC)}
-        )  # fmt: skip  (a vector as releases before PaperVector stored it: an array of doubles)
+        )  # fmt: skip
 
         first = migrate(env)
         assert first.returncode == 0, first.stderr
