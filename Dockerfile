@@ -1,5 +1,5 @@
 # One image for all five services; pick one with the command:
-#   docker run papertrail:local harvester   (or normalizer, summarizer, matcher, query)
+#   docker run papertrail:local harvester   (or normalizer, summarizer, matcher, query; `migrate`, `users` …)
 
 # KaTeX for the pages' formulas, from npm: the version and tarball checksum papertrail_tools/katex.py pins
 # (tests/papertrail/test_katex.py keeps the two equal); the image carries its dist/ and LICENSE.
@@ -43,14 +43,17 @@ RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev --no-install-project
 
 COPY papertrail/ papertrail/
-# the `papertrail` command: the image's entry point (`papertrail query`, `papertrail users create`, `papertrail dlq` …)
-COPY papertrail_tools/ papertrail_tools/
+# the operators' command, the image's entry point (`papertrail-ops query`, `… users create`, `… dlq` …); the
+# developer tooling (papertrail_tools/: the local stack, demo, replay, smoke) stays out of the image
+COPY papertrail_ops/ papertrail_ops/
 COPY schemas/ schemas/
 COPY services/ services/
 COPY --from=katex /katex/package/dist/ services/query/web/static/katex/
 COPY --from=swagger-ui /swagger-ui/package/ services/query/web/static/swagger-ui/
+# `papertrail` in the image is the operators' command too (its developers' script needs the tooling, not here).
 RUN --mount=type=cache,target=/root/.cache/uv \
-    uv sync --frozen --no-dev
+    uv sync --frozen --no-dev \
+    && ln -sf papertrail-ops /app/.venv/bin/papertrail
 
 # Code and venv stay root-owned: the service user can run them but not change them.
 RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin papertrail
@@ -61,4 +64,4 @@ ENV PATH="/app/.venv/bin:$PATH"
 # query 8000, harvester 8001, normalizer 8002, summarizer 8003, matcher 8004 (HTTP_PORT).
 EXPOSE 8000 8001 8002 8003 8004
 
-ENTRYPOINT ["papertrail"]
+ENTRYPOINT ["papertrail-ops"]

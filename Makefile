@@ -51,7 +51,7 @@ stack-down: install
 lint: install
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
-	$(UV) run mypy papertrail papertrail_tools schemas services tests bench
+	$(UV) run mypy papertrail papertrail_ops papertrail_tools schemas services tests bench
 
 # The whole suite: unit, in-memory, integration (real Kafka, MongoDB, Meilisearch), browser. Test modules run on
 # PYTEST_WORKERS pytest-xdist workers, more than the cores: a run mostly waits for servers and services to answer

@@ -27,7 +27,8 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.embed_throughput import DEFAULT_SAVE, fp32_model
-from papertrail.embedding import MINILM_INT8, EmbeddingSettings, embedding_text, open_embedder
+from papertrail.embedders import open_embedder
+from papertrail.embedding import MINILM_INT8, EmbeddingSettings, embedding_text
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.local_model import LocalEmbedder, LocalModel, packaged_file
 from schemas.paper import Paper

@@ -26,14 +26,8 @@ from tokenizers import Tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from papertrail.embedding import (
-    MINILM_INT8,
-    EmbeddingSettings,
-    PackagedFile,
-    bounded_text,
-    embedding_text,
-    open_embedder,
-)
+from papertrail.embedders import open_embedder
+from papertrail.embedding import MINILM_INT8, EmbeddingSettings, PackagedFile, bounded_text, embedding_text
 from papertrail.local_model import LocalEmbedder, LocalModel, packaged_file
 from tests.fake_openai import running_fake_openai
 from tests.matcher.corpus import corpus_papers

@@ -28,7 +28,8 @@ from pymongo import AsyncMongoClient
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.embed_throughput import DEFAULT_SAVE
-from papertrail.embedding import EmbeddingSettings, open_embedder
+from papertrail.embedders import open_embedder
+from papertrail.embedding import EmbeddingSettings
 from papertrail.similarity import DEFAULT_THRESHOLD, SimilarFollow, SimilarMatch, seed_matrix, similar_matches
 from papertrail_tools import stack
 from schemas.events import Follow, SeedPaper

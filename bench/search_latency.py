@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from papertrail.collections import PAPER_VECTORS, PAPERS  # noqa: E402
-from papertrail.embedding import EmbeddingSettings, embedding_text, l2_normalised, open_embedder  # noqa: E402
+from papertrail.embedders import open_embedder  # noqa: E402
+from papertrail.embedding import EmbeddingSettings, embedding_text, l2_normalised  # noqa: E402
 from papertrail.follows.catalogue import load_catalogue  # noqa: E402
 from papertrail.search import make_search_client  # noqa: E402
 from papertrail.search_document import EMBEDDER, PaperFilter, document_id, paper_document, with_vector  # noqa: E402

@@ -288,16 +288,3 @@ class ProcessTokenBudget:
 
 def today() -> str:
     return budget_day(datetime.now(UTC))
-
-
-def open_embedder(settings: EmbeddingSettings, budget: TokenBudget | None = None) -> Embedder:
-    """The backend the settings choose, ready to embed (the local model is loaded and its files checked here)."""
-    # Imported here: a service on the endpoint never loads onnxruntime, and the backends import this module.
-    if settings.embedding_backend == "openai":
-        from papertrail.embedding_endpoint import EndpointEmbedder, make_embedding_client
-
-        return EndpointEmbedder(make_embedding_client(settings), settings, budget or ProcessTokenBudget())
-    from papertrail.local_model import LocalEmbedder, LocalModel
-
-    model = LocalModel.packaged(LOCAL_MODELS[settings.embedding_model], settings)
-    return LocalEmbedder(model, settings)

@@ -214,6 +214,10 @@ class StaticMembershipBroker(KafkaBroker):
     def publisher(self, topic: str, *args: Any, **options: Any) -> Any:  # type: ignore[override]
         return super().publisher(self.name_prefix + topic, *args, **options)
 
+    def declared_publisher(self, topic: str) -> Any:
+        """The publisher declared for `topic` (by its documented name): what a service's resources publish with."""
+        return next(p for p in self.publishers if getattr(p, "topic", None) == self.name_prefix + topic)
+
     async def stop(
         self,
         exc_type: type[BaseException] | None = None,

@@ -1,65 +1,26 @@
-"""The `papertrail` command: run a service, all services, the local stack, exports and tools. It sits above the
-services (it imports their operator commands); no service imports it."""
+"""The `papertrail` command, the developers': the operators' command (papertrail_ops/cli.py: a service, users,
+dead letters, harvests …) plus the tools: all services at once, the local stack, the demo, exports, the smoke
+check. It sits above the services and the operators' command; nothing imports it."""
 
 import argparse
-import getpass
 import os
-import runpy
 import sys
 
-SERVICES = ("harvester", "normalizer", "summarizer", "matcher", "query")
+from papertrail_ops import cli as operators
+from papertrail_ops.roster import SERVICES, service_port
 
-
-def run_service(name: str) -> None:
-    """`papertrail NAME` is `python -m services.NAME`: the service starts itself."""
-    runpy.run_module(f"services.{name}", run_name="__main__", alter_sys=True)
-
-
-def service_port(name: str) -> int:
-    """The service's default HTTP port, which `papertrail run` gives it (HTTP_PORT is per process)."""
-    from papertrail_tools.settings_doc import settings_class
-
-    return int(settings_class(name).model_fields["http_port"].default)
-
-
-def run_all(ready_timeout_s: float = 60, port_offset: int = 0) -> int:
-    """Run the five services under the supervisor (papertrail_tools/supervisor.py): one log stream, a service that dies
-    restarted with backoff; Ctrl-C or SIGTERM stops them upstream first (the harvester first, the query API last)."""
-    from papertrail.logs import resolved_format
-    from papertrail.service import load_settings
-    from papertrail.settings import InfraSettings
-    from papertrail_tools import monitoring
-    from papertrail_tools.supervisor import Output, run_supervised, service_child
-
-    settings = load_settings(InfraSettings, "run")  # LOG_FORMAT, and a bad shared setting named once, not five times
-    ports = {name: service_port(name) + port_offset for name in SERVICES}
-    children = [service_child(name, port, os.environ) for name, port in ports.items()]
-    note = f"query API: http://127.0.0.1:{ports['query']}/ (docs at /docs)"
-    prometheus = monitoring.follow_run(settings, ports)
-    if prometheus:
-        note += f"; Prometheus: {prometheus}"
-    output = Output(resolved_format(settings.log_format, sys.stdout), sys.stdout)
-    return run_supervised(children, output, list(SERVICES), note, ready_timeout_s)
+__all__ = ["SERVICES", "main", "service_port"]
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="papertrail", description="PaperTrail (研踪) command line")
     commands = parser.add_subparsers(dest="command", required=True)
-    for name in SERVICES:
-        commands.add_parser(name, help=f"run the {name} service")
+    operators.add_commands(commands)
     run = commands.add_parser("run", help="run all five services (one log stream, restarted if one dies, Ctrl-C stops)")
     run.add_argument("--stack", action="store_true", help="start the local stack first")
     run.add_argument("--port-offset", type=int, default=0, help="add this to every service's default HTTP port")
     stack = commands.add_parser("stack", help="the local Kafka / MongoDB / Meilisearch servers")
     stack.add_argument("action", choices=["up", "down", "status", "env"])
-    users = commands.add_parser("users", help="create users, delete one and all of theirs")
-    users.add_argument("action", choices=["create", "delete", "password"])
-    users.add_argument("name", help="create: the user's name; delete, password: the user's name or account address")
-    users.add_argument("--email", help="password: also make this the user's account address (to sign in with)")
-    corrections = commands.add_parser("corrections", help="readers' error reports (纠错): list them, close one")
-    corrections.add_argument("action", choices=["list", "close"])
-    corrections.add_argument("id", nargs="?", help="close: the report's id (as listed)")
-    corrections.add_argument("--status", choices=["open", "closed"], help="list: only reports with this status")
     settings_cmd = commands.add_parser("settings", help="print every setting (or --write docs/configuration.md)")
     settings_cmd.add_argument("--write", action="store_true")
     commands.add_parser(
@@ -71,14 +32,8 @@ def main(argv: list[str] | None = None) -> None:
     replay.add_argument("--dir", required=True, help="folder with replay.json and the recorded files")
     replay.add_argument("--host", default="127.0.0.1")
     replay.add_argument("--port", type=int, default=8900)
-    from services.harvester.cli import add_commands as add_harvester_commands
-
-    add_harvester_commands(commands)
     schemas = commands.add_parser("schemas", help="export or check the JSON Schema and AsyncAPI files")
     schemas.add_argument("action", choices=["export", "check"])
-    dlq = commands.add_parser("dlq", help="show dead letters, or re-publish them to the topic they came from")
-    dlq.add_argument("action", choices=["list", "replay"])
-    dlq.add_argument("--topic", help="source topic (or its .dlq); default: every dead-letter topic")
     smoke = commands.add_parser(
         "smoke", help="check a running deployment as a new reader sees it (ready, searchable, pages, no dead letter)"
     )
@@ -100,9 +55,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
 
-    if args.command in SERVICES:
-        run_service(args.command)
-    elif args.command == "run":
+    if operators.run(args):
+        return
+    if args.command == "run":
+        from papertrail_tools.run import run_all
+
         if args.stack:
             _stack("up")
         sys.exit(run_all(port_offset=args.port_offset))
@@ -110,20 +67,6 @@ def main(argv: list[str] | None = None) -> None:
         _stack(args.action)
     elif args.command == "schemas":
         _schemas(args.action)
-    elif args.command == "users":
-        from services.query.accounts.cli import create_user, delete_user, set_password
-
-        if args.action == "delete":
-            sys.exit(delete_user(args.name))
-        if args.action == "password":  # from the terminal unechoed, or one line of standard input
-            password = getpass.getpass("new password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
-            sys.exit(set_password(args.name, args.email, password))
-        user_id, token = create_user(args.name)
-        print(f"user {args.name} ({user_id}) created; API token (shown once):\n{token}")
-    elif args.command == "corrections":
-        from services.query.accounts.cli import corrections_command
-
-        sys.exit(corrections_command(args.action, args.id, args.status))
     elif args.command == "settings":
         from papertrail_tools.settings_doc import DOC, markdown
 
@@ -148,16 +91,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(run_demo(port_offset=args.port_offset))
     elif args.command == "replay":
         _replay(args.dir, args.host, args.port)
-    elif args.command == "dlq":
-        from papertrail import dlq as dead_letters
-
-        sys.exit(dead_letters.run(args.action, args.topic))
     elif args.command == "smoke":
         sys.exit(_smoke(args, smoke))
-    elif args.command in ("harvest", "import"):
-        from services.harvester.cli import main as harvester_main
-
-        harvester_main(args)
 
 
 def _stack(action: str) -> None:

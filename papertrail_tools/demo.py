@@ -10,6 +10,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from papertrail_ops.roster import service_port
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 CORPUS_DAY = FIXTURES / "corpus" / "arxiv-daily-2026-05" / "2026-05-08_AI_enhanced_Chinese.jsonl.gz"
@@ -59,7 +61,7 @@ def demo_environment(replay_url: str) -> dict[str, str]:
 
 
 def run_demo(port_offset: int = 0) -> int:
-    from papertrail_tools.cli import run_all, service_port
+    from papertrail_tools.run import run_all
 
     replay_port = 8900 + port_offset
     replay = subprocess.Popen(

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from papertrail.settings import InfraSettings
-from papertrail_tools.stack import Server, StackSettings, read_pid
+from papertrail_ops.roster import SERVICES, service_port
+from papertrail_tools.stack_settings import Server, StackSettings, read_pid
 
 ALERT_RULES = Path(__file__).resolve().parents[1] / "deploy" / "alerts"
 PACKAGES = {"prometheus": "prometheus", "alertmanager": "prometheus-alertmanager"}
@@ -78,8 +79,6 @@ def write_targets(settings: StackSettings, ports: Mapping[str, int]) -> None:
 
 
 def _service_ports() -> dict[str, int]:
-    from papertrail_tools.cli import SERVICES, service_port
-
     return {name: service_port(name) for name in SERVICES}
 
 

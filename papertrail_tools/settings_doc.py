@@ -1,27 +1,17 @@
 """The configuration reference, generated from the settings classes so it never drifts from the code."""
 
-import importlib
 import json
 from pathlib import Path
 from typing import Any
 
 from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings
 
 from papertrail.settings import InfraSettings
-from papertrail_tools.cli import SERVICES
+from papertrail_ops.roster import SERVICES, settings_class
+
+__all__ = ["DOC", "SERVICES", "markdown", "settings_class", "variable_name"]
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
-
-
-def settings_class(service: str) -> type[BaseSettings]:
-    """The service's own settings class: the one its settings module defines (not the shared ones it imports)."""
-    module = importlib.import_module(f"services.{service}.settings")
-    return next(
-        v
-        for k, v in vars(module).items()
-        if k.endswith("Settings") and isinstance(v, type) and v.__module__ == module.__name__
-    )
 
 
 def _default(field: FieldInfo) -> str:

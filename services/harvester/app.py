@@ -10,7 +10,7 @@ import httpx
 from faststream import Context
 from faststream.asgi import AsgiFastStream
 
-from papertrail.kafka import make_broker
+from papertrail.kafka import StaticMembershipBroker, make_broker
 from papertrail.service import Clients, service_app
 from schemas import topics
 from services.harvester.publishers import HarvestPublishers
@@ -59,21 +59,32 @@ async def stop_schedules(resources: Resources) -> None:
     await asyncio.gather(*resources.schedules, return_exceptions=True)
 
 
+def build_resources(
+    settings: HarvesterSettings, clients: Clients, broker: StaticMembershipBroker
+) -> HarvesterResources:
+    """What the schedules work with, over the clients and the publishers create_app declared on the broker: the
+    lifespan's and the tests' one wiring (nothing is read or written here; the HTTP client is the caller's to
+    close)."""
+    publishers = HarvestPublishers(
+        broker.declared_publisher(topics.HARVEST_RAW), broker.declared_publisher(topics.HARVEST_STATUS)
+    )
+    return HarvesterResources(settings, HarvestStore(clients.db), make_http_client(settings), publishers)
+
+
 def create_app(settings: HarvesterSettings) -> AsgiFastStream:
     """The harvester's broker and publishers, the lifespan that opens what its schedules work with, and the hooks
     that start and stop them."""
     broker = make_broker(settings, SERVICE)
-    publishers = HarvestPublishers.declare(broker)
+    HarvestPublishers.declare(broker)
 
     @asynccontextmanager
     async def open_harvester(clients: Clients) -> AsyncIterator[HarvesterResources]:
-        store = HarvestStore(clients.db)
-        await store.ensure_indexes()
-        http = make_http_client(settings)
+        resources = build_resources(settings, clients, broker)
         try:
-            yield HarvesterResources(settings, store, http, publishers)
+            await resources.store.ensure_indexes()
+            yield resources
         finally:
-            await http.aclose()
+            await resources.http.aclose()
 
     app = service_app(settings, SERVICE, broker, open_harvester, topics=TOPICS, needs=NEEDS)
     app.after_startup(start_schedules)

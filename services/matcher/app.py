@@ -16,11 +16,18 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.embedding import open_embedder
+from papertrail.embedders import open_embedder
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.rules import FollowIndex, PaperText, follow_matched, topics_by_id
 from papertrail.guarded_http import GuardedTransport
-from papertrail.kafka import DeadLetterPolicy, batch_options, consumer_options, make_broker, publish_confirmed
+from papertrail.kafka import (
+    DeadLetterPolicy,
+    StaticMembershipBroker,
+    batch_options,
+    consumer_options,
+    make_broker,
+    publish_confirmed,
+)
 from papertrail.service import Clients, service_app
 from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
@@ -52,6 +59,7 @@ class MatcherResources:
     backfills: BackfillRunner
     webhooks: WebhookDispatcher
     dead_letters: DeadLetterPolicy
+    http: httpx.AsyncClient  # the webhooks' client, closed by whoever built these
 
 
 Resources = Annotated[MatcherResources, Context()]  # what every handler takes, from the lifespan
@@ -62,10 +70,9 @@ def count_follows(index: FollowIndex) -> None:
         FOLLOWS.labels(kind).set(count)
 
 
-async def load_follow_index(store: MatchStore, similar: SimilarFollows | None = None) -> FollowIndex:
-    """Every stored follow, compiled with the topic catalogue (and each similar follow held for its vectors); one
-    that does not compile is logged and skipped."""
-    index = FollowIndex(topics=topics_by_id(load_catalogue()))
+async def load_follow_index(store: MatchStore, index: FollowIndex, similar: SimilarFollows | None = None) -> None:
+    """Every stored follow, compiled with the topic catalogue into `index` (and each similar follow held for its
+    vectors); one that does not compile is logged and skipped."""
     for follow in await store.all_follows():
         try:
             index.upsert(follow)
@@ -75,7 +82,6 @@ async def load_follow_index(store: MatchStore, similar: SimilarFollows | None = 
         if similar is not None and follow.kind == "similar":
             similar.upsert(follow)
     count_follows(index)
-    return index
 
 
 async def on_follow_changed(event: FollowChanged, resources: Resources) -> None:
@@ -163,10 +169,40 @@ async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: 
         resources.webhooks.poke()
 
 
+def build_resources(settings: MatcherSettings, clients: Clients, broker: StaticMembershipBroker) -> MatcherResources:
+    """What the handlers work with, over the clients and the publisher create_app declared on the broker, with an
+    empty follow index: the lifespan's and the tests' one wiring (nothing is read or written here; the lifespan
+    loads the stored follows, and whoever built these closes their `http`)."""
+    assert clients.search is not None  # NEEDS names meilisearch
+    matched = broker.declared_publisher(topics.FOLLOWS_MATCHED)
+
+    async def publish_matches(matches: list[FollowMatched]) -> None:
+        await publish_confirmed(matched, [(match, match.paper_id) for match in matches])
+
+    store = MatchStore(clients.db)
+    index = FollowIndex(topics=topics_by_id(load_catalogue()))
+    similar = SimilarFollows(store, settings.model_key, settings.embedding_dimensions, lambda: open_embedder(settings))
+    recorder = MatchRecorder(store, publish_matches)
+    backfiller = Backfiller(
+        clients.search,
+        settings.index_name,
+        store,
+        settings.backfill_days,
+        settings.backfill_max_hits_per_term,
+        similar,
+        settings.backfill_max_similar_papers,
+    )
+    backfills = BackfillRunner(index, backfiller, recorder, store, settings.backfill_stale_s, settings.backfill_retry_s)
+    # every webhook goes through the outbound policy, checked again when connecting (papertrail/guarded_http.py)
+    http = httpx.AsyncClient(transport=GuardedTransport(settings.webhook_policy), follow_redirects=False)
+    webhooks = WebhookDispatcher(store, WebhookSender(store, http, settings), settings)
+    return MatcherResources(store, index, similar, recorder, backfills, webhooks, broker.dead_letters, http)
+
+
 def create_app(settings: MatcherSettings) -> AsgiFastStream:
     """The matcher's broker, publisher and handlers, and the lifespan that opens what they work with."""
     broker = make_broker(settings, SERVICE)
-    matched = broker.publisher(topics.FOLLOWS_MATCHED, schema=FollowMatched, description="a paper satisfies a follow")
+    broker.publisher(topics.FOLLOWS_MATCHED, schema=FollowMatched, description="a paper satisfies a follow")
     broker.subscriber(topics.FOLLOWS_CHANGED, **consumer_options(SERVICE, shared=False))(on_follow_changed)
     batches = {"max_records": settings.match_batch_size, "wait_ms": settings.match_batch_wait_ms}
     broker.subscriber(topics.PAPERS_ENRICHED, **batch_options(SERVICE, **batches))(on_papers_enriched)
@@ -174,52 +210,31 @@ def create_app(settings: MatcherSettings) -> AsgiFastStream:
     broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))(on_paper_withdrawn)
     broker.subscriber(topics.FOLLOWS_MATCHED, **batch_options(f"{SERVICE}-webhooks", **batches))(on_follows_matched)
 
-    async def publish_matches(matches: list[FollowMatched]) -> None:
-        await publish_confirmed(matched, [(match, match.paper_id) for match in matches])
-
     @asynccontextmanager
     async def open_matcher(clients: Clients) -> AsyncIterator[MatcherResources]:
-        assert clients.search is not None  # NEEDS names meilisearch
-        store = MatchStore(clients.db)
-        await store.ensure_indexes()
-        similar = SimilarFollows(
-            store, settings.model_key, settings.embedding_dimensions, lambda: open_embedder(settings)
-        )
-        index = await load_follow_index(store, similar)
-        await similar.refresh()  # the stored follows' vectors: only a follow whose seeds get theirs later is "new"
-        recorder = MatchRecorder(store, publish_matches)
-        backfiller = Backfiller(
-            clients.search,
-            settings.index_name,
-            store,
-            settings.backfill_days,
-            settings.backfill_max_hits_per_term,
-            similar,
-            settings.backfill_max_similar_papers,
-        )
-        backfills = BackfillRunner(
-            index, backfiller, recorder, store, settings.backfill_stale_s, settings.backfill_retry_s
-        )
-        digests = None
-        if settings.digest_enabled:
-            digests = asyncio.create_task(run_digests(DigestMaker(store, settings), settings.digest_check_interval_s))
-        # every webhook goes through the outbound policy, checked again when connecting (papertrail/guarded_http.py)
-        http = httpx.AsyncClient(transport=GuardedTransport(settings.webhook_policy), follow_redirects=False)
-        webhooks = WebhookDispatcher(store, WebhookSender(store, http, settings), settings)
-        dispatching = asyncio.create_task(webhooks.run())
+        resources = build_resources(settings, clients, broker)
+        store, similar, backfills = resources.store, resources.similar, resources.backfills
+        digests: asyncio.Task[None] | None = None
+        dispatching: asyncio.Task[None] | None = None
         try:
-            yield MatcherResources(store, index, similar, recorder, backfills, webhooks, broker.dead_letters)
+            await store.ensure_indexes()
+            await load_follow_index(store, resources.follow_index, similar)
+            await similar.refresh()  # the stored follows' vectors: only a follow whose seeds get theirs later is "new"
+            if settings.digest_enabled:
+                digests = asyncio.create_task(
+                    run_digests(DigestMaker(store, settings), settings.digest_check_interval_s)
+                )
+            dispatching = asyncio.create_task(resources.webhooks.run())
+            yield resources
         finally:
-            dispatching.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await dispatching
-            if digests is not None:
-                digests.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await digests
+            for task in (dispatching, digests):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
             await backfills.stop()
             await similar.close()
-            await http.aclose()
+            await resources.http.aclose()
 
     # matching needs no index: /readyz leaves Meilisearch out, and a backfill retries until the index answers
     return service_app(

@@ -1,8 +1,8 @@
 """Normalizer service: harvest.raw.v1 → parse → merge into the canonical paper → store → papers.normalized.v1;
-papers that are none (ACL front matter) are set aside, and those held from earlier releases withdrawn at start."""
+papers that are none (ACL front matter) are set aside (those held from earlier releases are withdrawn by migration 2,
+services/normalizer/migrations.py)."""
 
 import logging
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -12,13 +12,22 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.kafka import DeadLetterPolicy, Publisher, batch_options, make_broker, publish_confirmed
+from papertrail.kafka import (
+    DeadLetterPolicy,
+    Publisher,
+    StaticMembershipBroker,
+    batch_options,
+    make_broker,
+    publish_confirmed,
+)
+from papertrail.migrations import MigrationContext, MigrationRecord, publishing_on
 from papertrail.service import Clients, service_app
 from schemas import topics
 from schemas.events import PaperNormalized, PaperWithdrawn
 from services.normalizer.front_matter import REASON, set_aside_front_matter
-from services.normalizer.metrics import SET_ASIDE, WITHDRAWN
-from services.normalizer.normalize import apply_batch, settle, withdraw_front_matter
+from services.normalizer.metrics import SET_ASIDE
+from services.normalizer.migrations import MIGRATIONS
+from services.normalizer.normalize import apply_batch, settle
 from services.normalizer.parsers import parse_batch
 from services.normalizer.settings import NormalizerSettings
 from services.normalizer.stopwatch import Stopwatch
@@ -80,24 +89,29 @@ async def on_raw_records(body: list[Any], message: KafkaMessage, resources: Reso
     log.debug("batch handled", extra={"records": len(body), "events": len(applied.events), **clock.seconds})
 
 
-async def withdraw_held_front_matter(resources: Resources) -> None:
-    """Papers earlier releases made of ACL front matter leave the store, announced on papers.withdrawn.v1 so the
-    summarizer, the matcher and the query service drop them too; once the broker can publish."""
-    withdrawals = await withdraw_front_matter(resources.papers, resources.announce)
-    if withdrawals:
-        WITHDRAWN.labels(REASON).inc(len(withdrawals))
-        log.info("front matter withdrawn", extra={"papers": [w.paper_id for w in withdrawals]})
+def build_resources(
+    settings: NormalizerSettings, clients: Clients, broker: StaticMembershipBroker
+) -> NormalizerResources:
+    """What the handlers work with, over the clients and the publishers create_app declared on the broker: the
+    lifespan's and the tests' one wiring (nothing is read or written here)."""
+    return NormalizerResources(
+        settings,
+        PaperStore(clients.db),
+        broker.declared_publisher(topics.PAPERS_NORMALIZED),
+        broker.declared_publisher(topics.PAPERS_WITHDRAWN),
+        broker.dead_letters,
+    )
 
 
 def create_app(settings: NormalizerSettings) -> AsgiFastStream:
     """The normalizer's broker, publishers and handler, and the lifespan that opens what they work with."""
     broker = make_broker(settings, SERVICE)
-    normalized = broker.publisher(
+    broker.publisher(
         topics.PAPERS_NORMALIZED,
         schema=PaperNormalized,
         description="canonical papers after a source record changed them",
     )
-    withdrawn = broker.publisher(
+    broker.publisher(
         topics.PAPERS_WITHDRAWN,
         schema=PaperWithdrawn,
         description="papers removed from the store: not papers after all",
@@ -108,16 +122,11 @@ def create_app(settings: NormalizerSettings) -> AsgiFastStream:
 
     @asynccontextmanager
     async def open_normalizer(clients: Clients) -> AsyncIterator[NormalizerResources]:
-        papers = PaperStore(clients.db)
-        await papers.ensure_indexes()
-        started = time.monotonic()
-        if refreshed := await papers.refresh_fingerprints():  # before any record is consumed (see its docstring)
-            log.info(
-                "papers fingerprinted again after a change of scheme",
-                extra={"papers": refreshed, "seconds": round(time.monotonic() - started, 1)},
-            )
-        yield NormalizerResources(settings, papers, normalized, withdrawn, broker.dead_letters)
+        resources = build_resources(settings, clients, broker)
+        await resources.papers.ensure_indexes()
+        # before any record is consumed: the papers' fingerprints must be the current scheme's (migrations.py)
+        migrating = MigrationContext(clients.db, publishing_on(broker, settings))
+        await MigrationRecord(clients.db).run_pending(MIGRATIONS, migrating)
+        yield resources
 
-    app = service_app(settings, SERVICE, broker, open_normalizer, topics=TOPICS, needs=NEEDS)
-    app.after_startup(withdraw_held_front_matter)
-    return app
+    return service_app(settings, SERVICE, broker, open_normalizer, topics=TOPICS, needs=NEEDS)

@@ -177,12 +177,13 @@ class PaperStore:
     async def refresh_fingerprints(self, batch_size: int = 500) -> int:
         """Give every paper stored under an older fingerprint scheme the current scheme's fingerprints.
 
-        Run at start, before records are consumed: otherwise a record would no longer find by title a paper
-        stored before fingerprint() changed, and would make a second paper. The paper's title and the titles its
-        source records carried, each with the paper's first author, are fingerprinted again; the ones it lacks
-        are added (the old ones stay, unused), conditional on the paper's revision like a merge's write: a paper
-        a merge changed meanwhile is left to the next start. Most papers already hold theirs (a plain title, a
-        one-word family name) and are only marked, many in one write. Returns how many papers got new ones.
+        Migration 1 (services/normalizer/migrations.py), before records are consumed: otherwise a record would no
+        longer find by title a paper stored before fingerprint() changed, and would make a second paper. The paper's
+        title and the titles its source records carried, each with the paper's first author, are fingerprinted
+        again; the ones it lacks are added (the old ones stay, unused), conditional on the paper's revision like a
+        merge's write: a paper a merge changed meanwhile is left to the next pass. Most papers already hold theirs
+        (a plain title, a one-word family name) and are only marked, many in one write. Returns how many papers got
+        new ones.
         """
         refreshed = 0
         stale = self.papers.find(
@@ -218,6 +219,10 @@ class PaperStore:
             if ops:
                 refreshed += (await self.papers.bulk_write(ops, ordered=False)).modified_count
         return refreshed
+
+    async def count_stale_fingerprints(self) -> int:
+        """Papers still fingerprinted under an older scheme than the current one."""
+        return await self.papers.count_documents({"fingerprint_scheme": {"$ne": FINGERPRINT_SCHEME}})
 
     async def record_versions(self, versions: list[PaperVersion]) -> None:
         """Insert version records; one already there (same paper_id and seq) stays as it is."""

@@ -7,15 +7,15 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 
-from papertrail.embedding import open_embedder
+from papertrail.embedders import open_embedder
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.kafka import batch_options, consumer_options, make_broker
 from papertrail.metrics import RequestMetrics
+from papertrail.migrations import MigrationContext, MigrationRecord, publishing_on
 from papertrail.service import Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged
@@ -31,6 +31,7 @@ from services.query.indexer.topic_tags import TopicTagger
 from services.query.library.importing import MAX_FILE_BYTES, ImportJobs
 from services.query.library.recommend import ReaderModels
 from services.query.library.store import LibraryStore
+from services.query.migrations import MIGRATIONS
 from services.query.settings import QuerySettings
 from services.query.store import QueryStore
 from services.query.web import mount_web
@@ -95,12 +96,8 @@ def create_app(settings: QuerySettings) -> FastAPI:
             app.state.resources = resources  # the routes' and pages' dependencies read it
             provide(broker.context, resources)
             await broker.start()
-            for follow in await store.retire_catalogue_follows():
-                await resources.announce_follow_change(
-                    FollowChanged(
-                        action="deleted", follow_id=follow.id, user_id=follow.user_id, changed_at=datetime.now(UTC)
-                    )
-                )
+            migrating = MigrationContext(clients.db, publishing_on(broker, settings))
+            await MigrationRecord(clients.db).run_pending(MIGRATIONS, migrating)  # once: papertrail/migrations.py
             retag = asyncio.create_task(retag_on_catalogue_change(paper_index, store, tagger), name="retag")
             vectors = asyncio.create_task(
                 attach_vectors_on_model_change(paper_index, store, settings.model_key), name="vectors"

@@ -50,7 +50,6 @@ from services.query.accounts.corrections import CorrectionReport
 from services.query.reads.paper_lookup import PaperKey, holder
 
 TOKEN_PREFIX = "pt_"
-LEGACY_TOKEN_INDEX = "token_hash_1"  # releases before api_tokens kept one token on the user
 LAST_USED_EVERY = timedelta(minutes=1)  # a token's last use is written at most this often
 
 
@@ -91,7 +90,6 @@ class QueryStore:
         )
         await self.api_tokens.create_index("token_hash", unique=True)
         await self.api_tokens.create_index([("user_id", 1), ("created_at", DESCENDING)])
-        await self._move_legacy_tokens()
         await ensure_index(self.sessions, [("expires_at", 1)], expireAfterSeconds=0)
         await self.sessions.create_index("user_id")
         await ensure_index(self.email_tokens, [("expires_at", 1)], expireAfterSeconds=0)
@@ -102,23 +100,6 @@ class QueryStore:
         await ensure_index(self.corrections, [("status", 1), ("created_at", DESCENDING)])  # operators' list
         await self.corrections.create_index("user_id", sparse=True)  # a deleted user's reports lose their contact
         await ensure_index(self.rate_limits, [("expires_at", 1)], expireAfterSeconds=0)  # a window ends, it goes
-
-    async def _move_legacy_tokens(self) -> None:
-        """Users made before api_tokens kept their token's hash on the user (under a unique index, which would
-        refuse a second user without one): each becomes an API token of its user, and the index goes."""
-        async for user in self.users.find({"token_hash": {"$exists": True}}, {"token_hash": 1, "created_at": 1}):
-            try:
-                await self.api_tokens.update_one(
-                    {"token_hash": user["token_hash"]},
-                    {"$setOnInsert": self._token_doc(user["_id"], user["token_hash"], "papertrail users create",
-                                                     user.get("created_at") or datetime.now(UTC))},
-                    upsert=True,
-                )  # fmt: skip
-            except DuplicateKeyError:  # another replica moved it at the same moment
-                pass
-            await self.users.update_one({"_id": user["_id"]}, {"$unset": {"token_hash": ""}})
-        if LEGACY_TOKEN_INDEX in await self.users.index_information():
-            await self.users.drop_index(LEGACY_TOKEN_INDEX)
 
     # users -----------------------------------------------------------------------------------------------
     async def create_user(self, name: str) -> tuple[str, str]:
@@ -264,14 +245,6 @@ class QueryStore:
         removed[CORRECTIONS.name] = reports.modified_count
         removed[USERS.name] = (await self.users.delete_one({"_id": user_id})).deleted_count
         return removed
-
-    async def retire_catalogue_follows(self) -> list[Follow]:
-        """Delete the catalogue's topic follows that releases before topic tagging kept for their system user
-        ("papertrail", never a real user's id: those are uuids); return them so their deletion can be announced."""
-        retired = [self._follow(doc)[0] async for doc in self.follows.find({"user_id": "papertrail", "kind": "topic"})]
-        if retired:
-            await self.follows.delete_many({"_id": {"$in": [f.id for f in retired]}})
-        return retired
 
     # the search index's topic tags -----------------------------------------------------------------------
     async def tagged_catalogue(self, index_name: str) -> str | None:

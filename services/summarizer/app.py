@@ -3,7 +3,7 @@ papers.new.v1 (services/summarizer/enrichment.py, the one flow); the sweeps → 
 papers.withdrawn.v1 → the paper stops waiting for a summary or a vector, and its vector goes."""
 
 from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -11,7 +11,7 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.embedding import open_embedder
+from papertrail.embedders import open_embedder
 from papertrail.kafka import (
     DeadLetterPolicy,
     Publisher,
@@ -21,10 +21,12 @@ from papertrail.kafka import (
     kafka_name,
     make_broker,
 )
+from papertrail.migrations import MigrationContext, MigrationRecord, publishing_on
 from papertrail.service import Clients, service_app
 from schemas import topics
 from schemas.events import PaperEnriched, PaperNew, PaperNormalized, PaperWithdrawn
 from services.summarizer.enrichment import Enrichment, Sweeps
+from services.summarizer.migrations import MIGRATIONS
 from services.summarizer.model import SummaryModel, make_openai_client
 from services.summarizer.settings import SummarizerSettings
 from services.summarizer.store import MongoTokenBudget, SummaryStore, VectorStore
@@ -122,8 +124,13 @@ def create_app(settings: SummarizerSettings) -> AsgiFastStream:
     # the rebalance refuses is handled again (seen in the summarizer's tests: papers.new.v1 messages repeated).
     broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))(on_paper_withdrawn)
 
-    def open_summarizer(clients: Clients) -> AbstractAsyncContextManager[SummarizerResources]:
-        return build_resources(settings, clients, broker)
+    @asynccontextmanager
+    async def open_summarizer(clients: Clients) -> AsyncIterator[SummarizerResources]:
+        # before a vector is read or written: the stored ones are binary float32 (migrations.py), once
+        migrating = MigrationContext(clients.db, publishing_on(broker, settings))
+        await MigrationRecord(clients.db).run_pending(MIGRATIONS, migrating)
+        async with build_resources(settings, clients, broker) as resources:
+            yield resources
 
     app = service_app(settings, SERVICE, broker, open_summarizer, topics=TOPICS, needs=NEEDS)
     app.after_startup(start_sweeps)

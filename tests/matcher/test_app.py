@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
 import pytest
 from faststream.kafka import TestKafkaBroker
 from faststream.kafka.annotations import KafkaMessage
@@ -16,22 +15,13 @@ from meilisearch_python_sdk import AsyncClient
 from prometheus_client import REGISTRY
 from pymongo import AsyncMongoClient
 
-from papertrail.embedding import open_embedder
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.follows.rules import FollowIndex, topics_by_id
-from papertrail.kafka import dead_letter_topic, publish_confirmed
-from papertrail.service import provide
+from papertrail.kafka import dead_letter_topic
+from papertrail.service import Clients, provide
 from schemas import topics
-from schemas.events import FollowChanged, FollowMatched
-from services.matcher.app import MatcherResources, create_app
-from services.matcher.delivery.dispatcher import WebhookDispatcher
-from services.matcher.delivery.webhook_sender import WebhookSender
-from services.matcher.matching.backfill import Backfiller
-from services.matcher.matching.recorder import BackfillRunner, MatchRecorder
-from services.matcher.matching.similar import SimilarFollows
+from schemas.events import FollowChanged
+from services.matcher.app import MatcherResources, build_resources, create_app
 from services.matcher.settings import MatcherSettings
-from services.matcher.store import MatchStore
-from tests.conftest import broker_of, free_port, publisher_of
+from tests.conftest import broker_of, free_port
 from tests.integration.test_matcher import PAPERS, enriched, follow
 
 
@@ -58,35 +48,13 @@ async def memory() -> AsyncIterator[tuple[Any, MatcherResources, Seen]]:
 
     mongo: AsyncMongoClient = AsyncMongoClient(settings.mongodb_url, serverSelectionTimeoutMS=300)
     search = AsyncClient(settings.meili_url, "key", timeout=1)
-    http = httpx.AsyncClient()
-    matched = publisher_of(broker, topics.FOLLOWS_MATCHED)
-
-    async def publish(matches: list[FollowMatched]) -> None:
-        await publish_confirmed(matched, [(m, m.paper_id) for m in matches])
-
+    resources = build_resources(settings, Clients(mongo["unused"], search), broker)  # the lifespan's wiring
     try:
         async with TestKafkaBroker(broker) as in_memory:
-            store = MatchStore(mongo["unused"])
-            index = FollowIndex(topics=topics_by_id(load_catalogue()))
-            recorder = MatchRecorder(store, publish)
-            similar = SimilarFollows(
-                store, settings.model_key, settings.embedding_dimensions, lambda: open_embedder(settings)
-            )
-            backfiller = Backfiller(search, "papers", store, 30, 10, similar, 100)
-            backfills = BackfillRunner(index, backfiller, recorder, store, 60)
-            resources = MatcherResources(
-                store,
-                index,
-                similar,
-                recorder,
-                backfills,
-                WebhookDispatcher(store, WebhookSender(store, http, settings), settings),
-                broker.dead_letters,
-            )
             provide(in_memory.context, resources)
             yield in_memory, resources, seen
     finally:
-        await http.aclose()
+        await resources.http.aclose()
         await search.aclose()
         await mongo.close()
 

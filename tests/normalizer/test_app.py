@@ -13,12 +13,11 @@ from prometheus_client import REGISTRY
 from pymongo import AsyncMongoClient
 
 from papertrail.kafka import dead_letter_topic
-from papertrail.service import provide
+from papertrail.service import Clients, provide
 from schemas import topics
-from services.normalizer.app import NormalizerResources, create_app
+from services.normalizer.app import build_resources, create_app
 from services.normalizer.settings import NormalizerSettings
-from services.normalizer.store import PaperStore
-from tests.conftest import broker_of, free_port, publisher_of
+from tests.conftest import broker_of, free_port
 from tests.normalizer.sources import acl_records, raw_record
 
 
@@ -47,13 +46,7 @@ async def memory() -> AsyncIterator[tuple[Any, Seen]]:
     client: AsyncMongoClient = AsyncMongoClient(settings.mongodb_url, serverSelectionTimeoutMS=300)
     try:
         async with TestKafkaBroker(broker) as in_memory:
-            resources = NormalizerResources(
-                settings,
-                PaperStore(client["unused"]),
-                publisher_of(broker, topics.PAPERS_NORMALIZED),
-                publisher_of(broker, topics.PAPERS_WITHDRAWN),
-                broker.dead_letters,
-            )
+            resources = build_resources(settings, Clients(client["unused"]), broker)  # the lifespan's wiring
             provide(in_memory.context, resources)
             yield in_memory, seen
     finally:

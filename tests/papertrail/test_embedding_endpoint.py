@@ -7,13 +7,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from papertrail.embedders import open_embedder
 from papertrail.embedding import (
     NOTHING_TO_EMBED,
     EmbeddingSettings,
     ProcessTokenBudget,
     bounded_text,
     embedding_text,
-    open_embedder,
     today,
 )
 from papertrail.embedding_endpoint import BUDGET_SPENT, EndpointEmbedder

@@ -8,14 +8,8 @@ from collections.abc import AsyncIterator, Sequence
 import numpy as np
 import pytest
 
-from papertrail.embedding import (
-    MINILM_INT8,
-    NOTHING_TO_EMBED,
-    EmbeddingSettings,
-    PackagedFile,
-    embedding_text,
-    open_embedder,
-)
+from papertrail.embedders import open_embedder
+from papertrail.embedding import MINILM_INT8, NOTHING_TO_EMBED, EmbeddingSettings, PackagedFile, embedding_text
 from papertrail.local_model import LocalEmbedder, LocalModel, ModelFileError, packaged_file
 from tests.conftest import FIXTURES
 from tests.fake_openai import corpus_lines

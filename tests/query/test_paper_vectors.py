@@ -11,7 +11,8 @@ import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import PAPER_VECTORS
-from papertrail.embedding import Embedder, EmbeddingSettings, embedding_text, open_embedder
+from papertrail.embedders import open_embedder
+from papertrail.embedding import Embedder, EmbeddingSettings, embedding_text
 from papertrail.search import make_search_client
 from papertrail.search_document import PaperFilter, paper_document, with_vector
 from papertrail.settings import InfraSettings

@@ -8,44 +8,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer
 from pymongo import AsyncMongoClient
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.search import make_search_client
 from papertrail.search_document import paper_document
 from papertrail.settings import InfraSettings
-from schemas import topics
-from schemas.events import FollowChanged
 from services.query.index import PaperIndex
 from services.query.indexer.topic_tags import TopicTagger
 from tests.conftest import Servers, wait_until_async
-from tests.integration.services import running_service
+from tests.integration.services import deleted_follow_announced, running_service
 from tests.integration.test_matcher import enriched
 from tests.matcher.corpus import sample_papers
 
 pytestmark = pytest.mark.integration
-
-
-async def _deleted_follows_announced(servers: Servers, follow_id: str) -> bool:
-    consumer = AIOKafkaConsumer(
-        servers.topic(topics.FOLLOWS_CHANGED),
-        bootstrap_servers=servers.kafka_bootstrap_servers,
-        auto_offset_reset="earliest",
-        group_id=None,
-    )
-    await consumer.start()
-    seen: list[FollowChanged] = []
-    try:
-
-        async def announced() -> bool:
-            for records in (await consumer.getmany(timeout_ms=500)).values():
-                seen.extend(FollowChanged.model_validate_json(r.value) for r in records if r.value)
-            return any(c.follow_id == follow_id and c.action == "deleted" for c in seen)
-
-        return await wait_until_async(announced, 30, f"the deletion of {follow_id} on {topics.FOLLOWS_CHANGED}")
-    finally:
-        await consumer.stop()
 
 
 async def test_an_index_tagged_by_another_catalogue_is_retagged_at_start(servers: Servers, tmp_path: Path) -> None:
@@ -94,7 +70,7 @@ async def test_an_index_tagged_by_another_catalogue_is_retagged_at_start(servers
 
             await wait_until_async(digest_saved, 30, "the current catalogue's digest saved for the index")
             assert await db.follows.count_documents({"user_id": "papertrail"}) == 0
-            assert await _deleted_follows_announced(servers, legacy_id)  # so matchers drop it too
+            assert await deleted_follow_announced(servers, legacy_id)  # so matchers drop it too
     finally:
         await search.delete_index_if_exists(env["INDEX_NAME"])
         await search.aclose()

@@ -12,7 +12,8 @@ from bson.binary import VECTOR_SUBTYPE, Binary, BinaryVectorDtype
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import PAPER_VECTORS, PAPERS
-from papertrail.embedding import Embedder, EmbeddingSettings, open_embedder
+from papertrail.embedders import open_embedder
+from papertrail.embedding import Embedder, EmbeddingSettings
 from papertrail.paper_vectors import vector_of
 from papertrail.text import paper_digest
 from schemas.events import PaperEnriched

@@ -13,7 +13,8 @@ from lxml import html
 
 from papertrail.collections import PAPER_VECTORS
 from papertrail.collections import PAPERS as PAPERS_COLLECTION
-from papertrail.embedding import EmbeddingSettings, embedding_text, open_embedder
+from papertrail.embedders import open_embedder
+from papertrail.embedding import EmbeddingSettings, embedding_text
 from papertrail.text import paper_digest
 from schemas.paper import Paper
 from tests.conftest import Servers, wait_until

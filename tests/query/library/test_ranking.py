@@ -8,7 +8,8 @@ from functools import cache
 import numpy as np
 import pytest
 
-from papertrail.embedding import EmbeddingSettings, embedding_text, l2_normalised, open_embedder
+from papertrail.embedders import open_embedder
+from papertrail.embedding import EmbeddingSettings, embedding_text, l2_normalised
 from services.query.library import ranking
 from services.query.library.ranking import ReaderModel, ranked, scores, scores_of_readers, train
 from tests.matcher.corpus import sample_papers

@@ -1,0 +1,17 @@
+"""The embedding backend the settings choose, opened. Its own module: each backend (embedding_endpoint.py,
+local_model.py) imports papertrail/embedding.py, so the factory that imports them cannot live there."""
+
+from papertrail.embedding import LOCAL_MODELS, Embedder, EmbeddingSettings, ProcessTokenBudget, TokenBudget
+
+
+def open_embedder(settings: EmbeddingSettings, budget: TokenBudget | None = None) -> Embedder:
+    """The backend the settings choose, ready to embed (the local model is loaded and its files checked here)."""
+    # Imported here: a service on the endpoint never loads onnxruntime.
+    if settings.embedding_backend == "openai":
+        from papertrail.embedding_endpoint import EndpointEmbedder, make_embedding_client
+
+        return EndpointEmbedder(make_embedding_client(settings), settings, budget or ProcessTokenBudget())
+    from papertrail.local_model import LocalEmbedder, LocalModel
+
+    model = LocalModel.packaged(LOCAL_MODELS[settings.embedding_model], settings)
+    return LocalEmbedder(model, settings)

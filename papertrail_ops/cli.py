@@ -1,0 +1,86 @@
+"""The operators' command, `papertrail-ops` (the image's entry point): run a service, the stored data's
+migrations, users, readers' error reports, dead letters, manual harvests and imports. It sits above the services
+(it imports their operator commands); no service imports it, and it imports none of the developer tooling: the
+developers' `papertrail` command (papertrail_tools/cli.py) is this one plus the tools (local stack, run, demo,
+replay, smoke, settings, schemas)."""
+
+import argparse
+import getpass
+import runpy
+import sys
+from typing import Any
+
+from papertrail_ops.roster import SERVICES
+
+
+def run_service(name: str) -> None:
+    """`papertrail NAME` is `python -m services.NAME`: the service starts itself."""
+    runpy.run_module(f"services.{name}", run_name="__main__", alter_sys=True)
+
+
+def add_commands(commands: Any) -> None:
+    """Register the operators' commands on a command's subparsers (this one's, or the developers' `papertrail`)."""
+    for name in SERVICES:
+        commands.add_parser(name, help=f"run the {name} service")
+    users = commands.add_parser("users", help="create users, delete one and all of theirs")
+    users.add_argument("action", choices=["create", "delete", "password"])
+    users.add_argument("name", help="create: the user's name; delete, password: the user's name or account address")
+    users.add_argument("--email", help="password: also make this the user's account address (to sign in with)")
+    corrections = commands.add_parser("corrections", help="readers' error reports (纠错): list them, close one")
+    corrections.add_argument("action", choices=["list", "close"])
+    corrections.add_argument("id", nargs="?", help="close: the report's id (as listed)")
+    corrections.add_argument("--status", choices=["open", "closed"], help="list: only reports with this status")
+    from services.harvester.cli import add_commands as add_harvester_commands
+
+    add_harvester_commands(commands)
+    dlq = commands.add_parser("dlq", help="show dead letters, or re-publish them to the topic they came from")
+    dlq.add_argument("action", choices=["list", "replay"])
+    dlq.add_argument("--topic", help="source topic (or its .dlq); default: every dead-letter topic")
+    migrate = commands.add_parser("migrate", help="run the stored data's pending numbered migrations (once each)")
+    migrate.add_argument("--list", action="store_true", help="show every migration and when it was applied")
+    migrate.add_argument("--again", type=int, metavar="N", help="run migration N again, though it was applied")
+
+
+def run(args: argparse.Namespace) -> bool:
+    """Carry out an operators' command; False when `args.command` is not one of them."""
+    if args.command in SERVICES:
+        run_service(args.command)
+    elif args.command == "users":
+        from services.query.accounts.cli import create_user, delete_user, set_password
+
+        if args.action == "delete":
+            sys.exit(delete_user(args.name))
+        if args.action == "password":  # from the terminal unechoed, or one line of standard input
+            password = getpass.getpass("new password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
+            sys.exit(set_password(args.name, args.email, password))
+        user_id, token = create_user(args.name)
+        print(f"user {args.name} ({user_id}) created; API token (shown once):\n{token}")
+    elif args.command == "corrections":
+        from services.query.accounts.cli import corrections_command
+
+        sys.exit(corrections_command(args.action, args.id, args.status))
+    elif args.command == "dlq":
+        from papertrail import dlq as dead_letters
+
+        sys.exit(dead_letters.run(args.action, args.topic))
+    elif args.command == "migrate":
+        from papertrail_ops import migrate
+
+        sys.exit(migrate.run(args.again, args.list))
+    elif args.command in ("harvest", "import"):
+        from services.harvester.cli import main as harvester_main
+
+        harvester_main(args)
+    else:
+        return False
+    return True
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="papertrail-ops", description="PaperTrail (研踪): the operators' command")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    main()
