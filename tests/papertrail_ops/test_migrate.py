@@ -53,7 +53,8 @@ async def test_pending_migrations_run_once_and_announce_what_they_delete(servers
         assert "migration 4 (query: retire the catalogue's topic follows): 1 catalogue follows retired" in first.stdout
         assert "migration 5 (summarizer: paper vectors as binary float32): 1 vectors converted" in first.stdout
         assert [line.split(" ")[1] for line in first.stdout.splitlines()] == ["1", "2", "3", "4", "5"]
-        assert isinstance((await db.paper_vectors.find_one({}))["vector"], bytes)  # BSON binary
+        stored = await db.paper_vectors.find_one({})
+        assert stored is not None and isinstance(stored["vector"], bytes)  # BSON binary
         assert await db.follows.count_documents({}) == 0
         assert await deleted_follow_announced(servers, legacy_id)
 
