@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "schemas":
         _schemas(args.action)
     elif args.command == "users":
-        from services.query.accounts.cli import create_user, delete_user, set_password
+        from services.query.readers.accounts.cli import create_user, delete_user, set_password
 
         if args.action == "delete":
             sys.exit(delete_user(args.name))
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
         user_id, token = create_user(args.name)
         print(f"user {args.name} ({user_id}) created; API token (shown once):\n{token}")
     elif args.command == "corrections":
-        from services.query.accounts.cli import corrections_command
+        from services.query.readers.accounts.cli import corrections_command
 
         sys.exit(corrections_command(args.action, args.id, args.status))
     elif args.command == "settings":

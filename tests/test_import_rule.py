@@ -71,7 +71,7 @@ def test_imports_point_one_way() -> None:
         ("services/matcher/app.py", "services.matcher.store", True),
         ("services/query/web/pages.py", "papertrail.follows.catalogue", True),
         ("services/normalizer/__main__.py", "papertrail_tools.cli", False),
-        ("papertrail/kafka.py", "services.query.accounts.cli", False),
+        ("papertrail/kafka.py", "services.query.readers.accounts.cli", False),
         ("papertrail/service.py", "papertrail_tools.stack", False),
         ("papertrail/__main__.py", "papertrail_tools.cli", True),
         ("papertrail_tools/cli.py", "services.harvester.cli", True),

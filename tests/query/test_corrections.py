@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from services.query.accounts.corrections import (
+from services.query.readers.accounts.corrections import (
     FIELDS,
     MAX_OPEN_PER_PAPER,
     CorrectionDraft,

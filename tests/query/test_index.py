@@ -7,8 +7,8 @@ import pytest
 from papertrail.search import make_search_client
 from papertrail.search_document import PaperFilter, document_id
 from papertrail.settings import InfraSettings
-from services.query.index import PaperIndex
-from services.query.reads.search import PaperQuery
+from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.reads.search import PaperQuery
 from tests.conftest import Servers
 
 pytestmark = pytest.mark.integration

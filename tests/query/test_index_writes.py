@@ -10,8 +10,8 @@ import numpy as np
 from papertrail.kafka import UnprocessableMessage, is_transient
 from papertrail.search_document import EMBEDDER, document_id
 from schemas.events import PaperEmbedding, PaperEnriched
-from services.query.index import DocumentRefused, IndexRefused
-from services.query.indexer.writes import DIGEST, HeldDocument, index_writes
+from services.query.catalogue.index import DocumentRefused, IndexRefused
+from services.query.catalogue.indexer.writes import DIGEST, HeldDocument, index_writes
 from tests.integration.test_matcher import enriched
 from tests.matcher.corpus import paper_from_line, read_lines
 

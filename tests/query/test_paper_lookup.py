@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.query.reads.paper_lookup import NotAPaperId, PaperKey, holder, paper_key
+from services.query.catalogue.reads.paper_lookup import NotAPaperId, PaperKey, holder, paper_key
 
 ARXIV = PaperKey("ids.arxiv", "2212.09999")
 ACL = PaperKey("ids.acl", "2023.acl-long.2")

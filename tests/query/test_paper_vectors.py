@@ -16,11 +16,11 @@ from papertrail.search import make_search_client
 from papertrail.search_document import PaperFilter, paper_document, with_vector
 from papertrail.settings import InfraSettings
 from schemas.paper import Paper
-from services.query.index import PaperIndex
-from services.query.indexer.retag import attach_vectors
-from services.query.reads.papers import similar_papers
-from services.query.reads.search import PaperListing, SimilarSearch
-from services.query.store import QueryStore
+from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.indexer.retag import attach_vectors
+from services.query.catalogue.reads.papers import similar_papers
+from services.query.catalogue.reads.search import PaperListing, SimilarSearch
+from services.query.catalogue.repositories import CatalogueRecords
 from tests.conftest import Servers
 from tests.integration.test_matcher import enriched
 from tests.matcher.corpus import paper_from_line, read_lines
@@ -82,11 +82,11 @@ async def index(servers: Servers, scratch_db: AsyncDatabase, embedder: Embedder)
 async def test_stored_vectors_make_similar_papers_topically_close_with_scores(
     index: PaperIndex, scratch_db: AsyncDatabase
 ) -> None:
-    store = QueryStore(scratch_db)
-    assert await attach_vectors(index, store, SETTINGS.model_key) == len(PAPERS) - 1
+    catalogue = CatalogueRecords.of(scratch_db)
+    assert await attach_vectors(index, catalogue, SETTINGS.model_key) == len(PAPERS) - 1
 
     for seed in (PAPERS[8 * i + 2] for i in range(len(SUBJECTS))):
-        found = await similar_papers(index, store, seed.id, SimilarSearch(size=5), SETTINGS.model_key)
+        found = await similar_papers(index, catalogue, seed.id, SimilarSearch(size=5), SETTINGS.model_key)
         assert found["vector"] == "embedded" and len(found["hits"]) == 5
         assert seed.id not in [hit["paper_id"] for hit in found["hits"]]
         scores = [hit["score"] for hit in found["hits"]]
@@ -96,31 +96,31 @@ async def test_stored_vectors_make_similar_papers_topically_close_with_scores(
 
 
 async def test_similar_papers_take_the_search_filters(index: PaperIndex, scratch_db: AsyncDatabase) -> None:
-    store = QueryStore(scratch_db)
-    await attach_vectors(index, store, SETTINGS.model_key)
+    catalogue = CatalogueRecords.of(scratch_db)
+    await attach_vectors(index, catalogue, SETTINGS.model_key)
     only_cl = SimilarSearch(size=10, category=["cs.CL"])
-    found = await similar_papers(index, store, PAPERS[2].id, only_cl, SETTINGS.model_key)
+    found = await similar_papers(index, catalogue, PAPERS[2].id, only_cl, SETTINGS.model_key)
     assert found["hits"] and {hit["categories"][0] for hit in found["hits"]} == {"cs.CL"}
 
 
 async def test_a_paper_without_a_vector_says_so(index: PaperIndex, scratch_db: AsyncDatabase) -> None:
-    store = QueryStore(scratch_db)
-    await attach_vectors(index, store, SETTINGS.model_key)
-    found = await similar_papers(index, store, UNEMBEDDED.id, SimilarSearch(), SETTINGS.model_key)
+    catalogue = CatalogueRecords.of(scratch_db)
+    await attach_vectors(index, catalogue, SETTINGS.model_key)
+    found = await similar_papers(index, catalogue, UNEMBEDDED.id, SimilarSearch(), SETTINGS.model_key)
     assert found == {"paper_id": UNEMBEDDED.id, "vector": "pending", "model": SETTINGS.model_key, "hits": []}
     # and it is never among another paper's similar papers, having no vector in the index
-    others = await similar_papers(index, store, PAPERS[0].id, SimilarSearch(size=50), SETTINGS.model_key)
+    others = await similar_papers(index, catalogue, PAPERS[0].id, SimilarSearch(size=50), SETTINGS.model_key)
     assert UNEMBEDDED.id not in [hit["paper_id"] for hit in others["hits"]]
     # stored but not in the index yet (its event on its way): Meilisearch finds nothing, and that is no error
     await scratch_db[PAPER_VECTORS.name].insert_one(
         {"_id": UNEMBEDDED.id, "model": SETTINGS.model_key, "content_hash": "0", "state": "embedded", "vector": [0.1]}
     )
-    racing = await similar_papers(index, store, UNEMBEDDED.id, SimilarSearch(), SETTINGS.model_key)
+    racing = await similar_papers(index, catalogue, UNEMBEDDED.id, SimilarSearch(), SETTINGS.model_key)
     assert racing["vector"] == "embedded" and racing["hits"] == []
 
 
 async def test_search_by_words_meaning_or_both_says_which(index: PaperIndex, scratch_db: AsyncDatabase) -> None:
-    await attach_vectors(index, QueryStore(scratch_db), SETTINGS.model_key)
+    await attach_vectors(index, CatalogueRecords.of(scratch_db), SETTINGS.model_key)
     # words the papers do not use, a subject they do treat
     question = "photographs and pictures understood by machines"
     words = await index.search(PaperListing(q=question).query())

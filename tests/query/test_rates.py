@@ -4,8 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.query.accounts.rates import Rate, over, window
-from services.query.accounts.users import BadAccountInput, checked_password, normalised_email
+from services.query.readers.accounts.rates import Rate, over, window
+from services.query.readers.accounts.users import BadAccountInput, checked_password, normalised_email
 from services.query.settings import QuerySettings
 
 

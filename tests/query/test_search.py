@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from papertrail.search_document import PaperFilter
-from services.query.reads.search import PaperListing, PaperQuery, PaperSearch, SimilarSearch
+from services.query.catalogue.reads.search import PaperListing, PaperQuery, PaperSearch, SimilarSearch
 
 
 def test_a_query_sorts_newest_first_by_its_time_and_filters_by_its_filter() -> None:
@@ -52,7 +52,7 @@ def test_a_time_is_written_as_the_document_says() -> None:
 def test_atom_feed_drops_characters_xml_forbids() -> None:
     from lxml import etree
 
-    from services.query.reads.atom import render_atom
+    from services.query.catalogue.reads.atom import render_atom
 
     paper = {"paper_id": "arxiv:1", "title": "Bad\x0ctitle\x00", "authors": ["A\x1b B"], "abstract": "x\x08y"}
     xml = render_atom(
@@ -66,7 +66,7 @@ def test_atom_entries_link_papers_by_escaped_ids() -> None:
     """A DOI may carry `<`, `#` or `;`: the entry's link escapes them so it points at the paper, whole."""
     from lxml import etree
 
-    from services.query.reads.atom import render_atom
+    from services.query.catalogue.reads.atom import render_atom
 
     paper = {"paper_id": "doi:10.1002/(SICI)1097-4571<3::AID#1>", "title": "t"}
     xml = render_atom(site_url="http://h/", path="feeds/x", title="t", self_url="http://h/f", papers=[paper])
@@ -80,7 +80,7 @@ def test_atom_summary_is_the_abstract_as_read() -> None:
     """A paper with no Chinese TL;DR yet: its entry's summary is the abstract as plain text (2605.14068, corpus)."""
     from lxml import etree
 
-    from services.query.reads.atom import render_atom
+    from services.query.catalogue.reads.atom import render_atom
 
     written = r"improves over \texttt{Qwen-3-VL-8B-Thinking} from \textbf{2.8\%} to $x$"
     paper = {"paper_id": "arxiv:2605.14068", "title": "CurveBench", "abstract": written}

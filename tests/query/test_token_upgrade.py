@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from services.query.store import QueryStore, token_hash
+from services.query.readers.repositories import ReaderRecords, token_hash
 
 pytestmark = pytest.mark.integration
 
@@ -20,16 +20,16 @@ async def test_tokens_kept_on_users_move_to_api_tokens_and_keep_working(scratch_
     await scratch_db.users.insert_one(
         {"_id": "u1", "name": "ana", "token_hash": token_hash(old_token), "created_at": created}
     )
-    store = QueryStore(scratch_db)
-    await store.ensure_indexes()
-    await store.ensure_indexes()  # a second start (or replica) finds nothing left to move
+    readers = ReaderRecords.of(scratch_db)
+    await readers.ensure_indexes()
+    await readers.ensure_indexes()  # a second start (or replica) finds nothing left to move
 
-    user = await store.user_for_token(old_token)
+    user = await readers.tokens.user_for_token(old_token)
     assert user is not None and user["_id"] == "u1" and "token_hash" not in user
-    tokens = await store.list_tokens("u1")
+    tokens = await readers.tokens.list_tokens("u1")
     assert [(t["name"], t["created_at"]) for t in tokens] == [("papertrail users create", created)]
     assert "token_hash_1" not in await scratch_db.users.index_information()
     # two users without a token on the user: refused by the old index, fine now
-    assert await store.create_account("bo@example.org", "hash") is not None
-    assert await store.create_account("cy@example.org", "hash") is not None
-    assert await store.create_account("bo@example.org", "hash") is None  # one account per address
+    assert await readers.users.create_account("bo@example.org", "hash") is not None
+    assert await readers.users.create_account("cy@example.org", "hash") is not None
+    assert await readers.users.create_account("bo@example.org", "hash") is None  # one account per address

@@ -17,8 +17,8 @@ from papertrail.search_document import paper_document
 from papertrail.settings import InfraSettings
 from schemas import topics
 from schemas.events import FollowChanged
-from services.query.index import PaperIndex
-from services.query.indexer.topic_tags import TopicTagger
+from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.indexer.topic_tags import TopicTagger
 from tests.conftest import Servers, wait_until_async
 from tests.integration.services import running_service
 from tests.integration.test_matcher import enriched

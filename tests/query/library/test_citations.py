@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 import rispy
 
-from services.query.library import citations
-from services.query.library.citations import bibtex_text, citation_keys, export, kind, name_parts
+from services.query.readers.library import citations
+from services.query.readers.library.citations import bibtex_text, citation_keys, export, kind, name_parts
 from tests.conftest import FIXTURES
 from tests.query.library.papers import acl_2024, arxiv_oai, corpus_days, red_fm
 

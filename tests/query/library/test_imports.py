@@ -9,8 +9,9 @@ from dataclasses import replace
 import bibtexparser
 import pytest
 
-from services.query.library.citations import FORMATS, CitationFormat, export
-from services.query.library.imports import (
+from services.query.catalogue.reads.paper_lookup import PaperKey
+from services.query.readers.library.citations import FORMATS, CitationFormat, export
+from services.query.readers.library.imports import (
     _LATEX_MARKUP,
     LibraryEntry,
     MalformedLibrary,
@@ -25,7 +26,6 @@ from services.query.library.imports import (
     resolve_entries,
     stored_entry,
 )
-from services.query.reads.paper_lookup import PaperKey
 from tests.conftest import FIXTURES
 from tests.normalizer.sources import acl_records
 from tests.query.library.papers import MemoryFinder, acl_2024, arxiv_oai, corpus_days, red_fm, stored_papers

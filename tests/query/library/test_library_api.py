@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.query.library.citations import MEDIA_TYPES, export
+from services.query.readers.library.citations import MEDIA_TYPES, export
 from tests.conftest import Servers
 from tests.query.library.papers import arxiv_oai, red_fm
 from tests.query.library.site import Site, reader_site

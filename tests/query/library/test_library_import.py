@@ -10,7 +10,7 @@ import pytest
 from lxml import html
 
 from papertrail.collections import READERS_RECORD
-from services.query.library.citations import FORMATS, CitationFormat, export
+from services.query.readers.library.citations import FORMATS, CitationFormat, export
 from tests.conftest import FIXTURES, Servers, wait_until
 from tests.integration.services import papertrail_cli
 from tests.query.library.papers import acl_2024, arxiv_oai, red_fm

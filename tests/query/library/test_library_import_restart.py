@@ -3,7 +3,7 @@ in the middle: every entry recorded once, every paper saved once."""
 
 import pytest
 
-from services.query.library.citations import export
+from services.query.readers.library.citations import export
 from tests.conftest import Servers, wait_until
 from tests.integration.services import create_user
 from tests.query.library.papers import acl_2024, arxiv_oai, red_fm

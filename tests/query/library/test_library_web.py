@@ -8,7 +8,7 @@ import httpx
 import pytest
 from lxml import html
 
-from services.query.library.citations import export
+from services.query.readers.library.citations import export
 from tests.conftest import Servers
 from tests.query.library.papers import arxiv_oai
 from tests.query.library.site import Browser, Site, browser, reader_site

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from papertrail.embedding import EmbeddingSettings, embedding_text, l2_normalised, open_embedder
-from services.query.library import ranking
-from services.query.library.ranking import ReaderModel, ranked, scores, scores_of_readers, train
+from services.query.readers.library import ranking
+from services.query.readers.library.ranking import ReaderModel, ranked, scores, scores_of_readers, train
 from tests.matcher.corpus import sample_papers
 
 SETTINGS = EmbeddingSettings()

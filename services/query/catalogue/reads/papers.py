@@ -8,10 +8,10 @@ from pydantic import BaseModel, Field
 
 from papertrail.search_document import PaperFilter, paper_fields
 from schemas.paper import Paper
-from services.query.index import PaperIndex
-from services.query.reads.paper_lookup import paper_key
-from services.query.reads.search import PaperQuery, SimilarSearch
-from services.query.store import QueryStore
+from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.reads.paper_lookup import paper_key
+from services.query.catalogue.reads.search import PaperQuery, SimilarSearch
+from services.query.catalogue.repositories import CatalogueRecords
 
 
 class PaperHit(BaseModel):
@@ -78,11 +78,11 @@ async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
 
 
 async def similar_papers(
-    index: PaperIndex, store: QueryStore, paper_id: str, search: SimilarSearch, model_key: str
+    index: PaperIndex, catalogue: CatalogueRecords, paper_id: str, search: SimilarSearch, model_key: str
 ) -> dict[str, Any]:
     """The papers closest in meaning to a paper, each with its score, and where the paper's own vector stands: none
     are listed while it is `pending` (not embedded yet) or `failed` (its text cannot be embedded)."""
-    state = await store.vector_state(paper_id, model_key)
+    state = await catalogue.vectors.vector_state(paper_id, model_key)
     hits = []
     if state == "embedded":
         hits = await index.similar(paper_id, search.paper_filter(), search.size, LIST_FIELDS)
@@ -115,7 +115,7 @@ def canonical_hit(paper: Paper) -> dict[str, Any]:
     return HIT_DEFAULTS | paper_fields(paper)
 
 
-async def paper_detail(paper: dict[str, Any], index: PaperIndex, store: QueryStore) -> dict[str, Any]:
+async def paper_detail(paper: dict[str, Any], index: PaperIndex, catalogue: CatalogueRecords) -> dict[str, Any]:
     """A held paper (its `papers` document) with its search document, version history and summary; a paper the
     index does not hold yet (it is on its way, or was parked) answers from its canonical record and says so."""
     paper_id = paper.pop("_id")
@@ -125,7 +125,7 @@ async def paper_detail(paper: dict[str, Any], index: PaperIndex, store: QuerySto
         **(document if document is not None else canonical_hit(record)),
         "searchable": document is not None,
         "paper": record.model_dump(mode="json"),
-        "history": await store.versions_of(paper_id),
+        "history": await catalogue.papers.versions_of(paper_id),
         "summary": document.get("summary") if document is not None else None,
         "topic_reasons": document.get("topic_reasons", {}) if document is not None else {},
     }
@@ -138,7 +138,7 @@ async def author_papers(index: PaperIndex, key: str, page: int, size: int) -> di
     return {"key": key, "names": names, "total": results.total, "hits": results.hits}
 
 
-async def held_paper(store: QueryStore, paper_id: str) -> dict[str, Any] | None:
+async def held_paper(catalogue: CatalogueRecords, paper_id: str) -> dict[str, Any] | None:
     """The paper (its `papers` document) holding the id in any of its forms, or None; NotAPaperId names what is
     wrong with text that is no paper id."""
-    return await store.paper(paper_key(paper_id))
+    return await catalogue.papers.paper(paper_key(paper_id))

@@ -9,11 +9,11 @@ from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import Histogram
 
 from schemas.events import HarvestStatus, PaperEnriched, PaperWithdrawn
+from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.indexer.topic_tags import TopicTagger
+from services.query.catalogue.indexer.writes import index_writes
+from services.query.catalogue.repositories import CatalogueRecords
 from services.query.deps import QueryResources
-from services.query.index import PaperIndex
-from services.query.indexer.topic_tags import TopicTagger
-from services.query.indexer.writes import index_writes
-from services.query.store import QueryStore
 
 Resources = Annotated[QueryResources, Context()]  # what every handler takes, from the lifespan
 
@@ -30,7 +30,7 @@ async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: 
     dead_letters = resources.dead_letters
     valid = await dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
     events = [event for _, event in valid]
-    failures = await index_enriched(events, resources.paper_index, resources.store, resources.topic_tagger,
+    failures = await index_enriched(events, resources.paper_index, resources.catalogue, resources.topic_tagger,
                                     resources.settings.model_key)  # fmt: skip
     for position, error in failures:
         await dead_letters.park(valid[position][0], error)
@@ -42,7 +42,7 @@ async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: 
 
 
 async def index_enriched(
-    events: list[PaperEnriched], index: PaperIndex, store: QueryStore, tagger: TopicTagger, model_key: str
+    events: list[PaperEnriched], index: PaperIndex, catalogue: CatalogueRecords, tagger: TopicTagger, model_key: str
 ) -> list[tuple[int, Exception]]:
     """Write a batch into the index (`index_writes` decides each document from what the index holds: three reads
     for the whole batch) and return (position, error) of the events whose document Meilisearch refused."""
@@ -50,8 +50,8 @@ async def index_enriched(
         return []
     paper_ids = [event.paper.id for event in events]
     held = await index.held_documents(paper_ids)
-    vectors = await store.vectors_of(paper_ids, model_key)
-    holds_our_vectors = await store.vectors_model(index.name) == model_key
+    vectors = await catalogue.vectors.vectors_of(paper_ids, model_key)
+    holds_our_vectors = await catalogue.index_state.vectors_model(index.name) == model_key
     topics = [tagger.of(event.paper) for event in events]
     writes = index_writes(events, topics, held, vectors, holds_our_vectors)
     positions = [position for position, document in enumerate(writes) if document is not None]
@@ -66,4 +66,4 @@ async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> Non
 
 async def on_harvest_status(status: HarvestStatus, resources: Resources) -> None:
     """Keep every source's runs for the overview and the sources page."""
-    await resources.store.record_run(status)
+    await resources.catalogue.source_runs.record_run(status)

@@ -4,17 +4,17 @@ their model), one cursor page at a time with the total. A reader with no model y
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from services.query.accounts.follows import matched_page
-from services.query.index import PaperIndex
-from services.query.library.recommend import BadFeedCursor, ReaderModels, decode_cursor, encode_cursor
-from services.query.store import QueryStore
+from services.query.catalogue.interface import Catalogue
+from services.query.readers.accounts.follows import matched_page
+from services.query.readers.library.recommend import BadFeedCursor, ReaderModels, decode_cursor, encode_cursor
+from services.query.readers.repositories import ReaderRecords
 
 FeedSort = Literal["newest", "relevance"]
 
 
 async def feed_page(
-    store: QueryStore,
-    index: PaperIndex,
+    readers: ReaderRecords,
+    papers: Catalogue,
     models: ReaderModels,
     user_id: str,
     *,
@@ -45,7 +45,7 @@ async def feed_page(
             raise BadFeedCursor("not a cursor of the feed") from error
     elif position is not None:
         raise BadFeedCursor("not a cursor of the feed")
-    items, total, following_match = await matched_page(store, index, user_id, follow_id, after, limit)
+    items, total, following_match = await matched_page(readers, papers, user_id, follow_id, after, limit)
     following = (
         encode_cursor({"matched_at": following_match[0].isoformat(), "id": following_match[1]})
         if following_match

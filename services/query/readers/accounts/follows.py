@@ -11,11 +11,13 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, HttpUrl
 
 from papertrail.follows.checks import MAX_DESCRIPTION_CHARS, MAX_SEEDS, FollowRuleError, check_follow
+from papertrail.follows.reasons import reason_text
 from papertrail.similarity import DEFAULT_THRESHOLD
 from schemas.events import Follow, FollowChanged, SeedPaper
-from services.query.index import PaperIndex
-from services.query.reads.paper_lookup import MAX_ID_LENGTH, NotAPaperId, paper_key
-from services.query.store import QueryStore
+from services.query.catalogue.interface import Catalogue
+from services.query.catalogue.reads.atom import FEED_SIZE, render_atom
+from services.query.catalogue.reads.paper_lookup import MAX_ID_LENGTH, NotAPaperId, paper_key
+from services.query.readers.repositories import ReaderRecords
 
 Announce = Callable[[FollowChanged], Awaitable[None]]
 
@@ -88,11 +90,11 @@ def _with_feed(follow: Follow, feed_key: str, embedded: set[str], *, show_secret
     )
 
 
-async def _embedded_seeds(store: QueryStore, follows: list[Follow]) -> set[str]:
-    return await store.papers_with_vectors(sorted({seed.paper_id for f in follows for seed in f.seeds}))
+async def _embedded_seeds(papers: Catalogue, follows: list[Follow]) -> set[str]:
+    return await papers.embedded(sorted({seed.paper_id for f in follows for seed in f.seeds}))
 
 
-async def resolve_seeds(store: QueryStore, written: list[str]) -> list[SeedPaper]:
+async def resolve_seeds(papers: Catalogue, written: list[str]) -> list[SeedPaper]:
     """The held papers a reader's seed ids name, each once, in the order written; FollowRuleError names the first
     that is no paper id or names no paper held here."""
     seeds: dict[str, SeedPaper] = {}
@@ -101,14 +103,16 @@ async def resolve_seeds(store: QueryStore, written: list[str]) -> list[SeedPaper
             key = paper_key(raw)
         except NotAPaperId as error:
             raise FollowRuleError(f"seeds[{position}]: {error}") from error
-        paper = await store.paper(key)
+        paper = await papers.holding(key)
         if paper is None:
             raise FollowRuleError(f"seeds[{position}]: no paper {raw.strip()!r} is held here")
         seeds.setdefault(paper["_id"], SeedPaper(paper_id=paper["_id"], title=paper.get("title") or paper["_id"]))
     return list(seeds.values())
 
 
-async def create_follow(store: QueryStore, announce: Announce, user_id: str, body: FollowCreate) -> FollowOut:
+async def create_follow(
+    readers: ReaderRecords, papers: Catalogue, announce: Announce, user_id: str, body: FollowCreate
+) -> FollowOut:
     """Check, store and announce a new follow of the user; FollowRuleError names what makes it invalid."""
     description = (body.description or "").strip() or None
     check_follow(
@@ -122,7 +126,7 @@ async def create_follow(store: QueryStore, announce: Announce, user_id: str, bod
     fields = body.model_dump(exclude={"webhook_url", "seeds", "description", "threshold"})
     if body.kind == "similar":
         similar = {
-            "seeds": await resolve_seeds(store, body.seeds),
+            "seeds": await resolve_seeds(papers, body.seeds),
             "description": description,
             "threshold": body.threshold if body.threshold is not None else DEFAULT_THRESHOLD,
         }
@@ -133,33 +137,33 @@ async def create_follow(store: QueryStore, announce: Announce, user_id: str, bod
     )
     follow = Follow(id=uuid.uuid4().hex, user_id=user_id, created_at=datetime.now(UTC), **fields, **similar, **webhook)
     feed_key = secrets.token_urlsafe(16)
-    await store.save_follow(follow, feed_key=feed_key)
+    await readers.follows.save_follow(follow, feed_key=feed_key)
     await announce(
         FollowChanged(
             action="created", follow_id=follow.id, user_id=follow.user_id, follow=follow, changed_at=follow.created_at
         )
     )
-    return _with_feed(follow, feed_key, await _embedded_seeds(store, [follow]), show_secret=True)
+    return _with_feed(follow, feed_key, await _embedded_seeds(papers, [follow]), show_secret=True)
 
 
-async def list_follows(store: QueryStore, user_id: str) -> list[FollowOut]:
+async def list_follows(readers: ReaderRecords, papers: Catalogue, user_id: str) -> list[FollowOut]:
     """The user's follows, newest first."""
-    follows = await store.list_follows(user_id)
-    embedded = await _embedded_seeds(store, [f for f, _ in follows])
+    follows = await readers.follows.list_follows(user_id)
+    embedded = await _embedded_seeds(papers, [f for f, _ in follows])
     return [_with_feed(f, key, embedded) for f, key in follows]
 
 
-async def read_follow(store: QueryStore, user_id: str, follow_id: str) -> FollowOut:
-    found = await store.get_follow(user_id, follow_id)
+async def read_follow(readers: ReaderRecords, papers: Catalogue, user_id: str, follow_id: str) -> FollowOut:
+    found = await readers.follows.get_follow(user_id, follow_id)
     if found is None:
         raise NoSuchFollow(f"no follow {follow_id}")
     follow, feed_key = found
-    return _with_feed(follow, feed_key, await _embedded_seeds(store, [follow]))
+    return _with_feed(follow, feed_key, await _embedded_seeds(papers, [follow]))
 
 
-async def delete_follow(store: QueryStore, announce: Announce, user_id: str, follow_id: str) -> None:
+async def delete_follow(readers: ReaderRecords, announce: Announce, user_id: str, follow_id: str) -> None:
     """Unfollow and announce it: no new matches after this."""
-    if not await store.delete_follow(user_id, follow_id):
+    if not await readers.follows.delete_follow(user_id, follow_id):
         raise NoSuchFollow(f"no follow {follow_id}")
     await announce(
         FollowChanged(action="deleted", follow_id=follow_id, user_id=user_id, follow=None, changed_at=datetime.now(UTC))
@@ -167,8 +171,8 @@ async def delete_follow(store: QueryStore, announce: Announce, user_id: str, fol
 
 
 async def matched_page(
-    store: QueryStore,
-    index: PaperIndex,
+    readers: ReaderRecords,
+    papers: Catalogue,
     user_id: str,
     follow_id: str | None,
     after: tuple[datetime, str] | None,
@@ -176,18 +180,41 @@ async def matched_page(
 ) -> tuple[list[dict[str, Any]], int, tuple[datetime, str] | None]:
     """One page of the user's matches, newest first, each with its paper's search document; the total; where the
     next page starts (None on the last)."""
-    matches, total = await store.matches_page(user_id, follow_id, after, limit + 1)
+    matches, total = await readers.matches.matches_page(user_id, follow_id, after, limit + 1)
     page = matches[:limit]
-    papers = await index.by_ids(list(dict.fromkeys(m["paper_id"] for m in page)))
+    found = await papers.by_ids(list(dict.fromkeys(m["paper_id"] for m in page)))
     following = (page[-1]["matched_at"], str(page[-1]["_id"])) if len(matches) > limit else None
-    items = [{**{k: v for k, v in m.items() if k != "_id"}, "paper": papers.get(m["paper_id"])} for m in page]
+    items = [{**{k: v for k, v in m.items() if k != "_id"}, "paper": found.get(m["paper_id"])} for m in page]
     return items, total, following
 
 
 async def matched_papers(
-    store: QueryStore, index: PaperIndex, user_id: str, follow_id: str | None, limit: int
+    readers: ReaderRecords, papers: Catalogue, user_id: str, follow_id: str | None, limit: int
 ) -> list[dict[str, Any]]:
     """The user's matches (of one follow, or of all), newest first, each with its paper's search document."""
-    matches = await store.matches_for(user_id, follow_id=follow_id, limit=limit)
-    papers = await index.by_ids(list(dict.fromkeys(m["paper_id"] for m in matches)))
-    return [{**m, "paper": papers.get(m["paper_id"])} for m in matches]
+    matches = await readers.matches.matches_for(user_id, follow_id=follow_id, limit=limit)
+    found = await papers.by_ids(list(dict.fromkeys(m["paper_id"] for m in matches)))
+    return [{**m, "paper": found.get(m["paper_id"])} for m in matches]
+
+
+async def follow_feed(
+    readers: ReaderRecords, papers: Catalogue, site: str, follow_id: str, key: str, self_url: str
+) -> bytes | None:
+    """The latest papers matching one follow; None when the follow id and its feed key do not go together."""
+    follow = await readers.follows.follow_by_feed_key(follow_id, key)
+    if follow is None:
+        return None
+    matches = await readers.matches.matches_for(follow.user_id, follow_id=follow_id, limit=FEED_SIZE)
+    found = await papers.by_ids([m["paper_id"] for m in matches])
+    ordered = [found[m["paper_id"]] for m in matches if m["paper_id"] in found]
+    updated = {m["paper_id"]: m["matched_at"] for m in matches}
+    why = {m["paper_id"]: "; ".join(map(reason_text, m.get("reasons", []))) for m in matches}
+    return render_atom(
+        site_url=site,
+        path=f"/feeds/follows/{follow_id}",
+        title=follow.name,
+        self_url=self_url,
+        papers=ordered,
+        updated=updated,
+        why=why,
+    )

@@ -10,10 +10,10 @@ from urllib.parse import urlencode
 from pydantic import BaseModel, Field
 
 from papertrail.search_document import PaperFilter
-from services.query.index import PaperIndex
-from services.query.reads.freshness import freshness, parse_window
+from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.reads.freshness import freshness, parse_window
+from services.query.catalogue.repositories import CatalogueRecords
 from services.query.settings import QuerySettings
-from services.query.store import QueryStore
 
 
 class Figure(BaseModel):
@@ -51,10 +51,12 @@ def _papers_query(**params: Any) -> str:
     return "/api/papers?" + urlencode({k: v for k, v in params.items() if v is not None}, doseq=True)
 
 
-async def source_states(store: Any) -> list[SourceState]:
+async def source_states(catalogue: CatalogueRecords) -> list[SourceState]:
     states = []
-    for source in await store.sources():
-        states.append(SourceState(**freshness(source, await store.recent_runs(source, limit=50)).as_dict()))
+    for source in await catalogue.source_runs.sources():
+        states.append(
+            SourceState(**freshness(source, await catalogue.source_runs.recent_runs(source, limit=50)).as_dict())
+        )
     return states
 
 
@@ -62,7 +64,9 @@ class SourceDetail(SourceState):
     recent_runs: list[dict[str, Any]] = Field(default_factory=list, description="latest runs, newest first")
 
 
-async def overview(index: PaperIndex, store: QueryStore, settings: QuerySettings, window: str | None) -> Overview:
+async def overview(
+    index: PaperIndex, catalogue: CatalogueRecords, settings: QuerySettings, window: str | None
+) -> Overview:
     """The overview of the window (`window`, else the OVERVIEW_WINDOW setting); ValueError for a window that is
     not one."""
     span = parse_window(window or settings.overview_window)
@@ -73,14 +77,14 @@ async def overview(index: PaperIndex, store: QueryStore, settings: QuerySettings
     new, new_ai, revisions, summaries, total, total_ai, revised, hf = await asyncio.gather(
         index.count(in_window),
         index.count(replace(in_window, ai_related=True)),
-        store.count_versions("new_version", start, end),
+        catalogue.papers.count_versions("new_version", start, end),
         index.count(PaperFilter(summarized_since_ts=since)),  # papers, so the number equals its list's total
         index.count(PaperFilter()),
         index.count(PaperFilter(ai_related=True)),
         index.count(PaperFilter(has_revisions=True)),
         index.count(PaperFilter(sources=["hf"])),
     )
-    states = await source_states(store)
+    states = await source_states(catalogue)
     since_text = start.isoformat()
     return Overview(
         window_start=start,
@@ -96,15 +100,15 @@ async def overview(index: PaperIndex, store: QueryStore, settings: QuerySettings
         total_hf_picks=Figure(value=hf, query=_papers_query(source="hf")),
         sources=states,
         any_source_failing=any(s.state == "failing" for s in states),
-        last_version_observed=await store.latest_version_time(),
+        last_version_observed=await catalogue.papers.latest_version_time(),
     )
 
 
-async def source_details(store: QueryStore) -> list[SourceDetail]:
+async def source_details(catalogue: CatalogueRecords) -> list[SourceDetail]:
     """Each source's state, recent runs and last error."""
     details = []
-    for source in await store.sources():
-        runs = await store.recent_runs(source, limit=20)
+    for source in await catalogue.source_runs.sources():
+        runs = await catalogue.source_runs.recent_runs(source, limit=20)
         for run in runs:
             run.pop("_id", None)
         details.append(SourceDetail(**freshness(source, runs).as_dict(), recent_runs=runs))

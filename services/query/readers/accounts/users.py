@@ -12,8 +12,8 @@ from email_validator import EmailNotValidError, validate_email
 from pwdlib import PasswordHash
 
 from papertrail.mail import send_mail
+from services.query.readers.repositories import ReaderRecords
 from services.query.settings import QuerySettings
-from services.query.store import QueryStore
 
 log = logging.getLogger("papertrail.query.accounts")
 passwords = PasswordHash.recommended()  # argon2id with pwdlib's parameters
@@ -48,9 +48,9 @@ async def hash_password(password: str) -> str:
     return await asyncio.to_thread(passwords.hash, password)  # ~0.1 s of CPU: not on the event loop
 
 
-async def signed_in(store: QueryStore, email: str, password: str) -> dict[str, Any] | None:
+async def signed_in(readers: ReaderRecords, email: str, password: str) -> dict[str, Any] | None:
     """The account these credentials open, or None; as slow for an unknown address as for a wrong password."""
-    user = await store.user_by_email(email)
+    user = await readers.users.user_by_email(email)
     stored = (user or {}).get("password_hash")
     matches = await asyncio.to_thread(passwords.verify, password, stored or NO_ACCOUNT_HASH)
     return user if matches and stored else None
@@ -78,13 +78,13 @@ def account_mail(purpose: str, link: str, hours: float) -> tuple[str, str]:
 
 
 async def mail_link(
-    store: QueryStore, settings: QuerySettings, user: dict[str, Any], purpose: str, address: str | None = None
+    readers: ReaderRecords, settings: QuerySettings, user: dict[str, Any], purpose: str, address: str | None = None
 ) -> bool:
     """Mail the account's address (or, for a token user's first reset, `address`) a new single-use link (confirm
     or reset); whether it was sent."""
     email = address or user["account_email"]
     expires = datetime.now(UTC) + timedelta(hours=settings.email_token_hours)
-    token = await store.issue_email_token(user["_id"], purpose, email, expires)
+    token = await readers.email_tokens.issue_email_token(user["_id"], purpose, email, expires)
     return await _send(settings, email, purpose, f"{settings.public_url.rstrip('/')}/{purpose}?token={token}")
 
 
@@ -104,42 +104,42 @@ async def _send(settings: QuerySettings, address: str, purpose: str, link: str) 
     return True
 
 
-async def sign_up(store: QueryStore, settings: QuerySettings, email: str, password: str) -> None:
+async def sign_up(readers: ReaderRecords, settings: QuerySettings, email: str, password: str) -> None:
     """Make the account and mail its confirmation link. An address that has an account gets a mail saying so (with
     the reset link) instead: the page answers alike either way, so sign-up never tells who has an account."""
-    user_id = await store.create_account(email, await hash_password(password))
+    user_id = await readers.users.create_account(email, await hash_password(password))
     if user_id is not None:
-        user = await store.user_by_id(user_id)
+        user = await readers.users.user_by_id(user_id)
         assert user is not None
-        await mail_link(store, settings, user, CONFIRM)
+        await mail_link(readers, settings, user, CONFIRM)
         return
     await _send(settings, email, "taken", f"{settings.public_url.rstrip('/')}/forgot")
 
 
-async def request_reset(store: QueryStore, settings: QuerySettings, email: str) -> None:
+async def request_reset(readers: ReaderRecords, settings: QuerySettings, email: str) -> None:
     """Mail a reset link if an account has the address (or an operator's token user has it as digest address);
     nothing otherwise (the page answers alike)."""
-    user = await store.user_by_email(email) or await store.token_user_by_digest_email(email)
+    user = await readers.users.user_by_email(email) or await readers.users.token_user_by_digest_email(email)
     if user is not None:
-        await mail_link(store, settings, user, RESET, address=email)
+        await mail_link(readers, settings, user, RESET, address=email)
 
 
-async def confirm_email(store: QueryStore, token: str) -> bool:
+async def confirm_email(readers: ReaderRecords, token: str) -> bool:
     """Spend a confirmation link: the account's address is confirmed (if it is still the one mailed)."""
-    used = await store.use_email_token(token, CONFIRM)
+    used = await readers.email_tokens.use_email_token(token, CONFIRM)
     if used is None:
         return False
-    return await store.confirm_email(used["user_id"], used["email"], datetime.now(UTC))
+    return await readers.users.confirm_email(used["user_id"], used["email"], datetime.now(UTC))
 
 
-async def reset_password(store: QueryStore, token: str, password: str) -> bool:
+async def reset_password(readers: ReaderRecords, token: str, password: str) -> bool:
     """Spend a reset link: the new password is set, every session of the account ends (whoever held one), and the
     address counts as confirmed (the link reached it)."""
-    used = await store.use_email_token(token, RESET)
+    used = await readers.email_tokens.use_email_token(token, RESET)
     if used is None:
         return False
-    await store.set_password(used["user_id"], await hash_password(password))
-    await store.claim_account_email(used["user_id"], used["email"])
-    await store.drop_sessions(used["user_id"])
-    await store.confirm_email(used["user_id"], used["email"], datetime.now(UTC))
+    await readers.users.set_password(used["user_id"], await hash_password(password))
+    await readers.users.claim_account_email(used["user_id"], used["email"])
+    await readers.sessions.drop_sessions(used["user_id"])
+    await readers.users.confirm_email(used["user_id"], used["email"], datetime.now(UTC))
     return True

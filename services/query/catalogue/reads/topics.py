@@ -4,8 +4,8 @@ from typing import Any
 
 from papertrail.follows.catalogue import Topic, load_catalogue
 from papertrail.search_document import PaperFilter
-from services.query.index import PaperIndex
-from services.query.reads.search import PaperQuery
+from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.reads.search import PaperQuery
 
 
 class NoSuchTopic(LookupError):

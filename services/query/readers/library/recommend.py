@@ -24,10 +24,10 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import FEEDBACK, PAPER_VECTORS, PAPERS, READER_MODELS, READER_PICKS
 from papertrail.paper_vectors import vector_of
-from services.query.library import ranking
-from services.query.library.ranking import ReaderModel
-from services.query.library.shelf import paper_card
-from services.query.store import paper_vectors_of
+from services.query.catalogue.interface import paper_vectors_of
+from services.query.readers.library import ranking
+from services.query.readers.library.ranking import ReaderModel
+from services.query.readers.library.shelf import paper_card
 
 log = logging.getLogger("papertrail.query.recommend")
 MODEL_FIELDS = ("weights", "intercept", "model_key", "examples")  # ReaderModel.to_document

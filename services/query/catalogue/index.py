@@ -14,8 +14,8 @@ from prometheus_client import Counter, Histogram
 from papertrail.embedding import Embedder
 from papertrail.kafka import DependencyRefused, UnprocessableMessage
 from papertrail.search_document import EMBEDDER, FILTERABLE, SEARCHABLE, SORTABLE, PaperFilter, document_id
-from services.query.indexer.writes import DIGEST, HeldDocument
-from services.query.reads.search import PaperQuery, SearchMode
+from services.query.catalogue.indexer.writes import DIGEST, HeldDocument
+from services.query.catalogue.reads.search import PaperQuery, SearchMode
 
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the

@@ -29,8 +29,8 @@ from papertrail.names import author_key, split_name
 
 # The normalizer's identity rule and name keys; they move to the shared package with the restructuring.
 from papertrail.paper_ids import fingerprint
-from services.query.library.citations import CitationFormat
-from services.query.reads.paper_lookup import NotAPaperId, PaperKey, holder, paper_key
+from services.query.catalogue.reads.paper_lookup import NotAPaperId, PaperKey, holder, paper_key
+from services.query.readers.library.citations import CitationFormat
 
 LibraryFormat = CitationFormat
 ResolutionStatus = Literal["resolved", "ambiguous", "unresolved"]

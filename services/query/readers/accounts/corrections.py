@@ -1,5 +1,5 @@
 """Readers' error reports ("纠错") on a paper's model-written fields: what a report is and how it is checked (no I/O),
-and filing one through the store.
+and filing one with whatever keeps them (readers/repositories.py: Corrections).
 
 The Chinese institution names, Chinese titles and summaries are written by a model and are sometimes wrong;
 a reader says what is wrong and what it should be, and an operator reads the open reports and closes them.
@@ -7,12 +7,9 @@ a reader says what is wrong and what it should be, and an operator reads the ope
 
 import uuid
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import Literal, Protocol, get_args
 
 from pydantic import BaseModel, Field, field_validator
-
-if TYPE_CHECKING:  # the store holds reports of this module's model
-    from services.query.store import QueryStore
 
 CorrectionField = Literal["institutions", "title_zh", "summary", "authors", "other"]
 CorrectionStatus = Literal["open", "closed"]
@@ -129,16 +126,24 @@ def file_report(
     )
 
 
+class ReportsKept(Protocol):
+    """Where reports are kept (the `Corrections` repository), as filing one needs it: this module knows no store."""
+
+    async def count_open_corrections(self, paper_id: str) -> int: ...
+
+    async def add_correction(self, report: CorrectionReport) -> None: ...
+
+
 async def report_error(
-    store: "QueryStore", paper_id: str, draft: CorrectionDraft, user_id: str | None
+    reports: ReportsKept, paper_id: str, draft: CorrectionDraft, user_id: str | None
 ) -> CorrectionReport:
     """Store a report on a held paper (by its canonical id); TooManyOpenReports when it holds too many open ones."""
     report = file_report(
         paper_id,
         draft,
-        open_reports=await store.count_open_corrections(paper_id),
+        open_reports=await reports.count_open_corrections(paper_id),
         user_id=user_id,
         now=datetime.now(UTC),
     )
-    await store.add_correction(report)
+    await reports.add_correction(report)
     return report

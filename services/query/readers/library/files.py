@@ -2,8 +2,8 @@
 
 from dataclasses import dataclass
 
-from services.query.library.citations import FILE_EXTENSIONS, MEDIA_TYPES, CitationFormat, export
-from services.query.library.store import LibraryStore
+from services.query.readers.library.citations import FILE_EXTENSIONS, MEDIA_TYPES, CitationFormat, export
+from services.query.readers.library.store import LibraryStore
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,8 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import LIBRARY_IMPORT_ENTRIES, LIBRARY_IMPORTS, PAPERS
 from papertrail.mongo import ensure_index
-from services.query.library.imports import (
+from services.query.catalogue.reads.paper_lookup import PaperKey
+from services.query.readers.library.imports import (
     CANDIDATE_FIELDS,
     LibraryFormat,
     LookupKey,
@@ -40,9 +41,8 @@ from services.query.library.imports import (
     resolve_entries,
     stored_entry,
 )
-from services.query.library.reading import end_with_parent, entry_documents
-from services.query.library.store import LibraryStore
-from services.query.reads.paper_lookup import PaperKey
+from services.query.readers.library.reading import end_with_parent, entry_documents
+from services.query.readers.library.store import LibraryStore
 
 log = logging.getLogger("papertrail.query.imports")
 # A library of 5,000 papers exported with abstracts is ~10 MiB.
@@ -149,7 +149,9 @@ def shown_verdict(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class ImportJobs:
-    def __init__(self, db: AsyncDatabase, library: LibraryStore, chunk_size: int, max_entries: int) -> None:
+    def __init__(
+        self, db: AsyncDatabase, library: LibraryStore, chunk_size: int, max_entries: int, *, runs_jobs: bool = True
+    ) -> None:
         self.jobs = db[LIBRARY_IMPORTS.name]
         self.entries = db[LIBRARY_IMPORT_ENTRIES.name]
         self.finder = MongoFinder(db)
@@ -158,6 +160,7 @@ class ImportJobs:
         self.max_entries = max_entries
         self.reader = LibraryReader()
         self.running: dict[str, asyncio.Task[None]] = {}
+        self.runs_jobs = runs_jobs  # False in the api role: the worker role's process runs the jobs
 
     async def ensure_indexes(self) -> None:
         await ensure_index(self.jobs, [("user_id", 1), ("created_at", DESCENDING)])
@@ -250,12 +253,31 @@ class ImportJobs:
             self.running[job_id] = task
         return task
 
+    def begin(self, job: dict[str, Any]) -> asyncio.Task[None] | None:
+        """Run a new job: in this process when it runs the jobs, or when the job is one chunk (its request waits for
+        it, and is answered done); else the worker role's process takes it up (`keep_taking_up`)."""
+        if self.runs_jobs or job["total"] <= self.chunk_size:
+            return self.start(job["_id"])
+        return None
+
     async def resume(self) -> int:
-        """Take up every job left running (the service stopped during it); how many."""
+        """Take up every job left running that this process does not run (the service stopped during it, or an api
+        process made it); how many."""
         ids = [doc["_id"] async for doc in self.jobs.find({"state": "running"}, {"_id": 1})]
-        for job_id in ids:
+        taken = [job_id for job_id in ids if job_id not in self.running]
+        for job_id in taken:
             self.start(job_id)
-        return len(ids)
+        return len(taken)
+
+    async def keep_taking_up(self, poll_s: float) -> None:
+        """The worker's loop: take up the jobs left running every `poll_s` seconds."""
+        while True:
+            try:
+                if taken := await self.resume():
+                    log.info("took up %d library imports left running", taken)
+            except Exception:
+                log.exception("looking for library imports left running failed")
+            await asyncio.sleep(poll_s)
 
     async def stop(self) -> None:
         for task in self.running.values():

@@ -14,8 +14,9 @@ from pymongo.asynchronous.database import AsyncDatabase
 from papertrail.collections import FEEDBACK, LIBRARY, PAPERS, READER_MODELS
 from papertrail.mongo import ensure_index
 from schemas.paper import Paper
-from services.query.library.recommend import mark_stale
-from services.query.library.shelf import (
+from services.query.catalogue.reads.papers import public_paper
+from services.query.readers.library.recommend import mark_stale
+from services.query.readers.library.shelf import (
     EntryChange,
     Label,
     LibraryCursor,
@@ -26,7 +27,6 @@ from services.query.library.shelf import (
     library_filter,
     paper_card,
 )
-from services.query.reads.papers import public_paper
 
 
 def citable(paper: dict[str, Any]) -> Paper:

@@ -10,7 +10,7 @@ import time
 
 import bson
 
-from services.query.library.imports import LibraryFormat, entry_record, read_library
+from services.query.readers.library.imports import LibraryFormat, entry_record, read_library
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 

@@ -1,5 +1,5 @@
 """The one limit on writes, shared by every replica: `WriteLimit(name, by=...)`, a FastAPI dependency of every
-limited route (API and pages), counts the write in MongoDB (services/query/accounts/rates.py: fixed windows, one
+limited route (API and pages), counts the write in MongoDB (services/query/readers/accounts/rates.py: fixed windows, one
 atomic upsert each) and refuses past the `limit_<name>` setting with 429 and Retry-After. A new limited route is one
 `dependencies=[Depends(WriteLimit("imports", by="user"))]` and its `limit_imports` setting. Failed sign-ins have
 their own rule (`SignInFailures`), so that nobody can lock an account's owner out by failing to sign in to it."""
@@ -9,8 +9,8 @@ from typing import Literal
 
 from fastapi import Request
 
-from services.query.accounts.rates import GRACE, Rate, Window, over, window
 from services.query.deps import resources_of, session_user
+from services.query.readers.accounts.rates import GRACE, Rate, Window, over, window
 
 
 class WriteLimited(Exception):
@@ -30,9 +30,9 @@ def client_address(request: Request) -> str:
 
 async def writer(request: Request) -> str:
     """Who a per-user limit counts: the user of the bearer token or of the session, else the client's address."""
-    store = resources_of(request).store
+    readers = resources_of(request).readers
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    user = await store.user_for_token(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+    user = await readers.tokens.user_for_token(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
     user = user or await session_user(request)
     return f"user:{user['_id']}" if user else "address:" + client_address(request)
 
@@ -55,7 +55,7 @@ class WriteLimit:
         rate = Rate.parse(getattr(resources.settings, f"limit_{self.name}"))
         now = datetime.now(UTC)
         current = window(self.name, rate, subject, now)
-        if over(await resources.store.count_write(current.key, current.ends_at + GRACE), rate):
+        if over(await resources.readers.write_counts.count_write(current.key, current.ends_at + GRACE), rate):
             raise WriteLimited(self.name, current.retry_after(now))
 
 
@@ -76,14 +76,17 @@ class SignInFailures:
     async def check(self, request: Request, account: str) -> None:
         """Before the password is checked: WriteLimited if this account is past its failures and this address is
         one that failed it."""
-        store, now = resources_of(request).store, datetime.now(UTC)
+        readers, now = resources_of(request).readers, datetime.now(UTC)
         rate, by_account, from_here = self._windows(request, account, now)
-        if await store.write_count(from_here.key) and await store.write_count(by_account.key) >= rate.count:
+        if (
+            await readers.write_counts.write_count(from_here.key)
+            and await readers.write_counts.write_count(by_account.key) >= rate.count
+        ):
             raise WriteLimited(self.name, by_account.retry_after(now))
 
     async def failed(self, request: Request, account: str) -> None:
         """Count a wrong password for this account, from this address."""
-        store = resources_of(request).store
+        readers = resources_of(request).readers
         _, by_account, from_here = self._windows(request, account, datetime.now(UTC))
-        await store.count_write(by_account.key, by_account.ends_at + GRACE)
-        await store.count_write(from_here.key, from_here.ends_at + GRACE)
+        await readers.write_counts.count_write(by_account.key, by_account.ends_at + GRACE)
+        await readers.write_counts.count_write(from_here.key, from_here.ends_at + GRACE)

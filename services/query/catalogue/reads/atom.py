@@ -13,6 +13,9 @@ from papertrail.text import tex_plain
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
+FEED_SIZE = 50  # entries in every feed: a follow's, a topic's, a search's
+
+
 def xml_safe(text: str) -> str:
     return _NOT_XML.sub("", text)
 

@@ -13,32 +13,32 @@ from papertrail.mongo import database, make_mongo_client
 from papertrail.service import load_settings
 from schemas import topics
 from schemas.events import FollowChanged
-from services.query.accounts import follows
-from services.query.accounts.corrections import STATUSES, CorrectionReport
-from services.query.accounts.users import (
+from services.query.readers.accounts import follows
+from services.query.readers.accounts.corrections import STATUSES, CorrectionReport
+from services.query.readers.accounts.users import (
     MAX_PASSWORD,
     BadAccountInput,
     checked_password,
     hash_password,
     normalised_email,
 )
+from services.query.readers.repositories import ReaderRecords
 from services.query.settings import QuerySettings
-from services.query.store import QueryStore
 
 T = TypeVar("T")
 REPORT_ID = re.compile(r"^[0-9a-f]{32}$")
 LIST_LIMIT = 500  # newest first; close the handled ones and the rest come into view
 
 
-def _with_store(work: Callable[[QueryStore], Awaitable[T]], name: str) -> T:
+def _with_readers(work: Callable[[ReaderRecords], Awaitable[T]], name: str) -> T:
     settings = load_settings(QuerySettings, name)
 
     async def run() -> T:
         client = make_mongo_client(settings)
         try:
-            store = QueryStore(database(client, settings))
-            await store.ensure_indexes()
-            return await work(store)
+            readers = ReaderRecords.of(database(client, settings))
+            await readers.ensure_indexes()
+            return await work(readers)
         finally:
             await client.close()
 
@@ -46,7 +46,7 @@ def _with_store(work: Callable[[QueryStore], Awaitable[T]], name: str) -> T:
 
 
 def create_user(name: str) -> tuple[str, str]:
-    return _with_store(lambda store: store.create_user(name), "users")
+    return _with_readers(lambda readers: readers.create_user(name), "users")
 
 
 def set_password(name_or_email: str, email: str | None, password: str) -> int:
@@ -63,22 +63,22 @@ def set_password(name_or_email: str, email: str | None, password: str) -> int:
         print(f"papertrail users password: {problem}")
         return 2
 
-    async def work(store: QueryStore) -> int:
-        user = await store.find_user(name_or_email)
+    async def work(readers: ReaderRecords) -> int:
+        user = await readers.users.find_user(name_or_email)
         if user is None:
             print(f"papertrail users password: no user {name_or_email!r}")
             return 1
-        if address and not await store.set_account_email(user["_id"], address):
+        if address and not await readers.users.set_account_email(user["_id"], address):
             print(f"papertrail users password: another account has {address}")
             return 1
         if not (address or user.get("account_email")):
             print("papertrail users password: the user has no account address: give one with --email")
             return 2
-        await store.set_password(user["_id"], await hash_password(password))
+        await readers.users.set_password(user["_id"], await hash_password(password))
         print(f"password of {user['name']} set; they sign in as {address or user['account_email']}")
         return 0
 
-    return _with_store(work, "users")
+    return _with_readers(work, "users")
 
 
 def delete_user(name_or_email: str) -> int:
@@ -86,8 +86,8 @@ def delete_user(name_or_email: str) -> int:
     deletion announced on follows.changed.v1 as an unfollow is (so the matcher stops matching it); the exit code."""
     settings = load_settings(QuerySettings, "users")
 
-    async def work(store: QueryStore) -> int:
-        user = await store.find_user(name_or_email)
+    async def work(readers: ReaderRecords) -> int:
+        user = await readers.users.find_user(name_or_email)
         if user is None:
             print(f"papertrail users delete: no user {name_or_email!r}")
             return 1
@@ -100,17 +100,17 @@ def delete_user(name_or_email: str) -> int:
                     change, topic=kafka_name(settings, topics.FOLLOWS_CHANGED), key=change.user_id.encode()
                 )
 
-            announced = await follows.list_follows(store, user["_id"])
+            announced = [follow for follow, _ in await readers.follows.list_follows(user["_id"])]
             for follow in announced:
-                await follows.delete_follow(store, announce, user["_id"], follow.id)
+                await follows.delete_follow(readers, announce, user["_id"], follow.id)
         finally:
             await broker.stop()
-        removed = await store.delete_user(user["_id"])
+        removed = await readers.delete_user(user["_id"])
         removed[FOLLOWS.name] += len(announced)
         print(f"user {user['name']} ({user['_id']}) deleted: " + ", ".join(f"{n} {c}" for c, n in removed.items()))
         return 0
 
-    return _with_store(work, "users")
+    return _with_readers(work, "users")
 
 
 def corrections_command(action: str, report_id: str | None, status: str | None) -> int:
@@ -119,7 +119,7 @@ def corrections_command(action: str, report_id: str | None, status: str | None) 
         if status is not None and status not in STATUSES:
             print(f"papertrail corrections: --status {status!r} is not one of {', '.join(STATUSES)}")
             return 2
-        reports = _with_store(lambda store: store.list_corrections(status, LIST_LIMIT), "corrections")
+        reports = _with_readers(lambda readers: readers.corrections.list_corrections(status, LIST_LIMIT), "corrections")
         for report in reports:
             print(_report_lines(report))
         shown = f"the newest {LIST_LIMIT}" if len(reports) == LIST_LIMIT else str(len(reports))
@@ -128,7 +128,9 @@ def corrections_command(action: str, report_id: str | None, status: str | None) 
     if report_id is None or not REPORT_ID.match(report_id):
         print(f"papertrail corrections close: {report_id!r} is not a report id (32 hex digits)")
         return 2
-    closed = _with_store(lambda store: store.close_correction(report_id, datetime.now(UTC)), "corrections")
+    closed = _with_readers(
+        lambda readers: readers.corrections.close_correction(report_id, datetime.now(UTC)), "corrections"
+    )
     if closed is None:
         print(f"papertrail corrections close: no report {report_id}")
         return 1
