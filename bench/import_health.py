@@ -38,8 +38,8 @@ from services.normalizer.store import INDEXES as NORMALIZER_INDEXES  # noqa: E40
 from services.query.readers.library.imports import read_library  # noqa: E402
 from tests.conftest import stack_on_free_ports  # noqa: E402
 from tests.integration.services import create_user  # noqa: E402
-from tests.query.library.papers import acl_2024, arxiv_oai, red_fm  # noqa: E402
-from tests.query.library.site import stored_document  # noqa: E402
+from tests.query.readers.library.papers import acl_2024, arxiv_oai, red_fm  # noqa: E402
+from tests.query.readers.library.site import stored_document  # noqa: E402
 
 LIBRARY = ROOT / "tests" / "fixtures" / "library"
 REAL_BIB = ("mera_anthology.bib", "acl-style-files_custom.bib", "acl-style-files_zotero.bib")

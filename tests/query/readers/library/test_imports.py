@@ -28,7 +28,7 @@ from services.query.readers.library.imports import (
 )
 from tests.conftest import FIXTURES
 from tests.normalizer.sources import acl_records
-from tests.query.library.papers import MemoryFinder, acl_2024, arxiv_oai, corpus_days, red_fm, stored_papers
+from tests.query.readers.library.papers import MemoryFinder, acl_2024, arxiv_oai, corpus_days, red_fm, stored_papers
 
 LIBRARY = FIXTURES / "library"
 

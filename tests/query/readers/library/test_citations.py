@@ -12,7 +12,7 @@ import rispy
 from services.query.readers.library import citations
 from services.query.readers.library.citations import bibtex_text, citation_keys, export, kind, name_parts
 from tests.conftest import FIXTURES
-from tests.query.library.papers import acl_2024, arxiv_oai, corpus_days, red_fm
+from tests.query.readers.library.papers import acl_2024, arxiv_oai, corpus_days, red_fm
 
 CSL_SCHEMA = json.loads((FIXTURES / "library/csl-data.json").read_text(encoding="utf-8"))
 

@@ -28,7 +28,7 @@ from tests.matcher.corpus import paper_from_line, read_lines
 pytestmark = pytest.mark.integration
 
 SETTINGS = EmbeddingSettings()
-DAY = Path(__file__).parents[1] / "fixtures/corpus/arxiv-daily-2026-05/2026-05-05_AI_enhanced_Chinese.jsonl.gz"
+DAY = Path(__file__).parents[2] / "fixtures/corpus/arxiv-daily-2026-05/2026-05-05_AI_enhanced_Chinese.jsonl.gz"
 SUBJECTS = ("cs.CV", "cs.CL", "cs.IT", "cs.GT")  # a day's primary categories far enough apart to tell by meaning
 
 

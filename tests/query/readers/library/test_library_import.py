@@ -13,9 +13,9 @@ from papertrail.collections import READERS_RECORD
 from services.query.readers.library.citations import FORMATS, CitationFormat, export
 from tests.conftest import FIXTURES, Servers, wait_until
 from tests.integration.services import papertrail_cli
-from tests.query.library.papers import acl_2024, arxiv_oai, red_fm
-from tests.query.library.site import Site, browser, reader_site
-from tests.query.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.query.readers.library.papers import acl_2024, arxiv_oai, red_fm
+from tests.query.readers.library.site import Site, browser, reader_site
 
 pytestmark = pytest.mark.integration
 LIBRARY = FIXTURES / "library"

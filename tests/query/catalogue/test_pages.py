@@ -18,7 +18,7 @@ from schemas import topics
 from schemas.events import PaperEnriched
 from tests.conftest import Servers, wait_until, wait_until_async
 from tests.integration.services import ROOT, Pipeline, create_user, running_pipeline
-from tests.query.test_api import RECORDS, _expected_topic_hits
+from tests.query.catalogue.test_api import RECORDS, _expected_topic_hits
 
 pytestmark = pytest.mark.integration
 

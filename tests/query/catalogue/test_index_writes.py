@@ -15,7 +15,7 @@ from services.query.catalogue.indexer.writes import DIGEST, HeldDocument, index_
 from tests.integration.test_matcher import enriched
 from tests.matcher.corpus import paper_from_line, read_lines
 
-DAY = Path(__file__).parents[1] / "fixtures/corpus/arxiv-daily-2026-05/2026-05-05_AI_enhanced_Chinese.jsonl.gz"
+DAY = Path(__file__).parents[2] / "fixtures/corpus/arxiv-daily-2026-05/2026-05-05_AI_enhanced_Chinese.jsonl.gz"
 PAPER = paper_from_line(next(read_lines([DAY])))
 MODEL = "local/test-model/4/256"
 VECTOR = np.asarray([1.0, 0.0, 0.0, 0.0], dtype=np.float32)

@@ -13,8 +13,8 @@ import pytest
 
 from papertrail.collections import LIBRARY_IMPORT_ENTRIES, LIBRARY_IMPORTS
 from tests.conftest import FIXTURES, Servers, wait_until
-from tests.query.library.papers import acl_2024, arxiv_oai, red_fm
-from tests.query.library.site import Site, reader_site
+from tests.query.readers.library.papers import acl_2024, arxiv_oai, red_fm
+from tests.query.readers.library.site import Site, reader_site
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]  # 10,000 entries on a loaded machine
 LIBRARY = FIXTURES / "library"

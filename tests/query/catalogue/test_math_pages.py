@@ -20,7 +20,7 @@ from tests.conftest import Servers, wait_until
 from tests.integration.services import running_services
 from tests.normalizer.kafka_tools import publish_raw
 from tests.normalizer.sources import corpus_records
-from tests.query.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
 
 pytestmark = pytest.mark.integration
 EPSILON = "2605.19742"  # "… engines with $\varepsilon$-differentially-private direction disclosure …"

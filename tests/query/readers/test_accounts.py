@@ -26,7 +26,7 @@ from pymongo import MongoClient
 from schemas import topics
 from tests.conftest import Inbox, Servers, smtp_server, wait_until
 from tests.integration.services import ROOT, papertrail_cli, running_service
-from tests.query.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
 
 pytestmark = pytest.mark.integration
 PASSWORD = "correct horse battery"

@@ -7,8 +7,8 @@ import pytest
 
 from services.query.readers.library.citations import MEDIA_TYPES, export
 from tests.conftest import Servers
-from tests.query.library.papers import arxiv_oai, red_fm
-from tests.query.library.site import Site, reader_site
+from tests.query.readers.library.papers import arxiv_oai, red_fm
+from tests.query.readers.library.site import Site, reader_site
 
 pytestmark = pytest.mark.integration
 PAPERS = [*arxiv_oai(), red_fm()]

@@ -6,8 +6,8 @@ import pytest
 from services.query.readers.library.citations import export
 from tests.conftest import Servers, wait_until
 from tests.integration.services import create_user
-from tests.query.library.papers import acl_2024, arxiv_oai, red_fm
-from tests.query.library.site import Site, query_service, reader_database
+from tests.query.readers.library.papers import acl_2024, arxiv_oai, red_fm
+from tests.query.readers.library.site import Site, query_service, reader_database
 
 pytestmark = pytest.mark.integration
 PAPERS = [*acl_2024(), *arxiv_oai(), red_fm()]

@@ -10,8 +10,8 @@ from lxml import html
 
 from services.query.readers.library.citations import export
 from tests.conftest import Servers
-from tests.query.library.papers import arxiv_oai
-from tests.query.library.site import Browser, Site, browser, reader_site
+from tests.query.readers.library.papers import arxiv_oai
+from tests.query.readers.library.site import Browser, Site, browser, reader_site
 
 pytestmark = pytest.mark.integration
 PAPERS = list(arxiv_oai())

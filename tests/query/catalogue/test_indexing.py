@@ -34,7 +34,7 @@ from tests.matcher.corpus import paper_from_line, read_lines
 
 pytestmark = pytest.mark.integration
 
-DAY = Path(__file__).parents[1] / "fixtures/corpus/arxiv-daily-2026-05/2026-05-05_AI_enhanced_Chinese.jsonl.gz"
+DAY = Path(__file__).parents[2] / "fixtures/corpus/arxiv-daily-2026-05/2026-05-05_AI_enhanced_Chinese.jsonl.gz"
 PAPERS = [paper_from_line(line) for line in read_lines([DAY])][:6]
 DIMENSIONS = 4
 MODEL = f"local/test-model-a/{DIMENSIONS}/256"

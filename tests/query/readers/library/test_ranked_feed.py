@@ -16,13 +16,13 @@ from papertrail.collections import PAPERS as PAPERS_COLLECTION
 from papertrail.embedding import EmbeddingSettings, content_hash, embedding_text, open_embedder
 from schemas.paper import Paper
 from tests.conftest import Servers, wait_until
-from tests.query.library.papers import corpus_days
-from tests.query.library.site import Site, browser, reader_site
+from tests.query.readers.library.papers import corpus_days
+from tests.query.readers.library.site import Site, browser, reader_site
 
 pytestmark = pytest.mark.integration
 PAPERS = list(corpus_days())
 SETTINGS = EmbeddingSettings()
-SINCE = "2026-11-01T00:00:00Z"  # the papers were stored on 2026-11-30 (tests/query/library/papers.py)
+SINCE = "2026-11-01T00:00:00Z"  # the papers were stored on 2026-11-30 (tests/query/readers/library/papers.py)
 
 
 def vector_documents(papers: list[Paper]) -> list[dict[str, Any]]:
