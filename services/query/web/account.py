@@ -23,6 +23,7 @@ from services.query.readers.repositories import ReaderRecords
 from services.query.readers.write_limits import SignInFailures, WriteLimit
 from services.query.web.i18n import Translator
 from services.query.web.render import (
+    Reader,
     check_csrf,
     end_session,
     error_page,
@@ -128,11 +129,8 @@ async def _follows_page(
 
 
 @router.get("/me/follows", response_class=HTMLResponse)
-async def show_follows(request: Request, readers: ReadersDep, created: str | None = None) -> HTMLResponse:
+async def show_follows(request: Request, user: Reader, readers: ReadersDep, created: str | None = None) -> HTMLResponse:
     """Your follows and the form to add one."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     return await _follows_page(request, user, readers, created=created, form={})
 
 
@@ -140,11 +138,8 @@ FOLLOW_WRITES = [*CSRF, Depends(WriteLimit("follow_writes", by="user"))]
 
 
 @router.post("/me/follows", response_class=HTMLResponse, dependencies=FOLLOW_WRITES)
-async def add_follow(request: Request, readers: ReadersDep) -> Response:
+async def add_follow(request: Request, user: Reader, readers: ReadersDep) -> Response:
     """Add a keyword, author, topic or similar follow with the API's validation; a refusal is shown on the page."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     form = await form_fields(request)
     announce = resources_of(request).announce_follow_change
     try:
@@ -184,11 +179,8 @@ def _similar_name(seeds: list[str], description: str | None) -> str:
 
 
 @router.post("/me/follows/{follow_id}/delete", dependencies=FOLLOW_WRITES)
-async def remove_follow(follow_id: str, request: Request, readers: ReadersDep) -> Response:
+async def remove_follow(follow_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
     """Unfollow one of your follows (another user's follow id reads as missing)."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     if not FOLLOW_ID.match(follow_id):
         return error_page(request, 404, Translator(language(request))("not_found"), user)
     try:
@@ -200,13 +192,15 @@ async def remove_follow(follow_id: str, request: Request, readers: ReadersDep) -
 
 @router.get("/me/feed", response_class=HTMLResponse)
 async def show_feed(
-    request: Request, readers: ReadersDep, papers: PapersDep, sort: str = "newest", cursor: str | None = None
+    request: Request,
+    user: Reader,
+    readers: ReadersDep,
+    papers: PapersDep,
+    sort: str = "newest",
+    cursor: str | None = None,
 ) -> HTMLResponse:
     """Papers matching your follows, newest match first, with why each matched; or 为你推荐 (?sort=relevance):
     recent papers ranked by what you saved and dismissed, each with the saved paper it is closest to."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     resources = resources_of(request)
     chosen: FeedSort = "relevance" if sort == "relevance" else "newest"
     try:

@@ -11,9 +11,9 @@ from services.query.deps import SESSION_COOKIE, ReadersDep, resources_of
 from services.query.readers.accounts import users
 from services.query.readers.accounts.users import BadAccountInput, checked_password, normalised_email
 from services.query.readers.write_limits import WriteLimit
-from services.query.web.account import form_fields, login_required
+from services.query.web.account import form_fields
 from services.query.web.i18n import Translator
-from services.query.web.render import check_csrf, end_session, language, render, see_other, signed_in_user
+from services.query.web.render import Reader, check_csrf, end_session, language, render, see_other, signed_in_user
 
 router = APIRouter(include_in_schema=False)
 CSRF = Depends(check_csrf)
@@ -112,20 +112,14 @@ async def _account_page(request: Request, user: dict[str, Any], status_code: int
 
 
 @router.get("/me/account", response_class=HTMLResponse)
-async def show_account(request: Request) -> Response:
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
+async def show_account(request: Request, user: Reader) -> Response:
     return await _account_page(request, user, done=request.query_params.get("done"))
 
 
 @router.post("/me/account/password", response_class=HTMLResponse, dependencies=[CSRF])
-async def change_password(request: Request, readers: ReadersDep) -> Response:
+async def change_password(request: Request, user: Reader, readers: ReadersDep) -> Response:
     """A new password, given the current one (an operator's token user without one sets it through a reset); the
     account's other sessions end."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     settings = resources_of(request).settings
     t = Translator(language(request))
     form = await form_fields(request)
@@ -147,10 +141,7 @@ async def change_password(request: Request, readers: ReadersDep) -> Response:
 
 
 @router.post("/me/account/confirm", response_class=HTMLResponse, dependencies=MAILS)
-async def resend_confirmation(request: Request, readers: ReadersDep) -> Response:
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
+async def resend_confirmation(request: Request, user: Reader, readers: ReadersDep) -> Response:
     full = await readers.users.user_by_id(user["_id"]) or {}
     if full.get("account_email") and not full.get("email_confirmed_at"):
         await MAIL_PER_ACCOUNT.count(request, "mail:" + full["account_email"])
@@ -159,21 +150,15 @@ async def resend_confirmation(request: Request, readers: ReadersDep) -> Response
 
 
 @router.post("/me/account/tokens", response_class=HTMLResponse, dependencies=[CSRF])
-async def create_token(request: Request, readers: ReadersDep) -> Response:
+async def create_token(request: Request, user: Reader, readers: ReadersDep) -> Response:
     """A new API token, shown once on the page that answers (only its hash is kept)."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     name = (await form_fields(request)).get("name", "").strip()[:100] or datetime.now(UTC).strftime("%Y-%m-%d")
     token = await readers.tokens.create_token(user["_id"], name)
     return await _account_page(request, user, 201, new_token=token)
 
 
 @router.post("/me/account/tokens/{token_id}/revoke", dependencies=[CSRF])
-async def revoke_token(token_id: str, request: Request, readers: ReadersDep) -> Response:
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
+async def revoke_token(token_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
     if not await readers.tokens.revoke_token(user["_id"], token_id):  # another user's token id reads as missing
         t = Translator(language(request))
         return await _account_page(request, user, 404, error=t("token_not_found"))
@@ -181,11 +166,8 @@ async def revoke_token(token_id: str, request: Request, readers: ReadersDep) -> 
 
 
 @router.post("/me/account/sign-out-everywhere", dependencies=[CSRF])
-async def sign_out_everywhere(request: Request, readers: ReadersDep) -> Response:
+async def sign_out_everywhere(request: Request, user: Reader, readers: ReadersDep) -> Response:
     """End every session of the account, this one included."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     await readers.sessions.drop_sessions(user["_id"])
     response = see_other("/login")
     end_session(request, response)

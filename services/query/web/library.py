@@ -33,6 +33,7 @@ from services.query.readers.write_limits import WriteLimit
 from services.query.web.account import form_fields, local_path, login_required
 from services.query.web.i18n import Translator
 from services.query.web.render import (
+    Reader,
     check_csrf,
     error_page,
     held_paper_or_error_page,
@@ -80,11 +81,8 @@ async def mark(request: Request, catalogue: CatalogueDep, library: LibraryDep) -
 
 
 @router.post("/me/library/entry", response_model=None, dependencies=MARK_WRITES)
-async def edit_entry(request: Request, catalogue: CatalogueDep, library: LibraryDep) -> Response:
+async def edit_entry(request: Request, user: Reader, catalogue: CatalogueDep, library: LibraryDep) -> Response:
     """Change an entry's tags and note from the library page (saving the paper if it was not saved)."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     form = await form_fields(request)
     paper = await held_paper_or_error_page(request, catalogue, form.get("paper_id", ""), user)
     if isinstance(paper, Response):
@@ -99,11 +97,8 @@ async def edit_entry(request: Request, catalogue: CatalogueDep, library: Library
 
 
 @router.post("/me/library/import", response_model=None, dependencies=IMPORT_WRITES)
-async def import_file(request: Request, imports: ImportsDep) -> Response:
+async def import_file(request: Request, user: Reader, imports: ImportsDep) -> Response:
     """The library page's import form (multipart: file, format): the job's page, which shows its progress."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     t = Translator(language(request))
     form = await request.form()
     upload, chosen = form.get("file"), str(form.get("format") or "")
@@ -121,11 +116,8 @@ async def import_file(request: Request, imports: ImportsDep) -> Response:
 
 
 @router.get("/me/library/imports/{job_id}", response_class=HTMLResponse)
-async def show_import(job_id: str, request: Request, imports: ImportsDep) -> HTMLResponse:
+async def show_import(job_id: str, request: Request, user: Reader, imports: ImportsDep) -> HTMLResponse:
     """An import's progress (the page refreshes itself while it runs) and every entry's verdict."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     job = await imports.job(user["_id"], job_id) if JOB_ID.match(job_id) else None
     if job is None:
         return error_page(request, 404, Translator(language(request))("not_found"), user)
@@ -134,12 +126,9 @@ async def show_import(job_id: str, request: Request, imports: ImportsDep) -> HTM
 
 @router.get("/me/library/export", response_model=None)
 async def export_library(
-    request: Request, library: LibraryDep, format: str = "bibtex", tag: str | None = None
+    request: Request, user: Reader, library: LibraryDep, format: str = "bibtex", tag: str | None = None
 ) -> Response:
     """Your library (or one tag) as a file to download, from the library page's export links."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     if format not in FORMATS:
         return error_page(request, 422, Translator(language(request))("library_bad_filter"), user)
     file = await library_file(library, user["_id"], format, tag or None)  # type: ignore[arg-type]
@@ -150,6 +139,7 @@ async def export_library(
 @router.get("/me/library", response_class=HTMLResponse)
 async def show_library(
     request: Request,
+    user: Reader,
     library: LibraryDep,
     settings: SettingsDep,
     tag: str | None = None,
@@ -158,9 +148,6 @@ async def show_library(
     cursor: str | None = None,
 ) -> HTMLResponse:
     """Your saved papers with their tags and notes (editable), filtered by tag, date saved and text."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     t = Translator(language(request))
     problem = None
     try:

@@ -10,10 +10,10 @@ import hashlib
 import hmac
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlencode
 
-from fastapi import Request
+from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -45,6 +45,22 @@ def language(request: Request) -> str:
 async def signed_in_user(request: Request) -> dict[str, Any] | None:
     """The user of the session cookie, or None."""
     return await session_user(request)
+
+
+class SignInRequired(Exception):
+    """A signed-in reader's page asked for without a session: answered with the sign-in page (401), which comes back
+    to the page after signing in."""
+
+
+async def require_reader(request: Request) -> dict[str, Any]:
+    """The signed-in reader, for the pages only a signed-in reader has; SignInRequired without one."""
+    user = await signed_in_user(request)
+    if user is None:
+        raise SignInRequired(request.url.path)
+    return user
+
+
+Reader = Annotated[dict[str, Any], Depends(require_reader)]
 
 
 class FormNotFromThisSite(Exception):
