@@ -1,7 +1,8 @@
 """The catalogue as the readers' side reaches it: papers by ids, the paper holding any id, their stored vectors.
 
 Readers' code (services/query/readers) asks the catalogue only through this (and the pure id parsing of
-reads/paper_lookup.py), never through the index or the catalogue's repositories, so either may change behind it.
+reads/paper_lookup.py), never through the index or the catalogue's repositories, so either may change behind it
+(tests/query/test_contexts.py holds it to that).
 """
 
 from collections.abc import Sequence
@@ -10,10 +11,13 @@ from typing import Any
 import numpy as np
 
 from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.reads.atom import FEED_SIZE, render_atom
 from services.query.catalogue.reads.paper_lookup import PaperKey
+from services.query.catalogue.reads.papers import public_paper
 from services.query.catalogue.repositories import CatalogueRecords, paper_vectors_of
 
-__all__ = ["Catalogue", "paper_vectors_of"]
+# pure helpers the readers' side shares: a paper's public form, an Atom feed of papers, a vectors read
+__all__ = ["FEED_SIZE", "Catalogue", "paper_vectors_of", "public_paper", "render_atom"]
 
 
 class Catalogue:

@@ -14,8 +14,7 @@ from papertrail.follows.checks import MAX_DESCRIPTION_CHARS, MAX_SEEDS, FollowRu
 from papertrail.follows.reasons import reason_text
 from papertrail.similarity import DEFAULT_THRESHOLD
 from schemas.events import Follow, FollowChanged, SeedPaper
-from services.query.catalogue.interface import Catalogue
-from services.query.catalogue.reads.atom import FEED_SIZE, render_atom
+from services.query.catalogue.interface import FEED_SIZE, Catalogue, render_atom
 from services.query.catalogue.reads.paper_lookup import MAX_ID_LENGTH, NotAPaperId, paper_key
 from services.query.readers.repositories import ReaderRecords
 

@@ -14,7 +14,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 from papertrail.collections import FEEDBACK, LIBRARY, PAPERS, READER_MODELS
 from papertrail.mongo import ensure_index
 from schemas.paper import Paper
-from services.query.catalogue.reads.papers import public_paper
+from services.query.catalogue.interface import public_paper
 from services.query.readers.library.recommend import mark_stale
 from services.query.readers.library.shelf import (
     EntryChange,
