@@ -1,8 +1,10 @@
 """Leases on a real MongoDB-protocol server: a job under a lease runs in one process at a time, the next holder runs
-it when the first is done, and a holder that stopped renewing (a crashed process) loses it when it expires."""
+it when the first is done, a holder that stopped renewing (a crashed process) loses it when it expires, and a holder
+whose lease was taken stops its job until it holds the lease again."""
 
 import asyncio
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
@@ -93,3 +95,21 @@ async def test_cancelling_a_holder_stops_its_job_and_frees_the_lease(scratch_db:
             async with held_lease(leases, "imports", 30):
                 pass
         assert await leases.holder("imports") == taken
+
+
+async def test_a_holder_that_loses_its_lease_stops_its_job_and_runs_it_again_once_it_holds_it(
+    scratch_db: AsyncDatabase,
+) -> None:
+    leases, job = CountedLeases(scratch_db), Job()
+    holder = asyncio.create_task(run_under_lease(leases, "vectors", job.of("a"), TTL_S, holder="a"))
+    await wait_until_async(lambda: asyncio.sleep(0, job.started == ["a"]), 10, "the job to start")
+    # another process took the lease (this one could not renew it in time): the next renewal finds it lost
+    taken_until = datetime.now(UTC) + timedelta(minutes=5)
+    await leases.collection.update_one({"_id": "vectors"}, {"$set": {"holder": "other", "expires_at": taken_until}})
+    await wait_until_async(lambda: asyncio.sleep(0, job.running == 0), 10, "the job to stop")
+    assert not holder.done() and job.started == ["a"]  # it waits for the lease again
+    await leases.release("vectors", "other")
+    await wait_until_async(lambda: asyncio.sleep(0, job.started == ["a", "a"]), 10, "the job to run again")
+    job.finish["a"].set()
+    await holder
+    assert job.most_at_once == 1
