@@ -32,7 +32,7 @@ from papertrail.embedding import MINILM_INT8, EmbeddingSettings, embedding_text
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.local_model import LocalEmbedder, LocalModel, packaged_file
 from schemas.paper import Paper
-from services.query.indexer.topic_tags import TopicTagger
+from services.query.catalogue.indexer.topic_tags import TopicTagger
 from tests.matcher.corpus import corpus_papers
 
 EMBEDDING_THRESHOLDS = [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70]

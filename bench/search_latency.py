@@ -45,11 +45,11 @@ from schemas.paper_vector import PaperVector  # noqa: E402
 from schemas.summary import Summary  # noqa: E402
 from services.normalizer.identity import merge  # noqa: E402
 from services.normalizer.parsers.arxiv_json import parse_corpus_line  # noqa: E402
-from services.query.index import PaperIndex, search_body  # noqa: E402
-from services.query.indexer.topic_tags import TopicTagger  # noqa: E402
-from services.query.reads.papers import LIST_FIELDS  # noqa: E402
-from services.query.reads.search import PaperQuery  # noqa: E402
-from services.query.store import QueryStore  # noqa: E402
+from services.query.catalogue.index import PaperIndex, search_body  # noqa: E402
+from services.query.catalogue.indexer.topic_tags import TopicTagger  # noqa: E402
+from services.query.catalogue.reads.papers import LIST_FIELDS  # noqa: E402
+from services.query.catalogue.reads.search import PaperQuery  # noqa: E402
+from services.query.catalogue.repositories import CatalogueRecords  # noqa: E402
 from tests.conftest import free_port, stack_on_free_ports  # noqa: E402
 
 # The shared corpus, of which tests/fixtures/corpus holds an unchanged copy (its ORIGIN.md).
@@ -211,18 +211,18 @@ async def store_vectors(db: Any, documents: list[dict[str, Any]], vectors: list[
 
 
 async def index_stage(
-    index: PaperIndex, store: QueryStore | None, documents: list[dict[str, Any]]
+    index: PaperIndex, catalogue: CatalogueRecords | None, documents: list[dict[str, Any]]
 ) -> tuple[float, float]:
     """Documents/s of the indexer's work on batches of INDEX_BATCH, and the share of its time spent reading vectors:
-    with a store, each batch's vectors read from `paper_vectors` by id and written as `_vectors`; each batch's task
-    awaited before the next, as the indexer does."""
+    with the catalogue's records, each batch's vectors read from `paper_vectors` by id and written as `_vectors`; each
+    batch's task awaited before the next, as the indexer does."""
     started = time.perf_counter()
     reading = 0.0
     for first in range(0, len(documents), INDEX_BATCH):
         batch = documents[first : first + INDEX_BATCH]
-        if store is not None:
+        if catalogue is not None:
             read_started = time.perf_counter()
-            vectors = await store.vectors_of([d["paper_id"] for d in batch], EMBEDDING.model_key)
+            vectors = await catalogue.vectors.vectors_of([d["paper_id"] for d in batch], EMBEDDING.model_key)
             batch = [with_vector(d, vectors.get(d["paper_id"])) for d in batch]
             reading += time.perf_counter() - read_started
         await index.upsert(batch)
@@ -353,12 +353,12 @@ async def index_all(
         await store_vectors(db, documents, vectors)
         index = PaperIndex(client, "papers_bench", 1800, EMBEDDING.embedding_dimensions)
         await index.ensure()
-        with_vectors, reading = await index_stage(index, QueryStore(db), documents)
+        with_vectors, reading = await index_stage(index, CatalogueRecords.of(db), documents)
         await db[PAPERS.name].insert_many(
             [{"_id": p.id, **p.model_dump(mode="python", exclude={"id"}, exclude_none=True)} for p in held]
         )
         # the vectors are in the index already: the service need not attach them again at its start
-        await QueryStore(db).save_vectors_model("papers_bench", EMBEDDING.model_key)
+        await CatalogueRecords.of(db).index_state.save_vectors_model("papers_bench", EMBEDDING.model_key)
         return {"index_without_per_s": without, "index_with_per_s": with_vectors, "index_reading_share": reading}
     finally:
         await client.aclose()

@@ -42,6 +42,7 @@ RATE_LIMITS = Collection("rate_limits", "query")  # write counters per window, s
 SESSIONS = Collection("sessions", "query")  # signed-in web sessions (hashed ids), gone at their expiry
 API_TOKENS = Collection("api_tokens", "query")  # a user's API tokens (hashed), with created / last-used times
 EMAIL_TOKENS = Collection("email_tokens", "query")  # single-use links mailed to confirm an address or reset a password
+JOB_LEASES = Collection("job_leases", "query")  # the worker role's background jobs, each run by one process
 
 # the reader's record (per user)
 LIBRARY = Collection("library", "query")  # saved papers with tags and notes

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> bool:
     if args.command in SERVICES:
         run_service(args.command)
     elif args.command == "users":
-        from services.query.accounts.cli import create_user, delete_user, set_password
+        from services.query.readers.accounts.cli import create_user, delete_user, set_password
 
         if args.action == "delete":
             sys.exit(delete_user(args.name))
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> bool:
         user_id, token = create_user(args.name)
         print(f"user {args.name} ({user_id}) created; API token (shown once):\n{token}")
     elif args.command == "corrections":
-        from services.query.accounts.cli import corrections_command
+        from services.query.readers.accounts.cli import corrections_command
 
         sys.exit(corrections_command(args.action, args.id, args.status))
     elif args.command == "dlq":

@@ -1,13 +1,12 @@
 """The harvester's own collections: per-source checkpoints, run leases and the record of every run."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
-from pymongo import ReturnDocument
 from pymongo.asynchronous.database import AsyncDatabase
-from pymongo.errors import DuplicateKeyError
 
 from papertrail.collections import HARVEST_CHECKPOINTS, HARVEST_LEASES, HARVEST_RUNS
+from papertrail.leases import Leases
 from schemas.events import HarvestStatus
 
 
@@ -16,6 +15,7 @@ class HarvestStore:
         self.checkpoints = db[HARVEST_CHECKPOINTS.name]
         self.runs = db[HARVEST_RUNS.name]
         self.leases = db[HARVEST_LEASES.name]
+        self.run_leases = Leases(self.leases)  # one per source: its runs never overlap
 
     async def ensure_indexes(self) -> None:
         await self.runs.create_index([("source", 1), ("started_at", -1)])
@@ -47,28 +47,11 @@ class HarvestStore:
         return finished_at, await self.runs.count_documents(failed)
 
     async def acquire_lease(self, source: str, holder: str, ttl_s: float) -> bool:
-        """Take (or renew) the source's run lease unless another holder has one that has not expired.
-
-        One document per source; the filter matches only a free, expired or own lease, so a held lease
-        makes the upsert collide on `_id` and the caller learns it lost.
-        """
-        now = datetime.now(UTC)
-        try:
-            doc = await self.leases.find_one_and_update(
-                {"_id": source, "$or": [{"holder": holder}, {"expires_at": {"$lt": now}}, {"holder": None}]},
-                {"$set": {"holder": holder, "expires_at": now + timedelta(seconds=ttl_s), "renewed_at": now}},
-                upsert=True,
-                return_document=ReturnDocument.AFTER,
-            )
-        except DuplicateKeyError:
-            return False
-        return doc is not None and doc.get("holder") == holder
+        """Take (or renew) the source's run lease unless another holder has one that has not expired."""
+        return await self.run_leases.acquire(source, holder, ttl_s)
 
     async def release_lease(self, source: str, holder: str) -> None:
-        await self.leases.update_one({"_id": source, "holder": holder}, {"$set": {"holder": None}})
+        await self.run_leases.release(source, holder)
 
     async def lease_holder(self, source: str) -> str | None:
-        doc = await self.leases.find_one({"_id": source})
-        if not doc or doc.get("holder") is None or doc["expires_at"] < datetime.now(UTC):
-            return None
-        return str(doc["holder"])
+        return await self.run_leases.holder(source)

@@ -1,42 +1,51 @@
-"""Query service: the indexer (papers.enriched.v1 → the Meilisearch index, each paper tagged with its catalogue
-topics; papers.withdrawn.v1 → out of it; harvest.status.v1 → source freshness), the HTTP API, Atom feeds and web
-pages that read them, and the accounts (users, follows announced on follows.changed.v1, error reports)."""
+"""Query service: the catalogue (services/query/catalogue: the indexer, papers.enriched.v1 → the Meilisearch index,
+each paper tagged with its catalogue topics; papers.withdrawn.v1 → out of it; harvest.status.v1 → source freshness;
+and the reads of it), the readers' record (services/query/readers: accounts, follows announced on follows.changed.v1,
+error reports, the library, reader models), and the HTTP API, Atom feeds and web pages over both.
+
+One service, two process roles (QUERY_ROLE): api serves HTTP only; worker runs the consumers and the background
+jobs, each under a lease so one process across the replicas runs it; all (the default) does both."""
 
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import cast
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 
+from papertrail.collections import JOB_LEASES
 from papertrail.embedders import open_embedder
+from papertrail.embedding import Embedder
 from papertrail.follows.catalogue import load_catalogue
-from papertrail.kafka import batch_options, consumer_options, make_broker
+from papertrail.kafka import Publisher, StaticMembershipBroker, batch_options, consumer_options, make_broker
+from papertrail.leases import Leases, run_under_lease
 from papertrail.metrics import RequestMetrics
 from papertrail.migrations import MigrationContext, MigrationRecord, publishing_on
-from papertrail.service import Readiness, health_routes, open_resources, provide
+from papertrail.service import Clients, Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.api.problems import install_problem_details, on_api, one_value_each, problem_response
 from services.query.api.routes import corrections, feeds, follows, library, overview, papers
 from services.query.api.routes import topics as topic_routes
+from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
+from services.query.catalogue.indexer.retag import attach_vectors_on_model_change, retag_on_catalogue_change
+from services.query.catalogue.indexer.topic_tags import TopicTagger
+from services.query.catalogue.repositories import CatalogueRecords
 from services.query.deps import QueryResources
 from services.query.http_guards import BodyCap, SecurityHeaders
-from services.query.index import PaperIndex
-from services.query.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
-from services.query.indexer.retag import attach_vectors_on_model_change, retag_on_catalogue_change
-from services.query.indexer.topic_tags import TopicTagger
-from services.query.library.importing import MAX_FILE_BYTES, ImportJobs
-from services.query.library.recommend import ReaderModels
-from services.query.library.store import LibraryStore
 from services.query.migrations import MIGRATIONS
+from services.query.readers.library.importing import MAX_FILE_BYTES, ImportJobs
+from services.query.readers.library.recommend import ReaderModels
+from services.query.readers.library.store import LibraryStore
+from services.query.readers.repositories import ReaderRecords
+from services.query.readers.write_limits import WriteLimited
 from services.query.settings import QuerySettings
-from services.query.store import QueryStore
 from services.query.web import mount_web
 from services.query.web.render import error_page
-from services.query.write_limits import WriteLimited
 
 SERVICE = "query"
 NEEDS = ("kafka", "mongodb", "meilisearch")  # checked before the service starts serving
@@ -45,80 +54,115 @@ TOPICS = [topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.HARVEST_STATUS
 log = logging.getLogger(f"papertrail.{SERVICE}")
 
 
+HTTP_ROLES = ("api", "all")  # serve the API and pages
+WORK_ROLES = ("worker", "all")  # run the consumers and the background jobs
+
+
+def follow_changes_of(broker: StaticMembershipBroker) -> Publisher:
+    """The follows.changed.v1 publisher create_app declared on the broker."""
+    topic = broker.name_prefix + topics.FOLLOWS_CHANGED
+    return cast(Publisher, next(p for p in broker.publishers if getattr(p, "topic", None) == topic))
+
+
+def build_resources(
+    settings: QuerySettings, clients: Clients, broker: StaticMembershipBroker, query_embedder: Embedder | None = None
+) -> QueryResources:
+    """The service's one wiring, without I/O: the lifespan calls it with the clients it opened, tests with theirs.
+    `query_embedder` embeds the text of searches by meaning (the api role's; None elsewhere)."""
+    assert clients.search is not None  # NEEDS names meilisearch
+    paper_index = PaperIndex(
+        clients.search, settings.index_name, settings.index_task_timeout_s, settings.embedding_dimensions,
+        query_embedder,
+    )  # fmt: skip
+    library = LibraryStore(clients.db)
+    runs_jobs = settings.query_role in WORK_ROLES
+    imports = ImportJobs(
+        clients.db, library, settings.library_import_chunk, settings.library_import_max_entries, runs_jobs=runs_jobs
+    )
+    reader_models = ReaderModels(
+        clients.db,
+        settings.model_key,
+        settings.embedding_dimensions,
+        settings.feed_retrain_debounce_s,
+        settings.feed_retrain_timeout_s,
+    )
+    return QueryResources(
+        settings, paper_index, CatalogueRecords.of(clients.db), ReaderRecords.of(clients.db),
+        TopicTagger(load_catalogue()), follow_changes_of(broker), broker.dead_letters, library, imports, reader_models,
+    )  # fmt: skip
+
+
+async def prepare(resources: QueryResources) -> None:
+    """What the resources need before the first request or event: the index's settings, the collections' indexes."""
+    await resources.paper_index.ensure()
+    await resources.catalogue.ensure_indexes()
+    await resources.readers.ensure_indexes()
+    await resources.library.ensure_indexes()
+    await resources.imports.ensure_indexes()
+    await resources.reader_models.ensure_indexes()
+
+
+def background_jobs(resources: QueryResources) -> dict[str, Callable[[], Awaitable[None]]]:
+    """The worker role's jobs by name, each run under its lease of that name (one process across the replicas):
+    retagging and the vectors' attachment run once, when the catalogue or the model changed; training, the digest
+    picks and the imports left running go on until the service stops."""
+    settings, index, catalogue = resources.settings, resources.paper_index, resources.catalogue
+    models, imports = resources.reader_models, resources.imports
+    return {
+        "retag": lambda: retag_on_catalogue_change(index, catalogue, resources.topic_tagger),
+        "vectors": lambda: attach_vectors_on_model_change(index, catalogue, settings.model_key),
+        "training": lambda: models.keep_training(
+            settings.feed_retrain_poll_s, settings.feed_picks_every_s, settings.digest_picks
+        ),
+        "imports": lambda: imports.keep_taking_up(settings.import_poll_s),
+    }
+
+
 def create_app(settings: QuerySettings) -> FastAPI:
-    """The query service: the API and pages (FastAPI), its broker's publisher and handlers, and the lifespan that
-    opens what both work with."""
+    """The query service in its role (QUERY_ROLE): the API and pages (FastAPI), its broker's publisher and, in the
+    worker role, its handlers and background jobs; the lifespan that opens what they work with."""
+    serves_http, works = settings.query_role in HTTP_ROLES, settings.query_role in WORK_ROLES
     broker = make_broker(settings, SERVICE)
-    follow_changes = broker.publisher(topics.FOLLOWS_CHANGED, schema=FollowChanged, description="follow changes")
-    indexing = batch_options(SERVICE, settings.index_batch_size, settings.index_batch_wait_ms, settings.index_linger_ms)
-    broker.subscriber(topics.PAPERS_ENRICHED, **indexing)(on_papers_enriched)
-    # a group of its own, so withdrawals never rebalance the papers consumer (docs/events.md)
-    broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))(on_paper_withdrawn)
-    # a group of its own too: in the papers group, the papers consumer joining at start failed its commits
-    broker.subscriber(topics.HARVEST_STATUS, **consumer_options(f"{SERVICE}-status"))(on_harvest_status)
+    broker.publisher(topics.FOLLOWS_CHANGED, schema=FollowChanged, description="follow changes")
+    if works:
+        indexing = batch_options(
+            SERVICE, settings.index_batch_size, settings.index_batch_wait_ms, settings.index_linger_ms
+        )
+        broker.subscriber(topics.PAPERS_ENRICHED, **indexing)(on_papers_enriched)
+        # a group of its own, so withdrawals never rebalance the papers consumer (docs/events.md)
+        broker.subscriber(topics.PAPERS_WITHDRAWN, **consumer_options(f"{SERVICE}-withdrawals"))(on_paper_withdrawn)
+        # a group of its own too: in the papers group, the papers consumer joining at start failed its commits
+        broker.subscriber(topics.HARVEST_STATUS, **consumer_options(f"{SERVICE}-status"))(on_harvest_status)
     readiness = Readiness()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with open_resources(settings, SERVICE, broker, readiness, topics=TOPICS, needs=NEEDS) as clients:
-            assert clients.search is not None  # NEEDS names meilisearch
             # loaded once: every search by meaning embeds its text with it, as the summarizer embeds papers
-            query_embedder = open_embedder(settings)
-            paper_index = PaperIndex(
-                clients.search,
-                settings.index_name,
-                settings.index_task_timeout_s,
-                settings.embedding_dimensions,
-                query_embedder,
-            )
-            await paper_index.ensure()
-            store = QueryStore(clients.db)
-            await store.ensure_indexes()
-            library = LibraryStore(clients.db)
-            await library.ensure_indexes()
-            imports = ImportJobs(
-                clients.db, library, settings.library_import_chunk, settings.library_import_max_entries
-            )
-            await imports.ensure_indexes()
-            reader_models = ReaderModels(
-                clients.db,
-                settings.model_key,
-                settings.embedding_dimensions,
-                settings.feed_retrain_debounce_s,
-                settings.feed_retrain_timeout_s,
-            )
-            await reader_models.ensure_indexes()
-            tagger = TopicTagger(load_catalogue())
-            resources = QueryResources(
-                settings, paper_index, store, tagger, follow_changes, broker.dead_letters,
-                library, imports, reader_models,
-            )  # fmt: skip
+            query_embedder = open_embedder(settings) if serves_http else None
+            resources = build_resources(settings, clients, broker, query_embedder)
+            await prepare(resources)
             app.state.resources = resources  # the routes' and pages' dependencies read it
             provide(broker.context, resources)
             await broker.start()
             migrating = MigrationContext(clients.db, publishing_on(broker, settings))
             await MigrationRecord(clients.db).run_pending(MIGRATIONS, migrating)  # once: papertrail/migrations.py
-            retag = asyncio.create_task(retag_on_catalogue_change(paper_index, store, tagger), name="retag")
-            vectors = asyncio.create_task(
-                attach_vectors_on_model_change(paper_index, store, settings.model_key), name="vectors"
-            )
-            if resumed := await imports.resume():
-                log.info("resumed %d library imports left running", resumed)
-            training = asyncio.create_task(
-                reader_models.keep_training(
-                    settings.feed_retrain_poll_s, settings.feed_picks_every_s, settings.digest_picks
-                ),
-                name="training",
-            )
+            leases = Leases(clients.db[JOB_LEASES.name])
+            jobs = background_jobs(resources) if works else {}
+            app.state.jobs = {
+                name: asyncio.create_task(run_under_lease(leases, name, job, settings.job_lease_s), name=name)
+                for name, job in jobs.items()
+            }
             try:
                 yield
             finally:
-                for task in (retag, vectors, training):
+                for task in app.state.jobs.values():
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
-                await query_embedder.close()
-                await imports.stop()
+                if query_embedder is not None:
+                    await query_embedder.close()
+                await resources.imports.stop()
                 await broker.stop()
 
     app = FastAPI(
@@ -132,7 +176,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
         docs_url=None,  # /docs is the pages' own, with Swagger UI served from /static (services/query/web)
         redoc_url=None,
     )
-    for router in (
+    routers = (
         corrections.router,  # first: /api/papers/{id}/corrections must not be read as a paper id (405's Allow)
         library.router,  # then: /api/papers/{id}/cite must not be read as a paper id either
         papers.router,
@@ -140,10 +184,11 @@ def create_app(settings: QuerySettings) -> FastAPI:
         topic_routes.router,
         follows.router,
         feeds.router,
-    ):
+    )
+    for router in routers if serves_http else ():  # the worker role serves only /healthz, /readyz, /metrics
         app.include_router(router)
     install_problem_details(app)  # every API error one documented shape; the pages keep their HTML
-    if not mount_web(app):  # the web pages and their static files
+    if serves_http and not mount_web(app):  # the web pages and their static files
         log.warning("KaTeX is not installed: pages show formulas as their source; run `papertrail assets`")
     app.add_exception_handler(WriteLimited, too_many_writes)  # type: ignore[arg-type]
     app.state.broker = broker  # its consumers and publisher, for whoever holds only the app (tests, tools)

@@ -12,15 +12,17 @@ from starlette.convertors import Convertor, register_url_convertor
 from papertrail.kafka import DeadLetterPolicy, Publisher
 from schemas.events import FollowChanged
 from services.query.api.problems import problem_responses
-from services.query.index import PaperIndex
-from services.query.indexer.topic_tags import TopicTagger
-from services.query.library.importing import ImportJobs
-from services.query.library.recommend import ReaderModels
-from services.query.library.store import LibraryStore
-from services.query.reads.paper_lookup import NotAPaperId
-from services.query.reads.papers import held_paper
+from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.indexer.topic_tags import TopicTagger
+from services.query.catalogue.interface import Catalogue
+from services.query.catalogue.reads.paper_lookup import NotAPaperId
+from services.query.catalogue.reads.papers import held_paper
+from services.query.catalogue.repositories import CatalogueRecords
+from services.query.readers.library.importing import ImportJobs
+from services.query.readers.library.recommend import ReaderModels
+from services.query.readers.library.store import LibraryStore
+from services.query.readers.repositories import ReaderRecords
 from services.query.settings import QuerySettings
-from services.query.store import QueryStore
 
 # one scheme, "bearer", in the document: required by the per-user routes, optional where the token is
 BEARER = "bearer"
@@ -37,13 +39,19 @@ class QueryResources:
 
     settings: QuerySettings
     paper_index: PaperIndex
-    store: QueryStore
+    catalogue: CatalogueRecords
+    readers: ReaderRecords
     topic_tagger: TopicTagger
     follow_changes: Publisher
     dead_letters: DeadLetterPolicy
     library: LibraryStore
     imports: ImportJobs
     reader_models: ReaderModels
+
+    @property
+    def papers(self) -> Catalogue:
+        """The catalogue as the readers' side reaches it."""
+        return Catalogue(self.paper_index, self.catalogue)
 
     async def announce_follow_change(self, change: FollowChanged) -> None:
         await self.follow_changes.publish(change, key=change.user_id.encode())
@@ -58,8 +66,16 @@ async def get_paper_index(request: Request) -> PaperIndex:
     return resources_of(request).paper_index
 
 
-async def get_store(request: Request) -> QueryStore:
-    return resources_of(request).store
+async def get_catalogue(request: Request) -> CatalogueRecords:
+    return resources_of(request).catalogue
+
+
+async def get_readers(request: Request) -> ReaderRecords:
+    return resources_of(request).readers
+
+
+async def get_papers(request: Request) -> Catalogue:
+    return resources_of(request).papers
 
 
 async def get_library(request: Request) -> LibraryStore:
@@ -83,7 +99,9 @@ async def get_follow_announcer(request: Request) -> Any:
 
 
 PaperIndexDep = Annotated[PaperIndex, Depends(get_paper_index)]
-StoreDep = Annotated[QueryStore, Depends(get_store)]
+CatalogueDep = Annotated[CatalogueRecords, Depends(get_catalogue)]
+ReadersDep = Annotated[ReaderRecords, Depends(get_readers)]
+PapersDep = Annotated[Catalogue, Depends(get_papers)]
 LibraryDep = Annotated[LibraryStore, Depends(get_library)]
 ImportsDep = Annotated[ImportJobs, Depends(get_imports)]
 ReaderModelsDep = Annotated[ReaderModels, Depends(get_reader_models)]
@@ -114,12 +132,13 @@ register_url_convertor("paper_id", PaperIdConvertor())
 
 
 async def get_held_paper(
-    paper_id: Annotated[str, Path(description=PAPER_ID_DESCRIPTION, examples=["arxiv:2401.12345"])], store: StoreDep
+    paper_id: Annotated[str, Path(description=PAPER_ID_DESCRIPTION, examples=["arxiv:2401.12345"])],
+    catalogue: CatalogueDep,
 ) -> dict[str, Any]:
     """The paper (its `papers` document) holding the id in any of its forms: 422 naming what is wrong with text that
     is no paper id, 404 for an id no paper holds."""
     try:
-        paper = await held_paper(store, paper_id)
+        paper = await held_paper(catalogue, paper_id)
     except NotAPaperId as error:
         raise HTTPException(422, str(error)) from error
     if paper is None:
@@ -136,12 +155,12 @@ HELD_PAPER_ERRORS = problem_responses(
 
 
 async def get_current_user(
-    store: StoreDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_token)]
+    readers: ReadersDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_token)]
 ) -> dict[str, Any]:
     """The user whose bearer token this is; every per-user route depends on it, so none reads another's data."""
     if credentials is None or not credentials.credentials:
         raise HTTPException(401, "missing bearer token", headers={"WWW-Authenticate": "Bearer"})
-    user = await store.user_for_token(credentials.credentials)
+    user = await readers.tokens.user_for_token(credentials.credentials)
     if user is None:
         raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
     return user
@@ -153,7 +172,7 @@ SESSION_COOKIE = "pt_session"
 async def session_user(request: Request) -> dict[str, Any] | None:
     """The user signed in to the pages with this request's session cookie, or None."""
     session = request.cookies.get(SESSION_COOKIE)
-    return await resources_of(request).store.session_user(session) if session else None
+    return await resources_of(request).readers.sessions.session_user(session) if session else None
 
 
 CurrentUser = Annotated[dict[str, Any], Depends(get_current_user)]

@@ -7,14 +7,34 @@ from pydantic import AfterValidator, Field
 from papertrail.embedding import EmbeddingSettings
 from papertrail.mail import SmtpSettings
 from papertrail.settings import PaperIndexSettings, TimeZoneName, WebhookPolicySettings
-from services.query.accounts.rates import RATE_HELP, check_rate
-from services.query.reads.freshness import WINDOW_PATTERN
+from services.query.catalogue.reads.freshness import WINDOW_PATTERN
+from services.query.readers.accounts.rates import RATE_HELP, check_rate
 
-# A write limit: COUNT/PERIOD (services/query/accounts/rates.py); every replica counts in the same windows.
+# A write limit: COUNT/PERIOD (services/query/readers/accounts/rates.py); every replica counts in the same windows.
 RateSetting = Annotated[str, AfterValidator(check_rate)]
 
 
+QueryRole = Literal["api", "worker", "all"]
+
+
 class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, WebhookPolicySettings):
+    query_role: QueryRole = Field(
+        "all",
+        description="what this process of the query service does: api serves the API and pages only (no consumers, "
+        "no background jobs: scale it for readers); worker runs the consumers (the search index, withdrawals, source "
+        "runs) and the background jobs (retagging, vectors attached to documents, reader-model training and digest "
+        "picks, library imports), serving only /healthz, /readyz and /metrics; all does both (a laptop, make run)",
+    )
+    job_lease_s: float = Field(
+        30,
+        gt=0,
+        le=600,
+        description="time to live of a background job's lease: worker processes run each job one at a time across "
+        "the replicas, and a stopped holder's job is taken over this long after its last renewal",
+    )
+    import_poll_s: float = Field(
+        2, gt=0, le=600, description="how often a worker looks for library imports left to run (an api process's)"
+    )
     http_port: int = Field(8000, ge=1, le=65535, description="port of the API, pages, /metrics, /healthz, /readyz")
     index_task_timeout_s: float = Field(60, gt=0, description="how long to wait for an indexing task")
     index_batch_size: int = Field(

@@ -18,6 +18,7 @@ from tests.integration.services import running_service
 ROOT = Path(__file__).resolve().parents[2]
 PAPERTRAIL = ("harvester", "normalizer", "summarizer", "matcher", "query")
 SCALABLE = ("normalizer", "matcher")
+PROCESSES = {"query": ["query", "query-worker"]}  # a service's compose services, when it runs as more than one
 # compose-spec schema/compose-spec.json, definitions.service.properties used by this file
 SERVICE_KEYS = {
     "build", "image", "restart", "stop_grace_period", "depends_on", "healthcheck", "command", "environment",
@@ -69,7 +70,17 @@ def test_normalizer_and_matcher_can_run_two_replicas() -> None:
     for name in PAPERTRAIL:
         # DNS discovery: one target per replica, on the port the service listens on
         (dns,) = jobs[name]["dns_sd_configs"]
-        assert dns["names"] == [name] and str(dns["port"]) == services[name]["environment"]["HTTP_PORT"], name
+        assert dns["names"] == PROCESSES.get(name, [name]), name
+        assert all(str(dns["port"]) == services[n]["environment"]["HTTP_PORT"] for n in dns["names"]), name
+
+
+def test_query_runs_as_an_api_and_a_worker() -> None:
+    """Consumers and background jobs in the worker only: the API's process (with the host port) runs neither."""
+    services = _compose()["services"]
+    roles = {name: services[name]["environment"]["QUERY_ROLE"] for name in PROCESSES["query"]}
+    assert roles == {"query": "api", "query-worker": "worker"}
+    assert services["query-worker"]["command"] == services["query"]["command"] == ["query"]
+    assert "ports" not in services["query-worker"]
 
 
 def test_mounted_deploy_files_exist() -> None:

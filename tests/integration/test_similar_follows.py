@@ -38,8 +38,8 @@ from services.normalizer.parsers.arxiv_oai import parse_arxiv
 from tests.conftest import Servers, wait_until
 from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user, running_pipeline
 from tests.matcher.test_delivery import Receiver
-from tests.query.test_api import _auth, _get
-from tests.query.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.query.catalogue.test_api import _auth, _get
+from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
 
 pytestmark = pytest.mark.integration
 

@@ -239,7 +239,7 @@ async def test_setting_the_webhook_again_re_enables_its_host(servers: Servers, s
             assert (await webhooks.closed(first, receiver.url))["disabled_endpoint"] is True
             await webhooks.queue(second, receiver.url)
             assert (await webhooks.closed(second, receiver.url))["outcome"] == "skipped_disabled"
-            # PUT /api/me/webhook, as the query service writes it (services/query/store.py: set_webhook)
+            # PUT /api/me/webhook, as the query service writes it (query: Users.set_webhook)
             changes = {"webhook_url": receiver.url, "webhook_secret": SECRET, "webhook_set_at": datetime.now(UTC)}
             await store.users.update_one({"_id": "u1"}, {"$set": changes}, upsert=True)
             await webhooks.queue(third, receiver.url)
@@ -402,7 +402,7 @@ async def test_a_failed_mail_frees_the_digest_for_the_next_run(servers: Servers,
 async def test_the_digest_adds_the_readers_picks_that_the_query_service_ranked(
     servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
 ) -> None:
-    """reader_picks as the query service writes them (services/query/library/recommend.py: store_picks); a pick
+    """reader_picks as the query service writes them (services/query/readers/library/recommend.py: store_picks); a pick
     the follows matched already is not listed twice."""
     inbox, port = smtp
     await store.users.insert_one({"_id": "u2", "name": "mei", "email": "mei@example.org"})

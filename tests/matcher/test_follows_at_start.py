@@ -8,7 +8,7 @@ from pymongo import AsyncMongoClient
 
 from schemas.events import Follow
 from services.matcher.store import MatchStore
-from services.query.store import QueryStore
+from services.query.readers.repositories import Follows
 from tests.conftest import Servers
 
 pytestmark = pytest.mark.integration
@@ -26,7 +26,7 @@ async def test_follows_stored_by_the_query_service_load_at_start(servers: Server
             query="retrieval",
             created_at=datetime.now(UTC),
         )
-        await QueryStore(db).save_follow(follow, feed_key="secret-feed-key")
+        await Follows(db).save_follow(follow, feed_key="secret-feed-key")
         loaded = await MatchStore(db).all_follows()
         assert [f.id for f in loaded] == [follow.id]
         assert loaded[0].query == "retrieval"

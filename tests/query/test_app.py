@@ -9,20 +9,12 @@ from faststream.kafka.annotations import KafkaMessage
 from meilisearch_python_sdk import AsyncClient
 from pymongo import AsyncMongoClient
 
-from papertrail.follows.catalogue import load_catalogue
 from papertrail.kafka import dead_letter_topic
-from papertrail.service import provide
+from papertrail.service import Clients, provide
 from schemas import topics
-from services.query.app import create_app
-from services.query.deps import QueryResources
-from services.query.index import PaperIndex
-from services.query.indexer.topic_tags import TopicTagger
-from services.query.library.importing import ImportJobs
-from services.query.library.recommend import ReaderModels
-from services.query.library.store import LibraryStore
+from services.query.app import build_resources, create_app
 from services.query.settings import QuerySettings
-from services.query.store import QueryStore
-from tests.conftest import broker_of, free_port, publisher_of
+from tests.conftest import broker_of, free_port
 
 
 async def test_enriched_papers_that_break_the_schema_are_parked_and_not_indexed() -> None:
@@ -40,17 +32,7 @@ async def test_enriched_papers_that_break_the_schema_are_parked_and_not_indexed(
     search = AsyncClient(settings.meili_url, "key", timeout=1)  # a paper indexed would fail here
     try:
         async with TestKafkaBroker(broker) as in_memory:
-            resources = QueryResources(
-                settings,
-                PaperIndex(search, settings.index_name, task_timeout_s=1),
-                QueryStore(mongo["unused"]),
-                TopicTagger(load_catalogue()),
-                publisher_of(broker, topics.FOLLOWS_CHANGED),
-                broker.dead_letters,
-                library := LibraryStore(mongo["unused"]),
-                ImportJobs(mongo["unused"], library, chunk_size=500, max_entries=50_000),
-                ReaderModels(mongo["unused"], settings.model_key, settings.embedding_dimensions, 20, 60),
-            )
+            resources = build_resources(settings, Clients(mongo["unused"], search), broker)
             provide(in_memory.context, resources)
             await in_memory.publish_batch(b'{"kind": "new"}', b"[1, 2]", topic=topics.PAPERS_ENRICHED)
     finally:

@@ -16,7 +16,7 @@ from lxml import etree, html
 from services.query.http_guards import CONTENT_SECURITY_POLICY
 from tests.conftest import Servers
 from tests.integration.services import create_user, running_service
-from tests.query.test_pages import CHROMIUM, launch_chromium
+from tests.query.catalogue.test_pages import CHROMIUM, launch_chromium
 
 pytestmark = pytest.mark.integration
 CAP = 65_536  # MAX_BODY_BYTES here
@@ -56,7 +56,7 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 )
 def test_days_at_the_ends_of_the_calendar_are_answered_not_500(site: Site, path: str, params: dict[str, str]) -> None:
     """A day in year 1 failed its conversion to a timestamp (naive, in the server's zone): a 500 anyone could fire.
-    (/api/papers/{id}/similar takes the same `since`: tests/query/test_search.py converts it.)"""
+    (/api/papers/{id}/similar takes the same `since`: tests/query/catalogue/test_search.py converts it.)"""
     answer = httpx.get(f"{site.base}{path}", params=params, timeout=10)
     assert answer.status_code == 200, answer.text
     if path == "/api/papers":

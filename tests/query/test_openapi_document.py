@@ -9,7 +9,7 @@ import pytest
 
 from services.query.api.problems import PROBLEM_JSON
 from services.query.app import create_app
-from services.query.reads.freshness import parse_window
+from services.query.catalogue.reads.freshness import parse_window
 from services.query.settings import QuerySettings
 
 

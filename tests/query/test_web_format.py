@@ -143,8 +143,8 @@ def test_paper_template_shows_summary_institutions_and_cut_authors(lang: str) ->
 
 
 def test_home_template_shows_the_failing_banner_and_links_each_number() -> None:
-    from services.query.reads.overview import Figure, Overview, SourceState
-    from services.query.reads.search import PaperListing
+    from services.query.catalogue.reads.overview import Figure, Overview, SourceState
+    from services.query.catalogue.reads.search import PaperListing
 
     now = datetime(2026, 11, 14, 9, 7, tzinfo=UTC)
     figure = Figure(value=1234, query="/api/papers?ai_related=true")

@@ -11,6 +11,7 @@ from services.query.web.render import (
     KATEX_DIR,
     SWAGGER_UI_DIR,
     FormNotFromThisSite,
+    SignInRequired,
     error_page,
     language,
     templates,
@@ -26,6 +27,7 @@ def mount_web(app: FastAPI) -> bool:
     app.include_router(account.router)
     app.include_router(account_pages.router)
     app.add_exception_handler(FormNotFromThisSite, form_not_from_this_site)  # type: ignore[arg-type]
+    app.add_exception_handler(SignInRequired, sign_in_first)  # type: ignore[arg-type]
     app.add_route("/docs", api_docs, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     # the CSRF field every state-changing form carries (the name web accounts check); empty until they set one
@@ -37,6 +39,11 @@ def mount_web(app: FastAPI) -> bool:
 async def form_not_from_this_site(request: Request, refused: FormNotFromThisSite) -> HTMLResponse:
     """403 for a POST without this browser's CSRF token: nothing was done; a reload gives the form a fresh one."""
     return error_page(request, 403, Translator(language(request))("form_expired"))
+
+
+async def sign_in_first(request: Request, _: SignInRequired) -> HTMLResponse:
+    """401 with the sign-in form for a signed-in reader's page asked for without a session."""
+    return account.login_required(request)
 
 
 async def api_docs(request: Request) -> HTMLResponse:

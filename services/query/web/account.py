@@ -14,13 +14,16 @@ from pydantic import ValidationError
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.checks import FollowRuleError
 from papertrail.similarity import DEFAULT_THRESHOLD
-from services.query.accounts import follows as accounts
-from services.query.accounts.users import BadAccountInput, normalised_email, signed_in
-from services.query.deps import SESSION_COOKIE, PaperIndexDep, StoreDep, resources_of
-from services.query.library.feed import FeedSort, feed_page
-from services.query.library.recommend import BadFeedCursor
+from services.query.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of
+from services.query.readers.accounts import follows as accounts
+from services.query.readers.accounts.users import BadAccountInput, normalised_email, signed_in
+from services.query.readers.library.feed import FeedSort, feed_page
+from services.query.readers.library.recommend import BadFeedCursor
+from services.query.readers.repositories import ReaderRecords
+from services.query.readers.write_limits import SignInFailures, WriteLimit
 from services.query.web.i18n import Translator
 from services.query.web.render import (
+    Reader,
     check_csrf,
     end_session,
     error_page,
@@ -30,7 +33,6 @@ from services.query.web.render import (
     signed_in_user,
     start_session,
 )
-from services.query.write_limits import SignInFailures, WriteLimit
 
 router = APIRouter(include_in_schema=False)
 FOLLOW_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -71,7 +73,7 @@ async def show_login(request: Request, next: str = "/me/feed") -> HTMLResponse:
     response_class=HTMLResponse,
     dependencies=[*CSRF, Depends(WriteLimit("login_per_address", by="client"))],
 )
-async def sign_in(request: Request, store: StoreDep) -> Response:
+async def sign_in(request: Request, readers: ReadersDep) -> Response:
     """Check the address and password (or the pasted API token) and start a new session (a session this browser
     held before ends: the id rotates at sign-in). A refusal never says whether the address has an account."""
     form = await form_fields(request)
@@ -79,7 +81,7 @@ async def sign_in(request: Request, store: StoreDep) -> Response:
     t = Translator(language(request))
     token = form.get("token", "").strip()
     if token:
-        user = await store.user_for_token(token)
+        user = await readers.tokens.user_for_token(token)
         refusal = "login_bad_token"
     else:
         try:
@@ -87,36 +89,36 @@ async def sign_in(request: Request, store: StoreDep) -> Response:
         except BadAccountInput:
             email = form.get("email", "").strip().casefold()
         await SIGN_IN_FAILURES.check(request, email)
-        user = await signed_in(store, email, form.get("password", ""))
+        user = await signed_in(readers, email, form.get("password", ""))
         if user is None:
             await SIGN_IN_FAILURES.failed(request, email)
         refusal = "login_bad_password"
     if user is None:
         return render(request, "login.html", 401, error=t(refusal), next=target, email=form.get("email", ""))
     if old := request.cookies.get(SESSION_COOKIE):
-        await store.drop_session(old)
+        await readers.sessions.drop_session(old)
     settings = resources_of(request).settings
     lifetime = timedelta(days=settings.session_days)
-    session = await store.create_session(user["_id"], datetime.now(UTC) + lifetime)
+    session = await readers.sessions.create_session(user["_id"], datetime.now(UTC) + lifetime)
     response = see_other(target)
     start_session(request, response, session, int(lifetime.total_seconds()))
     return response
 
 
 @router.post("/logout", dependencies=CSRF)
-async def sign_out(request: Request, store: StoreDep) -> Response:
+async def sign_out(request: Request, readers: ReadersDep) -> Response:
     """End this browser's session."""
     if session := request.cookies.get(SESSION_COOKIE):
-        await store.drop_session(session)
+        await readers.sessions.drop_session(session)
     response = see_other("/")
     end_session(request, response)
     return response
 
 
 async def _follows_page(
-    request: Request, user: dict[str, Any], store: Any, status_code: int = 200, **context: Any
+    request: Request, user: dict[str, Any], readers: ReaderRecords, status_code: int = 200, **context: Any
 ) -> HTMLResponse:
-    follows = await accounts.list_follows(store, user["_id"])
+    follows = await accounts.list_follows(readers, resources_of(request).papers, user["_id"])
     similar = {
         "default_threshold": DEFAULT_THRESHOLD,
         "threshold_range": (accounts.MIN_THRESHOLD, accounts.MAX_THRESHOLD),
@@ -127,33 +129,27 @@ async def _follows_page(
 
 
 @router.get("/me/follows", response_class=HTMLResponse)
-async def show_follows(request: Request, store: StoreDep, created: str | None = None) -> HTMLResponse:
+async def show_follows(request: Request, user: Reader, readers: ReadersDep, created: str | None = None) -> HTMLResponse:
     """Your follows and the form to add one."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
-    return await _follows_page(request, user, store, created=created, form={})
+    return await _follows_page(request, user, readers, created=created, form={})
 
 
 FOLLOW_WRITES = [*CSRF, Depends(WriteLimit("follow_writes", by="user"))]
 
 
 @router.post("/me/follows", response_class=HTMLResponse, dependencies=FOLLOW_WRITES)
-async def add_follow(request: Request, store: StoreDep) -> Response:
+async def add_follow(request: Request, user: Reader, readers: ReadersDep) -> Response:
     """Add a keyword, author, topic or similar follow with the API's validation; a refusal is shown on the page."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     form = await form_fields(request)
     announce = resources_of(request).announce_follow_change
     try:
         body = accounts.FollowCreate.model_validate(follow_body(form))
-        follow = await accounts.create_follow(store, announce, user["_id"], body)
+        follow = await accounts.create_follow(readers, resources_of(request).papers, announce, user["_id"], body)
     except ValidationError as error:
         detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
-        return await _follows_page(request, user, store, 422, error=detail, form=form)
+        return await _follows_page(request, user, readers, 422, error=detail, form=form)
     except FollowRuleError as error:
-        return await _follows_page(request, user, store, 400, error=str(error), form=form)
+        return await _follows_page(request, user, readers, 400, error=str(error), form=form)
     return see_other("/me/follows?" + urlencode({"created": follow.name}))
 
 
@@ -183,15 +179,12 @@ def _similar_name(seeds: list[str], description: str | None) -> str:
 
 
 @router.post("/me/follows/{follow_id}/delete", dependencies=FOLLOW_WRITES)
-async def remove_follow(follow_id: str, request: Request, store: StoreDep) -> Response:
+async def remove_follow(follow_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
     """Unfollow one of your follows (another user's follow id reads as missing)."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     if not FOLLOW_ID.match(follow_id):
         return error_page(request, 404, Translator(language(request))("not_found"), user)
     try:
-        await accounts.delete_follow(store, resources_of(request).announce_follow_change, user["_id"], follow_id)
+        await accounts.delete_follow(readers, resources_of(request).announce_follow_change, user["_id"], follow_id)
     except accounts.NoSuchFollow as error:
         return error_page(request, 404, str(error), user)
     return see_other("/me/follows")
@@ -199,18 +192,20 @@ async def remove_follow(follow_id: str, request: Request, store: StoreDep) -> Re
 
 @router.get("/me/feed", response_class=HTMLResponse)
 async def show_feed(
-    request: Request, store: StoreDep, index: PaperIndexDep, sort: str = "newest", cursor: str | None = None
+    request: Request,
+    user: Reader,
+    readers: ReadersDep,
+    papers: PapersDep,
+    sort: str = "newest",
+    cursor: str | None = None,
 ) -> HTMLResponse:
     """Papers matching your follows, newest match first, with why each matched; or 为你推荐 (?sort=relevance):
     recent papers ranked by what you saved and dismissed, each with the saved paper it is closest to."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     resources = resources_of(request)
     chosen: FeedSort = "relevance" if sort == "relevance" else "newest"
     try:
         page = await feed_page(
-            store, index, resources.reader_models, user["_id"], sort=chosen, since=None,
+            readers, papers, resources.reader_models, user["_id"], sort=chosen, since=None,
             window_days=resources.settings.feed_window_days, follow_id=None, cursor=cursor, limit=FEED_PAGE,
         )  # fmt: skip
     except BadFeedCursor:

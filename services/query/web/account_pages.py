@@ -7,13 +7,13 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
-from services.query.accounts import users
-from services.query.accounts.users import BadAccountInput, checked_password, normalised_email
-from services.query.deps import SESSION_COOKIE, StoreDep, resources_of
-from services.query.web.account import form_fields, login_required
+from services.query.deps import SESSION_COOKIE, ReadersDep, resources_of
+from services.query.readers.accounts import users
+from services.query.readers.accounts.users import BadAccountInput, checked_password, normalised_email
+from services.query.readers.write_limits import WriteLimit
+from services.query.web.account import form_fields
 from services.query.web.i18n import Translator
-from services.query.web.render import check_csrf, end_session, language, render, see_other, signed_in_user
-from services.query.write_limits import WriteLimit
+from services.query.web.render import Reader, check_csrf, end_session, language, render, see_other, signed_in_user
 
 router = APIRouter(include_in_schema=False)
 CSRF = Depends(check_csrf)
@@ -30,7 +30,7 @@ async def show_signup(request: Request) -> HTMLResponse:
 @router.post(
     "/signup", response_class=HTMLResponse, dependencies=[CSRF, Depends(WriteLimit("signup_per_address", by="client"))]
 )
-async def sign_up(request: Request, store: StoreDep) -> HTMLResponse:
+async def sign_up(request: Request, readers: ReadersDep) -> HTMLResponse:
     """Make the account and mail its confirmation link; the answer is the same for an address that has an account."""
     settings = resources_of(request).settings
     t = Translator(language(request))
@@ -44,7 +44,7 @@ async def sign_up(request: Request, store: StoreDep) -> HTMLResponse:
         message = t(str(error), min=settings.password_min_length)
         return render(request, "signup.html", 422, error=message, form={"email": form.get("email", "")})
     await MAIL_PER_ACCOUNT.count(request, "mail:" + email)
-    await users.sign_up(store, settings, email, password)
+    await users.sign_up(readers, settings, email, password)
     return render(request, "notice.html", title=t("signup_title"), message=t("signup_sent", email=email))
 
 
@@ -55,9 +55,9 @@ async def show_confirm(request: Request, token: str = "") -> HTMLResponse:
 
 
 @router.post("/confirm", response_class=HTMLResponse, dependencies=[CSRF])
-async def confirm(request: Request, store: StoreDep) -> HTMLResponse:
+async def confirm(request: Request, readers: ReadersDep) -> HTMLResponse:
     t = Translator(language(request))
-    done = await users.confirm_email(store, (await form_fields(request)).get("token", ""))
+    done = await users.confirm_email(readers, (await form_fields(request)).get("token", ""))
     message = t("confirm_done") if done else t("link_expired")
     return render(request, "notice.html", 200 if done else 400, title=t("confirm_title"), message=message)
 
@@ -68,7 +68,7 @@ async def show_forgot(request: Request) -> HTMLResponse:
 
 
 @router.post("/forgot", response_class=HTMLResponse, dependencies=MAILS)
-async def forgot(request: Request, store: StoreDep) -> HTMLResponse:
+async def forgot(request: Request, readers: ReadersDep) -> HTMLResponse:
     """Mail a reset link if an account has the address; the answer is the same either way."""
     t = Translator(language(request))
     raw = (await form_fields(request)).get("email", "")
@@ -77,7 +77,7 @@ async def forgot(request: Request, store: StoreDep) -> HTMLResponse:
     except BadAccountInput as error:
         return render(request, "forgot.html", 422, error=t(str(error)), email=raw)
     await MAIL_PER_ACCOUNT.count(request, "mail:" + email)
-    await users.request_reset(store, resources_of(request).settings, email)
+    await users.request_reset(readers, resources_of(request).settings, email)
     return render(request, "notice.html", title=t("forgot_title"), message=t("forgot_sent", email=email))
 
 
@@ -87,7 +87,7 @@ async def show_reset(request: Request, token: str = "") -> HTMLResponse:
 
 
 @router.post("/reset", response_class=HTMLResponse, dependencies=[CSRF])
-async def reset(request: Request, store: StoreDep) -> Response:
+async def reset(request: Request, readers: ReadersDep) -> Response:
     """Set the new password (the link is spent only when the password is accepted); every session ends."""
     settings = resources_of(request).settings
     t = Translator(language(request))
@@ -97,41 +97,35 @@ async def reset(request: Request, store: StoreDep) -> Response:
     except BadAccountInput as error:
         message = t(str(error), min=settings.password_min_length)
         return render(request, "reset.html", 422, error=message, token=form.get("token", ""))
-    if not await users.reset_password(store, form.get("token", ""), password):
+    if not await users.reset_password(readers, form.get("token", ""), password):
         return render(request, "notice.html", 400, title=t("reset_title"), message=t("link_expired"))
     return see_other("/login?reset=1")
 
 
 async def _account_page(request: Request, user: dict[str, Any], status_code: int = 200, **context: Any) -> Response:
-    store = resources_of(request).store
-    tokens = await store.list_tokens(user["_id"])
-    sessions = await store.count_sessions(user["_id"])
-    full = await store.user_by_id(user["_id"]) or user
+    readers = resources_of(request).readers
+    tokens = await readers.tokens.list_tokens(user["_id"])
+    sessions = await readers.sessions.count_sessions(user["_id"])
+    full = await readers.users.user_by_id(user["_id"]) or user
     return render(request, "account.html", status_code, user=user, account=full, tokens=tokens, sessions=sessions,
                   **context)  # fmt: skip
 
 
 @router.get("/me/account", response_class=HTMLResponse)
-async def show_account(request: Request) -> Response:
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
+async def show_account(request: Request, user: Reader) -> Response:
     return await _account_page(request, user, done=request.query_params.get("done"))
 
 
 @router.post("/me/account/password", response_class=HTMLResponse, dependencies=[CSRF])
-async def change_password(request: Request, store: StoreDep) -> Response:
+async def change_password(request: Request, user: Reader, readers: ReadersDep) -> Response:
     """A new password, given the current one (an operator's token user without one sets it through a reset); the
     account's other sessions end."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     settings = resources_of(request).settings
     t = Translator(language(request))
     form = await form_fields(request)
-    full = await store.user_by_id(user["_id"]) or {}
+    full = await readers.users.user_by_id(user["_id"]) or {}
     current_ok = full.get("account_email") and await users.signed_in(
-        store, full["account_email"], form.get("current", "")
+        readers, full["account_email"], form.get("current", "")
     )
     if not current_ok:
         return await _account_page(request, user, 403, error=t("password_wrong"))
@@ -139,52 +133,42 @@ async def change_password(request: Request, store: StoreDep) -> Response:
         password = checked_password(form.get("password", ""), settings.password_min_length)
     except BadAccountInput as error:
         return await _account_page(request, user, 422, error=t(str(error), min=settings.password_min_length))
-    await store.set_password(user["_id"], await users.hash_password(password))
-    await store.drop_sessions(user["_id"], keep=request.cookies.get(SESSION_COOKIE))  # whoever knew the old one
+    await readers.users.set_password(user["_id"], await users.hash_password(password))
+    await readers.sessions.drop_sessions(
+        user["_id"], keep=request.cookies.get(SESSION_COOKIE)
+    )  # whoever knew the old one
     return see_other("/me/account?done=password")
 
 
 @router.post("/me/account/confirm", response_class=HTMLResponse, dependencies=MAILS)
-async def resend_confirmation(request: Request, store: StoreDep) -> Response:
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
-    full = await store.user_by_id(user["_id"]) or {}
+async def resend_confirmation(request: Request, user: Reader, readers: ReadersDep) -> Response:
+    full = await readers.users.user_by_id(user["_id"]) or {}
     if full.get("account_email") and not full.get("email_confirmed_at"):
         await MAIL_PER_ACCOUNT.count(request, "mail:" + full["account_email"])
-        await users.mail_link(store, resources_of(request).settings, full, users.CONFIRM)
+        await users.mail_link(readers, resources_of(request).settings, full, users.CONFIRM)
     return see_other("/me/account?done=mailed")
 
 
 @router.post("/me/account/tokens", response_class=HTMLResponse, dependencies=[CSRF])
-async def create_token(request: Request, store: StoreDep) -> Response:
+async def create_token(request: Request, user: Reader, readers: ReadersDep) -> Response:
     """A new API token, shown once on the page that answers (only its hash is kept)."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     name = (await form_fields(request)).get("name", "").strip()[:100] or datetime.now(UTC).strftime("%Y-%m-%d")
-    token = await store.create_token(user["_id"], name)
+    token = await readers.tokens.create_token(user["_id"], name)
     return await _account_page(request, user, 201, new_token=token)
 
 
 @router.post("/me/account/tokens/{token_id}/revoke", dependencies=[CSRF])
-async def revoke_token(token_id: str, request: Request, store: StoreDep) -> Response:
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
-    if not await store.revoke_token(user["_id"], token_id):  # another user's token id reads as missing
+async def revoke_token(token_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
+    if not await readers.tokens.revoke_token(user["_id"], token_id):  # another user's token id reads as missing
         t = Translator(language(request))
         return await _account_page(request, user, 404, error=t("token_not_found"))
     return see_other("/me/account?done=revoked")
 
 
 @router.post("/me/account/sign-out-everywhere", dependencies=[CSRF])
-async def sign_out_everywhere(request: Request, store: StoreDep) -> Response:
+async def sign_out_everywhere(request: Request, user: Reader, readers: ReadersDep) -> Response:
     """End every session of the account, this one included."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
-    await store.drop_sessions(user["_id"])
+    await readers.sessions.drop_sessions(user["_id"])
     response = see_other("/login")
     end_session(request, response)
     return response

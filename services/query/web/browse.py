@@ -6,7 +6,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from papertrail.search_document import SortKey
-from services.query.reads.search import PaperListing
+from services.query.catalogue.reads.search import PaperListing
 
 SORTS: tuple[SortKey, ...] = ("updated", "ingested", "published")
 LISTS = ("category", "source")  # parameters that may repeat

@@ -8,9 +8,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
-from services.query.accounts.corrections import FIELDS, CorrectionDraft, TooManyOpenReports, report_error
-from services.query.deps import StoreDep
-from services.query.reads.papers import paper_url
+from services.query.catalogue.reads.papers import paper_url
+from services.query.deps import CatalogueDep, ReadersDep
+from services.query.readers.accounts.corrections import FIELDS, CorrectionDraft, TooManyOpenReports, report_error
+from services.query.readers.write_limits import WriteLimit
 from services.query.web.i18n import Translator
 from services.query.web.render import (
     check_csrf,
@@ -21,7 +22,6 @@ from services.query.web.render import (
     see_other,
     signed_in_user,
 )
-from services.query.write_limits import WriteLimit
 
 # 2,000 characters of percent-encoded 4-byte UTF-8 plus a contact fit; a longer body is refused, never cut short.
 MAX_FORM_BYTES = 32_768
@@ -50,10 +50,12 @@ async def _form_page(
 
 
 @router.get("/papers/{paper_id:path}/correct", response_class=HTMLResponse)
-async def show_correction_form(paper_id: str, request: Request, store: StoreDep, field: str = "other") -> Response:
+async def show_correction_form(
+    paper_id: str, request: Request, catalogue: CatalogueDep, field: str = "other"
+) -> Response:
     """The form: which field is wrong (preselected from ?field=), what it should be, an optional contact.
     Under any other id the paper holds: 301 to the form at its canonical address."""
-    paper = await held_paper_or_error_page(request, store, paper_id, await signed_in_user(request))
+    paper = await held_paper_or_error_page(request, catalogue, paper_id, await signed_in_user(request))
     if isinstance(paper, Response):
         return paper
     if paper["_id"] != paper_id:
@@ -66,12 +68,12 @@ async def show_correction_form(paper_id: str, request: Request, store: StoreDep,
     response_class=HTMLResponse,
     dependencies=[Depends(check_csrf), Depends(WriteLimit("corrections", by="user"))],
 )
-async def send_correction(paper_id: str, request: Request, store: StoreDep) -> Response:
+async def send_correction(paper_id: str, request: Request, catalogue: CatalogueDep, readers: ReadersDep) -> Response:
     """Store the report (signed-in readers' user id kept with it) on the paper holding the id, and show that paper
     (at its canonical address) with a thank-you notice."""
     form = await report_form(request)
     user = await signed_in_user(request)
-    paper = await held_paper_or_error_page(request, store, paper_id, user)
+    paper = await held_paper_or_error_page(request, catalogue, paper_id, user)
     if isinstance(paper, Response):
         return paper
     if form is None:
@@ -79,7 +81,7 @@ async def send_correction(paper_id: str, request: Request, store: StoreDep) -> R
         return await _form_page(request, paper, {}, 413, error=detail)
     try:
         draft = CorrectionDraft.model_validate({k: v for k, v in form.items() if k in ("field", "message", "contact")})
-        await report_error(store, paper["_id"], draft, user["_id"] if user else None)
+        await report_error(readers.corrections, paper["_id"], draft, user["_id"] if user else None)
     except ValidationError as error:
         detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
         return await _form_page(request, paper, form, 422, error=detail)

@@ -15,12 +15,12 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile as StarletteUploadFile
 
-from services.query.deps import ImportsDep, LibraryDep, SettingsDep, StoreDep, resources_of
-from services.query.library.citations import FORMATS
-from services.query.library.files import library_file
-from services.query.library.importing import MAX_FILE_BYTES, FileTooLarge, ImportBusy
-from services.query.library.imports import MalformedLibrary
-from services.query.library.shelf import (
+from services.query.deps import CatalogueDep, ImportsDep, LibraryDep, SettingsDep, resources_of
+from services.query.readers.library.citations import FORMATS
+from services.query.readers.library.files import library_file
+from services.query.readers.library.importing import MAX_FILE_BYTES, FileTooLarge, ImportBusy
+from services.query.readers.library.imports import MalformedLibrary
+from services.query.readers.library.shelf import (
     MAX_TEXT_FILTER,
     BadCursor,
     EntryChange,
@@ -29,9 +29,11 @@ from services.query.library.shelf import (
     library_filter,
     tags_from_text,
 )
+from services.query.readers.write_limits import WriteLimit
 from services.query.web.account import form_fields, local_path, login_required
 from services.query.web.i18n import Translator
 from services.query.web.render import (
+    Reader,
     check_csrf,
     error_page,
     held_paper_or_error_page,
@@ -40,7 +42,6 @@ from services.query.web.render import (
     see_other,
     signed_in_user,
 )
-from services.query.write_limits import WriteLimit
 
 router = APIRouter(include_in_schema=False)
 JOB_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -59,7 +60,7 @@ IMPORT_WRITES = [Depends(check_csrf), Depends(WriteLimit("imports", by="user"))]
 
 
 @router.post("/me/marks", response_model=None, dependencies=MARK_WRITES)
-async def mark(request: Request, store: StoreDep, library: LibraryDep) -> Response:
+async def mark(request: Request, catalogue: CatalogueDep, library: LibraryDep) -> Response:
     """One click on a paper (form fields paper_id, mark, next): the marks after, as JSON for the page's script, or
     back to the page the click came from."""
     user = await signed_in_user(request)
@@ -70,7 +71,7 @@ async def mark(request: Request, store: StoreDep, library: LibraryDep) -> Respon
     form = await form_fields(request)
     if form.get("mark") not in MARKS:
         return error_page(request, 422, Translator(language(request))("mark_unknown"), user)
-    paper = await held_paper_or_error_page(request, store, form.get("paper_id", ""), user)
+    paper = await held_paper_or_error_page(request, catalogue, form.get("paper_id", ""), user)
     if isinstance(paper, Response):
         return paper
     marks = await library.apply(user["_id"], paper, form["mark"], datetime.now(UTC))  # type: ignore[arg-type]
@@ -80,13 +81,10 @@ async def mark(request: Request, store: StoreDep, library: LibraryDep) -> Respon
 
 
 @router.post("/me/library/entry", response_model=None, dependencies=MARK_WRITES)
-async def edit_entry(request: Request, store: StoreDep, library: LibraryDep) -> Response:
+async def edit_entry(request: Request, user: Reader, catalogue: CatalogueDep, library: LibraryDep) -> Response:
     """Change an entry's tags and note from the library page (saving the paper if it was not saved)."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     form = await form_fields(request)
-    paper = await held_paper_or_error_page(request, store, form.get("paper_id", ""), user)
+    paper = await held_paper_or_error_page(request, catalogue, form.get("paper_id", ""), user)
     if isinstance(paper, Response):
         return paper
     try:
@@ -99,11 +97,8 @@ async def edit_entry(request: Request, store: StoreDep, library: LibraryDep) -> 
 
 
 @router.post("/me/library/import", response_model=None, dependencies=IMPORT_WRITES)
-async def import_file(request: Request, imports: ImportsDep) -> Response:
+async def import_file(request: Request, user: Reader, imports: ImportsDep) -> Response:
     """The library page's import form (multipart: file, format): the job's page, which shows its progress."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     t = Translator(language(request))
     form = await request.form()
     upload, chosen = form.get("file"), str(form.get("format") or "")
@@ -116,16 +111,13 @@ async def import_file(request: Request, imports: ImportsDep) -> Response:
         return error_page(request, 422, t("import_malformed", file=upload.filename or "", error=str(error)), user)
     except (ImportBusy, FileTooLarge) as error:
         return error_page(request, 409 if isinstance(error, ImportBusy) else 413, str(error), user)
-    imports.start(job["_id"])
+    imports.begin(job)
     return see_other(f"/me/library/imports/{job['_id']}")
 
 
 @router.get("/me/library/imports/{job_id}", response_class=HTMLResponse)
-async def show_import(job_id: str, request: Request, imports: ImportsDep) -> HTMLResponse:
+async def show_import(job_id: str, request: Request, user: Reader, imports: ImportsDep) -> HTMLResponse:
     """An import's progress (the page refreshes itself while it runs) and every entry's verdict."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     job = await imports.job(user["_id"], job_id) if JOB_ID.match(job_id) else None
     if job is None:
         return error_page(request, 404, Translator(language(request))("not_found"), user)
@@ -134,12 +126,9 @@ async def show_import(job_id: str, request: Request, imports: ImportsDep) -> HTM
 
 @router.get("/me/library/export", response_model=None)
 async def export_library(
-    request: Request, library: LibraryDep, format: str = "bibtex", tag: str | None = None
+    request: Request, user: Reader, library: LibraryDep, format: str = "bibtex", tag: str | None = None
 ) -> Response:
     """Your library (or one tag) as a file to download, from the library page's export links."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     if format not in FORMATS:
         return error_page(request, 422, Translator(language(request))("library_bad_filter"), user)
     file = await library_file(library, user["_id"], format, tag or None)  # type: ignore[arg-type]
@@ -150,6 +139,7 @@ async def export_library(
 @router.get("/me/library", response_class=HTMLResponse)
 async def show_library(
     request: Request,
+    user: Reader,
     library: LibraryDep,
     settings: SettingsDep,
     tag: str | None = None,
@@ -158,9 +148,6 @@ async def show_library(
     cursor: str | None = None,
 ) -> HTMLResponse:
     """Your saved papers with their tags and notes (editable), filtered by tag, date saved and text."""
-    user = await signed_in_user(request)
-    if user is None:
-        return login_required(request)
     t = Translator(language(request))
     problem = None
     try:

@@ -7,14 +7,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from papertrail.follows.catalogue import load_catalogue
-from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
-from services.query.index import NoVectors
-from services.query.library.citations import FORMATS, export
-from services.query.library.store import citable
-from services.query.reads.overview import overview, source_details
-from services.query.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
-from services.query.reads.search import AUTHOR_KEY_PATTERN, TOPIC_ID_PATTERN, SimilarSearch
-from services.query.reads.topics import NoSuchTopic, topic_papers
+from services.query.catalogue.index import NoVectors
+from services.query.catalogue.reads.overview import overview, source_details
+from services.query.catalogue.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
+from services.query.catalogue.reads.search import AUTHOR_KEY_PATTERN, TOPIC_ID_PATTERN, SimilarSearch
+from services.query.catalogue.reads.topics import NoSuchTopic, topic_papers
+from services.query.deps import CatalogueDep, PaperIndexDep, SettingsDep
+from services.query.readers.library.citations import FORMATS, export
+from services.query.readers.library.store import citable
 from services.query.web import format as fmt
 from services.query.web.browse import SORTS, api_query_to_page, parse_browse
 from services.query.web.i18n import Translator
@@ -35,9 +35,11 @@ PAGE_SIZE = 20  # papers of a topic page
 
 
 @router.get("/", response_class=HTMLResponse)
-async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, settings: SettingsDep) -> HTMLResponse:
+async def show_home(
+    request: Request, index: PaperIndexDep, catalogue: CatalogueDep, settings: SettingsDep
+) -> HTMLResponse:
     """The overview of the window, source freshness and the paper browser."""
-    window = await overview(index, store, settings, None)
+    window = await overview(index, catalogue, settings, None)
     browse, problem = parse_browse(request.query_params.multi_items())
     results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
     try:
@@ -57,12 +59,12 @@ async def show_home(request: Request, index: PaperIndexDep, store: StoreDep, set
 
 @router.get("/papers/{paper_id:path}", response_class=HTMLResponse)
 async def show_paper(
-    paper_id: str, request: Request, index: PaperIndexDep, store: StoreDep, settings: SettingsDep
+    paper_id: str, request: Request, index: PaperIndexDep, catalogue: CatalogueDep, settings: SettingsDep
 ) -> Response:
     """One paper: both titles, authors, institutions, summary, version history, ids and links, topic hits.
     Under any other id it holds (`/papers/2212.09999v2`, `/papers/10.18653/v1/…`): 301 to its canonical address."""
     user = await signed_in_user(request)
-    paper = await held_paper_or_error_page(request, store, paper_id, user)
+    paper = await held_paper_or_error_page(request, catalogue, paper_id, user)
     if isinstance(paper, Response):
         return paper
     if paper["_id"] != paper_id:
@@ -70,7 +72,7 @@ async def show_paper(
     cite_format = request.query_params.get("cite")
     cite_format = cite_format if cite_format in FORMATS else "bibtex"
     citation = export([citable(paper)], cite_format)  # type: ignore[arg-type]
-    detail = await paper_detail(paper, index, store)
+    detail = await paper_detail(paper, index, catalogue)
     topics = {topic.id: topic for topic in load_catalogue()}
     names = fmt.subtopic_names(list(topics.values()))
     hits = [
@@ -78,7 +80,7 @@ async def show_paper(
         for topic_id, reasons in sorted(detail["topic_reasons"].items())
     ]
     reported = request.query_params.get("reported") == "1"  # back from the 纠错 form: thank the reader
-    similar = await similar_papers(index, store, paper_id, SimilarSearch(), settings.model_key)
+    similar = await similar_papers(index, catalogue, paper_id, SimilarSearch(), settings.model_key)
     marks = await marks_of(request, user, [paper_id])
     return render(
         request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported, marks=marks,
@@ -126,7 +128,7 @@ async def show_author(key: str, request: Request, index: PaperIndexDep) -> HTMLR
 
 
 @router.get("/sources", response_class=HTMLResponse)
-async def show_sources(request: Request, store: StoreDep) -> HTMLResponse:
+async def show_sources(request: Request, catalogue: CatalogueDep) -> HTMLResponse:
     """Each source's state, last completed scan, last new record, recent runs and last error."""
-    sources = await source_details(store)
+    sources = await source_details(catalogue)
     return render(request, "sources.html", user=await signed_in_user(request), sources=sources)

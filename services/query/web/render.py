@@ -10,17 +10,17 @@ import hashlib
 import hmac
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlencode
 
-from fastapi import Request
+from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from services.query.catalogue.reads.paper_lookup import NotAPaperId
+from services.query.catalogue.reads.papers import held_paper
+from services.query.catalogue.repositories import CatalogueRecords
 from services.query.deps import SESSION_COOKIE, resources_of, session_user
-from services.query.reads.paper_lookup import NotAPaperId
-from services.query.reads.papers import held_paper
-from services.query.store import QueryStore
 from services.query.web import format as fmt
 from services.query.web.i18n import Translator, pick_language
 
@@ -45,6 +45,22 @@ def language(request: Request) -> str:
 async def signed_in_user(request: Request) -> dict[str, Any] | None:
     """The user of the session cookie, or None."""
     return await session_user(request)
+
+
+class SignInRequired(Exception):
+    """A signed-in reader's page asked for without a session: answered with the sign-in page (401), which comes back
+    to the page after signing in."""
+
+
+async def require_reader(request: Request) -> dict[str, Any]:
+    """The signed-in reader, for the pages only a signed-in reader has; SignInRequired without one."""
+    user = await signed_in_user(request)
+    if user is None:
+        raise SignInRequired(request.url.path)
+    return user
+
+
+Reader = Annotated[dict[str, Any], Depends(require_reader)]
 
 
 class FormNotFromThisSite(Exception):
@@ -136,13 +152,13 @@ def error_page(request: Request, status_code: int, message: str, user: dict[str,
 
 
 async def held_paper_or_error_page(
-    request: Request, store: QueryStore, paper_id: str, user: dict[str, Any] | None
+    request: Request, catalogue: CatalogueRecords, paper_id: str, user: dict[str, Any] | None
 ) -> dict[str, Any] | HTMLResponse:
     """The paper holding the id (as the API finds it), or the error page: 404 for an id no paper holds, 422 for text
     that is no paper id."""
     t = Translator(language(request))
     try:
-        paper = await held_paper(store, paper_id)
+        paper = await held_paper(catalogue, paper_id)
     except NotAPaperId:
         return error_page(request, 422, t("paper_bad_id", id=paper_id), user)
     if paper is None:

@@ -9,10 +9,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Request
 from pydantic import BaseModel, Field
 
-from services.query.accounts.corrections import CorrectionDraft, TooManyOpenReports, report_error
 from services.query.api.problems import problem_responses
-from services.query.deps import BEARER, HELD_PAPER_ERRORS, HeldPaper, StoreDep, bearer_token
-from services.query.write_limits import WriteLimit
+from services.query.deps import BEARER, HELD_PAPER_ERRORS, HeldPaper, ReadersDep, bearer_token
+from services.query.readers.accounts.corrections import CorrectionDraft, TooManyOpenReports, report_error
+from services.query.readers.write_limits import WriteLimit
 
 router = APIRouter(prefix="/api", tags=["corrections"])
 
@@ -23,13 +23,13 @@ class CorrectionCreated(BaseModel):
     paper_id: str = Field(description="the canonical id of the paper reported on, whichever of its ids was used")
 
 
-async def optional_user(store: StoreDep, request: Request) -> dict[str, Any] | None:
+async def optional_user(readers: ReadersDep, request: Request) -> dict[str, Any] | None:
     """The signed-in reader, or None without a token; a token that is given but unknown is refused (401). The
     scheme is read here, not declared as a dependency: FastAPI would then document the token as required."""
     credentials = await bearer_token(request)
     if credentials is None or not credentials.credentials:
         return None
-    user = await store.user_for_token(credentials.credentials)
+    user = await readers.tokens.user_for_token(credentials.credentials)
     if user is None:
         raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
     return user
@@ -55,7 +55,7 @@ OptionalUser = Annotated[dict[str, Any] | None, Depends(optional_user)]
     openapi_extra={"security": [{}, {BEARER: []}]},  # anonymous or signed in
 )
 async def create_correction(
-    paper: HeldPaper, body: CorrectionDraft, store: StoreDep, user: OptionalUser
+    paper: HeldPaper, body: CorrectionDraft, readers: ReadersDep, user: OptionalUser
 ) -> CorrectionCreated:
     """Report a wrong institution name, Chinese title, summary or author list; signed-in or anonymous.
 
@@ -63,7 +63,7 @@ async def create_correction(
     canonical paper, whose id the answer gives.
     """
     try:
-        report = await report_error(store, paper["_id"], body, user["_id"] if user else None)
+        report = await report_error(readers.corrections, paper["_id"], body, user["_id"] if user else None)
     except TooManyOpenReports as error:
         raise HTTPException(429, str(error)) from error
     return CorrectionCreated(id=report.id, status=report.status, paper_id=report.paper_id)

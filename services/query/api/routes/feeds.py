@@ -5,10 +5,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
 from services.query.api.problems import problem_responses
-from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
-from services.query.index import NoVectors
-from services.query.reads.feeds import FEED_SIZE, follow_feed, search_feed, topic_feed
-from services.query.reads.search import TOPIC_ID_PATTERN, PaperSearch
+from services.query.catalogue.index import NoVectors
+from services.query.catalogue.reads.atom import FEED_SIZE
+from services.query.catalogue.reads.feeds import search_feed, topic_feed
+from services.query.catalogue.reads.search import TOPIC_ID_PATTERN, PaperSearch
+from services.query.deps import PaperIndexDep, PapersDep, ReadersDep, SettingsDep
+from services.query.readers.accounts.follows import follow_feed
 
 ATOM = "application/atom+xml; charset=utf-8"
 ATOM_FEED: dict[int | str, dict[str, Any]] = {
@@ -25,13 +27,13 @@ router = APIRouter(prefix="/feeds", tags=["feeds"], responses=ATOM_FEED | proble
 async def read_follow_feed(
     follow_id: Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")],
     key: Annotated[str, Query(max_length=64)],
-    store: StoreDep,
-    index: PaperIndexDep,
+    readers: ReadersDep,
+    papers: PapersDep,
     settings: SettingsDep,
     request: Request,
 ) -> Response:
     """The latest papers matching one follow."""
-    body = await follow_feed(store, index, settings.public_url, follow_id, key, str(request.url))
+    body = await follow_feed(readers, papers, settings.public_url, follow_id, key, str(request.url))
     if body is None:
         raise HTTPException(404, "no such feed (wrong follow id or key)")
     return Response(body, media_type=ATOM)

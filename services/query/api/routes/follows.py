@@ -8,21 +8,21 @@ from pydantic import BaseModel, Field, HttpUrl
 
 from papertrail.follows.checks import FollowRuleError
 from papertrail.outbound import OutboundPolicy, OutboundRefused
-from services.query.accounts import follows as accounts
-from services.query.accounts.follows import FollowCreate, FollowOut, NoSuchFollow
 from services.query.api.problems import problem_responses
+from services.query.catalogue.reads.search import Moment
 from services.query.deps import (
     CurrentUser,
     FollowAnnouncerDep,
-    PaperIndexDep,
+    PapersDep,
     ReaderModelsDep,
+    ReadersDep,
     SettingsDep,
-    StoreDep,
 )
-from services.query.library.feed import FeedSort, feed_page
-from services.query.library.recommend import BadFeedCursor
-from services.query.reads.search import Moment
-from services.query.write_limits import WriteLimit
+from services.query.readers.accounts import follows as accounts
+from services.query.readers.accounts.follows import FollowCreate, FollowOut, NoSuchFollow
+from services.query.readers.library.feed import FeedSort, feed_page
+from services.query.readers.library.recommend import BadFeedCursor
+from services.query.readers.write_limits import WriteLimit
 
 # every route here is the signed-in user's: 401 without a valid token
 router = APIRouter(prefix="/api", tags=["follows"], responses=problem_responses(401))
@@ -85,29 +85,34 @@ async def read_me(user: CurrentUser) -> dict[str, Any]:
     },
 )
 async def create_follow(
-    body: FollowCreate, user: CurrentUser, store: StoreDep, announce: FollowAnnouncerDep, settings: SettingsDep
+    body: FollowCreate,
+    user: CurrentUser,
+    readers: ReadersDep,
+    papers: PapersDep,
+    announce: FollowAnnouncerDep,
+    settings: SettingsDep,
 ) -> FollowOut:
     """Follow a keyword expression, an author or a topic; invalid expressions are a 400 naming the problem, a
     webhook URL webhooks may not reach a 422 naming the rule."""
     if body.webhook_url is not None:
         check_webhook_url(settings.webhook_policy, "webhook_url", body.webhook_url)
     try:
-        return await accounts.create_follow(store, announce, user["_id"], body)
+        return await accounts.create_follow(readers, papers, announce, user["_id"], body)
     except FollowRuleError as error:
         raise HTTPException(400, str(error)) from error
 
 
 @router.get("/follows", response_model=list[FollowOut])
-async def list_follows(user: CurrentUser, store: StoreDep) -> list[FollowOut]:
+async def list_follows(user: CurrentUser, readers: ReadersDep, papers: PapersDep) -> list[FollowOut]:
     """Your follows, newest first."""
-    return await accounts.list_follows(store, user["_id"])
+    return await accounts.list_follows(readers, papers, user["_id"])
 
 
 @router.get("/follows/{follow_id}", response_model=FollowOut, responses=NO_SUCH_FOLLOW)
-async def read_follow(follow_id: FollowId, user: CurrentUser, store: StoreDep) -> FollowOut:
+async def read_follow(follow_id: FollowId, user: CurrentUser, readers: ReadersDep, papers: PapersDep) -> FollowOut:
     """One of your follows."""
     try:
-        return await accounts.read_follow(store, user["_id"], follow_id)
+        return await accounts.read_follow(readers, papers, user["_id"], follow_id)
     except NoSuchFollow as error:
         raise HTTPException(404, str(error)) from error
 
@@ -115,10 +120,12 @@ async def read_follow(follow_id: FollowId, user: CurrentUser, store: StoreDep) -
 @router.delete(
     "/follows/{follow_id}", status_code=204, dependencies=WRITE_LIMIT, responses=NO_SUCH_FOLLOW | RATE_LIMITED
 )
-async def delete_follow(follow_id: FollowId, user: CurrentUser, store: StoreDep, announce: FollowAnnouncerDep) -> None:
+async def delete_follow(
+    follow_id: FollowId, user: CurrentUser, readers: ReadersDep, announce: FollowAnnouncerDep
+) -> None:
     """Unfollow: no new matches after this."""
     try:
-        await accounts.delete_follow(store, announce, user["_id"], follow_id)
+        await accounts.delete_follow(readers, announce, user["_id"], follow_id)
     except NoSuchFollow as error:
         raise HTTPException(404, str(error)) from error
 
@@ -145,8 +152,8 @@ class FeedPage(BaseModel):
 @router.get("/feed", response_model=FeedPage, responses=problem_responses(422))
 async def read_feed(
     user: CurrentUser,
-    store: StoreDep,
-    index: PaperIndexDep,
+    readers: ReadersDep,
+    papers: PapersDep,
     models: ReaderModelsDep,
     settings: SettingsDep,
     sort: Annotated[FeedSort, Query(description="newest matches of your follows, or 为你推荐 ranked")] = "newest",
@@ -161,7 +168,7 @@ async def read_feed(
     background), relevance answers with the follows-based feed (`sort` says which answered)."""
     try:
         return await feed_page(
-            store, index, models, user["_id"], sort=sort, since=since, window_days=settings.feed_window_days,
+            readers, papers, models, user["_id"], sort=sort, since=since, window_days=settings.feed_window_days,
             follow_id=follow_id, cursor=cursor, limit=limit,
         )  # fmt: skip
     except BadFeedCursor as error:
@@ -187,32 +194,32 @@ class WebhookState(BaseModel):
     dependencies=WRITE_LIMIT,
     responses=problem_responses(400, WEBHOOK_REFUSED, 429),
 )
-async def set_webhook(body: WebhookSet, user: CurrentUser, store: StoreDep, settings: SettingsDep) -> WebhookState:
+async def set_webhook(body: WebhookSet, user: CurrentUser, readers: ReadersDep, settings: SettingsDep) -> WebhookState:
     """Set your webhook; deliveries carry `X-PaperTrail-Signature: sha256=<hex HMAC of the body>`. Internal addresses
     (loopback, private, link-local, ...) and URLs with credentials are refused (422), unless an operator allowed the
     host (`WEBHOOK_ALLOWED_HOSTS`)."""
     check_webhook_url(settings.webhook_policy, "url", body.url)
-    secret = await store.set_webhook(user["_id"], str(body.url))
+    secret = await readers.users.set_webhook(user["_id"], str(body.url))
     return WebhookState(url=str(body.url), secret=secret)
 
 
 @router.delete("/me/webhook", status_code=204, dependencies=WRITE_LIMIT, responses=RATE_LIMITED)
-async def delete_webhook(user: CurrentUser, store: StoreDep) -> None:
+async def delete_webhook(user: CurrentUser, readers: ReadersDep) -> None:
     """Remove your webhook."""
-    await store.set_webhook(user["_id"], None)
+    await readers.users.set_webhook(user["_id"], None)
 
 
 @router.get("/me/webhook", response_model=WebhookState)
-async def read_webhook(user: CurrentUser, store: StoreDep) -> WebhookState:
+async def read_webhook(user: CurrentUser, readers: ReadersDep) -> WebhookState:
     """Your webhook's state and its delivery log (attempts, status codes, errors)."""
     url = user.get("webhook_url")
-    endpoint = await store.webhook_endpoint(user["_id"], url) if url else None
+    endpoint = await readers.deliveries.webhook_endpoint(user["_id"], url) if url else None
     return WebhookState(
         url=url,
         disabled=bool(endpoint and endpoint.get("disabled")),
         disabled_reason=(endpoint or {}).get("disabled_reason"),
         consecutive_failures=(endpoint or {}).get("consecutive_failures", 0),
-        deliveries=await store.deliveries(user["_id"]),
+        deliveries=await readers.deliveries.deliveries(user["_id"]),
     )
 
 
@@ -221,14 +228,14 @@ class EmailSet(BaseModel):
 
 
 @router.put("/me/email", status_code=204, responses=problem_responses(400, 422))
-async def set_email(body: EmailSet, user: CurrentUser, store: StoreDep) -> None:
+async def set_email(body: EmailSet, user: CurrentUser, readers: ReadersDep) -> None:
     """Set (or clear) the address your daily digest is mailed to."""
-    await store.set_email(user["_id"], body.email)
+    await readers.users.set_email(user["_id"], body.email)
 
 
 @router.get("/digests", responses=problem_responses(422))
 async def list_digests(
-    user: CurrentUser, store: StoreDep, limit: Annotated[int, Query(ge=1, le=60)] = 14
+    user: CurrentUser, readers: ReadersDep, limit: Annotated[int, Query(ge=1, le=60)] = 14
 ) -> list[dict[str, Any]]:
     """Your daily digests, newest first, grouped by topic."""
-    return await store.digests(user["_id"], limit=limit)
+    return await readers.deliveries.digests(user["_id"], limit=limit)

@@ -9,15 +9,15 @@ from fastapi import APIRouter, Depends, File, Form, HTTPException, Path, Query, 
 from pydantic import BaseModel, Field
 
 from services.query.api.problems import problem_responses
+from services.query.catalogue.reads.search import Moment
 from services.query.deps import HELD_PAPER_ERRORS, CurrentUser, HeldPaper, ImportsDep, LibraryDep
-from services.query.library.citations import MEDIA_TYPES, CitationFormat, export
-from services.query.library.files import CitationFile, citation_file, library_file
-from services.query.library.importing import MAX_FILE_BYTES, VERDICTS_SHOWN, FileTooLarge, ImportBusy
-from services.query.library.imports import MalformedLibrary, ResolutionStatus
-from services.query.library.shelf import BadCursor, EntryChange, LibraryCursor, Mark, library_filter
-from services.query.library.store import citable
-from services.query.reads.search import Moment
-from services.query.write_limits import WriteLimit
+from services.query.readers.library.citations import MEDIA_TYPES, CitationFormat, export
+from services.query.readers.library.files import CitationFile, citation_file, library_file
+from services.query.readers.library.importing import MAX_FILE_BYTES, VERDICTS_SHOWN, FileTooLarge, ImportBusy
+from services.query.readers.library.imports import MalformedLibrary, ResolutionStatus
+from services.query.readers.library.shelf import BadCursor, EntryChange, LibraryCursor, Mark, library_filter
+from services.query.readers.library.store import citable
+from services.query.readers.write_limits import WriteLimit
 
 router = APIRouter(prefix="/api", tags=["library"], responses=problem_responses(422))
 # your own record: 401 without a valid token; writes count against LIMIT_LIBRARY_WRITES per user
@@ -205,8 +205,8 @@ async def import_library(
         raise HTTPException(409, str(error)) from error
     except FileTooLarge as error:
         raise HTTPException(413, str(error)) from error
-    task = imports.start(job["_id"])
-    if job["total"] <= imports.chunk_size:
+    task = imports.begin(job)
+    if task is not None and job["total"] <= imports.chunk_size:
         await asyncio.shield(task)
     done = await imports.job(user["_id"], job["_id"])
     assert done is not None

@@ -5,9 +5,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from services.query.api.problems import problem_responses
-from services.query.deps import PaperIndexDep, SettingsDep, StoreDep
-from services.query.reads.freshness import WINDOW_PATTERN
-from services.query.reads.overview import Overview, SourceDetail, overview, source_details
+from services.query.catalogue.reads.freshness import WINDOW_PATTERN
+from services.query.catalogue.reads.overview import Overview, SourceDetail, overview, source_details
+from services.query.deps import CatalogueDep, PaperIndexDep, SettingsDep
 
 router = APIRouter(prefix="/api", tags=["overview"])
 
@@ -15,7 +15,7 @@ router = APIRouter(prefix="/api", tags=["overview"])
 @router.get("/overview", response_model=Overview, responses=problem_responses(422))
 async def read_overview(
     index: PaperIndexDep,
-    store: StoreDep,
+    catalogue: CatalogueDep,
     settings: SettingsDep,
     window: Annotated[
         str | None,
@@ -23,10 +23,10 @@ async def read_overview(
     ] = None,
 ) -> Overview:
     """New papers, AI-related among them, revisions and new summaries in the window; totals; source freshness."""
-    return await overview(index, store, settings, window)
+    return await overview(index, catalogue, settings, window)
 
 
 @router.get("/sources", response_model=list[SourceDetail])
-async def list_sources(store: StoreDep) -> list[SourceDetail]:
+async def list_sources(catalogue: CatalogueDep) -> list[SourceDetail]:
     """Each source's state, recent runs and last error."""
-    return await source_details(store)
+    return await source_details(catalogue)

@@ -8,9 +8,8 @@ from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
 from services.query.api.problems import problem_responses
-from services.query.deps import HELD_PAPER_ERRORS, HeldPaper, PaperIndexDep, SettingsDep, StoreDep
-from services.query.index import NoVectors
-from services.query.reads.papers import (
+from services.query.catalogue.index import NoVectors
+from services.query.catalogue.reads.papers import (
     PaperHit,
     SimilarHit,
     author_papers,
@@ -19,7 +18,8 @@ from services.query.reads.papers import (
     paper_url,
     similar_papers,
 )
-from services.query.reads.search import AUTHOR_KEY_PATTERN, PaperListing, SearchMode, SimilarSearch
+from services.query.catalogue.reads.search import AUTHOR_KEY_PATTERN, PaperListing, SearchMode, SimilarSearch
+from services.query.deps import HELD_PAPER_ERRORS, CatalogueDep, HeldPaper, PaperIndexDep, SettingsDep
 
 router = APIRouter(prefix="/api", tags=["papers"], responses=problem_responses(422))
 
@@ -92,13 +92,13 @@ class SimilarPapers(BaseModel):
 async def read_similar_papers(
     paper: HeldPaper,
     index: PaperIndexDep,
-    store: StoreDep,
+    catalogue: CatalogueDep,
     settings: SettingsDep,
     search: Annotated[SimilarSearch, Query()],
 ) -> dict[str, Any]:
     """The papers closest in meaning to one paper (title and abstract), each with its score; filters as on
     /api/papers. A paper without a vector yet says so in `vector` and lists none."""
-    return await similar_papers(index, store, paper["_id"], search, settings.model_key)
+    return await similar_papers(index, catalogue, paper["_id"], search, settings.model_key)
 
 
 @router.get(
@@ -117,7 +117,9 @@ async def read_similar_papers(
         **HELD_PAPER_ERRORS,
     },
 )
-async def read_paper(paper: HeldPaper, index: PaperIndexDep, store: StoreDep, response: Response) -> dict[str, Any]:
+async def read_paper(
+    paper: HeldPaper, index: PaperIndexDep, catalogue: CatalogueDep, response: Response
+) -> dict[str, Any]:
     """One paper by any id it holds, with every id, its version history and summary.
 
     The answer is the canonical paper itself (200, no redirect), whichever of its ids was asked: `paper_id` and
@@ -126,7 +128,7 @@ async def read_paper(paper: HeldPaper, index: PaperIndexDep, store: StoreDep, re
     answer the same paper once the preprint and its ACL version are one.
     """
     response.headers["Content-Location"] = paper_url(paper["_id"], under="/api/papers/")
-    return await paper_detail(paper, index, store)
+    return await paper_detail(paper, index, catalogue)
 
 
 class AuthorPapers(BaseModel):

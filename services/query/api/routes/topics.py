@@ -5,9 +5,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Query
 
 from services.query.api.problems import problem_responses
+from services.query.catalogue.reads.search import TOPIC_ID_PATTERN
+from services.query.catalogue.reads.topics import NoSuchTopic, topic_papers, topics
 from services.query.deps import PaperIndexDep
-from services.query.reads.search import TOPIC_ID_PATTERN
-from services.query.reads.topics import NoSuchTopic, topic_papers, topics
 
 router = APIRouter(prefix="/api/topics", tags=["topics"])
 TopicId = Annotated[str, Path(pattern=TOPIC_ID_PATTERN)]

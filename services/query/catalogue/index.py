@@ -1,0 +1,267 @@
+"""The Meilisearch `papers` index: settings kept in code, documents written and tasks awaited, searches."""
+
+import logging
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from meilisearch_python_sdk import AsyncClient
+from meilisearch_python_sdk.errors import MeilisearchApiError
+from meilisearch_python_sdk.models.settings import MeilisearchSettings, Pagination, UserProvidedEmbedder
+from prometheus_client import Counter, Histogram
+
+from papertrail.embedding import Embedder
+from papertrail.kafka import DependencyRefused, UnprocessableMessage
+from papertrail.search_document import EMBEDDER, FILTERABLE, SEARCHABLE, SORTABLE, PaperFilter, document_id
+from services.query.catalogue.indexer.writes import DIGEST, HeldDocument
+from services.query.catalogue.reads.search import PaperQuery, SearchMode
+
+FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
+# Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
+# overview's counts need the exact figure. Raising it costs nothing measurable here (bench/search_latency.py).
+MAX_TOTAL_HITS = 10_000_000
+SEARCH_SECONDS = Histogram(
+    "papertrail_search_seconds",
+    "One Meilisearch search (or similar-papers request) as the query service sees it (request sent → answer parsed).",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+
+INDEX_REFUSED = Counter(
+    "papertrail_index_refused_total",
+    "Index writes Meilisearch refused for a reason not of the documents (a setting, the embedder; the log line "
+    "says which): the batch is redelivered until an operator fixes it.",
+)
+# Meilisearch's task error codes that name one bad document: only then is a failed batch retried one document at a
+# time, so the bad one is parked and the rest indexed. Any other failure (the embedder's dimensions, a missing
+# index, a full disk) would fail every document alike: it is the index's, and retrying one by one only hides it.
+DOCUMENT_FAULTS = frozenset(
+    {
+        "invalid_document_id",
+        "missing_document_id",
+        "invalid_document_fields",
+        "invalid_document_geo_field",
+        "invalid_document_geojson_field",
+        "document_fields_limit_reached",
+        "max_fields_limit_exceeded",
+    }
+)
+log = logging.getLogger("papertrail.query")
+
+
+class DocumentRefused(UnprocessableMessage):
+    """Meilisearch refused a document for a fault of its own (its id, a field): the record is parked."""
+
+
+class IndexRefused(DependencyRefused):
+    """Meilisearch refused a write for a reason that is not the documents' (a setting, the embedder): the batch is
+    redelivered until an operator fixes the cause; `papertrail_index_refused_total` counts it, IndexWritesRefused
+    alerts on it."""
+
+
+@dataclass(slots=True)
+class SearchPage:
+    """One page of a search: the exact total, the hits as Meilisearch returned them, facet counts, and which search
+    answered (keyword, hybrid, semantic)."""
+
+    total: int
+    hits: list[dict[str, Any]]
+    facets: dict[str, dict[str, int]]
+    mode: SearchMode = "keyword"
+
+
+def search_body(
+    query: PaperQuery, attributes: list[str] | None = None, vector: list[float] | None = None
+) -> dict[str, Any]:
+    """The Meilisearch search request for a query, with facet counts; `attributes` limits the fields returned;
+    `vector`, the query text's, makes it a hybrid search weighted by `query.semantic`."""
+    body: dict[str, Any] = {
+        "q": query.q or None,
+        "filter": query.filters() or None,
+        "sort": query.sort_by(),
+        "page": query.page,
+        "hitsPerPage": query.size,
+        "facets": FACETS,
+    }
+    if attributes is not None:
+        body["attributesToRetrieve"] = attributes
+    if vector is not None:
+        body["vector"] = vector
+        body["hybrid"] = {"embedder": EMBEDDER, "semanticRatio": query.semantic}
+    return body
+
+
+class NoVectors(Exception):
+    """A search by meaning where the index holds no vectors (EMBEDDING_DIMENSIONS unset) or the query text cannot be
+    embedded; the message says which."""
+
+
+class PaperIndex:
+    def __init__(
+        self,
+        client: AsyncClient,
+        name: str,
+        task_timeout_s: float,
+        vector_dimensions: int = 0,
+        query_embedder: Embedder | None = None,
+    ) -> None:
+        self.client = client
+        self.query_embedder = query_embedder  # embeds the text of a search by meaning: the papers' model
+        self.name = name
+        self.index = client.index(name)
+        self.task_timeout_ms = int(task_timeout_s * 1000)
+        self.vector_dimensions = vector_dimensions  # of the user-provided embedder; 0: the index holds no vectors
+
+    async def ensure(self) -> None:
+        """Create the index if missing and apply the settings kept in code; safe to repeat."""
+        embedders = (
+            {EMBEDDER: UserProvidedEmbedder(dimensions=self.vector_dimensions)} if self.vector_dimensions else None
+        )
+        settings = MeilisearchSettings(
+            searchable_attributes=SEARCHABLE,
+            filterable_attributes=FILTERABLE,
+            sortable_attributes=SORTABLE,
+            pagination=Pagination(max_total_hits=MAX_TOTAL_HITS),
+            embedders=embedders,
+        )
+        # An existing index makes the creation task fail harmlessly; the settings are applied either way.
+        await self.client.create_index(
+            self.name, primary_key="id", settings=settings, timeout_in_ms=self.task_timeout_ms
+        )
+
+    async def upsert(self, documents: list[dict[str, Any]]) -> None:
+        """Add or update documents (fields merge: a partial document changes only its fields) and wait until
+        Meilisearch has applied them."""
+        if not documents:  # a batch whose every record was parked: no task to wait for
+            return
+        task = await self.index.update_documents(documents, primary_key="id")
+        await self._wait(task.task_uid)
+
+    async def upsert_isolating_failures(self, documents: list[dict[str, Any]]) -> list[tuple[int, Exception]]:
+        """Upsert a batch; if Meilisearch refuses a document of it (DocumentRefused), retry one by one and return
+        (position, error) of those refused. A refusal that is not a document's (IndexRefused) is raised at once."""
+        try:
+            await self.upsert(documents)
+            return []
+        except DocumentRefused:
+            pass
+        failures: list[tuple[int, Exception]] = []
+        for position, document in enumerate(documents):
+            try:
+                await self.upsert([document])
+            except DocumentRefused as error:
+                failures.append((position, error))
+        return failures
+
+    async def held_documents(self, paper_ids: Sequence[str]) -> dict[str, HeldDocument]:
+        """Of these papers, those the index holds, each with its document's version seq and fields digest."""
+        if not paper_ids:
+            return {}
+        wanted = list(dict.fromkeys(document_id(p) for p in paper_ids))
+        fields = ["paper_id", "version_seq", DIGEST]
+        found = await self.index.get_documents(ids=wanted, fields=fields, limit=len(wanted))
+        return {
+            doc["paper_id"]: HeldDocument(int(doc.get("version_seq") or 0), doc.get(DIGEST))
+            for doc in found.results
+            if "paper_id" in doc
+        }
+
+    async def remove(self, paper_ids: list[str]) -> None:
+        """Delete the papers' documents (a missing one is no error) and wait until Meilisearch has applied it."""
+        task = await self.index.delete_documents([document_id(p) for p in paper_ids])
+        await self._wait(task.task_uid)
+
+    async def count(self, wanted: PaperFilter) -> int:
+        """Exact number of documents matching the filter."""
+        body = {"filter": wanted.clauses() or None, "page": 1, "hitsPerPage": 0, "attributesToRetrieve": ["paper_id"]}
+        return (await self._search(body)).total
+
+    async def pages(self, fields: list[str], page_size: int = 1000) -> AsyncIterator[list[dict[str, Any]]]:
+        """Every document (only `fields` of it), a page at a time, in the index's own order."""
+        offset = 0
+        while True:
+            page = await self.index.get_documents(offset=offset, limit=page_size, fields=fields)
+            yield page.results
+            offset += len(page.results)
+            if len(page.results) < page_size:
+                return
+
+    async def by_ids(self, paper_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Documents for these paper ids (missing ones are left out)."""
+        if not paper_ids:
+            return {}
+        filters = PaperFilter(paper_ids=paper_ids).clauses()
+        body = {"filter": filters, "page": 1, "hitsPerPage": len(paper_ids), "attributesToRetrieve": ["*"]}
+        results = await self._search(body)
+        return {hit["paper_id"]: hit for hit in results.hits}
+
+    async def _wait(self, task_uid: int) -> None:
+        result = await self.client.wait_for_task(task_uid, timeout_in_ms=self.task_timeout_ms)
+        if result.status == "succeeded":
+            return
+        code = str((result.error or {}).get("code", result.status))
+        reason = f"Meilisearch task {task_uid} {result.status}: {result.error}"
+        if code in DOCUMENT_FAULTS:
+            raise DocumentRefused(reason)
+        INDEX_REFUSED.inc()
+        log.error("the search index refused a write: not the documents' fault, fix the cause", extra={
+            "index": self.name, "code": code, "reason": reason})  # fmt: skip
+        raise IndexRefused(reason)
+
+    async def search(self, query: PaperQuery, attributes: list[str] | None = None) -> SearchPage:
+        """Run the query with facet counts; `attributes` limits the fields returned (lists need far less than a
+        paper page). A query with weight on meaning has its text embedded here, by the papers' model."""
+        mode = query.mode
+        vector = await self._query_vector(query.q) if mode != "keyword" else None
+        found = await self._search(search_body(query, attributes, vector))
+        found.mode = mode
+        return found
+
+    async def _query_vector(self, text: str) -> list[float]:
+        if self.query_embedder is None or not self.vector_dimensions:
+            raise NoVectors("this index holds no paper vectors: search by meaning is off (semantic=0 searches words)")
+        (outcome,) = await self.query_embedder.embed([text])
+        if outcome.vector is None:
+            raise NoVectors(f"the query cannot be embedded: {outcome.failure or outcome.unavailable}")
+        return [float(x) for x in outcome.vector]
+
+    async def similar(
+        self, paper_id: str, wanted: PaperFilter, size: int, attributes: list[str]
+    ) -> list[dict[str, Any]]:
+        """The papers closest in meaning to this one (itself left out), closest first, each with its
+        `_rankingScore` (the cosine of the two vectors, mapped to 0..1); none when it has no vector."""
+        body = {
+            "id": document_id(paper_id),
+            "embedder": EMBEDDER,
+            "filter": wanted.clauses() or None,
+            "limit": size,
+            "showRankingScore": True,
+            "attributesToRetrieve": attributes,
+        }
+        return list((await self._post("similar", body))["hits"])
+
+    async def _search(self, body: dict[str, Any]) -> SearchPage:
+        # Raw HTTP and orjson rather than the SDK's result model: hits go to the caller as plain dicts, and the
+        # model round trip was most of the API's time on top of Meilisearch's own (docs/benchmarks.md).
+        found = await self._post("search", body)
+        return SearchPage(found.get("totalHits") or 0, found["hits"], found.get("facetDistribution") or {})
+
+    async def _post(self, action: str, body: dict[str, Any]) -> dict[str, Any]:
+        with SEARCH_SECONDS.time():
+            response = await self.client.http_client.post(
+                f"indexes/{self.name}/{action}",
+                content=orjson.dumps(body),
+                headers={"Content-Type": "application/json"},
+            )
+            if response.status_code >= 400:
+                raise MeilisearchApiError(f"{action} in {self.name} failed", response)
+            found: dict[str, Any] = orjson.loads(response.content)
+        return found
+
+    async def get(self, paper_id: str) -> dict[str, Any] | None:
+        try:
+            return await self.index.get_document(document_id(paper_id))
+        except MeilisearchApiError as exc:
+            if exc.status_code == 404:
+                return None
+            raise

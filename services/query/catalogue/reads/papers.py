@@ -1,0 +1,144 @@
+"""Papers as the API and the pages show them: one page of a search in the hits' documented shape, one paper with its
+history and summary, an author's papers, and the paper any of its ids names."""
+
+from typing import Any
+from urllib.parse import quote
+
+from pydantic import BaseModel, Field
+
+from papertrail.search_document import PaperFilter, paper_fields
+from schemas.paper import Paper
+from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.reads.paper_lookup import paper_key
+from services.query.catalogue.reads.search import PaperQuery, SimilarSearch
+from services.query.catalogue.repositories import CatalogueRecords
+
+
+class PaperHit(BaseModel):
+    paper_id: str = Field(description="canonical paper id")
+    title: str = ""
+    title_zh: str | None = None
+    authors: list[str] = []
+    authors_detail: list[dict[str, Any]] = []
+    abstract: str = ""
+    categories: list[str] = []
+    sources: list[str] = []
+    ids: dict[str, Any] = {}
+    venue: str | None = None
+    year: int | None = None
+    status: str = "preprint"
+    ai_related: bool = False
+    tldr_zh: str | None = None
+    tldr_en: str | None = None
+    summary_status: str | None = None
+    current_version: str | None = None
+    version_seq: int | None = None
+    version_kind: str | None = Field(None, description="what the latest record is: first_observed, new_version, …")
+    has_revisions: bool = False
+    links: dict[str, str] = Field(
+        default_factory=dict,
+        description="named links: abs, pdf, anthology, doi, hf, video; code, dataset, model, demo (a Hugging Face "
+        "space) and project (page), from a source's own field or found in the abstract or comments",
+    )
+    comments: str | None = None
+    journal_ref: str | None = None
+    topic_ids: list[str] = []
+    community: dict[str, Any] | None = None
+    updated_ts: int | None = None
+    ingested_ts: int | None = None
+    published_ts: int | None = None
+
+
+class SimilarHit(PaperHit):
+    score: float = Field(description="closeness in meaning, 0..1 (Meilisearch's ranking score of the two vectors)")
+
+
+# Search lists return what a hit shows; the summary's long sections and the history stay on the paper page.
+LIST_FIELDS = list(PaperHit.model_fields)
+# What a hit holds when its document lacks a field (topic_ids before the paper's first topic hit, say), so every
+# hit has the documented shape without validating each one through the model.
+HIT_DEFAULTS = {name: field.get_default(call_default_factory=True) for name, field in PaperHit.model_fields.items()}
+
+
+async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
+    """One page of papers in the search response's shape (what the API returns and the home page shows)."""
+    found = await index.search(query, attributes=LIST_FIELDS)
+    for hit in found.hits:
+        for name, default in HIT_DEFAULTS.items():
+            hit.setdefault(name, default)
+    return {
+        "total": found.total,
+        "page": query.page,
+        "size": query.size,
+        "sort": query.sort,
+        "mode": found.mode,
+        "hits": found.hits,
+        "facets": found.facets,
+    }
+
+
+async def similar_papers(
+    index: PaperIndex, catalogue: CatalogueRecords, paper_id: str, search: SimilarSearch, model_key: str
+) -> dict[str, Any]:
+    """The papers closest in meaning to a paper, each with its score, and where the paper's own vector stands: none
+    are listed while it is `pending` (not embedded yet) or `failed` (its text cannot be embedded)."""
+    state = await catalogue.vectors.vector_state(paper_id, model_key)
+    hits = []
+    if state == "embedded":
+        hits = await index.similar(paper_id, search.paper_filter(), search.size, LIST_FIELDS)
+    for hit in hits:
+        hit["score"] = round(hit.pop("_rankingScore", 0.0), 4)
+        for name, default in HIT_DEFAULTS.items():
+            hit.setdefault(name, default)
+    return {"paper_id": paper_id, "vector": state, "model": model_key, "hits": hits}
+
+
+def paper_url(paper_id: str, under: str = "/papers/") -> str:
+    """The address of a paper (its page, or under another route), the id percent-encoded but for its ':' and '/'."""
+    return under + quote(paper_id, safe="/:")
+
+
+def held_record(paper_id: str, stored: dict[str, Any]) -> Paper:
+    """The canonical paper as the schema publishes it, without the normalizer's storage fields (fingerprints,
+    write ids, version records pending their own collection)."""
+    fields = {name: value for name, value in stored.items() if name in Paper.model_fields}
+    return Paper.model_validate({**fields, "id": paper_id})
+
+
+def public_paper(paper_id: str, stored: dict[str, Any]) -> dict[str, Any]:
+    return held_record(paper_id, stored).model_dump(mode="json")
+
+
+def canonical_hit(paper: Paper) -> dict[str, Any]:
+    """What a paper shows from its canonical record alone (no summary, no topics): its fields while the search index
+    does not hold it yet, so the answer is the paper itself and never an empty shell."""
+    return HIT_DEFAULTS | paper_fields(paper)
+
+
+async def paper_detail(paper: dict[str, Any], index: PaperIndex, catalogue: CatalogueRecords) -> dict[str, Any]:
+    """A held paper (its `papers` document) with its search document, version history and summary; a paper the
+    index does not hold yet (it is on its way, or was parked) answers from its canonical record and says so."""
+    paper_id = paper.pop("_id")
+    record = held_record(paper_id, paper)
+    document = await index.get(paper_id)
+    return {
+        **(document if document is not None else canonical_hit(record)),
+        "searchable": document is not None,
+        "paper": record.model_dump(mode="json"),
+        "history": await catalogue.papers.versions_of(paper_id),
+        "summary": document.get("summary") if document is not None else None,
+        "topic_reasons": document.get("topic_reasons", {}) if document is not None else {},
+    }
+
+
+async def author_papers(index: PaperIndex, key: str, page: int, size: int) -> dict[str, Any]:
+    """An author's papers across years and venues, newest first, with the names the author appears under."""
+    results = await index.search(PaperQuery(filter=PaperFilter(author_key=key), sort="published", page=page, size=size))
+    names = sorted({a["name"] for hit in results.hits for a in hit.get("authors_detail", []) if a.get("key") == key})
+    return {"key": key, "names": names, "total": results.total, "hits": results.hits}
+
+
+async def held_paper(catalogue: CatalogueRecords, paper_id: str) -> dict[str, Any] | None:
+    """The paper (its `papers` document) holding the id in any of its forms, or None; NotAPaperId names what is
+    wrong with text that is no paper id."""
+    return await catalogue.papers.paper(paper_key(paper_id))

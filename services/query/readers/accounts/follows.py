@@ -1,0 +1,219 @@
+"""A user's follows: what a new follow says (checked by the rules the matcher compiles it with; a `similar` follow's
+seed papers looked up by any id they hold), storing and announcing it on follows.changed.v1, removing it, and the
+papers the user's follows matched."""
+
+import secrets
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, HttpUrl
+
+from papertrail.follows.checks import MAX_DESCRIPTION_CHARS, MAX_SEEDS, FollowRuleError, check_follow
+from papertrail.follows.reasons import reason_text
+from papertrail.similarity import DEFAULT_THRESHOLD
+from schemas.events import Follow, FollowChanged, SeedPaper
+from services.query.catalogue.interface import FEED_SIZE, Catalogue, render_atom
+from services.query.catalogue.reads.paper_lookup import MAX_ID_LENGTH, NotAPaperId, paper_key
+from services.query.readers.repositories import ReaderRecords
+
+Announce = Callable[[FollowChanged], Awaitable[None]]
+
+
+# The cosines a reader may ask a similar follow for: below 0.3 nearly every paper of a field is "like" any other
+# (docs/benchmarks.md); above 0.95 only near-duplicates are.
+MIN_THRESHOLD, MAX_THRESHOLD = 0.3, 0.95
+WAITING_FOR_VECTORS = "waiting for vectors"
+
+
+class FollowCreate(BaseModel):
+    kind: Literal["keyword", "author", "topic", "similar"] = Field(description="what to follow")
+    name: str = Field(min_length=1, max_length=200, description="what you call it")
+    query: str | None = Field(
+        None, max_length=2000, description='keyword expression, e.g. retrieval AND ("language model" OR LLM) NOT survey'
+    )
+    fields: Literal["title", "abstract", "both"] = "both"
+    categories: list[Annotated[str, Field(pattern=r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$")]] = Field(
+        default_factory=list, max_length=20
+    )
+    author: str | None = Field(None, max_length=200, description="author name for an author follow")
+    topic_id: str | None = Field(None, max_length=64, description="catalogue topic id for a topic follow")
+    affiliation: str | None = Field(None, max_length=200, description="author follow: only with this affiliation")
+    orcid: str | None = Field(None, pattern=r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$", description="author follow: ORCID iD")
+    source_author_id: str | None = Field(None, max_length=200, description="author follow: a source's author id")
+    webhook_url: HttpUrl | None = Field(None, description="POST each match of this follow here (signed)")
+    seeds: list[Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]] = Field(
+        default_factory=list,
+        max_length=MAX_SEEDS,
+        description="similar follow: papers it is like, by any id they hold (arXiv id, DOI, ACL Anthology id, URL)",
+        examples=[["2401.12345", "10.18653/v1/2024.acl-long.1"]],
+    )
+    description: str | None = Field(
+        None, max_length=MAX_DESCRIPTION_CHARS, description="similar follow: what it is about, in your words"
+    )
+    threshold: float | None = Field(
+        None,
+        ge=MIN_THRESHOLD,
+        le=MAX_THRESHOLD,
+        description=f"similar follow: the least cosine similarity of a match (default {DEFAULT_THRESHOLD})",
+    )
+
+
+class FollowOut(Follow):
+    feed_url: str = Field(description="Atom feed of this follow's matches (keep it private: it carries a key)")
+    state: Literal["active", "waiting for vectors"] = Field(
+        "active",
+        description="`waiting for vectors`: a similar follow's seed papers have no vector yet; it matches on them "
+        "once they have (its description and the seeds that have one match already)",
+    )
+    seeds_without_vectors: list[str] = Field(
+        default_factory=list, description="similar follow: the seed papers that have no vector yet"
+    )
+
+
+class NoSuchFollow(LookupError):
+    """The user has no follow of this id (another user's follow id reads as missing too)."""
+
+
+def _with_feed(follow: Follow, feed_key: str, embedded: set[str], *, show_secret: bool = False) -> FollowOut:
+    """The follow as its owner sees it, with the seeds still waiting for their vector; the webhook secret only once,
+    in the answer that created it."""
+    shown = follow.model_dump() | ({} if show_secret else {"webhook_secret": None})
+    waiting = [seed.paper_id for seed in follow.seeds if seed.paper_id not in embedded]
+    return FollowOut(
+        **shown,
+        feed_url=f"/feeds/follows/{follow.id}.atom?key={feed_key}",
+        state=WAITING_FOR_VECTORS if waiting else "active",
+        seeds_without_vectors=waiting,
+    )
+
+
+async def _embedded_seeds(papers: Catalogue, follows: list[Follow]) -> set[str]:
+    return await papers.embedded(sorted({seed.paper_id for f in follows for seed in f.seeds}))
+
+
+async def resolve_seeds(papers: Catalogue, written: list[str]) -> list[SeedPaper]:
+    """The held papers a reader's seed ids name, each once, in the order written; FollowRuleError names the first
+    that is no paper id or names no paper held here."""
+    seeds: dict[str, SeedPaper] = {}
+    for position, raw in enumerate(written):
+        try:
+            key = paper_key(raw)
+        except NotAPaperId as error:
+            raise FollowRuleError(f"seeds[{position}]: {error}") from error
+        paper = await papers.holding(key)
+        if paper is None:
+            raise FollowRuleError(f"seeds[{position}]: no paper {raw.strip()!r} is held here")
+        seeds.setdefault(paper["_id"], SeedPaper(paper_id=paper["_id"], title=paper.get("title") or paper["_id"]))
+    return list(seeds.values())
+
+
+async def create_follow(
+    readers: ReaderRecords, papers: Catalogue, announce: Announce, user_id: str, body: FollowCreate
+) -> FollowOut:
+    """Check, store and announce a new follow of the user; FollowRuleError names what makes it invalid."""
+    description = (body.description or "").strip() or None
+    check_follow(
+        body.kind,
+        query=body.query,
+        author=body.author,
+        topic_id=body.topic_id,
+        seeds=body.seeds,
+        description=description,
+    )
+    fields = body.model_dump(exclude={"webhook_url", "seeds", "description", "threshold"})
+    if body.kind == "similar":
+        similar = {
+            "seeds": await resolve_seeds(papers, body.seeds),
+            "description": description,
+            "threshold": body.threshold if body.threshold is not None else DEFAULT_THRESHOLD,
+        }
+    else:
+        similar = {}
+    webhook = (
+        {"webhook_url": str(body.webhook_url), "webhook_secret": secrets.token_hex(32)} if body.webhook_url else {}
+    )
+    follow = Follow(id=uuid.uuid4().hex, user_id=user_id, created_at=datetime.now(UTC), **fields, **similar, **webhook)
+    feed_key = secrets.token_urlsafe(16)
+    await readers.follows.save_follow(follow, feed_key=feed_key)
+    await announce(
+        FollowChanged(
+            action="created", follow_id=follow.id, user_id=follow.user_id, follow=follow, changed_at=follow.created_at
+        )
+    )
+    return _with_feed(follow, feed_key, await _embedded_seeds(papers, [follow]), show_secret=True)
+
+
+async def list_follows(readers: ReaderRecords, papers: Catalogue, user_id: str) -> list[FollowOut]:
+    """The user's follows, newest first."""
+    follows = await readers.follows.list_follows(user_id)
+    embedded = await _embedded_seeds(papers, [f for f, _ in follows])
+    return [_with_feed(f, key, embedded) for f, key in follows]
+
+
+async def read_follow(readers: ReaderRecords, papers: Catalogue, user_id: str, follow_id: str) -> FollowOut:
+    found = await readers.follows.get_follow(user_id, follow_id)
+    if found is None:
+        raise NoSuchFollow(f"no follow {follow_id}")
+    follow, feed_key = found
+    return _with_feed(follow, feed_key, await _embedded_seeds(papers, [follow]))
+
+
+async def delete_follow(readers: ReaderRecords, announce: Announce, user_id: str, follow_id: str) -> None:
+    """Unfollow and announce it: no new matches after this."""
+    if not await readers.follows.delete_follow(user_id, follow_id):
+        raise NoSuchFollow(f"no follow {follow_id}")
+    await announce(
+        FollowChanged(action="deleted", follow_id=follow_id, user_id=user_id, follow=None, changed_at=datetime.now(UTC))
+    )
+
+
+async def matched_page(
+    readers: ReaderRecords,
+    papers: Catalogue,
+    user_id: str,
+    follow_id: str | None,
+    after: tuple[datetime, str] | None,
+    limit: int,
+) -> tuple[list[dict[str, Any]], int, tuple[datetime, str] | None]:
+    """One page of the user's matches, newest first, each with its paper's search document; the total; where the
+    next page starts (None on the last)."""
+    matches, total = await readers.matches.matches_page(user_id, follow_id, after, limit + 1)
+    page = matches[:limit]
+    found = await papers.by_ids(list(dict.fromkeys(m["paper_id"] for m in page)))
+    following = (page[-1]["matched_at"], str(page[-1]["_id"])) if len(matches) > limit else None
+    items = [{**{k: v for k, v in m.items() if k != "_id"}, "paper": found.get(m["paper_id"])} for m in page]
+    return items, total, following
+
+
+async def matched_papers(
+    readers: ReaderRecords, papers: Catalogue, user_id: str, follow_id: str | None, limit: int
+) -> list[dict[str, Any]]:
+    """The user's matches (of one follow, or of all), newest first, each with its paper's search document."""
+    matches = await readers.matches.matches_for(user_id, follow_id=follow_id, limit=limit)
+    found = await papers.by_ids(list(dict.fromkeys(m["paper_id"] for m in matches)))
+    return [{**m, "paper": found.get(m["paper_id"])} for m in matches]
+
+
+async def follow_feed(
+    readers: ReaderRecords, papers: Catalogue, site: str, follow_id: str, key: str, self_url: str
+) -> bytes | None:
+    """The latest papers matching one follow; None when the follow id and its feed key do not go together."""
+    follow = await readers.follows.follow_by_feed_key(follow_id, key)
+    if follow is None:
+        return None
+    matches = await readers.matches.matches_for(follow.user_id, follow_id=follow_id, limit=FEED_SIZE)
+    found = await papers.by_ids([m["paper_id"] for m in matches])
+    ordered = [found[m["paper_id"]] for m in matches if m["paper_id"] in found]
+    updated = {m["paper_id"]: m["matched_at"] for m in matches}
+    why = {m["paper_id"]: "; ".join(map(reason_text, m.get("reasons", []))) for m in matches}
+    return render_atom(
+        site_url=site,
+        path=f"/feeds/follows/{follow_id}",
+        title=follow.name,
+        self_url=self_url,
+        papers=ordered,
+        updated=updated,
+        why=why,
+    )

@@ -1,2 +1,0 @@
-"""The read side: what the API's routes and the web pages show, read from the search index and the store. Routes and
-pages both call these functions, and neither calls the other."""

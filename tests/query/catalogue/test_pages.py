@@ -1,0 +1,487 @@
+"""The web pages over a real pipeline: numbers equal the API's, cards show the fixture's papers, the English
+switch, paper / topic / author / sources pages, sign-in and per-user pages, similar papers and the search by meaning
+once the summarizer's sweep embedded the papers; and headless Chromium walks."""
+
+import asyncio
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from aiokafka import AIOKafkaConsumer
+from lxml import html
+
+from schemas import topics
+from schemas.events import PaperEnriched
+from tests.conftest import wait_until, wait_until_async
+from tests.integration.services import ROOT, Pipeline, create_user
+from tests.query.catalogue.test_api import RECORDS, _expected_topic_hits
+from tests.query.conftest import ArxivPageSite
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def site(arxiv_page_site: ArxivPageSite) -> tuple[Pipeline, dict[str, str]]:
+    """The shared pipeline over the recorded arXiv page, and this module's readers."""
+    return arxiv_page_site.pipeline, arxiv_page_site.readers["pages"]
+
+
+def api(pipeline: Pipeline, path: str, **params: Any) -> Any:
+    response = httpx.get(pipeline.url("query", path), params=params, timeout=10)
+    response.raise_for_status()
+    return response.json()
+
+
+def page(pipeline: Pipeline, path: str, cookies: dict[str, str] | None = None, **params: Any) -> httpx.Response:
+    return httpx.get(pipeline.url("query", path), params=params or None, cookies=cookies, timeout=10)
+
+
+def doc(response: httpx.Response) -> Any:
+    assert response.headers["content-type"].startswith("text/html")
+    return html.fromstring(response.text)
+
+
+def text(node: Any) -> str:
+    return " ".join(node.text_content().split())
+
+
+@contextmanager
+def signed_in(pipeline: Pipeline, token: str) -> Iterator["SignedIn"]:
+    """A client that signed in with an API token through the login form (so it holds a session cookie); `.csrf` is
+    the token its forms carry."""
+    with SignedIn(base_url=pipeline.url("query", ""), timeout=10) as client:
+        response = client.post(
+            "/login", data={"token": token, "next": "/me/follows", "csrf": csrf_of(client.get("/login"))}
+        )
+        assert response.status_code == 303 and response.headers["location"] == "/me/follows"
+        client.csrf = csrf_of(client.get("/me/follows"))  # a new token with the new session
+        yield client
+
+
+class SignedIn(httpx.Client):
+    csrf = ""
+
+
+def csrf_of(page: httpx.Response) -> str:
+    return str(doc(page).xpath('//input[@name="csrf"]/@value')[0])
+
+
+def test_home_numbers_equal_the_api_overview(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = site
+    overview = api(pipeline, "/api/overview")
+    tree = doc(page(pipeline, "/"))
+    for name in ("new_papers", "new_ai_related", "revisions", "new_summaries"):
+        shown = text(tree.get_element_by_id(f"figure-{name}"))
+        assert shown.startswith(f"+{overview[name]['value']:,}"), (name, shown)
+    for name in ("total_papers", "total_ai_related", "total_with_revisions", "total_hf_picks"):
+        assert text(tree.get_element_by_id(f"figure-{name}")).startswith(f"{overview[name]['value']:,}")
+    assert "新增论文" in text(tree) and "arXiv 最近完成扫描" in text(tree)
+    assert "部分采集异常" not in text(tree)  # no source failing in this run
+    # each number links to the list behind it, and that list has as many papers
+    link = tree.get_element_by_id("figure-new_ai_related").find("a").get("href")
+    listed = doc(page(pipeline, link.split("#")[0]))
+    found = text(listed.get_element_by_id("found"))
+    assert found.startswith(f"找到 {overview['new_ai_related']['value']:,} 篇论文")
+
+
+def test_cards_show_the_papers_in_the_api_order(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = site
+    expected = api(pipeline, "/api/papers", sort="published", size=20)
+    tree = doc(page(pipeline, "/", sort="published"))
+    cards = tree.find_class("card")
+    assert [c.get("data-paper-id") for c in cards] == [h["paper_id"] for h in expected["hits"]]
+    assert [text(c.find_class("title")[0]) for c in cards] == [h["title"] for h in expected["hits"]]
+    assert text(tree.get_element_by_id("found")).startswith(f"找到 {len(RECORDS)} 篇论文 · 按首次发表时间排序")
+    first = cards[0]
+    status = {"published": "正式发表", "preprint": "预印本"}[expected["hits"][0]["status"]]
+    assert "首次观测 · 记录 #1" in text(first) and "原文摘要" in text(first) and status in text(first)
+    assert expected["hits"][0]["paper_id"] in text(first)
+    report_link = first.xpath('.//a[@class="correct-link"]')[0]  # 纠错: no institutions yet, so "other"
+    assert report_link.get("href") == f"/papers/{expected['hits'][0]['paper_id']}/correct?field=other"
+    # the second page continues where the first stopped
+    second = doc(page(pipeline, "/", sort="published", page=2)).find_class("card")
+    assert (
+        second[0].get("data-paper-id") == api(pipeline, "/api/papers", sort="published", page=2)["hits"][0]["paper_id"]
+    )
+
+
+def test_search_and_filters_find_what_the_api_finds(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = site
+    tree = doc(page(pipeline, "/", q="Banach"))
+    assert RECORDS[0].title in [text(t) for t in tree.find_class("title")]
+    cases: list[dict[str, Any]] = [
+        {"category": "cs.LG"},
+        {"ai_related": "true", "status": "preprint"},
+        {"q": "graph", "sort": "ingested"},
+    ]
+    for params in cases:
+        total = api(pipeline, "/api/papers", **params)["total"]
+        found = text(doc(page(pipeline, "/", **params)).get_element_by_id("found"))
+        assert found.startswith(f"找到 {total:,} 篇论文"), (params, found)
+    bad = page(pipeline, "/", sort="random", category="cs.CL")
+    assert bad.status_code == 422 and "sort" in text(doc(bad).find_class("banner-error")[0])
+    injected = page(pipeline, "/", category='cs.CL" OR ai_related = true')
+    assert injected.status_code == 422 and "category" in injected.text
+
+
+def test_english_switch_is_remembered(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = site
+    with httpx.Client(base_url=pipeline.url("query", ""), timeout=10) as client:
+        english = client.get("/", params={"lang": "en"})
+        assert "New papers" in english.text and "新增论文" not in english.text
+        assert client.cookies.get("lang") == "en"
+        assert "Found 46 papers" in client.get("/").text.replace(",", "")  # the cookie keeps English
+        assert "Version history" in client.get(f"/papers/arxiv:{RECORDS[0].record_id}").text
+        assert "新增论文" in client.get("/", params={"lang": "zh"}).text
+        assert "新增论文" in client.get("/").text
+
+
+def test_paper_page_shows_ids_history_links_and_summary_status(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = site
+    record = RECORDS[0]
+    detail = api(pipeline, f"/api/papers/arxiv:{record.record_id}")
+    tree = doc(page(pipeline, f"/papers/arxiv:{record.record_id}"))
+    assert text(tree.find_class("paper-title")[0]) == record.title
+    authors = text(tree.find_class("authors")[0])
+    assert all(a.name in authors for a in record.authors)
+    history = tree.get_element_by_id("history").findall(".//tbody/tr")
+    assert len(history) == len(detail["history"]) == 1
+    assert [text(td) for td in history[0].findall("td")][:3] == ["#1", "首次观测", f"arXiv {record.record_id}"]
+    hrefs = [a.get("href") for a in tree.get_element_by_id("ids").iter("a")]
+    assert f"https://arxiv.org/abs/{record.record_id}" in hrefs
+    assert any(h.startswith("https://arxiv.org/pdf/") for h in hrefs)
+    assert "AI 导读尚未生成" in text(tree.get_element_by_id("summary"))  # no model in this pipeline: pending
+    assert page(pipeline, "/papers/arxiv:0000.00000").status_code == 404
+
+
+def test_topic_pages_show_hits_with_reasons(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = site
+    catalogue = api(pipeline, "/api/topics")
+    listing = text(doc(page(pipeline, "/topics")))
+    assert all(t["name_zh"] in listing for t in catalogue)
+    expected = _expected_topic_hits()
+    topic_id, paper_ids = max(expected.items(), key=lambda item: len(item[1]))
+    wait_until(
+        lambda: api(pipeline, f"/api/topics/{topic_id}/papers")["total"] == len(paper_ids),
+        timeout=60,
+        what="topic hits indexed",
+    )
+    tree = doc(page(pipeline, f"/topics/{topic_id}"))
+    entries = tree.find_class("entry")
+    assert {e.get("data-paper-id") for e in entries} == paper_ids
+    for entry in entries:
+        assert re.search(r"专题命中 [^:]+: [^(]+\((title|abstract)\)", text(entry)), text(entry)
+    assert tree.xpath(f'//a[@href="/feeds/topics/{topic_id}.atom"]')
+    assert page(pipeline, "/topics/no-such-topic").status_code == 404
+
+
+def test_author_page_lists_the_authors_papers(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = site
+    key = RECORDS[0].authors[0].key
+    expected = {f"arxiv:{r.record_id}" for r in RECORDS if key in {a.key for a in r.authors}}
+    tree = doc(page(pipeline, f"/authors/{key}"))
+    assert {e.get("data-paper-id") for e in tree.find_class("entry")} == expected
+    assert RECORDS[0].authors[0].name in text(tree.find(".//h1"))
+
+
+def test_sources_page_shows_state_and_runs(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = site
+    runs = api(pipeline, "/api/sources")[0]["recent_runs"]
+    section = doc(page(pipeline, "/sources")).get_element_by_id("source-arxiv")
+    assert "正常" in text(section.find(".//h2"))
+    rows = section.findall(".//tbody/tr")
+    assert len(rows) == len(runs) and str(len(RECORDS)) in [text(td) for td in rows[0].findall("td")]
+
+
+def test_per_user_pages_refuse_without_a_valid_cookie(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = site
+    for path in ("/me/follows", "/me/feed"):
+        refused = page(pipeline, path)
+        assert refused.status_code == 401 and 'action="/login"' in refused.text
+        assert page(pipeline, path, cookies={"pt_session": "forged"}).status_code == 401
+    with httpx.Client(base_url=pipeline.url("query", ""), timeout=10) as client:
+        csrf = csrf_of(client.get("/login"))
+        post = client.post("/me/follows", data={"kind": "keyword", "query": "x", "csrf": csrf})
+        assert post.status_code == 401
+        bad_login = client.post("/login", data={"token": "pt_guess", "csrf": csrf})
+        assert bad_login.status_code == 401 and "令牌无效" in bad_login.text
+    assert httpx.get(pipeline.url("query", "/logout"), timeout=10).status_code == 405  # no GET changes state
+
+
+def test_follows_are_added_checked_and_removed_through_forms(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, tokens = site
+    with signed_in(pipeline, tokens["bo"]) as bo, signed_in(pipeline, tokens["ana"]) as ana:
+        cookie = next(c for c in ana.cookies.jar if c.name == "pt_session")
+        assert cookie.has_nonstandard_attr("HttpOnly") and cookie.get_nonstandard_attr("SameSite") == "lax"
+        broken = ana.post("/me/follows", data={"csrf": ana.csrf, "kind": "keyword", "query": '(retrieval AND "LLM"'})
+        assert broken.status_code == 400 and "query:" in text(doc(broken).find_class("banner-error")[0])
+        unknown = ana.post("/me/follows", data={"csrf": ana.csrf, "kind": "topic", "topic_id": "astrology"})
+        assert unknown.status_code == 400 and "astrology" in unknown.text
+        added = ana.post(
+            "/me/follows", data={"csrf": ana.csrf, "kind": "keyword", "query": "spectral", "name": "spectral graphs"}
+        )
+        assert added.status_code == 303
+        follows = api_as(pipeline, tokens["ana"], "/api/follows")
+        assert [(f["name"], f["query"]) for f in follows] == [("spectral graphs", "spectral")]
+        listed = doc(ana.get(added.headers["location"]))
+        assert [li.get("data-follow-id") for li in listed.find_class("follow")] == [follows[0]["id"]]
+        assert "spectral graphs" not in bo.get("/me/follows").text  # bo never sees ana's follows
+        assert bo.post(f"/me/follows/{follows[0]['id']}/delete", data={"csrf": bo.csrf}).status_code == 404
+        assert ana.post(f"/me/follows/{follows[0]['id']}/delete", data={"csrf": ana.csrf}).status_code == 303
+        assert api_as(pipeline, tokens["ana"], "/api/follows") == []
+        assert (
+            ana.post("/logout", data={"csrf": ana.csrf}).status_code == 303
+            and ana.get("/me/follows").status_code == 401
+        )
+
+
+def test_feed_page_shows_matches_with_reasons(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, tokens = site
+    with signed_in(pipeline, tokens["bo"]) as bo:
+        assert bo.post("/me/follows", data={"csrf": bo.csrf, "kind": "keyword", "query": "Banach"}).status_code == 303
+        feed = wait_until(
+            lambda: (f := api_as(pipeline, tokens["bo"], "/api/feed")["items"]) and f,
+            timeout=60,
+            what="a backfilled match",
+        )
+        tree = doc(bo.get("/me/feed"))
+        entries = tree.find_class("entry")
+        assert {e.get("data-paper-id") for e in entries} == {item["paper_id"] for item in feed}
+        assert f"arxiv:{RECORDS[0].record_id}" in {e.get("data-paper-id") for e in entries}
+        assert "banach(" in text(entries[0]).lower() and "命中「Banach」" in text(entries[0])
+
+
+def api_as(pipeline: Pipeline, token: str, path: str) -> Any:
+    response = httpx.get(pipeline.url("query", path), headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    response.raise_for_status()
+    return response.json()
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts" / "pages"
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def launch_chromium(playwright: Any, profile: Path, javascript: bool) -> Any:
+    """Debian's Chromium, headless, with a fresh profile (a Playwright BrowserContext; close it when done)."""
+    return playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=str(CHROMIUM),
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1200, "height": 900},
+        java_script_enabled=javascript,
+    )
+
+
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="no /usr/bin/chromium: install Debian's chromium (apt-get install -y chromium)"
+)
+
+
+@needs_chromium
+def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
+    site: tuple[Pipeline, dict[str, str]], tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    pipeline, _ = site
+    token = create_user(pipeline.env, "cy")
+    target = RECORDS[0]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright, tmp_path / "profile", javascript=False)  # pages work without it
+        try:
+            tab = browser.new_page()
+            tab.goto(pipeline.url("query", "/"))
+            assert tab.locator("#figure-new_papers").inner_text().startswith(f"+{len(RECORDS)}")
+            tab.screenshot(path=ARTIFACTS / "01-home.png", full_page=True)
+
+            tab.get_by_role("searchbox").fill("Banach")
+            tab.get_by_role("button", name="搜索").click()
+            tab.wait_for_url("**q=Banach**")
+            tab.screenshot(path=ARTIFACTS / "02-search.png", full_page=True)
+
+            tab.get_by_role("link", name=target.title).click()
+            tab.wait_for_url(f"**/papers/arxiv:{target.record_id}")
+            assert tab.locator("h1.paper-title").inner_text() == target.title
+            tab.screenshot(path=ARTIFACTS / "03-paper.png", full_page=True)
+
+            tab.get_by_role("link", name="纠错").click()  # report an error, then back on the paper with a thank-you
+            tab.locator("select[name=field]").select_option("title_zh")
+            tab.locator("textarea[name=message]").fill("中文标题缺失")
+            tab.get_by_role("button", name="提交纠错").click()
+            tab.wait_for_url(re.compile(re.escape(f"/papers/arxiv:{target.record_id}?reported=1")))
+            assert "感谢纠错" in tab.locator("#reported").inner_text()
+            tab.screenshot(path=ARTIFACTS / "03b-reported.png", full_page=True)
+
+            tab.get_by_role("link", name="English").click()
+            assert "Version history" in tab.locator("#history h2").inner_text()
+            tab.screenshot(path=ARTIFACTS / "04-paper-en.png", full_page=True)
+            tab.get_by_role("link", name="中文").click()
+
+            tab.goto(pipeline.url("query", "/login?next=/me/follows"))
+            tab.screenshot(path=ARTIFACTS / "05a-login.png", full_page=True)
+            tab.locator("details.token-login summary").click()  # the API token sign-in, folded away
+            tab.locator("input[name=token]").fill(token)
+            tab.locator("details.token-login").get_by_role("button", name="登录").click()
+            tab.wait_for_url("**/me/follows")
+            tab.locator("form.follow-form input[name=query]").fill("kernel")
+            tab.locator("form.follow-form").first.get_by_role("button", name="关注").click()
+            assert "kernel" in tab.locator(".follow").first.inner_text()
+            tab.screenshot(path=ARTIFACTS / "05-follows.png", full_page=True)
+
+            tab.goto(pipeline.url("query", "/me/feed"))
+
+            def feed_lists_the_paper() -> bool:
+                tab.reload()
+                return tab.locator(f'article[data-paper-id="arxiv:{target.record_id}"]').count() == 1
+
+            wait_until(feed_lists_the_paper, timeout=60, interval=0.5, what="the followed paper in the feed")
+            assert "kernel(" in tab.locator(f'article[data-paper-id="arxiv:{target.record_id}"]').inner_text().lower()
+            tab.screenshot(path=ARTIFACTS / "06-feed.png", full_page=True)
+            assert tab.goto(pipeline.url("query", "/me/account")).status == 200  # type: ignore[union-attr]
+            tab.locator("input[name=name]").fill("notebook")
+            tab.get_by_role("button", name="创建令牌").click()
+            assert tab.locator("#new-token").inner_text().startswith("pt_")
+            tab.screenshot(path=ARTIFACTS / "06a-account.png", full_page=True)
+            tab.goto(pipeline.url("query", "/signup?lang=en"))
+            tab.screenshot(path=ARTIFACTS / "06b-signup-en.png", full_page=True)
+            tab.goto(pipeline.url("query", "/me/feed?lang=zh"))
+
+            topic_id = max(_expected_topic_hits().items(), key=lambda item: len(item[1]))[0]
+            for name, path in [
+                ("07-topic", f"/topics/{topic_id}"),
+                ("08-author", f"/authors/{target.authors[0].key}"),
+                ("09-sources", "/sources"),
+            ]:
+                assert tab.goto(pipeline.url("query", path)).status == 200  # type: ignore[union-attr]
+                tab.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
+        finally:
+            browser.close()
+
+
+def _enriched_states(pipeline: Pipeline, paper_id: str) -> list[str]:
+    """The embedding states papers.enriched.v1 carried for a paper, in order, once one says embedded."""
+
+    async def read() -> list[str]:
+        consumer = AIOKafkaConsumer(
+            pipeline.topic(topics.PAPERS_ENRICHED),
+            bootstrap_servers=pipeline.env["KAFKA_BOOTSTRAP_SERVERS"],
+            auto_offset_reset="earliest",
+            group_id=None,
+        )
+        await consumer.start()
+        states: list[str] = []
+        try:
+
+            async def embedded() -> bool:
+                for records in (await consumer.getmany(timeout_ms=500)).values():
+                    for record in records:
+                        event = PaperEnriched.model_validate_json(record.value or b"")
+                        if event.paper.id == paper_id and event.embedding is not None:
+                            states.append(event.embedding.state)
+                return "embedded" in states
+
+            await wait_until_async(embedded, 120, f"{paper_id} emitted again with its vector")
+            return states
+        finally:
+            await consumer.stop()
+
+    return asyncio.run(read())
+
+
+def test_a_paper_indexed_before_its_vector_is_found_by_meaning_after_the_sweep(
+    site: tuple[Pipeline, dict[str, str]],
+) -> None:
+    pipeline, _ = site
+    target = RECORDS[0]  # "Reproducing Kernel Banach Spaces with the l1 Norm"
+    paper_id = f"arxiv:{target.record_id}"
+    states = _enriched_states(pipeline, paper_id)
+    assert states[0] == "pending" and states[-1] == "embedded"  # indexed first, its vector after the sweep
+
+    question = "function spaces for learning with sparse regularisation"  # none of the title's words
+
+    def found_by_meaning() -> bool:
+        answer = api(pipeline, "/api/papers", q=question, semantic=1)
+        assert answer["mode"] == "semantic"
+        return paper_id in [hit["paper_id"] for hit in answer["hits"][:3]]
+
+    wait_until(found_by_meaning, timeout=60, what="the paper among the first three found by meaning")
+    hybrid = api(pipeline, "/api/papers", q=question, semantic=0.5, category=target.categories[0])
+    assert hybrid["mode"] == "hybrid" and all(target.categories[0] in h["categories"] for h in hybrid["hits"])
+    assert api(pipeline, "/api/papers", q=question)["mode"] == "keyword"
+
+    similar = api(pipeline, f"/api/papers/{paper_id}/similar", size=5)
+    assert similar["vector"] == "embedded" and len(similar["hits"]) == 5
+    assert paper_id not in [hit["paper_id"] for hit in similar["hits"]]
+    scores = [hit["score"] for hit in similar["hits"]]
+    assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
+
+
+def test_similar_papers_answer_bad_requests_clearly(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, _ = site
+    paper_id = f"arxiv:{RECORDS[1].record_id}"
+    assert httpx.get(pipeline.url("query", "/api/papers/arxiv:0000.00000/similar"), timeout=10).status_code == 404
+    bad = httpx.get(pipeline.url("query", f"/api/papers/{paper_id}/similar"), params={"category": "a b"}, timeout=10)
+    assert bad.status_code == 422 and "category" in bad.text
+    too_many = httpx.get(pipeline.url("query", f"/api/papers/{paper_id}/similar"), params={"size": 51}, timeout=10)
+    assert too_many.status_code == 422
+    out_of_range = httpx.get(pipeline.url("query", "/api/papers"), params={"q": "x", "semantic": 2}, timeout=10)
+    assert out_of_range.status_code == 422
+
+
+@needs_chromium
+def test_in_headless_chromium_similar_papers_and_the_search_by_meaning(
+    site: tuple[Pipeline, dict[str, str]], tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    pipeline, _ = site
+    target = RECORDS[2]
+    paper_id = f"arxiv:{target.record_id}"
+    wait_until(
+        lambda: api(pipeline, f"/api/papers/{paper_id}/similar")["vector"] == "embedded",
+        timeout=120,
+        what="the paper's vector",
+    )
+    similar = api(pipeline, f"/api/papers/{paper_id}/similar")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright, tmp_path / "profile", javascript=False)
+        try:
+            tab = browser.new_page()
+            tab.goto(pipeline.url("query", f"/papers/{paper_id}"))
+            assert tab.locator("#similar h2").inner_text() == "相似论文"
+            rows = tab.locator("#similar .similar-list li")
+            assert rows.count() == len(similar["hits"]) == 10
+            assert rows.first.locator("a").inner_text() == similar["hits"][0]["title"]
+            assert rows.first.locator(".score").inner_text() == f"{similar['hits'][0]['score']:.2f}"
+            tab.locator("#similar").screenshot(path=ARTIFACTS / "13-similar.png")
+            tab.get_by_role("link", name="English").click()
+            assert tab.locator("#similar h2").inner_text() == "Similar papers"
+            tab.get_by_role("link", name="中文").click()
+
+            tab.goto(pipeline.url("query", "/"))
+            tab.get_by_role("searchbox").fill("function spaces for learning with sparse regularisation")
+            tab.locator("select[name=semantic]").select_option(label="语义")
+            tab.get_by_role("button", name="搜索").click()
+            tab.wait_for_url("**semantic=1.0**")
+            assert "按语义相近排序" in tab.locator("#found").inner_text()
+            assert tab.locator("select[name=semantic]").input_value() == "1.0"
+            tab.screenshot(path=ARTIFACTS / "14-search-by-meaning.png", full_page=True)
+        finally:
+            browser.close()

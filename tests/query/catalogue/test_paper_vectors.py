@@ -1,0 +1,135 @@
+"""Paper vectors in the search index, over a real Meilisearch and MongoDB and the real local model: stored vectors
+attached without embedding, similar papers topically close with scores, a paper without a vector saying so, and
+search by words, meaning or both answering in the mode it says."""
+
+from collections import Counter
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from pymongo.asynchronous.database import AsyncDatabase
+
+from papertrail.collections import PAPER_VECTORS
+from papertrail.embedders import open_embedder
+from papertrail.embedding import Embedder, EmbeddingSettings, embedding_text
+from papertrail.search import make_search_client
+from papertrail.search_document import PaperFilter, paper_document, with_vector
+from papertrail.settings import InfraSettings
+from papertrail.text import paper_digest
+from schemas.paper import Paper
+from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.indexer.retag import attach_vectors
+from services.query.catalogue.reads.papers import similar_papers
+from services.query.catalogue.reads.search import PaperListing, SimilarSearch
+from services.query.catalogue.repositories import CatalogueRecords
+from tests.conftest import Servers
+from tests.integration.test_matcher import enriched
+from tests.matcher.corpus import paper_from_line, read_lines
+
+pytestmark = pytest.mark.integration
+
+SETTINGS = EmbeddingSettings()
+DAY = Path(__file__).parents[2] / "fixtures/corpus/arxiv-daily-2026-05/2026-05-05_AI_enhanced_Chinese.jsonl.gz"
+SUBJECTS = ("cs.CV", "cs.CL", "cs.IT", "cs.GT")  # a day's primary categories far enough apart to tell by meaning
+
+
+def day_papers(per_subject: int = 8) -> list[Paper]:
+    """The first papers of each subject in one day's real listing."""
+    papers = [paper_from_line(line) for line in read_lines([DAY])]
+    return [p for subject in SUBJECTS for p in [q for q in papers if q.categories[0] == subject][:per_subject]]
+
+
+PAPERS = day_papers()
+UNEMBEDDED = PAPERS[1]  # indexed, but the summarizer has not embedded it yet
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return open_embedder(SETTINGS)
+
+
+@pytest.fixture
+async def index(servers: Servers, scratch_db: AsyncDatabase, embedder: Embedder) -> AsyncIterator[PaperIndex]:
+    client = make_search_client(InfraSettings(meili_url=servers.meili_url, meili_master_key=servers.meili_master_key))
+    name = "papers_vectors_test"
+    try:
+        paper_index = PaperIndex(client, name, 120, SETTINGS.embedding_dimensions, embedder)
+        await paper_index.ensure()
+        # indexed as the indexer does before a paper's vector exists: `_vectors.paper` null
+        await paper_index.upsert([with_vector(paper_document(enriched(p), {}), None) for p in PAPERS])
+        # the summarizer's vectors, made by the real model
+        outcomes = await embedder.embed([embedding_text(p.title, p.abstract or "") for p in PAPERS])
+        now = datetime.now(UTC)
+        await scratch_db[PAPER_VECTORS.name].insert_many(
+            [
+                {
+                    "_id": p.id,
+                    "model": SETTINGS.model_key,
+                    "content_hash": paper_digest(p),
+                    "state": "embedded",
+                    "vector": o.vector.tolist(),
+                    "updated_at": now,
+                }
+                for p, o in zip(PAPERS, outcomes, strict=True)
+                if p is not UNEMBEDDED and o.vector is not None
+            ]
+        )
+        yield paper_index
+    finally:
+        await client.delete_index_if_exists(name)
+        await client.aclose()
+
+
+async def test_stored_vectors_make_similar_papers_topically_close_with_scores(
+    index: PaperIndex, scratch_db: AsyncDatabase
+) -> None:
+    catalogue = CatalogueRecords.of(scratch_db)
+    assert await attach_vectors(index, catalogue, SETTINGS.model_key) == len(PAPERS) - 1
+
+    for seed in (PAPERS[8 * i + 2] for i in range(len(SUBJECTS))):
+        found = await similar_papers(index, catalogue, seed.id, SimilarSearch(size=5), SETTINGS.model_key)
+        assert found["vector"] == "embedded" and len(found["hits"]) == 5
+        assert seed.id not in [hit["paper_id"] for hit in found["hits"]]
+        scores = [hit["score"] for hit in found["hits"]]
+        assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
+        same_subject = Counter(hit["categories"][0] == seed.categories[0] for hit in found["hits"])
+        assert same_subject[True] >= 3, f"{seed.id} ({seed.categories[0]}): {found['hits']}"
+
+
+async def test_similar_papers_take_the_search_filters(index: PaperIndex, scratch_db: AsyncDatabase) -> None:
+    catalogue = CatalogueRecords.of(scratch_db)
+    await attach_vectors(index, catalogue, SETTINGS.model_key)
+    only_cl = SimilarSearch(size=10, category=["cs.CL"])
+    found = await similar_papers(index, catalogue, PAPERS[2].id, only_cl, SETTINGS.model_key)
+    assert found["hits"] and {hit["categories"][0] for hit in found["hits"]} == {"cs.CL"}
+
+
+async def test_a_paper_without_a_vector_says_so(index: PaperIndex, scratch_db: AsyncDatabase) -> None:
+    catalogue = CatalogueRecords.of(scratch_db)
+    await attach_vectors(index, catalogue, SETTINGS.model_key)
+    found = await similar_papers(index, catalogue, UNEMBEDDED.id, SimilarSearch(), SETTINGS.model_key)
+    assert found == {"paper_id": UNEMBEDDED.id, "vector": "pending", "model": SETTINGS.model_key, "hits": []}
+    # and it is never among another paper's similar papers, having no vector in the index
+    others = await similar_papers(index, catalogue, PAPERS[0].id, SimilarSearch(size=50), SETTINGS.model_key)
+    assert UNEMBEDDED.id not in [hit["paper_id"] for hit in others["hits"]]
+    # stored but not in the index yet (its event on its way): Meilisearch finds nothing, and that is no error
+    await scratch_db[PAPER_VECTORS.name].insert_one(
+        {"_id": UNEMBEDDED.id, "model": SETTINGS.model_key, "content_hash": "0", "state": "embedded", "vector": [0.1]}
+    )
+    racing = await similar_papers(index, catalogue, UNEMBEDDED.id, SimilarSearch(), SETTINGS.model_key)
+    assert racing["vector"] == "embedded" and racing["hits"] == []
+
+
+async def test_search_by_words_meaning_or_both_says_which(index: PaperIndex, scratch_db: AsyncDatabase) -> None:
+    await attach_vectors(index, CatalogueRecords.of(scratch_db), SETTINGS.model_key)
+    # words the papers do not use, a subject they do treat
+    question = "photographs and pictures understood by machines"
+    words = await index.search(PaperListing(q=question).query())
+    meaning = await index.search(PaperListing(q=question, semantic=1).query())
+    both = await index.search(PaperListing(q=question, semantic=0.5, category=["cs.CV", "cs.GT"]).query())
+    assert (words.mode, meaning.mode, both.mode) == ("keyword", "semantic", "hybrid")
+    assert meaning.hits and Counter(h["categories"][0] for h in meaning.hits[:5])["cs.CV"] >= 3
+    assert {h["categories"][0] for h in both.hits} <= {"cs.CV", "cs.GT"}
+    assert (await index.search(PaperListing(semantic=1).query())).mode == "keyword"  # no text: browsing
+    assert await index.count(PaperFilter()) == len(PAPERS)

@@ -1,0 +1,92 @@
+"""Search queries and the Atom feeds of search results."""
+
+from datetime import UTC, date, datetime
+
+import pytest
+from pydantic import ValidationError
+
+from papertrail.search_document import PaperFilter
+from services.query.catalogue.reads.search import PaperListing, PaperQuery, PaperSearch, SimilarSearch
+
+
+def test_a_query_sorts_newest_first_by_its_time_and_filters_by_its_filter() -> None:
+    query = PaperQuery(filter=PaperFilter(status="published"), sort="published")
+    assert query.sort_by() == ["published_ts:desc"]
+    assert query.filters() == ['status = "published"']
+
+
+def test_one_model_of_search_parameters_makes_the_query_and_the_links() -> None:
+    listing = PaperListing(q="graph", category=["cs.LG"], since=date(2026, 5, 1), sort="published", page=2)
+    query = listing.query()
+    assert (query.q, query.sort, query.page, query.size) == ("graph", "published", 2, 20)
+    assert query.filters() == [
+        ['categories = "cs.LG"'],
+        f"published_ts >= {int(datetime(2026, 5, 1, tzinfo=UTC).timestamp())}",
+    ]
+    assert listing.url(sort="updated") == "/?q=graph&category=cs.LG&since=2026-05-01&sort=updated"
+    # the feed's search: the same filters, on its own sort and size
+    feed = PaperSearch(q="graph", category=["cs.LG"]).paper_query(sort="ingested", page=1, size=50)
+    assert (feed.sort, feed.size, feed.filters()) == ("ingested", 50, [['categories = "cs.LG"']])
+    with pytest.raises(ValidationError, match=r"category\.0\n  String should match pattern"):
+        PaperSearch(category=["cs.LG OR 1"])
+
+
+def test_days_at_the_ends_of_the_calendar_are_utc_days_not_a_conversion_error() -> None:
+    """A naive day's timestamp is taken in the server's zone, and fails for year 1 (a 500 before)."""
+    first, last = datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
+    listing = PaperListing(since="0001-01-01", until="9999-12-31").query()
+    assert (listing.filter.since_ts, listing.filter.until_ts) == (int(first.timestamp()), int(last.timestamp()))
+    assert PaperListing(until="0001-01-01").query().filter.until_ts == int(first.timestamp()) + 86_399
+    assert PaperSearch(summarized_since="0001-01-01").paper_query("updated", 1, 20).filter.summarized_since_ts
+    assert SimilarSearch(since="0001-01-01").paper_filter().since_ts == int(first.timestamp())
+
+
+def test_a_time_is_written_as_the_document_says() -> None:
+    """A date or an RFC 3339 date-time with its offset; not a number of seconds, nor a time in no zone."""
+    assert PaperSearch.model_validate({"until": "2026-05-01", "since": "2026-05-01T08:00:00+08:00"}).since
+    for written in ("0.5", "1700000000", "2026-05-01T08:00:00"):
+        with pytest.raises(ValidationError):
+            PaperSearch.model_validate({"until": written})
+
+
+def test_atom_feed_drops_characters_xml_forbids() -> None:
+    from lxml import etree
+
+    from services.query.catalogue.reads.atom import render_atom
+
+    paper = {"paper_id": "arxiv:1", "title": "Bad\x0ctitle\x00", "authors": ["A\x1b B"], "abstract": "x\x08y"}
+    xml = render_atom(
+        site_url="http://h", path="/feeds/search", title="search \x0c", self_url="http://h/feeds?q=%0C", papers=[paper]
+    )
+    entry = etree.fromstring(xml).find("{http://www.w3.org/2005/Atom}entry")
+    assert entry is not None and entry.findtext("{http://www.w3.org/2005/Atom}title") == "Badtitle"
+
+
+def test_atom_entries_link_papers_by_escaped_ids() -> None:
+    """A DOI may carry `<`, `#` or `;`: the entry's link escapes them so it points at the paper, whole."""
+    from lxml import etree
+
+    from services.query.catalogue.reads.atom import render_atom
+
+    paper = {"paper_id": "doi:10.1002/(SICI)1097-4571<3::AID#1>", "title": "t"}
+    xml = render_atom(site_url="http://h/", path="feeds/x", title="t", self_url="http://h/f", papers=[paper])
+    entry = etree.fromstring(xml).find("{http://www.w3.org/2005/Atom}entry")
+    assert entry is not None
+    link = entry.find("{http://www.w3.org/2005/Atom}link").get("href")  # type: ignore[union-attr]
+    assert link == "http://h/papers/doi:10.1002/%28SICI%291097-4571%3C3::AID%231%3E"
+
+
+def test_atom_summary_is_the_abstract_as_read() -> None:
+    """A paper with no Chinese TL;DR yet: its entry's summary is the abstract as plain text (2605.14068, corpus)."""
+    from lxml import etree
+
+    from services.query.catalogue.reads.atom import render_atom
+
+    written = r"improves over \texttt{Qwen-3-VL-8B-Thinking} from \textbf{2.8\%} to $x$"
+    paper = {"paper_id": "arxiv:2605.14068", "title": "CurveBench", "abstract": written}
+    xml = render_atom(site_url="http://h", path="/feeds/x", title="t", self_url="http://h/f", papers=[paper])
+    entry = etree.fromstring(xml).find("{http://www.w3.org/2005/Atom}entry")
+    assert entry is not None
+    assert (
+        entry.findtext("{http://www.w3.org/2005/Atom}summary") == "improves over Qwen-3-VL-8B-Thinking from 2.8% to $x$"
+    )

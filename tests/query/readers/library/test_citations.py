@@ -1,0 +1,138 @@
+"""Citations of real papers (ACL 2024, arXiv OAI pages, the May 2026 listings): keys, BibTeX as arXiv and the ACL
+Anthology write it, RIS, CSL-JSON valid against the CSL schema."""
+
+import json
+import re
+
+import bibtexparser
+import jsonschema
+import pytest
+import rispy
+
+from services.query.readers.library import citations
+from services.query.readers.library.citations import bibtex_text, citation_keys, export, kind, name_parts
+from tests.conftest import FIXTURES
+from tests.query.readers.library.papers import acl_2024, arxiv_oai, corpus_days, red_fm
+
+CSL_SCHEMA = json.loads((FIXTURES / "library/csl-data.json").read_text(encoding="utf-8"))
+
+
+def every_paper() -> list:
+    return [*acl_2024(), *arxiv_oai(), *corpus_days(), red_fm()]
+
+
+def fields_of(bibtex: str) -> tuple[str, str, dict[str, str]]:
+    library = bibtexparser.parse_string(bibtex)
+    assert not library.failed_blocks, library.failed_blocks
+    [entry] = library.entries
+    return entry.entry_type, entry.key, {f.key: f.value for f in entry.fields}
+
+
+def test_an_arxiv_preprint_is_cited_as_arxiv_exports_it() -> None:
+    paper = next(p for p in corpus_days() if p.ids.arxiv == "2604.27073")
+    entry_type, key, fields = fields_of(export([paper], "bibtex"))
+    assert entry_type == "misc"
+    assert key == "ma2026coded"  # family name, year, first word of the title past "On"
+    assert list(fields) == ["title", "author", "year", "eprint", "archivePrefix", "primaryClass", "url"]
+    assert fields["eprint"] == "2604.27073"
+    assert fields["archivePrefix"] == "arXiv"
+    assert fields["primaryClass"] == paper.categories[0]
+    assert fields["url"] == "https://arxiv.org/abs/2604.27073"
+    assert fields["author"] == "Ma, Yinbin and Tuninetti, Daniela"
+
+
+def test_an_acl_paper_is_cited_as_the_anthology_does_with_its_venue_doi_and_url() -> None:
+    paper = next(p for p in acl_2024() if p.ids.acl == "2024.acl-long.534")
+    entry_type, _, fields = fields_of(export([paper], "bibtex"))
+    assert entry_type == "inproceedings"
+    assert fields["booktitle"] == "{ACL} 2024"
+    assert fields["doi"] == "10.18653/v1/2024.acl-long.534"
+    assert fields["url"] == "https://aclanthology.org/2024.acl-long.534"
+    assert fields["title"] == "{MERA:} A Comprehensive {LLM} Evaluation in Russian"  # capitals kept by braces
+    assert "eprint" not in fields  # no arXiv id held
+
+
+def test_one_work_from_both_sources_is_cited_as_proceedings_with_its_arxiv_id_too() -> None:
+    paper = red_fm()
+    entry_type, key, fields = fields_of(export([paper], "bibtex"))
+    assert (entry_type, key) == ("inproceedings", "huguetcabot2023redfm")
+    assert fields["eprint"] == "2306.09802" and fields["booktitle"] == "{ACL} 2023"
+    # the family name as the Anthology split it ("Huguet Cabot"), the accent in LaTeX
+    assert fields["author"].startswith("Huguet Cabot, Pere-Llu{\\'\\i}s and Tedeschi, Simone")
+
+
+def test_a_published_arxiv_paper_keeps_arxivs_entry_with_its_doi_and_journal_reference() -> None:
+    paper = next(p for p in arxiv_oai() if p.journal_ref and citations.published_doi(p))
+    entry_type, _, fields = fields_of(export([paper], "bibtex"))
+    assert entry_type == "misc"
+    assert fields["doi"] == citations.published_doi(paper)
+    assert fields["eprint"] == paper.ids.arxiv
+
+
+def test_anthology_journals_are_articles_and_everything_else_of_the_anthology_proceedings() -> None:
+    paper = acl_2024()[0]
+    assert kind(paper) == "proceedings"
+    for journal_id in ("2024.tacl-1.5", "2023.cl-1.3", "Q19-1001", "J19-1001"):
+        assert kind(paper.model_copy(update={"ids": paper.ids.model_copy(update={"acl": journal_id})})) == "journal"
+    for proceedings_id in ("2024.findings-acl.1", "P19-1001", "W19-0101"):
+        changed = paper.model_copy(update={"ids": paper.ids.model_copy(update={"acl": proceedings_id})})
+        assert kind(changed) == "proceedings"
+
+
+def test_latex_specials_are_escaped_formulas_kept_and_every_value_parses_back() -> None:
+    assert bibtex_text("50% of A&B's #1 a_b {x} ~ ^ \\") == (
+        "50{\\%} of {A{\\&}B's} {\\#}1 a{\\_}b {\\{}x{\\}} {\\textasciitilde} {\\textasciicircum} {\\textbackslash}"
+    )
+    assert bibtex_text("$\\alpha$-Net for Müller") == '$\\alpha$-Net for M{\\"u}ller'
+    assert bibtex_text("大语言模型") == "大语言模型"  # no LaTeX name: kept, BibTeX reads UTF-8
+    library = bibtexparser.parse_string(export(every_paper(), "bibtex"))
+    assert not library.failed_blocks
+    assert len(library.entries) == len(every_paper())
+
+
+def test_keys_are_ascii_stable_and_told_apart_whatever_the_order() -> None:
+    papers = every_paper()
+    keys = citation_keys(papers)
+    assert len(set(keys)) == len(papers)
+    assert all(re.fullmatch(r"[a-z0-9]+", k) for k in keys)
+    assert citation_keys(list(reversed(papers))) == list(reversed(keys))
+    twins = [k for k in keys if k.startswith("chen2024unified")]
+    assert sorted(twins)[:2] == ["chen2024unified", "chen2024unifieda"]
+    alone = [p for p, k in zip(papers, keys, strict=True) if k == "chen2024unifieda"]
+    assert citation_keys(alone) == ["chen2024unified"]  # a key only gets its letter beside its twin
+
+
+def test_names_split_where_the_source_split_them() -> None:
+    cabot = red_fm().authors[0]
+    assert (name_parts(cabot).given, name_parts(cabot).family) == ("Pere-Lluís", "Huguet Cabot")
+    collaboration = next(a for p in arxiv_oai() for a in p.authors if a.key == "atlas collaboration")
+    assert name_parts(collaboration).given == "" and name_parts(collaboration).family == "ATLAS Collaboration"
+    junior = next(a for p in arxiv_oai() for a in p.authors if a.name.endswith(" Jr."))
+    assert name_parts(junior).suffix == "Jr."
+
+
+def test_ris_is_what_rispy_reads_back() -> None:
+    papers = [red_fm(), *corpus_days()[:5]]
+    records = rispy.loads(export(papers, "ris"))
+    assert [r["id"] for r in records] == citation_keys(papers)
+    assert records[0]["type_of_reference"] == "CPAPER"
+    assert records[0]["authors"][0] == "Huguet Cabot, Pere-Lluís"
+    assert records[1]["type_of_reference"] == "GEN"
+    assert records[1]["doi"] == f"10.48550/arXiv.{papers[1].ids.arxiv}"
+    assert not export(papers, "ris").startswith("1.")
+
+
+@pytest.mark.parametrize("papers", [every_paper, lambda: [red_fm()]], ids=["all", "one"])
+def test_csl_json_is_valid_against_the_csl_schema(papers) -> None:
+    items = json.loads(export(papers(), "csl-json"))
+    jsonschema.validate(items, CSL_SCHEMA)
+    assert {i["type"] for i in items} <= {"article", "paper-conference", "article-journal"}
+
+
+def test_an_arxiv_preprint_in_csl_json_is_as_zotero_records_one() -> None:
+    paper = corpus_days()[0]
+    [item] = json.loads(export([paper], "csl-json"))
+    assert item["type"] == "article"
+    assert item["publisher"] == "arXiv"
+    assert item["number"] == f"arXiv:{paper.ids.arxiv}"
+    assert item["URL"] == f"https://arxiv.org/abs/{paper.ids.arxiv}"

@@ -1,0 +1,106 @@
+"""The library page and the 收藏 / 不相关 / 已读 buttons over the real query service, without JavaScript (forms that
+redirect back) and as the page's script posts them (JSON); each form carries the CSRF token field."""
+
+import json
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from lxml import html
+
+from services.query.readers.library.citations import export
+from tests.conftest import Servers
+from tests.query.readers.library.papers import arxiv_oai
+from tests.query.readers.library.site import Browser, Site, browser, reader_site
+
+pytestmark = pytest.mark.integration
+PAPERS = list(arxiv_oai())
+
+
+@pytest.fixture(scope="module")
+def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    with reader_site(servers, tmp_path_factory.mktemp("library-web"), PAPERS, readers=("ana", "bo", "cy")) as running:
+        yield running
+
+
+def buttons(page: str, paper_id: str) -> dict[str, tuple[str, str]]:
+    """The mark buttons of a paper on a page: class → (value, aria-pressed)."""
+    tree = html.fromstring(page)
+    [form] = tree.xpath(f'//form[@data-marks][input[@name="paper_id"][@value="{paper_id}"]]')
+    assert form.xpath('input[@name="csrf"]')  # filled once web accounts set a session's token
+    return {b.get("class").split()[-1]: (b.get("value"), b.get("aria-pressed")) for b in form.xpath("button")}
+
+
+def test_the_buttons_work_without_javascript_and_show_the_marks(site: Site) -> None:
+    paper = PAPERS[5]
+    with browser(site, "ana") as ana:
+        page = ana.get(f"/papers/{paper.id}")
+        assert buttons(page.text, paper.id)["mark-save"] == ("save", "false")
+        back = ana.post("/me/marks", data={"paper_id": paper.id, "mark": "save", "next": f"/papers/{paper.id}"})
+        assert back.status_code == 303 and back.headers["location"] == f"/papers/{paper.id}"
+        state = buttons(ana.get(f"/papers/{paper.id}").text, paper.id)
+        assert state["mark-save"] == ("remove", "true") and state["mark-read"] == ("read", "false")
+        ana.post("/me/marks", data={"paper_id": paper.id, "mark": "read", "next": "https://evil.example/"})
+        assert buttons(ana.get(f"/papers/{paper.id}").text, paper.id)["mark-read"] == ("unread", "true")
+        library = ana.get("/me/library")
+        assert library.status_code == 200 and paper.title.split()[0] in library.text
+        assert buttons(library.text, paper.id)["mark-save"] == ("remove", "true")
+
+
+def test_the_script_posts_the_same_form_for_json(site: Site) -> None:
+    paper = PAPERS[6]
+    with browser(site, "ana") as ana:
+        answer = ana.post(
+            "/me/marks",
+            data={"paper_id": paper.ids.arxiv, "mark": "not_relevant"},
+            headers={"Accept": "application/json"},
+        )
+        assert answer.status_code == 200
+        assert answer.json() == {"paper_id": paper.id, "saved": False, "label": "negative", "read": False}
+        unknown = ana.post("/me/marks", data={"paper_id": paper.id, "mark": "love"})
+        assert unknown.status_code == 422
+    forged = httpx.post(f"{site.base}/me/marks", data={"paper_id": paper.id, "mark": "save"})
+    assert forged.status_code == 403  # no CSRF token of this browser: refused before anything else
+    with Browser(base_url=site.base, timeout=30) as anyone:  # a browser of the site, signed in to nothing
+        anyone.csrf = str(html.fromstring(anyone.get("/login").text).xpath('//input[@name="csrf"]/@value')[0])
+        signed_out = anyone.post(
+            "/me/marks", data={"paper_id": paper.id, "mark": "save"}, headers={"Accept": "application/json"}
+        )
+    assert signed_out.status_code == 401
+
+
+def test_tags_and_notes_are_edited_on_the_page_and_filter_it(site: Site) -> None:
+    first, second = PAPERS[7], PAPERS[8]
+    with browser(site, "bo") as bo:
+        for paper, tags in [(first, "graphs， theory"), (second, "theory")]:
+            edited = bo.post(
+                "/me/library/entry", data={"paper_id": paper.id, "tags": tags, "note": f"about {paper.id}"}
+            )
+            assert edited.status_code == 303
+        entry = site.call("GET", f"/api/me/library/{first.id}", reader="bo").json()
+        assert entry["tags"] == ["graphs", "theory"] and entry["note"] == f"about {first.id}"
+        graphs = html.fromstring(bo.get("/me/library", params={"tag": "graphs"}).text)
+        assert graphs.xpath("//article[@data-paper-id]/@data-paper-id") == [first.id]
+        by_note = html.fromstring(bo.get("/me/library", params={"q": f"about {second.id}"}).text)
+        assert by_note.xpath("//article[@data-paper-id]/@data-paper-id") == [second.id]
+        assert bo.get("/me/library", params={"since": "yesterday"}).status_code == 422
+    with browser(site, "ana") as ana:  # another reader's page shows none of it
+        assert first.id not in ana.get("/me/library").text
+    assert httpx.get(f"{site.base}/me/library").status_code == 401
+
+
+def test_the_paper_page_cites_it_in_the_chosen_format_and_the_library_page_exports(site: Site) -> None:
+    paper = PAPERS[9]
+    page = html.fromstring(httpx.get(f"{site.base}/papers/{paper.id}", timeout=30).text)  # signed out too
+    [box] = page.xpath('//details[@id="cite"]')
+    assert box.get("open") is None and box.xpath('.//textarea[@class="cite-text"]')[0].text == export([paper], "bibtex")
+    ris = html.fromstring(httpx.get(f"{site.base}/papers/{paper.id}", params={"cite": "ris"}, timeout=30).text)
+    [box] = ris.xpath('//details[@id="cite"]')
+    assert box.get("open") is not None and box.xpath(".//textarea")[0].text == export([paper], "ris")
+    assert box.xpath('.//a[@aria-current="true"]/@data-format') == ["ris"]
+    with browser(site, "cy") as cy:
+        cy.post("/me/marks", data={"paper_id": paper.id, "mark": "save"})
+        library = html.fromstring(cy.get("/me/library").text)
+        [link] = library.xpath('//p[@class="export"]/a[contains(@href, "format=csl-json")]/@href')
+        exported = cy.get(link)
+        assert exported.status_code == 200 and json.loads(exported.text) == json.loads(export([paper], "csl-json"))

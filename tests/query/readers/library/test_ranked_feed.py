@@ -1,0 +1,160 @@
+"""为你推荐 over the real query service: the May 2026 arXiv papers with vectors from the real local model (written to
+paper_vectors as the summarizer writes them), a reader's saves and dismissals training their model in the background,
+the ranked feed with scores and reasons a page at a time; no feedback, the follows-based feed; readers apart."""
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from lxml import html
+
+from papertrail.collections import PAPER_VECTORS
+from papertrail.collections import PAPERS as PAPERS_COLLECTION
+from papertrail.embedders import open_embedder
+from papertrail.embedding import EmbeddingSettings, embedding_text
+from papertrail.text import paper_digest
+from schemas.paper import Paper
+from tests.conftest import Servers, wait_until
+from tests.query.readers.library.papers import corpus_days
+from tests.query.readers.library.site import Site, browser, reader_site
+
+pytestmark = pytest.mark.integration
+PAPERS = list(corpus_days())
+SETTINGS = EmbeddingSettings()
+SINCE = "2026-11-01T00:00:00Z"  # the papers were stored on 2026-11-30 (tests/query/readers/library/papers.py)
+
+
+def vector_documents(papers: list[Paper]) -> list[dict[str, Any]]:
+    """paper_vectors as the summarizer writes them (docs: prompts/VECTORS.md), from the real local model."""
+
+    async def embed() -> list[Any]:
+        embedder = open_embedder(SETTINGS)
+        try:
+            return await embedder.embed([embedding_text(p.title, p.abstract) for p in papers])
+        finally:
+            await embedder.close()
+
+    now = datetime.now(UTC)
+    return [
+        {
+            "_id": paper.id,
+            "model": SETTINGS.model_key,
+            "content_hash": paper_digest(paper),
+            "state": "embedded",
+            "vector": [float(x) for x in outcome.vector],
+            "updated_at": now,
+        }
+        for paper, outcome in zip(papers, asyncio.run(embed()), strict=True)
+        if outcome.vector is not None
+    ]
+
+
+@pytest.fixture(scope="module")
+def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    with reader_site(
+        servers,
+        tmp_path_factory.mktemp("ranked-feed"),
+        PAPERS,
+        readers=("ana", "bo"),
+        FEED_RETRAIN_DEBOUNCE_S="0",
+        FEED_RETRAIN_POLL_S="0.3",
+    ) as running:
+        running.db[PAPER_VECTORS.name].insert_many(vector_documents(PAPERS))
+        # changed today, as a harvest would leave them: the digest's picks rank the last day's papers
+        running.db[PAPERS_COLLECTION.name].update_many({}, {"$set": {"updated_at": datetime.now(UTC)}})
+        yield running
+
+
+def primary(paper: Paper) -> str:
+    return paper.categories[0] if paper.categories else ""
+
+
+def ranked(site: Site, reader: str, **params: Any) -> dict[str, Any]:
+    answer = site.call("GET", "/api/feed", reader=reader, params={"sort": "relevance", "since": SINCE, **params})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_a_reader_without_feedback_gets_the_follows_based_feed(site: Site) -> None:
+    page = ranked(site, "bo")
+    assert page == {"sort": "newest", "total": 0, "items": [], "next_cursor": None}
+
+
+def test_saves_and_dismissals_train_a_model_that_ranks_recent_papers_with_reasons(site: Site) -> None:
+    counts = Counter(primary(p) for p in PAPERS)
+    liked, disliked = (name for name, _ in counts.most_common(2))
+    saved = [p for p in PAPERS if primary(p) == liked][:6]
+    dismissed = [p for p in PAPERS if primary(p) == disliked][:6]
+    for paper in saved:
+        assert site.call("PUT", f"/api/me/feedback/{paper.id}", reader="ana", json={"mark": "save"}).status_code == 200
+    for paper in dismissed:
+        site.call("PUT", f"/api/me/feedback/{paper.id}", reader="ana", json={"mark": "not_relevant"})
+    user_id = site.db["users"].find_one({"name": "ana"})["_id"]
+    wait_until(
+        lambda: (
+            (doc := site.db["reader_models"].find_one({"_id": user_id})) and doc.get("weights") and not doc["pending"]
+        ),
+        timeout=60,
+        what="a model trained on all the feedback",
+    )
+    first = ranked(site, "ana")
+    assert first["sort"] == "relevance"
+    marked = {p.id for p in [*saved, *dismissed]}
+    assert first["total"] == len(PAPERS) - len(marked)  # every recent paper with a vector but those marked
+    items, cursor = list(first["items"]), first["next_cursor"]
+    while cursor:
+        page = ranked(site, "ana", cursor=cursor)
+        items += page["items"]
+        cursor = page["next_cursor"]
+    assert len(items) == first["total"] and not {i["paper_id"] for i in items} & marked
+    scores = [i["score"] for i in items]
+    assert scores == sorted(scores, reverse=True)
+    saved_titles = {p.id: p.title for p in saved}
+    for item in items[:10]:
+        closest = item["closest_saved"]
+        assert closest["paper_id"] in saved_titles and item["reason"] == f"close to your saved '{closest['title']}'"
+    by_id = {p.id: p for p in PAPERS}
+    top = [primary(by_id[i["paper_id"]]) for i in items[:20]]
+    bottom = [primary(by_id[i["paper_id"]]) for i in items[-20:]]
+    assert top.count(liked) > bottom.count(liked) and bottom.count(disliked) > top.count(disliked)
+    picks = wait_until(
+        lambda: (doc := site.db["reader_picks"].find_one({"_id": user_id})) and doc["picks"], timeout=30, what="picks"
+    )
+    assert {p["paper_id"] for p in picks} == {i["paper_id"] for i in items[:10]}  # the digest's top 10 are the feed's
+    assert all(p["title"] == by_id[p["paper_id"]].title for p in picks)
+    model = site.db["reader_models"].find_one({"user_id": site.db["users"].find_one({"name": "ana"})["_id"]})
+    assert len(model["weights"]) == SETTINGS.embedding_dimensions and model["pending"] is False
+    assert all(isinstance(w, float) for w in model["weights"][:5])
+
+
+def test_new_feedback_retrains_and_the_last_model_serves_meanwhile(site: Site) -> None:
+    before = ranked(site, "ana")
+    assert before["sort"] == "relevance"
+    user_id = site.db["users"].find_one({"name": "ana"})["_id"]
+    trained_at = site.db["reader_models"].find_one({"_id": user_id})["trained_at"]
+    top = before["items"][0]["paper_id"]
+    site.call("PUT", f"/api/me/feedback/{top}", reader="ana", json={"mark": "not_relevant"})
+    assert ranked(site, "ana")["sort"] == "relevance"  # the last model answers while the new one trains
+    wait_until(
+        lambda: site.db["reader_models"].find_one({"_id": user_id})["trained_at"] > trained_at,
+        timeout=60,
+        what="the model trained again",
+    )
+    assert top not in {i["paper_id"] for i in ranked(site, "ana", limit=200)["items"]}
+    assert ranked(site, "bo")["sort"] == "newest"  # ana's model is not bo's
+    assert site.call("GET", "/api/feed", reader="ana", params={"cursor": "x!"}).status_code == 422
+
+
+def test_the_feed_page_has_a_for_you_tab(site: Site) -> None:
+    with browser(site, "ana") as ana:
+        page = html.fromstring(ana.get("/me/feed", params={"sort": "relevance"}).text)
+        assert page.xpath('//nav[@class="tabs"]/a[@aria-current="page"]/@href') == ["/me/feed?sort=relevance"]
+        scored = page.xpath("//article[@data-score]")
+        assert scored and "与你收藏的「" in scored[0].text_content()
+        assert scored[0].xpath('.//form[@data-marks]/input[@name="csrf"]')
+    with browser(site, "bo") as bo:
+        fallback = html.fromstring(bo.get("/me/feed", params={"sort": "relevance"}).text)
+        assert fallback.xpath('//p[@class="banner"]') and not fallback.xpath("//article[@data-score]")
