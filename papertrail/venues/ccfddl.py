@@ -13,10 +13,11 @@ from papertrail.venues.catalogue import CcfField, CcfRank, Deadline, Edition, Ve
 
 # Names venues are also cited by that the data does not carry (the old acronym of NeurIPS, mostly).
 EXTRA_ALIASES = {
-    "AI/neurips": ["NIPS", "Advances in Neural Information Processing Systems"],
+    "AI/nips": ["NIPS", "Advances in Neural Information Processing Systems"],
     "AI/aaai": ["AAAI Conference on Artificial Intelligence", "Proceedings of the AAAI Conference on Artificial Intelligence"],
     "CG/mm": ["ACM MM", "ACM Multimedia", "ACMMM"],
     "DS/atc": ["USENIX ATC"],
+    "MX/www": ["The Web Conference", "TheWebConf", "WebConf"],
 }
 _ORG_PREFIX = re.compile(r"^(?:IEEE/CVF|ACM/IEEE|IEEE/ACM|IEEE|ACM|USENIX)[ -]+(?=\S)", re.IGNORECASE)
 FIELDS = frozenset(get_args(CcfField))
@@ -63,8 +64,8 @@ def venues_from_file(field: str, stem: str, data: Any) -> list[Venue]:
         bare = _ORG_PREFIX.sub("", acronym)
         if bare != acronym:
             aliases.insert(0, bare)
-        if "/" in acronym:  # two venues held together: "UbiComp/ISWC"
-            aliases[:0] = [part.strip() for part in acronym.split("/") if part.strip()]
+        if "/" in bare:  # two venues held together: "UbiComp/ISWC" (not "IEEE/ACM CGO")
+            aliases[:0] = [part.strip() for part in bare.split("/") if len(part.strip()) > 2]
         aliases += EXTRA_ALIASES.get(key, [])
         venues.append(
             Venue(
