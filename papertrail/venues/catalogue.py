@@ -71,9 +71,9 @@ class CatalogueError(ValueError):
 
 
 def fold(name: str) -> str:
-    """The lookup form of a venue name: case, accents, punctuation and spacing folded."""
+    """The lookup form of a venue name: case, accents, punctuation, spacing and a leading 'The' folded."""
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split()).removeprefix("the ")
 
 
 class VenueIndex:

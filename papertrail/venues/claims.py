@@ -23,7 +23,7 @@ from schemas.paper import ClaimSource, ClaimStatus, ClaimTrack, Presentation, Ve
 ACCEPTED = re.compile(
     r"\b(?:accepted|acceptance|to appear|will appear|appear(?:s|ing)? (?:in|at)|published|publication in|"
     r"camera[- ]ready|presented|presentation at|in proceedings|proceedings of|oral|spotlight|highlight|poster|"
-    r"best (?:student )?paper|main (?:conference|track)|accept|selected (?:as|for))\b",
+    r"best (?:student )?paper|main (?:conference|track)|accept|selected (?:as|for)|(?:workshop|conference) paper)\b",
     re.IGNORECASE,
 )
 SUBMITTED = re.compile(
@@ -40,18 +40,21 @@ ELSEWHERE = re.compile(
     re.IGNORECASE,
 )
 FOOTER = re.compile(r"\b\d+(?:st|nd|rd|th)\s+(?:annual\s+)?(?:international\s+)?conference\b", re.IGNORECASE)
-SENTENCES = re.compile(r"[;|\n]+|(?<=[a-z0-9)\]])\.\s+(?=[A-Z])")
+SENTENCES = re.compile(
+    r"[;|\n]+|(?<=[A-Za-z0-9)\]]{2})(?<!Proc)(?<!Vol)(?<!Conf)(?<!Int)(?<!Symp)(?<!No)(?<!pp)\.\s+(?=[A-Z])"
+)
 YEAR_AFTER = re.compile(r"^[\s\-_')\],]*(?:'|’)?(?P<year>(?:19|20)\d{2}|\d{2})(?![0-9])")
 YEAR_ANY = re.compile(r"(?<![0-9])(20[0-3]\d)(?![0-9])")
 CUE_BEFORE = re.compile(
     r"(?:accepted|appear|published|presented|submitted|submission|review|camera[- ]ready)\w*"
     r"(?:\s+(?:as|at|to|by|in|for|into|on|with|an?|the|main|conference|paper|publication|track|oral|poster|"
-    r"spotlight|long|short|full|of))*\s*[(\[]?$",
+    r"spotlight|long|short|full|of))*\s*[(\[]?$|@\s*$",
     re.IGNORECASE,
 )
 UNKNOWN_VENUE = re.compile(
-    r"\b(?:accepted|published|to appear|appear(?:s|ing)?|submitted)\s+(?:for publication\s+)?(?:as\s+\w+\s+paper\s+)?"
-    r"(?:at|to|by|in|for)\s+(?:the\s+)?(?:(?:19|20)\d{2}\s+)?(?:\d+(?:st|nd|rd|th)\s+)?"
+    r"\b(?i:(?:accepted|published|to appear|appear(?:s|ing)?|submitted|camera[- ]ready(?: version)?)\s+"
+    r"(?:for (?:publication|presentation)\s+)?(?:as\s+(?:an?\s+)?\w+\s+paper\s+)?(?:at|to|by|in|for|of)\s+(?:the\s+)?"
+    r"(?:(?:IEEE|ACM)\s+(?=(?:19|20)\d{2}))?(?:(?:19|20)\d{2}\s+)?)(?:\d+(?:st|nd|rd|th)\s+)?"
     r"(?P<name>[A-Z][\w&\-+/.']*(?:\s+(?:[A-Z0-9][\w&\-+/.']*"
     r"|of|on|and|for|in|the|&))*)",
 )
@@ -80,17 +83,23 @@ PRESENTATIONS: list[tuple[Presentation, re.Pattern[str]]] = [
     ("highlight", re.compile(r"\bhighlights?\b", re.IGNORECASE)),
     ("poster", re.compile(r"\bposter\b", re.IGNORECASE)),
 ]
-JOURNAL_WORDS = re.compile(r"\b(?:transactions|journal|letters|magazine|review)\b|^(?:IEEE\s+)?T[A-Z]{2,5}$", re.I)
+JOURNAL_WORDS = re.compile(
+    r"\b(?i:transactions|journal|letters|magazine|review)\b|(?:^|[\s/])T[A-Z]{2,5}$|\bJ[A-Z]{2,4}$|^(?:IEEE|ACM)\s+[A-Z]{3,6}$"
+)
 # What may stand beside the venue in a sentence that is the venue alone ("CVPR 2026 (Highlight), 8 pages").
 FILLER = re.compile(
     r"\b(?:main|conference|track|paper|long|short|full|findings|oral|spotlight|highlight|poster|presentation|"
     r"workshops?|the|of|at|in|version|final|camera[- ]ready|\d+\s*(?:pages?|figures?|tables?)|pages?|figures?|"
-    r"tables?|appendix|supplementary|material|code|project|page|and|with|plus|including)\b|https?://\S+|"
+    r"tables?|appendix|supplementary|material|code|project|page|and|with|plus|including|student|research|"
+    r"non-archival|archival|website|github)\b|https?://\S+|(?i:workshop\s+on\s+[^,;()]+)|"
     r"[\s\d,.:;()\[\]{}'’\"+\-–—/&*]",
     re.IGNORECASE,
 )
 # a publisher or a kind of venue is no venue: "submitted to IEEE for possible publication", "an IEEE journal"
-UNNAMED = frozenset({"IEEE", "ACM", "Springer", "Elsevier", "Wiley", "MDPI", "Nature", "arXiv", "Journal", "Conference"})
+UNNAMED = frozenset(
+    {"IEEE", "ACM", "Springer", "Elsevier", "Wiley", "MDPI", "Nature", "arXiv", "Journal", "Conference", "Special",
+     "Issue", "Publication", "Possible", "Review", "Peer", "Workshop", "Proceedings", "Track"}
+)
 ACL_DOI = re.compile(r"^10\.18653/v1/(?P<year>\d{4})\.(?P<volume>[a-z0-9\-]+)\.\d+$")
 
 
@@ -113,7 +122,11 @@ def _mention_pattern(index: VenueIndex) -> re.Pattern[str]:
                 acronyms.add(name)
     names = sorted(acronyms, key=len, reverse=True)
     alternatives = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in names)
-    full = sorted({v.name for v in index.venues.values() if len(v.name.split()) >= 3}, key=len, reverse=True)
+    full = sorted(
+        {re.sub(r"^the\s+", "", v.name, flags=re.I) for v in index.venues.values() if len(v.name.split()) >= 3},
+        key=len,
+        reverse=True,
+    )
     full_names = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in full)
     return re.compile(
         rf"(?<![A-Za-z0-9])(?:(?P<acronym>{alternatives})(?P<w>W)?(?![A-Za-z])|(?i:(?P<full>{full_names})))"
@@ -161,7 +174,7 @@ def claims_from_comment(comment: str | None, index: VenueIndex | None = None) ->
             if status is None:
                 continue
             claims.append(_claim(sentence, mention, status, "comment"))
-    return _distinct(claims)
+    return _distinct(claims or _bare_unknown(comment))
 
 
 def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | None:
@@ -182,6 +195,18 @@ def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | N
     if mention.year is not None and not FILLER.sub("", rest).strip():
         return "accepted"  # the venue alone
     return None
+
+
+BARE_UNKNOWN = re.compile(r"^(?P<name>[A-Z][A-Za-z]{1,11})[\s'’-]*(?P<year>20[0-3]\d)$")
+
+
+def _bare_unknown(comment: str) -> list[VenueClaim]:
+    """A whole comment that is an acronym and a year the catalogue does not hold ("KDD 2026"): accepted there."""
+    match = BARE_UNKNOWN.match(comment.strip())
+    if not match:
+        return []
+    mention = Mention(0, len(comment), None, match.group("name"), int(match.group("year")), False)
+    return [_claim(comment.strip(), mention, "accepted", "comment")]
 
 
 def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSource) -> VenueClaim:
@@ -220,13 +245,14 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     match = UNKNOWN_VENUE.search(sentence)
     if not match:
         return []
-    name = re.split(r"\s(?:19|20)\d{2}\b", match.group("name"))[0]  # "EAMT Conference 2026 in Tilburg"
+    name = re.split(r"\s(?:19|20)\d{2}\b|\.\s", match.group("name"))[0]  # "EAMT Conference 2026 in Tilburg"
     name = re.sub(r"^(?:proceedings of\s+)?(?:the\s+)?(?:(?:19|20)\d{2}\s+)?(?:\d+(?:st|nd|rd|th)\s+)?", "", name, flags=re.I)
     name = re.sub(r"(?:[\s.,]+|\s+(?:on|of|and|for|in|the|&))+$", "", name).strip()
     acronym = re.match(r"\s*\((?P<acronym>[A-Z][\w\-&*+]{1,15})(?:[\s\-']*(?:19|20)?\d{2})?\)", sentence[match.end("name") :])
     if acronym and len(name.split()) >= 3:  # "… Hybrid Human-Artificial Intelligence (HHAI 2026)"
         name = acronym.group("acronym")
-    if len(name) < 3 or name.split()[0] in UNNAMED or name.split()[0].lower() in {"a", "an", "this", "our", "my"}:
+    words = name.split()
+    if len(name) < (2 if name.isupper() else 3) or set(words) <= UNNAMED or words[0].lower() in {"a", "an", "this", "our", "my", "arxiv"}:
         return []
     year = YEAR_ANY.search(sentence[match.start("name") :])
     status: ClaimStatus = "submitted" if SUBMITTED.search(sentence) else "accepted"
