@@ -67,6 +67,12 @@ class CommunityPick(BaseModel):
     organization: str | None = Field(None, description="organization that submitted it")
 
 
+def _unset(value: object) -> bool:
+    """A field added to papers.new.v1 after its first release, left out of events that do not use it: consumers
+    built before it (their models forbid unknown fields) read those events unchanged."""
+    return value is None or value == []
+
+
 class VenueClaim(BaseModel):
     """What the paper itself says about a venue (its comment, journal reference or DOI): accepted there, or only
     submitted. A workshop at a conference is that conference's venue with track `workshop`, not its main track."""
@@ -109,6 +115,7 @@ class Paper(BaseModel):
     journal_ref: str | None = Field(None, description="journal reference (arXiv)")
     venue_claims: list[VenueClaim] = Field(
         default_factory=list,
+        exclude_if=_unset,
         description="venues the paper says it was accepted at or submitted to, from the newest comments, journal "
         "reference and DOIs (added in papers.new.v1 without a version change: absent in events from before)",
     )
@@ -147,3 +154,8 @@ class PaperVersion(BaseModel):
     observed_at: datetime = Field(description="when PaperTrail observed it (UTC)")
     changed_fields: list[str] = Field(default_factory=list, description="paper fields this record changed")
     content_hash: str = Field(description="sha256 of the source record's content")
+    venue_claims: list[VenueClaim] | None = Field(
+        None,
+        exclude_if=_unset,
+        description="the paper's venue claims as this record left them, when it changed them (else absent)"
+    )
