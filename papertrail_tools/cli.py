@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     venues.add_argument("action", choices=["refresh"])
     venues.add_argument("--from", dest="source", required=True, metavar="DIR", help="a checkout of ccf-deadlines")
+    venues.add_argument("--out", metavar="FILE", help="write here instead of papertrail/venues/catalogue.json")
     smoke = commands.add_parser(
         "smoke", help="check a running deployment as a new reader sees it (ready, searchable, pages, no dead letter)"
     )
@@ -75,9 +76,10 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "venues":
         from pathlib import Path
 
+        from papertrail.venues.catalogue import CATALOGUE_PATH
         from papertrail_tools.venue_catalogue import refresh
 
-        sys.exit(refresh(Path(args.source)))
+        sys.exit(refresh(Path(args.source), Path(args.out) if args.out else CATALOGUE_PATH))
     elif args.command == "settings":
         from papertrail_tools.settings_doc import DOC, markdown
 

@@ -35,12 +35,16 @@ def build(root: Path) -> Built:
         raise FileNotFoundError(f"{root}: no conference/ folder (not a ccf-deadlines checkout)")
     venues: list[Venue] = []
     errors: list[str] = []
+    bad: set[tuple[str, str]] = set()
     for path in sorted((root / "conference").glob("*/*.yml")):
         try:
             venues += venues_from_file(path.parent.name, path.stem, _read(path, root))
         except SourceFormatError as error:
             errors.append(f"{path.relative_to(root)}: {error}")
+            bad.add((path.parent.name, path.stem))
     for path in sorted((root / "accept_rates").glob("*/*.yml")):
+        if (path.parent.name, path.stem) in bad:  # its venue's file is bad, and reported
+            continue
         try:
             add_accept_rates(venues, path.parent.name, path.stem, _read(path, root))
         except SourceFormatError as error:

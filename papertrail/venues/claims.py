@@ -136,6 +136,8 @@ def _mention_pattern(index: VenueIndex) -> re.Pattern[str]:
 def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
     for match in _mention_pattern(index).finditer(sentence):
         name = match.group("acronym") or match.group("full")
+        if re.match(r"\s+Rolling\s+Review", sentence[match.end() :]):
+            continue  # ACL Rolling Review reviews for several venues: not ACL
         after = YEAR_AFTER.match(sentence[match.end() :])
         year = None
         end = match.end()
