@@ -257,8 +257,8 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     if len(name) < (2 if name.isupper() else 3) or set(words) <= UNNAMED or words[0].lower() in {"a", "an", "this", "our", "my", "arxiv"}:
         return []
     year = YEAR_ANY.search(sentence[match.start("name") :])
-    status: ClaimStatus = "submitted" if SUBMITTED.search(sentence) else "accepted"
     mention = Mention(match.start("name"), match.end("name"), None, name, int(year.group(1)) if year else None, False)
+    status = _status(sentence, mention, len(sentence)) or "accepted"
     return [_claim(sentence, mention, status, "comment")]
 
 
