@@ -53,7 +53,9 @@ def main() -> None:
         expected = row["expected"]
         for claim in predicted:
             found[claim.status] += 1
-            match = next((e for e in expected if same_venue(e["venue"], claim.venue) and e["status"] == claim.status), None)
+            match = next(
+                (e for e in expected if same_venue(e["venue"], claim.venue) and e["status"] == claim.status), None
+            )
             if match is None:
                 wrong.append(f"{row['id']}: predicted {claim.status} {claim.venue} {claim.year} ({claim.track})")
                 per_venue[claim.venue]["fp"] += 1
@@ -113,7 +115,7 @@ def main() -> None:
     print(f"\nThe corpus: {n} papers ({sum(1 for c in papers.values() if c)} with a comment).\n")
     print(f"- accepted somewhere: {len(accepted)} ({len(accepted) / n:.1%})")
     print(f"- accepted at a catalogue venue: {len(catalogued)}; in its main track: {len(main_track)}")
-    print(f"- with a CCF rank (main or findings): " + ", ".join(f"CCF-{r} {k}" for r, k in sorted(ranked.items())))
+    print("- with a CCF rank (main or findings): " + ", ".join(f"CCF-{r} {k}" for r, k in sorted(ranked.items())))
     print(f"- only submitted / under review: {len(submitted)}")
     print(f"- reading every comment: {elapsed * 1000:.0f} ms ({elapsed / n * 1e6:.0f} µs a paper)")
 

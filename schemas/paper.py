@@ -8,7 +8,16 @@ from pydantic import BaseModel, ConfigDict, Field
 PublicationStatus = Literal["preprint", "published"]
 ClaimStatus = Literal["accepted", "submitted"]
 ClaimTrack = Literal[
-    "main", "workshop", "findings", "demo", "short", "industry", "datasets_benchmarks", "position", "doctoral", "journal"
+    "main",
+    "workshop",
+    "findings",
+    "demo",
+    "short",
+    "industry",
+    "datasets_benchmarks",
+    "position",
+    "doctoral",
+    "journal",
 ]
 Presentation = Literal["oral", "spotlight", "highlight", "poster", "best_paper"]
 ClaimSource = Literal["comment", "journal_ref", "doi"]
@@ -83,7 +92,7 @@ class VenueClaim(BaseModel):
     venue_key: str | None = Field(
         None, description="the venue catalogue's key; none for a venue it does not hold", examples=["AI/icml"]
     )
-    year: int | None = Field(None, examples=[2026])
+    year: int | None = Field(None, description="the edition's year, when written", examples=[2026])
     status: ClaimStatus = Field(description="accepted (or published); submitted covers 'under review'")
     track: ClaimTrack = Field("main", description="main unless the paper says which other track")
     workshop: str | None = Field(None, description="the workshop's name, as written", examples=["Workshop on AI4Math"])
@@ -157,5 +166,5 @@ class PaperVersion(BaseModel):
     venue_claims: list[VenueClaim] | None = Field(
         None,
         exclude_if=_unset,
-        description="the paper's venue claims as this record left them, when it changed them (else absent)"
+        description="the paper's venue claims as this record left them, when it changed them (else absent)",
     )

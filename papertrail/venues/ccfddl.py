@@ -14,7 +14,10 @@ from papertrail.venues.catalogue import CcfField, CcfRank, Deadline, Edition, Ve
 # Names venues are also cited by that the data does not carry (the old acronym of NeurIPS, mostly).
 EXTRA_ALIASES = {
     "AI/nips": ["NIPS", "Advances in Neural Information Processing Systems"],
-    "AI/aaai": ["AAAI Conference on Artificial Intelligence", "Proceedings of the AAAI Conference on Artificial Intelligence"],
+    "AI/aaai": [
+        "AAAI Conference on Artificial Intelligence",
+        "Proceedings of the AAAI Conference on Artificial Intelligence",
+    ],
     "CG/mm": ["ACM MM", "ACM Multimedia", "ACMMM"],
     "DS/atc": ["USENIX ATC"],
     "MX/www": ["The Web Conference", "TheWebConf", "WebConf"],

@@ -59,9 +59,7 @@ UNKNOWN_VENUE = re.compile(
     r"|of|on|and|for|in|the|&))*)",
 )
 WORKSHOP = re.compile(r"\b(?i:workshops?)\b|\b[A-Z]{2,}-W\b|\bSRW\b|\S\s*@\s*[A-Z]")
-WORKSHOP_NAME = re.compile(
-    r"(?P<name>(?i:workshop)\s+(?:on|for)\s+[^,;()]+?)(?=\s*(?:[,;()]|\.\s|\bat\b|$|\(|\d{4}))"
-)
+WORKSHOP_NAME = re.compile(r"(?P<name>(?i:workshop)\s+(?:on|for)\s+[^,;()]+?)(?=\s*(?:[,;()]|\.\s|\bat\b|$|\(|\d{4}))")
 WORKSHOP_BEFORE = re.compile(r"\b(?P<name>[A-Z0-9][\w\-&]*(?:\s+[A-Z0-9][\w\-&]*)*\s+[Ww]orkshop)\b")
 WORKSHOP_AT = re.compile(r"(?P<name>[A-Za-z0-9][\w\-]*(?:\s+[Ww]orkshop)?)\s*@\s*$")
 TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
@@ -97,8 +95,27 @@ FILLER = re.compile(
 )
 # a publisher or a kind of venue is no venue: "submitted to IEEE for possible publication", "an IEEE journal"
 UNNAMED = frozenset(
-    {"IEEE", "ACM", "Springer", "Elsevier", "Wiley", "MDPI", "Nature", "arXiv", "Journal", "Conference", "Special",
-     "Issue", "Publication", "Possible", "Review", "Peer", "Workshop", "Proceedings", "Track"}
+    {
+        "IEEE",
+        "ACM",
+        "Springer",
+        "Elsevier",
+        "Wiley",
+        "MDPI",
+        "Nature",
+        "arXiv",
+        "Journal",
+        "Conference",
+        "Special",
+        "Issue",
+        "Publication",
+        "Possible",
+        "Review",
+        "Peer",
+        "Workshop",
+        "Proceedings",
+        "Track",
+    }
 )
 ACL_DOI = re.compile(r"^10\.18653/v1/(?P<year>\d{4})\.(?P<volume>[a-z0-9\-]+)\.\d+$")
 
@@ -248,13 +265,21 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     if not match:
         return []
     name = re.split(r"\s(?:19|20)\d{2}\b|\.\s", match.group("name"))[0]  # "EAMT Conference 2026 in Tilburg"
-    name = re.sub(r"^(?:proceedings of\s+)?(?:the\s+)?(?:(?:19|20)\d{2}\s+)?(?:\d+(?:st|nd|rd|th)\s+)?", "", name, flags=re.I)
+    name = re.sub(
+        r"^(?:proceedings of\s+)?(?:the\s+)?(?:(?:19|20)\d{2}\s+)?(?:\d+(?:st|nd|rd|th)\s+)?", "", name, flags=re.I
+    )
     name = re.sub(r"(?:[\s.,]+|\s+(?:on|of|and|for|in|the|&))+$", "", name).strip()
-    acronym = re.match(r"\s*\((?P<acronym>[A-Z][\w\-&*+]{1,15})(?:[\s\-']*(?:19|20)?\d{2})?\)", sentence[match.end("name") :])
+    acronym = re.match(
+        r"\s*\((?P<acronym>[A-Z][\w\-&*+]{1,15})(?:[\s\-']*(?:19|20)?\d{2})?\)", sentence[match.end("name") :]
+    )
     if acronym and len(name.split()) >= 3:  # "… Hybrid Human-Artificial Intelligence (HHAI 2026)"
         name = acronym.group("acronym")
     words = name.split()
-    if len(name) < (2 if name.isupper() else 3) or set(words) <= UNNAMED or words[0].lower() in {"a", "an", "this", "our", "my", "arxiv"}:
+    if (
+        len(name) < (2 if name.isupper() else 3)
+        or set(words) <= UNNAMED
+        or words[0].lower() in {"a", "an", "this", "our", "my", "arxiv"}
+    ):
         return []
     year = YEAR_ANY.search(sentence[match.start("name") :])
     mention = Mention(match.start("name"), match.end("name"), None, name, int(year.group(1)) if year else None, False)
@@ -280,8 +305,15 @@ def claims_from_journal_ref(journal_ref: str | None, index: VenueIndex | None = 
     return [claim.model_copy(update={"track": "journal"})] if JOURNAL_WORDS.search(name) else [claim]
 
 
-ACL_VOLUMES: dict[str, ClaimTrack] = {"long": "main", "short": "main", "main": "main", "demos": "demo",
-                                      "demo": "demo", "industry": "industry", "srw": "workshop"}
+ACL_VOLUMES: dict[str, ClaimTrack] = {
+    "long": "main",
+    "short": "main",
+    "main": "main",
+    "demos": "demo",
+    "demo": "demo",
+    "industry": "industry",
+    "srw": "workshop",
+}
 
 
 def claims_from_dois(dois: Iterable[str], index: VenueIndex | None = None) -> list[VenueClaim]:

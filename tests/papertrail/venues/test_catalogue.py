@@ -25,7 +25,12 @@ def test_every_venue_of_the_files_is_built_with_its_ranks_and_editions(index: Ve
     icml = index.resolve("ICML")
     assert icml is not None
     assert (icml.key, icml.field, icml.ccf_rank, icml.core_rank, icml.thcpl_rank, icml.dblp) == (
-        "AI/icml", "AI", "A", "A*", "A", "icml"
+        "AI/icml",
+        "AI",
+        "A",
+        "A*",
+        "A",
+        "icml",
     )
     edition = next(e for e in icml.editions if e.year == 2026)
     assert (edition.place, edition.dates, edition.timezone) == ("Seoul, Korea", "July 6-12, 2026", "UTC+0")

@@ -109,7 +109,10 @@ def test_a_comment_that_claims_nothing_gets_no_claim(arxiv_id: str) -> None:
 def test_a_main_track_claim_carries_the_catalogue_key_and_rank() -> None:
     (found,) = claims_from_comment(comments()["2605.01402"])  # Accepted by ICML 2026
     assert (found.venue_key, found.ccf_rank, found.source, found.text) == (
-        "AI/icml", "A", "comment", "Accepted by ICML 2026"
+        "AI/icml",
+        "A",
+        "comment",
+        "Accepted by ICML 2026",
     )
 
 
@@ -127,13 +130,20 @@ def test_the_neurips_template_footer_is_no_acceptance() -> None:
     assert claims_from_comment("40th Conference on Neural Information Processing Systems (NeurIPS 2026).") == []
     assert claims_from_comment("Submitted to the 40th Conference on Neural Information Processing Systems") == [
         VenueClaim(
-            venue="NeurIPS", venue_key="AI/nips", year=None, status="submitted", ccf_rank="A", source="comment",
+            venue="NeurIPS",
+            venue_key="AI/nips",
+            year=None,
+            status="submitted",
+            ccf_rank="A",
+            source="comment",
             text="Submitted to the 40th Conference on Neural Information Processing Systems",
         )
     ]
 
 
-@pytest.mark.parametrize("comment", ["", "   ", "ICML", "accepted", "Accepted to", "Accepted at the", "@@@ 2026", "\x00"])
+@pytest.mark.parametrize(
+    "comment", ["", "   ", "ICML", "accepted", "Accepted to", "Accepted at the", "@@@ 2026", "\x00"]
+)
 def test_malformed_or_empty_comments_claim_nothing(comment: str) -> None:
     assert claims_from_comment(comment) == []
     assert claims_from_comment(None) == []
@@ -144,7 +154,10 @@ def test_a_journal_reference_is_a_publication() -> None:
     assert (found.venue, found.year, found.status, found.source) == ("ICML", 2026, "accepted", "journal_ref")
     (journal,) = claims_from_journal_ref("IEEE Transactions on Image Processing, vol. 35, pp. 1-12, 2026")
     assert (journal.venue, journal.venue_key, journal.track, journal.year) == (
-        "IEEE Transactions on Image Processing", None, "journal", 2026
+        "IEEE Transactions on Image Processing",
+        None,
+        "journal",
+        2026,
     )
     assert claims_from_journal_ref("  ") == []
 
