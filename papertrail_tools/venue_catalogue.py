@@ -7,7 +7,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 from papertrail.venues.catalogue import CATALOGUE_PATH, Catalogue, Venue
 from papertrail.venues.ccfddl import SourceFormatError, add_accept_rates, venues_from_file
@@ -55,10 +55,16 @@ def build(root: Path) -> Built:
 def _origin(root: Path) -> str:
     """The checkout's commit when it is a git checkout (the shipped file says which data it is)."""
     try:
-        commit = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True, timeout=10
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
+        top, commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout.split()
+    except (OSError, subprocess.SubprocessError, ValueError):
+        top, commit = "", ""
+    if Path(top).resolve() != root.resolve():  # a copy inside another repository (PaperTrail's fixtures): no commit
         commit = ""
     where = f"commit {commit}" if commit else "a copy of its files"
     return f"ccfddl/ccf-deadlines (https://github.com/ccfddl/ccf-deadlines), conference/ and accept_rates/, {where}"

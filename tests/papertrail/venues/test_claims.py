@@ -31,7 +31,7 @@ def claim(arxiv_id: str) -> list[tuple[object, ...]]:
     return [(c.venue, c.year, c.status, c.track, c.presentation) for c in claims_from_comment(comment)]
 
 
-ACCEPTED = [
+ACCEPTED: list[tuple[str, tuple[object, ...]]] = [
     ("2509.22151", ("ICLR", 2026, "accepted", "main", "poster")),  # Accepted at ICLR 2026 (poster)
     ("2604.27322", ("CVPR", 2026, "accepted", "main", None)),  # accepted by CVPR2026
     ("2605.07064", ("CVPR", 2026, "accepted", "main", None)),  # CVPR 2026 (the venue alone)
@@ -55,7 +55,7 @@ ACCEPTED = [
     ("2605.00789", ("TMLR", 2026, "accepted", "journal", None)),  # Transactions on Machine Learning Research (TMLR)
     ("2605.08222", ("HHAI", 2026, "accepted", "main", None)),  # … Hybrid Human-Artificial Intelligence (HHAI 2026)
 ]
-WORKSHOPS = [
+WORKSHOPS: list[tuple[str, tuple[object, ...]]] = [
     ("2605.07345", ("ICML", 2026, "submitted", "workshop", "Mechanistic Interpretability Workshop")),
     ("2605.23701", ("ICML", 2026, "accepted", "workshop", "Workshop on Hypothesis Testing")),
     ("2604.27536", ("ACL", 2026, "accepted", "workshop", "KnowFM")),  # Accepted by KnowFM@ACL2026
@@ -64,7 +64,7 @@ WORKSHOPS = [
     ("2605.13396", ("CVPR", 2026, "accepted", "workshop", None)),  # Accepted at CVPR 2026 Workshops
     ("2605.19630", ("CVPR", 2026, "accepted", "workshop", "SAFE")),  # Accepted at SAFE@CVPRW 2026
 ]
-SUBMITTED = [
+SUBMITTED: list[tuple[str, tuple[object, ...]]] = [
     ("2605.03969", ("ICML", 2026, "submitted", "main", None)),  # Submitted to ICML 2026
     ("2605.12850", ("NeurIPS", 2026, "submitted", "main", None)),  # NeurIPS 2026 submission
     ("2605.14061", ("NeurIPS", 2026, "submitted", "main", None)),  # In submission at NeurIPS 2026
