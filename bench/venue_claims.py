@@ -24,7 +24,10 @@ sys.path.insert(0, str(ROOT))
 from papertrail.venues.catalogue import default_index, fold  # noqa: E402
 from papertrail.venues.claims import claims_from_comment  # noqa: E402
 
-SAMPLE = ROOT / "tests/fixtures/venues/claims_sample.json"
+SAMPLES = {
+    "labelled while the rules were written (210 comments)": ROOT / "tests/fixtures/venues/claims_sample.json",
+    "held out, labelled blind (80 comments)": ROOT / "tests/fixtures/venues/claims_heldout.json",
+}
 CORPUS = ROOT / "tests/fixtures/corpus/arxiv-daily-2026-05"
 HEADING = "## Venue claims from comments (issue 24)"
 
@@ -39,7 +42,14 @@ def ratio(n: int, d: int) -> str:
 
 
 def main() -> None:
-    rows = json.loads(SAMPLE.read_text(encoding="utf-8"))["rows"]
+    print(HEADING, "\n")
+    for title, path in SAMPLES.items():
+        print(f"### Sample {title}\n")
+        measure(json.loads(path.read_text(encoding="utf-8"))["rows"])
+    corpus()
+
+
+def measure(rows: list[dict]) -> None:
     index = default_index()
     found = Counter[str]()  # predicted claims per status
     right = Counter[str]()  # predicted claims that match a label, per status
@@ -75,7 +85,6 @@ def main() -> None:
                 per_venue[label["venue"]]["fn"] += 1
                 wrong.append(f"{row['id']}: missed {label['status']} {label['venue']} {label['year']}")
 
-    print(HEADING, "\n")
     print(f"Labelled sample: {len(rows)} comments, {sum(labelled.values())} labelled claims.\n")
     print("| status | precision | recall |\n|---|---|---|")
     for status in ("accepted", "submitted"):
@@ -89,7 +98,11 @@ def main() -> None:
     print("\nDisagreements:\n")
     for line in wrong:
         print(f"- {line}")
+    print()
 
+
+def corpus() -> None:
+    index = default_index()
     papers: dict[str, str | None] = {}
     for path in sorted(CORPUS.glob("*.jsonl.gz")):
         with gzip.open(path, "rt", encoding="utf-8") as lines:
@@ -112,7 +125,7 @@ def main() -> None:
     )
     submitted = {p for p, cs in claims.items() if cs and all(c.status == "submitted" for c in cs)}
     n = len(papers)
-    print(f"\nThe corpus: {n} papers ({sum(1 for c in papers.values() if c)} with a comment).\n")
+    print(f"### The corpus\n\n{n} papers ({sum(1 for c in papers.values() if c)} with a comment).\n")
     print(f"- accepted somewhere: {len(accepted)} ({len(accepted) / n:.1%})")
     print(f"- accepted at a catalogue venue: {len(catalogued)}; in its main track: {len(main_track)}")
     print("- with a CCF rank (main or findings): " + ", ".join(f"CCF-{r} {k}" for r, k in sorted(ranked.items())))
