@@ -10,7 +10,6 @@ paper of the corpus (tests/fixtures/corpus: each arXiv id's last listing) is rea
     uv run python bench/venue_claims.py      (its output is the section of docs/benchmarks.md)
 """
 
-import gzip
 import json
 import re
 import sys
@@ -23,12 +22,12 @@ sys.path.insert(0, str(ROOT))
 
 from papertrail.venues.catalogue import default_index, fold  # noqa: E402
 from papertrail.venues.claims import claims_from_comment  # noqa: E402
+from tests.normalizer.sources import corpus_comments  # noqa: E402
 
 SAMPLES = {
     "labelled while the rules were written (210 comments)": ROOT / "tests/fixtures/venues/claims_sample.json",
     "held out, labelled blind (80 comments)": ROOT / "tests/fixtures/venues/claims_heldout.json",
 }
-CORPUS = ROOT / "tests/fixtures/corpus/arxiv-daily-2026-05"
 HEADING = "## Venue claims from comments (issue 24)"
 
 
@@ -103,13 +102,7 @@ def measure(rows: list[dict]) -> None:
 
 def corpus() -> None:
     index = default_index()
-    papers: dict[str, str | None] = {}
-    for path in sorted(CORPUS.glob("*.jsonl.gz")):
-        with gzip.open(path, "rt", encoding="utf-8") as lines:
-            for line in lines:
-                if line.strip():
-                    record = json.loads(line)
-                    papers[record["id"]] = record.get("comment")
+    papers = corpus_comments()
     started = time.perf_counter()
     claims = {pid: claims_from_comment(comment, index) for pid, comment in papers.items()}
     elapsed = time.perf_counter() - started

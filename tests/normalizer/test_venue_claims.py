@@ -3,12 +3,11 @@ and DOIs; the newest version's comment wins; a record that changes them says so 
 
 from datetime import UTC, datetime, timedelta
 
-from papertrail.names import split_author_list
-from schemas.paper import PaperIds, SourceVersion
+from schemas.paper import SourceVersion
 from services.normalizer.identity import merge
 from services.normalizer.parsers import parse_raw
 from services.normalizer.records import ParsedRecord
-from tests.normalizer.sources import ACL_RED_FM, acl_records, red_fm_preprint, with_anthology_doi
+from tests.normalizer.sources import ACL_RED_FM, acl_records, parsed_arxiv, red_fm_preprint, with_anthology_doi
 
 NOW = datetime(2026, 5, 20, tzinfo=UTC)
 AI = frozenset({"cs.LG"})
@@ -23,17 +22,7 @@ def _version(label: str, days_ago: int, comment: str | None) -> ParsedRecord:
         for n in range(1, int(label[1:]) + 1)
     ]
     versions[-1] = SourceVersion(source="arxiv", label=label, date=NOW - timedelta(days=days_ago))
-    return ParsedRecord(
-        source="arxiv",
-        record_id="2605.00001",
-        ids=PaperIds(arxiv="2605.00001"),
-        title="A Study of Things",
-        abstract="We study things.",
-        authors=split_author_list("Wei Zhang, Ana García"),
-        categories=["cs.LG"],
-        comments=comment,
-        versions=versions,
-    )
+    return parsed_arxiv(NOW, categories=["cs.LG"], comments=comment, versions=versions)
 
 
 def test_a_later_version_accepted_replaces_the_submission_and_its_record_says_when() -> None:

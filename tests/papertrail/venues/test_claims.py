@@ -1,29 +1,18 @@
 """Venue claims read from real comments: each comment is read from the May 2026 corpus (tests/fixtures/corpus, a
 copy of /work/shared/corpus: see its ORIGIN.md) by its arXiv id, so the table holds ids and what they claim."""
 
-import gzip
-import json
 from functools import cache
-from pathlib import Path
 
 import pytest
 
 from papertrail.venues.claims import claims_from_comment, claims_from_dois, claims_from_journal_ref, venue_claims
 from schemas.paper import VenueClaim
-
-CORPUS = Path(__file__).resolve().parents[2] / "fixtures/corpus/arxiv-daily-2026-05"
+from tests.normalizer.sources import corpus_comments
 
 
 @cache
 def comments() -> dict[str, str | None]:
-    found: dict[str, str | None] = {}
-    for path in sorted(CORPUS.glob("*.jsonl.gz")):
-        with gzip.open(path, "rt", encoding="utf-8") as lines:
-            for line in lines:
-                if line.strip():
-                    record = json.loads(line)
-                    found[record["id"]] = record.get("comment")
-    return found
+    return corpus_comments()
 
 
 def claim(arxiv_id: str) -> list[tuple[object, ...]]:
