@@ -32,8 +32,10 @@ HEADING = "## Venue claims from comments (issue 24)"
 
 
 def same_venue(a: str, b: str) -> bool:
-    x, y = (re.sub(r"\s*\d+$", "", fold(n)) for n in (a, b))
-    return x == y or (min(len(x), len(y)) >= 4 and (x in y or y in x))
+    """Folded names alike, a year written into one ignored; full names alike when one holds the other ("World
+    Conference" as the parser cut it, "World Conference on eXplainable Artificial Intelligence" labelled)."""
+    x, y = (re.sub(r"^(?:ieee|acm) |\s*\d+$", "", fold(n)) for n in (a, b))
+    return x == y or (" " in x and " " in y and (x in y or y in x))
 
 
 def ratio(n: int, d: int) -> str:

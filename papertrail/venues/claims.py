@@ -82,7 +82,7 @@ PRESENTATIONS: list[tuple[Presentation, re.Pattern[str]]] = [
     ("poster", re.compile(r"\bposter\b", re.IGNORECASE)),
 ]
 JOURNAL_WORDS = re.compile(
-    r"\b(?i:transactions|journal|letters|magazine|review)\b|(?:^|[\s/])T[A-Z]{2,5}$|\bJ[A-Z]{2,4}$|^(?:IEEE|ACM)\s+[A-Z]{3,6}$"
+    r"\b(?i:transactions|journal|letters|magazine|review)\b|(?:^|[\s/])T[A-Z]{2,5}$|\bJ[A-Z]{2,4}$"
 )
 # What may stand beside the venue in a sentence that is the venue alone ("CVPR 2026 (Highlight), 8 pages").
 FILLER = re.compile(
@@ -96,6 +96,16 @@ FILLER = re.compile(
 # a publisher or a kind of venue is no venue: "submitted to IEEE for possible publication", "an IEEE journal"
 UNNAMED = frozenset(
     {
+        "Lecture",
+        "Notes",
+        "LNCS",
+        "LNAI",
+        "CCIS",
+        "Xplore",
+        "Series",
+        "in",
+        "Computer",
+        "Science",
         "IEEE",
         "ACM",
         "Springer",
@@ -117,6 +127,7 @@ UNNAMED = frozenset(
         "Track",
     }
 )
+NAME_GOES_ON = re.compile(r"\s+(?:and|for|in|of|on|&)\s+[A-Z]|[A-Za-z]")
 ACL_DOI = re.compile(r"^10\.18653/v1/(?P<year>\d{4})\.(?P<volume>[a-z0-9\-]+)\.\d+$")
 
 
@@ -153,6 +164,8 @@ def _mention_pattern(index: VenueIndex) -> re.Pattern[str]:
 def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
     for match in _mention_pattern(index).finditer(sentence):
         name = match.group("acronym") or match.group("full")
+        if match.group("full") and NAME_GOES_ON.match(sentence[match.end() :]):
+            continue  # "… Conference on Pattern Recognition and Artificial Intelligence" is another venue
         if re.match(r"\s+Rolling\s+Review", sentence[match.end() :]):
             continue  # ACL Rolling Review reviews for several venues: not ACL
         after = YEAR_AFTER.match(sentence[match.end() :])

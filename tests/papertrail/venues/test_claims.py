@@ -43,6 +43,9 @@ ACCEPTED: list[tuple[str, tuple[object, ...]]] = [
     ("2605.19568", ("KDD", 2026, "accepted", "main", None)),  # KDD 2026 (the whole comment)
     ("2605.00789", ("TMLR", 2026, "accepted", "journal", None)),  # Transactions on Machine Learning Research (TMLR)
     ("2605.08222", ("HHAI", 2026, "accepted", "main", None)),  # … Hybrid Human-Artificial Intelligence (HHAI 2026)
+    # ICPRAI, not ICPR (whose full name starts its own); "Lecture Notes in Computer Science" is a series, no venue
+    ("2605.26294", ("ICPRAI", 2026, "accepted", "main", None)),
+    ("2605.11267", ("IEEE OCEANS", 2026, "accepted", "main", None)),  # a conference, though "IEEE" and capitals
 ]
 WORKSHOPS: list[tuple[str, tuple[object, ...]]] = [
     ("2605.07345", ("ICML", 2026, "submitted", "workshop", "Mechanistic Interpretability Workshop")),
