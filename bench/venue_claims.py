@@ -58,6 +58,7 @@ def measure(rows: list[dict]) -> None:
     recalled = Counter[str]()
     per_venue: dict[str, Counter[str]] = defaultdict(Counter)
     track_right = track_seen = 0
+    per_track: dict[str, Counter[str]] = defaultdict(Counter)  # acceptances: claims of a track, labels of it
     wrong: list[str] = []
     for row in rows:
         predicted = claims_from_comment(row["comment"], index)
@@ -74,12 +75,20 @@ def measure(rows: list[dict]) -> None:
             right[claim.status] += 1
             per_venue[match["venue"]]["tp"] += 1
             if claim.status == "accepted":
+                per_track[claim.track]["claimed"] += 1
+                per_track[claim.track]["right"] += claim.track == match["track"]
                 track_seen += 1
                 track_right += claim.track == match["track"]
                 if claim.track != match["track"]:
                     wrong.append(f"{row['id']}: track {claim.track}, labelled {match['track']}")
         for label in expected:
             labelled[label["status"]] += 1
+            if label["status"] == "accepted":
+                per_track[label["track"]]["labelled"] += 1
+                per_track[label["track"]]["found"] += any(
+                    same_venue(label["venue"], c.venue) and c.status == "accepted" and c.track == label["track"]
+                    for c in predicted
+                )
             if any(same_venue(label["venue"], c.venue) and label["status"] == c.status for c in predicted):
                 recalled[label["status"]] += 1
             else:
@@ -91,6 +100,10 @@ def measure(rows: list[dict]) -> None:
     for status in ("accepted", "submitted"):
         print(f"| {status} | {ratio(right[status], found[status])} | {ratio(recalled[status], labelled[status])} |")
     print(f"\nTrack right among the acceptances found: {ratio(track_right, track_seen)}\n")
+    print("| accepted, track | precision | recall |\n|---|---|---|")
+    for track, c in sorted(per_track.items(), key=lambda item: -item[1]["labelled"]):
+        print(f"| {track} | {ratio(c['right'], c['claimed'])} | {ratio(c['found'], c['labelled'])} |")
+    print()
     print("| venue | right | wrong | missed |\n|---|---|---|---|")
     top = sorted(per_venue, key=lambda v: -(per_venue[v]["tp"] + per_venue[v]["fn"]))[:10]
     for venue in top:
