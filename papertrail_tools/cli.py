@@ -34,6 +34,12 @@ def main(argv: list[str] | None = None) -> None:
     replay.add_argument("--port", type=int, default=8900)
     schemas = commands.add_parser("schemas", help="export or check the JSON Schema and AsyncAPI files")
     schemas.add_argument("action", choices=["export", "check"])
+    venues = commands.add_parser(
+        "venues", help="rebuild the venue catalogue (papertrail/venues/catalogue.json) from ccfddl/ccf-deadlines"
+    )
+    venues.add_argument("action", choices=["refresh"])
+    venues.add_argument("--from", dest="source", required=True, metavar="DIR", help="a checkout of ccf-deadlines")
+    venues.add_argument("--out", metavar="FILE", help="write here instead of papertrail/venues/catalogue.json")
     smoke = commands.add_parser(
         "smoke", help="check a running deployment as a new reader sees it (ready, searchable, pages, no dead letter)"
     )
@@ -67,6 +73,13 @@ def main(argv: list[str] | None = None) -> None:
         _stack(args.action)
     elif args.command == "schemas":
         _schemas(args.action)
+    elif args.command == "venues":
+        from pathlib import Path
+
+        from papertrail.venues.catalogue import CATALOGUE_PATH
+        from papertrail_tools.venue_catalogue import refresh
+
+        sys.exit(refresh(Path(args.source), Path(args.out) if args.out else CATALOGUE_PATH))
     elif args.command == "settings":
         from papertrail_tools.settings_doc import DOC, markdown
 

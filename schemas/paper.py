@@ -6,6 +6,21 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 PublicationStatus = Literal["preprint", "published"]
+ClaimStatus = Literal["accepted", "submitted"]
+ClaimTrack = Literal[
+    "main",
+    "workshop",
+    "findings",
+    "demo",
+    "short",
+    "industry",
+    "datasets_benchmarks",
+    "position",
+    "doctoral",
+    "journal",
+]
+Presentation = Literal["oral", "spotlight", "highlight", "poster", "best_paper"]
+ClaimSource = Literal["comment", "journal_ref", "doi"]
 VersionKind = Literal["first_observed", "new_version", "published", "metadata_correction"]
 
 
@@ -61,6 +76,32 @@ class CommunityPick(BaseModel):
     organization: str | None = Field(None, description="organization that submitted it")
 
 
+def _unset(value: object) -> bool:
+    """A field added to papers.new.v1 after its first release, left out of events that do not use it: consumers
+    built before it (their models forbid unknown fields) read those events unchanged."""
+    return value is None or value == []
+
+
+class VenueClaim(BaseModel):
+    """What the paper itself says about a venue (its comment, journal reference or DOI): accepted there, or only
+    submitted. A workshop at a conference is that conference's venue with track `workshop`, not its main track."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    venue: str = Field(description="the venue's acronym in the catalogue, else its name as written", examples=["ICML"])
+    venue_key: str | None = Field(
+        None, description="the venue catalogue's key; none for a venue it does not hold", examples=["AI/icml"]
+    )
+    year: int | None = Field(None, description="the edition's year, when written", examples=[2026])
+    status: ClaimStatus = Field(description="accepted (or published); submitted covers 'under review'")
+    track: ClaimTrack = Field("main", description="main unless the paper says which other track")
+    workshop: str | None = Field(None, description="the workshop's name, as written", examples=["Workshop on AI4Math"])
+    presentation: Presentation | None = Field(None, description="oral, spotlight, highlight, poster, best paper")
+    ccf_rank: Literal["A", "B", "C"] | None = Field(None, description="the venue's CCF rank (main track only)")
+    source: ClaimSource = Field(description="the field it was read from")
+    text: str = Field(description="the words it was read from", examples=["Accepted to ICML 2026 (Spotlight)"])
+
+
 class Paper(BaseModel):
     """One canonical record per work, whichever sources described it."""
 
@@ -81,6 +122,12 @@ class Paper(BaseModel):
     status: PublicationStatus = Field("preprint", description="preprint, or published in a venue or journal")
     comments: str | None = Field(None, description="the authors' comments (arXiv)")
     journal_ref: str | None = Field(None, description="journal reference (arXiv)")
+    venue_claims: list[VenueClaim] = Field(
+        default_factory=list,
+        exclude_if=_unset,
+        description="venues the paper says it was accepted at or submitted to, from the newest comments, journal "
+        "reference and DOIs (added in papers.new.v1 without a version change: absent in events from before)",
+    )
     license: str | None = Field(None, description="license URL")
     links: dict[str, str] = Field(
         default_factory=dict,
@@ -116,3 +163,8 @@ class PaperVersion(BaseModel):
     observed_at: datetime = Field(description="when PaperTrail observed it (UTC)")
     changed_fields: list[str] = Field(default_factory=list, description="paper fields this record changed")
     content_hash: str = Field(description="sha256 of the source record's content")
+    venue_claims: list[VenueClaim] | None = Field(
+        None,
+        exclude_if=_unset,
+        description="the paper's venue claims as this record left them, when it changed them (else absent)",
+    )

@@ -1,4 +1,6 @@
-"""follows.changed.v1 and follows.matched.v1 gained `similar` follows without breaking their consumers: an event of a
+"""papers.new.v1 gained venue claims the same way (left out of a paper without any).
+
+follows.changed.v1 and follows.matched.v1 gained `similar` follows without breaking their consumers: an event of a
 kind an older consumer knows is written exactly as before (the new fields are left out when unused), so the older
 schema still accepts it; an event an older model cannot act on (a similar follow) fails on its `kind` alone, and an
 older event reads with the new models."""
@@ -12,7 +14,10 @@ import jsonschema
 import pytest
 
 from papertrail.follows.rules import follow_matched
-from schemas.events import Follow, FollowChanged, FollowMatched, MatchReason, SeedPaper
+from papertrail.venues.claims import claims_from_comment
+from schemas.events import Follow, FollowChanged, FollowMatched, MatchReason, PaperNew, SeedPaper
+from schemas.paper import Paper, PaperIds
+from schemas.summary import Summary
 
 BEFORE = Path(__file__).parent / "fixtures" / "schemas"
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -90,3 +95,34 @@ def test_older_events_read_with_the_new_models() -> None:
     }
     reason = FollowMatched.model_validate(matched).reasons[0]
     assert reason.score is None and reason.seed_id is None
+
+
+def _before_venues(topic: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads((BEFORE / f"{topic}.before-venues.json").read_text()))
+
+
+def _new_paper(comment: str | None) -> dict[str, Any]:
+    paper = Paper(
+        id="arxiv:2605.02572",
+        ids=PaperIds(arxiv="2605.02572"),
+        title="A paper",
+        comments=comment,
+        venue_claims=claims_from_comment(comment),
+        first_seen=NOW,
+        updated_at=NOW,
+    )
+    return json.loads(PaperNew(paper=paper, summary=Summary(status="pending"), first_seen=NOW).model_dump_json())
+
+
+def test_a_paper_without_venue_claims_is_written_as_before_them() -> None:
+    event = _new_paper("12 pages")  # no claim: the event is what the release before venue claims wrote
+    assert "venue_claims" not in event["paper"]
+    _before_venues("papers.new.v1").validate(event)
+
+
+def test_a_paper_with_a_claim_carries_it_and_only_it_is_new() -> None:
+    event = _new_paper("Accepted to ICML 2026")  # 2605.02572's comment
+    assert event["paper"]["venue_claims"][0]["venue"] == "ICML"
+    errors = list(_before_venues("papers.new.v1").iter_errors(event))
+    # a consumer refusing unknown fields refuses it on that field alone: upgrade consumers before the normalizer
+    assert errors and all("venue_claims" in e.message for e in errors)

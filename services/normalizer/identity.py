@@ -7,13 +7,15 @@ id Y, nor one ACL id another). Two records with the same title but different fir
 merge, and neither do two arXiv papers that share title and first author. Published venues win for status and
 venue; the newest version wins for title and abstract; ids, categories, sources, links and authors' affiliations /
 ORCID / source ids accumulate; a code, data, model, demo or project link found in the abstract or comments
-fills only a kind no source's own field gives.
+fills only a kind no source's own field gives. The venue claims are read again from the merged paper's
+comments, journal reference and DOIs: the newest version's comment wins, as it does for the comment itself.
 """
 
 from dataclasses import dataclass
 from datetime import datetime
 
 from papertrail.paper_ids import fingerprint
+from papertrail.venues.claims import venue_claims
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, VersionKind
 from services.normalizer.links import found_links
@@ -29,6 +31,7 @@ TRACKED_FIELDS = (
     "status",
     "comments",
     "journal_ref",
+    "venue_claims",
     "license",
     "links",
     "ids",
@@ -216,6 +219,7 @@ def merge(
         else:
             kind = "updated"
 
+    paper.venue_claims = venue_claims(paper.comments, paper.journal_ref, paper.ids.dois)
     paper.ai_related = is_ai_related(paper, ai_categories)
     changed = changed_fields(existing, paper)
     if existing is not None and not changed:
@@ -231,6 +235,7 @@ def merge(
         observed_at=now,
         changed_fields=changed,
         content_hash=content_hash,
+        venue_claims=paper.venue_claims if "venue_claims" in changed else None,
     )
     return Change(paper=paper, kind=kind, version=version)
 

@@ -7,12 +7,15 @@ datestamp = the list date from the file name. OAI: the `<record>` elements.
 
 import hashlib
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from papertrail.names import split_author_list
 from schemas.events import RawFormat, RawRecord
+from schemas.paper import PaperIds, SourceVersion
 from services.harvester.sources.anthology import split_collection
 from services.harvester.sources.oai import parse_oai_page
+from services.normalizer.records import ParsedRecord
 from tests.conftest import FIXTURES, SOURCES
 
 ACL_FILE = SOURCES / "acl/2024.acl.xml"
@@ -95,3 +98,33 @@ def corpus_records(folder: Path = CORPUS) -> list[RawRecord]:
                 if line:
                     records.append(raw_record("corpus", json.loads(line)["id"], "corpus_json", line, datestamp=day))
     return records
+
+
+def parsed_arxiv(now: datetime = HARVESTED_AT, **changes: object) -> ParsedRecord:
+    """A parsed arXiv record of one made-up paper (v1 three days before `now`), with `changes` applied."""
+    base: dict = dict(
+        source="arxiv",
+        record_id="2401.00001",
+        ids=PaperIds(arxiv="2401.00001"),
+        title="A Study of Things",
+        abstract="We study things.",
+        authors=split_author_list("Wei Zhang, Ana García"),
+        categories=["cs.CL"],
+        versions=[SourceVersion(source="arxiv", label="v1", date=now - timedelta(days=3))],
+    )
+    base.update(changes)
+    return ParsedRecord(**base)
+
+
+def corpus_comments(folder: Path = CORPUS) -> dict[str, str | None]:
+    """Each arXiv id of the corpus and the comment of its last listing."""
+    import gzip
+
+    found: dict[str, str | None] = {}
+    for path in sorted(folder.glob("*.jsonl.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            for line in lines:
+                if line.strip():
+                    record = json.loads(line)
+                    found[record["id"]] = record.get("comment")
+    return found

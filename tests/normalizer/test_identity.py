@@ -9,25 +9,14 @@ from schemas.paper import PaperIds, SourceVersion
 from services.normalizer.identity import canonical_id, merge, record_fingerprint
 from services.normalizer.parsers import parse_raw
 from services.normalizer.records import ParsedRecord
-from tests.normalizer.sources import ACL_RED_FM, acl_records, red_fm_preprint
+from tests.normalizer.sources import ACL_RED_FM, acl_records, parsed_arxiv, red_fm_preprint
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 AI = frozenset({"cs.CL", "cs.LG"})
 
 
 def _record(**changes: object) -> ParsedRecord:
-    base: dict = dict(
-        source="arxiv",
-        record_id="2401.00001",
-        ids=PaperIds(arxiv="2401.00001"),
-        title="A Study of Things",
-        abstract="We study things.",
-        authors=split_author_list("Wei Zhang, Ana García"),
-        categories=["cs.CL"],
-        versions=[SourceVersion(source="arxiv", label="v1", date=NOW - timedelta(days=3))],
-    )
-    base.update(changes)
-    return ParsedRecord(**base)
+    return parsed_arxiv(NOW, **changes)
 
 
 def test_first_observation_makes_a_new_paper() -> None:

@@ -1,0 +1,387 @@
+"""Venue claims read from a paper's own words: its comment ("Accepted to ICML 2026 (Spotlight)"), journal
+reference and DOI. Pure.
+
+Precision first (a wrong "accepted at ICML" is worse than none), so a venue is claimed only when
+- the comment says so: an acceptance word (accepted, to appear, published, camera-ready, presented, oral …) or a
+  submission word (submitted, under review …) in the same sentence as the venue, or
+- the sentence is the venue alone ("ECCV 2026", "CVPR 2026 Highlight", "ACL 2026 Findings"): how authors mark
+  where a paper was accepted;
+and never from a sentence about another work or event (an extension of an earlier paper, a challenge's winning
+entry), nor from a template footer ("40th Conference on Neural Information Processing Systems (NeurIPS 2026)")
+without acceptance words. A catalogue acronym counts only with its year beside it or an acceptance/submission
+phrase right before it (CHI, KR, LOG, ALT are also words or common letters). A workshop at a venue is that
+venue's claim with track `workshop`; submitted is never reported as accepted."""
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from papertrail.venues.catalogue import Venue, VenueIndex, default_index
+from schemas.paper import ClaimSource, ClaimStatus, ClaimTrack, Presentation, VenueClaim
+
+ACCEPTED = re.compile(
+    r"\b(?:accepted|acceptance|to appear|will appear|appear(?:s|ing)? (?:in|at)|published|publication in|"
+    r"camera[- ]ready|presented|presentation at|in proceedings|proceedings of|oral|spotlight|highlight|poster|"
+    r"best (?:student )?paper|main (?:conference|track)|accept|selected (?:as|for)|(?:workshop|conference) paper)\b",
+    re.IGNORECASE,
+)
+SUBMITTED = re.compile(
+    r"\b(?:submitted|submission|under review|in review|under consideration|review(?:ed)? (?:at|for|by)|"
+    r"conditionally accepted|preprint under review|manuscript under)\b",
+    re.IGNORECASE,
+)
+# Sentences about other work: the claim is not this paper's.
+ELSEWHERE = re.compile(
+    r"\b(?:extension|extended version|extends|journal version|conference version|previous(?:ly)?|prior|earlier|"
+    r"preliminary|based on (?:our|the)|builds? on|challenge|competition|shared task|winner|winning|place|"
+    r"rank(?:ed)?|leaderboard|track \d|tutorial|keynote|invited talk|superseded|rejected|withdrawn|"
+    r"candidate|nominee|nominated|finalist)\b",
+    re.IGNORECASE,
+)
+FOOTER = re.compile(r"\b\d+(?:st|nd|rd|th)\s+(?:annual\s+)?(?:international\s+)?conference\b", re.IGNORECASE)
+SENTENCES = re.compile(
+    r"[;|\n]+|(?<=[A-Za-z0-9)\]]{2})(?<!Proc)(?<!Vol)(?<!Conf)(?<!Int)(?<!Symp)(?<!No)(?<!pp)\.\s+(?=[A-Z])"
+)
+YEAR_AFTER = re.compile(r"^[\s\-_')\],]*(?:'|’)?(?P<year>(?:19|20)\d{2}|\d{2})(?![0-9])")
+YEAR_ANY = re.compile(r"(?<![0-9])(20[0-3]\d)(?![0-9])")
+CUE_BEFORE = re.compile(
+    r"(?:accepted|appear|published|presented|submitted|submission|review|camera[- ]ready)\w*"
+    r"(?:\s+(?:as|at|to|by|in|for|into|on|with|an?|the|main|conference|paper|publication|track|oral|poster|"
+    r"spotlight|long|short|full|of))*\s*[(\[]?$|@\s*$",
+    re.IGNORECASE,
+)
+UNKNOWN_VENUE = re.compile(
+    r"\b(?i:(?:accepted|published|to appear|appear(?:s|ing)?|submitted|camera[- ]ready(?: version)?)\s+"
+    r"(?:for (?:publication|presentation)\s+)?(?:as\s+(?:an?\s+)?\w+\s+paper\s+)?(?:at|to|by|in|for|of)\s+(?:the\s+)?"
+    r"(?:(?:IEEE|ACM)\s+(?=(?:19|20)\d{2}))?(?:(?:19|20)\d{2}\s+)?)(?:\d+(?:st|nd|rd|th)\s+)?"
+    r"(?P<name>[A-Z][\w&\-+/.']*(?:\s+(?:[A-Z0-9][\w&\-+/.']*"
+    r"|of|on|and|for|in|the|&))*)",
+)
+WORKSHOP = re.compile(r"\b(?i:workshops?)\b|\b[A-Z]{2,}-W\b|\bSRW\b|\S\s*@\s*[A-Z]")
+WORKSHOP_NAME = re.compile(r"(?P<name>(?i:workshop)\s+(?:on|for)\s+[^,;()]+?)(?=\s*(?:[,;()]|\.\s|\bat\b|$|\(|\d{4}))")
+WORKSHOP_BEFORE = re.compile(r"\b(?P<name>[A-Z0-9][\w\-&]*(?:\s+[A-Z0-9][\w\-&]*)*\s+[Ww]orkshop)\b")
+WORKSHOP_AT = re.compile(r"(?P<name>[A-Za-z0-9][\w\-]*(?:\s+[Ww]orkshop)?)\s*@\s*$")
+TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
+    ("findings", re.compile(r"\bfindings\b", re.IGNORECASE)),
+    (
+        "datasets_benchmarks",
+        re.compile(r"\bdatasets?\s*(?:and|&)\s*benchmarks?\b|\bevaluations?\s*(?:and|&)\s*datasets?\b|\bD&B\b", re.I),
+    ),
+    ("position", re.compile(r"\bposition(?:\s+paper)?\s+track\b", re.IGNORECASE)),
+    ("demo", re.compile(r"\bdemo(?:s|nstrations?)?\b", re.IGNORECASE)),
+    ("industry", re.compile(r"\bindustry\s+track\b", re.IGNORECASE)),
+    ("short", re.compile(r"\bshort\s+papers?\b|\bextended\s+abstract\b", re.IGNORECASE)),
+    ("doctoral", re.compile(r"\bph\.?d\.?\s+symposium\b|\bdoctoral\s+(?:consortium|symposium)\b", re.I)),
+]
+PRESENTATIONS: list[tuple[Presentation, re.Pattern[str]]] = [
+    ("best_paper", re.compile(r"\bbest (?:student )?paper(?: award)?\b(?!\s+(?:candidate|nominee|finalist))", re.I)),
+    ("oral", re.compile(r"\boral\b", re.IGNORECASE)),
+    ("spotlight", re.compile(r"\bspotlight\b", re.IGNORECASE)),
+    ("highlight", re.compile(r"\bhighlights?\b", re.IGNORECASE)),
+    ("poster", re.compile(r"\bposter\b", re.IGNORECASE)),
+]
+JOURNAL_WORDS = re.compile(
+    r"\b(?i:transactions|journal|letters|magazine|review)\b|(?:^|[\s/])T[A-Z]{2,5}$|\bJ[A-Z]{2,4}$"
+)
+# What may stand beside the venue in a sentence that is the venue alone ("CVPR 2026 (Highlight), 8 pages").
+FILLER = re.compile(
+    r"\b(?:main|conference|track|paper|long|short|full|findings|oral|spotlight|highlight|poster|presentation|"
+    r"workshops?|the|of|at|in|version|final|camera[- ]ready|\d+\s*(?:pages?|figures?|tables?)|pages?|figures?|"
+    r"tables?|appendix|supplementary|material|code|project|page|and|with|plus|including|student|research|"
+    r"non-archival|archival|website|github)\b|https?://\S+|(?i:workshop\s+on\s+[^,;()]+)|"
+    r"[\s\d,.:;()\[\]{}'’\"+\-–—/&*]",
+    re.IGNORECASE,
+)
+# a publisher or a kind of venue is no venue: "submitted to IEEE for possible publication", "an IEEE journal"
+UNNAMED = frozenset(
+    {
+        "Lecture",
+        "Notes",
+        "LNCS",
+        "LNAI",
+        "CCIS",
+        "Xplore",
+        "Series",
+        "in",
+        "Computer",
+        "Science",
+        "IEEE",
+        "ACM",
+        "Springer",
+        "Elsevier",
+        "Wiley",
+        "MDPI",
+        "Nature",
+        "arXiv",
+        "Journal",
+        "Conference",
+        "Special",
+        "Issue",
+        "Publication",
+        "Possible",
+        "Review",
+        "Peer",
+        "Workshop",
+        "Proceedings",
+        "Track",
+    }
+)
+NAME_GOES_ON = re.compile(r"\s+(?:and|for|in|of|on|&)\s+[A-Z]|[A-Za-z]")
+ACL_DOI = re.compile(r"^10\.18653/v1/(?P<year>\d{4})\.(?P<volume>[a-z0-9\-]+)\.\d+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    start: int
+    end: int
+    venue: Venue | None
+    name: str  # as written
+    year: int | None
+    workshop_suffix: bool  # CVPRW, ICCVW
+
+
+@cache
+def _mention_pattern(index: VenueIndex) -> re.Pattern[str]:
+    acronyms: set[str] = set()
+    for venue in index.venues.values():
+        for name in (venue.acronym, *venue.aliases):
+            if not name.startswith(("Proc", "Advances", "The ")) and len(name) <= 25:
+                acronyms.add(name)
+    names = sorted(acronyms, key=len, reverse=True)
+    alternatives = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in names)
+    full = sorted(
+        {re.sub(r"^the\s+", "", v.name, flags=re.I) for v in index.venues.values() if len(v.name.split()) >= 3},
+        key=len,
+        reverse=True,
+    )
+    full_names = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in full)
+    return re.compile(
+        rf"(?<![A-Za-z0-9])(?:(?P<acronym>{alternatives})(?P<w>W)?(?![A-Za-z])|(?i:(?P<full>{full_names})))"
+    )
+
+
+def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
+    for match in _mention_pattern(index).finditer(sentence):
+        name = match.group("acronym") or match.group("full")
+        if match.group("full") and NAME_GOES_ON.match(sentence[match.end() :]):
+            continue  # "… Conference on Pattern Recognition and Artificial Intelligence" is another venue
+        if re.match(r"\s+Rolling\s+Review", sentence[match.end() :]):
+            continue  # ACL Rolling Review reviews for several venues: not ACL
+        after = YEAR_AFTER.match(sentence[match.end() :])
+        year = None
+        end = match.end()
+        if after:
+            digits = after.group("year")
+            year = int(digits) if len(digits) == 4 else 2000 + int(digits)
+            end += after.end()
+        if match.group("acronym") and year is None and not CUE_BEFORE.search(sentence[: match.start()]):
+            continue  # a bare acronym: maybe a word, maybe a mention of the venue in passing
+        if year is None:  # "CVPR Findings 2026", "the 2026 International Joint Conference on Neural Networks"
+            found = YEAR_ANY.search(sentence[match.end() : match.end() + 14]) or YEAR_ANY.search(
+                sentence[max(0, match.start() - 14) : match.start()]
+            )
+            year = int(found.group(1)) if found else None
+        if year is not None and not 2000 <= year <= 2035:
+            continue
+        yield Mention(match.start(), end, index.resolve(name), name, year, bool(match.group("w")))
+
+
+def claims_from_comment(comment: str | None, index: VenueIndex | None = None) -> list[VenueClaim]:
+    """The venue claims of one arXiv comment (none when it claims nothing)."""
+    if not comment:
+        return []
+    index = index or default_index()
+    claims: list[VenueClaim] = []
+    for sentence in SENTENCES.split(comment):
+        sentence = sentence.strip()
+        if not sentence or ELSEWHERE.search(sentence):
+            continue
+        mentions = list(_mentions(sentence, index))
+        if not mentions:
+            claims.extend(_unknown_venue(sentence, index))
+            continue
+        for n, mention in enumerate(mentions):
+            status = _status(sentence, mention, mentions[n + 1].start if n + 1 < len(mentions) else len(sentence))
+            if status is None:
+                continue
+            claims.append(_claim(sentence, mention, status, "comment"))
+    return _distinct(claims or _bare_unknown(comment))
+
+
+def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | None:
+    before = sentence[: mention.start]
+    after = sentence[mention.end : next_start]
+    # the cue nearest the venue: "submitted and accepted to IJES 2026" is an acceptance
+    cues = [(m.end(), 1, "submitted") for m in SUBMITTED.finditer(before[-80:])]
+    cues += [(m.end(), 0, "accepted") for m in ACCEPTED.finditer(before[-80:])]
+    if cues:
+        return max(cues)[2]  # type: ignore[return-value]
+    cues = [(m.start(), 0, "submitted") for m in SUBMITTED.finditer(after[:60])]
+    cues += [(m.start(), 1, "accepted") for m in ACCEPTED.finditer(after[:60])]
+    if cues:
+        return min(cues)[2]  # type: ignore[return-value]
+    if FOOTER.search(sentence):
+        return None  # the conference's template footer: printed on every submission
+    rest = sentence[: mention.start] + " " + sentence[mention.end :]
+    if mention.year is not None and not FILLER.sub("", rest).strip():
+        return "accepted"  # the venue alone
+    return None
+
+
+BARE_UNKNOWN = re.compile(r"^(?P<name>[A-Z][A-Za-z]{1,11})[\s'’-]*(?P<year>20[0-3]\d)$")
+
+
+def _bare_unknown(comment: str) -> list[VenueClaim]:
+    """A whole comment that is an acronym and a year the catalogue does not hold ("KDD 2026"): accepted there."""
+    match = BARE_UNKNOWN.match(comment.strip())
+    if not match:
+        return []
+    mention = Mention(0, len(comment), None, match.group("name"), int(match.group("year")), False)
+    return [_claim(comment.strip(), mention, "accepted", "comment")]
+
+
+def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSource) -> VenueClaim:
+    venue = mention.venue
+    track: ClaimTrack = "main"
+    workshop = None
+    at = WORKSHOP_AT.search(sentence[: mention.start])  # "KnowFM@ACL 2026", "BioNLP @ ACL 2026"
+    if mention.workshop_suffix or at or WORKSHOP.search(sentence):
+        track = "workshop"
+        named = at or WORKSHOP_NAME.search(sentence) or WORKSHOP_BEFORE.search(sentence)
+        if named:
+            workshop = named.group("name").strip()
+    else:
+        track = next((t for t, pattern in TRACKS if pattern.search(sentence)), "main")
+    if venue is None and JOURNAL_WORDS.search(mention.name):
+        track = "journal"
+    presentation = None
+    if status == "accepted":
+        presentation = next((p for p, pattern in PRESENTATIONS if pattern.search(sentence)), None)
+    return VenueClaim(
+        venue=venue.acronym if venue else mention.name,
+        venue_key=venue.key if venue else None,
+        year=mention.year,
+        status=status,
+        track=track,
+        workshop=workshop,
+        presentation=presentation,
+        ccf_rank=venue.ccf_rank if venue and track in ("main", "findings") else None,
+        source=source,
+        text=sentence[:300],
+    )
+
+
+def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
+    """A venue the catalogue does not hold, named after an acceptance phrase: kept as written, unranked."""
+    match = UNKNOWN_VENUE.search(sentence)
+    if not match:
+        return []
+    name = re.split(r"\s(?:19|20)\d{2}\b|\.\s", match.group("name"))[0]  # "EAMT Conference 2026 in Tilburg"
+    name = re.sub(
+        r"^(?:proceedings of\s+)?(?:the\s+)?(?:(?:19|20)\d{2}\s+)?(?:\d+(?:st|nd|rd|th)\s+)?", "", name, flags=re.I
+    )
+    name = re.sub(r"(?:[\s.,]+|\s+(?:on|of|and|for|in|the|&))+$", "", name).strip()
+    acronym = re.match(
+        r"\s*\((?P<acronym>[A-Z][\w\-&*+]{1,15})(?:[\s\-']*(?:19|20)?\d{2})?\)", sentence[match.end("name") :]
+    )
+    if acronym and len(name.split()) >= 3:  # "… Hybrid Human-Artificial Intelligence (HHAI 2026)"
+        name = acronym.group("acronym")
+    words = name.split()
+    if (
+        len(name) < (2 if name.isupper() else 3)
+        or set(words) <= UNNAMED
+        or words[0].lower() in {"a", "an", "this", "our", "my", "arxiv"}
+    ):
+        return []
+    year = YEAR_ANY.search(sentence[match.start("name") :])
+    mention = Mention(match.start("name"), match.end("name"), None, name, int(year.group(1)) if year else None, False)
+    status = _status(sentence, mention, len(sentence)) or "accepted"
+    return [_claim(sentence, mention, status, "comment")]
+
+
+def claims_from_journal_ref(journal_ref: str | None, index: VenueIndex | None = None) -> list[VenueClaim]:
+    """A journal reference says where the paper was published: accepted, at the venue it names."""
+    if not journal_ref or not journal_ref.strip():
+        return []
+    index = index or default_index()
+    text = " ".join(journal_ref.split())
+    mentions = [m for m in _mentions(text, index) if m.venue is not None] or list(_mentions(text, index))
+    if mentions:
+        return [_claim(text, mentions[0], "accepted", "journal_ref")]
+    name = re.split(r"\s*(?:,|\(|\b(?:vol|volume|no|pp|pages)\b\.?|\b\d)", text, maxsplit=1)[0].strip()
+    if len(name) < 3:
+        return []
+    year = YEAR_ANY.search(text)
+    mention = Mention(0, len(name), None, name, int(year.group(1)) if year else None, False)
+    claim = _claim(text, mention, "accepted", "journal_ref")
+    return [claim.model_copy(update={"track": "journal"})] if JOURNAL_WORDS.search(name) else [claim]
+
+
+ACL_VOLUMES: dict[str, ClaimTrack] = {
+    "long": "main",
+    "short": "main",
+    "main": "main",
+    "demos": "demo",
+    "demo": "demo",
+    "industry": "industry",
+    "srw": "workshop",
+}
+
+
+def claims_from_dois(dois: Iterable[str], index: VenueIndex | None = None) -> list[VenueClaim]:
+    """An ACL Anthology DOI names its event and volume: 10.18653/v1/2024.acl-long.1, …/2024.findings-emnlp.3."""
+    index = index or default_index()
+    claims = []
+    for doi in dois:
+        match = ACL_DOI.match(doi.strip().lower())
+        if not match:
+            continue
+        volume = match.group("volume")
+        if volume.startswith("findings-"):
+            event, track = volume.removeprefix("findings-"), "findings"
+        else:
+            event, _, part = volume.partition("-")
+            track = ACL_VOLUMES.get(part, "workshop" if index.resolve(event) is None else "main")
+        venue = index.resolve(event)
+        if venue is None and track != "workshop":
+            continue
+        claims.append(
+            VenueClaim(
+                venue=venue.acronym if venue else event.upper(),
+                venue_key=venue.key if venue else None,
+                year=int(match.group("year")),
+                status="accepted",
+                track=track,  # type: ignore[arg-type]
+                workshop=event.upper() if track == "workshop" and venue is None else None,
+                ccf_rank=venue.ccf_rank if venue and track in ("main", "findings") else None,
+                source="doi",
+                text=doi,
+            )
+        )
+    return claims
+
+
+def venue_claims(
+    comments: str | None, journal_ref: str | None, dois: Iterable[str], index: VenueIndex | None = None
+) -> list[VenueClaim]:
+    """Every claim of a paper: its journal reference's and DOIs' first (published records), then its comment's."""
+    index = index or default_index()
+    return _distinct(
+        [
+            *claims_from_journal_ref(journal_ref, index),
+            *claims_from_dois(dois, index),
+            *claims_from_comment(comments, index),
+        ]
+    )
+
+
+def _distinct(claims: list[VenueClaim]) -> list[VenueClaim]:
+    """One claim per venue, year and track; an acceptance beats a submission to the same."""
+    kept: dict[tuple[str, int | None, str], VenueClaim] = {}
+    for claim in claims:
+        key = (claim.venue_key or claim.venue.lower(), claim.year, claim.track)
+        if key not in kept or (kept[key].status == "submitted" and claim.status == "accepted"):
+            kept[key] = claim
+    dated = {(key[0], key[2]) for key in kept if key[1] is not None}
+    return [claim for key, claim in kept.items() if key[1] is not None or (key[0], key[2]) not in dated]

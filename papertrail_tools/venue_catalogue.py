@@ -1,0 +1,83 @@
+"""`papertrail venues refresh`: rebuild papertrail/venues/catalogue.json from a checkout of ccfddl/ccf-deadlines.
+
+A maintainer's command, not an operator's: its output is a file committed with the code and shipped in the
+image (read-only there), and it reads YAML, which only the development environment installs."""
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml  # type: ignore[import-untyped]
+
+from papertrail.venues.catalogue import CATALOGUE_PATH, Catalogue, Venue
+from papertrail.venues.ccfddl import SourceFormatError, add_accept_rates, venues_from_file
+
+LICENSE = "MIT (c) 2021 CCFDDL: https://github.com/ccfddl/ccf-deadlines/blob/main/LICENSE"
+
+
+@dataclass
+class Built:
+    catalogue: Catalogue
+    errors: list[str] = field(default_factory=list)  # "path: what is wrong", one per bad file
+
+
+def _read(path: Path, root: Path) -> object:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise SourceFormatError(f"not readable YAML: {error}".replace("\n", " ")) from error
+
+
+def build(root: Path) -> Built:
+    """Every conference/<FIELD>/*.yml and accept_rates/<FIELD>/*.yml under `root`; a bad file is reported by
+    name and left out, the others all built."""
+    if not (root / "conference").is_dir():
+        raise FileNotFoundError(f"{root}: no conference/ folder (not a ccf-deadlines checkout)")
+    venues: list[Venue] = []
+    errors: list[str] = []
+    bad: set[tuple[str, str]] = set()
+    for path in sorted((root / "conference").glob("*/*.yml")):
+        try:
+            venues += venues_from_file(path.parent.name, path.stem, _read(path, root))
+        except SourceFormatError as error:
+            errors.append(f"{path.relative_to(root)}: {error}")
+            bad.add((path.parent.name, path.stem))
+    for path in sorted((root / "accept_rates").glob("*/*.yml")):
+        if (path.parent.name, path.stem) in bad:  # its venue's file is bad, and reported
+            continue
+        try:
+            add_accept_rates(venues, path.parent.name, path.stem, _read(path, root))
+        except SourceFormatError as error:
+            errors.append(f"{path.relative_to(root)}: {error}")
+    return Built(Catalogue(origin=_origin(root), license=LICENSE, venues=venues), errors)
+
+
+def _origin(root: Path) -> str:
+    """The checkout's commit when it is a git checkout (the shipped file says which data it is)."""
+    try:
+        top, commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout.split()
+    except (OSError, subprocess.SubprocessError, ValueError):
+        top, commit = "", ""
+    if Path(top).resolve() != root.resolve():  # a copy inside another repository (PaperTrail's fixtures): no commit
+        commit = ""
+    where = f"commit {commit}" if commit else "a copy of its files"
+    return f"ccfddl/ccf-deadlines (https://github.com/ccfddl/ccf-deadlines), conference/ and accept_rates/, {where}"
+
+
+def refresh(root: Path, out: Path = CATALOGUE_PATH) -> int:
+    """Write the catalogue; 1 when a file was bad (named; the rest is still written), else 0."""
+    built = build(root)
+    out.write_text(built.catalogue.model_dump_json(indent=1, exclude_none=True) + "\n", encoding="utf-8")
+    venues = built.catalogue.venues
+    editions = sum(len(v.editions) for v in venues)
+    ranked = sum(v.ccf_rank is not None for v in venues)
+    print(f"wrote {out}: {len(venues)} venues, {editions} editions, {ranked} with a CCF rank")
+    for error in built.errors:
+        print(f"skipped {error}")
+    return 1 if built.errors else 0
