@@ -53,9 +53,14 @@ lint: install
 	$(UV) run ruff format --check .
 	$(UV) run mypy papertrail papertrail_ops papertrail_tools schemas services tests bench
 
-# The whole suite: unit, in-memory, integration (real Kafka, MongoDB, Meilisearch), browser.
+# The whole suite: unit, in-memory, integration (real Kafka, MongoDB, Meilisearch), browser. Test modules run on
+# PYTEST_WORKERS pytest-xdist workers, more than the cores: a run mostly waits for servers and services to answer
+# (with 6 on two cores, services' starts outran their readiness waits).
+# --dist loadfile keeps a module on one worker, so its module fixtures (a pipeline, servers of its own) start once;
+# (loadgroup would, but pytest-xdist 3.8 cannot mark groups on pytest 9.2's node ids: every test ran apart).
+PYTEST_WORKERS ?= 4
 test: system-deps lint
-	$(UV) run pytest
+	$(UV) run pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 # The inner loop, no servers: lint and types, the pure tests and the handlers on FastStream's in-memory broker.
 test-fast: lint

@@ -3,6 +3,10 @@
 Servers come, in this order, from environment variables that point at running servers
 (KAFKA_BOOTSTRAP_SERVERS, MONGODB_URL, MEILI_URL, MEILI_MASTER_KEY); else testcontainers when a Docker
 engine answers; else the project's local stack started on free ports in a temporary folder.
+
+One set of servers serves a whole session (each pytest-xdist worker its own); each test module works under names
+of its own on it (Servers.name_prefix: topics, consumer groups, database, index). A module marked `own_stack` gets
+servers of its own, with the documented names, as every module did before names had a prefix.
 """
 
 import asyncio
@@ -13,7 +17,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email import message_from_bytes, policy
 from email.message import Message
 from pathlib import Path
@@ -37,14 +41,42 @@ class Servers:
     meili_url: str
     meili_master_key: str
     origin: str
+    # This module's names on servers other modules share: KAFKA_NAME_PREFIX, and in the database and index names.
+    name_prefix: str = ""
 
     def environment(self) -> dict[str, str]:
-        return {
+        """The services' settings for these servers; a test may give its own MONGODB_DATABASE and INDEX_NAME."""
+        env = {
             "KAFKA_BOOTSTRAP_SERVERS": self.kafka_bootstrap_servers,
             "MONGODB_URL": self.mongodb_url,
             "MEILI_URL": self.meili_url,
             "MEILI_MASTER_KEY": self.meili_master_key,
         }
+        if self.name_prefix:
+            env |= {
+                "KAFKA_NAME_PREFIX": self.name_prefix,
+                "MONGODB_DATABASE": self.database,
+                "INDEX_NAME": self.index,
+            }
+        return env
+
+    @property
+    def database(self) -> str:
+        """The MongoDB database the services use by default (MONGODB_DATABASE of environment())."""
+        return f"papertrail_{self.name_prefix.rstrip('.')}" if self.name_prefix else "papertrail"
+
+    @property
+    def index(self) -> str:
+        """The Meilisearch index of papers the services use by default (INDEX_NAME of environment())."""
+        return f"papers_{self.name_prefix.rstrip('.')}" if self.name_prefix else "papers"
+
+    def topic(self, name: str) -> str:
+        """A topic's name on the broker for services run with environment() (docs/events.md names it `name`)."""
+        return self.name_prefix + name
+
+    def group(self, name: str) -> str:
+        """A consumer group's name on the broker for services run with environment()."""
+        return self.name_prefix + name
 
 
 def ephemeral_port_start() -> int:
@@ -186,6 +218,60 @@ def _local_stack(folder: Path) -> Iterator[Servers]:
         stack.down(settings, log=lambda line: None)
 
 
+# The modules that take longest (pytest --durations shows them: pipelines, drills, whole demos), ending as here. Under
+# pytest-xdist they start first, so the run does not end waiting on one of them that began last.
+SLOW_MODULES = (
+    "normalizer/test_corpus_pipeline.py",
+    "integration/test_smoke.py",
+    "papertrail_tools/test_run.py",
+    "resilience/test_kill_services.py",
+    "resilience/test_dependency_restarts.py",
+    "test_library_import_restart.py",
+    "test_math_pages.py",
+    "test_api.py",
+    "test_pages.py",
+    "test_paper_ids.py",
+    "integration/test_local_prometheus.py",
+    "papertrail/follows/test_rules.py",
+    "test_topic_retag.py",
+    "integration/test_matcher_backfill_retry.py",
+)
+
+
+# Modules that share a session-scoped fixture run on one worker, so it starts once: tests/query/conftest.py's
+# arxiv_page_site (one pipeline that harvested the recorded arXiv page, read by both).
+SHARED_UNITS = {"arxiv-page-site": ("query/catalogue/test_api.py", "query/catalogue/test_pages.py")}
+
+
+def _slowness(nodeid: str) -> int:
+    module = nodeid.split("::", 1)[0]
+    return next((len(SLOW_MODULES) - i for i, slow in enumerate(SLOW_MODULES) if module.endswith(slow)), 0)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadfile, with the slowest modules handed out first (see SLOW_MODULES); a module stays on one worker, so
+    its module-scoped fixtures (a pipeline, servers of its own) start once, and so do the modules of a SHARED_UNITS
+    entry."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SlowestModulesFirst(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = super()._split_scope(nodeid)
+            return next((unit for unit, modules in SHARED_UNITS.items() if module.endswith(modules)), module)
+
+        def schedule(self) -> None:
+            if self.collection is None and self.collection_is_completed:
+                for node, collection in self.registered_collections.items():
+                    self.registered_collections[node] = sorted(collection, key=lambda nodeid: -_slowness(nodeid))
+                self.config.option.loadscopereorder = False  # keep this order, not the modules' test counts
+            super().schedule()
+
+    return SlowestModulesFirst(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test that needs the real servers (the `servers` fixture, directly or through another) must be marked
     integration: `pytest -m "not integration"` (make test-fast) then never starts them."""
@@ -198,13 +284,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError("tests using real servers without @pytest.mark.integration: " + ", ".join(unmarked))
 
 
-@pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
-    """Real Kafka-, MongoDB- and Meilisearch-protocol servers, fresh for each test module.
-
-    Fresh per module because the services' topics and consumer groups have fixed names: a module must not
-    inherit another module's unconsumed messages or committed offsets. (Servers given by environment
-    variables are shared; tests then rely on their own database and index names.)"""
+def _started_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     from_env = _from_environment()
     if from_env is not None:
         yield from_env
@@ -212,6 +292,31 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
         yield from _testcontainers()
     else:
         yield from _local_stack(tmp_path_factory.mktemp("stack"))
+
+
+@pytest.fixture(scope="session")
+def session_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    """The servers every module of this session (of this xdist worker) shares, started at first use."""
+    yield from _started_servers(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def servers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    """Real Kafka-, MongoDB- and Meilisearch-protocol servers, under names fresh for each test module.
+
+    The session's servers, with a name prefix of the module's own (KAFKA_NAME_PREFIX, database and index in
+    environment()): a module never inherits another module's unconsumed messages or committed offsets. A module
+    marked `own_stack` (one that names topics or groups as docs/events.md does, or stops servers) gets servers of
+    its own, started for it and stopped after it."""
+    if request.node.get_closest_marker("own_stack") is not None:
+        yield from _started_servers(tmp_path_factory)
+        return
+    yield under_fresh_names(request.getfixturevalue("session_servers"))
+
+
+def under_fresh_names(shared: Servers) -> Servers:
+    """The shared servers under names no other user of them has (topics, groups, database, index)."""
+    return replace(shared, name_prefix=f"t{uuid.uuid4().hex[:10]}.")
 
 
 @pytest.fixture

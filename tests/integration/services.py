@@ -138,6 +138,10 @@ class Pipeline:
     def url(self, service: str, path: str) -> str:
         return f"http://127.0.0.1:{self.ports[service]}{path}"
 
+    def topic(self, name: str) -> str:
+        """A topic's name on the broker for this pipeline's services (KAFKA_NAME_PREFIX of its environment)."""
+        return self.env.get("KAFKA_NAME_PREFIX", "") + name
+
 
 @contextmanager
 def running_pipeline(
@@ -180,7 +184,7 @@ def running_pipeline(
 async def deleted_follow_announced(servers: Servers, follow_id: str) -> bool:
     """Whether the deletion of the follow is on follows.changed.v1 (from the topic's start) within 30 s."""
     consumer = AIOKafkaConsumer(
-        topics.FOLLOWS_CHANGED,
+        servers.topic(topics.FOLLOWS_CHANGED),
         bootstrap_servers=servers.kafka_bootstrap_servers,
         auto_offset_reset="earliest",
         group_id=None,

@@ -124,13 +124,15 @@ async def test_bad_records_are_dead_lettered_and_the_partition_moves_on(pipeline
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
     await producer.start()
     try:
-        await producer.send_and_wait("harvest.raw.v1", bad_bytes, key=b"test:bad-json")
-        await producer.send_and_wait("harvest.raw.v1", unparseable.model_dump_json().encode(), key=b"arxiv:9999.99999")
+        await producer.send_and_wait(servers.topic("harvest.raw.v1"), bad_bytes, key=b"test:bad-json")
+        await producer.send_and_wait(
+            servers.topic("harvest.raw.v1"), unparseable.model_dump_json().encode(), key=b"arxiv:9999.99999"
+        )
     finally:
         await producer.stop()
 
     consumer = AIOKafkaConsumer(
-        "harvest.raw.v1.dlq",
+        servers.topic("harvest.raw.v1.dlq"),
         bootstrap_servers=bootstrap,
         auto_offset_reset="earliest",
         group_id=f"test-dlq-{uuid.uuid4().hex[:6]}",
@@ -151,7 +153,7 @@ async def test_bad_records_are_dead_lettered_and_the_partition_moves_on(pipeline
         await consumer.stop()
     value, headers = letters[b"test:bad-json"]
     assert value == bad_bytes  # the original bytes, untouched
-    assert headers["x-dlq-topic"] == b"harvest.raw.v1" and headers["x-dlq-reason"]
+    assert headers["x-dlq-topic"] == servers.topic("harvest.raw.v1").encode() and headers["x-dlq-reason"]
     assert b"no <arXiv> metadata" in letters[b"arxiv:9999.99999"][1]["x-dlq-reason"]
 
 
@@ -166,9 +168,9 @@ async def test_the_same_raw_record_twice_changes_nothing(pipeline: Pipeline, ser
     mongo: MongoClient = MongoClient(servers.mongodb_url)
     db = mongo[pipeline.env["MONGODB_DATABASE"]]
     wait_until(lambda: db.papers.find_one({"_id": paper_id}), timeout=120, what="the paper")
-    await wait_until_async(lambda: _settled(bootstrap), 60, "the normalizer to catch up")
+    await wait_until_async(lambda: _settled(servers), 60, "the normalizer to catch up")
     versions_before = db.paper_versions.count_documents({})
-    events_before = await _end_offsets(bootstrap, "papers.normalized.v1")
+    events_before = await _end_offsets(bootstrap, servers.topic("papers.normalized.v1"))
 
     again = RawRecord(
         source="arxiv",
@@ -183,18 +185,18 @@ async def test_the_same_raw_record_twice_changes_nothing(pipeline: Pipeline, ser
     await producer.start()
     try:
         await producer.send_and_wait(
-            "harvest.raw.v1", again.model_dump_json().encode(), key=f"arxiv:{record.record_id}".encode()
+            servers.topic("harvest.raw.v1"), again.model_dump_json().encode(), key=f"arxiv:{record.record_id}".encode()
         )
     finally:
         await producer.stop()
-    await wait_until_async(lambda: _settled(bootstrap), 60, "the normalizer to handle the repeat")
+    await wait_until_async(lambda: _settled(servers), 60, "the normalizer to handle the repeat")
     assert db.paper_versions.count_documents({}) == versions_before
-    assert await _end_offsets(bootstrap, "papers.normalized.v1") == events_before
+    assert await _end_offsets(bootstrap, servers.topic("papers.normalized.v1")) == events_before
     mongo.close()
 
 
-async def _settled(bootstrap: str) -> bool:
+async def _settled(servers: Servers) -> bool:
     """The normalizer has committed everything published to harvest.raw.v1."""
-    return await _committed(bootstrap, "papertrail-normalizer", "harvest.raw.v1") == await _end_offsets(
-        bootstrap, "harvest.raw.v1"
-    )
+    bootstrap, raw = servers.kafka_bootstrap_servers, servers.topic("harvest.raw.v1")
+    committed = await _committed(bootstrap, servers.group("papertrail-normalizer"), raw)
+    return committed == await _end_offsets(bootstrap, raw)

@@ -130,7 +130,9 @@ async def _store_as_an_earlier_release(system: System, servers: Servers) -> None
     await producer.start()
     try:
         for event in applied.events:
-            await producer.send_and_wait(topics.PAPERS_NORMALIZED, event.model_dump_json().encode(), FRONT.encode())
+            await producer.send_and_wait(
+                servers.topic(topics.PAPERS_NORMALIZED), event.model_dump_json().encode(), FRONT.encode()
+            )
     finally:
         await producer.stop()
 
@@ -165,17 +167,17 @@ def test_front_matter_held_is_withdrawn_at_start_and_never_made_again(
         assert overview["total_papers"]["value"] == overview["new_papers"]["value"] == 0
         assert overview["total_ai_related"]["value"] == 0
         bootstrap = servers.kafka_bootstrap_servers
-        assert asyncio.run(_keys(bootstrap, topics.PAPERS_WITHDRAWN)) == [FRONT]
-        new_before = asyncio.run(_keys(bootstrap, topics.PAPERS_NEW))
+        assert asyncio.run(_keys(bootstrap, servers.topic(topics.PAPERS_WITHDRAWN))) == [FRONT]
+        new_before = asyncio.run(_keys(bootstrap, servers.topic(topics.PAPERS_NEW)))
 
         # the volume harvested again, as the harvester publishes it: front matter included
         records = _volume()
-        asyncio.run(publish_raw(bootstrap, topics.HARVEST_RAW, records))
+        asyncio.run(publish_raw(bootstrap, servers.topic(topics.HARVEST_RAW), records))
         papers = {f"acl:{r.record_id}" for r in records} - {FRONT}
         assert len(papers) == 6
         wait_until(lambda: system.indexed() == papers, timeout=90, what="the volume's 6 papers indexed")
         assert {d["_id"] for d in db.papers.find({}, {"_id": 1})} == papers
-        new_after = asyncio.run(_keys(bootstrap, topics.PAPERS_NEW))
+        new_after = asyncio.run(_keys(bootstrap, servers.topic(topics.PAPERS_NEW)))
         # one message per paper, none for the front matter (keys come partition by partition: compare counts)
         assert Counter(new_after) - Counter(new_before) == Counter(papers)
         overview = system.query("/api/overview")
@@ -183,13 +185,13 @@ def test_front_matter_held_is_withdrawn_at_start_and_never_made_again(
         assert system.query("/api/papers", q="Proceedings")["total"] == 0
         assert db.matches.find_one({"paper_id": FRONT}) is None
         assert db.source_records.find_one({"_id": f"acl:{VOLUME}.0"}) is None
-        dead = asyncio.run(end_offsets(bootstrap, f"{topics.HARVEST_RAW}.dlq"))
+        dead = asyncio.run(end_offsets(bootstrap, servers.topic(f"{topics.HARVEST_RAW}.dlq")))
         assert sum(dead.values()) == 0  # set aside, not dead-lettered
         metrics = httpx.get(f"http://127.0.0.1:{normalizer}/metrics", timeout=5).text
         assert 'papertrail_normalizer_records_set_aside_total{reason="front_matter"} 1.0' in metrics
     # a second start finds nothing more to withdraw
     with running_service("normalizer", system.env, system.logs):
-        assert asyncio.run(_keys(servers.kafka_bootstrap_servers, topics.PAPERS_WITHDRAWN)) == [FRONT]
+        assert asyncio.run(_keys(servers.kafka_bootstrap_servers, servers.topic(topics.PAPERS_WITHDRAWN))) == [FRONT]
 
 
 def test_a_picks_arxiv_record_is_fetched_and_merged_end_to_end(system: System, mongo: MongoClient) -> None:

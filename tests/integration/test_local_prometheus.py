@@ -118,7 +118,7 @@ def _scraped_since(prometheus: str, moment: float) -> bool:
 def _drive(pipeline: Pipeline) -> None:
     """Real data through every stage, a record no parser accepts, and readers' requests."""
     papertrail_cli(pipeline.env, "import", str(CORPUS_LINES))
-    asyncio.run(_publish_malformed(pipeline.env["KAFKA_BOOTSTRAP_SERVERS"]))
+    asyncio.run(_publish_malformed(pipeline))
     page_ids = {f"arxiv:{record.record_id}" for record in parse_oai_page(ARXIV_CS_PAGE.read_bytes()).records}
     corpus_ids = {f"arxiv:{json.loads(line)['id']}" for line in CORPUS_LINES.read_text().splitlines()}
     api = httpx.Client(base_url=pipeline.url("query", ""), timeout=10)
@@ -133,13 +133,13 @@ def _drive(pipeline: Pipeline) -> None:
         assert api.get("/api/papers/arxiv:0000.00000").status_code == 404
 
 
-async def _publish_malformed(bootstrap: str) -> None:
+async def _publish_malformed(pipeline: Pipeline) -> None:
     from aiokafka import AIOKafkaProducer
 
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+    producer = AIOKafkaProducer(bootstrap_servers=pipeline.env["KAFKA_BOOTSTRAP_SERVERS"], acks="all")
     await producer.start()
     try:
-        await producer.send_and_wait(topics.HARVEST_RAW, b'{"source": "arxiv"}', key=b"arxiv:malformed")
+        await producer.send_and_wait(pipeline.topic(topics.HARVEST_RAW), b'{"source": "arxiv"}', key=b"arxiv:malformed")
     finally:
         await producer.stop()
 

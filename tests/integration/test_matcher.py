@@ -92,7 +92,7 @@ async def publish(servers: Servers, topic: str, event: BaseModel, key: str) -> N
     producer = AIOKafkaProducer(bootstrap_servers=servers.kafka_bootstrap_servers)
     await producer.start()
     try:
-        await producer.send_and_wait(topic, event.model_dump_json().encode(), key=key.encode())
+        await producer.send_and_wait(servers.topic(topic), event.model_dump_json().encode(), key=key.encode())
     finally:
         await producer.stop()
 
@@ -102,7 +102,7 @@ class MatchedReader:
 
     def __init__(self, servers: Servers) -> None:
         self.consumer = AIOKafkaConsumer(
-            "follows.matched.v1",
+            servers.topic("follows.matched.v1"),
             bootstrap_servers=servers.kafka_bootstrap_servers,
             auto_offset_reset="earliest",
             group_id=f"test-matched-{uuid.uuid4().hex[:6]}",
@@ -229,7 +229,13 @@ async def test_a_match_reaches_its_owners_webhook_once(matcher: dict, servers: S
         wait_until(
             lambda: db.matches.count_documents({"follow_id": hooked.id, "announced": True}) == 1, 60, what="announced"
         )
-        groups = (("papers.enriched.v1", "papertrail-matcher"), ("follows.matched.v1", "papertrail-matcher-webhooks"))
+        groups = [
+            (servers.topic(topic), servers.group(group))
+            for topic, group in (
+                ("papers.enriched.v1", "papertrail-matcher"),
+                ("follows.matched.v1", "papertrail-matcher-webhooks"),
+            )
+        ]
 
         async def settled() -> bool:  # both papers matched and every match handed to the webhook consumer
             return all([await caught_up(servers.kafka_bootstrap_servers, t, g) for t, g in groups])

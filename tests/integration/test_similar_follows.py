@@ -111,7 +111,9 @@ async def _emit_embedded(pipeline: Pipeline, db: Any, paper_ids: list[str]) -> N
                 summary=Summary(status="pending"),
                 embedding=PaperEmbedding(model=SETTINGS.model_key, state="embedded"),
             )
-            await producer.send_and_wait("papers.enriched.v1", event.model_dump_json().encode(), key=paper.id.encode())
+            await producer.send_and_wait(
+                pipeline.topic("papers.enriched.v1"), event.model_dump_json().encode(), key=paper.id.encode()
+            )
     finally:
         await producer.stop()
 
@@ -127,7 +129,7 @@ async def _renormalized(pipeline: Pipeline, db: Any, paper_ids: list[str]) -> No
                 kind="updated", paper=paper, version=PaperVersion.model_validate(doc["last_versions"][-1])
             )
             await producer.send_and_wait(
-                "papers.normalized.v1", event.model_dump_json().encode(), key=paper.id.encode()
+                pipeline.topic("papers.normalized.v1"), event.model_dump_json().encode(), key=paper.id.encode()
             )
     finally:
         await producer.stop()

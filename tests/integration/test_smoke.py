@@ -45,12 +45,14 @@ def smoke(pipeline: Pipeline, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def _publish_unparseable_record(bootstrap: str) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+async def _publish_unparseable_record(servers: Servers) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=servers.kafka_bootstrap_servers)
     await producer.start()
     try:
         record = unparseable_arxiv_record()
-        await producer.send_and_wait(HARVEST_RAW, record.model_dump_json().encode(), key=b"arxiv:9999.99999")
+        await producer.send_and_wait(
+            servers.topic(HARVEST_RAW), record.model_dump_json().encode(), key=b"arxiv:9999.99999"
+        )
     finally:
         await producer.stop()
 
@@ -70,15 +72,15 @@ def test_smoke_passes_on_the_pipeline_then_names_the_dead_letter_it_parks(pipeli
     assert first.stdout.splitlines()[-1].startswith("smoke: ")
     parked_before = _dead_letters_reported(first)
 
-    asyncio.run(_publish_unparseable_record(servers.kafka_bootstrap_servers))
+    asyncio.run(_publish_unparseable_record(servers))
     # the smoke waits until the normalizer has read that record (and so parked it) before it reads the dead letters
     second = smoke(pipeline, "--searchable-timeout", "120")
     assert second.returncode == 1
     assert _dead_letters_reported(second) == parked_before + 1
     # harvest.raw.v1.dlq is read first (the topics in order): its letter is the first one named
     failure = second.stdout.split("FAIL dead letters:")[1]
-    assert failure.split("\n")[1].startswith("harvest.raw.v1.dlq[")
-    assert "from harvest.raw.v1" in failure and "key=arxiv:9999.99999" in failure
+    assert failure.split("\n")[1].startswith(servers.topic("harvest.raw.v1.dlq["))
+    assert f"from {servers.topic(HARVEST_RAW)}" in failure and "key=arxiv:9999.99999" in failure
     assert "no <arXiv> metadata" in failure
     assert "dead letters" in second.stdout.splitlines()[-1]  # smoke: k of n checks failed: …, dead letters, …
     for check in READER_CHECKS:

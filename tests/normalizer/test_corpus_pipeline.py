@@ -53,21 +53,21 @@ def _env(servers: Servers, database: str) -> dict[str, str]:
 async def _load(servers: Servers, records: list[RawRecord]) -> tuple[int, float]:
     """Publish the records against the running normalizer(s); wait until handled: (events emitted, seconds)."""
     bootstrap = servers.kafka_bootstrap_servers
-    before = sum((await end_offsets(bootstrap, topics.PAPERS_NORMALIZED)).values())
+    before = sum((await end_offsets(bootstrap, servers.topic(topics.PAPERS_NORMALIZED))).values())
     started = time.monotonic()
-    await publish_raw(bootstrap, topics.HARVEST_RAW, records)
+    await publish_raw(bootstrap, servers.topic(topics.HARVEST_RAW), records)
 
     async def done() -> bool:
-        return await caught_up(bootstrap, topics.HARVEST_RAW, GROUP)
+        return await caught_up(bootstrap, servers.topic(topics.HARVEST_RAW), servers.group(GROUP))
 
     await wait_until_async(done, within=240, what=f"{len(records)} raw records handled")
     elapsed = time.monotonic() - started
-    after = sum((await end_offsets(bootstrap, topics.PAPERS_NORMALIZED)).values())
+    after = sum((await end_offsets(bootstrap, servers.topic(topics.PAPERS_NORMALIZED))).values())
     return after - before, elapsed
 
 
 async def _has_members(servers: Servers, n: int) -> bool:
-    return await stable_members(servers.kafka_bootstrap_servers, GROUP) == n
+    return await stable_members(servers.kafka_bootstrap_servers, servers.group(GROUP)) == n
 
 
 def _history(db) -> dict[str, list[tuple[int, str, str]]]:  # type: ignore[no-untyped-def]
@@ -96,7 +96,9 @@ async def one_instance(  # type: ignore[no-untyped-def]
     logs: Path = tmp_path_factory.mktemp("normalizer-one")
     rest = [r for r in corpus if r not in first_week]
     db = mongo[database]
-    await skip_to_end(servers.kafka_bootstrap_servers, topics.HARVEST_RAW, GROUP)  # before the group has members
+    await skip_to_end(
+        servers.kafka_bootstrap_servers, servers.topic(topics.HARVEST_RAW), servers.group(GROUP)
+    )  # before the group has members
     with running_service("normalizer", _env(servers, database), logs):
         week_events, week_seconds = await _load(servers, first_week)
         week = _state(db, week_events)
@@ -134,7 +136,7 @@ async def test_two_instances_in_one_group_give_the_same_result_as_one(
     database = f"normalizer_pair_{uuid.uuid4().hex[:8]}"
     env = _env(servers, database)
     logs: Path = tmp_path_factory.mktemp("normalizer-two")
-    await skip_to_end(servers.kafka_bootstrap_servers, topics.HARVEST_RAW, GROUP)
+    await skip_to_end(servers.kafka_bootstrap_servers, servers.topic(topics.HARVEST_RAW), servers.group(GROUP))
     (logs / "a").mkdir()
     (logs / "b").mkdir()
     a, b = env | {"INSTANCE_ID": "normalizer-a"}, env | {"INSTANCE_ID": "normalizer-b"}  # two hosts, two names

@@ -37,7 +37,7 @@ def counted_fetches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
 async def test_an_idle_consumer_fetches_at_most_ten_times_a_second(
     servers: Servers, counted_fetches: list[float]
 ) -> None:
-    topic = "pacing.idle"
+    topic = servers.topic("pacing.idle")
     consumer = AIOKafkaConsumer(
         topic, bootstrap_servers=servers.kafka_bootstrap_servers, group_id="pacing-test", auto_offset_reset="earliest"
     )
@@ -66,7 +66,7 @@ async def test_a_lingering_consumer_gets_records_in_few_batches_gathered_over_it
 ) -> None:
     """fetch_min_bytes / fetch_max_wait_ms (the query service's INDEX_LINGER_MS): a trickle of records arrives in
     batches gathered over the wait, as Kafka's broker would hold the fetch; noida-db answers each fetch at once."""
-    topic, linger_s = "pacing.linger", 0.8
+    topic, linger_s = servers.topic("pacing.linger"), 0.8
     producer = AIOKafkaProducer(bootstrap_servers=servers.kafka_bootstrap_servers)
     await producer.start()
     await producer.send_and_wait(topic, b"first")  # creates the topic

@@ -31,7 +31,8 @@ def migrate(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]
 async def test_pending_migrations_run_once_and_announce_what_they_delete(servers: Servers) -> None:
     env = servers.environment() | {"MONGODB_DATABASE": f"papertrail_migrate_{uuid.uuid4().hex[:8]}"}
     await ensure_topics(
-        InfraSettings(kafka_bootstrap_servers=servers.kafka_bootstrap_servers), [topics.FOLLOWS_CHANGED]
+        InfraSettings(kafka_bootstrap_servers=servers.kafka_bootstrap_servers, kafka_name_prefix=servers.name_prefix),
+        [topics.FOLLOWS_CHANGED],
     )
     mongo: AsyncMongoClient[dict[str, Any]] = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
     db = mongo[env["MONGODB_DATABASE"]]

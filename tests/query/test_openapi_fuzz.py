@@ -24,7 +24,7 @@ from tests.integration.services import create_user, running_service
 from tests.integration.test_matcher import enriched, publish
 from tests.matcher.corpus import sample_papers
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]  # the fuzz is CPU-bound: minutes on a busy machine
 HERE = Path(__file__).parent
 PAPERS = 5  # real ones, so paper, search and corrections answer 200 and 201 too, not only errors
 EXAMPLES = 100  # per operation and phase

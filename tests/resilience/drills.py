@@ -150,6 +150,11 @@ class Pipeline:
     def bootstrap(self) -> str:
         return self.env["KAFKA_BOOTSTRAP_SERVERS"]
 
+    @property
+    def prefix(self) -> str:
+        """KAFKA_NAME_PREFIX of the services: their topics' and groups' names on the broker start with it."""
+        return self.env.get("KAFKA_NAME_PREFIX", "")
+
 
 async def follow_most_papers(pipeline: "Pipeline") -> None:
     """A user with a broad keyword follow, made through the API as a user would: its matches are stored, so a drill
@@ -164,20 +169,22 @@ async def follow_most_papers(pipeline: "Pipeline") -> None:
     assert follow.status_code == 201, follow.text
 
 
-async def skip_all_groups(bootstrap: str) -> None:
-    """Before the services join: their groups ignore what earlier tests left on the shared topics."""
+async def skip_all_groups(bootstrap: str, prefix: str = "") -> None:
+    """Before the services join: their groups ignore what earlier tests left on the shared topics.
+
+    `prefix` is the services' KAFKA_NAME_PREFIX: the names of their topics and groups on the broker."""
     for topic, group in GROUPS:
-        await skip_to_end(bootstrap, topic, group)
+        await skip_to_end(bootstrap, prefix + topic, prefix + group)
 
 
-async def publish(bootstrap: str, records: list[RawRecord]) -> None:
-    await publish_raw(bootstrap, topics.HARVEST_RAW, records)
+async def publish(bootstrap: str, records: list[RawRecord], prefix: str = "") -> None:
+    await publish_raw(bootstrap, prefix + topics.HARVEST_RAW, records)
 
 
-async def settled(bootstrap: str) -> bool:
+async def settled(bootstrap: str, prefix: str = "") -> bool:
     """Every group has committed everything on its topics: nothing in flight anywhere in the pipeline."""
     for topic, group in GROUPS:
-        if not await caught_up(bootstrap, topic, group):
+        if not await caught_up(bootstrap, prefix + topic, prefix + group):
             return False
     return True
 

@@ -30,7 +30,7 @@ KILL_ORDER = ("normalizer", "summarizer", "query", "matcher", "harvester")
 
 @pytest.fixture
 async def pipeline(servers: Servers, tmp_path: Path) -> AsyncIterator[Pipeline]:
-    await skip_all_groups(servers.kafka_bootstrap_servers)
+    await skip_all_groups(servers.kafka_bootstrap_servers, servers.name_prefix)
     running = Pipeline(pipeline_env(servers.environment()), tmp_path)
     try:
         running.start()
@@ -45,7 +45,9 @@ async def test_every_service_killed_mid_load_loses_and_doubles_nothing(pipeline:
     chunks = [records[i :: len(KILL_ORDER)] for i in range(len(KILL_ORDER))]
     killed: dict[str, tuple[int, int]] = {}
     for chunk, victim in zip(chunks, KILL_ORDER, strict=True):
-        await publish(pipeline.bootstrap, chunk)  # the pipeline is busy with this chunk when the kill lands
+        await publish(
+            pipeline.bootstrap, chunk, pipeline.prefix
+        )  # the pipeline is busy with this chunk when the kill lands
         service = pipeline.services[victim]
         old_pid = service.pid
         service.kill9()
@@ -57,7 +59,7 @@ async def test_every_service_killed_mid_load_loses_and_doubles_nothing(pipeline:
     expected = expected_paper_ids(records)
     query = pipeline.services["query"]
     wait_until(lambda: len(set(indexed_ids(query))) >= len(expected), timeout=150, what=f"{len(expected)} indexed")
-    await wait_until_async(lambda: settled(pipeline.bootstrap), 90, "every consumer group to catch up")
+    await wait_until_async(lambda: settled(pipeline.bootstrap, pipeline.prefix), 90, "every consumer group to catch up")
 
     report = loss_and_doubling(servers.mongodb_url, pipeline.env["MONGODB_DATABASE"], expected, indexed_ids(query))
     assert report["missing_papers"] == [] and report["unexpected_papers"] == []

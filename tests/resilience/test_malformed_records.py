@@ -80,7 +80,7 @@ def malformed(run: str, good: list[RawRecord]) -> dict[bytes, bytes]:
 
 @pytest.fixture
 async def normalizer(servers: Servers, tmp_path: Path) -> AsyncIterator[Service]:
-    await skip_to_end(servers.kafka_bootstrap_servers, topics.HARVEST_RAW, GROUP)
+    await skip_to_end(servers.kafka_bootstrap_servers, servers.topic(topics.HARVEST_RAW), servers.group(GROUP))
     service = Service("normalizer", pipeline_env(servers.environment()), tmp_path)
     try:
         service.start()
@@ -104,16 +104,20 @@ async def test_malformed_records_are_parked_and_good_ones_pass(normalizer: Servi
     )
     await producer.start()
     try:
-        futures = [await producer.send(topics.HARVEST_RAW, value, key=key) for key, value in messages]
+        futures = [await producer.send(servers.topic(topics.HARVEST_RAW), value, key=key) for key, value in messages]
         for future in futures:
             await future
     finally:
         await producer.stop()
 
     bootstrap = servers.kafka_bootstrap_servers
-    await wait_until_async(lambda: caught_up(bootstrap, topics.HARVEST_RAW, GROUP), 300, "the normalizer to catch up")
+    await wait_until_async(
+        lambda: caught_up(bootstrap, servers.topic(topics.HARVEST_RAW), servers.group(GROUP)),
+        300,
+        "the normalizer to catch up",
+    )
 
-    settings = InfraSettings(kafka_bootstrap_servers=bootstrap)
+    settings = InfraSettings(kafka_bootstrap_servers=bootstrap, kafka_name_prefix=servers.name_prefix)
     letters, _ = await read_dead_letters(settings, topics.HARVEST_RAW)
     ours = {letter.key: letter for letter in letters if letter.key and letter.key.startswith(f"drill-{run}:".encode())}
     assert set(ours) == set(bad), f"{len(set(bad) - set(ours))} bad records not dead-lettered"
@@ -135,6 +139,6 @@ async def test_malformed_records_are_parked_and_good_ones_pass(normalizer: Servi
         for family in text_string_to_metric_families(metrics)
         if family.name == "papertrail_dead_letters"
         for sample in family.samples
-        if sample.name.endswith("_total") and sample.labels.get("topic") == topics.HARVEST_RAW
+        if sample.name.endswith("_total") and sample.labels.get("topic") == servers.topic(topics.HARVEST_RAW)
     )
     assert parked >= BAD

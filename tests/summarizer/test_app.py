@@ -1,8 +1,8 @@
 """The summarizer's app on FastStream's in-memory broker with the resources its lifespan builds (`build_resources`,
 over a real MongoDB-protocol server): events that break the schema are parked on papers.normalized.v1.dlq with the
 reason and original bytes, and nothing is passed on for them; the resources record the embedding model the vectors
-are made with. (Holding and passing papers on, against real Kafka: test_summarizing.py, test_public_topic.py: the
-in-memory broker's publishers confirm nothing for `publish_confirmed` to wait on.)"""
+are made with; a new paper passes on to papers.enriched.v1 and the public papers.new.v1, a revision to the first only.
+(The same against real Kafka, with a model endpoint: test_summarizing.py, test_public_topic.py.)"""
 
 from collections.abc import AsyncIterator
 from typing import Any
@@ -20,6 +20,7 @@ from schemas import topics
 from services.summarizer.app import build_resources, create_app
 from services.summarizer.settings import SummarizerSettings
 from tests.conftest import broker_of
+from tests.fake_openai import corpus_event, corpus_lines
 
 pytestmark = pytest.mark.integration
 
@@ -60,3 +61,20 @@ async def test_the_resources_record_the_model_the_vectors_are_made_with(
 ) -> None:
     recorded = await scratch_db[EMBEDDING_MODEL.name].find_one({"_id": VECTORS_MODEL_ID})
     assert recorded is not None and recorded["model"] == SETTINGS.model_key
+
+
+async def test_a_new_paper_passes_on_to_both_topics_and_a_revision_to_the_enriched_one_only(
+    memory: tuple[Any, Any],
+) -> None:
+    broker, seen = memory
+    line = corpus_lines()[0]
+    new, revised = corpus_event(line), corpus_event(line, "revised", comments="v2: camera-ready")
+    await broker.publish_batch(new.model_dump(mode="json"), topic=topics.PAPERS_NORMALIZED)
+    await broker.publish_batch(revised.model_dump(mode="json"), topic=topics.PAPERS_NORMALIZED)
+    enriched = seen[topics.PAPERS_ENRICHED]
+    assert [(m["kind"], m["paper"]["id"], m["summary"]["status"]) for m in enriched] == [
+        ("new", new.paper.id, "pending"),
+        ("revised", new.paper.id, "pending"),
+    ]
+    assert [(m["paper"]["id"], m["summary"]["status"]) for m in seen[topics.PAPERS_NEW]] == [(new.paper.id, "pending")]
+    assert seen["parked"] == []

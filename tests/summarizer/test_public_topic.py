@@ -58,11 +58,16 @@ def summarizer(
 
 
 class Reader:
-    """A plain aiokafka consumer (no project code) of the summarizer's output topics, from the beginning."""
+    """A plain aiokafka consumer (no project code) of the summarizer's output topics, from the beginning; what it
+    has seen is kept under the topics' documented names."""
 
-    def __init__(self, bootstrap: str) -> None:
+    def __init__(self, servers: Servers) -> None:
+        self.prefix = servers.name_prefix
         self.consumer = AIOKafkaConsumer(
-            topics.PAPERS_NEW, topics.PAPERS_ENRICHED, bootstrap_servers=bootstrap, auto_offset_reset="earliest"
+            servers.topic(topics.PAPERS_NEW),
+            servers.topic(topics.PAPERS_ENRICHED),
+            bootstrap_servers=servers.kafka_bootstrap_servers,
+            auto_offset_reset="earliest",
         )
         self.seen: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
         self.raw_public: list[bytes] = []
@@ -71,9 +76,10 @@ class Reader:
         batch = await self.consumer.getmany(timeout_ms=300)
         for records in batch.values():
             for record in records:
-                if record.topic == topics.PAPERS_NEW:
+                topic = record.topic.removeprefix(self.prefix)
+                if topic == topics.PAPERS_NEW:
                     self.raw_public.append(record.value or b"")
-                self.seen[record.topic][(record.key or b"").decode()].append(json.loads(record.value or b"{}"))
+                self.seen[topic][(record.key or b"").decode()].append(json.loads(record.value or b"{}"))
 
     def statuses(self, topic: str, key: str) -> list[str]:
         return [m["summary"]["status"] for m in self.seen[topic][key]]
@@ -85,7 +91,7 @@ async def test_papers_flow_while_the_endpoint_is_down_and_public_messages_valida
     state = fake[0]
     state.reset()
     state.down = True
-    reader = Reader(servers.kafka_bootstrap_servers)
+    reader = Reader(servers)
     producer = AIOKafkaProducer(bootstrap_servers=servers.kafka_bootstrap_servers)
     await reader.consumer.start()
     await producer.start()
@@ -93,7 +99,7 @@ async def test_papers_flow_while_the_endpoint_is_down_and_public_messages_valida
         early, late = [corpus_event(line) for line in LINES[:2]], [corpus_event(line) for line in LINES[2:]]
         for event in early:
             await producer.send_and_wait(
-                topics.PAPERS_NORMALIZED, event.model_dump_json().encode(), key=event.paper.id.encode()
+                servers.topic(topics.PAPERS_NORMALIZED), event.model_dump_json().encode(), key=event.paper.id.encode()
             )
 
         async def early_ones_out_pending() -> bool:
@@ -108,11 +114,11 @@ async def test_papers_flow_while_the_endpoint_is_down_and_public_messages_valida
         state.down = False  # the endpoint is back: the sweep summarizes the waiting papers and emits them again
         for event in late:
             await producer.send_and_wait(
-                topics.PAPERS_NORMALIZED, event.model_dump_json().encode(), key=event.paper.id.encode()
+                servers.topic(topics.PAPERS_NORMALIZED), event.model_dump_json().encode(), key=event.paper.id.encode()
             )
         revision = corpus_event(LINES[2], "revised", comments="v2: camera-ready")  # keeps its summary: no call
         await producer.send_and_wait(
-            topics.PAPERS_NORMALIZED, revision.model_dump_json().encode(), key=revision.paper.id.encode()
+            servers.topic(topics.PAPERS_NORMALIZED), revision.model_dump_json().encode(), key=revision.paper.id.encode()
         )
 
         async def everything_summarized() -> bool:
@@ -160,14 +166,27 @@ def test_kcat_reads_the_public_topic(servers: Servers, summarizer: int) -> None:
     event = corpus_event(LINES[5])
     kafka = servers.kafka_bootstrap_servers
     subprocess.run(
-        ["kcat", "-b", kafka, "-P", "-t", topics.PAPERS_NORMALIZED, "-K", "\t"],
+        ["kcat", "-b", kafka, "-P", "-t", servers.topic(topics.PAPERS_NORMALIZED), "-K", "\t"],
         input=f"{event.paper.id}\t{event.model_dump_json()}\n".encode(),
         timeout=60,
         check=True,
     )
 
     def kcat_sees_it() -> list[dict[str, Any]]:
-        command = ["kcat", "-b", kafka, "-C", "-t", topics.PAPERS_NEW, "-o", "beginning", "-e", "-q", "-f", "%k\t%s\n"]
+        command = [
+            "kcat",
+            "-b",
+            kafka,
+            "-C",
+            "-t",
+            servers.topic(topics.PAPERS_NEW),
+            "-o",
+            "beginning",
+            "-e",
+            "-q",
+            "-f",
+            "%k\t%s\n",
+        ]
         result = subprocess.run(command, capture_output=True, timeout=60, check=True)
         lines = [line.split(b"\t", 1) for line in result.stdout.splitlines() if b"\t" in line]
         return [json.loads(value) for key, value in lines if key == event.paper.id.encode()]

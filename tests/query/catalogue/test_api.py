@@ -2,7 +2,6 @@
 users and follows with token isolation, feed and Atom feeds, and bad input answered with a 4xx."""
 
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -12,8 +11,9 @@ from lxml import etree
 from schemas.paper import Paper
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
-from tests.conftest import Servers, wait_until
-from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user, running_pipeline
+from tests.conftest import wait_until
+from tests.integration.services import ARXIV_CS_PAGE, Pipeline
+from tests.query.conftest import ArxivPageSite
 
 pytestmark = pytest.mark.integration
 
@@ -21,24 +21,9 @@ RECORDS = [parse_arxiv(r.content) for r in parse_oai_page(ARXIV_CS_PAGE.read_byt
 
 
 @pytest.fixture(scope="module")
-def api(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pipeline, dict[str, str]]]:
-    tokens: dict[str, str] = {}
-
-    def create_users_and_follows(pipeline: Pipeline) -> None:
-        tokens["ana"] = create_user(pipeline.env, "ana")
-        tokens["bo"] = create_user(pipeline.env, "bo")
-        follow = httpx.post(
-            pipeline.url("query", "/api/follows"),
-            headers=_auth(tokens["ana"]),
-            json={"kind": "keyword", "name": "kernels", "query": "kernel", "fields": "both"},
-        )
-        assert follow.status_code == 201, follow.text
-
-    with running_pipeline(servers, tmp_path_factory.mktemp("api"), before_harvest=create_users_and_follows) as pipe:
-        wait_until(
-            lambda: _get(pipe, "/api/papers", size=1)["total"] == len(RECORDS), timeout=120, what="every paper indexed"
-        )
-        yield pipe, tokens
+def api(arxiv_page_site: ArxivPageSite) -> tuple[Pipeline, dict[str, str]]:
+    """The shared pipeline over the recorded arXiv page, and this module's readers (ana follows "kernel")."""
+    return arxiv_page_site.pipeline, arxiv_page_site.readers["api"]
 
 
 def _auth(token: str) -> dict[str, str]:

@@ -43,7 +43,7 @@ def query_url(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Ite
         "TOPIC_PARTITIONS": "1",
     }
     with running_services(["normalizer", "summarizer", "query"], env, tmp_path_factory.mktemp("math")) as ports:
-        asyncio.run(publish_raw(servers.kafka_bootstrap_servers, topics.HARVEST_RAW, records))
+        asyncio.run(publish_raw(servers.kafka_bootstrap_servers, servers.topic(topics.HARVEST_RAW), records))
         url = f"http://127.0.0.1:{ports['query']}"
         wait_until(
             lambda: httpx.get(f"{url}/api/papers", params={"size": 1}, timeout=10).json()["total"] == len(PAPERS),

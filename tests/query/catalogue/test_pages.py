@@ -16,25 +16,18 @@ from lxml import html
 
 from schemas import topics
 from schemas.events import PaperEnriched
-from tests.conftest import Servers, wait_until, wait_until_async
-from tests.integration.services import ROOT, Pipeline, create_user, running_pipeline
+from tests.conftest import wait_until, wait_until_async
+from tests.integration.services import ROOT, Pipeline, create_user
 from tests.query.catalogue.test_api import RECORDS, _expected_topic_hits
+from tests.query.conftest import ArxivPageSite
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pipeline, dict[str, str]]]:
-    tokens: dict[str, str] = {}
-
-    def create_users(pipeline: Pipeline) -> None:
-        tokens["ana"] = create_user(pipeline.env, "ana")
-        tokens["bo"] = create_user(pipeline.env, "bo")
-
-    with running_pipeline(servers, tmp_path_factory.mktemp("pages"), before_harvest=create_users) as pipe:
-        wait_until(lambda: api(pipe, "/api/papers", size=1)["total"] == len(RECORDS), timeout=120, what="indexing")
-        wait_until(lambda: api(pipe, "/api/sources"), timeout=30, what="a source run")
-        yield pipe, tokens
+def site(arxiv_page_site: ArxivPageSite) -> tuple[Pipeline, dict[str, str]]:
+    """The shared pipeline over the recorded arXiv page, and this module's readers."""
+    return arxiv_page_site.pipeline, arxiv_page_site.readers["pages"]
 
 
 def api(pipeline: Pipeline, path: str, **params: Any) -> Any:
@@ -386,7 +379,7 @@ def _enriched_states(pipeline: Pipeline, paper_id: str) -> list[str]:
 
     async def read() -> list[str]:
         consumer = AIOKafkaConsumer(
-            topics.PAPERS_ENRICHED,
+            pipeline.topic(topics.PAPERS_ENRICHED),
             bootstrap_servers=pipeline.env["KAFKA_BOOTSTRAP_SERVERS"],
             auto_offset_reset="earliest",
             group_id=None,

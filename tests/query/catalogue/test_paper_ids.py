@@ -92,7 +92,9 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         for r in acl_records()
         if r.record_id in ("2024.acl-long.1", "2024.acl-long.5")
     }
-    asyncio.run(skip_to_end(bootstrap, topics.HARVEST_RAW, "papertrail-normalizer"))  # other tests' records
+    asyncio.run(
+        skip_to_end(bootstrap, servers.topic(topics.HARVEST_RAW), servers.group("papertrail-normalizer"))
+    )  # other tests' records
     mongo: MongoClient[dict[str, Any]] = MongoClient(servers.mongodb_url, tz_aware=True)
     with mongo, running_services(["normalizer", "query"], env, tmp_path_factory.mktemp("ids")) as ports:
         db = mongo[env["MONGODB_DATABASE"]]
@@ -101,10 +103,10 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
             acl["2024.acl-long.5"],
             *oai_records(CS_PAGE, "arXiv"),
         ]
-        asyncio.run(publish_raw(bootstrap, topics.HARVEST_RAW, first))
+        asyncio.run(publish_raw(bootstrap, servers.topic(topics.HARVEST_RAW), first))
         wait_until(lambda: db.papers.count_documents({"_id": {"$in": list(ALIASES)}}) == 2, what="the first records")
         then = [acl["2024.acl-long.1"], _preprint_of("2024.acl-long.5", "2402.06894", ["cs.CL", "cs.AI", "cs.LG"])]
-        asyncio.run(publish_raw(bootstrap, topics.HARVEST_RAW, then))
+        asyncio.run(publish_raw(bootstrap, servers.topic(topics.HARVEST_RAW), then))
         # each merge keeps the canonical id of the work's first record, and leaves no second paper
         merged = [
             {"_id": PREPRINT_FIRST, "ids.acl": "2024.acl-long.1", "ids.dois": "10.18653/v1/2024.acl-long.1"},

@@ -330,7 +330,7 @@ def test_users_delete_removes_the_user_and_everything_of_theirs(site: Site) -> N
     assert io.get("/me/account").status_code == 401  # the session went with the user
     assert jo.get("/me/account").status_code == 200  # another user keeps theirs
     announced = wait_until(
-        lambda: follow_changes(site.env["KAFKA_BOOTSTRAP_SERVERS"], followed.json()["id"]),
+        lambda: follow_changes(site.env, followed.json()["id"]),
         timeout=30,
         what="the unfollow announced",
     )
@@ -372,12 +372,15 @@ def subprocess_input(site: Site, args: list[str], stdin: str) -> subprocess.Comp
     )  # fmt: skip
 
 
-def follow_changes(bootstrap: str, follow_id: str) -> list[dict[str, Any]]:
+def follow_changes(env: dict[str, str], follow_id: str) -> list[dict[str, Any]]:
     """The follows.changed.v1 events of one follow, oldest first, read from the start of the topic."""
 
     async def read() -> list[dict[str, Any]]:
         consumer = AIOKafkaConsumer(
-            topics.FOLLOWS_CHANGED, bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+            env.get("KAFKA_NAME_PREFIX", "") + topics.FOLLOWS_CHANGED,
+            bootstrap_servers=env["KAFKA_BOOTSTRAP_SERVERS"],
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
         )
         await consumer.start()
         try:

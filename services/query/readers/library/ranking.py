@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 # Examples a model is trained on at most: the newest saves and dismissals (the caller passes them newest first) and a
 # background sample: ~0.2 s of one core for a reader with 1,000 saved papers (docs/benchmarks.md).
@@ -101,6 +100,10 @@ def train(
     weights = np.concatenate(
         [np.full(len(positives), 1 / len(positives)), negative_weights / negative_weights.sum()]
     ) * len(labels)
+    # Imported here, not at the top: scikit-learn takes seconds to import, and every start of the query service
+    # (its API replicas, each test's service) would pay them for a model only the training job fits.
+    from sklearn.linear_model import LogisticRegression
+
     classifier = LogisticRegression(C=C, max_iter=1000)
     classifier.fit(examples, labels, sample_weight=weights)
     return ReaderModel(

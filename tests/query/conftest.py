@@ -1,0 +1,53 @@
+"""What the query service's test modules share: one pipeline over the recorded arXiv page for the modules that only
+read it (test_api.py, test_pages.py; tests/conftest.py's scheduler keeps them on one pytest-xdist worker)."""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import httpx
+import pytest
+
+from tests.conftest import Servers, under_fresh_names, wait_until
+from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user, running_pipeline
+
+# Each module's readers, its own: a module adds and removes follows and sessions, and asserts what its readers see.
+READERS = {"api": ("ana", "bo"), "pages": ("ana", "bo")}
+
+
+@dataclass
+class ArxivPageSite:
+    pipeline: Pipeline
+    readers: dict[str, dict[str, str]]  # module → reader's name → API token
+
+
+@pytest.fixture(scope="session")
+def arxiv_page_site(session_servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ArxivPageSite]:
+    """The five services once they harvested set cs of the recorded arXiv page and indexed every paper.
+
+    The readers are made before the harvest; test_api's ana follows "kernel", so her feed holds the papers it
+    matched as they arrived."""
+    from services.harvester.sources.oai import parse_oai_page
+
+    papers = len({record.record_id for record in parse_oai_page(ARXIV_CS_PAGE.read_bytes()).records})
+    readers: dict[str, dict[str, str]] = {}
+
+    def make_readers(pipeline: Pipeline) -> None:
+        for module, names in READERS.items():
+            readers[module] = {name: create_user(pipeline.env, f"{name}-{module}") for name in names}
+        follow = httpx.post(
+            pipeline.url("query", "/api/follows"),
+            headers={"Authorization": f"Bearer {readers['api']['ana']}"},
+            json={"kind": "keyword", "name": "kernels", "query": "kernel", "fields": "both"},
+        )
+        assert follow.status_code == 201, follow.text
+
+    def get(pipeline: Pipeline, path: str, **params: str | int) -> dict:
+        response = httpx.get(pipeline.url("query", path), params=params, timeout=10)
+        response.raise_for_status()
+        return response.json()
+
+    servers = under_fresh_names(session_servers)
+    with running_pipeline(servers, tmp_path_factory.mktemp("arxiv-page"), before_harvest=make_readers) as pipeline:
+        wait_until(lambda: get(pipeline, "/api/papers", size=1)["total"] == papers, 120, what="every paper indexed")
+        wait_until(lambda: get(pipeline, "/api/sources"), timeout=30, what="a source run")
+        yield ArxivPageSite(pipeline, readers)
