@@ -244,8 +244,11 @@ SHARED_UNITS = {"arxiv-page-site": ("query/catalogue/test_api.py", "query/catalo
 
 
 def _slowness(nodeid: str) -> int:
+    """How early the module is handed out: the first of SLOW_MODULES highest; PYTEST_SLOW_MODULES (paths, space
+    separated) names more, before them."""
     module = nodeid.split("::", 1)[0]
-    return next((len(SLOW_MODULES) - i for i, slow in enumerate(SLOW_MODULES) if module.endswith(slow)), 0)
+    slow = (*os.environ.get("PYTEST_SLOW_MODULES", "").split(), *SLOW_MODULES)
+    return next((len(slow) - i for i, name in enumerate(slow) if module.endswith(name)), 0)
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # optional: a run without pytest-xdist has no such hook
@@ -262,11 +265,18 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             module = super()._split_scope(nodeid)
             return next((unit for unit, modules in SHARED_UNITS.items() if module.endswith(modules)), module)
 
+        # The work queue is made from `collection` in its order (with loadscopereorder off), so the slowest modules
+        # come first there. The workers' own collections stay as they are: tests are sent as indexes into them.
+        @property  # type: ignore[override]
+        def collection(self) -> list[str] | None:
+            return self._ordered
+
+        @collection.setter
+        def collection(self, nodeids: list[str] | None) -> None:
+            self._ordered = None if nodeids is None else sorted(nodeids, key=lambda nodeid: -_slowness(nodeid))
+
         def schedule(self) -> None:
-            if self.collection is None and self.collection_is_completed:
-                for node, collection in self.registered_collections.items():
-                    self.registered_collections[node] = sorted(collection, key=lambda nodeid: -_slowness(nodeid))
-                self.config.option.loadscopereorder = False  # keep this order, not the modules' test counts
+            self.config.option.loadscopereorder = False  # keep that order, not the modules' test counts
             super().schedule()
 
     return SlowestModulesFirst(config, log)
