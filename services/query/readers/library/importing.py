@@ -104,8 +104,8 @@ class LibraryReader:
 
 
 class MongoFinder:
-    """The papers holding each lookup key, from the normalizer's `papers` (read only): one find per batch of keys,
-    on the indexed `ids` fields and fingerprints."""
+    """The papers holding each lookup key, from the normalizer's `papers` (read only): per batch of keys, one find
+    per field, on the indexed `ids` fields and fingerprints."""
 
     def __init__(self, db: AsyncDatabase) -> None:
         self.papers = db[PAPERS.name]
@@ -117,11 +117,16 @@ class MongoFinder:
             by_field.setdefault(field, set()).add(key.value if isinstance(key, PaperKey) else key.fingerprint)
         if not by_field:
             return {}
-        clauses = [{field: {"$in": sorted(values)}} for field, values in by_field.items()]
         projection = {**dict.fromkeys(CANDIDATE_FIELDS, 1), "ids": 1, "fingerprints": 1}
+        # one find per field, each on its index: an $or of them made MongoDB-protocol servers without $or index
+        # plans (the local stack's) compare every paper with every key
+        papers: dict[str, dict[str, Any]] = {}
+        for name, values in by_field.items():
+            async for paper in self.papers.find({name: {"$in": sorted(values)}}, projection):
+                papers[paper["_id"]] = paper
         found: dict[LookupKey, list[dict[str, Any]]] = {}
         wanted = set(keys)
-        async for paper in self.papers.find({"$or": clauses}, projection):
+        for paper in papers.values():
             ids = paper.get("ids") or {}
             held: list[LookupKey] = [PaperKey("ids.dois", doi) for doi in ids.get("dois") or []]
             held += [PaperKey(f"ids.{name}", ids[name]) for name in ("arxiv", "acl") if ids.get(name)]  # type: ignore[arg-type]

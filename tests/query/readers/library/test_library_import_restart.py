@@ -9,7 +9,9 @@ from tests.integration.services import create_user
 from tests.query.readers.library.papers import acl_2024, arxiv_oai, red_fm
 from tests.query.readers.library.site import Site, query_service, reader_database
 
-pytestmark = pytest.mark.integration
+# two service starts and 5,650 entries resolved against the local stack's Python MongoDB: ~70 s alone, past the
+# default 300 s on a loaded machine (bench/import_resolve.py)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 PAPERS = [*acl_2024(), *arxiv_oai(), red_fm()]
 COPIES = 5  # the file names each paper five times: 5,650 entries
 
