@@ -4,15 +4,16 @@ the index searches, filters and sorts by, and the filter builder. Filter values 
 """
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from papertrail.text import tex_plain
+from papertrail.venues.catalogue import default_index, fold
 from schemas.events import PaperEnriched
-from schemas.paper import Paper
+from schemas.paper import Paper, VenueClaim
 
 # `abstract_text` is the abstract as read (`30\%` → `30%`, `\textbf{I}nference` → `Inference`); the abstract as
 # written stays searchable too, so documents indexed before `abstract_text` existed are still found by it.
@@ -35,7 +36,15 @@ FILTERABLE = [
     "updated_ts",
     "ingested_ts",
     "published_ts",
+    # the venue filters: the paper's accepted claims (and published record), each value also faceted
+    "accepted",
+    "accepted_venues",
+    "venue_years",
+    "ccf_ranks",
+    "venue_tracks",
+    "venue_tags",
 ]
+VENUE_FACETS = ["accepted", "accepted_venues", "venue_years", "ccf_ranks", "venue_tracks"]
 SORTABLE = ["updated_ts", "ingested_ts", "published_ts"]
 # The index's user-provided embedder: each document's `_vectors.paper` is the paper's vector from `paper_vectors`
 # (the summarizer's), or null while it has none.
@@ -85,10 +94,49 @@ def paper_fields(paper: Paper) -> dict[str, Any]:
         "links": paper.links,
         "comments": paper.comments,
         "journal_ref": paper.journal_ref,
+        **venue_fields(paper),
         "updated_ts": _ts(paper.version_updated_at or paper.updated_at),
         "ingested_ts": _ts(paper.first_seen),
         "published_ts": _ts(paper.published_at),
     }
+
+
+def venue_fields(paper: Paper) -> dict[str, Any]:
+    """The paper's venue claims as shown, and what the venue filters and facets read: of its accepted claims only
+    (a submission is never counted as an acceptance). `accepted` also holds for a published record."""
+    accepted = [c for c in paper.venue_claims if c.status == "accepted"]
+    return {
+        "venue_claims": [c.model_dump(mode="json") for c in paper.venue_claims],
+        "accepted": bool(accepted) or paper.status == "published",
+        "accepted_venues": sorted({c.venue for c in accepted}),
+        "venue_years": sorted({c.year for c in accepted if c.year is not None}),
+        "ccf_ranks": sorted({c.ccf_rank for c in accepted if c.ccf_rank}),
+        "venue_tracks": sorted({c.track for c in accepted}),
+        "venue_tags": sorted({tag for claim in accepted for tag in _claim_tags(claim)}),
+    }
+
+
+def venue_name(name: str) -> str:
+    """The form a venue is filtered by: the catalogue's acronym for any of its names, else the name as written,
+    folded ("icml", "International Conference on Machine Learning" and "ICML" are one)."""
+    venue = default_index().resolve(name)
+    return fold(venue.acronym if venue else name)
+
+
+def venue_tag(venue: str | None, year: int | None, rank: str | None, track: str | None) -> str:
+    """One accepted claim's conditions as one value: filtering by it asks that one claim meet them all (separate
+    fields would let ICML 2025 and NeurIPS 2026 pass venue=ICML&venue_year=2026)."""
+    parts = [("v", venue_name(venue) if venue else None), ("y", year), ("r", rank), ("t", track)]
+    return "|".join(f"{key}={value}" for key, value in parts if value is not None)
+
+
+def _claim_tags(claim: VenueClaim) -> Iterator[str]:
+    """Every combination of the claim's venue, year, rank and track that a filter may ask for."""
+    values = (claim.venue, claim.year, claim.ccf_rank, claim.track)
+    for mask in range(1, 16):
+        chosen = [value if mask & (1 << n) else None for n, value in enumerate(values)]
+        if all(chosen[n] is not None for n in range(4) if mask & (1 << n)):
+            yield venue_tag(*chosen)  # type: ignore[arg-type]
 
 
 def paper_document(event: PaperEnriched, topic_reasons: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
@@ -131,6 +179,10 @@ class PaperFilter:
     categories: Sequence[str] = ()
     sources: Sequence[str] = ()
     venue: str | None = None
+    venue_year: int | None = None
+    ccf_rank: str | None = None
+    track: str | None = None
+    accepted: bool | None = None
     status: str | None = None
     ai_related: bool | None = None
     author_key: str | None = None
@@ -151,8 +203,15 @@ class PaperFilter:
             clauses.append([f"categories = {quote(c)}" for c in self.categories])
         if self.sources:
             clauses.append([f"sources = {quote(s)}" for s in self.sources])
-        if self.venue:
-            clauses.append(f"venue = {quote(self.venue)}")
+        if self.venue_year is not None or self.ccf_rank or self.track:
+            tag = venue_tag(self.venue, self.venue_year, self.ccf_rank, self.track)
+            clauses.append(f"venue_tags = {quote(tag)}")
+        elif self.venue:  # the venue of an accepted claim, or of the published record (as the source names it)
+            clauses.append(
+                [f"venue_tags = {quote(venue_tag(self.venue, None, None, None))}", f"venue = {quote(self.venue)}"]
+            )
+        if self.accepted is not None:
+            clauses.append("accepted = true" if self.accepted else "NOT accepted = true")
         if self.status:
             clauses.append(f"status = {quote(self.status)}")
         if self.ai_related is not None:

@@ -3,6 +3,7 @@ dependencies on them and on the signed-in user, as Annotated aliases. All are `a
 `def` dependency in its thread pool, a hop on every request."""
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Path, Request
@@ -98,7 +99,13 @@ async def get_follow_announcer(request: Request) -> Any:
     return resources_of(request).announce_follow_change
 
 
+async def get_now() -> datetime:
+    """The time a request is answered at: one dependency, so a test sets the clock (app.dependency_overrides)."""
+    return datetime.now(UTC)
+
+
 PaperIndexDep = Annotated[PaperIndex, Depends(get_paper_index)]
+NowDep = Annotated[datetime, Depends(get_now)]
 CatalogueDep = Annotated[CatalogueRecords, Depends(get_catalogue)]
 ReadersDep = Annotated[ReaderRecords, Depends(get_readers)]
 PapersDep = Annotated[Catalogue, Depends(get_papers)]

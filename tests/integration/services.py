@@ -1,5 +1,6 @@
 """Running PaperTrail's services as real processes for integration tests, and stopping them."""
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -201,3 +202,27 @@ async def deleted_follow_announced(servers: Servers, follow_id: str) -> bool:
         return await wait_until_async(announced, 30, f"the deletion of {follow_id} on {topics.FOLLOWS_CHANGED}")
     finally:
         await consumer.stop()
+
+
+@contextmanager
+def indexed_records(servers: Servers, records: Sequence[RawRecord], logs: Path, label: str) -> Iterator[str]:
+    """The normalizer, summarizer and query services on a fresh database and index, once they indexed every paper
+    of these raw records (published as the harvester does); yields the query service's URL."""
+    from tests.normalizer.kafka_tools import publish_raw
+
+    run = uuid.uuid4().hex[:8]
+    env = servers.environment() | {
+        "MONGODB_DATABASE": f"papertrail_{label}_{run}",
+        "INDEX_NAME": f"papers_{label}_{run}",
+        "TOPIC_PARTITIONS": "1",
+    }
+    papers = len({(r.source, r.record_id) for r in records})
+    with running_services(["normalizer", "summarizer", "query"], env, logs) as ports:
+        asyncio.run(publish_raw(servers.kafka_bootstrap_servers, servers.topic(topics.HARVEST_RAW), list(records)))
+        url = f"http://127.0.0.1:{ports['query']}"
+        wait_until(
+            lambda: httpx.get(f"{url}/api/papers", params={"size": 1}, timeout=10).json()["total"] == papers,
+            timeout=120,
+            what="the papers indexed",
+        )
+        yield url

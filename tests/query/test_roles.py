@@ -18,6 +18,7 @@ from schemas import topics
 from services.query.app import create_app
 from services.query.settings import QueryRole, QuerySettings
 from tests.conftest import Servers, broker_of, wait_until_async
+from tests.query.conftest import query_settings
 
 JOBS = {"retag", "vectors", "training", "imports"}
 CONSUMED = {topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.HARVEST_STATUS}
@@ -45,15 +46,7 @@ def test_the_api_role_has_no_consumers_and_the_worker_no_pages() -> None:
 @asynccontextmanager
 async def running(servers: Servers, role: QueryRole, run: str) -> AsyncIterator[FastAPI]:
     """The app of this role with its lifespan running, on a database and an index of the run's own."""
-    settings = QuerySettings(
-        kafka_bootstrap_servers=servers.kafka_bootstrap_servers,
-        mongodb_url=servers.mongodb_url,
-        meili_url=servers.meili_url,
-        meili_master_key=servers.meili_master_key,
-        mongodb_database=f"papertrail_roles_{run}",
-        index_name=f"papers_roles_{run}",
-        query_role=role,
-    )
+    settings = query_settings(servers, "roles", run, role)
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         yield app

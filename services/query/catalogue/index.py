@@ -13,11 +13,19 @@ from prometheus_client import Counter, Histogram
 
 from papertrail.embedding import Embedder
 from papertrail.kafka import DependencyRefused, UnprocessableMessage
-from papertrail.search_document import EMBEDDER, FILTERABLE, SEARCHABLE, SORTABLE, PaperFilter, document_id
+from papertrail.search_document import (
+    EMBEDDER,
+    FILTERABLE,
+    SEARCHABLE,
+    SORTABLE,
+    VENUE_FACETS,
+    PaperFilter,
+    document_id,
+)
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument
 from services.query.catalogue.reads.search import PaperQuery, SearchMode
 
-FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
+FACETS = ["categories", "sources", "status", "ai_related", "year", "venue", *VENUE_FACETS]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
 # overview's counts need the exact figure. Raising it costs nothing measurable here (bench/search_latency.py).
 MAX_TOTAL_HITS = 10_000_000

@@ -4,7 +4,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from services.query.web import account, account_pages, corrections, library, pages
+from services.query.web import account, account_pages, corrections, deadlines, library, pages
 from services.query.web.i18n import Translator
 from services.query.web.render import (
     HERE,
@@ -24,6 +24,7 @@ def mount_web(app: FastAPI) -> bool:
     app.include_router(corrections.router)  # first: /papers/{id}/correct must not be read as a paper id
     app.include_router(library.router)
     app.include_router(pages.router)
+    app.include_router(deadlines.router)
     app.include_router(account.router)
     app.include_router(account_pages.router)
     app.add_exception_handler(FormNotFromThisSite, form_not_from_this_site)  # type: ignore[arg-type]

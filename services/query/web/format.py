@@ -84,6 +84,40 @@ def observation(version_seq: int | None, t: Translator, kind: str | None = None)
     return t("observed_first" if seq == 1 else "observed_updated", seq=seq)
 
 
+@dataclass(frozen=True, slots=True)
+class VenueLine:
+    """One venue claim as a card shows it: 'ICML 2026 · CCF-A · Spotlight' and where the fact comes from, or
+    '投稿中 NeurIPS 2026' (a submission is never shown as an acceptance)."""
+
+    text: str
+    source: str
+    accepted: bool
+
+
+def venue_lines(claims: list[dict[str, Any]] | None, t: Translator) -> list[VenueLine]:
+    """A paper's venue claims, accepted ones first."""
+    lines = []
+    for claim in sorted(claims or [], key=lambda c: c.get("status") != "accepted"):
+        edition = " ".join(str(part) for part in (claim.get("venue"), claim.get("year")) if part)
+        source = t(f"venue_source_{claim.get('source')}") if t.has(f"venue_source_{claim.get('source')}") else ""
+        if claim.get("status") != "accepted":
+            lines.append(VenueLine(t("venue_submitted", venue=edition), source, accepted=False))
+            continue
+        parts = [edition]
+        if claim.get("ccf_rank"):
+            parts.append(f"CCF-{claim['ccf_rank']}")
+        track = claim.get("track") or "main"
+        workshop = claim.get("workshop") or ""
+        if track == "workshop" and "workshop" in workshop.lower():
+            parts.append(workshop)  # "Culture x AI Workshop", "Workshop on AI4Math": the name says it
+        elif track != "main":
+            parts.append(" ".join(filter(None, [t(f"track_{track}"), workshop])))
+        if claim.get("presentation"):
+            parts.append(t(f"presentation_{claim['presentation']}"))
+        lines.append(VenueLine(" · ".join(parts), source, accepted=True))
+    return lines
+
+
 def status_label(status: str | None, t: Translator) -> str:
     return t("status_published" if status == "published" else "status_preprint")
 

@@ -1,12 +1,13 @@
 """Public pages: home (overview and paper browser), paper, topics, topic, author and sources. Read-only GETs."""
 
 import re
-from typing import Any
+from typing import Any, get_args
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from papertrail.follows.catalogue import load_catalogue
+from schemas.paper import ClaimTrack
 from services.query.catalogue.index import NoVectors
 from services.query.catalogue.reads.overview import overview, source_details
 from services.query.catalogue.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
@@ -53,6 +54,7 @@ async def show_home(
     return render(
         request, "home.html", 422 if problem else 200, user=user, marks=marks,
         overview=window, links=links, browse=browse, sorts=SORTS, results=results, problem=problem,
+        track_names=get_args(ClaimTrack),
         pages=fmt.page_numbers(browse.page, results["total"], browse.size),
     )  # fmt: skip
 

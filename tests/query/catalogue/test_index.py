@@ -1,5 +1,6 @@
 """The papers index over a real Meilisearch: exact totals past Meilisearch's default cap of 1,000 hits."""
 
+import uuid
 from collections.abc import AsyncIterator
 
 import pytest
@@ -69,3 +70,27 @@ async def test_new_summaries_are_listed_by_when_they_were_written(index: PaperIn
     )
     assert found.total == len(expected) and {hit["paper_id"] for hit in found.hits} == expected
     assert await index.count(PaperFilter(summarized_since_ts=since)) == len(expected)
+
+
+async def test_the_settings_of_a_release_before_the_venue_filters_are_brought_up_to_date(servers: Servers) -> None:
+    """An index made with the filterable fields of before (no venue fields): ensure() at start adds them, so the
+    venue filters and facets work on it without a rebuild."""
+    from meilisearch_python_sdk.models.settings import MeilisearchSettings
+
+    from papertrail.search_document import FILTERABLE, VENUE_FACETS
+
+    settings = InfraSettings(meili_url=servers.meili_url, meili_master_key=servers.meili_master_key)
+    client = make_search_client(settings)
+    name = f"papers_settings_{uuid.uuid4().hex[:8]}"
+    before = [f for f in FILTERABLE if f not in (*VENUE_FACETS, "venue_tags")]
+    try:
+        await client.create_index(
+            name, primary_key="id", settings=MeilisearchSettings(filterable_attributes=before), timeout_in_ms=60_000
+        )
+        assert "venue_tags" not in (await client.index(name).get_filterable_attributes() or [])
+        await PaperIndex(client, name, task_timeout_s=60).ensure()
+        held = await client.index(name).get_filterable_attributes() or []
+        assert {"venue_tags", *VENUE_FACETS} <= {a if isinstance(a, str) else a.attribute_patterns[0] for a in held}
+    finally:
+        await client.delete_index_if_exists(name)
+        await client.aclose()

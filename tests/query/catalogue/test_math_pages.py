@@ -4,8 +4,6 @@ source kept as written where KaTeX cannot parse a formula. Text-mode LaTeX as th
 `\\textbf{2.8\\%}` as bold "2.8%" and `\\texttt{…}` as code, the API keeps the abstract as written, and a search finds
 the words the markup split (`\\textbf{I}nference`). Real papers of the corpus (tests/fixtures/corpus)."""
 
-import asyncio
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,11 +12,9 @@ import httpx
 import pytest
 from lxml import html
 
-from schemas import topics
 from services.query.web.render import KATEX_DIR
-from tests.conftest import Servers, wait_until
-from tests.integration.services import running_services
-from tests.normalizer.kafka_tools import publish_raw
+from tests.conftest import Servers
+from tests.integration.services import indexed_records
 from tests.normalizer.sources import corpus_records
 from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
 
@@ -36,20 +32,7 @@ PAPERS = (EPSILON, UNPARSED, CURVEBENCH, TEXT_TO_SQL, VEROIC)
 def query_url(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert (KATEX_DIR / "katex.min.js").is_file(), "KaTeX is not installed: run `make install` (papertrail assets)"
     records = [r for r in corpus_records() if r.record_id in PAPERS]
-    run = uuid.uuid4().hex[:8]
-    env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_math_{run}",
-        "INDEX_NAME": f"papers_math_{run}",
-        "TOPIC_PARTITIONS": "1",
-    }
-    with running_services(["normalizer", "summarizer", "query"], env, tmp_path_factory.mktemp("math")) as ports:
-        asyncio.run(publish_raw(servers.kafka_bootstrap_servers, servers.topic(topics.HARVEST_RAW), records))
-        url = f"http://127.0.0.1:{ports['query']}"
-        wait_until(
-            lambda: httpx.get(f"{url}/api/papers", params={"size": 1}, timeout=10).json()["total"] == len(PAPERS),
-            timeout=120,
-            what="the papers indexed",
-        )
+    with indexed_records(servers, records, tmp_path_factory.mktemp("math"), "math") as url:
         yield url
 
 

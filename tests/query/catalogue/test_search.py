@@ -5,7 +5,7 @@ from datetime import UTC, date, datetime
 import pytest
 from pydantic import ValidationError
 
-from papertrail.search_document import PaperFilter
+from papertrail.search_document import PaperFilter, venue_fields
 from services.query.catalogue.reads.search import PaperListing, PaperQuery, PaperSearch, SimilarSearch
 
 
@@ -90,3 +90,39 @@ def test_atom_summary_is_the_abstract_as_read() -> None:
     assert (
         entry.findtext("{http://www.w3.org/2005/Atom}summary") == "improves over Qwen-3-VL-8B-Thinking from 2.8% to $x$"
     )
+
+
+def test_venue_filters_ask_one_accepted_claim_to_meet_them_all() -> None:
+    """ICML 2025 and NeurIPS 2026 claimed by one paper: venue=ICML&venue_year=2026 must not find it; a submission is
+    never counted; the venue's names are one."""
+    from schemas.paper import Paper, PaperIds, VenueClaim
+
+    claims = [
+        VenueClaim(venue="ICML", venue_key="AI/icml", year=2025, status="accepted", ccf_rank="A", source="comment",
+                   text="ICML 2025"),
+        VenueClaim(venue="NeurIPS", year=2026, status="accepted", track="workshop", source="comment",
+                   text="NeurIPS 2026 workshop"),
+        VenueClaim(venue="CVPR", year=2026, status="submitted", ccf_rank="A", source="comment", text="Submitted"),
+    ]  # fmt: skip
+    moment = datetime(2026, 1, 2, tzinfo=UTC)
+    paper = Paper(id="arxiv:2601.00001", ids=PaperIds(arxiv="2601.00001"), title="t", venue_claims=claims,
+                  first_seen=moment, updated_at=moment)  # fmt: skip
+    fields = venue_fields(paper)
+    assert (fields["accepted"], fields["accepted_venues"], fields["ccf_ranks"]) == (True, ["ICML", "NeurIPS"], ["A"])
+    assert fields["venue_tracks"] == ["main", "workshop"] and fields["venue_years"] == [2025, 2026]
+
+    def finds(**wanted: object) -> bool:
+        (clause,) = PaperFilter(**wanted).clauses()  # type: ignore[arg-type]
+        values = [c.split(" = ", 1)[1] for c in (clause if isinstance(clause, list) else [clause])]
+        return any(v.strip('"') in fields["venue_tags"] for v in values)
+
+    assert finds(venue="International Conference on Machine Learning", venue_year=2025, ccf_rank="A")
+    assert not finds(venue="ICML", venue_year=2026) and not finds(venue="NeurIPS", track="main")
+    assert (
+        finds(venue="neurips", track="workshop")
+        and not finds(venue="CVPR")
+        and not finds(ccf_rank="A", venue_year=2026)
+    )
+    assert PaperFilter(venue='x" OR 1').clauses() == [['venue_tags = "v=x or 1"', 'venue = "x\\" OR 1"']]
+    assert PaperFilter(accepted=False).clauses() == ["NOT accepted = true"]  # documents from before have no field
+    assert venue_fields(paper.model_copy(update={"venue_claims": [], "status": "published"}))["accepted"] is True

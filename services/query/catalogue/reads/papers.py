@@ -7,7 +7,7 @@ from urllib.parse import quote
 from pydantic import BaseModel, Field
 
 from papertrail.search_document import PaperFilter, paper_fields
-from schemas.paper import Paper
+from schemas.paper import Paper, VenueClaim
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.paper_lookup import paper_key
 from services.query.catalogue.reads.search import PaperQuery, SimilarSearch
@@ -42,6 +42,27 @@ class PaperHit(BaseModel):
     )
     comments: str | None = None
     journal_ref: str | None = None
+    venue_claims: list[VenueClaim] = Field(
+        default_factory=list,
+        description="venues the paper says it was accepted at (`status: accepted`) or only submitted to "
+        "(`submitted`: never an acceptance), read from its comment, journal reference or DOI (`source`)",
+        examples=[
+            [
+                {
+                    "venue": "ICML",
+                    "venue_key": "AI/icml",
+                    "year": 2026,
+                    "status": "accepted",
+                    "track": "main",
+                    "presentation": "spotlight",
+                    "ccf_rank": "A",
+                    "source": "comment",
+                    "text": "ICML 2026 [Spotlight]",
+                }
+            ]
+        ],
+    )
+    accepted: bool = Field(False, description="accepted somewhere: an accepted claim, or a published record")
     topic_ids: list[str] = []
     community: dict[str, Any] | None = None
     updated_ts: int | None = None

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from pydantic import AwareDatetime, BaseModel, BeforeValidator, Field
 
 from papertrail.search_document import SORT_FIELDS, PaperFilter, SortKey
+from schemas.paper import ClaimTrack
 
 CATEGORY_PATTERN = r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$"  # cs.CL, math.GT, hep-th
 SOURCE_PATTERN = r"^[a-z_]+$"
@@ -49,6 +50,7 @@ HAS_CODE = (
     "named in the abstract or comments); false: only papers without one"
 )
 AUTHOR_KEY_PATTERN = r"^[\w .'\-]{1,100}$"
+VENUE_PATTERN = r"^[^\x00-\x1f\x7f]+$"  # printable: any venue name, quoted into the filter
 TOPIC_ID_PATTERN = r"^[a-z0-9_\-]{1,64}$"
 
 
@@ -85,7 +87,25 @@ class PaperSearch(BaseModel):
     )
     category: Categories = []
     source: list[Annotated[str, Field(pattern=SOURCE_PATTERN)]] = Field([], description="sources (any of), e.g. arxiv")
-    venue: str | None = Field(None, max_length=200)
+    venue: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        pattern=VENUE_PATTERN,
+        description="a venue the paper was accepted at (its claim or published record), by any catalogue name: "
+        "ICML, 'International Conference on Machine Learning'; an unknown venue as the paper writes it",
+        examples=["ICML"],
+    )
+    venue_year: int | None = Field(None, ge=1950, le=2100, description="the accepted claim's year", examples=[2026])
+    ccf_rank: Literal["A", "B", "C"] | None = Field(
+        None, description="the CCF rank of the venue the paper was accepted at (main and findings tracks)"
+    )
+    track: ClaimTrack | None = Field(None, description="the accepted claim's track: main, workshop, findings …")
+    accepted: bool | None = Field(
+        None,
+        description="true: papers accepted somewhere (a claim in their comment, journal reference or DOI, or a "
+        "published record); false: the others. A paper only submitted or under review is not accepted",
+    )
     status: Status = None
     ai_related: bool | None = None
     has_revisions: bool | None = None
@@ -104,6 +124,10 @@ class PaperSearch(BaseModel):
             categories=self.category,
             sources=self.source,
             venue=self.venue,
+            venue_year=self.venue_year,
+            ccf_rank=self.ccf_rank,
+            track=self.track,
+            accepted=self.accepted,
             status=self.status,
             ai_related=self.ai_related,
             has_revisions=self.has_revisions,

@@ -1,0 +1,82 @@
+"""会议截稿: the page of upcoming submission deadlines (/deadlines) by CCF field and rank, in the display zone (Beijing
+time by default) or the one asked for, and the same deadlines as an iCal feed (/deadlines.ics) a calendar subscribes
+to."""
+
+from datetime import datetime
+from zoneinfo import ZoneInfo, available_timezones
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from icalendar import Calendar, Event
+from pydantic import ValidationError
+
+from papertrail.venues.deadlines import UpcomingDeadline
+from services.query.catalogue.reads.venues import FIELD_NAMES, DeadlineQuery, deadlines
+from services.query.deps import NowDep, SettingsDep
+from services.query.web.render import render, signed_in_user
+
+router = APIRouter(include_in_schema=False)
+LISTS = ("field", "ccf_rank")
+
+
+def _query(request: Request) -> tuple[DeadlineQuery, str | None]:
+    """The page's filters from the query string; on bad values none and a message naming the parameters."""
+    raw: dict[str, list[str]] = {}
+    for name, value in request.query_params.multi_items():
+        if name in LISTS and value.strip():
+            raw.setdefault(name, []).append(value)
+    try:
+        return DeadlineQuery.model_validate(raw), None
+    except ValidationError as error:
+        return DeadlineQuery(), "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+
+
+@router.get("/deadlines", response_class=HTMLResponse)
+async def show_deadlines(request: Request, settings: SettingsDep, now: NowDep) -> HTMLResponse:
+    """Upcoming deadlines of the catalogue's venues, soonest first, filtered by field and rank."""
+    query, problem = _query(request)
+    zone = request.query_params.get("tz") or settings.display_timezone
+    if zone not in available_timezones():
+        problem, zone = f"tz: no such time zone {zone!r}", settings.display_timezone
+    rows = [] if problem else deadlines(query, now)
+    return render(
+        request, "deadlines.html", 422 if problem else 200, user=await signed_in_user(request), query=query,
+        rows=rows, now=now, shown_zone=zone, fields=FIELD_NAMES, problem=problem,
+        local=lambda moment: moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M"),
+    )  # fmt: skip
+
+
+@router.get("/deadlines.ics")
+async def deadlines_calendar(request: Request, now: NowDep) -> Response:
+    """The upcoming deadlines as an iCalendar feed (RFC 5545), times in UTC; ?field= and ?ccf_rank= as on the page."""
+    query, problem = _query(request)
+    if problem:
+        return Response(problem, status_code=422, media_type="text/plain; charset=utf-8")
+    return Response(
+        calendar(deadlines(query, now), now), media_type="text/calendar; charset=utf-8",
+        headers={"Content-Disposition": 'inline; filename="papertrail-deadlines.ics"'},
+    )  # fmt: skip
+
+
+def calendar(rows: list[UpcomingDeadline], now: datetime) -> bytes:
+    """One event per deadline, at the deadline (UTC), its UID stable across refreshes of the feed."""
+    feed = Calendar()
+    feed.add("prodid", "-//PaperTrail 研踪//deadlines//ZH")
+    feed.add("version", "2.0")
+    feed.add("x-wr-calname", "PaperTrail 会议截稿 deadlines")
+    for row in rows:
+        event = Event()
+        edition = row.edition.id or f"{row.venue.acronym.lower()}{row.edition.year}"
+        event.add("uid", f"{row.venue.key}/{edition}/{row.kind}/{row.at:%Y%m%dT%H%M%SZ}@papertrail")
+        event.add("dtstamp", now)
+        event.add("dtstart", row.at)
+        event.add("dtend", row.at)
+        rank = f" · CCF-{row.venue.ccf_rank}" if row.venue.ccf_rank else ""
+        kind = "abstract" if row.kind == "abstract" else "paper"
+        event.add("summary", f"{row.venue.acronym} {row.edition.year} {kind} deadline{rank}")
+        lines = [row.venue.name, row.as_written, row.edition.place or "", row.comment or ""]
+        event.add("description", "\n".join(line for line in lines if line))
+        if row.edition.link:
+            event.add("url", row.edition.link)
+        feed.add_component(event)
+    return feed.to_ical()
