@@ -15,7 +15,8 @@ from papertrail.service import Clients, service_app
 from schemas import topics
 from services.harvester.publishers import HarvestPublishers
 from services.harvester.runner import init_metrics, restore_freshness
-from services.harvester.scheduler import build_sources, make_http_client, run_forever
+from services.harvester.scheduler import build_sources, make_http_client, run_forever, watch_announcements
+from services.harvester.sources import arxiv_feed
 from services.harvester.settings import HarvesterSettings
 from services.harvester.store import HarvestStore
 
@@ -42,15 +43,15 @@ async def start_schedules(resources: Resources) -> None:
     """Once the broker is connected, run every configured source on its own interval."""
     settings, store, publishers = resources.settings, resources.store, resources.publishers
     init_metrics(settings.sources)
+    arxiv_feed.init_metrics(settings.arxiv_feed_categories if "arxiv_feed" in settings.sources else [])
     built = build_sources(settings.sources, settings, resources.http)
     await restore_freshness(store, {name: interval for name, (_, interval) in built.items()})
     for name, (source, interval) in built.items():
-        resources.schedules.append(
-            asyncio.create_task(
-                run_forever(source, interval, store, publishers, settings.lease_ttl_s),
-                name=f"harvest-{name}",
-            )
-        )
+        if isinstance(source, arxiv_feed.ArxivAnnouncementSource):  # on arXiv's announcement schedule
+            schedule = watch_announcements(source, store, publishers, settings.lease_ttl_s)
+        else:
+            schedule = run_forever(source, interval, store, publishers, settings.lease_ttl_s)
+        resources.schedules.append(asyncio.create_task(schedule, name=f"harvest-{name}"))
 
 
 async def stop_schedules(resources: Resources) -> None:

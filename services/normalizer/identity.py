@@ -17,7 +17,7 @@ from datetime import datetime
 from papertrail.paper_ids import fingerprint
 from papertrail.venues.claims import venue_claims
 from schemas.events import NormalizedKind
-from schemas.paper import Author, Paper, PaperIds, PaperVersion, VersionKind
+from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionKind
 from services.normalizer.links import found_links
 from services.normalizer.records import ParsedRecord
 
@@ -138,6 +138,16 @@ def is_ai_related(paper: Paper, ai_categories: frozenset[str]) -> bool:
     return paper.community is not None
 
 
+def dated(held: list[SourceVersion], incoming: list[SourceVersion]) -> list[SourceVersion]:
+    """The versions held, each undated one given its date by the incoming record that knows it."""
+    dates = {(v.source, v.label): v.date for v in incoming if v.date is not None}
+    return [
+        v.model_copy(update={"date": dates[(v.source, v.label)]}) if v.date is None and (v.source, v.label) in dates
+        else v
+        for v in held
+    ]
+
+
 def merge(
     existing: Paper | None,
     record: ParsedRecord,
@@ -180,14 +190,17 @@ def merge(
         paper = existing.model_copy(deep=True)
         known = {(v.source, v.label) for v in existing.versions}
         new_versions = [v for v in record.versions if (v.source, v.label) not in known]
-        newest = (
-            latest is not None
-            and latest.date is not None
-            and (existing.version_updated_at is None or latest.date >= existing.version_updated_at)
+        newest = latest is not None and (
+            # an announced version comes without its date (the feed names it tonight, OAI-PMH dates it later)
+            (latest.date is None and (latest.source, latest.label) not in known)
+            or (
+                latest.date is not None
+                and (existing.version_updated_at is None or latest.date >= existing.version_updated_at)
+            )
         )
         paper.ids = merge_ids(existing.ids, record.ids)
         paper.sources = list(dict.fromkeys([*existing.sources, record.source]))
-        paper.versions = [*existing.versions, *new_versions]
+        paper.versions = [*dated(existing.versions, record.versions), *new_versions]
         if newest or not existing.abstract:
             paper.title, paper.abstract = record.title, record.abstract or existing.abstract
             if record.authors:
