@@ -227,8 +227,8 @@ def merge(
             paper.published_at = first
         if existing.status == "preprint" and paper.status == "published":
             kind = "published"
-        elif new_versions and record.source == "arxiv":
-            kind = "revised"
+        elif record.source == "arxiv" and latest is not None and latest in new_versions:
+            kind = "revised"  # only a newer version is a revision: versions older than the held one complete it
         else:
             kind = "updated"
 
