@@ -7,8 +7,8 @@ A folder holds the recorded files and `replay.json`:
 A request matches a route when the paths are equal and the route's query is a subset of the request's;
 the most specific route wins. A route with `"files": [...]` instead of `"file"` answers a feed that changes:
 the first file to its first request, the next to the next, the last one from then on (yesterday's batch, then
-tonight's announcement); resetting the request log starts it over. Responses carry an ETag (the file's sha256) and answer a matching
-If-None-Match with 304, as raw.githubusercontent.com does.
+tonight's announcement); resetting the request log starts it over. Responses carry an ETag (the file's sha256)
+and answer a matching If-None-Match with 304, as raw.githubusercontent.com does.
 
 Faults (POST /_replay/faults, see `Fault`): a status such as 503 with Retry-After or 500, a slow
 answer, a truncated body, a replacement body (not XML/JSON), or `bad_token` (the recorded

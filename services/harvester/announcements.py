@@ -96,7 +96,9 @@ class BatchMark:
             return None
         ids = value.get("ids")
         updated = value.get("updated")
-        return cls(updated if isinstance(updated, str) else None, [str(i) for i in ids] if isinstance(ids, list) else [])
+        return cls(
+            updated if isinstance(updated, str) else None, [str(i) for i in ids] if isinstance(ids, list) else []
+        )
 
 
 class Verdict(StrEnum):

@@ -16,8 +16,8 @@ from schemas import topics
 from services.harvester.publishers import HarvestPublishers
 from services.harvester.runner import init_metrics, restore_freshness
 from services.harvester.scheduler import build_sources, make_http_client, run_forever, watch_announcements
-from services.harvester.sources import arxiv_feed
 from services.harvester.settings import HarvesterSettings
+from services.harvester.sources import arxiv_feed
 from services.harvester.store import HarvestStore
 
 SERVICE = "harvester"

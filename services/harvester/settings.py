@@ -14,7 +14,8 @@ CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
 class HarvesterSettings(InfraSettings):
     http_port: int = Field(8001, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
     sources: list[str] = Field(
-        ["arxiv"], description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf"
+        ["arxiv"],
+        description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf",
     )
 
     arxiv_oai_url: str = Field("https://oaipmh.arxiv.org/oai", description="arXiv OAI-PMH base URL")
@@ -26,7 +27,9 @@ class HarvesterSettings(InfraSettings):
     arxiv_interval_s: float = Field(3600, gt=0, description="seconds between arXiv runs")
     arxiv_min_request_interval_s: float = Field(3.0, ge=0, description="arXiv asks for one request per 3 s")
 
-    arxiv_feed_url: str = Field("https://rss.arxiv.org/atom", description="arXiv's Atom feeds, read at <url>/<category>")
+    arxiv_feed_url: str = Field(
+        "https://rss.arxiv.org/atom", description="arXiv's Atom feeds, read at <url>/<category>"
+    )
     arxiv_feed_categories: list[str] = Field(
         ["cs"], min_length=1, description='categories whose announcement is watched, e.g. ["cs"] or ["cs.AI", "cs.CL"]'
     )

@@ -142,7 +142,8 @@ def dated(held: list[SourceVersion], incoming: list[SourceVersion]) -> list[Sour
     """The versions held, each undated one given its date by the incoming record that knows it."""
     dates = {(v.source, v.label): v.date for v in incoming if v.date is not None}
     return [
-        v.model_copy(update={"date": dates[(v.source, v.label)]}) if v.date is None and (v.source, v.label) in dates
+        v.model_copy(update={"date": dates[(v.source, v.label)]})
+        if v.date is None and (v.source, v.label) in dates
         else v
         for v in held
     ]

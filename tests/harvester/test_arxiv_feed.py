@@ -59,7 +59,9 @@ async def _watch(settings: HarvesterSettings, store: HarvestStore, published: Pu
 
 
 def _windows(category: str, outcome: str) -> float:
-    return REGISTRY.get_sample_value("papertrail_announce_windows_total", {"category": category, "outcome": outcome}) or 0
+    return (
+        REGISTRY.get_sample_value("papertrail_announce_windows_total", {"category": category, "outcome": outcome}) or 0
+    )
 
 
 def _feed_requests(replay: Replay) -> list[str]:

@@ -86,9 +86,10 @@ def test_announced_papers_arrive_at_once_and_oai_settles_into_them(
 ) -> None:
     environment, replay, logs = env
     bootstrap = servers.kafka_bootstrap_servers
-    db = MongoClient(servers.mongodb_url, tz_aware=True)[environment["MONGODB_DATABASE"]]
+    mongo: MongoClient = MongoClient(servers.mongodb_url, tz_aware=True)
+    db = mongo[environment["MONGODB_DATABASE"]]
     out = KafkaOut(bootstrap, servers.topic(topics.HARVEST_RAW))
-    with running_services(["normalizer", "summarizer"], environment, logs):
+    with mongo, running_services(["normalizer", "summarizer"], environment, logs):
         status = asyncio.run(_watch_tonight(replay, out, servers.mongodb_url, environment["MONGODB_DATABASE"]))
         assert status.state == "finished" and status.records == 3
 
@@ -100,7 +101,9 @@ def test_announced_papers_arrive_at_once_and_oai_settles_into_them(
         assert paper is not None and [(v["label"], v.get("date")) for v in paper["versions"]] == [("v2", None)]
 
         # OAI-PMH serves the day's records later: the same three (and three others)
-        asyncio.run(publish_raw(bootstrap, out.topic, oai_records("arXivRaw/mikesaelim_ListRecordsResponse.xml", "arXivRaw")))
+        asyncio.run(
+            publish_raw(bootstrap, out.topic, oai_records("arXivRaw/mikesaelim_ListRecordsResponse.xml", "arXivRaw"))
+        )
 
         def dated() -> bool:
             paper = db.papers.find_one({"_id": "arxiv:0704.1109"})

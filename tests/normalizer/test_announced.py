@@ -57,7 +57,11 @@ async def test_the_oai_record_settles_into_the_announced_paper_without_a_second_
     assert {p: kinds[p] for p in ("arxiv:0704.0471", "arxiv:0704.1109", "arxiv:0704.1114")} == dict.fromkeys(
         ("arxiv:0704.0471", "arxiv:0704.1109", "arxiv:0704.1114"), "updated"
     )
-    assert sorted(p for p, k in kinds.items() if k == "new") == ["arxiv:0704.0716", "arxiv:0704.0874", "arxiv:0704.1586"]
+    assert sorted(p for p, k in kinds.items() if k == "new") == [
+        "arxiv:0704.0716",
+        "arxiv:0704.0874",
+        "arxiv:0704.1586",
+    ]
     assert await store.papers.count_documents({}) == 6
     paper = await store.papers.find_one({"_id": "arxiv:0704.1109"})
     assert paper is not None

@@ -71,8 +71,9 @@ def feed_records(feed: Feed) -> list[SourceRecord]:
     records = []
     for entry in feed.entries:
         record = SourceRecord.of(entry.arxiv_id, "arxiv_atom", entry.content, (entry.published or "")[:10] or None)
-        records.append(SourceRecord(record.record_id, record.format, record.content, record.sha256, record.datestamp,
-                                    "arxiv"))
+        records.append(
+            SourceRecord(record.record_id, record.format, record.content, record.sha256, record.datestamp, "arxiv")
+        )
     return records
 
 
@@ -83,7 +84,11 @@ class ArxivAnnouncementSource:
     name = "arxiv_feed"
 
     def __init__(
-        self, settings: HarvesterSettings, fetcher: PoliteFetcher, *, clock: Clock = utc_now,
+        self,
+        settings: HarvesterSettings,
+        fetcher: PoliteFetcher,
+        *,
+        clock: Clock = utc_now,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.url = settings.arxiv_feed_url
