@@ -3,10 +3,16 @@ checkpoint and run records in a real MongoDB: an announcement caught, a stale fe
 
 import asyncio
 import datetime as dt
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
 
 import httpx
 import pytest
 from prometheus_client import REGISTRY
+from prometheus_client.parser import text_string_to_metric_families
 
 from services.harvester.http import PoliteFetcher
 from services.harvester.runner import run_source
@@ -14,7 +20,9 @@ from services.harvester.scheduler import build_sources, watch_announcements
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
 from services.harvester.store import HarvestStore
+from tests.conftest import Servers
 from tests.harvester.conftest import Published, Replay
+from tests.integration.services import running_service
 
 pytestmark = pytest.mark.integration
 
@@ -174,3 +182,39 @@ def test_the_feed_shares_arxivs_pace_with_the_oai_harvest(settings: HarvesterSet
     oai, feed = built["arxiv"][0], built["arxiv_feed"][0]
     assert isinstance(feed, ArxivAnnouncementSource) and feed.fetcher is oai.fetcher  # type: ignore[attr-defined]
     assert built["arxiv_feed"][1] == 72 * 3600
+
+
+def test_the_harvester_starts_the_watcher_with_its_series_at_zero(
+    servers: Servers, replay: Replay, tmp_path: Path
+) -> None:
+    env = servers.environment() | {
+        "MONGODB_DATABASE": f"papertrail_watch_{uuid.uuid4().hex[:8]}",
+        "SOURCES": '["arxiv_feed"]',
+        "ARXIV_FEED_CATEGORIES": '["cs", "math.OC"]',
+        "ARXIV_FEED_URL": f"{replay.url}/atom",  # were a window open now, it would read the replay server's feed
+        "ARXIV_MIN_REQUEST_INTERVAL_S": "0",
+    }
+    with running_service("harvester", env, tmp_path) as port:
+        text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+    for category in ("cs", "math.OC"):
+        for outcome in ("announced", "stale", "none"):
+            key = ("papertrail_announce_windows_total", (("category", category), ("outcome", outcome)))
+            assert key in samples, key
+    assert samples[("papertrail_harvest_interval_seconds", (("source", "arxiv_feed"),))] == 72 * 3600
+
+
+def test_a_bad_category_stops_the_harvester_at_start_naming_it(servers: Servers, tmp_path: Path) -> None:
+    env = servers.environment() | {"SOURCES": '["arxiv_feed"]', "ARXIV_FEED_CATEGORIES": '["cs AI"]'}
+    done = subprocess.run(
+        [sys.executable, "-m", "papertrail", "harvester"],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0 and "ARXIV_FEED_CATEGORIES" in done.stderr + done.stdout
