@@ -46,6 +46,12 @@ class HarvesterSettings(InfraSettings):
     arxiv_feed_poll_s: float = Field(
         60, ge=0, le=3600, description="pause between two rounds over the categories still waiting"
     )
+    arxiv_feed_gap_s: float = Field(
+        12 * 3600,
+        gt=0,
+        description="an announced paper whose OAI-PMH record has not come this long after is a gap (OAI-PMH serves a "
+        "day's records about 2 h after the announcement)",
+    )
 
     acl_anthology_url: str = Field(
         "https://raw.githubusercontent.com/acl-org/acl-anthology/master",
