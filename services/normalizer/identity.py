@@ -11,6 +11,7 @@ fills only a kind no source's own field gives. The venue claims are read again f
 comments, journal reference and DOIs: the newest version's comment wins, as it does for the comment itself.
 """
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -21,6 +22,7 @@ from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, 
 from services.normalizer.links import found_links
 from services.normalizer.records import ParsedRecord
 
+ARXIV_VERSION = re.compile(r"v(\d+)")
 TRACKED_FIELDS = (
     "title",
     "abstract",
@@ -149,6 +151,21 @@ def dated(held: list[SourceVersion], incoming: list[SourceVersion]) -> list[Sour
     ]
 
 
+def in_order(versions: list[SourceVersion]) -> list[SourceVersion]:
+    """Each source's versions together, arXiv's by number: an announced v2 held before OAI-PMH brings v1 still
+    lists v1 first."""
+    first: dict[str, int] = {}
+    for position, version in enumerate(versions):
+        first.setdefault(version.source, position)
+
+    def key(item: tuple[int, SourceVersion]) -> tuple[int, int]:
+        position, version = item
+        number = ARXIV_VERSION.fullmatch(version.label) if version.source == "arxiv" else None
+        return first[version.source], int(number[1]) if number else position
+
+    return [version for _, version in sorted(enumerate(versions), key=key)]
+
+
 def merge(
     existing: Paper | None,
     record: ParsedRecord,
@@ -201,7 +218,7 @@ def merge(
         )
         paper.ids = merge_ids(existing.ids, record.ids)
         paper.sources = list(dict.fromkeys([*existing.sources, record.source]))
-        paper.versions = [*dated(existing.versions, record.versions), *new_versions]
+        paper.versions = in_order([*dated(existing.versions, record.versions), *new_versions])
         if newest or not existing.abstract:
             paper.title, paper.abstract = record.title, record.abstract or existing.abstract
             if record.authors:

@@ -65,7 +65,7 @@ async def test_the_oai_record_settles_into_the_announced_paper_without_a_second_
     assert await store.papers.count_documents({}) == 6
     paper = await store.papers.find_one({"_id": "arxiv:0704.1109"})
     assert paper is not None
-    assert [(v["label"], v["date"] is not None) for v in paper["versions"]] == [("v2", True), ("v1", True)]
+    assert [(v["label"], v["date"] is not None) for v in paper["versions"]] == [("v1", True), ("v2", True)]
     assert paper["current_version"] == "v2" and paper["version_updated_at"] is not None
     # the same announcement delivered again changes nothing
     again = await apply(store, *announced_records())
