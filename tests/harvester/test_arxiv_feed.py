@@ -3,6 +3,7 @@ checkpoint and run records in a real MongoDB: an announcement caught, a stale fe
 
 import asyncio
 import datetime as dt
+import itertools
 import os
 import subprocess
 import sys
@@ -218,3 +219,23 @@ def test_a_bad_category_stops_the_harvester_at_start_naming_it(servers: Servers,
         timeout=120,
     )
     assert done.returncode != 0 and "ARXIV_FEED_CATEGORIES" in done.stderr + done.stdout
+
+
+async def test_the_feed_and_the_oai_harvest_together_keep_arxivs_pace(
+    settings: HarvesterSettings, store: HarvestStore, published: Published, replay: Replay
+) -> None:
+    paced = _settings(settings, replay, ["cs"]).model_copy(update={"arxiv_min_request_interval_s": 1.0})
+    clock = Clock(ANNOUNCED - dt.timedelta(seconds=30))
+    async with httpx.AsyncClient(timeout=10) as client:
+        built = build_sources(["arxiv", "arxiv_feed"], paced, client)
+        feed = built["arxiv_feed"][0]
+        assert isinstance(feed, ArxivAnnouncementSource)
+        feed.clock, feed.sleep = clock, clock.sleep
+        statuses = await asyncio.gather(
+            *(run_source(built[name][0], store, published.publish_raw, published.publish_status) for name in built)
+        )
+    assert [s.state for s in statuses] == ["finished", "finished"], [s.error for s in statuses]
+    arxiv = [r for r in replay.requests() if r["path"] in ("/oai", "/atom/cs")]
+    assert {r["path"] for r in arxiv} == {"/oai", "/atom/cs"} and len(arxiv) == 5  # 3 OAI pages, 2 feed rounds
+    gaps = [later["at"] - earlier["at"] for earlier, later in itertools.pairwise(arxiv)]
+    assert min(gaps) >= 0.9, gaps  # one request a second across both (arXiv asks one per 3 s: the default)
