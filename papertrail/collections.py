@@ -18,6 +18,7 @@ SOURCE_RECORDS = Collection("source_records", "normalizer")
 HARVEST_CHECKPOINTS = Collection("harvest_checkpoints", "harvester")
 HARVEST_RUNS = Collection("harvest_runs", "harvester")
 HARVEST_LEASES = Collection("harvest_leases", "harvester")
+HARVEST_ANNOUNCED = Collection("harvest_announced", "harvester")
 # the summarizer
 SUMMARIES = Collection("summaries", "summarizer")
 SUMMARY_PENDING = Collection("summary_pending", "summarizer")

@@ -54,6 +54,8 @@ def demo_environment(replay_url: str) -> dict[str, str]:
         "ARXIV_METADATA_PREFIX": "arXiv",
         "ARXIV_START_DATE": "2015-01-16",
         "ARXIV_MIN_REQUEST_INTERVAL_S": "0",
+        # `papertrail harvest arxiv_feed` (or SOURCES with arxiv_feed) reads the replay server's announcement feed
+        "ARXIV_FEED_URL": f"{replay_url}/atom",
         "ACL_ANTHOLOGY_URL": replay_url,
         "ACL_VOLUMES": '["2024.acl"]',
         "HF_API_URL": replay_url,

@@ -5,8 +5,10 @@ A folder holds the recorded files and `replay.json`:
     {"routes": [{"path": "/oai", "query": {"verb": "ListRecords", "metadataPrefix": "arXiv"},
                  "file": "arxiv_oai/arXiv/page.xml", "content_type": "text/xml"}]}
 A request matches a route when the paths are equal and the route's query is a subset of the request's;
-the most specific route wins. Responses carry an ETag (the file's sha256) and answer a matching
-If-None-Match with 304, as raw.githubusercontent.com does.
+the most specific route wins. A route with `"files": [...]` instead of `"file"` answers a feed that changes:
+the first file to its first request, the next to the next, the last one from then on (yesterday's batch, then
+tonight's announcement); resetting the request log starts it over. Responses carry an ETag (the file's sha256)
+and answer a matching If-None-Match with 304, as raw.githubusercontent.com does.
 
 Faults (POST /_replay/faults, see `Fault`): a status such as 503 with Retry-After or 500, a slow
 answer, a truncated body, a replacement body (not XML/JSON), or `bad_token` (the recorded
@@ -24,12 +26,18 @@ from fastapi import FastAPI, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
 
-@dataclass(frozen=True)
+@dataclass
 class Route:
     path: str
     query: dict[str, str]
-    file: Path
+    files: list[Path]
     content_type: str
+    served: int = 0
+
+    def next_file(self) -> Path:
+        file = self.files[min(self.served, len(self.files) - 1)]
+        self.served += 1
+        return file
 
 
 class Fault(BaseModel):
@@ -86,7 +94,12 @@ async def _pause(request: Request, seconds: float) -> None:
 def load_state(folder: Path) -> ReplayState:
     manifest = json.loads((folder / "replay.json").read_text(encoding="utf-8"))
     routes = [
-        Route(r["path"], dict(r.get("query", {})), folder / r["file"], r.get("content_type", "text/xml"))
+        Route(
+            r["path"],
+            dict(r.get("query", {})),
+            [folder / f for f in r.get("files", [r.get("file")])],
+            r.get("content_type", "text/xml"),
+        )
         for r in manifest["routes"]
     ]
     bad_token = manifest.get("bad_token_file")
@@ -115,6 +128,8 @@ def make_replay_app(folder: Path) -> FastAPI:
         """Forget the request log and every pending fault (tests start from a clean server)."""
         state.requests.clear()
         state.faults.clear()
+        for route in state.routes:
+            route.served = 0
 
     @app.get("/_replay/requests")
     async def list_requests() -> list[dict[str, Any]]:
@@ -148,7 +163,7 @@ def make_replay_app(folder: Path) -> FastAPI:
         if route is None:
             logged["status"] = 404
             return Response(f"no recording for /{path} {query}", 404, media_type="text/plain")
-        body = route.file.read_bytes()
+        body = route.next_file().read_bytes()
         etag = '"' + hashlib.sha256(body).hexdigest() + '"'
         if fault is None and request.headers.get("If-None-Match") == etag:
             logged["status"] = 304

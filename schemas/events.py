@@ -8,7 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from schemas.paper import Paper, PaperIds, PaperVersion
 from schemas.summary import Summary
 
-RawFormat = Literal["arXivRaw", "arXiv", "oai_dc", "acl_xml", "hf_daily_json", "kaggle_arxiv_json", "corpus_json"]
+RawFormat = Literal[
+    "arXivRaw", "arXiv", "arxiv_atom", "oai_dc", "acl_xml", "hf_daily_json", "kaggle_arxiv_json", "corpus_json"
+]
 NormalizedKind = Literal["new", "revised", "published", "updated"]
 
 

@@ -1,6 +1,7 @@
 """Harvester service: on each source's schedule, fetch → harvest.raw.v1 → checkpoint → harvest.status.v1."""
 
 import asyncio
+import datetime as dt
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -13,10 +14,12 @@ from faststream.asgi import AsgiFastStream
 from papertrail.kafka import StaticMembershipBroker, make_broker
 from papertrail.service import Clients, service_app
 from schemas import topics
+from services.harvester.announced import AnnouncedPapers, LedgeredPublishing
 from services.harvester.publishers import HarvestPublishers
-from services.harvester.runner import init_metrics, restore_freshness
-from services.harvester.scheduler import build_sources, make_http_client, run_forever
+from services.harvester.runner import Publishing, init_metrics, restore_freshness
+from services.harvester.scheduler import build_sources, make_http_client, run_forever, watch_announcements
 from services.harvester.settings import HarvesterSettings
+from services.harvester.sources import arxiv_feed
 from services.harvester.store import HarvestStore
 
 SERVICE = "harvester"
@@ -32,6 +35,7 @@ class HarvesterResources:
     store: HarvestStore
     http: httpx.AsyncClient
     publishers: HarvestPublishers
+    announced: AnnouncedPapers
     schedules: list[asyncio.Task[None]] = field(default_factory=list)
 
 
@@ -40,17 +44,22 @@ Resources = Annotated[HarvesterResources, Context()]  # what every handler takes
 
 async def start_schedules(resources: Resources) -> None:
     """Once the broker is connected, run every configured source on its own interval."""
-    settings, store, publishers = resources.settings, resources.store, resources.publishers
+    settings, store = resources.settings, resources.store
+    publishers: Publishing = resources.publishers
+    if "arxiv_feed" in settings.sources:  # announced ids are kept until their OAI-PMH record comes
+        publishers = LedgeredPublishing(
+            publishers, resources.announced, dt.timedelta(seconds=settings.arxiv_feed_gap_s)
+        )
     init_metrics(settings.sources)
+    arxiv_feed.init_metrics(settings.arxiv_feed_categories if "arxiv_feed" in settings.sources else [])
     built = build_sources(settings.sources, settings, resources.http)
     await restore_freshness(store, {name: interval for name, (_, interval) in built.items()})
     for name, (source, interval) in built.items():
-        resources.schedules.append(
-            asyncio.create_task(
-                run_forever(source, interval, store, publishers, settings.lease_ttl_s),
-                name=f"harvest-{name}",
-            )
-        )
+        if isinstance(source, arxiv_feed.ArxivAnnouncementSource):  # on arXiv's announcement schedule
+            schedule = watch_announcements(source, store, publishers, settings.lease_ttl_s)
+        else:
+            schedule = run_forever(source, interval, store, publishers, settings.lease_ttl_s)
+        resources.schedules.append(asyncio.create_task(schedule, name=f"harvest-{name}"))
 
 
 async def stop_schedules(resources: Resources) -> None:
@@ -68,7 +77,9 @@ def build_resources(
     publishers = HarvestPublishers(
         broker.declared_publisher(topics.HARVEST_RAW), broker.declared_publisher(topics.HARVEST_STATUS)
     )
-    return HarvesterResources(settings, HarvestStore(clients.db), make_http_client(settings), publishers)
+    return HarvesterResources(
+        settings, HarvestStore(clients.db), make_http_client(settings), publishers, AnnouncedPapers(clients.db)
+    )
 
 
 def create_app(settings: HarvesterSettings) -> AsgiFastStream:
@@ -82,6 +93,7 @@ def create_app(settings: HarvesterSettings) -> AsgiFastStream:
         resources = build_resources(settings, clients, broker)
         try:
             await resources.store.ensure_indexes()
+            await resources.announced.ensure_indexes()
             yield resources
         finally:
             await resources.http.aclose()

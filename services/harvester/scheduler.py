@@ -1,6 +1,7 @@
 """Which sources run and when: each on its own interval, never overlapping itself, failures isolated."""
 
 import asyncio
+import datetime as dt
 import logging
 
 import httpx
@@ -12,12 +13,16 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import Source
 from services.harvester.sources.acl import AclAnthologySource
 from services.harvester.sources.arxiv import ArxivOaiSource, ArxivRecordFetcher
+from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
 from services.harvester.sources.hf import HfDailyPapersSource
 from services.harvester.store import HarvestStore
 
 log = logging.getLogger("papertrail.harvester")
 
 ERROR_PAUSE_S = 60.0  # after an unexpected error outside a run (database down), try again this soon
+# The announcement watcher runs once per announcement, not on an interval; its freshness is judged against the
+# longest quiet spell arXiv's schedule has: Thursday evening to Sunday evening.
+ANNOUNCEMENT_GAP_S = 72 * 3600.0
 
 
 def make_http_client(settings: HarvesterSettings) -> httpx.AsyncClient:
@@ -47,11 +52,13 @@ def build_sources(
             retry_after_max_s=settings.retry_after_max_s,
         )
 
-    arxiv = fetcher(settings.arxiv_min_request_interval_s)
+    arxiv = fetcher(settings.arxiv_min_request_interval_s)  # OAI-PMH, GetRecord and the announcement feeds
     built: dict[str, tuple[Source, float]] = {}
     for name in names:
         if name == "arxiv":
             built[name] = ArxivOaiSource(settings, arxiv), settings.arxiv_interval_s
+        elif name == "arxiv_feed":
+            built[name] = ArxivAnnouncementSource(settings, arxiv), ANNOUNCEMENT_GAP_S
         elif name == "acl":
             built[name] = (
                 AclAnthologySource(settings, fetcher(settings.acl_min_request_interval_s)),
@@ -94,3 +101,33 @@ async def run_forever(
     while True:
         wait_s = await run_once(source, interval_s, store, out, lease_ttl_s)
         await asyncio.sleep(wait_s)
+
+
+async def watch_announcements(
+    source: ArxivAnnouncementSource, store: HarvestStore, out: Publishing, lease_ttl_s: float
+) -> None:
+    """Sleep until the next watch window opens, watch it (one run, under the source's lease), repeat. A run that
+    failed (arXiv away) is tried again while its window is open; a window another instance holds is left to it."""
+    watched: dt.datetime | None = None  # when the last window watched closes: the next one is after it
+    while True:
+        now = source.clock()
+        window = source.window(max(now, watched) if watched else now)
+        if (wait_s := (window.opens_at - now).total_seconds()) > 0:
+            log.info("waiting for the next announcement", extra={"source": source.name, "day": window.day})
+            await source.sleep(wait_s)
+        try:
+            async with source_lease(store, source.name, lease_ttl_s):
+                status = await run_source(
+                    source, store, out.publish_raw, out.publish_status, interval_s=ANNOUNCEMENT_GAP_S
+                )
+            failed = status.state == "failed"
+        except LeaseHeld as held:
+            log.info("skipping a watch window", extra={"source": source.name, "reason": str(held)})
+            failed = False
+        except Exception:
+            log.exception("watch window could not start or finish", extra={"source": source.name})
+            failed = True
+        if failed and source.clock() < window.closes_at:
+            await source.sleep(ERROR_PAUSE_S)
+            continue
+        watched = window.closes_at

@@ -6,12 +6,17 @@ from pydantic import Field, field_validator
 
 from papertrail.settings import InfraSettings
 
-KNOWN_SOURCES = ("arxiv", "acl", "hf")
+KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf")
+# a category of arXiv's taxonomy as the feed URL names it: cs, cs.AI, hep-ph, q-bio.NC, astro-ph.GA
+CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
 
 
 class HarvesterSettings(InfraSettings):
     http_port: int = Field(8001, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
-    sources: list[str] = Field(["arxiv"], description="sources to run on their schedules: arxiv, acl, hf")
+    sources: list[str] = Field(
+        ["arxiv"],
+        description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf",
+    )
 
     arxiv_oai_url: str = Field("https://oaipmh.arxiv.org/oai", description="arXiv OAI-PMH base URL")
     arxiv_metadata_prefix: str = Field("arXivRaw", description="OAI metadataPrefix: arXivRaw, arXiv or oai_dc")
@@ -21,6 +26,32 @@ class HarvesterSettings(InfraSettings):
     )
     arxiv_interval_s: float = Field(3600, gt=0, description="seconds between arXiv runs")
     arxiv_min_request_interval_s: float = Field(3.0, ge=0, description="arXiv asks for one request per 3 s")
+
+    arxiv_feed_url: str = Field(
+        "https://rss.arxiv.org/atom", description="arXiv's Atom feeds, read at <url>/<category>"
+    )
+    arxiv_feed_categories: list[str] = Field(
+        ["cs"], min_length=1, description='categories whose announcement is watched, e.g. ["cs"] or ["cs.AI", "cs.CL"]'
+    )
+    arxiv_feed_lead_s: float = Field(
+        300, ge=0, le=3600, description="start watching this long before 20:00 US Eastern on announcement days"
+    )
+    arxiv_feed_watch_s: float = Field(
+        5 * 3600,
+        gt=0,
+        le=12 * 3600,
+        description="stop watching this long after 20:00 US Eastern when no new batch came (a holiday); arXiv's "
+        "docs say the feeds are rebuilt at midnight EST, 5 h after 20:00 EDT",
+    )
+    arxiv_feed_poll_s: float = Field(
+        60, ge=0, le=3600, description="pause between two rounds over the categories still waiting"
+    )
+    arxiv_feed_gap_s: float = Field(
+        12 * 3600,
+        gt=0,
+        description="an announced paper whose OAI-PMH record has not come this long after is a gap (OAI-PMH serves a "
+        "day's records about 2 h after the announcement)",
+    )
 
     acl_anthology_url: str = Field(
         "https://raw.githubusercontent.com/acl-org/acl-anthology/master",
@@ -60,7 +91,15 @@ class HarvesterSettings(InfraSettings):
             raise ValueError(f"unknown source(s) {unknown}; known: {list(KNOWN_SOURCES)}")
         return value
 
-    @field_validator("arxiv_oai_url", "acl_anthology_url", "hf_api_url")
+    @field_validator("arxiv_feed_categories")
+    @classmethod
+    def _categories(cls, value: list[str]) -> list[str]:
+        bad = [name for name in value if not CATEGORY.fullmatch(name)]
+        if bad:
+            raise ValueError(f"{bad} are not arXiv categories such as cs or cs.AI")
+        return value
+
+    @field_validator("arxiv_oai_url", "arxiv_feed_url", "acl_anthology_url", "hf_api_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
         if not value.startswith(("http://", "https://")):

@@ -11,16 +11,18 @@ fills only a kind no source's own field gives. The venue claims are read again f
 comments, journal reference and DOIs: the newest version's comment wins, as it does for the comment itself.
 """
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from papertrail.paper_ids import fingerprint
 from papertrail.venues.claims import venue_claims
 from schemas.events import NormalizedKind
-from schemas.paper import Author, Paper, PaperIds, PaperVersion, VersionKind
+from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionKind
 from services.normalizer.links import found_links
 from services.normalizer.records import ParsedRecord
 
+ARXIV_VERSION = re.compile(r"v(\d+)")
 TRACKED_FIELDS = (
     "title",
     "abstract",
@@ -138,6 +140,32 @@ def is_ai_related(paper: Paper, ai_categories: frozenset[str]) -> bool:
     return paper.community is not None
 
 
+def dated(held: list[SourceVersion], incoming: list[SourceVersion]) -> list[SourceVersion]:
+    """The versions held, each undated one given its date by the incoming record that knows it."""
+    dates = {(v.source, v.label): v.date for v in incoming if v.date is not None}
+    return [
+        v.model_copy(update={"date": dates[(v.source, v.label)]})
+        if v.date is None and (v.source, v.label) in dates
+        else v
+        for v in held
+    ]
+
+
+def in_order(versions: list[SourceVersion]) -> list[SourceVersion]:
+    """Each source's versions together, arXiv's by number: an announced v2 held before OAI-PMH brings v1 still
+    lists v1 first."""
+    first: dict[str, int] = {}
+    for position, version in enumerate(versions):
+        first.setdefault(version.source, position)
+
+    def key(item: tuple[int, SourceVersion]) -> tuple[int, int]:
+        position, version = item
+        number = ARXIV_VERSION.fullmatch(version.label) if version.source == "arxiv" else None
+        return first[version.source], int(number[1]) if number else position
+
+    return [version for _, version in sorted(enumerate(versions), key=key)]
+
+
 def merge(
     existing: Paper | None,
     record: ParsedRecord,
@@ -180,14 +208,17 @@ def merge(
         paper = existing.model_copy(deep=True)
         known = {(v.source, v.label) for v in existing.versions}
         new_versions = [v for v in record.versions if (v.source, v.label) not in known]
-        newest = (
-            latest is not None
-            and latest.date is not None
-            and (existing.version_updated_at is None or latest.date >= existing.version_updated_at)
+        newest = latest is not None and (
+            # an announced version comes without its date (the feed names it tonight, OAI-PMH dates it later)
+            (latest.date is None and (latest.source, latest.label) not in known)
+            or (
+                latest.date is not None
+                and (existing.version_updated_at is None or latest.date >= existing.version_updated_at)
+            )
         )
         paper.ids = merge_ids(existing.ids, record.ids)
         paper.sources = list(dict.fromkeys([*existing.sources, record.source]))
-        paper.versions = [*existing.versions, *new_versions]
+        paper.versions = in_order([*dated(existing.versions, record.versions), *new_versions])
         if newest or not existing.abstract:
             paper.title, paper.abstract = record.title, record.abstract or existing.abstract
             if record.authors:
@@ -214,8 +245,8 @@ def merge(
             paper.published_at = first
         if existing.status == "preprint" and paper.status == "published":
             kind = "published"
-        elif new_versions and record.source == "arxiv":
-            kind = "revised"
+        elif record.source == "arxiv" and latest is not None and latest in new_versions:
+            kind = "revised"  # only a newer version is a revision: versions older than the held one complete it
         else:
             kind = "updated"
 

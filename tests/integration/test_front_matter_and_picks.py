@@ -18,7 +18,6 @@ from typing import Any
 
 import httpx
 import pytest
-from aiokafka import AIOKafkaConsumer
 from pymongo import MongoClient
 
 from schemas import topics
@@ -32,7 +31,7 @@ from tests.integration.services import (
     running_service,
     running_services,
 )
-from tests.normalizer.kafka_tools import end_offsets, publish_raw
+from tests.normalizer.kafka_tools import end_offsets, keys_on, publish_raw
 from tests.normalizer.sources import acl_records
 
 pytestmark = pytest.mark.integration
@@ -86,27 +85,6 @@ def mongo(servers: Servers) -> Iterator[MongoClient]:
 
 def _volume() -> list[RawRecord]:
     return [r for r in acl_records() if r.record_id.startswith(f"{VOLUME}.")]
-
-
-async def _keys(bootstrap: str, topic: str) -> list[str]:
-    """Every key on the topic so far, partition by partition."""
-    ends = await end_offsets(bootstrap, topic)
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    await consumer.start()
-    try:
-        consumer.assign(list(ends))
-        await consumer.seek_to_beginning(*ends)
-        keys: list[str] = []
-
-        async def behind() -> bool:
-            return any([await consumer.position(tp) < end for tp, end in ends.items()])
-
-        while await behind():
-            for records in (await consumer.getmany(timeout_ms=1000)).values():
-                keys += [r.key.decode() for r in records if r.key]
-        return keys
-    finally:
-        await consumer.stop()
 
 
 async def _store_as_an_earlier_release(system: System, servers: Servers) -> None:
@@ -167,8 +145,8 @@ def test_front_matter_held_is_withdrawn_at_start_and_never_made_again(
         assert overview["total_papers"]["value"] == overview["new_papers"]["value"] == 0
         assert overview["total_ai_related"]["value"] == 0
         bootstrap = servers.kafka_bootstrap_servers
-        assert asyncio.run(_keys(bootstrap, servers.topic(topics.PAPERS_WITHDRAWN))) == [FRONT]
-        new_before = asyncio.run(_keys(bootstrap, servers.topic(topics.PAPERS_NEW)))
+        assert asyncio.run(keys_on(bootstrap, servers.topic(topics.PAPERS_WITHDRAWN))) == [FRONT]
+        new_before = asyncio.run(keys_on(bootstrap, servers.topic(topics.PAPERS_NEW)))
 
         # the volume harvested again, as the harvester publishes it: front matter included
         records = _volume()
@@ -177,7 +155,7 @@ def test_front_matter_held_is_withdrawn_at_start_and_never_made_again(
         assert len(papers) == 6
         wait_until(lambda: system.indexed() == papers, timeout=90, what="the volume's 6 papers indexed")
         assert {d["_id"] for d in db.papers.find({}, {"_id": 1})} == papers
-        new_after = asyncio.run(_keys(bootstrap, servers.topic(topics.PAPERS_NEW)))
+        new_after = asyncio.run(keys_on(bootstrap, servers.topic(topics.PAPERS_NEW)))
         # one message per paper, none for the front matter (keys come partition by partition: compare counts)
         assert Counter(new_after) - Counter(new_before) == Counter(papers)
         overview = system.query("/api/overview")
@@ -191,7 +169,7 @@ def test_front_matter_held_is_withdrawn_at_start_and_never_made_again(
         assert 'papertrail_normalizer_records_set_aside_total{reason="front_matter"} 1.0' in metrics
     # a second start finds nothing more to withdraw
     with running_service("normalizer", system.env, system.logs):
-        assert asyncio.run(_keys(servers.kafka_bootstrap_servers, servers.topic(topics.PAPERS_WITHDRAWN))) == [FRONT]
+        assert asyncio.run(keys_on(servers.kafka_bootstrap_servers, servers.topic(topics.PAPERS_WITHDRAWN))) == [FRONT]
 
 
 def test_a_picks_arxiv_record_is_fetched_and_merged_end_to_end(system: System, mongo: MongoClient) -> None:

@@ -76,3 +76,24 @@ async def stable_members(bootstrap: str, group: str) -> int:
     (_, _, state, _, _, members, *_) = response.groups[0]
     assigned = [m for m in members if m[-1]]  # member_assignment: empty until the group synced
     return len(assigned) if state == "Stable" and len(assigned) == len(members) else 0
+
+
+async def keys_on(bootstrap: str, topic: str) -> list[str]:
+    """Every key on the topic so far, partition by partition."""
+    ends = await end_offsets(bootstrap, topic)
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        consumer.assign(list(ends))
+        await consumer.seek_to_beginning(*ends)
+        keys: list[str] = []
+
+        async def behind() -> bool:
+            return any([await consumer.position(tp) < end for tp, end in ends.items()])
+
+        while await behind():
+            for records in (await consumer.getmany(timeout_ms=1000)).values():
+                keys += [r.key.decode() for r in records if r.key]
+        return keys
+    finally:
+        await consumer.stop()

@@ -14,6 +14,8 @@ from papertrail.names import split_author_list
 from schemas.events import RawFormat, RawRecord
 from schemas.paper import PaperIds, SourceVersion
 from services.harvester.sources.anthology import split_collection
+from services.harvester.sources.arxiv_feed import feed_records
+from services.harvester.sources.atom_feed import parse_feed
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.records import ParsedRecord
 from tests.conftest import FIXTURES, SOURCES
@@ -128,3 +130,10 @@ def corpus_comments(folder: Path = CORPUS) -> dict[str, str | None]:
                     record = json.loads(line)
                     found[record["id"]] = record.get("comment")
     return found
+
+
+def announced_records(feed: str = "cs_tonight.xml") -> list[RawRecord]:
+    """The entries of a feed fixture (tests/fixtures/harvester/arxiv_feed/) as the announcement watcher publishes
+    them."""
+    parsed = parse_feed((FIXTURES / "harvester/arxiv_feed" / feed).read_bytes(), "cs")
+    return [raw_record("arxiv", r.record_id, r.format, r.content, r.datestamp) for r in feed_records(parsed)]

@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from schemas.events import RawRecord
 from services.normalizer.parsers.acl import parse_acl
+from services.normalizer.parsers.arxiv_atom import parse_arxiv_atom
 from services.normalizer.parsers.arxiv_json import parse_corpus_line, parse_kaggle_arxiv
 from services.normalizer.parsers.arxiv_oai import parse_arxiv, parse_arxiv_raw
 from services.normalizer.parsers.hf_daily import parse_hf_daily
@@ -23,6 +24,7 @@ READING = 2
 PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
     "arXivRaw": lambda raw: parse_arxiv_raw(raw.content),
     "arXiv": lambda raw: parse_arxiv(raw.content),
+    "arxiv_atom": lambda raw: parse_arxiv_atom(raw.content),
     "oai_dc": lambda raw: parse_oai_dc(raw.content),
     "acl_xml": lambda raw: parse_acl(raw.content),
     "hf_daily_json": parse_hf_daily,
