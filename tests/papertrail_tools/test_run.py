@@ -142,7 +142,18 @@ def test_run_restarts_a_killed_service_and_ctrl_c_stops_them_all(servers: Server
     assert code == 0
     survivors = [pid for pid in [*before.values(), *after.values()] if _alive(pid)]
     assert not survivors, "a service outlived `papertrail run`"
-    assert _events(lines)[-1]["message"] == "all services stopped; restarts: normalizer 1"
+    assert _events(lines)[-1]["message"] == "all services stopped; restarts: normalizer 1", _exits(_events(lines))
+
+
+def _exits(events: list[dict]) -> str:
+    """What the supervisor said of each exit, after the exited service's last 30 lines: why a restart happened."""
+    told = []
+    for at, event in enumerate(events):
+        if event["service"] == "papertrail" and " exited " in event["message"]:
+            name = event["message"].split(" ", 1)[0]
+            before = [json.dumps(e)[:400] for e in events[:at] if e["service"] == name][-30:]
+            told.append("\n".join([*before, event["message"]]))
+    return "\n\n".join(told)
 
 
 def test_run_gives_up_on_a_service_that_fails_at_every_start(servers: Servers) -> None:
