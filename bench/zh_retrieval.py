@@ -146,7 +146,16 @@ def main() -> None:
         texts_path.write_text(json.dumps(texts))
         for model in args.models.split(","):
             out = Path(folder) / "out.npz"
-            child = [sys.executable, __file__, "--threads", str(args.threads), "--child", model, str(texts_path), str(out)]
+            child = [
+                sys.executable,
+                __file__,
+                "--threads",
+                str(args.threads),
+                "--child",
+                model,
+                str(texts_path),
+                str(out),
+            ]
             subprocess.run(child, check=True)
             got = np.load(out)
             ranks = ranks_of(got["passages"], got["queries"], targets)
