@@ -11,7 +11,6 @@ def open_embedder(settings: EmbeddingSettings, budget: TokenBudget | None = None
         from papertrail.embedding_endpoint import EndpointEmbedder, make_embedding_client
 
         return EndpointEmbedder(make_embedding_client(settings), settings, budget or ProcessTokenBudget())
-    from papertrail.local_model import LocalEmbedder, LocalModel
+    from papertrail.local_model import LocalEmbedder, packaged_model
 
-    model = LocalModel.packaged(LOCAL_MODELS[settings.embedding_model], settings)
-    return LocalEmbedder(model, settings)
+    return LocalEmbedder(packaged_model(LOCAL_MODELS[settings.embedding_model], settings), settings)

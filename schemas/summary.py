@@ -7,6 +7,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 SummaryStatus = Literal["ok", "pending", "failed"]
 
+# The `error` of a summary pending because the summarizer has no endpoint at all (the paper page then says how to
+# get summaries).
+NO_MODEL_CONFIGURED = "no model configured"
+
 
 class Institution(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -9,7 +9,7 @@ from papertrail.endpoint import budget_left as budget_left
 from papertrail.endpoint import estimated_cost as estimated_cost
 from schemas.events import PaperEmbedding, PaperEnriched, PaperNew, PaperNormalized
 from schemas.paper import Paper
-from schemas.summary import Institution, Summary
+from schemas.summary import NO_MODEL_CONFIGURED, Institution, Summary
 from services.summarizer.prompt import SummaryAnswer
 
 # Fields whose change makes the old summary wrong; everything else (venue, DOI, links) keeps it.
@@ -47,7 +47,7 @@ def decide(
     if not fresh and previous is not None:
         return Decision("reuse")
     if not model_configured:
-        return Decision("pending", "no model configured")
+        return Decision("pending", NO_MODEL_CONFIGURED)
     if not budget_left:
         return Decision("pending", "daily token budget spent")
     return Decision("call")

@@ -5,6 +5,7 @@ import pytest
 from pydantic import ValidationError
 
 from papertrail.embedding import (
+    E5_SMALL_Q4,
     MINILM_INT8,
     EmbeddingSettings,
     ProcessTokenBudget,
@@ -52,6 +53,8 @@ def test_vectors_are_scaled_to_length_one_as_float32() -> None:
 def test_the_local_model_is_the_default_and_fills_its_own_dimensions() -> None:
     settings = EmbeddingSettings()
     assert (settings.embedding_backend, settings.embedding_model) == ("local", MINILM_INT8.id)
+    assert EmbeddingSettings(embedding_model=E5_SMALL_Q4.id).similar_threshold == E5_SMALL_Q4.similar_threshold
+    assert settings.similar_threshold == MINILM_INT8.similar_threshold == 0.65
     assert settings.embedding_dimensions == 384 and settings.max_chars == 256 * 20
     assert settings.embedding_batch_size == 2  # the least CPU and memory per abstract (docs/benchmarks.md)
 

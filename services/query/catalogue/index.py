@@ -8,12 +8,18 @@ from typing import Any
 import orjson
 from meilisearch_python_sdk import AsyncClient
 from meilisearch_python_sdk.errors import MeilisearchApiError
-from meilisearch_python_sdk.models.settings import MeilisearchSettings, Pagination, UserProvidedEmbedder
+from meilisearch_python_sdk.models.settings import (
+    LocalizedAttributes,
+    MeilisearchSettings,
+    Pagination,
+    UserProvidedEmbedder,
+)
 from prometheus_client import Counter, Histogram
 
 from papertrail.embedding import Embedder
 from papertrail.kafka import DependencyRefused, UnprocessableMessage
 from papertrail.search_document import (
+    CHINESE_FIELDS,
     EMBEDDER,
     FILTERABLE,
     SEARCHABLE,
@@ -131,6 +137,7 @@ class PaperIndex:
             sortable_attributes=SORTABLE,
             pagination=Pagination(max_total_hits=MAX_TOTAL_HITS),
             embedders=embedders,
+            localized_attributes=[LocalizedAttributes(attribute_patterns=CHINESE_FIELDS, locales=["cmn"])],
         )
         # An existing index makes the creation task fail harmlessly; the settings are applied either way.
         await self.client.create_index(
@@ -228,7 +235,7 @@ class PaperIndex:
     async def _query_vector(self, text: str) -> list[float]:
         if self.query_embedder is None or not self.vector_dimensions:
             raise NoVectors("this index holds no paper vectors: search by meaning is off (semantic=0 searches words)")
-        (outcome,) = await self.query_embedder.embed([text])
+        (outcome,) = await self.query_embedder.embed([text], role="query")
         if outcome.vector is None:
             raise NoVectors(f"the query cannot be embedded: {outcome.failure or outcome.unavailable}")
         return [float(x) for x in outcome.vector]

@@ -13,7 +13,6 @@ from pydantic import ValidationError
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.checks import FollowRuleError
-from papertrail.similarity import DEFAULT_THRESHOLD
 from services.query.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of
 from services.query.readers.accounts import follows as accounts
 from services.query.readers.accounts.users import BadAccountInput, normalised_email, signed_in
@@ -120,7 +119,7 @@ async def _follows_page(
 ) -> HTMLResponse:
     follows = await accounts.list_follows(readers, resources_of(request).papers, user["_id"])
     similar = {
-        "default_threshold": DEFAULT_THRESHOLD,
+        "default_threshold": resources_of(request).settings.similar_threshold,
         "threshold_range": (accounts.MIN_THRESHOLD, accounts.MAX_THRESHOLD),
     }
     return render(
@@ -144,7 +143,10 @@ async def add_follow(request: Request, user: Reader, readers: ReadersDep) -> Res
     announce = resources_of(request).announce_follow_change
     try:
         body = accounts.FollowCreate.model_validate(follow_body(form))
-        follow = await accounts.create_follow(readers, resources_of(request).papers, announce, user["_id"], body)
+        resources = resources_of(request)
+        follow = await accounts.create_follow(
+            readers, resources.papers, announce, user["_id"], body, resources.settings.similar_threshold
+        )
     except ValidationError as error:
         detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
         return await _follows_page(request, user, readers, 422, error=detail, form=form)

@@ -108,6 +108,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "summary_conclusion": ("结论", "Conclusion"),
     "summary_keywords": ("关键词", "Keywords"),
     "summary_pending": ("AI 导读尚未生成(排队中)。", "The AI summary is not written yet (pending)."),
+    "summary_no_model": (
+        "尚未配置摘要模型,所以这里还没有 AI 导读。要生成导读,请运维为摘要服务(summarizer)设置 OPENAI_BASE_URL 和 "
+        "OPENAI_MODEL(任何 OpenAI 兼容的端点,如 DeepSeek、Ollama、vLLM;见 docs/configuration.md)。",
+        "No summary model is configured, so there is no AI summary here yet. To get summaries, the operator sets "
+        "OPENAI_BASE_URL and OPENAI_MODEL for the summarizer (any OpenAI-compatible endpoint, e.g. DeepSeek, Ollama, "
+        "vLLM; see docs/configuration.md).",
+    ),
     "summary_failed": ("AI 导读生成失败:{error}", "The AI summary failed: {error}"),
     "summary_by": ("模型 {model} · {time}", "model {model} · {time}"),
     "similar_papers": ("相似论文", "Similar papers"),

@@ -8,6 +8,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from papertrail.follows.catalogue import load_catalogue
 from schemas.paper import ClaimTrack
+from schemas.summary import NO_MODEL_CONFIGURED
 from services.query.catalogue.index import NoVectors
 from services.query.catalogue.reads.overview import overview, source_details
 from services.query.catalogue.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
@@ -87,7 +88,7 @@ async def show_paper(
     return render(
         request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported, marks=marks,
         citation=citation, cite_format=cite_format, cite_formats=FORMATS, cite_open="cite" in request.query_params,
-        similar=similar,
+        similar=similar, no_model_configured=NO_MODEL_CONFIGURED,
     )  # fmt: skip
 
 

@@ -154,7 +154,11 @@ def test_paper_page_shows_ids_history_links_and_summary_status(site: tuple[Pipel
     hrefs = [a.get("href") for a in tree.get_element_by_id("ids").iter("a")]
     assert f"https://arxiv.org/abs/{record.record_id}" in hrefs
     assert any(h.startswith("https://arxiv.org/pdf/") for h in hrefs)
-    assert "AI 导读尚未生成" in text(tree.get_element_by_id("summary"))  # no model in this pipeline: pending
+    # no endpoint in this pipeline: the page says how to get summaries, not an unexplained "pending"
+    summary = text(tree.get_element_by_id("summary"))
+    assert "尚未配置摘要模型" in summary and "OPENAI_BASE_URL" in summary and "排队中" not in summary
+    english = text(doc(page(pipeline, f"/papers/arxiv:{record.record_id}?lang=en")).get_element_by_id("summary"))
+    assert "No summary model is configured" in english and "OPENAI_MODEL" in english and "(pending)" not in english
     assert page(pipeline, "/papers/arxiv:0000.00000").status_code == 404
 
 

