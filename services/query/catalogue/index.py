@@ -15,12 +15,16 @@ from papertrail.embedding import Embedder
 from papertrail.kafka import DependencyRefused, UnprocessableMessage
 from papertrail.search_document import EMBEDDER, FILTERABLE, SEARCHABLE, SORTABLE, PaperFilter, document_id
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument
-from services.query.catalogue.reads.search import PaperQuery, SearchMode
+from services.query.catalogue.reads.search import MEANING_MIN_SCORE, PaperQuery, SearchMode
 
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue"]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
 # overview's counts need the exact figure. Raising it costs nothing measurable here (bench/search_latency.py).
 MAX_TOTAL_HITS = 10_000_000
+# `sort` first: a chosen time orders every match of a query (Meilisearch's default puts it after words, typo,
+# proximity and attribute, where it only breaks ties: a query of several words came back in one order whatever the
+# sort); without a sort (relevance) the rule does nothing and the words rank as by default.
+RANKING_RULES = ["sort", "words", "typo", "proximity", "attribute", "exactness"]
 SEARCH_SECONDS = Histogram(
     "papertrail_search_seconds",
     "One Meilisearch search (or similar-papers request) as the query service sees it (request sent → answer parsed).",
@@ -83,11 +87,15 @@ def search_body(
         "hitsPerPage": query.size,
         "facets": FACETS,
     }
+    if query.matching:
+        body["matchingStrategy"] = query.matching
     if attributes is not None:
         body["attributesToRetrieve"] = attributes
     if vector is not None:
         body["vector"] = vector
         body["hybrid"] = {"embedder": EMBEDDER, "semanticRatio": query.semantic}
+        # every paper has some closeness to any text: only those this close are matches (and counted)
+        body["rankingScoreThreshold"] = MEANING_MIN_SCORE
     return body
 
 
@@ -121,6 +129,7 @@ class PaperIndex:
             searchable_attributes=SEARCHABLE,
             filterable_attributes=FILTERABLE,
             sortable_attributes=SORTABLE,
+            ranking_rules=RANKING_RULES,
             pagination=Pagination(max_total_hits=MAX_TOTAL_HITS),
             embedders=embedders,
         )

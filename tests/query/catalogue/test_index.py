@@ -1,5 +1,6 @@
 """The papers index over a real Meilisearch: exact totals past Meilisearch's default cap of 1,000 hits."""
 
+import uuid
 from collections.abc import AsyncIterator
 
 import pytest
@@ -8,7 +9,7 @@ from papertrail.search import make_search_client
 from papertrail.search_document import PaperFilter, document_id
 from papertrail.settings import InfraSettings
 from services.query.catalogue.index import PaperIndex
-from services.query.catalogue.reads.search import PaperQuery
+from services.query.catalogue.reads.search import PaperListing, PaperQuery
 from tests.conftest import Servers
 
 pytestmark = pytest.mark.integration
@@ -69,3 +70,48 @@ async def test_new_summaries_are_listed_by_when_they_were_written(index: PaperIn
     )
     assert found.total == len(expected) and {hit["paper_id"] for hit in found.hits} == expected
     assert await index.count(PaperFilter(summarized_since_ts=since)) == len(expected)
+
+
+@pytest.fixture
+async def sorted_index(servers: Servers) -> AsyncIterator[PaperIndex]:
+    """Papers matching a four-word query more or less well, their times in the opposite order of how well, and
+    each time field in its own order: a sort that does not apply returns the relevance order."""
+    settings = InfraSettings(meili_url=servers.meili_url, meili_master_key=servers.meili_master_key)
+    client = make_search_client(settings)
+    name = f"papers_sorts_{uuid.uuid4().hex[:8]}"
+    titles = [
+        "large language model reasoning",  # the best match, the oldest by every time
+        "reasoning in a large language model",
+        "large language model reasoning with tools and retrieval augmented planning",
+        "a language model that is large, and its reasoning",
+        "large graph neural networks",  # only one of the words
+    ]
+    try:
+        paper_index = PaperIndex(client, name, task_timeout_s=120)
+        await paper_index.ensure()
+        await paper_index.upsert([
+            {"id": document_id(f"sort:{n}"), "paper_id": f"sort:{n}", "title": title,
+             "updated_ts": 1_700_000_000 + 10 * n, "ingested_ts": 1_700_000_000 + 10 * ((n + 2) % 5),
+             "published_ts": 1_700_000_000 + 10 * ((n + 4) % 5)}
+            for n, title in enumerate(titles)
+        ])  # fmt: skip
+        yield paper_index
+    finally:
+        await client.delete_index_if_exists(name)
+        await client.aclose()
+
+
+async def test_a_query_of_several_words_is_ordered_by_the_chosen_time_or_by_relevance(
+    sorted_index: PaperIndex,
+) -> None:
+    q = "large language model reasoning"
+    listing = PaperListing(q=q)
+    assert listing.sorted_by == "relevance" and PaperListing().sorted_by == "updated"  # the defaults
+    relevance = await sorted_index.search(listing.query())
+    assert relevance.hits[0]["paper_id"] == "sort:0"  # the exact title first
+    for sort, field in (("updated", "updated_ts"), ("ingested", "ingested_ts"), ("published", "published_ts")):
+        found = await sorted_index.search(PaperListing(q=q, sort=sort).query())
+        times = [hit[field] for hit in found.hits]
+        assert times == sorted(times, reverse=True), (sort, [hit["paper_id"] for hit in found.hits])
+        assert "sort:4" not in [hit["paper_id"] for hit in found.hits]  # a time orders papers with every word
+        assert found.total == 4
