@@ -4,6 +4,7 @@ and library import. Pure."""
 
 import hashlib
 import re
+from datetime import UTC, datetime
 
 from papertrail.names import surname_key
 from papertrail.text import title_key
@@ -17,6 +18,15 @@ ARXIV_OWN_DOI = re.compile(r"^10\.48550/arxiv\.", re.IGNORECASE)  # the DOI arXi
 def is_arxiv_id(value: str) -> bool:
     """Whether the text is an arXiv id without version, new style or old."""
     return bool(ARXIV_NEW_ID.match(value) or ARXIV_OLD_ID.match(value))
+
+
+def arxiv_id_month(identifier: str) -> datetime | None:
+    """The month an arXiv id was given (its yymm: the first version's month), as that month's first day (UTC)."""
+    digits = identifier.split("/")[-1][:4] if is_arxiv_id(identifier) else ""
+    if not digits.isdigit() or not 1 <= int(digits[2:]) <= 12:
+        return None
+    year = int(digits[:2])
+    return datetime(year + (1900 if year >= 91 else 2000), int(digits[2:]), 1, tzinfo=UTC)  # arXiv began 1991
 
 
 def anthology_id(collection: str, volume: str, paper: str) -> str:

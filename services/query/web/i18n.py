@@ -152,6 +152,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "times": ("时间", "Times"),
     "first_seen": ("本站收录:{time}", "Ingested: {time}"),
     "published_at": ("首次发表:{time}", "First published: {time}"),
+    "published_listing": ("首次发表:{time}(arXiv 列表公布日)", "First published: {time} (the arXiv listing day)"),
+    "published_id_month": (
+        "首次发表:{time}(据 arXiv 编号推断的月份)",
+        "First published: {time} (the month of its arXiv id)",
+    ),
     "version_updated_at": ("版本更新:{time}", "Version update: {time}"),
     "paper_not_found": ("没有这篇论文:{id}", "No such paper: {id}"),
     "paper_bad_id": (
