@@ -12,6 +12,8 @@ from papertrail.text import title_key
 ARXIV_NEW_ID = re.compile(r"^\d{4}\.\d{4,5}$")  # 2401.12345, since April 2007
 ARXIV_OLD_ID = re.compile(r"^[a-z\-]+(\.[A-Z]{2})?/\d{7}$")  # hep-th/9901001, math.GT/0309136
 ARXIV_VERSION = re.compile(r"v\d+$", re.IGNORECASE)  # 2401.12345v2: one paper, whatever its version
+# The DOI the ACL Anthology registers for a paper is this prefix and the paper's Anthology id (2024.acl-long.10).
+ANTHOLOGY_DOI_PREFIX = "10.18653/v1/"
 ARXIV_OWN_DOI = re.compile(r"^10\.48550/arxiv\.", re.IGNORECASE)  # the DOI arXiv registers for every paper
 
 
