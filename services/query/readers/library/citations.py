@@ -210,7 +210,16 @@ def _bibtex_name(name: NameParts) -> str:
     return ", ".join(map(encode, parts))
 
 
-def bibtex_entry(paper: Paper, key: str) -> model.Entry:
+@dataclass(frozen=True, slots=True)
+class ShelfMarks:
+    """What the reader wrote on a saved paper, exported with its citation: tags as `keywords`, the note as
+    `annote` (BibTeX's field for a reader's annotation; `note` stays the citation's own)."""
+
+    tags: tuple[str, ...] = ()
+    note: str = ""
+
+
+def bibtex_entry(paper: Paper, key: str, marks: ShelfMarks | None = None) -> model.Entry:
     fields = [("title", bibtex_text(paper.title)), ("author", bibtex_names(paper.authors))]
     paper_kind = kind(paper)
     if paper_kind == "proceedings":
@@ -228,14 +237,17 @@ def bibtex_entry(paper: Paper, key: str) -> model.Entry:
         fields.append(("note", bibtex_text(paper.journal_ref)))
     if url := paper_url(paper):
         fields.append(("url", bibtex_verbatim(url)))
+    if marks is not None:
+        fields += [("keywords", bibtex_text(", ".join(marks.tags))), ("annote", bibtex_text(marks.note.strip()))]
     entry_type = {"preprint": "misc", "proceedings": "inproceedings", "journal": "article"}[paper_kind]
     return model.Entry(entry_type, key, [model.Field(name, value) for name, value in fields if value])
 
 
-def to_bibtex(papers: Sequence[Paper]) -> str:
+def to_bibtex(papers: Sequence[Paper], marks: Sequence[ShelfMarks | None] | None = None) -> str:
     library = bibtexparser.Library()
-    for paper, key in zip(papers, citation_keys(papers), strict=True):
-        library.add(bibtex_entry(paper, key))
+    shelf = marks if marks is not None else [None] * len(papers)
+    for paper, key, mark in zip(papers, citation_keys(papers), shelf, strict=True):
+        library.add(bibtex_entry(paper, key, mark))
     return bibtexparser.write_string(library)
 
 
@@ -336,10 +348,13 @@ def to_csl_json(papers: Sequence[Paper]) -> list[dict[str, Any]]:
     return [csl_item(p, key) for p, key in zip(papers, citation_keys(papers), strict=True)]
 
 
-def export(papers: Sequence[Paper], citation_format: CitationFormat) -> str:
-    """The papers as one file of the format, entries in the papers' order."""
+def export(
+    papers: Sequence[Paper], citation_format: CitationFormat, marks: Sequence[ShelfMarks | None] | None = None
+) -> str:
+    """The papers as one file of the format, entries in the papers' order; BibTeX carries the reader's `marks` (one
+    per paper) as keywords and annote."""
     if citation_format == "bibtex":
-        return to_bibtex(papers)
+        return to_bibtex(papers, marks)
     if citation_format == "ris":
         return to_ris(papers)
     return json.dumps(to_csl_json(papers), ensure_ascii=False, indent=2) + "\n"

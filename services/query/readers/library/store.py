@@ -15,6 +15,7 @@ from papertrail.collections import FEEDBACK, LIBRARY, PAPERS, READER_MODELS
 from papertrail.mongo import ensure_index
 from schemas.paper import Paper
 from services.query.catalogue.interface import public_paper
+from services.query.readers.library.citations import ShelfMarks
 from services.query.readers.library.recommend import mark_stale
 from services.query.readers.library.shelf import (
     EntryChange,
@@ -162,6 +163,14 @@ class LibraryStore:
         query = library_filter(user_id, tag=tag)
         cursor = self.entries.find(query, {"paper_id": 1}).sort([("saved_at", DESCENDING), ("_id", DESCENDING)])
         return [doc["paper_id"] async for doc in cursor]
+
+    async def shelf_marks(self, user_id: str, paper_ids: Sequence[str]) -> dict[str, ShelfMarks]:
+        """The reader's tags and note on each of these saved papers."""
+        query = {"user_id": user_id, "paper_id": {"$in": list(paper_ids)}}
+        cursor = self.entries.find(query, {"paper_id": 1, "tags": 1, "note": 1})
+        return {
+            doc["paper_id"]: ShelfMarks(tuple(doc.get("tags") or ()), doc.get("note") or "") async for doc in cursor
+        }
 
     async def apply(self, user_id: str, paper: dict[str, Any], mark: Mark, now: datetime) -> dict[str, Any]:
         """One click on a paper: 收藏 saves it (positive), 不相关 dismisses it (negative, and out of the library),
