@@ -2,7 +2,7 @@
 
 import logging
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -97,6 +97,18 @@ def search_body(
         # every paper has some closeness to any text: only those this close are matches (and counted)
         body["rankingScoreThreshold"] = MEANING_MIN_SCORE
     return body
+
+
+def _without_own_filter(wanted: PaperFilter) -> list[tuple[str, PaperFilter]]:
+    """Each facet whose own filter is set, with the filter that leaves it out (year has no filter of its own)."""
+    unfiltered = [
+        ("categories", bool(wanted.categories), replace(wanted, categories=())),
+        ("sources", bool(wanted.sources), replace(wanted, sources=())),
+        ("status", wanted.status is not None, replace(wanted, status=None)),
+        ("ai_related", wanted.ai_related is not None, replace(wanted, ai_related=None)),
+        ("venue", wanted.venue is not None, replace(wanted, venue=None)),
+    ]
+    return [(facet, cleared) for facet, is_set, cleared in unfiltered if is_set]
 
 
 class NoVectors(Exception):
@@ -224,6 +236,12 @@ class PaperIndex:
         vector = await self._query_vector(query.q) if mode != "keyword" else None
         found = await self._search(search_body(query, attributes, vector))
         found.mode = mode
+        # Disjunctive facets: a facet whose filter is set is counted without it (with category=cs.CV, "cs.AI (16)"
+        # is what choosing cs.AI instead finds), every other filter kept.
+        for facet, unfiltered in _without_own_filter(query.filter):
+            alone = replace(query, filter=unfiltered, page=1, size=0)
+            body = search_body(alone, ["paper_id"], vector) | {"facets": [facet]}
+            found.facets[facet] = (await self._search(body)).facets.get(facet, {})
         return found
 
     async def _query_vector(self, text: str) -> list[float]:

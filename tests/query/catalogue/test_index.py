@@ -115,3 +115,15 @@ async def test_a_query_of_several_words_is_ordered_by_the_chosen_time_or_by_rele
         assert times == sorted(times, reverse=True), (sort, [hit["paper_id"] for hit in found.hits])
         assert "sort:4" not in [hit["paper_id"] for hit in found.hits]  # a time orders papers with every word
         assert found.total == 4
+
+
+async def test_a_facet_is_counted_without_its_own_filter_and_with_the_others(index: PaperIndex) -> None:
+    cs_ir = sum(1 for n in range(PAPERS) if n % 3)
+    only_cl = await index.search(PaperQuery(filter=PaperFilter(categories=["cs.CL"]), size=1))
+    assert only_cl.total == PAPERS - cs_ir
+    assert only_cl.facets["categories"] == {"cs.IR": cs_ir, "cs.CL": PAPERS - cs_ir}  # what choosing cs.IR finds
+    assert only_cl.facets["sources"] == {"arxiv": PAPERS - cs_ir}  # other facets within the filter
+    both = await index.search(PaperQuery(filter=PaperFilter(categories=["cs.CL"], sources=["arxiv"]), size=1))
+    assert both.facets["categories"] == only_cl.facets["categories"] and both.facets["sources"] == {
+        "arxiv": PAPERS - cs_ir
+    }
