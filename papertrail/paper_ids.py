@@ -4,6 +4,7 @@ and library import. Pure."""
 
 import hashlib
 import re
+from datetime import UTC, datetime
 
 from papertrail.names import surname_key
 from papertrail.text import title_key
@@ -11,12 +12,23 @@ from papertrail.text import title_key
 ARXIV_NEW_ID = re.compile(r"^\d{4}\.\d{4,5}$")  # 2401.12345, since April 2007
 ARXIV_OLD_ID = re.compile(r"^[a-z\-]+(\.[A-Z]{2})?/\d{7}$")  # hep-th/9901001, math.GT/0309136
 ARXIV_VERSION = re.compile(r"v\d+$", re.IGNORECASE)  # 2401.12345v2: one paper, whatever its version
+# The DOI the ACL Anthology registers for a paper is this prefix and the paper's Anthology id (2024.acl-long.10).
+ANTHOLOGY_DOI_PREFIX = "10.18653/v1/"
 ARXIV_OWN_DOI = re.compile(r"^10\.48550/arxiv\.", re.IGNORECASE)  # the DOI arXiv registers for every paper
 
 
 def is_arxiv_id(value: str) -> bool:
     """Whether the text is an arXiv id without version, new style or old."""
     return bool(ARXIV_NEW_ID.match(value) or ARXIV_OLD_ID.match(value))
+
+
+def arxiv_id_month(identifier: str) -> datetime | None:
+    """The month an arXiv id was given (its yymm: the first version's month), as that month's first day (UTC)."""
+    digits = identifier.split("/")[-1][:4] if is_arxiv_id(identifier) else ""
+    if not digits.isdigit() or not 1 <= int(digits[2:]) <= 12:
+        return None
+    year = int(digits[:2])
+    return datetime(year + (1900 if year >= 91 else 2000), int(digits[2:]), 1, tzinfo=UTC)  # arXiv began 1991
 
 
 def anthology_id(collection: str, volume: str, paper: str) -> str:

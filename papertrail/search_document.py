@@ -52,7 +52,9 @@ SORTABLE = ["updated_ts", "ingested_ts", "published_ts"]
 # The index's user-provided embedder: each document's `_vectors.paper` is the paper's vector from `paper_vectors`
 # (the summarizer's), or null while it has none.
 EMBEDDER = "paper"
-SortKey = Literal["updated", "ingested", "published"]
+DatedSort = Literal["updated", "ingested", "published"]
+# relevance: Meilisearch's own ranking of the query's matches (the default with a query); the others, newest first
+SortKey = Literal["relevance", "updated", "ingested", "published"]
 SORT_FIELDS: dict[str, str] = {"updated": "updated_ts", "ingested": "ingested_ts", "published": "published_ts"}
 
 
@@ -193,7 +195,7 @@ class PaperFilter:
     has_code: bool | None = None
     topic_id: str | None = None
     summarized_since_ts: int | None = None
-    dated_by: SortKey = "updated"
+    dated_by: DatedSort = "updated"
     since_ts: int | None = None
     until_ts: int | None = None
 

@@ -23,8 +23,10 @@ def add_commands(commands: Any) -> None:
     for name in SERVICES:
         commands.add_parser(name, help=f"run the {name} service")
     users = commands.add_parser("users", help="create users, delete one and all of theirs")
-    users.add_argument("action", choices=["create", "delete", "password"])
-    users.add_argument("name", help="create: the user's name; delete, password: the user's name or account address")
+    users.add_argument("action", choices=["create", "delete", "password", "confirm"])
+    users.add_argument(
+        "name", help="create: the user's name; delete, password, confirm: the user's name or account address"
+    )
     users.add_argument("--email", help="password: also make this the user's account address (to sign in with)")
     corrections = commands.add_parser("corrections", help="readers' error reports (纠错): list them, close one")
     corrections.add_argument("action", choices=["list", "close"])
@@ -46,10 +48,12 @@ def run(args: argparse.Namespace) -> bool:
     if args.command in SERVICES:
         run_service(args.command)
     elif args.command == "users":
-        from services.query.readers.accounts.cli import create_user, delete_user, set_password
+        from services.query.readers.accounts.cli import confirm_user, create_user, delete_user, set_password
 
         if args.action == "delete":
             sys.exit(delete_user(args.name))
+        if args.action == "confirm":
+            sys.exit(confirm_user(args.name))
         if args.action == "password":  # from the terminal unechoed, or one line of standard input
             password = getpass.getpass("new password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
             sys.exit(set_password(args.name, args.email, password))

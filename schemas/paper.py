@@ -145,7 +145,17 @@ class Paper(BaseModel):
     ai_related: bool = Field(False, description="whether the work is AI-related (categories, venue, summary)")
     first_seen: datetime = Field(description="when PaperTrail first observed the work (UTC)")
     updated_at: datetime = Field(description="when PaperTrail last recorded a change (UTC)")
-    published_at: datetime | None = Field(None, description="first publication: the source's first version date (UTC)")
+    published_at: datetime | None = Field(
+        None,
+        description="first publication (UTC): the source's first version date, else (an arXiv paper known only from "
+        "a daily listing) the day it was listed, else its id's month; `published_from` says which",
+    )
+    published_from: Literal["listing", "id_month"] | None = Field(
+        None,
+        description="where published_at comes from when no version dates it: the listing day, or the id's month "
+        "(left out: a version's date, or no date)",
+        exclude_if=_unset,
+    )
     version_updated_at: datetime | None = Field(None, description="date of the newest source version (UTC)")
 
 

@@ -14,13 +14,14 @@ comments, journal reference and DOIs: the newest version's comment wins, as it d
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from papertrail.paper_ids import fingerprint
 from papertrail.venues.claims import venue_claims
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionKind
 from services.normalizer.links import found_links
-from services.normalizer.records import ParsedRecord
+from services.normalizer.records import PUBLISHED_STRENGTH, ParsedRecord, PublishedFrom
 
 ARXIV_VERSION = re.compile(r"v(\d+)")
 TRACKED_FIELDS = (
@@ -39,6 +40,7 @@ TRACKED_FIELDS = (
     "ids",
     "versions",
     "community",
+    "published_at",  # a surer first-published date (a version after a listing day) is a change of the paper
     "sources",
 )
 
@@ -164,6 +166,17 @@ def in_order(versions: list[SourceVersion]) -> list[SourceVersion]:
         return first[version.source], int(number[1]) if number else position
 
     return [version for _, version in sorted(enumerate(versions), key=key)]
+def _basis(first: tuple[datetime, PublishedFrom] | None) -> Literal["listing", "id_month"] | None:
+    """The paper's published_from: left out for a version's date (as papers were written before the others)."""
+    return None if first is None or first[1] == "versions" else first[1]
+
+
+def later_is_better(offered: tuple[datetime, PublishedFrom], held_at: datetime | None, held_from: str | None) -> bool:
+    """Whether a record's first-published date replaces the paper's: from a surer basis (a version over a listing
+    day over an id's month), or as sure and earlier. A date held without a basis is a version's."""
+    held = held_from or ("versions" if held_at else None)
+    strength, held_strength = PUBLISHED_STRENGTH[offered[1]], PUBLISHED_STRENGTH[held]
+    return strength > held_strength or (strength == held_strength and held_at is not None and offered[0] < held_at)
 
 
 def merge(
@@ -177,6 +190,7 @@ def merge(
 ) -> Change | None:
     """Apply a parsed record to the paper it belongs to (or start one); None when nothing changes."""
     latest = record.latest_version
+    first = record.first_published
     # Links found in the text fill only the kinds that no source's own field gives (here or held before).
     found = found_links(record.abstract, record.comments)
     if existing is None:
@@ -200,7 +214,8 @@ def merge(
             community=record.community,
             first_seen=now,
             updated_at=now,
-            published_at=record.first_published,
+            published_at=first[0] if first else None,
+            published_from=_basis(first),
             version_updated_at=latest.date if latest else None,
         )
         kind: NormalizedKind = "new"
@@ -240,9 +255,8 @@ def merge(
         if newest and latest is not None:
             paper.current_version = latest.label
             paper.version_updated_at = latest.date
-        first = record.first_published
-        if first and (existing.published_at is None or first < existing.published_at):
-            paper.published_at = first
+        if first and later_is_better(first, existing.published_at, existing.published_from):
+            paper.published_at, paper.published_from = first[0], _basis(first)
         if existing.status == "preprint" and paper.status == "published":
             kind = "published"
         elif record.source == "arxiv" and latest is not None and latest in new_versions:

@@ -2,10 +2,15 @@
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
+from papertrail.paper_ids import arxiv_id_month
 from schemas.events import RawRecord
 from schemas.paper import Author, CommunityPick, Paper, PaperIds, PaperVersion, PublicationStatus, SourceVersion
+
+PublishedFrom = Literal["versions", "listing", "id_month"]
+# a version's date is the truth; a listing day comes after it, an id's month is its month's first day
+PUBLISHED_STRENGTH: dict[str | None, int] = {None: 0, "id_month": 1, "listing": 2, "versions": 3}
 
 
 class UnparseableRecord(ValueError):
@@ -32,15 +37,23 @@ class ParsedRecord:
     community: CommunityPick | None = None
     is_front_matter: bool = False
     original: dict[str, str] = field(default_factory=dict)  # title/abstract as the source wrote them
+    listed_on: datetime | None = None  # the day a daily listing announced the paper (the corpus' files)
 
     @property
     def latest_version(self) -> SourceVersion | None:
         return self.versions[-1] if self.versions else None
 
     @property
-    def first_published(self) -> datetime | None:
+    def first_published(self) -> tuple[datetime, PublishedFrom] | None:
+        """When the work was first published, and from what: its first version's date; else, for an arXiv paper, the
+        listing day it was announced on (a corpus line has no versions), else its id's month (yymm)."""
         dates = [v.date for v in self.versions if v.date is not None]
-        return min(dates) if dates else None
+        if dates:
+            return min(dates), "versions"
+        if self.listed_on is not None:
+            return self.listed_on, "listing"
+        month = arxiv_id_month(self.ids.arxiv) if self.ids.arxiv else None
+        return (month, "id_month") if month else None
 
 
 @dataclass(slots=True)

@@ -70,6 +70,12 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, Webhook
         None, description="send the session cookie only over https; unset: when PUBLIC_URL starts with https://"
     )
     session_days: float = Field(30, gt=0, le=365, description="how long a web session lasts after signing in")
+    email_confirmation_without_smtp: Literal["waived", "operator"] = Field(
+        "waived",
+        description="when SMTP_HOST is unset no confirmation mail can be sent; waived: readers sign in with an "
+        "unconfirmed address (the pages say no mail was sent and none is needed); operator: an account may sign in "
+        "only once an operator confirms its address with `papertrail users confirm EMAIL` (the pages say so)",
+    )
     email_token_hours: float = Field(
         24, gt=0, le=24 * 14, description="how long a mailed link (confirm the address, reset the password) works"
     )

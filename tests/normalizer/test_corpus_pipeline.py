@@ -159,3 +159,16 @@ async def test_two_instances_in_one_group_give_the_same_result_as_one(
     assert Counter(len(h) for h in history.values()) == Counter(len(h) for h in expected["history"].values())
     assert history == expected["history"]  # same records, same order per paper: the same version records
     assert events >= db.paper_versions.count_documents({})  # at least once (a rebalance may repeat one)
+
+
+def test_every_corpus_paper_is_first_published_on_the_day_it_was_first_listed(
+    one_instance: dict, corpus: list[RawRecord], mongo: MongoClient
+) -> None:
+    first_listed: dict[str, str] = {}
+    for record in corpus:  # the days in order: a paper's first listing is its first record
+        first_listed.setdefault(record.record_id, str(record.datestamp))
+    papers = mongo[one_instance["db"]].papers.find({}, {"ids.arxiv": 1, "published_at": 1, "published_from": 1})
+    dated = {p["ids"]["arxiv"]: (p.get("published_at"), p.get("published_from")) for p in papers}
+    assert len(dated) == len(first_listed)
+    assert {basis for _, basis in dated.values()} == {"listing"}
+    assert all(at is not None and str(at)[:10] == first_listed[i] for i, (at, _) in dated.items())

@@ -107,3 +107,25 @@ def test_author_list_with_affiliations_and_latex_accents() -> None:
     assert [a.name for a in authors] == ["M. Müller", "B. Two", "C. Three"]
     assert authors[0].affiliations == ["ETH Zurich"]
     assert authors[2].affiliations == []
+
+
+def test_first_published_comes_from_the_surest_basis_whichever_record_came_first() -> None:
+    listed = datetime(2026, 5, 4, tzinfo=UTC)
+    v1 = SourceVersion(source="arxiv", label="v1", date=datetime(2026, 5, 1, 17, tzinfo=UTC))
+    by_month = _record(record_id="2605.00847", ids=PaperIds(arxiv="2605.00847"), versions=[])
+    assert by_month.first_published == (datetime(2026, 5, 1, tzinfo=UTC), "id_month")
+    first = merge(None, by_month, content_hash="h1", now=NOW, ai_categories=AI, next_seq=1)
+    assert first is not None and (first.paper.published_at, first.paper.published_from) == by_month.first_published
+    assert "published_from" in first.paper.model_dump(mode="json")
+    # a listing day is surer than the id's month, though later
+    listing = dataclasses.replace(by_month, listed_on=listed, abstract="We study things, as listed.")
+    second = merge(first.paper, listing, content_hash="h2", now=NOW, ai_categories=AI, next_seq=2)
+    assert second is not None and (second.paper.published_at, second.paper.published_from) == (listed, "listing")
+    # a version's date is surest: it replaces the listing day (and is the unmarked basis); a listing never replaces it
+    versioned = dataclasses.replace(by_month, versions=[v1])
+    third = merge(second.paper, versioned, content_hash="h3", now=NOW, ai_categories=AI, next_seq=3)
+    assert third is not None and (third.paper.published_at, third.paper.published_from) == (v1.date, None)
+    assert "published_from" not in third.paper.model_dump(mode="json")  # written as papers were before
+    relisted = dataclasses.replace(listing, listed_on=datetime(2026, 4, 1, tzinfo=UTC), abstract="Listed again.")
+    fourth = merge(third.paper, relisted, content_hash="h4", now=NOW, ai_categories=AI, next_seq=4)
+    assert fourth is None  # nothing changes: the version's date stays

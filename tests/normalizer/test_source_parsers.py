@@ -240,3 +240,15 @@ def test_anthology_ids_by_the_anthology_rule() -> None:
 def test_a_video_on_the_anthologys_own_server_gets_its_address() -> None:
     (safeconv,) = [r for r in acl_records(SOURCES / "acl/2023.acl-long-2-3-5.xml") if r.record_id == "2023.acl-long.2"]
     assert parse_raw(safeconv).links["video"] == "https://aclanthology.org/2023.acl-long.2.mp4"
+
+
+def test_every_corpus_paper_has_a_first_published_date_its_listing_day() -> None:
+    records = corpus_records()
+    parsed = [(raw, parse_raw(raw)) for raw in records]
+    assert all(p.versions == [] for _, p in parsed)  # a listing says no version: the day it listed is the date
+    dated = [(raw.datestamp, p.first_published) for raw, p in parsed]
+    assert all(first is not None and first[1] == "listing" for _, first in dated)
+    assert all(first and first[0].date().isoformat() == day for day, first in dated)
+    # without the listing day (a line read on its own), the id's month, marked as such
+    alone = parse_raw(raw_record("corpus", "2605.00847", "corpus_json", records[0].content))
+    assert alone.first_published == (datetime(2026, 4, 1, tzinfo=UTC), "id_month")  # 2604.27073's month

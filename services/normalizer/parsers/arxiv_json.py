@@ -6,6 +6,7 @@ versions; their `AI` Chinese summary is ignored here (summaries belong to the su
 """
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from papertrail.names import make_author, split_author_list
@@ -114,4 +115,13 @@ def parse_corpus_line(raw: RawRecord) -> ParsedRecord:
         links=links,
         year=year,
         original={"title": line.get("title") or "", "abstract": line.get("summary") or ""},
+        listed_on=_listing_day(raw.datestamp),
     )
+
+
+def _listing_day(datestamp: str | None) -> datetime | None:
+    """The listing day a corpus line was announced on: its file's date, which the import gives as datestamp."""
+    try:
+        return datetime.strptime(datestamp or "", "%Y-%m-%d").replace(tzinfo=UTC)
+    except ValueError:
+        return None

@@ -2,7 +2,7 @@
 
 import logging
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -29,12 +29,16 @@ from papertrail.search_document import (
     document_id,
 )
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument
-from services.query.catalogue.reads.search import PaperQuery, SearchMode
+from services.query.catalogue.reads.search import MEANING_MIN_SCORE, PaperQuery, SearchMode
 
 FACETS = ["categories", "sources", "status", "ai_related", "year", "venue", *VENUE_FACETS]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
 # overview's counts need the exact figure. Raising it costs nothing measurable here (bench/search_latency.py).
 MAX_TOTAL_HITS = 10_000_000
+# `sort` first: a chosen time orders every match of a query (Meilisearch's default puts it after words, typo,
+# proximity and attribute, where it only breaks ties: a query of several words came back in one order whatever the
+# sort); without a sort (relevance) the rule does nothing and the words rank as by default.
+RANKING_RULES = ["sort", "words", "typo", "proximity", "attribute", "exactness"]
 SEARCH_SECONDS = Histogram(
     "papertrail_search_seconds",
     "One Meilisearch search (or similar-papers request) as the query service sees it (request sent → answer parsed).",
@@ -97,12 +101,28 @@ def search_body(
         "hitsPerPage": query.size,
         "facets": FACETS,
     }
+    if query.matching:
+        body["matchingStrategy"] = query.matching
     if attributes is not None:
         body["attributesToRetrieve"] = attributes
     if vector is not None:
         body["vector"] = vector
         body["hybrid"] = {"embedder": EMBEDDER, "semanticRatio": query.semantic}
+        # every paper has some closeness to any text: only those this close are matches (and counted)
+        body["rankingScoreThreshold"] = MEANING_MIN_SCORE
     return body
+
+
+def _without_own_filter(wanted: PaperFilter) -> list[tuple[str, PaperFilter]]:
+    """Each facet whose own filter is set, with the filter that leaves it out (year has no filter of its own)."""
+    unfiltered = [
+        ("categories", bool(wanted.categories), replace(wanted, categories=())),
+        ("sources", bool(wanted.sources), replace(wanted, sources=())),
+        ("status", wanted.status is not None, replace(wanted, status=None)),
+        ("ai_related", wanted.ai_related is not None, replace(wanted, ai_related=None)),
+        ("venue", wanted.venue is not None, replace(wanted, venue=None)),
+    ]
+    return [(facet, cleared) for facet, is_set, cleared in unfiltered if is_set]
 
 
 class NoVectors(Exception):
@@ -135,6 +155,7 @@ class PaperIndex:
             searchable_attributes=SEARCHABLE,
             filterable_attributes=FILTERABLE,
             sortable_attributes=SORTABLE,
+            ranking_rules=RANKING_RULES,
             pagination=Pagination(max_total_hits=MAX_TOTAL_HITS),
             embedders=embedders,
             localized_attributes=[LocalizedAttributes(attribute_patterns=CHINESE_FIELDS, locales=["cmn"])],
@@ -230,6 +251,12 @@ class PaperIndex:
         vector = await self._query_vector(query.q) if mode != "keyword" else None
         found = await self._search(search_body(query, attributes, vector))
         found.mode = mode
+        # Disjunctive facets: a facet whose filter is set is counted without it (with category=cs.CV, "cs.AI (16)"
+        # is what choosing cs.AI instead finds), every other filter kept.
+        for facet, unfiltered in _without_own_filter(query.filter):
+            alone = replace(query, filter=unfiltered, page=1, size=0)
+            body = search_body(alone, ["paper_id"], vector) | {"facets": [facet]}
+            found.facets[facet] = (await self._search(body)).facets.get(facet, {})
         return found
 
     async def _query_vector(self, text: str) -> list[float]:

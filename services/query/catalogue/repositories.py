@@ -18,7 +18,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 from papertrail.collections import INDEX_STATE, PAPER_VECTORS, PAPER_VERSIONS, PAPERS, SOURCE_RUNS
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
 from schemas.events import HarvestStatus
-from services.query.catalogue.reads.paper_lookup import PaperKey, holder
+from services.query.catalogue.reads.paper_lookup import PaperKey, anthology_key, holder
 
 
 async def paper_vectors_of(
@@ -43,7 +43,10 @@ class Papers:
     async def paper(self, key: PaperKey) -> dict[str, Any] | None:
         """The paper holding this id, in one find on the normalizer's index of that `ids` field (unique for arXiv
         and ACL ids): a canonical id is looked up the same way, since a paper holds its canonical id in `ids`."""
-        return holder(key, await self.papers.find({key.field: key.value}).to_list(None))
+        found = holder(key, await self.papers.find({key.field: key.value}).to_list(None))
+        if found is None and (acl := anthology_key(key)) is not None:  # an Anthology DOI names its Anthology id
+            found = holder(acl, await self.papers.find({acl.field: acl.value}).to_list(None))
+        return found
 
     async def versions_of(self, paper_id: str) -> list[dict[str, Any]]:
         cursor = self.versions.find({"paper_id": paper_id}, {"_id": 0}).sort("seq", 1)

@@ -15,7 +15,7 @@ from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.checks import FollowRuleError
 from services.query.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of
 from services.query.readers.accounts import follows as accounts
-from services.query.readers.accounts.users import BadAccountInput, normalised_email, signed_in
+from services.query.readers.accounts.users import BadAccountInput, awaits_operator, normalised_email, signed_in
 from services.query.readers.library.feed import FeedSort, feed_page
 from services.query.readers.library.recommend import BadFeedCursor
 from services.query.readers.repositories import ReaderRecords
@@ -94,9 +94,12 @@ async def sign_in(request: Request, readers: ReadersDep) -> Response:
         refusal = "login_bad_password"
     if user is None:
         return render(request, "login.html", 401, error=t(refusal), next=target, email=form.get("email", ""))
+    settings = resources_of(request).settings
+    if not token and awaits_operator(settings, user):  # the right password: saying so tells its holder only
+        awaiting = t("login_awaits_operator", email=user["account_email"])
+        return render(request, "login.html", 403, error=awaiting, next=target, email=form.get("email", ""))
     if old := request.cookies.get(SESSION_COOKIE):
         await readers.sessions.drop_session(old)
-    settings = resources_of(request).settings
     lifetime = timedelta(days=settings.session_days)
     session = await readers.sessions.create_session(user["_id"], datetime.now(UTC) + lifetime)
     response = see_other(target)

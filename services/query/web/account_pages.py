@@ -11,6 +11,7 @@ from services.query.deps import SESSION_COOKIE, ReadersDep, resources_of
 from services.query.readers.accounts import users
 from services.query.readers.accounts.users import BadAccountInput, checked_password, normalised_email
 from services.query.readers.write_limits import WriteLimit
+from services.query.settings import QuerySettings
 from services.query.web.account import form_fields
 from services.query.web.i18n import Translator
 from services.query.web.render import Reader, check_csrf, end_session, language, render, see_other, signed_in_user
@@ -44,8 +45,17 @@ async def sign_up(request: Request, readers: ReadersDep) -> HTMLResponse:
         message = t(str(error), min=settings.password_min_length)
         return render(request, "signup.html", 422, error=message, form={"email": form.get("email", "")})
     await MAIL_PER_ACCOUNT.count(request, "mail:" + email)
-    await users.sign_up(readers, settings, email, password)
-    return render(request, "notice.html", title=t("signup_title"), message=t("signup_sent", email=email))
+    outcome = await users.sign_up(readers, settings, email, password)
+    message = t(signup_notice(outcome, settings), email=email)
+    return render(request, "notice.html", title=t("signup_title"), message=message)
+
+
+def signup_notice(outcome: users.MailOutcome, settings: QuerySettings) -> str:
+    """The i18n key of what sign-up tells the reader: the mail sent, refused, or not sent for want of a mail server
+    (and then whether they can sign in now or wait for the operators)."""
+    if outcome == "unmailed":
+        return f"signup_unmailed_{settings.email_confirmation_without_smtp}"
+    return "signup_sent" if outcome == "sent" else "signup_failed"
 
 
 @router.get("/confirm", response_class=HTMLResponse)
@@ -77,7 +87,8 @@ async def forgot(request: Request, readers: ReadersDep) -> HTMLResponse:
     except BadAccountInput as error:
         return render(request, "forgot.html", 422, error=t(str(error)), email=raw)
     await MAIL_PER_ACCOUNT.count(request, "mail:" + email)
-    await users.request_reset(readers, resources_of(request).settings, email)
+    if await users.request_reset(readers, resources_of(request).settings, email) == "unmailed":
+        return render(request, "notice.html", title=t("forgot_title"), message=t("forgot_unmailed", email=email))
     return render(request, "notice.html", title=t("forgot_title"), message=t("forgot_sent", email=email))
 
 
@@ -143,10 +154,11 @@ async def change_password(request: Request, user: Reader, readers: ReadersDep) -
 @router.post("/me/account/confirm", response_class=HTMLResponse, dependencies=MAILS)
 async def resend_confirmation(request: Request, user: Reader, readers: ReadersDep) -> Response:
     full = await readers.users.user_by_id(user["_id"]) or {}
+    outcome: users.MailOutcome = "sent"
     if full.get("account_email") and not full.get("email_confirmed_at"):
         await MAIL_PER_ACCOUNT.count(request, "mail:" + full["account_email"])
-        await users.mail_link(readers, resources_of(request).settings, full, users.CONFIRM)
-    return see_other("/me/account?done=mailed")
+        outcome = await users.mail_link(readers, resources_of(request).settings, full, users.CONFIRM)
+    return see_other("/me/account?done=" + {"sent": "mailed", "unmailed": "unmailed", "failed": "mail_failed"}[outcome])
 
 
 @router.post("/me/account/tokens", response_class=HTMLResponse, dependencies=[CSRF])

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 from papertrail.search_document import SortKey
 from services.query.catalogue.reads.search import PaperListing
 
-SORTS: tuple[SortKey, ...] = ("updated", "ingested", "published")
+SORTS: tuple[SortKey, ...] = ("relevance", "updated", "ingested", "published")  # relevance only with a query
 LISTS = ("category", "source")  # parameters that may repeat
 
 

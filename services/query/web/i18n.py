@@ -63,8 +63,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "search_words": ("关键词", "Words"),
     "search_hybrid": ("关键词 + 语义", "Words + meaning"),
     "search_meaning": ("语义", "Meaning"),
-    "mode_hybrid": ("关键词与语义混合排序", "ranked by words and meaning"),
-    "mode_semantic": ("按语义相近排序", "ranked by meaning"),
+    "mode_hybrid": (
+        "按关键词与语义匹配(综合得分 ≥ {score})",
+        "matched by words and meaning (combined score ≥ {score})",
+    ),
+    "mode_semantic": ("按语义匹配(相近度 ≥ {score})", "matched by meaning (closeness ≥ {score})"),
     "filter_category": ("分类", "Category"),
     "filter_ai": ("AI 相关", "AI-related"),
     "filter_status": ("状态", "Status"),
@@ -76,10 +79,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "yes": ("是", "Yes"),
     "no": ("否", "No"),
     "sort_label": ("排序", "Sort"),
+    "sort_relevance": ("相关度", "Relevance"),
     "sort_updated": ("版本更新", "Version update"),
     "sort_ingested": ("本站收录", "Ingested"),
     "sort_published": ("首次发表", "First published"),
     "found": ("找到 {total} 篇论文 · 按{sort}时间排序", "Found {total} papers · sorted by {sort} time"),
+    "found_relevance": ("找到 {total} 篇论文 · 按相关度排序", "Found {total} papers · most relevant first"),
     "found_plain": ("找到 {total} 篇论文", "Found {total} papers"),
     "active_filter_revisions": ("仅有修订", "only revised"),
     "clear_filters": ("清除筛选", "Clear filters"),
@@ -202,6 +207,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "times": ("时间", "Times"),
     "first_seen": ("本站收录:{time}", "Ingested: {time}"),
     "published_at": ("首次发表:{time}", "First published: {time}"),
+    "published_listing": ("首次发表:{time}(arXiv 列表公布日)", "First published: {time} (the arXiv listing day)"),
+    "published_id_month": (
+        "首次发表:{time}(据 arXiv 编号推断的月份)",
+        "First published: {time} (the month of its arXiv id)",
+    ),
     "version_updated_at": ("版本更新:{time}", "Version update: {time}"),
     "paper_not_found": ("没有这篇论文:{id}", "No such paper: {id}"),
     "paper_bad_id": (
@@ -266,6 +276,32 @@ STRINGS: dict[str, tuple[str, str]] = {
         "确认邮件已发送至 {email},请打开邮件中的链接确认邮箱。",
         "A confirmation mail is on its way to {email}: open its link to confirm the address.",
     ),
+    "signup_unmailed_waived": (
+        "本站没有配置邮件服务(SMTP),所以没有发送确认邮件。本站此时不要求确认邮箱:现在就可以用 {email} 和密码登录。",
+        "No mail server (SMTP) is configured here, so no confirmation mail was sent. This site then asks for no "
+        "confirmation: sign in now with {email} and your password.",
+    ),
+    "signup_unmailed_operator": (
+        "本站没有配置邮件服务(SMTP),所以没有发送确认邮件。本站由管理员确认邮箱:请联系本站管理员,"
+        "确认之后(管理员命令 papertrail users confirm {email})即可登录。",
+        "No mail server (SMTP) is configured here, so no confirmation mail was sent. Here the operators confirm "
+        "addresses: ask them, and once they have (papertrail users confirm {email}) you can sign in.",
+    ),
+    "signup_failed": (
+        "确认邮件没能发出(邮件服务器拒收或无法连接)。请稍后登录,在“我的账号”页重新发送。",
+        "The confirmation mail could not be sent (the mail server refused it or could not be reached): sign in "
+        "later and send it again from your account page.",
+    ),
+    "mail_unconfigured": (
+        "注意:本站没有配置邮件服务(SMTP),不会发送任何邮件。",
+        "Note: no mail server (SMTP) is configured here: no mail is sent.",
+    ),
+    "login_awaits_operator": (
+        "你的邮箱还没有确认。本站没有配置邮件服务,由管理员确认邮箱:请联系本站管理员"
+        "(管理员命令 papertrail users confirm {email})。",
+        "Your address is not confirmed yet. No mail server is configured here and the operators confirm addresses: "
+        "ask them (papertrail users confirm {email}).",
+    ),
     "have_account": ("已有账号?登录", "Have an account? Sign in"),
     "no_account": ("还没有账号?注册", "No account yet? Sign up"),
     "forgot_link": ("忘记密码?", "Forgot your password?"),
@@ -278,6 +314,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "forgot_sent": (
         "如果 {email} 有账号,重设密码的邮件已发出。",
         "If {email} has an account, a mail with a reset link is on its way.",
+    ),
+    "forgot_unmailed": (
+        "本站没有配置邮件服务(SMTP),无法发送重设密码的邮件。请联系本站管理员为你设置新密码"
+        "(管理员命令 papertrail users password {email})。",
+        "No mail server (SMTP) is configured here, so no reset mail can be sent. Ask this site's operators to set a "
+        "new password for you (papertrail users password {email}).",
     ),
     "reset_title": ("重设密码", "Reset password"),
     "reset_button": ("设置新密码", "Set the new password"),
@@ -296,6 +338,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "account_confirmed": ("已确认", "confirmed"),
     "account_unconfirmed": ("未确认", "not confirmed"),
     "account_resend": ("重新发送确认邮件", "Send the confirmation mail again"),
+    "account_unmailed_waived": (
+        "本站没有配置邮件服务,无法发送确认邮件;本站此时不要求确认邮箱。",
+        "No mail server is configured here, so no confirmation mail can be sent; this site then asks for none.",
+    ),
+    "account_unmailed_operator": (
+        "本站没有配置邮件服务,无法发送确认邮件;请联系本站管理员确认邮箱(管理员命令 papertrail users confirm {email})。",
+        "No mail server is configured here, so no confirmation mail can be sent: ask this site's operators to "
+        "confirm your address (papertrail users confirm {email}).",
+    ),
     "account_password": ("修改密码", "Change password"),
     "account_password_button": ("保存新密码", "Save the new password"),
     "account_tokens": ("API 令牌", "API tokens"),
@@ -313,6 +364,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "account_sign_out_everywhere": ("在所有设备上退出", "Sign out everywhere"),
     "done_password": ("密码已修改。", "Password changed."),
     "done_mailed": ("确认邮件已发送。", "Confirmation mail sent."),
+    "done_unmailed": (
+        "本站没有配置邮件服务(SMTP),没有发送确认邮件。",
+        "No mail server (SMTP) is configured here: no confirmation mail was sent.",
+    ),
+    "done_mail_failed": (
+        "确认邮件没能发出(邮件服务器拒收或无法连接),请稍后再试。",
+        "The confirmation mail could not be sent (the mail server refused it or could not be reached): try later.",
+    ),
     "done_revoked": ("令牌已吊销。", "Token revoked."),
     "login_token": ("API 令牌", "API token"),
     "login_button": ("登录", "Sign in"),

@@ -12,7 +12,7 @@ from schemas.summary import NO_MODEL_CONFIGURED
 from services.query.catalogue.index import NoVectors
 from services.query.catalogue.reads.overview import overview, source_details
 from services.query.catalogue.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
-from services.query.catalogue.reads.search import AUTHOR_KEY_PATTERN, TOPIC_ID_PATTERN, SimilarSearch
+from services.query.catalogue.reads.search import AUTHOR_KEY_PATTERN, MEANING_MIN_SCORE, TOPIC_ID_PATTERN, SimilarSearch
 from services.query.catalogue.reads.topics import NoSuchTopic, topic_papers
 from services.query.deps import CatalogueDep, PaperIndexDep, SettingsDep
 from services.query.readers.library.citations import FORMATS, export
@@ -56,6 +56,7 @@ async def show_home(
         request, "home.html", 422 if problem else 200, user=user, marks=marks,
         overview=window, links=links, browse=browse, sorts=SORTS, results=results, problem=problem,
         track_names=get_args(ClaimTrack),
+        meaning_min_score=MEANING_MIN_SCORE,
         pages=fmt.page_numbers(browse.page, results["total"], browse.size),
     )  # fmt: skip
 

@@ -135,6 +135,8 @@ def render(request: Request, template: str, status_code: int = 200, **context: A
             "csrf": csrf_token(request),
             "signup_open": resources_of(request).settings.signup == "open",
             "password_min": resources_of(request).settings.password_min_length,
+            "mail_configured": bool(resources_of(request).settings.smtp_host),
+            "confirmation_without_mail": resources_of(request).settings.email_confirmation_without_smtp,
             "ok": status_code < 400,
             **context,
         },

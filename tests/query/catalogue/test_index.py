@@ -9,7 +9,7 @@ from papertrail.search import make_search_client
 from papertrail.search_document import PaperFilter, document_id
 from papertrail.settings import InfraSettings
 from services.query.catalogue.index import PaperIndex
-from services.query.catalogue.reads.search import PaperQuery
+from services.query.catalogue.reads.search import PaperListing, PaperQuery
 from tests.conftest import Servers
 
 pytestmark = pytest.mark.integration
@@ -94,3 +94,58 @@ async def test_the_settings_of_a_release_before_the_venue_filters_are_brought_up
     finally:
         await client.delete_index_if_exists(name)
         await client.aclose()
+@pytest.fixture
+async def sorted_index(servers: Servers) -> AsyncIterator[PaperIndex]:
+    """Papers matching a four-word query more or less well, their times in the opposite order of how well, and
+    each time field in its own order: a sort that does not apply returns the relevance order."""
+    settings = InfraSettings(meili_url=servers.meili_url, meili_master_key=servers.meili_master_key)
+    client = make_search_client(settings)
+    name = f"papers_sorts_{uuid.uuid4().hex[:8]}"
+    titles = [
+        "large language model reasoning",  # the best match, the oldest by every time
+        "reasoning in a large language model",
+        "large language model reasoning with tools and retrieval augmented planning",
+        "a language model that is large, and its reasoning",
+        "large graph neural networks",  # only one of the words
+    ]
+    try:
+        paper_index = PaperIndex(client, name, task_timeout_s=120)
+        await paper_index.ensure()
+        await paper_index.upsert([
+            {"id": document_id(f"sort:{n}"), "paper_id": f"sort:{n}", "title": title,
+             "updated_ts": 1_700_000_000 + 10 * n, "ingested_ts": 1_700_000_000 + 10 * ((n + 2) % 5),
+             "published_ts": 1_700_000_000 + 10 * ((n + 4) % 5)}
+            for n, title in enumerate(titles)
+        ])  # fmt: skip
+        yield paper_index
+    finally:
+        await client.delete_index_if_exists(name)
+        await client.aclose()
+
+
+async def test_a_query_of_several_words_is_ordered_by_the_chosen_time_or_by_relevance(
+    sorted_index: PaperIndex,
+) -> None:
+    q = "large language model reasoning"
+    listing = PaperListing(q=q)
+    assert listing.sorted_by == "relevance" and PaperListing().sorted_by == "updated"  # the defaults
+    relevance = await sorted_index.search(listing.query())
+    assert relevance.hits[0]["paper_id"] == "sort:0"  # the exact title first
+    for sort, field in (("updated", "updated_ts"), ("ingested", "ingested_ts"), ("published", "published_ts")):
+        found = await sorted_index.search(PaperListing(q=q, sort=sort).query())
+        times = [hit[field] for hit in found.hits]
+        assert times == sorted(times, reverse=True), (sort, [hit["paper_id"] for hit in found.hits])
+        assert "sort:4" not in [hit["paper_id"] for hit in found.hits]  # a time orders papers with every word
+        assert found.total == 4
+
+
+async def test_a_facet_is_counted_without_its_own_filter_and_with_the_others(index: PaperIndex) -> None:
+    cs_ir = sum(1 for n in range(PAPERS) if n % 3)
+    only_cl = await index.search(PaperQuery(filter=PaperFilter(categories=["cs.CL"]), size=1))
+    assert only_cl.total == PAPERS - cs_ir
+    assert only_cl.facets["categories"] == {"cs.IR": cs_ir, "cs.CL": PAPERS - cs_ir}  # what choosing cs.IR finds
+    assert only_cl.facets["sources"] == {"arxiv": PAPERS - cs_ir}  # other facets within the filter
+    both = await index.search(PaperQuery(filter=PaperFilter(categories=["cs.CL"], sources=["arxiv"]), size=1))
+    assert both.facets["categories"] == only_cl.facets["categories"] and both.facets["sources"] == {
+        "arxiv": PAPERS - cs_ir
+    }

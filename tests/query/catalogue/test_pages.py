@@ -128,6 +128,41 @@ def test_search_and_filters_find_what_the_api_finds(site: tuple[Pipeline, dict[s
     assert injected.status_code == 422 and "category" in injected.text
 
 
+def test_a_querys_sort_is_what_the_page_says_and_relevance_is_its_own_choice(
+    site: tuple[Pipeline, dict[str, str]],
+) -> None:
+    pipeline, _ = site
+    q = "proposed algorithm"  # words of several of the fixture's abstracts
+    default = doc(page(pipeline, "/", q=q))
+    assert text(default.get_element_by_id("found")).endswith("按相关度排序")  # relevance, the default with a query
+    assert text(default.find_class("current")[0]) == "相关度"
+    by_published = page(pipeline, "/", q=q, sort="published", lang="en")
+    found = text(doc(by_published).get_element_by_id("found"))
+    assert found.endswith("sorted by First published time") and "most relevant" not in found
+    listed = api(pipeline, "/api/papers", q=q, sort="updated")
+    times = [hit["updated_ts"] for hit in listed["hits"]]
+    assert listed["sort"] == "updated" and len(set(times)) > 1 and times == sorted(times, reverse=True)
+    relevant = api(pipeline, "/api/papers", q=q)
+    assert relevant["sort"] == "relevance" and relevant["total"] >= listed["total"]
+    assert "相关度" not in text(doc(page(pipeline, "/")).find_class("sorts")[0])  # no query: nothing to be relevant to
+
+
+def test_a_search_and_a_paper_have_their_own_page_title_and_english_text_is_marked_english(
+    site: tuple[Pipeline, dict[str, str]],
+) -> None:
+    pipeline, _ = site
+    searched = doc(page(pipeline, "/", q="proposed algorithm"))
+    assert searched.findtext(".//title") == "proposed algorithm · 搜索 · 研踪 PaperTrail"
+    card = searched.find_class("card")[0]
+    assert card.find_class("title")[0].get("lang") == "en"
+    paper_id = api(pipeline, "/api/papers", q="proposed algorithm")["hits"][0]["paper_id"]
+    paper = doc(page(pipeline, f"/papers/{paper_id}"))
+    title = paper.find_class("paper-title")[0]
+    assert title.get("lang") == "en" and paper.findtext(".//title").startswith(text(title))
+    english = doc(page(pipeline, f"/papers/{paper_id}", lang="en"))
+    assert english.find_class("paper-title")[0].get("lang") is None  # the page's own language already
+
+
 def test_english_switch_is_remembered(site: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = site
     with httpx.Client(base_url=pipeline.url("query", ""), timeout=10) as client:

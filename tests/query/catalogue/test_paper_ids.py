@@ -32,6 +32,7 @@ from tests.normalizer.sources import acl_records, arxiv_line, oai_records, with_
 pytestmark = pytest.mark.integration
 PREPRINT_FIRST = "arxiv:2401.07159"  # Quantized Side Tuning: arXiv 2401.07159, then ACL 2024.acl-long.1
 PUBLISHED_FIRST = "acl:2024.acl-long.5"  # GenTranslate: ACL 2024.acl-long.5, then arXiv 2402.06894
+UNDATED_DOI = "2024.acl-long.10"  # an ACL paper held from a volume recorded before the Anthology's DOIs
 CS_PAGE = "arXiv/invenio_sample_arxiv_response_listrecords_cs.xml"  # real arXiv records, some with DOIs
 # Every id each paper holds, written as readers write them (versions, cases, prefixes, URLs, arXiv's own DOI).
 ALIASES = {
@@ -102,9 +103,11 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
             _preprint_of("2024.acl-long.1", "2401.07159", ["cs.CL", "cs.LG"]),
             acl["2024.acl-long.5"],
             *oai_records(CS_PAGE, "arXiv"),
+            next(r for r in acl_records() if r.record_id == UNDATED_DOI),  # as recorded: without its DOI
         ]
         asyncio.run(publish_raw(bootstrap, servers.topic(topics.HARVEST_RAW), first))
-        wait_until(lambda: db.papers.count_documents({"_id": {"$in": list(ALIASES)}}) == 2, what="the first records")
+        wait_until(lambda: db.papers.count_documents({"_id": {"$in": [*ALIASES, f"acl:{UNDATED_DOI}"]}}) == 3,
+                   what="the first records")  # fmt: skip
         then = [acl["2024.acl-long.1"], _preprint_of("2024.acl-long.5", "2402.06894", ["cs.CL", "cs.AI", "cs.LG"])]
         asyncio.run(publish_raw(bootstrap, servers.topic(topics.HARVEST_RAW), then))
         # each merge keeps the canonical id of the work's first record, and leaves no second paper
@@ -137,6 +140,18 @@ def test_a_real_arxiv_doi_finds_its_paper_in_any_case_and_form(site: Site) -> No
             response = site.get(f"/api/papers/{written}")
             assert response.status_code == 200, (written, response.text)
             assert response.json()["paper"]["id"] == f"arxiv:{record.record_id}", written
+
+
+def test_an_acl_paper_recorded_without_its_doi_is_found_by_the_anthologys_doi(site: Site) -> None:
+    held = site.db.papers.find_one({"_id": f"acl:{UNDATED_DOI}"}, {"ids.dois": 1})
+    assert held is not None and held["ids"]["dois"] == []
+    for written in (f"10.18653/v1/{UNDATED_DOI}", f"https://doi.org/10.18653/V1/{UNDATED_DOI}"):
+        response = site.get(f"/api/papers/{written}")
+        assert response.status_code == 200, (written, response.text)
+        assert response.json()["paper"]["id"] == f"acl:{UNDATED_DOI}"
+    page = httpx.get(f"{site.base}/papers/10.18653/v1/{UNDATED_DOI}", timeout=10, follow_redirects=True)
+    assert page.status_code == 200 and str(page.url).endswith(f"/papers/acl:{UNDATED_DOI}")
+    assert site.get("/api/papers/10.18653/v1/2024.acl-long.9999").status_code == 404  # an id no paper holds
 
 
 @pytest.mark.parametrize("canonical", list(ALIASES))

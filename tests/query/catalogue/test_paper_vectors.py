@@ -18,10 +18,10 @@ from papertrail.search_document import PaperFilter, paper_document, with_vector
 from papertrail.settings import InfraSettings
 from papertrail.text import paper_digest
 from schemas.paper import Paper
-from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.index import PaperIndex, search_body
 from services.query.catalogue.indexer.retag import attach_vectors
 from services.query.catalogue.reads.papers import similar_papers
-from services.query.catalogue.reads.search import PaperListing, SimilarSearch
+from services.query.catalogue.reads.search import MEANING_MIN_SCORE, PaperListing, SimilarSearch
 from services.query.catalogue.repositories import CatalogueRecords
 from tests.conftest import Servers
 from tests.integration.test_matcher import enriched
@@ -133,3 +133,11 @@ async def test_search_by_words_meaning_or_both_says_which(index: PaperIndex, scr
     assert {h["categories"][0] for h in both.hits} <= {"cs.CV", "cs.GT"}
     assert (await index.search(PaperListing(semantic=1).query())).mode == "keyword"  # no text: browsing
     assert await index.count(PaperFilter()) == len(PAPERS)
+    # meaning counts the papers at least MEANING_MIN_SCORE close, not every paper (all have some closeness)
+    scored = await index._post(
+        "search",
+        search_body(PaperListing(q=question, semantic=1).query(), ["paper_id"], await index._query_vector(question))
+        | {"showRankingScore": True},
+    )
+    assert all(hit["_rankingScore"] >= MEANING_MIN_SCORE for hit in scored["hits"])
+    assert 0 < meaning.total < len(PAPERS)

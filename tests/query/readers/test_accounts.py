@@ -38,13 +38,14 @@ class Site:
     base: str
     closed: str  # a second query service with SIGNUP=closed and https, on the same database
     inbox: Inbox
+    unmailed: str  # a third with no SMTP server and EMAIL_CONFIRMATION_WITHOUT_SMTP=operator, on the same database
 
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     run = uuid.uuid4().hex[:8]
     logs = tmp_path_factory.mktemp("accounts")
-    for folder in ("open", "closed"):
+    for folder in ("open", "closed", "unmailed"):
         (logs / folder).mkdir()
     with ExitStack() as stack:
         inbox, smtp_port = stack.enter_context(smtp_server())
@@ -65,7 +66,10 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         # closed sign-up, served over https (as PUBLIC_URL says)
         closing = {"SIGNUP": "closed", "PUBLIC_URL": "https://papertrail.test"}
         closed = stack.enter_context(running_service("query", env | closing, logs / "closed"))
-        yield Site(env, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{closed}", inbox)
+        no_smtp = {name: value for name, value in env.items() if not name.startswith("SMTP_")}
+        no_smtp["EMAIL_CONFIRMATION_WITHOUT_SMTP"] = "operator"
+        unmailed = stack.enter_context(running_service("query", no_smtp, logs / "unmailed"))
+        yield Site(env, f"http://127.0.0.1:{port}", f"http://127.0.0.1:{closed}", inbox, f"http://127.0.0.1:{unmailed}")
 
 
 def browser(base: str, address: str | None = None) -> httpx.Client:
@@ -362,6 +366,75 @@ def test_operators_set_a_password_from_the_command_line(site: Site) -> None:
     set_ = subprocess_input(site, ["users", "password", "lu", "--email", "Lu@Example.org"], "lu's long password\n")
     assert set_.returncode == 0, set_.stdout + set_.stderr
     sign_in(site, "lu@example.org", "lu's long password")
+
+
+def notice_of(answer: httpx.Response) -> str:
+    return html.fromstring(answer.text).get_element_by_id("notice").text_content()
+
+
+def test_without_smtp_no_page_says_mail_was_sent_and_the_operators_confirm_addresses(site: Site) -> None:
+    signup_page = html.fromstring(browser(site.unmailed).get("/signup").text)
+    assert "不会发送任何邮件" in signup_page.get_element_by_id("mail-unconfigured").text_content()  # said beforehand
+    signed = post_form(browser(site.unmailed), "/signup", "/signup", email="Quo@Example.org", password=PASSWORD)
+    notice = notice_of(signed)
+    assert signed.status_code == 200 and "已发送" not in notice and "没有发送确认邮件" in notice
+    assert "papertrail users confirm quo@example.org" in notice  # the operators' way, named
+    english = browser(site.unmailed)
+    taken = post_form(english, "/signup?lang=en", "/signup", email="quo@example.org", password=PASSWORD)
+    assert "no confirmation mail was sent" in notice_of(taken) and "on its way" not in notice_of(taken)
+
+    # EMAIL_CONFIRMATION_WITHOUT_SMTP=operator: the right password is told the address awaits the operators
+    waiting = post_form(browser(site.unmailed), "/login", "/login", email="quo@example.org", password=PASSWORD)
+    banner = html.fromstring(waiting.text).find_class("banner-error")[0].text_content()
+    assert waiting.status_code == 403 and "papertrail users confirm quo@example.org" in banner, banner
+    wrong = post_form(browser(site.unmailed), "/login", "/login", email="quo@example.org", password="wrong password")
+    assert wrong.status_code == 401  # a wrong one learns nothing more
+    assert not [m for m in site.inbox.messages if m["To"] == "quo@example.org"]
+
+    confirmed = papertrail_cli(site.env, "users", "confirm", "quo@example.org")
+    assert "quo@example.org" in confirmed.stdout and "confirmed" in confirmed.stdout
+    quo = browser(site.unmailed)
+    assert post_form(quo, "/login", "/login", email="quo@example.org", password=PASSWORD).status_code == 303
+    assert "已确认" in html.fromstring(quo.get("/me/account").text).get_element_by_id("account-email").text_content()
+    missing = papertrail_cli(site.env, "users", "confirm", "nobody-here@example.org", check=False)
+    assert missing.returncode == 1 and "no user" in missing.stdout
+
+    forgot = post_form(browser(site.unmailed), "/forgot", "/forgot", email="quo@example.org")
+    assert "已发出" not in notice_of(forgot) and "papertrail users password quo@example.org" in notice_of(forgot)
+    unknown = post_form(browser(site.unmailed), "/forgot", "/forgot", email="nobody-here@example.org")
+    assert notice_of(unknown) == notice_of(forgot).replace("quo@example.org", "nobody-here@example.org")  # alike
+    assert not [m for m in site.inbox.messages if m["To"] == "quo@example.org"]
+
+
+def test_without_smtp_resending_the_confirmation_says_nothing_was_sent(site: Site) -> None:
+    token = papertrail_cli(site.env, "users", "create", "ox").stdout.strip().splitlines()[-1]
+    auth = {"Authorization": f"Bearer {token}"}
+    set_ = subprocess_input(site, ["users", "password", "ox", "--email", "ox@example.org"], "ox's long password\n")
+    assert set_.returncode == 0, set_.stdout + set_.stderr
+    ox = browser(site.unmailed)
+    answer = post_form(ox, "/login", "/login", token=token, next="/me/account")
+    assert answer.status_code == 303 and httpx.get(f"{site.unmailed}/api/me", headers=auth).status_code == 200
+    account = html.fromstring(ox.get("/me/account").text)
+    assert "papertrail users confirm ox@example.org" in account.get_element_by_id("unmailed").text_content()
+    assert not account.xpath('//form[@action="/me/account/confirm"]')  # no button for a mail that cannot go
+    resent = post_form(ox, "/me/account", "/me/account/confirm")
+    assert resent.status_code == 303 and resent.headers["location"] == "/me/account?done=unmailed"
+    shown = html.fromstring(ox.get(resent.headers["location"]).text).find_class("banner-warn")[0].text_content()
+    assert "没有发送确认邮件" in shown and "已发送" not in shown
+
+
+def test_what_sign_up_says_follows_the_mail_and_the_setting() -> None:
+    from services.query.settings import QuerySettings
+    from services.query.web.account_pages import signup_notice
+    from services.query.web.i18n import Translator
+
+    waived = QuerySettings(email_confirmation_without_smtp="waived")
+    operator = QuerySettings(email_confirmation_without_smtp="operator")
+    assert signup_notice("sent", waived) == "signup_sent"
+    assert signup_notice("failed", operator) == "signup_failed"
+    assert "现在就可以" in Translator("zh")(signup_notice("unmailed", waived), email="a@b.org")
+    assert "sign in now" in Translator("en")(signup_notice("unmailed", waived), email="a@b.org")
+    assert "papertrail users confirm a@b.org" in Translator("en")(signup_notice("unmailed", operator), email="a@b.org")
 
 
 def subprocess_input(site: Site, args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:

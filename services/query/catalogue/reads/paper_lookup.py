@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from papertrail.paper_ids import ARXIV_OWN_DOI, ARXIV_VERSION, is_arxiv_id
+from papertrail.paper_ids import ANTHOLOGY_DOI_PREFIX, ARXIV_OWN_DOI, ARXIV_VERSION, is_arxiv_id
 
 IdField = Literal["ids.arxiv", "ids.acl", "ids.dois"]
 MAX_ID_LENGTH = 300  # longer than any id a paper holds, URL forms included
@@ -94,6 +94,17 @@ def _acl_key(value: str) -> PaperKey:
     if not _ACL_ANY.match(value):
         raise NotAPaperId(f"{value!r} is not an ACL Anthology id such as 2024.acl-long.1")
     return PaperKey("ids.acl", value)
+
+
+def anthology_key(key: PaperKey) -> PaperKey | None:
+    """The Anthology id an ACL Anthology DOI names (10.18653/v1/2024.acl-long.10 → acl 2024.acl-long.10): a paper
+    from an Anthology volume recorded before its DOIs were (or without them) holds that id, not the DOI."""
+    if key.field != "ids.dois" or not key.value.startswith(ANTHOLOGY_DOI_PREFIX):
+        return None
+    try:
+        return _acl_key(key.value.removeprefix(ANTHOLOGY_DOI_PREFIX))
+    except NotAPaperId:
+        return None
 
 
 def holder(key: PaperKey, papers: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -81,6 +81,25 @@ def set_password(name_or_email: str, email: str | None, password: str) -> int:
     return _with_readers(work, "users")
 
 
+def confirm_user(name_or_email: str) -> int:
+    """`papertrail users confirm NAME|EMAIL`: confirm a user's account address by the operators' word (the way
+    without a mail server, EMAIL_CONFIRMATION_WITHOUT_SMTP=operator); the exit code."""
+
+    async def work(readers: ReaderRecords) -> int:
+        user = await readers.users.find_user(name_or_email)
+        if user is None:
+            print(f"papertrail users confirm: no user {name_or_email!r}")
+            return 1
+        if not user.get("account_email"):
+            print(f"papertrail users confirm: {user['name']} has no account address (set one: users password --email)")
+            return 2
+        await readers.users.confirm_email(user["_id"], user["account_email"], datetime.now(UTC))
+        print(f"address {user['account_email']} of {user['name']} confirmed")
+        return 0
+
+    return _with_readers(work, "users")
+
+
 def delete_user(name_or_email: str) -> int:
     """`papertrail users delete NAME|EMAIL`: the user and everything of theirs this service keeps, each follow's
     deletion announced on follows.changed.v1 as an unfollow is (so the matcher stops matching it); the exit code."""

@@ -6,7 +6,7 @@ import logging
 import smtplib
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
-from typing import Any
+from typing import Any, Literal
 
 from email_validator import EmailNotValidError, validate_email
 from pwdlib import PasswordHash
@@ -21,6 +21,9 @@ passwords = PasswordHash.recommended()  # argon2id with pwdlib's parameters
 NO_ACCOUNT_HASH = passwords.hash("no account has this address")
 MAX_PASSWORD = 256
 CONFIRM, RESET = "confirm", "reset"
+# What became of an account mail: sent; not sent because no SMTP server is configured (SMTP_HOST unset); or tried
+# and refused by the server. Pages say which, never "sent" for the other two.
+MailOutcome = Literal["sent", "unmailed", "failed"]
 
 
 class BadAccountInput(ValueError):
@@ -77,21 +80,32 @@ def account_mail(purpose: str, link: str, hours: float) -> tuple[str, str]:
     )
 
 
+def awaits_operator(settings: QuerySettings, user: dict[str, Any]) -> bool:
+    """Whether this account may not sign in yet: no mail can confirm its address (no SMTP server) and the operators
+    chose to confirm addresses themselves (EMAIL_CONFIRMATION_WITHOUT_SMTP=operator, `papertrail users confirm`)."""
+    return (
+        not settings.smtp_host
+        and settings.email_confirmation_without_smtp == "operator"
+        and bool(user.get("account_email"))
+        and not user.get("email_confirmed_at")
+    )
+
+
 async def mail_link(
     readers: ReaderRecords, settings: QuerySettings, user: dict[str, Any], purpose: str, address: str | None = None
-) -> bool:
+) -> MailOutcome:
     """Mail the account's address (or, for a token user's first reset, `address`) a new single-use link (confirm
-    or reset); whether it was sent."""
+    or reset); what became of the mail."""
     email = address or user["account_email"]
     expires = datetime.now(UTC) + timedelta(hours=settings.email_token_hours)
     token = await readers.email_tokens.issue_email_token(user["_id"], purpose, email, expires)
     return await _send(settings, email, purpose, f"{settings.public_url.rstrip('/')}/{purpose}?token={token}")
 
 
-async def _send(settings: QuerySettings, address: str, purpose: str, link: str) -> bool:
+async def _send(settings: QuerySettings, address: str, purpose: str, link: str) -> MailOutcome:
     if not settings.smtp_host:
         log.warning("account mail not sent: SMTP_HOST is not set", extra={"purpose": purpose})
-        return False
+        return "unmailed"
     subject, text = account_mail(purpose, link, settings.email_token_hours)
     message = EmailMessage()
     message["Subject"], message["To"] = subject, address
@@ -100,28 +114,31 @@ async def _send(settings: QuerySettings, address: str, purpose: str, link: str) 
         await asyncio.to_thread(send_mail, settings, message)
     except (OSError, smtplib.SMTPException) as error:
         log.warning("account mail failed", extra={"purpose": purpose, "error": f"{type(error).__name__}: {error}"})
-        return False
-    return True
+        return "failed"
+    return "sent"
 
 
-async def sign_up(readers: ReaderRecords, settings: QuerySettings, email: str, password: str) -> None:
+async def sign_up(readers: ReaderRecords, settings: QuerySettings, email: str, password: str) -> MailOutcome:
     """Make the account and mail its confirmation link. An address that has an account gets a mail saying so (with
     the reset link) instead: the page answers alike either way, so sign-up never tells who has an account."""
     user_id = await readers.users.create_account(email, await hash_password(password))
     if user_id is not None:
         user = await readers.users.user_by_id(user_id)
         assert user is not None
-        await mail_link(readers, settings, user, CONFIRM)
-        return
-    await _send(settings, email, "taken", f"{settings.public_url.rstrip('/')}/forgot")
+        return await mail_link(readers, settings, user, CONFIRM)
+    return await _send(settings, email, "taken", f"{settings.public_url.rstrip('/')}/forgot")
 
 
-async def request_reset(readers: ReaderRecords, settings: QuerySettings, email: str) -> None:
+async def request_reset(readers: ReaderRecords, settings: QuerySettings, email: str) -> MailOutcome:
     """Mail a reset link if an account has the address (or an operator's token user has it as digest address);
-    nothing otherwise (the page answers alike)."""
+    nothing otherwise. The outcome tells only whether mail can be sent here at all (the page answers alike whether
+    the address has an account: a refused mail is logged, not shown)."""
+    if not settings.smtp_host:
+        return "unmailed"
     user = await readers.users.user_by_email(email) or await readers.users.token_user_by_digest_email(email)
     if user is not None:
         await mail_link(readers, settings, user, RESET, address=email)
+    return "sent"
 
 
 async def confirm_email(readers: ReaderRecords, token: str) -> bool:

@@ -210,7 +210,46 @@ def _bibtex_name(name: NameParts) -> str:
     return ", ".join(map(encode, parts))
 
 
-def bibtex_entry(paper: Paper, key: str) -> model.Entry:
+@dataclass(frozen=True, slots=True)
+class ShelfMarks:
+    """What the reader wrote on a saved paper, exported with its citation: tags as `keywords`, the note as
+    `annote` (BibTeX's field for a reader's annotation; `note` stays the citation's own)."""
+
+    tags: tuple[str, ...] = ()
+    note: str = ""
+    key: str | None = None  # the citation key of the file the paper was imported from: `\cite`s written with it
+
+
+_CITATION_KEY = re.compile(r"^[A-Za-z0-9_:./+\-]{1,100}$")  # what BibTeX, RIS and CSL all take as a key
+
+
+def citation_key_ok(key: str) -> bool:
+    return bool(_CITATION_KEY.match(key))
+
+
+def entry_keys(papers: Sequence[Paper], marks: Sequence["ShelfMarks | None"] | None) -> list[str]:
+    """Each paper's key: the imported one where the reader has one (once: a second paper with the same imported key
+    gets its own), else its own stable key (citation_keys), told apart from the imported ones."""
+    own = citation_keys(papers)
+    imported = [m.key if m is not None else None for m in marks] if marks is not None else [None] * len(papers)
+    taken = {key for key in imported if key}
+    used: set[str] = set()
+    keys = []
+    for own_key, key in zip(own, imported, strict=True):
+        if key and key not in used:
+            used.add(key)
+            keys.append(key)
+            continue
+        chosen = own_key
+        n = 0
+        while chosen in taken or chosen in used:
+            chosen, n = own_key + _suffix(n), n + 1
+        used.add(chosen)
+        keys.append(chosen)
+    return keys
+
+
+def bibtex_entry(paper: Paper, key: str, marks: ShelfMarks | None = None) -> model.Entry:
     fields = [("title", bibtex_text(paper.title)), ("author", bibtex_names(paper.authors))]
     paper_kind = kind(paper)
     if paper_kind == "proceedings":
@@ -228,14 +267,17 @@ def bibtex_entry(paper: Paper, key: str) -> model.Entry:
         fields.append(("note", bibtex_text(paper.journal_ref)))
     if url := paper_url(paper):
         fields.append(("url", bibtex_verbatim(url)))
+    if marks is not None:
+        fields += [("keywords", bibtex_text(", ".join(marks.tags))), ("annote", bibtex_text(marks.note.strip()))]
     entry_type = {"preprint": "misc", "proceedings": "inproceedings", "journal": "article"}[paper_kind]
     return model.Entry(entry_type, key, [model.Field(name, value) for name, value in fields if value])
 
 
-def to_bibtex(papers: Sequence[Paper]) -> str:
+def to_bibtex(papers: Sequence[Paper], marks: Sequence[ShelfMarks | None] | None = None) -> str:
     library = bibtexparser.Library()
-    for paper, key in zip(papers, citation_keys(papers), strict=True):
-        library.add(bibtex_entry(paper, key))
+    shelf = marks if marks is not None else [None] * len(papers)
+    for paper, key, mark in zip(papers, entry_keys(papers, marks), shelf, strict=True):
+        library.add(bibtex_entry(paper, key, mark))
     return bibtexparser.write_string(library)
 
 
@@ -285,8 +327,8 @@ def _ris_name(name: NameParts) -> str:
     return ", ".join(part for part in (name.family, name.given, name.suffix) if part)
 
 
-def to_ris(papers: Sequence[Paper]) -> str:
-    records = [ris_record(p, key) for p, key in zip(papers, citation_keys(papers), strict=True)]
+def to_ris(papers: Sequence[Paper], marks: Sequence[ShelfMarks | None] | None = None) -> str:
+    records = [ris_record(p, key) for p, key in zip(papers, entry_keys(papers, marks), strict=True)]
     return rispy.dumps(records, implementation=_RisWriter) if records else ""
 
 
@@ -332,14 +374,17 @@ def _csl_name(author: Author) -> dict[str, str]:
     return {"family": name.family, "given": name.given} | ({"suffix": name.suffix} if name.suffix else {})
 
 
-def to_csl_json(papers: Sequence[Paper]) -> list[dict[str, Any]]:
-    return [csl_item(p, key) for p, key in zip(papers, citation_keys(papers), strict=True)]
+def to_csl_json(papers: Sequence[Paper], marks: Sequence[ShelfMarks | None] | None = None) -> list[dict[str, Any]]:
+    return [csl_item(p, key) for p, key in zip(papers, entry_keys(papers, marks), strict=True)]
 
 
-def export(papers: Sequence[Paper], citation_format: CitationFormat) -> str:
-    """The papers as one file of the format, entries in the papers' order."""
+def export(
+    papers: Sequence[Paper], citation_format: CitationFormat, marks: Sequence[ShelfMarks | None] | None = None
+) -> str:
+    """The papers as one file of the format, entries in the papers' order, each under the key the reader imported it
+    with if any (`marks`, one per paper); BibTeX carries the reader's tags and note as keywords and annote."""
     if citation_format == "bibtex":
-        return to_bibtex(papers)
+        return to_bibtex(papers, marks)
     if citation_format == "ris":
-        return to_ris(papers)
-    return json.dumps(to_csl_json(papers), ensure_ascii=False, indent=2) + "\n"
+        return to_ris(papers, marks)
+    return json.dumps(to_csl_json(papers, marks), ensure_ascii=False, indent=2) + "\n"

@@ -24,5 +24,7 @@ async def library_file(
 ) -> CitationFile:
     """The reader's whole library (or one tag), newest saved first."""
     papers = await library.citable_papers(await library.saved_paper_ids(user_id, tag))
+    marks = await library.shelf_marks(user_id, [paper.id for paper in papers])
     name = f"papertrail-library-{tag}" if tag else "papertrail-library"
-    return citation_file(export(papers, citation_format), citation_format, name)
+    text = export(papers, citation_format, [marks.get(paper.id) for paper in papers])
+    return citation_file(text, citation_format, name)

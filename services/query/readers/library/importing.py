@@ -326,9 +326,11 @@ class ImportJobs:
                     for d, r in zip(pending, resolutions, strict=True)
                 ]
                 await self.entries.bulk_write(writes, ordered=False)
-                documents = await self.entries.find(chunk, {"status": 1, "paper_id": 1}).sort("n", 1).to_list(None)
+                fields = {"status": 1, "paper_id": 1, "label": 1}
+                documents = await self.entries.find(chunk, fields).sort("n", 1).to_list(None)
             resolved = [d["paper_id"] for d in documents if d["status"] == "resolved"]
-            await self.library.add_imported(job["user_id"], resolved, job_id, datetime.now(UTC))
+            keys = {d["paper_id"]: d.get("label") or "" for d in documents if d["status"] == "resolved"}
+            await self.library.add_imported(job["user_id"], resolved, job_id, datetime.now(UTC), keys)
             counts = Counter(d["status"] for d in documents)
             done = end == total
             recorded = await self.jobs.update_one(

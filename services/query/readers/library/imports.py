@@ -29,7 +29,7 @@ from papertrail.names import author_key, split_name
 
 # The normalizer's identity rule and name keys; they move to the shared package with the restructuring.
 from papertrail.paper_ids import fingerprint
-from services.query.catalogue.reads.paper_lookup import NotAPaperId, PaperKey, holder, paper_key
+from services.query.catalogue.reads.paper_lookup import NotAPaperId, PaperKey, anthology_key, holder, paper_key
 from services.query.readers.library.citations import CitationFormat
 
 LibraryFormat = CitationFormat
@@ -38,7 +38,6 @@ ResolutionStatus = Literal["resolved", "ambiguous", "unresolved"]
 # The fields of a `papers` document a finder returns for each candidate: what `paper_lookup.holder` orders by.
 CANDIDATE_FIELDS = ("_id", "status", "first_seen")
 # DOIs the ACL Anthology registers: 10.18653/v1/<Anthology id>.
-ANTHOLOGY_DOI_PREFIX = "10.18653/v1/"
 # Where an arXiv id may be written as text: `journal = {arXiv preprint arXiv:2401.12345}` (Google Scholar),
 # `volume = {abs/2401.12345}` (DBLP), `note`/`howpublished` (arXiv's and others' exports).
 _BIBTEX_TEXT_FIELDS = ("journal", "note", "howpublished", "volume", "number", "booktitle", "publisher")
@@ -426,16 +425,12 @@ def lookup_keys(entry: LibraryEntry) -> list[LookupKey]:
     keys += [k for k in _keys(entry.eprints, arxiv_prefix=True) if k.field == "ids.arxiv"]
     keys += _keys(entry.urls, urls=True)
     keys += [k for k in _keys(_tokens(entry.mentions)) if k.field == "ids.arxiv"]
-    keys += _keys(f"acl:{k.value.removeprefix(ANTHOLOGY_DOI_PREFIX)}" for k in keys if _anthology_doi(k))
+    keys += [acl for k in keys if (acl := anthology_key(k))]
     by_strength: list[PaperKey] = sorted(dict.fromkeys(keys), key=lambda k: _FIELD_RANK[k.field])
     ordered: list[LookupKey] = [*by_strength]
     if entry.title:
         ordered += [TitleAuthorKey(fingerprint(entry.title, key)) for key in entry.first_author_keys]
     return ordered
-
-
-def _anthology_doi(key: PaperKey) -> bool:
-    return key.field == "ids.dois" and key.value.startswith(ANTHOLOGY_DOI_PREFIX)
 
 
 def _keys(texts: Iterable[str], *, arxiv_prefix: bool = False, urls: bool = False) -> list[PaperKey]:

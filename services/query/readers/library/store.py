@@ -15,6 +15,7 @@ from papertrail.collections import FEEDBACK, LIBRARY, PAPERS, READER_MODELS
 from papertrail.mongo import ensure_index
 from schemas.paper import Paper
 from services.query.catalogue.interface import public_paper
+from services.query.readers.library.citations import ShelfMarks, citation_key_ok
 from services.query.readers.library.recommend import mark_stale
 from services.query.readers.library.shelf import (
     EntryChange,
@@ -78,9 +79,12 @@ class LibraryStore:
         assert stored is not None  # upserted
         return stored
 
-    async def add_imported(self, user_id: str, paper_ids: Sequence[str], job_id: str, now: datetime) -> None:
+    async def add_imported(
+        self, user_id: str, paper_ids: Sequence[str], job_id: str, now: datetime, keys: dict[str, str] | None = None
+    ) -> None:
         """Save the papers an import resolved, keeping the tags and notes of those already saved (so the same file
-        again adds nothing); positive feedback for each. A paper new to the library remembers the import."""
+        again adds nothing); positive feedback for each. A paper new to the library remembers the import, and an
+        entry without one keeps the file's citation key (`keys`, by paper), which its exports then use."""
         ids = list(dict.fromkeys(paper_ids))
         if not ids:
             return
@@ -108,6 +112,18 @@ class LibraryStore:
             ],
             ordered=False,
         )
+        kept = {paper_id: key for paper_id, key in (keys or {}).items() if paper_id in titles and citation_key_ok(key)}
+        if kept:
+            await self.entries.bulk_write(
+                [
+                    UpdateOne(
+                        {"_id": entry_id(user_id, paper_id), "citation_key": {"$exists": False}},
+                        {"$set": {"citation_key": key}},
+                    )
+                    for paper_id, key in kept.items()
+                ],
+                ordered=False,
+            )
         labelled = await self.feedback.bulk_write(
             [UpdateOne(*self._feedback_update(user_id, p, self._label_fields("positive", now))) for p in ids],
             ordered=False,
@@ -162,6 +178,15 @@ class LibraryStore:
         query = library_filter(user_id, tag=tag)
         cursor = self.entries.find(query, {"paper_id": 1}).sort([("saved_at", DESCENDING), ("_id", DESCENDING)])
         return [doc["paper_id"] async for doc in cursor]
+
+    async def shelf_marks(self, user_id: str, paper_ids: Sequence[str]) -> dict[str, ShelfMarks]:
+        """The reader's tags and note on each of these saved papers."""
+        query = {"user_id": user_id, "paper_id": {"$in": list(paper_ids)}}
+        cursor = self.entries.find(query, {"paper_id": 1, "tags": 1, "note": 1, "citation_key": 1})
+        return {
+            doc["paper_id"]: ShelfMarks(tuple(doc.get("tags") or ()), doc.get("note") or "", doc.get("citation_key"))
+            async for doc in cursor
+        }
 
     async def apply(self, user_id: str, paper: dict[str, Any], mark: Mark, now: datetime) -> dict[str, Any]:
         """One click on a paper: 收藏 saves it (positive), 不相关 dismisses it (negative, and out of the library),

@@ -3,9 +3,10 @@ cursor pages with the total, marks, and one reader never seeing or changing anot
 
 from collections.abc import Iterator
 
+import bibtexparser
 import pytest
 
-from services.query.readers.library.citations import MEDIA_TYPES, export
+from services.query.readers.library.citations import MEDIA_TYPES, ShelfMarks, export
 from tests.conftest import Servers
 from tests.query.readers.library.papers import arxiv_oai, red_fm
 from tests.query.readers.library.site import Site, reader_site
@@ -135,14 +136,16 @@ def test_the_library_or_one_tag_is_exported_and_only_the_readers_own(site: Site)
     mine, tagged = PAPERS[50:53], PAPERS[53]
     for paper in mine:
         site.call("PUT", f"/api/me/library/{paper.id}", reader="cy", json={})
-    site.call("PUT", f"/api/me/library/{tagged.id}", reader="cy", json={"tags": ["to read"]})
+    site.call("PUT", f"/api/me/library/{tagged.id}", reader="cy", json={"tags": ["to read"], "note": "Sec. 3 & 4"})
     site.call("PUT", f"/api/me/library/{PAPERS[60].id}", reader="bo", json={"tags": ["to read"]})
     whole = site.call("GET", "/api/me/library/export", reader="cy", params={"format": "ris"})
     assert whole.status_code == 200 and 'filename="papertrail-library.ris"' in whole.headers["content-disposition"]
     assert whole.text == export([tagged, *reversed(mine)], "ris")  # newest saved first
     one_tag = site.call("GET", "/api/me/library/export", reader="cy", params={"tag": "to read"})
     assert (
-        one_tag.text == export([tagged], "bibtex")
+        one_tag.text == export([tagged], "bibtex", [ShelfMarks(("to read",), "Sec. 3 & 4")])
         and "papertrail-library-to_read.bib" in one_tag.headers["content-disposition"]
     )
+    (entry,) = bibtexparser.parse_string(one_tag.text).entries  # the reader's tags and note come along
+    assert entry.fields_dict["keywords"].value == "to read" and entry.fields_dict["annote"].value == r"Sec. 3 {\&} 4"
     assert site.call("GET", "/api/me/library/export", reader=None).status_code == 401

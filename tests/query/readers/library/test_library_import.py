@@ -26,7 +26,7 @@ MAX_ENTRIES = 50  # LIBRARY_IMPORT_MAX_ENTRIES here: more than any file below ho
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    readers = ("ana", "bo", "cy", "dee", "eve")
+    readers = ("ana", "bo", "cy", "dee", "eve", "fay", "gus")
     logs = tmp_path_factory.mktemp("library-import")
     with reader_site(servers, logs, PAPERS, readers=readers, LIBRARY_IMPORT_MAX_ENTRIES=str(MAX_ENTRIES)) as running:
         yield running
@@ -68,6 +68,20 @@ def test_an_import_keeps_the_tags_and_note_of_a_paper_already_saved(site: Site) 
     assert upload(site, "dee", "mera.bib", (LIBRARY / "mera_anthology.bib").read_bytes()).json()["counts"]["added"] == 0
     entry = site.call("GET", f"/api/me/library/{MERA}", reader="dee").json()
     assert entry["tags"] == ["benchmarks"] and entry["note"] == "Russian"
+
+
+def test_an_imported_citation_key_is_the_key_every_export_keeps(site: Site) -> None:
+    data = (LIBRARY / "mera_anthology.bib").read_bytes()
+    assert upload(site, "gus", "mera.bib", data).json()["counts"]["added"] == 1
+    site.call("PUT", f"/api/me/library/{MERA}", reader="gus", json={"tags": ["benchmarks"]})
+    exported = {f: site.call("GET", "/api/me/library/export", reader="gus", params={"format": f}).text for f in FORMATS}
+    assert exported["bibtex"].startswith("@inproceedings{fenogenova-etal-2024-mera,"), exported["bibtex"]
+    assert "ID  - fenogenova-etal-2024-mera" in exported["ris"]
+    assert '"citation-key": "fenogenova-etal-2024-mera"' in exported["csl-json"]
+    # a reader who saved it by hand gets the paper's own key
+    site.call("PUT", f"/api/me/library/{MERA}", reader="fay", json={})
+    own = site.call("GET", "/api/me/library/export", reader="fay", params={"format": "bibtex"}).text
+    assert own.startswith("@inproceedings{fenogenova2024mera,"), own
 
 
 @pytest.mark.parametrize("citation_format", FORMATS)
