@@ -166,6 +166,8 @@ def in_order(versions: list[SourceVersion]) -> list[SourceVersion]:
         return first[version.source], int(number[1]) if number else position
 
     return [version for _, version in sorted(enumerate(versions), key=key)]
+
+
 def _basis(first: tuple[datetime, PublishedFrom] | None) -> Literal["listing", "id_month"] | None:
     """The paper's published_from: left out for a version's date (as papers were written before the others)."""
     return None if first is None or first[1] == "versions" else first[1]

@@ -94,6 +94,8 @@ async def test_the_settings_of_a_release_before_the_venue_filters_are_brought_up
     finally:
         await client.delete_index_if_exists(name)
         await client.aclose()
+
+
 @pytest.fixture
 async def sorted_index(servers: Servers) -> AsyncIterator[PaperIndex]:
     """Papers matching a four-word query more or less well, their times in the opposite order of how well, and
