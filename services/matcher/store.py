@@ -95,7 +95,7 @@ class MatchStore:
             found[doc["_id"]] = [Author.model_validate(a) for a in doc.get("authors", [])]
         return found
 
-    async def papers(self, paper_ids: list[str]) -> dict[str, Paper]:
+    async def held_papers(self, paper_ids: list[str]) -> dict[str, Paper]:
         """Held papers as the normalizer stored them (their claims, published record and version), by id."""
         found: dict[str, Paper] = {}
         async for doc in self.papers.find({"_id": {"$in": paper_ids}}, {k: 1 for k in Paper.model_fields}):

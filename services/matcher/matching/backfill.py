@@ -121,7 +121,7 @@ class Backfiller:
             limit=self.max_hits,
             attributes_to_retrieve=["paper_id"],
         )
-        papers = await self.store.papers([hit["paper_id"] for hit in results.hits])
+        papers = await self.store.held_papers([hit["paper_id"] for hit in results.hits])
         matched: list[tuple[str, str, list[MatchReason]]] = []
         for paper in papers.values():
             if reasons := match_one(compiled, PaperText.of(paper)):
