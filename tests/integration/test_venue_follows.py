@@ -58,7 +58,8 @@ async def test_a_venue_follow_backfills_and_matches_an_acceptance_once_it_arrive
     reader = MatchedReader(servers)
     await reader.consumer.start()
     try:
-        changed = FollowChanged(action="created", follow_id=icml.id, user_id=USER, follow=icml, changed_at=icml.created_at)
+        at = icml.created_at
+        changed = FollowChanged(action="created", follow_id=icml.id, user_id=USER, follow=icml, changed_at=at)
         await publish(servers, "follows.changed.v1", changed, USER)
         await reader.until(lambda m: m.follow_id == icml.id and m.paper_id == held.id and m.backfill, "the backfill")
         live = PAPERS["arxiv:2605.00631"]
