@@ -453,3 +453,20 @@ def test_a_venue_follow_is_stored_with_its_catalogue_key_and_an_unknown_venue_is
     field = {"kind": "venue", "name": "CCF-A AI", "venue_field": "AI", "venue_rank": "A"}
     every = httpx.post(f"{site.base}/api/follows", json=field, headers=auth, timeout=10)
     assert every.status_code == 201 and every.json()["venue_field"] == "AI" and "venue_key" not in every.json()
+
+
+def test_the_follows_page_adds_a_venue_follow_and_shows_a_refusal(site: Site) -> None:
+    sign_up(site, "ve@example.org")
+    ve = sign_in(site, "ve@example.org")
+    fields = {"kind": "venue", "venue": "ICML", "venue_year": "2026", "venue_track": "workshop", "venue_field": ""}
+    added = post_form(ve, "/me/follows", "/me/follows", **fields, venue_rank="", name="")
+    assert added.status_code == 303, added.text
+    listed = html.fromstring(ve.get("/me/follows").text).find_class("follow")
+    assert len(listed) == 1 and "AI/icml 2026" in listed[0].text_content() and "Workshop" in listed[0].text_content()
+    assert "ICML 2026" in listed[0].find(".//strong").text_content()  # named for what it follows when left unnamed
+    refused = post_form(ve, "/me/follows", "/me/follows", kind="venue", venue="Conference of Nowhere")
+    banner = html.fromstring(refused.text).find_class("banner-error")
+    assert refused.status_code == 400 and "Conference of Nowhere" in banner[0].text_content()
+    every = post_form(ve, "/me/follows", "/me/follows", kind="venue", venue="", venue_field="AI", venue_rank="A")
+    assert every.status_code == 303
+    assert "AI CCF-A" in html.fromstring(ve.get("/me/follows").text).find_class("follow")[0].text_content()
