@@ -2,6 +2,7 @@
 published record, each with the evidence and version it rests on. Pure."""
 
 from dataclasses import dataclass
+from typing import Any
 
 from papertrail.venues.catalogue import default_index
 from papertrail.venues.claims import claims_from_journal_ref
@@ -29,24 +30,47 @@ class AcceptedVenue:
         return edition if self.track == "main" else f"{edition} {self.track.replace('_', ' ')}"
 
 
-def accepted_venues(paper: Paper) -> tuple[AcceptedVenue, ...]:
+@dataclass(frozen=True, slots=True)
+class PaperVenues:
+    """What of a paper says where it was accepted: a Paper's fields, or a search document's of the same names."""
+
+    claims: tuple[VenueClaim, ...]
+    status: str
+    venue: str | None  # the published record's venue, as its source names it
+    year: int | None
+    current_version: str | None
+
+    @classmethod
+    def of(cls, paper: Paper) -> "PaperVenues":
+        return cls(tuple(paper.venue_claims), paper.status, paper.venue, paper.year, paper.current_version)
+
+    @classmethod
+    def of_document(cls, doc: dict[str, Any]) -> "PaperVenues":
+        """From a search document (papertrail/search_document.py), which holds these fields as the paper does."""
+        claims = tuple(VenueClaim.model_validate(c) for c in doc.get("venue_claims") or [])
+        status = doc.get("status") or "preprint"
+        return cls(claims, status, doc.get("venue"), doc.get("year"), doc.get("current_version"))
+
+
+def accepted_venues(paper: Paper | PaperVenues) -> tuple[AcceptedVenue, ...]:
     """The paper's published record first (a published paper's venue as its source names it), then its accepted
     claims; one per venue, year and track. A submitted claim is never among them."""
+    parts = paper if isinstance(paper, PaperVenues) else PaperVenues.of(paper)
     found: dict[tuple[str, int | None, str], AcceptedVenue] = {}
-    for claim, evidence in _evidence(paper):
-        accepted = _accepted(claim, evidence, paper)
+    for claim, evidence in _evidence(parts):
+        accepted = _accepted(claim, evidence, parts)
         found.setdefault((accepted.venue_key or accepted.venue.lower(), accepted.year, accepted.track), accepted)
     return tuple(found.values())
 
 
-def _evidence(paper: Paper) -> list[tuple[VenueClaim, VenueEvidence]]:
+def _evidence(paper: PaperVenues) -> list[tuple[VenueClaim, VenueEvidence]]:
     published: list[tuple[VenueClaim, VenueEvidence]] = []
     if paper.status == "published" and paper.venue:
         published = [(claim, "proceedings") for claim in claims_from_journal_ref(paper.venue)]
-    return published + [(claim, claim.source) for claim in paper.venue_claims if claim.status == "accepted"]
+    return published + [(claim, claim.source) for claim in paper.claims if claim.status == "accepted"]
 
 
-def _accepted(claim: VenueClaim, evidence: VenueEvidence, paper: Paper) -> AcceptedVenue:
+def _accepted(claim: VenueClaim, evidence: VenueEvidence, paper: PaperVenues) -> AcceptedVenue:
     venue = default_index().venues.get(claim.venue_key) if claim.venue_key else None
     year = claim.year if claim.year is not None or evidence != "proceedings" else paper.year
     return AcceptedVenue(
