@@ -192,3 +192,11 @@ def test_a_venues_atom_feed_holds_the_papers_accepted_there(query_url: str) -> N
     assert acl[FINDINGS].startswith("[accepted at ACL 2026 findings (comment")
     unknown = httpx.get(f"{query_url}/feeds/venues/AI/nowhere.atom", timeout=10)
     assert unknown.status_code == 404 and "no venue 'AI/nowhere'" in unknown.json()["detail"]
+
+
+def test_the_cite_box_cites_an_accepted_paper_as_published_and_a_workshop_paper_as_a_preprint(query_url: str) -> None:
+    accepted = _page(query_url, f"/papers/{ICML}").find_class("cite-text")[0].text_content()
+    assert accepted.startswith("@inproceedings{") and "eprint = {2605.00411}" in accepted
+    assert "booktitle = {International Conference on Machine Learning {(ICML} 2026)}" in accepted
+    workshop = _page(query_url, f"/papers/{WORKSHOP}").find_class("cite-text")[0].text_content()
+    assert workshop.startswith("@misc{") and "booktitle" not in workshop
