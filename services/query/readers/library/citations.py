@@ -7,11 +7,12 @@ and `doi`. What a paper record does not keep is left out rather than guessed: th
 address, publisher and editors, and the volume's full title (the booktitle is the venue as papers hold it,
 "ACL 2024").
 
-An arXiv paper accepted at a venue (its published record, or an accepted claim of its journal reference, DOI or
-comment: papertrail/venues/accepted.py) at a venue of the catalogue is cited as published there: `@inproceedings` with the venue's name and
-edition as `booktitle` (`@article` with `journal` for a journal), the edition's year and the published DOI when the
-paper holds one, keeping its `eprint`. A workshop or a submission leaves it a preprint: a workshop at ICML is not the
-ICML proceedings, and a submission is no publication.
+An arXiv paper accepted at a venue of the catalogue (its published record, or an accepted claim of its journal
+reference, DOI or comment: papertrail/venues/accepted.py) is cited as published there: `@inproceedings` with the
+venue's name and edition as `booktitle` (`@article` with `journal` for a journal), the edition's year and the
+published DOI when the paper holds one, keeping its `eprint`. A workshop or a submission leaves it a preprint (a
+workshop at ICML is not the ICML proceedings, a submission no publication), and so does a venue outside the
+catalogue: a journal reference is free text ("Phys. Rev. B 89, 024402"), kept as a note. Page ranges are not held.
 """
 
 import json
