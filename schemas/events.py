@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.paper import Paper, PaperIds, PaperVersion
+from schemas.paper import ClaimSource, ClaimTrack, Paper, PaperIds, PaperVersion
 from schemas.summary import Summary
 
 RawFormat = Literal[
@@ -126,28 +126,33 @@ class PaperWithdrawn(BaseModel):
 
 
 def _unset(value: object) -> bool:
-    """A field a `similar` follow added, left out of an event that does not use it: consumers built before it existed
-    (their models forbid unknown fields) read the events of the kinds they know unchanged."""
+    """A field a `similar` or `venue` follow added, left out of an event that does not use it: consumers built before
+    it existed (their models forbid unknown fields) read the events of the kinds they know unchanged."""
     return value is None or value == []
 
 
-FollowKind = Literal["keyword", "author", "topic", "similar"]
+FollowKind = Literal["keyword", "author", "topic", "similar", "venue"]
+CcfFieldCode = Literal["AI", "CG", "CT", "DB", "DS", "HI", "MX", "NW", "SC", "SE"]
+VenueEvidence = Literal[ClaimSource, "proceedings"]
 
 
 class MatchReason(BaseModel):
     """Why a paper matched a follow: which subtopic, which term, in which field; for a `similar` follow, which seed
-    paper (or the description) it was closest to, and the score."""
+    paper (or the description) it was closest to, and the score; for a `venue` follow, the venue and edition the paper
+    was accepted at, from which field and version."""
 
     model_config = ConfigDict(extra="forbid")
 
     subtopic: str | None = Field(None, description="subtopic of a topic follow", examples=["math reasoning"])
     subtopic_id: str | None = Field(None, description="id of that subtopic", examples=["math-reasoning"])
     term: str = Field(
-        description="term or author key that hit; for a similar follow, the closest seed's title, or `description`",
-        examples=["reasoning"],
+        description="term or author key that hit; for a similar follow, the closest seed's title, or `description`; "
+        "for a venue follow, the venue and year accepted at (and the track, when not the main one)",
+        examples=["reasoning", "ICML 2026"],
     )
-    field: Literal["title", "abstract", "authors", "categories", "keywords", "similar"] = Field(
-        description="where it hit; `similar`: the paper's vector is close to the follow's seeds"
+    field: Literal["title", "abstract", "authors", "categories", "keywords", "similar", "venue"] = Field(
+        description="where it hit; `similar`: the paper's vector is close to the follow's seeds; `venue`: the paper "
+        "was accepted at a followed venue"
     )
     categories: list[str] = Field(default_factory=list, description="categories that satisfied the filter")
     seed_id: str | None = Field(
@@ -158,6 +163,16 @@ class MatchReason(BaseModel):
     )
     score: float | None = Field(
         None, exclude_if=_unset, description="similar follow: the cosine similarity that reached the threshold"
+    )
+    evidence: VenueEvidence | None = Field(
+        None,
+        exclude_if=_unset,
+        description="venue follow: where the acceptance was read: the paper's comment, journal reference or DOI, or "
+        "its published record (`proceedings`)",
+        examples=["comment"],
+    )
+    source_version: str | None = Field(
+        None, exclude_if=_unset, description="venue follow: the version whose comment says so", examples=["v3"]
     )
 
 
@@ -204,8 +219,8 @@ class SeedPaper(BaseModel):
 
 
 class Follow(BaseModel):
-    """A user's follow of a keyword expression, an author, a topic, or papers like some seed papers or a
-    description (`similar`)."""
+    """A user's follow of a keyword expression, an author, a topic, papers like some seed papers or a description
+    (`similar`), or the papers accepted at a venue (one of the catalogue, or every venue of a CCF field and rank)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -241,6 +256,24 @@ class Follow(BaseModel):
     )
     threshold: float | None = Field(
         None, exclude_if=_unset, description="similar follow: the least cosine similarity a match has", examples=[0.65]
+    )
+    venue_key: str | None = Field(
+        None, exclude_if=_unset, description="venue follow: the venue catalogue's key", examples=["AI/icml"]
+    )
+    venue_year: int | None = Field(
+        None, exclude_if=_unset, description="venue follow: only this edition (absent: every year)", examples=[2026]
+    )
+    venue_track: ClaimTrack | None = Field(
+        None, exclude_if=_unset, description="venue follow: only this track (absent: any)", examples=["main"]
+    )
+    venue_field: CcfFieldCode | None = Field(
+        None,
+        exclude_if=_unset,
+        description="venue follow without a venue_key: every catalogue venue of this CCF field",
+        examples=["AI"],
+    )
+    venue_rank: Literal["A", "B", "C"] | None = Field(
+        None, exclude_if=_unset, description="venue follow: only venues of this CCF rank", examples=["A"]
     )
 
 

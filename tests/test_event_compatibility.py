@@ -126,3 +126,52 @@ def test_a_paper_with_a_claim_carries_it_and_only_it_is_new() -> None:
     errors = list(_before_venues("papers.new.v1").iter_errors(event))
     # a consumer refusing unknown fields refuses it on that field alone: upgrade consumers before the normalizer
     assert errors and all("venue_claims" in e.message for e in errors)
+
+
+def _before_venue_follows(topic: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads((BEFORE / f"{topic}.before-venue-follows.json").read_text()))
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"kind": "keyword", "query": "retrieval AND LLM"},
+        {"kind": "similar", "seeds": [SeedPaper(paper_id="arxiv:2605.00001", title="A paper")], "threshold": 0.7},
+    ],
+)
+def test_a_consumer_from_before_venue_follows_reads_the_kinds_it_knows(fields: dict[str, Any]) -> None:
+    event = _changed(**fields)
+    assert not {k for k in event["follow"] if k.startswith("venue_")}
+    _before_venue_follows("follows.changed.v1").validate(event)
+    match = follow_matched(
+        Follow(id="f1", user_id="u1", name="mine", created_at=NOW, **fields),
+        "arxiv:2605.00001",
+        "A paper",
+        [MatchReason(term="retrieval", field="abstract")],
+        NOW,
+    )
+    _before_venue_follows("follows.matched.v1").validate(json.loads(match.model_dump_json()))
+
+
+def test_a_venue_follow_and_its_match_fail_such_a_consumer_on_the_kind_and_its_own_fields_alone() -> None:
+    event = _changed(kind="venue", venue_key="AI/icml", venue_year=2026, venue_track="main")
+    errors = list(_before_venue_follows("follows.changed.v1").iter_errors(event))
+    # an older matcher parks it on follows.changed.v1.dlq, as it parks a follow it cannot compile
+    assert errors and all(tuple(e.absolute_path)[:1] == ("follow",) for e in errors)
+    assert any("venue" in e.message for e in errors)
+    again = FollowChanged.model_validate(event).follow
+    assert again is not None and (again.venue_key, again.venue_year) == ("AI/icml", 2026)
+    reason = MatchReason(term="ICML 2026", field="venue", evidence="comment", source_version="v3")
+    match = follow_matched(again, "arxiv:2605.00411", "A paper", [reason], NOW)
+    written = json.loads(match.model_dump_json())
+    assert written["reasons"][0] == {
+        "term": "ICML 2026",
+        "field": "venue",
+        "categories": [],
+        "evidence": "comment",
+        "source_version": "v3",
+        "subtopic": None,
+        "subtopic_id": None,
+    }
+    assert list(_before_venue_follows("follows.matched.v1").iter_errors(written))
+    assert FollowMatched.model_validate(written).reasons[0].source_version == "v3"

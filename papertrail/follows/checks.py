@@ -5,6 +5,7 @@ from collections.abc import Sequence
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.expressions import ExpressionError, parse_expression
+from papertrail.venues.catalogue import Venue, default_index
 
 MAX_SEEDS = 20  # a reader's "papers like these": a handful, and the scorer's cost grows with them
 MAX_DESCRIPTION_CHARS = 2000  # a paragraph; the model reads ~256 tokens of it anyway
@@ -22,8 +23,15 @@ def check_follow(
     topic_id: str | None,
     seeds: Sequence[str] = (),
     description: str | None = None,
+    venue: str | None = None,
+    venue_field: str | None = None,
 ) -> None:
-    if kind == "similar":
+    if kind == "venue":
+        if venue is None and venue_field is None:
+            raise FollowRuleError("a venue follow needs `venue` (e.g. ICML, AI/icml) or `venue_field` (e.g. AI)")
+        if venue is not None:
+            catalogue_venue(venue)
+    elif kind == "similar":
         if not seeds and not (description and description.strip()):
             raise FollowRuleError("a similar follow needs `seeds` (1-20 paper ids), a `description`, or both")
         if len(seeds) > MAX_SEEDS:
@@ -44,3 +52,13 @@ def check_follow(
         known = {topic.id for topic in load_catalogue()}
         if topic_id not in known:
             raise FollowRuleError(f"topic_id {topic_id!r} is not a catalogue topic; known: {sorted(known)}")
+
+
+def catalogue_venue(written: str) -> Venue:
+    """The catalogue's venue a reader named by its key (AI/icml), acronym or any alias; FollowRuleError otherwise."""
+    index = default_index()
+    found = index.venues.get(written.strip()) or index.resolve(written)
+    if found is None:
+        why = "names more than one venue" if index.known(written) else "is not in the venue catalogue"
+        raise FollowRuleError(f"venue {written.strip()!r} {why}; see /api/venues?q=")
+    return found

@@ -2,11 +2,24 @@
 
 from typing import Any
 
+EVIDENCE = {"comment": "comment", "journal_ref": "journal reference", "doi": "DOI", "proceedings": "proceedings"}
+
+
+def venue_evidence(reason: dict[str, Any], names: dict[str, str] = EVIDENCE) -> str:
+    """`comment of v3`, `proceedings`: where a venue follow's acceptance was read, in `names`' words."""
+    evidence = names.get(reason.get("evidence") or "", reason.get("evidence") or "")
+    version = reason.get("source_version")
+    return f"{evidence} of {version}" if version and reason.get("evidence") in ("comment", "journal_ref") else evidence
+
 
 def reason_text(reason: dict[str, Any]) -> str:
     """`retrieval(abstract)`, `math reasoning: reasoning(abstract)`, `author Jane Doe`, or for a similar follow
-    `similar to "SafeConv: …" (0.74)` (the closest seed paper) or `similar to your description (0.71)`."""
+    `similar to "SafeConv: …" (0.74)` (the closest seed paper) or `similar to your description (0.71)`, or for a
+    venue follow `accepted at ICML 2026 (comment of v3)`."""
     field = reason.get("field")
+    if field == "venue":
+        evidence = venue_evidence(reason)
+        return f"accepted at {reason['term']} ({evidence})" if evidence else f"accepted at {reason['term']}"
     if field == "similar":
         score = f"{reason.get('score') or 0:.2f}"
         return (

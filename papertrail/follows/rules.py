@@ -23,6 +23,7 @@ from papertrail.follows.authors import AuthorRule, author_rule, normalize_orcid
 from papertrail.follows.catalogue import Topic, check_subtopics
 from papertrail.follows.expressions import Expression, Predicate, compile_predicate, parse_expression
 from papertrail.text import fold
+from papertrail.venues.accepted import AcceptedVenue, accepted_venues
 from schemas.events import Follow, FollowMatched, MatchReason, Subtopic
 from schemas.paper import Author, Paper
 from schemas.unchecked import unchecked
@@ -41,23 +42,31 @@ _AUTHOR_SEP = "\x1f"  # never in folded text, so author keys only hit the author
 
 @dataclass(frozen=True, slots=True)
 class PaperText:
-    """What matching reads of a paper: folded, space-padded title and abstract, categories and authors."""
+    """What matching reads of a paper: folded, space-padded title and abstract, categories, authors and the venues
+    it was accepted at."""
 
     paper_id: str
     title: str
     abstract: str
     categories: frozenset[str]
     authors: tuple[Author, ...]
+    venues: tuple[AcceptedVenue, ...] = ()
 
     @classmethod
     def of(cls, paper: Paper) -> "PaperText":
-        return cls.build(paper.id, paper.title, paper.abstract, paper.categories, paper.authors)
+        return cls.build(paper.id, paper.title, paper.abstract, paper.categories, paper.authors, accepted_venues(paper))
 
     @classmethod
     def build(
-        cls, paper_id: str, title: str, abstract: str, categories: Iterable[str], authors: Iterable[Author]
+        cls,
+        paper_id: str,
+        title: str,
+        abstract: str,
+        categories: Iterable[str],
+        authors: Iterable[Author],
+        venues: tuple[AcceptedVenue, ...] = (),
     ) -> "PaperText":
-        return cls(paper_id, f" {fold(title)} ", f" {fold(abstract)} ", frozenset(categories), tuple(authors))
+        return cls(paper_id, f" {fold(title)} ", f" {fold(abstract)} ", frozenset(categories), tuple(authors), venues)
 
     def text(self, name: TextField) -> str:
         return self.title if name == "title" else self.abstract
@@ -74,6 +83,47 @@ class Rule:
     fields: tuple[TextField, ...]
     categories: frozenset[str]
     subtopic: Subtopic | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VenueRule:
+    """A venue follow: one catalogue venue (an edition, a track), or every venue of a CCF field (of a rank). The rank
+    is the venue's: a claim's own `ccf_rank` is set for its main track only."""
+
+    venue_key: str | None
+    year: int | None
+    track: str | None
+    ccf_field: str | None
+    ccf_rank: str | None
+
+    def holds(self, venue: AcceptedVenue) -> bool:
+        if self.venue_key is not None and venue.venue_key != self.venue_key:
+            return False
+        if self.ccf_field is not None and venue.ccf_field != self.ccf_field:
+            return False
+        if self.ccf_rank is not None and venue.ccf_rank != self.ccf_rank:
+            return False
+        # a workshop at ICML is not ICML: a follow of no track takes every other track, a workshop only if asked
+        track_ok = venue.track != "workshop" if self.track is None else venue.track == self.track
+        return track_ok and (self.year is None or venue.year == self.year)
+
+    def reasons(self, paper: PaperText, categories: frozenset[str]) -> list[MatchReason]:
+        """One reason per accepted venue the rule holds for: "accepted at ICML 2026", where it was read and in
+        which version."""
+        if not _categories_ok(paper, categories):
+            return []
+        matched = sorted(categories & paper.categories)
+        return [
+            MatchReason(
+                term=v.label,
+                field="venue",
+                categories=matched,
+                evidence=v.evidence,
+                source_version=v.source_version,
+            )
+            for v in paper.venues
+            if self.holds(v)
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +159,7 @@ class CompiledFollow:
     follow: Follow
     rules: tuple[Rule, ...] = ()
     author: AuthorRule | None = None
+    venue: VenueRule | None = None
     # Follows with equal signatures (the same catalogue topic, the same expression) have equal reasons for
     # a paper, so matching evaluates each signature once per paper however many users share it.
     signature: tuple = ()
@@ -175,6 +226,13 @@ def compile_follow(follow: Follow, topics: dict[str, Topic]) -> CompiledFollow:
         pins = {"affiliation": follow.affiliation, "orcid": follow.orcid, "source_author_id": follow.source_author_id}
         author = author_rule(follow.author, **pins)
         return CompiledFollow(follow, author=author, signature=("author", author, categories))
+    if follow.kind == "venue":
+        if not follow.venue_key and not follow.venue_field:
+            raise ValueError("a venue follow needs a venue_key, or a venue_field (and a venue_rank)")
+        venue = VenueRule(
+            follow.venue_key, follow.venue_year, follow.venue_track, follow.venue_field, follow.venue_rank
+        )
+        return CompiledFollow(follow, venue=venue, signature=("venue", venue, categories))
     subtopics = follow.subtopics
     if follow.topic_id:
         if follow.topic_id not in topics:
@@ -236,6 +294,8 @@ def _reason(
 
 def follow_reasons(compiled: CompiledFollow, paper: PaperText, hits: dict[str, set[str]]) -> list[MatchReason]:
     follow_categories = frozenset(compiled.follow.categories)
+    if compiled.venue is not None:
+        return compiled.venue.reasons(paper, follow_categories)
     if compiled.author is not None:
         if not _categories_ok(paper, follow_categories):
             return []
@@ -294,6 +354,8 @@ class FollowIndex:
     by_author_key: dict[str, set[tuple]] = field(default_factory=dict)
     by_orcid: dict[str, set[tuple]] = field(default_factory=dict)
     by_source_id: dict[tuple[str, str], set[tuple]] = field(default_factory=dict)
+    # venue follows by the venue key they name, or by the CCF field they cover: a paper's accepted venues look them up
+    by_venue: dict[str, set[tuple]] = field(default_factory=dict)
     rebuilds: int = 0
     _automaton: ahocorasick.Automaton | None = None
     _patterns: set[tuple[str, str]] = field(default_factory=set)  # (kind, key) currently in the automaton
@@ -338,6 +400,8 @@ class FollowIndex:
                 self.by_orcid.setdefault(author.orcid, set()).add(sig)
             if author.source_id:
                 self.by_source_id.setdefault(author.source_id, set()).add(sig)
+        if (venue := compiled.venue) is not None:
+            self.by_venue.setdefault(_venue_slot(venue.venue_key, venue.ccf_field), set()).add(sig)
 
     def _unlink_group(self, compiled: CompiledFollow) -> None:
         sig = compiled.signature
@@ -351,12 +415,14 @@ class FollowIndex:
                 _unlink(self.by_orcid, author.orcid, sig)
             if author.source_id:
                 _unlink(self.by_source_id, author.source_id, sig)
+        if (venue := compiled.venue) is not None:
+            _unlink(self.by_venue, _venue_slot(venue.venue_key, venue.ccf_field), sig)
 
     def __len__(self) -> int:
         return len(self.follows)
 
     def count_by_kind(self) -> dict[str, int]:
-        counts = {"keyword": 0, "author": 0, "topic": 0, "similar": 0}
+        counts = {"keyword": 0, "author": 0, "topic": 0, "similar": 0, "venue": 0}
         for compiled in self.follows.values():
             counts[compiled.follow.kind] += 1
         return counts
@@ -404,6 +470,12 @@ class FollowIndex:
                 found |= self.by_orcid.get(normalize_orcid(author.orcid), set())
             for source, ident in author.source_ids.items():
                 found |= self.by_source_id.get((source, ident), set())
+        if self.by_venue:
+            for venue in paper.venues:
+                if venue.venue_key:
+                    found |= self.by_venue.get(_venue_slot(venue.venue_key, None), set())
+                if venue.ccf_field:
+                    found |= self.by_venue.get(_venue_slot(None, venue.ccf_field), set())
         return found
 
     def match(self, paper: Paper | PaperText) -> list[tuple[Follow, list[MatchReason]]]:
@@ -416,7 +488,7 @@ class FollowIndex:
         for signature in self.candidates(text, slots[2], author_keys):
             group = groups[signature]
             compiled = group.compiled
-            if compiled.author is None:
+            if compiled.author is None and compiled.venue is None:
                 reasons = compiled.fast_reasons(text, slots)
             else:
                 reasons = follow_reasons(compiled, text, {})
@@ -443,6 +515,11 @@ class FollowIndex:
             if reasons:
                 results.append((compiled.follow, reasons))
         return results
+
+
+def _venue_slot(venue_key: str | None, ccf_field: str | None) -> str:
+    """A venue follow's place in `by_venue`: its venue's key, or its CCF field (prefixed, never a key)."""
+    return venue_key if venue_key is not None else f"field:{ccf_field}"
 
 
 def _unlink(table: dict, key: object, owner: object) -> None:

@@ -28,7 +28,7 @@ from papertrail.collections import (
 from papertrail.mongo import DUPLICATE_KEY
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
 from schemas.events import Follow, FollowMatched
-from schemas.paper import Author
+from schemas.paper import Author, Paper
 
 log = logging.getLogger("papertrail.matcher.store")
 VECTORS_PER_READ = 1000  # 1,000 vectors of 384 floats: ~3 MB of BSON a round trip
@@ -93,6 +93,14 @@ class MatchStore:
         found: dict[str, list[Author]] = {}
         async for doc in self.papers.find({"_id": {"$in": paper_ids}}, {"authors": 1}):
             found[doc["_id"]] = [Author.model_validate(a) for a in doc.get("authors", [])]
+        return found
+
+    async def held_papers(self, paper_ids: list[str]) -> dict[str, Paper]:
+        """Held papers as the normalizer stored them (their claims, published record and version), by id."""
+        found: dict[str, Paper] = {}
+        async for doc in self.papers.find({"_id": {"$in": paper_ids}}, {k: 1 for k in Paper.model_fields}):
+            fields = {k: doc[k] for k in Paper.model_fields if k in doc and k != "id"}
+            found[doc["_id"]] = Paper.model_validate({"id": doc["_id"], **fields})
         return found
 
     async def paper_vectors(self, paper_ids: list[str], model_key: str) -> dict[str, np.ndarray]:

@@ -1,10 +1,11 @@
 """Backfill of a new follow: papers already held (the query service's Meilisearch index) that satisfy it.
 
-Meilisearch finds candidates — one search per positive term (phrase search, every word required) or one
-filter on the author key — restricted to papers ingested in the last BACKFILL_DAYS days and to the follow's
-categories; the matcher's own rules then decide, so a candidate Meilisearch returns loosely never becomes a
-match the live path would not make. Author follows read the candidates' authors (affiliations, ORCID,
-source ids) from `papers`, which the Meilisearch documents flatten.
+Meilisearch finds candidates — one search per positive term (phrase search, every word required), one filter
+on the author key, or for a venue follow one on the papers accepted (at its venue) — restricted to papers ingested
+in the last BACKFILL_DAYS days and to the follow's categories; the matcher's own rules then decide, so a candidate
+Meilisearch returns loosely never becomes a match the live path would not make. Author follows read the
+candidates' authors (affiliations, ORCID, source ids) from `papers`, which the Meilisearch documents flatten; venue
+follows read the candidates' claims, published record and version from there too.
 """
 
 import time
@@ -18,6 +19,7 @@ from meilisearch_python_sdk import AsyncClient
 from papertrail.follows.rules import CompiledFollow, PaperText, match_one
 from papertrail.search_document import PaperFilter
 from papertrail.similarity import seed_matrix, similar_match_columns
+from papertrail.venues.catalogue import default_index
 from schemas.events import MatchReason
 from schemas.paper import Author
 from services.matcher.matching.similar import SimilarFollows
@@ -84,6 +86,8 @@ class Backfiller:
         now = now or datetime.now(UTC)
         if compiled.follow.kind == "similar":
             return await self.run_similar(compiled, now)
+        if compiled.venue is not None:
+            return await self.run_venue(compiled, now)
         started = time.perf_counter()
         docs = await self.candidates(compiled, now)
         full_authors = await self.store.paper_authors(list(docs)) if compiled.author is not None else {}
@@ -101,6 +105,29 @@ class Backfiller:
                 matched.append((paper_id, doc.get("title", ""), reasons))
         self.last_seconds = time.perf_counter() - started
         return len(docs), matched
+
+    async def run_venue(self, compiled: CompiledFollow, now: datetime) -> tuple[int, list]:
+        """The window's newest accepted papers (at the follow's venue, when it names one), decided by the matcher's
+        rules on the stored papers."""
+        started = time.perf_counter()
+        rule = compiled.venue
+        assert rule is not None
+        venue = default_index().venues.get(rule.venue_key) if rule.venue_key else None
+        wanted = replace(self.held(compiled, now), accepted=True, venue=venue.acronym if venue else None)
+        results = await self.index.search(
+            "",
+            filter=wanted.clauses(),
+            sort=["ingested_ts:desc"],
+            limit=self.max_hits,
+            attributes_to_retrieve=["paper_id"],
+        )
+        papers = await self.store.held_papers([hit["paper_id"] for hit in results.hits])
+        matched: list[tuple[str, str, list[MatchReason]]] = []
+        for paper in papers.values():
+            if reasons := match_one(compiled, PaperText.of(paper)):
+                matched.append((paper.id, paper.title, reasons))
+        self.last_seconds = time.perf_counter() - started
+        return len(papers), matched
 
     async def run_similar(self, compiled: CompiledFollow, now: datetime) -> tuple[int, list]:
         """The newest papers of the window that have a vector, scored against the similar follow's seeds."""

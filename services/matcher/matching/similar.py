@@ -48,6 +48,8 @@ def similar_reason(titles: dict[str, str], seed: str, score: float) -> MatchReas
             "categories": [],
             "seed_id": seed_id,
             "score": round(score, 4),
+            "evidence": None,
+            "source_version": None,
         },
     )
 

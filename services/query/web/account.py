@@ -4,7 +4,7 @@ whose id lives in an HttpOnly, SameSite=Lax cookie; no GET changes anything, and
 
 import re
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, get_args
 from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Depends, Request
@@ -13,6 +13,8 @@ from pydantic import ValidationError
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.checks import FollowRuleError
+from schemas.paper import ClaimTrack
+from services.query.catalogue.reads.venues import FIELD_NAMES
 from services.query.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of
 from services.query.readers.accounts import follows as accounts
 from services.query.readers.accounts.users import BadAccountInput, awaits_operator, normalised_email, signed_in
@@ -126,7 +128,16 @@ async def _follows_page(
         "threshold_range": (accounts.MIN_THRESHOLD, accounts.MAX_THRESHOLD),
     }
     return render(
-        request, "follows.html", status_code, user=user, follows=follows, topics=load_catalogue(), **similar, **context
+        request,
+        "follows.html",
+        status_code,
+        user=user,
+        follows=follows,
+        topics=load_catalogue(),
+        venue_fields=FIELD_NAMES,
+        venue_tracks=list(get_args(ClaimTrack)),
+        **similar,
+        **context,
     )
 
 
@@ -161,7 +172,9 @@ async def add_follow(request: Request, user: Reader, readers: ReadersDep) -> Res
 def follow_body(form: dict[str, str]) -> dict[str, Any]:
     """The form's fields as the API's follow body: only the kind's own field, blank ones left out."""
     kind = form.get("kind", "keyword")
-    own = {"keyword": "query", "author": "author", "topic": "topic_id", "similar": "description"}.get(kind, "query")
+    own = {"keyword": "query", "author": "author", "topic": "topic_id", "similar": "description", "venue": "venue"}.get(
+        kind, "query"
+    )
     value = form.get(own, "").strip()
     body: dict[str, Any] = {"kind": kind, "name": form.get("name", "").strip() or value, own: value or None}
     if kind == "keyword":
@@ -173,6 +186,12 @@ def follow_body(form: dict[str, str]) -> dict[str, Any]:
         body["description"] = form.get("description", "").strip() or None
         body["threshold"] = form.get("threshold") or None
         body["name"] = form.get("name", "").strip() or _similar_name(body["seeds"], body["description"])
+    elif kind == "venue":
+        for name in ("venue_year", "venue_track", "venue_field", "venue_rank"):
+            body[name] = form.get(name, "").strip() or None
+        rank = body["venue_rank"] and f"CCF-{body['venue_rank']}"
+        written = [body["venue"] or body["venue_field"], body["venue_year"], rank]
+        body["name"] = form.get("name", "").strip() or " ".join(str(w) for w in written if w) or "venue"
     return body
 
 

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from markupsafe import Markup, escape
 
+from papertrail.follows.reasons import reason_text as plain_reason_text
 from papertrail.text import Dollar, Formula, Styled, TexPart, tex_parts
 from services.query.web.i18n import Translator
 
@@ -129,6 +130,8 @@ def version_kind_label(kind: str, t: Translator) -> str:
 def reason_text(reason: dict[str, Any], lang: str) -> str:
     """'数学推理: reasoning(abstract)': the subtopic (Chinese name when asked and known), the term, the field; for a
     similar follow, the closest seed paper's title (or the description) and the score."""
+    if reason.get("field") == "venue":
+        return venue_reason_text(reason, lang)
     if reason.get("field") == "similar":
         score = f"{reason.get('score') or 0:.2f}"
         if reason.get("seed_id"):
@@ -137,6 +140,19 @@ def reason_text(reason: dict[str, Any], lang: str) -> str:
     label = reason.get("subtopic_zh") if lang == "zh" and reason.get("subtopic_zh") else reason.get("subtopic")
     hit = f"{reason.get('term', '')}({reason.get('field', '')})"
     return f"{label}: {hit}" if label else hit
+
+
+ZH_EVIDENCE = {"comment": "作者注明", "journal_ref": "期刊引用", "doi": "DOI", "proceedings": "会议论文集"}
+
+
+def venue_reason_text(reason: dict[str, Any], lang: str) -> str:
+    """'已被 ICML 2026 录用(v3 作者注明)' / 'accepted at ICML 2026 (comment of v3)'."""
+    if lang != "zh":
+        return plain_reason_text(reason)
+    evidence = ZH_EVIDENCE.get(reason.get("evidence") or "", "")
+    version = reason.get("source_version") if reason.get("evidence") in ("comment", "journal_ref") else None
+    where = f"{version} {evidence}" if version else evidence
+    return f"已被 {reason.get('term', '')} 录用" + (f"({where})" if where else "")
 
 
 def subtopic_names(topics: list[Any]) -> dict[tuple[str, str], str]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from lxml import html
+from lxml import etree, html
 
 from tests.conftest import Servers
 from tests.integration.services import indexed_records
@@ -167,3 +167,36 @@ def test_the_home_page_filters_by_venue_with_counts(query_url: str) -> None:
     assert [c.get("data-paper-id") for c in workshop.find_class("card")] == [WORKSHOP]
     bad = httpx.get(f"{query_url}/", params={"ccf_rank": "Z"}, timeout=10)
     assert bad.status_code == 422 and "ccf_rank" in bad.text
+
+
+def _feed(url: str, path: str, **params: Any) -> dict[str, str]:
+    """An Atom feed's entries in order: paper id → the entry's summary."""
+    response = httpx.get(url + path, params=params, timeout=10)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("application/atom+xml")
+    feed = etree.fromstring(response.content)
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    return {
+        entry.findtext("a:id", namespaces=ns).rsplit("/papers/", 1)[1]: entry.findtext("a:summary", namespaces=ns)
+        for entry in feed.findall("a:entry", ns)
+    }
+
+
+def test_a_venues_atom_feed_holds_the_papers_accepted_there(query_url: str) -> None:
+    icml = _feed(query_url, "/feeds/venues/AI/icml.atom")
+    assert set(icml) == {SPOTLIGHT, ICML}  # not the workshop at ICML, nor a submission
+    assert all(summary.startswith("[accepted at ICML 2026 (comment") for summary in icml.values())
+    assert set(_feed(query_url, "/feeds/venues/AI/icml.atom", track="workshop")) == {WORKSHOP}
+    assert _feed(query_url, "/feeds/venues/AI/icml.atom", year=2025) == {}
+    acl = _feed(query_url, "/feeds/venues/AI/acl.atom")
+    assert set(acl) == {ACL, FINDINGS} and acl[ACL].startswith("[accepted at ACL 2024 (proceedings)]")
+    assert acl[FINDINGS].startswith("[accepted at ACL 2026 findings (comment")
+    unknown = httpx.get(f"{query_url}/feeds/venues/AI/nowhere.atom", timeout=10)
+    assert unknown.status_code == 404 and "no venue 'AI/nowhere'" in unknown.json()["detail"]
+
+
+def test_the_cite_box_cites_an_accepted_paper_as_published_and_a_workshop_paper_as_a_preprint(query_url: str) -> None:
+    accepted = _page(query_url, f"/papers/{ICML}").find_class("cite-text")[0].text_content()
+    assert accepted.startswith("@inproceedings{") and "eprint = {2605.00411}" in accepted
+    assert "booktitle = {International Conference on Machine Learning {(ICML} 2026)}" in accepted
+    workshop = _page(query_url, f"/papers/{WORKSHOP}").find_class("cite-text")[0].text_content()
+    assert workshop.startswith("@misc{") and "booktitle" not in workshop

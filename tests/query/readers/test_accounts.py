@@ -508,3 +508,38 @@ def test_in_headless_chromium_sign_up_confirm_sign_in_and_manage_the_account(sit
             assert tab.goto(f"{site.base}/me/account").status == 401  # type: ignore[union-attr]
         finally:
             chromium.close()
+
+
+def test_a_venue_follow_is_stored_with_its_catalogue_key_and_an_unknown_venue_is_refused(site: Site) -> None:
+    token = papertrail_cli(site.env, "users", "create", "vi").stdout.strip().splitlines()[-1]
+    auth = {"Authorization": f"Bearer {token}"}
+    body = {"kind": "venue", "name": "ICML 2026", "venue": "International Conference on Machine Learning"}
+    followed = httpx.post(f"{site.base}/api/follows", json=body | {"venue_year": 2026}, headers=auth, timeout=10)
+    assert followed.status_code == 201, followed.text
+    assert (followed.json()["venue_key"], followed.json()["venue_year"]) == ("AI/icml", 2026)
+    announced = wait_until(
+        lambda: follow_changes(site.env, followed.json()["id"]), timeout=30, what="the venue follow announced"
+    )
+    assert announced[-1]["follow"]["venue_key"] == "AI/icml" and announced[-1]["follow"]["kind"] == "venue"
+    unknown = httpx.post(f"{site.base}/api/follows", json=body | {"venue": "Conference of Nowhere"}, headers=auth)
+    assert unknown.status_code == 400 and "not in the venue catalogue" in unknown.json()["detail"]
+    field = {"kind": "venue", "name": "CCF-A AI", "venue_field": "AI", "venue_rank": "A"}
+    every = httpx.post(f"{site.base}/api/follows", json=field, headers=auth, timeout=10)
+    assert every.status_code == 201 and every.json()["venue_field"] == "AI" and "venue_key" not in every.json()
+
+
+def test_the_follows_page_adds_a_venue_follow_and_shows_a_refusal(site: Site) -> None:
+    sign_up(site, "ve@example.org")
+    ve = sign_in(site, "ve@example.org")
+    fields = {"kind": "venue", "venue": "ICML", "venue_year": "2026", "venue_track": "workshop", "venue_field": ""}
+    added = post_form(ve, "/me/follows", "/me/follows", **fields, venue_rank="", name="")
+    assert added.status_code == 303, added.text
+    listed = html.fromstring(ve.get("/me/follows").text).find_class("follow")
+    assert len(listed) == 1 and "AI/icml 2026" in listed[0].text_content() and "Workshop" in listed[0].text_content()
+    assert "ICML 2026" in listed[0].find(".//strong").text_content()  # named for what it follows when left unnamed
+    refused = post_form(ve, "/me/follows", "/me/follows", kind="venue", venue="Conference of Nowhere")
+    banner = html.fromstring(refused.text).find_class("banner-error")
+    assert refused.status_code == 400 and "Conference of Nowhere" in banner[0].text_content()
+    every = post_form(ve, "/me/follows", "/me/follows", kind="venue", venue="", venue_field="AI", venue_rank="A")
+    assert every.status_code == 303
+    assert "AI CCF-A" in html.fromstring(ve.get("/me/follows").text).find_class("follow")[0].text_content()

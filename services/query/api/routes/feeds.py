@@ -1,14 +1,17 @@
-"""Atom feeds: per follow (a private key in the URL, since feed readers send no tokens), per topic, per search."""
+"""Atom feeds: per follow (a private key in the URL, since feed readers send no tokens), per topic, per venue, per
+search."""
 
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
+from schemas.paper import ClaimTrack
 from services.query.api.problems import problem_responses
 from services.query.catalogue.index import NoVectors
 from services.query.catalogue.reads.atom import FEED_SIZE
-from services.query.catalogue.reads.feeds import search_feed, topic_feed
+from services.query.catalogue.reads.feeds import search_feed, topic_feed, venue_feed
 from services.query.catalogue.reads.search import TOPIC_ID_PATTERN, PaperSearch
+from services.query.catalogue.reads.venues import VENUE_KEY_PATTERN, venue_by_key
 from services.query.deps import PaperIndexDep, PapersDep, ReadersDep, SettingsDep
 from services.query.readers.accounts.follows import follow_feed
 
@@ -48,6 +51,28 @@ async def read_topic_feed(
 ) -> Response:
     """The latest papers hitting a catalogue topic."""
     return Response(await topic_feed(index, settings.public_url, topic_id, str(request.url)), media_type=ATOM)
+
+
+@router.get(
+    "/venues/{key:path}.atom",
+    response_class=Response,
+    responses=problem_responses((404, "the catalogue holds no venue of this key")),
+)
+async def read_venue_feed(
+    key: Annotated[str, Path(pattern=VENUE_KEY_PATTERN, examples=["AI/icml"])],
+    index: PaperIndexDep,
+    settings: SettingsDep,
+    request: Request,
+    year: Annotated[int | None, Query(ge=1950, le=2100, description="only this edition")] = None,
+    track: Annotated[ClaimTrack | None, Query(description="only this track (none: every track but workshops)")] = None,
+) -> Response:
+    """The latest papers accepted at a catalogue venue (its key as GET /api/venues gives it), newest first by when
+    PaperTrail first saw them; each entry says where the acceptance was read."""
+    venue = venue_by_key(key)
+    if venue is None:
+        raise HTTPException(404, f"the catalogue holds no venue {key!r} (GET /api/venues lists them)")
+    body = await venue_feed(index, settings.public_url, venue, year, track, str(request.url))
+    return Response(body, media_type=ATOM)
 
 
 @router.get("/search.atom", response_class=Response, responses=problem_responses(503))

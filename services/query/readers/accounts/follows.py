@@ -10,10 +10,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, HttpUrl
 
-from papertrail.follows.checks import MAX_DESCRIPTION_CHARS, MAX_SEEDS, FollowRuleError, check_follow
+from papertrail.follows.checks import (
+    MAX_DESCRIPTION_CHARS,
+    MAX_SEEDS,
+    FollowRuleError,
+    catalogue_venue,
+    check_follow,
+)
 from papertrail.follows.reasons import reason_text
 from papertrail.similarity import DEFAULT_THRESHOLD
-from schemas.events import Follow, FollowChanged, SeedPaper
+from schemas.events import CcfFieldCode, Follow, FollowChanged, SeedPaper
+from schemas.paper import ClaimTrack
 from services.query.catalogue.interface import FEED_SIZE, Catalogue, render_atom
 from services.query.catalogue.reads.paper_lookup import MAX_ID_LENGTH, NotAPaperId, paper_key
 from services.query.readers.repositories import ReaderRecords
@@ -28,7 +35,7 @@ WAITING_FOR_VECTORS = "waiting for vectors"
 
 
 class FollowCreate(BaseModel):
-    kind: Literal["keyword", "author", "topic", "similar"] = Field(description="what to follow")
+    kind: Literal["keyword", "author", "topic", "similar", "venue"] = Field(description="what to follow")
     name: str = Field(min_length=1, max_length=200, description="what you call it")
     query: str | None = Field(
         None, max_length=2000, description='keyword expression, e.g. retrieval AND ("language model" OR LLM) NOT survey'
@@ -59,6 +66,18 @@ class FollowCreate(BaseModel):
         description=f"similar follow: the least cosine similarity of a match (default: the embedding model's, "
         f"{DEFAULT_THRESHOLD} for the default local model)",
     )
+    venue: str | None = Field(
+        None,
+        max_length=200,
+        description="venue follow: a catalogue venue by its key, acronym or name (GET /api/venues)",
+        examples=["ICML", "AI/icml"],
+    )
+    venue_year: int | None = Field(None, ge=1950, le=2100, description="venue follow: only this edition")
+    venue_track: ClaimTrack | None = Field(None, description="venue follow: only this track (main, workshop, …)")
+    venue_field: CcfFieldCode | None = Field(
+        None, description="venue follow without `venue`: every catalogue venue of this CCF field"
+    )
+    venue_rank: Literal["A", "B", "C"] | None = Field(None, description="venue follow: only venues of this CCF rank")
 
 
 class FollowOut(Follow):
@@ -128,8 +147,16 @@ async def create_follow(
         topic_id=body.topic_id,
         seeds=body.seeds,
         description=description,
+        venue=body.venue,
+        venue_field=body.venue_field,
     )
-    fields = body.model_dump(exclude={"webhook_url", "seeds", "description", "threshold"})
+    venue_fields = {"venue", "venue_year", "venue_track", "venue_field", "venue_rank"}
+    fields = body.model_dump(exclude={"webhook_url", "seeds", "description", "threshold", *venue_fields})
+    if body.kind == "venue":
+        fields |= {
+            "venue_key": catalogue_venue(body.venue).key if body.venue else None,
+            **body.model_dump(include=venue_fields - {"venue"}),
+        }
     if body.kind == "similar":
         similar = {
             "seeds": await resolve_seeds(papers, body.seeds),

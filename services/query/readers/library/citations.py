@@ -6,6 +6,13 @@ arXiv preprints come out as arXiv's own "Export BibTeX Citation" writes them (`@
 and `doi`. What a paper record does not keep is left out rather than guessed: the Anthology's page range, month,
 address, publisher and editors, and the volume's full title (the booktitle is the venue as papers hold it,
 "ACL 2024").
+
+An arXiv paper accepted at a venue of the catalogue (its published record, or an accepted claim of its journal
+reference, DOI or comment: papertrail/venues/accepted.py) is cited as published there: `@inproceedings` with the
+venue's name and edition as `booktitle` (`@article` with `journal` for a journal), the edition's year and the
+published DOI when the paper holds one, keeping its `eprint`. A workshop or a submission leaves it a preprint (a
+workshop at ICML is not the ICML proceedings, a submission no publication), and so does a venue outside the
+catalogue: a journal reference is free text ("Phys. Rev. B 89, 024402"), kept as a note. Page ranges are not held.
 """
 
 import json
@@ -24,6 +31,8 @@ from pylatexenc.latexencode import UnicodeToLatexEncoder
 # Name keys come from the normalizer, which made them; they move to the shared package with the restructuring.
 from papertrail.names import author_key, split_name
 from papertrail.paper_ids import ARXIV_OWN_DOI
+from papertrail.venues.accepted import AcceptedVenue, accepted_venues
+from papertrail.venues.catalogue import default_index
 from schemas.paper import Author, Paper
 
 CitationFormat = Literal["bibtex", "ris", "csl-json"]
@@ -69,8 +78,38 @@ def _ascii_word(text: str) -> str:
 
 
 def paper_year(paper: Paper) -> int:
-    """The year a citation gives: the record's year of publication, else its first version's, else when first seen."""
-    return paper.year or (paper.published_at or paper.first_seen).year
+    """The year a citation gives: the record's year of publication, else the year of the venue it was accepted at,
+    else its first version's, else when first seen."""
+    if paper.year:
+        return paper.year
+    accepted = publication(paper)
+    return accepted.year if accepted and accepted.year else (paper.published_at or paper.first_seen).year
+
+
+def publication(paper: Paper) -> AcceptedVenue | None:
+    """Where a paper that is no ACL Anthology record was published: the first catalogue venue and edition it was
+    accepted at (its published record before its claims), other than a workshop. A venue the catalogue does not hold
+    is free text ("Phys. Rev. B 89, 024402"), which says neither proceedings nor journal: the paper stays a preprint
+    with its journal reference as a note."""
+    if paper.ids.acl:
+        return None
+    found = accepted_venues(paper)
+    return next((v for v in found if v.venue_key and v.track != "workshop" and v.year is not None), None)
+
+
+def _is_journal(accepted: AcceptedVenue) -> bool:
+    venue = default_index().venues.get(accepted.venue_key) if accepted.venue_key else None
+    return accepted.track == "journal" or (venue is not None and venue.type == "journal")
+
+
+def container_title(paper: Paper) -> str:
+    """The proceedings' or journal's title: the venue as an ACL record holds it ("ACL 2024"), or the catalogue's name
+    of the venue accepted at with its edition ("International Conference on Machine Learning (ICML 2026)")."""
+    accepted = publication(paper)
+    if accepted is None:
+        return paper.venue or ""
+    venue = default_index().venues.get(accepted.venue_key) if accepted.venue_key else None
+    return accepted.label if venue is None or venue.name == venue.acronym else f"{venue.name} ({accepted.label})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,11 +175,14 @@ def _suffix(n: int) -> str:
 
 
 def kind(paper: Paper) -> Kind:
-    """What a citation calls the paper: an ACL Anthology paper is proceedings or a journal article, any other a
-    preprint (a journal reference from arXiv is free text, which says neither)."""
+    """What a citation calls the paper: an ACL Anthology paper is proceedings or a journal article, a paper accepted at
+    a venue (its publication) that venue's proceedings or journal, any other a preprint."""
     acl = paper.ids.acl
     if not acl:
-        return "preprint"
+        accepted = publication(paper)
+        if accepted is None:
+            return "preprint"
+        return "journal" if _is_journal(accepted) else "proceedings"
     if acl[:1].isdigit():
         collection = acl.split("-", 1)[0].split(".", 1)[-1]
         return "journal" if collection in _ACL_JOURNALS else "proceedings"
@@ -253,9 +295,9 @@ def bibtex_entry(paper: Paper, key: str, marks: ShelfMarks | None = None) -> mod
     fields = [("title", bibtex_text(paper.title)), ("author", bibtex_names(paper.authors))]
     paper_kind = kind(paper)
     if paper_kind == "proceedings":
-        fields.append(("booktitle", bibtex_text(paper.venue or "")))
+        fields.append(("booktitle", bibtex_text(container_title(paper))))
     elif paper_kind == "journal":
-        fields.append(("journal", bibtex_text(paper.venue or "")))
+        fields.append(("journal", bibtex_text(container_title(paper))))
     fields.append(("year", str(paper_year(paper))))
     if paper.ids.arxiv:
         fields += [("eprint", paper.ids.arxiv), ("archivePrefix", "arXiv")]
@@ -300,7 +342,7 @@ def ris_record(paper: Paper, key: str) -> dict[str, Any]:
         if paper.ids.arxiv:
             record |= {"publisher": "arXiv", "note": f"arXiv:{paper.ids.arxiv}"}
     else:
-        record["secondary_title"] = paper.venue or ""
+        record["secondary_title"] = container_title(paper)
     if doi := any_doi(paper):
         record["doi"] = doi
     if url := paper_url(paper):
@@ -356,8 +398,8 @@ def csl_item(paper: Paper, key: str) -> dict[str, Any]:
             item |= {"publisher": "arXiv", "number": f"arXiv:{paper.ids.arxiv}"}
         if paper.journal_ref:
             item["note"] = paper.journal_ref
-    elif paper.venue:
-        item["container-title"] = paper.venue
+    elif title := container_title(paper):
+        item["container-title"] = title
     if doi := any_doi(paper):
         item["DOI"] = doi
     if url := paper_url(paper):

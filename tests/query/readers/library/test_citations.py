@@ -9,8 +9,9 @@ import jsonschema
 import pytest
 import rispy
 
+from papertrail.venues.claims import venue_claims
 from services.query.readers.library import citations
-from services.query.readers.library.citations import bibtex_text, citation_keys, export, kind, name_parts
+from services.query.readers.library.citations import bibtex_text, citation_keys, export, kind, name_parts, to_csl_json
 from tests.conftest import FIXTURES
 from tests.query.readers.library.papers import acl_2024, arxiv_oai, corpus_days, red_fm
 
@@ -136,3 +137,36 @@ def test_an_arxiv_preprint_in_csl_json_is_as_zotero_records_one() -> None:
     assert item["publisher"] == "arXiv"
     assert item["number"] == f"arXiv:{paper.ids.arxiv}"
     assert item["URL"] == f"https://arxiv.org/abs/{paper.ids.arxiv}"
+
+
+def _with_comment(paper, comment: str):  # type: ignore[no-untyped-def]
+    return paper.model_copy(update={"comments": comment, "venue_claims": venue_claims(comment, None, paper.ids.dois)})
+
+
+def test_an_arxiv_paper_accepted_at_a_catalogue_venue_is_cited_as_published_keeping_its_eprint() -> None:
+    paper = next(p for p in corpus_days() if p.ids.arxiv == "2604.27604")  # "Accepted to ACL 2026 Main Conference"
+    entry_type, key, fields = fields_of(export([paper], "bibtex"))
+    assert entry_type == "inproceedings" and key.startswith(name_parts(paper.authors[0]).family.lower()[:3])
+    assert fields["booktitle"] == "Annual Meeting of the Association for Computational Linguistics {(ACL} 2026)"
+    assert fields["year"] == "2026" and fields["eprint"] == "2604.27604" and fields["archivePrefix"] == "arXiv"
+    assert "doi" not in fields  # none held: arXiv's own DOI is the preprint's, not the proceedings'
+    with_doi = paper.model_copy(update={"ids": paper.ids.model_copy(update={"dois": ["10.18653/v1/2026.acl-long.7"]})})
+    assert fields_of(export([with_doi], "bibtex"))[2]["doi"] == "10.18653/v1/2026.acl-long.7"
+    [ris] = rispy.loads(export([paper], "ris"))
+    assert ris["type_of_reference"] == "CPAPER" and ris["secondary_title"].endswith("(ACL 2026)")
+    [csl] = to_csl_json([paper])
+    assert csl["type"] == "paper-conference" and csl["container-title"].endswith("(ACL 2026)")
+
+
+def test_a_workshop_a_submission_or_a_venue_outside_the_catalogue_stays_a_preprint() -> None:
+    paper = next(p for p in corpus_days() if p.ids.arxiv == "2604.27604")
+    # genuine comments of the May 2026 corpus
+    for comment in (
+        "16 pages, 7 figures, 12 tables. Accepted to the ICML 2026 Workshop on Hypothesis Testing, Seoul, South "
+        "Korea, 2026. Copyright 2026 by the author(s)",
+        "8 pages, 4 figures, 5 tables. Submitted to ICML 2026",
+    ):
+        assert fields_of(export([_with_comment(paper, comment)], "bibtex"))[0] == "misc"
+    physics = next(p for p in arxiv_oai() if p.journal_ref == "Phys. Rev. B 89, 024402 (2014) [9 pages]")
+    entry_type, _, fields = fields_of(export([physics], "bibtex"))
+    assert entry_type == "misc" and fields["note"] == "Phys. Rev. B 89, 024402 (2014) [9 pages]"
