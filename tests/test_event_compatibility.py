@@ -18,6 +18,8 @@ from papertrail.venues.claims import claims_from_comment
 from schemas.events import Follow, FollowChanged, FollowMatched, MatchReason, PaperNew, SeedPaper
 from schemas.paper import Paper, PaperIds
 from schemas.summary import Summary
+from services.summarizer.policy import new_paper_event
+from tests.fake_openai import corpus_event, corpus_lines
 
 BEFORE = Path(__file__).parent / "fixtures" / "schemas"
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -126,3 +128,12 @@ def test_a_paper_with_a_claim_carries_it_and_only_it_is_new() -> None:
     errors = list(_before_venues("papers.new.v1").iter_errors(event))
     # a consumer refusing unknown fields refuses it on that field alone: upgrade consumers before the normalizer
     assert errors and all("venue_claims" in e.message for e in errors)
+
+
+def test_a_summary_naming_its_paper_version_leaves_papers_new_v1_as_before() -> None:
+    event = corpus_event(corpus_lines()[0], current_version="v2")
+    written = Summary(status="ok", model="m", prompt_version="1", tldr_zh="摘要", generated_at=NOW, paper_version="v2")
+    public = new_paper_event(event, written)
+    assert public is not None
+    _before_venues("papers.new.v1").validate(json.loads(public.model_dump_json()))
+    assert "paper_version" not in json.loads(Summary(status="pending").model_dump_json())  # absent when unknown

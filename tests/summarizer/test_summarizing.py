@@ -153,6 +153,24 @@ async def test_other_kinds_keep_their_summary_and_text_revisions_get_a_new_one(
     assert revised.status == "ok" and len(openai_fake.requests) == 2
 
 
+async def test_a_summary_records_the_paper_version_it_was_written_from(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1])
+    first = await h.handle(corpus_event(GAME_THEORY, current_version="v1"))
+    assert (first.model, first.prompt_version, first.paper_version) == ("fake-deepseek", PROMPT_VERSION, "v1")
+    assert first.generated_at is not None
+    # v2 changed the comments only: the same title and abstract, so the summary describes v2 as well
+    same_text = await h.handle(corpus_event(GAME_THEORY, "revised", comments="v2: typos", current_version="v2"))
+    assert same_text.paper_version == "v2" and same_text.generated_at == first.generated_at
+    # a venue's record retitled it without a new summary: the one kept says the version it was written from
+    retitled = corpus_event(GAME_THEORY, "published", title=GAME_THEORY["title"] + " (EC)", current_version="v3")
+    kept = await h.handle(retitled)
+    assert kept.paper_version == "v1" and len(openai_fake.requests) == 1
+    revised = corpus_event(GAME_THEORY, "revised", abstract=GAME_THEORY["summary"] + " Erratum.", current_version="v4")
+    assert (await h.handle(revised)).paper_version == "v4"
+
+
 async def test_429_is_retried_after_the_retry_after_it_names(
     db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
 ) -> None:

@@ -116,7 +116,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "vLLM; see docs/configuration.md).",
     ),
     "summary_failed": ("AI 导读生成失败:{error}", "The AI summary failed: {error}"),
-    "summary_by": ("模型 {model} · {time}", "model {model} · {time}"),
+    "summary_by": ("由 {model} 于 {date} 生成", "Written by {model} on {date}"),
+    "summary_by_version": ("由 {model} 于 {date} 根据 {version} 生成", "Written by {model} on {date} from {version}"),
+    "summary_older_version": (
+        "这是 {version} 的导读:论文已更新到 {current},新版本的导读尚未生成。",
+        "This summary describes {version}: the paper is now at {current}, whose summary is not written yet.",
+    ),
     "similar_papers": ("相似论文", "Similar papers"),
     "similar_score": ("相似度(0–1)", "Similarity (0–1)"),
     "similar_note": (
