@@ -137,3 +137,11 @@ def test_a_summary_naming_its_paper_version_leaves_papers_new_v1_as_before() -> 
     assert public is not None
     _before_venues("papers.new.v1").validate(json.loads(public.model_dump_json()))
     assert "paper_version" not in json.loads(Summary(status="pending").model_dump_json())  # absent when unknown
+
+
+def test_a_version_record_changing_no_compared_field_is_written_as_before() -> None:
+    line = corpus_lines()[0]
+    event = corpus_event(line, "revised", journal_ref="EC 2026")  # a corpus paper's v2 naming its journal
+    assert event.version.before is None
+    assert "before" not in json.loads(event.model_dump_json())["version"]
+    _before_venues("papers.normalized.v1").validate(json.loads(event.model_dump_json()))

@@ -142,6 +142,17 @@ def test_paper_template_shows_summary_institutions_and_cut_authors(lang: str) ->
     assert "2026-11-14 16:00" in text  # observed time in Beijing time
 
 
+def paper_page(lang: str, paper: dict[str, Any]) -> Any:
+    """The paper page of a paper detail as the API gives it, in Beijing time."""
+    t = Translator(lang)
+    page = templates.get_template("paper.html").render(
+        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
+        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None,
+        paper=paper, topic_hits=[],
+    )  # fmt: skip
+    return html.fromstring(page)
+
+
 @pytest.mark.parametrize(
     ("lang", "written_from", "current", "expected"),
     [
@@ -171,13 +182,7 @@ def test_the_paper_page_says_who_wrote_the_summary_when_and_from_which_version(
     paper = summarized_paper()
     paper["summary"]["paper_version"] = written_from
     paper["paper"]["current_version"] = current
-    t = Translator(lang)
-    page = templates.get_template("paper.html").render(
-        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
-        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None,
-        paper=paper, topic_hits=[],
-    )  # fmt: skip
-    summary = html.fromstring(page).get_element_by_id("summary")
+    summary = paper_page(lang, paper).get_element_by_id("summary")
     notes = [p.text_content() for p in summary.xpath('.//p[contains(@class, "summary-")]')]
     assert notes == expected
 
