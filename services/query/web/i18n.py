@@ -434,6 +434,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "library_note": ("笔记", "Note"),
     "library_save_entry": ("保存", "Save changes"),
     "library_saved_at": ("收藏于 {time}", "Saved {time}"),
+    "library_updated_to": ("已更新到 {version}", "updated to {version}"),
     "library_next": ("下一页 →", "Next page →"),
     "library_bad_filter": ("筛选条件无效", "The filter is not valid"),
     "cite_title": ("引用", "Cite"),
