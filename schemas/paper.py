@@ -159,6 +159,23 @@ class Paper(BaseModel):
     version_updated_at: datetime | None = Field(None, description="date of the newest source version (UTC)")
 
 
+def _none(value: object) -> bool:
+    return value is None
+
+
+class VersionBefore(BaseModel):
+    """What a record changed, as it read before it: the fields a reader compares between versions. Only the changed
+    ones are present; an empty comment was ""."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str | None = Field(None, exclude_if=_none, description="the title before")
+    abstract: str | None = Field(None, exclude_if=_none, description="the abstract before")
+    authors: list[str] | None = Field(None, exclude_if=_none, description="the authors' names before, in order")
+    comments: str | None = Field(None, exclude_if=_none, description="the authors' comments before", examples=[""])
+    categories: list[str] | None = Field(None, exclude_if=_none, description="the categories before")
+
+
 class PaperVersion(BaseModel):
     """One observed change of a paper: record #seq in its history."""
 
@@ -177,4 +194,10 @@ class PaperVersion(BaseModel):
         None,
         exclude_if=_unset,
         description="the paper's venue claims as this record left them, when it changed them (else absent)",
+    )
+    before: VersionBefore | None = Field(
+        None,
+        exclude_if=_none,
+        description="title, abstract, authors, comments and categories as they read before this record, those it "
+        "changed (absent on a first observation, on a record that changed none of them, and on older records)",
     )

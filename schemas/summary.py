@@ -12,6 +12,11 @@ SummaryStatus = Literal["ok", "pending", "failed"]
 NO_MODEL_CONFIGURED = "no model configured"
 
 
+def _absent(value: object) -> bool:
+    """A field added to summaries after papers.new.v1's first release, left out when it holds nothing."""
+    return value is None
+
+
 class Institution(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -40,3 +45,10 @@ class Summary(BaseModel):
     ai_reason: str | None = Field(None, description="one line saying why")
     error: str | None = Field(None, description="why the summary failed or is pending")
     generated_at: datetime | None = Field(None, description="when it was written (UTC)")
+    paper_version: str | None = Field(
+        None,
+        exclude_if=_absent,
+        description="the paper's version whose title and abstract it was written from (the source's label); absent "
+        "in summaries written before it was recorded, in those without a version label, and on papers.new.v1",
+        examples=["v2"],
+    )

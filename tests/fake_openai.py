@@ -5,7 +5,8 @@ It speaks the wire format of POST /v1/chat/completions (response_format json_sch
 refusals, usage) and of POST /v1/embeddings (a list of inputs, `dimensions`, usage; a vector per text derived from
 the text's sha256, so the same text always gets the same one), and can be told to misbehave: the next requests get
 a 429 with Retry-After, a 500, a reply slower than the client's timeout, invalid JSON, JSON that breaks the schema,
-a refusal, or vectors of the wrong length; or it can be down.
+a refusal, a valid answer that fails a summary check (a number the paper does not state, an English TL;DR in
+the Chinese field), or vectors of the wrong length; or it can be down.
 """
 
 import asyncio
@@ -35,11 +36,27 @@ CORPUS = FIXTURES / "summarizer" / "corpus-2026-05-05.jsonl"
 ADDITIONS = FIXTURES / "summarizer" / "additions.json"
 AI_CATEGORIES = {"cs.AI", "cs.CL", "cs.CV", "cs.LG", "cs.MA", "cs.NE", "cs.IR", "cs.RO", "stat.ML"}
 
-Fault = Literal["429", "500", "timeout", "invalid_json", "schema", "refusal", "short_vectors"]
+Fault = Literal[
+    "429", "500", "timeout", "invalid_json", "schema", "refusal", "short_vectors", "invented_number", "english_tldr"
+]
 
 
 def corpus_lines() -> list[dict[str, Any]]:
     return [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def corpus_summary_fields(line: dict[str, Any]) -> dict[str, str]:
+    """The corpus's real Chinese summary of a paper as answer fields, and an English TL;DR from its title (not the
+    abstract's first sentence: a TL;DR lifted from the abstract fails the summary checks)."""
+    ai = line["AI"]
+    return {
+        "tldr_zh": ai["tldr"],
+        "motivation_zh": ai["motivation"],
+        "method_zh": ai["method"],
+        "result_zh": ai["result"],
+        "conclusion_zh": ai["conclusion"],
+        "tldr_en": f"The paper presents {line['title']}.",
+    }
 
 
 def _author_key(name: str) -> str:
@@ -137,15 +154,9 @@ class FakeOpenAI:
         line = self.papers.get(title.group(1)) if title else None
         if line is None:
             return None
-        ai = line["AI"]
         return {
             "title_zh": self.title_zh[line["id"]],
-            "tldr_zh": ai["tldr"],
-            "motivation_zh": ai["motivation"],
-            "method_zh": ai["method"],
-            "result_zh": ai["result"],
-            "conclusion_zh": ai["conclusion"],
-            "tldr_en": line["summary"].split(". ")[0].strip() + ".",
+            **corpus_summary_fields(line),
             "keywords": [*line["categories"], *line["title"].replace(":", "").split()][:10],  # > 8 on purpose
             "institutions": [{"name": n, "name_zh": zh} for n, zh in self.institutions_zh.items() if n in user],
             "ai_related": bool(AI_CATEGORIES & set(line["categories"])),
@@ -270,6 +281,10 @@ def make_app(state: FakeOpenAI) -> FastAPI:
             if fault is None:
                 answer["keywords"] = answer["keywords"][:8]
                 jsonschema.validate(answer, schema)  # the real API guarantees schema-valid output
+        if fault == "invented_number":
+            answer["result_zh"] += "准确率提升至 97.3%。"
+        if fault == "english_tldr":
+            answer["tldr_zh"] = "The paper proposes a new method and shows that it works well."
         if fault == "refusal":
             return _completion(body, None, "I'm sorry, I can't help with that request.")
         if fault == "invalid_json":

@@ -18,6 +18,8 @@ from papertrail.venues.claims import claims_from_comment
 from schemas.events import Follow, FollowChanged, FollowMatched, MatchReason, PaperNew, SeedPaper
 from schemas.paper import Paper, PaperIds
 from schemas.summary import Summary
+from services.summarizer.policy import new_paper_event
+from tests.fake_openai import corpus_event, corpus_lines
 
 BEFORE = Path(__file__).parent / "fixtures" / "schemas"
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -175,3 +177,20 @@ def test_a_venue_follow_and_its_match_fail_such_a_consumer_on_the_kind_and_its_o
     }
     assert list(_before_venue_follows("follows.matched.v1").iter_errors(written))
     assert FollowMatched.model_validate(written).reasons[0].source_version == "v3"
+
+
+def test_a_summary_naming_its_paper_version_leaves_papers_new_v1_as_before() -> None:
+    event = corpus_event(corpus_lines()[0], current_version="v2")
+    written = Summary(status="ok", model="m", prompt_version="1", tldr_zh="摘要", generated_at=NOW, paper_version="v2")
+    public = new_paper_event(event, written)
+    assert public is not None
+    _before_venues("papers.new.v1").validate(json.loads(public.model_dump_json()))
+    assert "paper_version" not in json.loads(Summary(status="pending").model_dump_json())  # absent when unknown
+
+
+def test_a_version_record_changing_no_compared_field_is_written_as_before() -> None:
+    line = corpus_lines()[0]
+    event = corpus_event(line, "revised", journal_ref="EC 2026")  # a corpus paper's v2 naming its journal
+    assert event.version.before is None
+    assert "before" not in json.loads(event.model_dump_json())["version"]
+    _before_venues("papers.normalized.v1").validate(json.loads(event.model_dump_json()))

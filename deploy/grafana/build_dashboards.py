@@ -396,6 +396,20 @@ def summarizer() -> dict[str, Any]:
             ),
             panel(
                 "timeseries",
+                "Summary check failures by check",
+                "papertrail_summarizer_check_failures_total: answers failing a check before the summary is kept "
+                "(cjk_share, tldr_copy, numbers, keywords); a failed check gets one repair request, then the summary "
+                "is failed.",
+                [
+                    target(
+                        "sum by (check) (increase(papertrail_summarizer_check_failures_total[$__rate_interval]))",
+                        "{{check}}",
+                    )
+                ],
+                "short",
+            ),
+            panel(
+                "timeseries",
                 "Model call latency",
                 "papertrail_summarizer_call_seconds p50 and p99.",
                 [

@@ -19,7 +19,7 @@ from typing import Literal
 from papertrail.paper_ids import fingerprint
 from papertrail.venues.claims import venue_claims
 from schemas.events import NormalizedKind
-from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionKind
+from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionBefore, VersionKind
 from services.normalizer.links import found_links
 from services.normalizer.records import PUBLISHED_STRENGTH, ParsedRecord, PublishedFrom
 
@@ -283,8 +283,27 @@ def merge(
         changed_fields=changed,
         content_hash=content_hash,
         venue_claims=paper.venue_claims if "venue_claims" in changed else None,
+        before=version_before(existing, changed),
     )
     return Change(paper=paper, kind=kind, version=version)
+
+
+COMPARED_FIELDS = ("title", "abstract", "authors", "comments", "categories")  # what "what changed in v2" shows
+
+
+def version_before(existing: Paper | None, changed: list[str]) -> VersionBefore | None:
+    """The compared fields a record changed, as they read before it; None for a first observation or none changed."""
+    fields = [f for f in COMPARED_FIELDS if f in changed]
+    if existing is None or not fields:
+        return None
+    values: dict[str, object] = {
+        "title": existing.title,
+        "abstract": existing.abstract,
+        "authors": [a.name for a in existing.authors],
+        "comments": existing.comments or "",
+        "categories": existing.categories,
+    }
+    return VersionBefore.model_validate({f: values[f] for f in fields})
 
 
 def changed_fields(before: Paper | None, after: Paper) -> list[str]:

@@ -21,8 +21,15 @@ CACHE_HITS = Counter("papertrail_summarizer_cache_hits_total", "Summaries reused
 FAILURES = Counter(
     "papertrail_summarizer_failures_total",
     "Things that went wrong, by kind: rate_limited, server_error, timeout, connection, rejected, invalid_json, "
-    "schema, refusal, unavailable (gave up: pending), budget (spent: pending).",
+    "schema, checks (an answer failed a summary check), refusal, unavailable (gave up: pending), budget (spent: "
+    "pending).",
     ["kind"],
+)
+CHECK_FAILURES = Counter(
+    "papertrail_summarizer_check_failures_total",
+    "Answers that failed a summary check (services/summarizer/checks.py), by check: cjk_share, tldr_copy, numbers, "
+    "keywords; a repaired answer that fails again counts again.",
+    ["check"],
 )
 SUMMARIES = Counter(
     "papertrail_summarizer_summaries_total", "Summaries attached to papers, by status: ok, pending, failed.", ["status"]

@@ -12,7 +12,8 @@ from openai import AsyncOpenAI
 from papertrail.endpoint import error_kind, estimated_cost, is_unavailable, unavailable_reason, with_retries
 from papertrail.endpoint import retry_after_seconds as retry_after_seconds
 from schemas.paper import Paper
-from services.summarizer.metrics import CALL_SECONDS, COST, FAILURES, MODEL_CALLS, TOKENS
+from services.summarizer.checks import check_answer
+from services.summarizer.metrics import CALL_SECONDS, CHECK_FAILURES, COST, FAILURES, MODEL_CALLS, TOKENS
 from services.summarizer.prompt import (
     InvalidAnswer,
     SummaryAnswer,
@@ -60,12 +61,12 @@ class SummaryModel:
         try:
             text = await self._complete(messages, attempt)
             try:
-                attempt.answer = parse_answer(text)
+                attempt.answer = checked_answer(text, paper)
             except InvalidAnswer as first:
                 FAILURES.labels(first.kind).inc()
                 log.info("invalid answer, asking once more", extra={"paper_id": paper.id, "problem": first.problem})
                 repaired = await self._complete(repair_messages(messages, text or "", first.problem), attempt)
-                attempt.answer = parse_answer(repaired)
+                attempt.answer = checked_answer(repaired, paper)
         except InvalidAnswer as second:
             FAILURES.labels(second.kind).inc()
             attempt.failure = f"{second.kind} after one repair attempt: {second.problem}"[:2000]
@@ -125,6 +126,16 @@ class SummaryModel:
         if getattr(message, "refusal", None):
             raise Refused(str(message.refusal))
         return message.content
+
+
+def checked_answer(text: str | None, paper: Paper) -> SummaryAnswer:
+    """The answer parsed and checked; InvalidAnswer names every problem, for the repair request or the failure."""
+    answer = parse_answer(text)
+    if failures := check_answer(answer, paper):
+        for failure in failures:
+            CHECK_FAILURES.labels(failure.check).inc()
+        raise InvalidAnswer("checks", "; ".join(f"{f.check}: {f.problem}" for f in failures))
+    return answer
 
 
 def make_openai_client(settings: SummarizerSettings) -> AsyncOpenAI:

@@ -53,8 +53,11 @@ def decide(
     return Decision("call")
 
 
-def summary_from_answer(answer: SummaryAnswer, *, model: str, prompt_version: str, now: datetime) -> Summary:
+def summary_from_answer(
+    answer: SummaryAnswer, *, model: str, prompt_version: str, now: datetime, paper_version: str | None
+) -> Summary:
     return Summary(
+        paper_version=paper_version,
         status="ok",
         model=model,
         prompt_version=prompt_version,
@@ -77,8 +80,26 @@ def pending_summary(reason: str) -> Summary:
     return Summary(status="pending", error=reason)
 
 
-def failed_summary(problem: str, *, model: str, prompt_version: str, now: datetime) -> Summary:
-    return Summary(status="failed", error=problem, model=model, prompt_version=prompt_version, generated_at=now)
+def failed_summary(
+    problem: str, *, model: str, prompt_version: str, now: datetime, paper_version: str | None
+) -> Summary:
+    return Summary(
+        status="failed",
+        error=problem,
+        model=model,
+        prompt_version=prompt_version,
+        generated_at=now,
+        paper_version=paper_version,
+    )
+
+
+def reused_summary(summary: Summary, paper: Paper, *, same_text: bool) -> Summary:
+    """A stored summary given to a paper again. Written from this very title and abstract (a cache hit), it describes
+    the paper's current version, whichever version or paper it was first written for; kept across a change of the
+    text (a metadata update), it names the version it was written from."""
+    if same_text and summary.status != "pending":
+        return summary.model_copy(update={"paper_version": paper.current_version})
+    return summary
 
 
 def refined_paper(paper: Paper, summary: Summary) -> Paper:
@@ -105,4 +126,7 @@ def new_paper_event(event: PaperNormalized, summary: Summary) -> PaperNew | None
     if event.kind != "new":
         return None
     paper = refined_paper(event.paper, summary)
-    return PaperNew(paper=paper, summary=summary, first_seen=paper.first_seen)
+    # the public topic stays what consumers built before summaries named their version read (the paper's
+    # `current_version` on the same event says it)
+    public = summary.model_copy(update={"paper_version": None})
+    return PaperNew(paper=paper, summary=public, first_seen=paper.first_seen)

@@ -118,9 +118,10 @@ def response_format(mode: OutputMode) -> dict[str, Any]:
 
 
 class InvalidAnswer(ValueError):
-    """The model's answer is not the JSON object asked for; `kind` is invalid_json or schema."""
+    """The model's answer is not the JSON object asked for (`kind` invalid_json or schema), or fails a summary check
+    (`checks`)."""
 
-    def __init__(self, kind: Literal["invalid_json", "schema"], problem: str) -> None:
+    def __init__(self, kind: Literal["invalid_json", "schema", "checks"], problem: str) -> None:
         super().__init__(problem)
         self.kind = kind
         self.problem = problem

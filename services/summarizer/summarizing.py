@@ -17,6 +17,7 @@ from services.summarizer.policy import (
     decide,
     failed_summary,
     pending_summary,
+    reused_summary,
     summary_from_answer,
     wants_summary,
 )
@@ -62,8 +63,9 @@ class Summarizer:
             CACHE_HITS.inc()
             if key and cached:
                 await self.store.remember_paper(key, paper.id)
-            summary = cached or previous
-            assert summary is not None
+            stored = cached or previous
+            assert stored is not None
+            summary = reused_summary(stored, paper, same_text=cached is not None)
         elif decision.action == "pending":
             if decision.reason == "daily token budget spent":
                 FAILURES.labels("budget").inc()
@@ -85,13 +87,18 @@ class Summarizer:
             await self.store.spend(budget_day(now), attempt.tokens_in, attempt.tokens_out)
         if attempt.unavailable:
             return pending_summary(attempt.unavailable)
+        version = event.paper.current_version
         if attempt.answer is not None:
             summary = summary_from_answer(
-                attempt.answer, model=self.model.model, prompt_version=PROMPT_VERSION, now=now
+                attempt.answer, model=self.model.model, prompt_version=PROMPT_VERSION, now=now, paper_version=version
             )
         else:
             summary = failed_summary(
-                attempt.failure or "unknown failure", model=self.model.model, prompt_version=PROMPT_VERSION, now=now
+                attempt.failure or "unknown failure",
+                model=self.model.model,
+                prompt_version=PROMPT_VERSION,
+                now=now,
+                paper_version=version,
             )
             log.warning("summary failed", extra={"paper_id": event.paper.id, "error": summary.error})
         # Failed summaries are cached too: a replay must not pay again for an answer the model cannot give.
@@ -106,7 +113,7 @@ class Summarizer:
         if self.model is not None:
             key = cache_key(paper_digest(event.paper), self.model.model, PROMPT_VERSION)
             if cached := await self.store.find(key):
-                return cached
+                return reused_summary(cached, event.paper, same_text=True)
         if event.kind == "updated":
             return await self.store.latest_for_paper(event.paper.id) or event.summary
         return event.summary

@@ -47,6 +47,22 @@ def test_new_arxiv_version_is_a_revision_and_newest_wins() -> None:
     assert change.paper.title == "A Better Study of Things"
     assert change.paper.current_version == "v2"
     assert change.version.seq == 2 and set(change.version.changed_fields) >= {"title", "versions"}
+    # what v2 changed, as it read before: the title only (the abstract, authors and categories stayed)
+    assert change.version.before is not None
+    assert change.version.before.model_dump(mode="json") == {"title": first.paper.title}
+    assert first.version.before is None  # a first observation changed nothing that was there
+
+
+def test_a_new_comment_records_the_empty_one_before_it() -> None:
+    first = merge(None, _record(comments=None), content_hash="h1", now=NOW, ai_categories=AI, next_seq=1)
+    assert first is not None
+    v2 = _record(
+        comments="Accepted at ICML 2026",
+        versions=[*_record().versions, SourceVersion(source="arxiv", label="v2", date=NOW)],
+    )
+    change = merge(first.paper, v2, content_hash="h2", now=NOW, ai_categories=AI, next_seq=2)
+    assert change is not None and change.version.before is not None
+    assert change.version.before.model_dump(mode="json") == {"comments": ""}
 
 
 def test_journal_ref_makes_it_published() -> None:

@@ -184,6 +184,10 @@ async def test_new_arxiv_version_and_metadata_correction_are_recorded(store: Pap
         (3, "metadata_correction", "v4"),
     ]
     assert versions[2]["changed_fields"] == ["title"]
+    # each record keeps what it changed as it read before (what the paper page's "what changed" compares)
+    (before_title,) = versions[2]["before"].values()
+    assert "Limit distributions and scaling functions" in before_title and list(versions[2]["before"]) == ["title"]
+    assert "before" not in versions[0]
 
 
 async def test_the_same_records_again_change_nothing_and_emit_nothing(store: PaperStore) -> None:

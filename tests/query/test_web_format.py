@@ -142,6 +142,51 @@ def test_paper_template_shows_summary_institutions_and_cut_authors(lang: str) ->
     assert "2026-11-14 16:00" in text  # observed time in Beijing time
 
 
+def paper_page(lang: str, paper: dict[str, Any]) -> Any:
+    """The paper page of a paper detail as the API gives it, in Beijing time."""
+    t = Translator(lang)
+    page = templates.get_template("paper.html").render(
+        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
+        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None,
+        paper=paper, topic_hits=[],
+    )  # fmt: skip
+    return html.fromstring(page)
+
+
+@pytest.mark.parametrize(
+    ("lang", "written_from", "current", "expected"),
+    [
+        ("zh", "v2", "v2", ["由 deepseek-chat 于 2026-11-14 根据 v2 生成"]),
+        ("en", "v2", "v2", ["Written by deepseek-chat on 2026-11-14 from v2"]),
+        ("zh", None, "v2", ["由 deepseek-chat 于 2026-11-14 生成"]),  # written before versions were recorded
+        (
+            "zh",
+            "v1",
+            "v2",
+            ["由 deepseek-chat 于 2026-11-14 根据 v1 生成", "这是 v1 的导读:论文已更新到 v2,新版本的导读尚未生成。"],
+        ),
+        (
+            "en",
+            "v1",
+            "v3",
+            [
+                "Written by deepseek-chat on 2026-11-14 from v1",
+                "This summary describes v1: the paper is now at v3, whose summary is not written yet.",
+            ],
+        ),
+    ],
+)
+def test_the_paper_page_says_who_wrote_the_summary_when_and_from_which_version(
+    lang: str, written_from: str | None, current: str, expected: list[str]
+) -> None:
+    paper = summarized_paper()
+    paper["summary"]["paper_version"] = written_from
+    paper["paper"]["current_version"] = current
+    summary = paper_page(lang, paper).get_element_by_id("summary")
+    notes = [p.text_content() for p in summary.xpath('.//p[contains(@class, "summary-")]')]
+    assert notes == expected
+
+
 def test_home_template_shows_the_failing_banner_and_links_each_number() -> None:
     from services.query.catalogue.reads.overview import Figure, Overview, SourceState
     from services.query.catalogue.reads.search import PaperListing

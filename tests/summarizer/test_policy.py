@@ -16,6 +16,7 @@ from services.summarizer.policy import (
     estimated_cost,
     new_paper_event,
     refined_paper,
+    reused_summary,
     wants_summary,
 )
 from tests.fake_openai import corpus_event, corpus_lines
@@ -92,6 +93,27 @@ def test_events_emitted() -> None:
     public = new_paper_event(new, OK)
     assert public is not None and public.first_seen == new.paper.first_seen and public.paper.ai_related
     assert new_paper_event(corpus_event(GAME_THEORY, "revised", title="T"), OK) is None
+    # the public topic leaves the summary's version out (the paper's current_version says it); the internal keeps it
+    written = OK.model_copy(update={"paper_version": "v1"})
+    public = new_paper_event(new, written)
+    assert public is not None and "paper_version" not in public.model_dump(mode="json")["summary"]
+    assert enriched_event(new, written).model_dump(mode="json")["summary"]["paper_version"] == "v1"
+
+
+@pytest.mark.parametrize(
+    ("stored", "same_text", "expected"),
+    [
+        ("v1", True, "v3"),  # the same title and abstract: it describes the current version too
+        (None, True, "v3"),
+        ("v1", False, "v1"),  # kept across a change of the text: still the version it was written from
+        (None, False, None),  # written before versions were recorded
+    ],
+)
+def test_a_reused_summary_names_the_version_it_describes(stored: str | None, same_text: bool, expected: str) -> None:
+    paper = corpus_event(GAME_THEORY).paper.model_copy(update={"current_version": "v3"})
+    summary = OK.model_copy(update={"paper_version": stored})
+    assert reused_summary(summary, paper, same_text=same_text).paper_version == expected
+    assert reused_summary(Summary(status="pending"), paper, same_text=True).paper_version is None
 
 
 def test_retry_after_in_seconds_or_as_a_date() -> None:

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
 from pymongo import AsyncMongoClient
 from pymongo.asynchronous.database import AsyncDatabase
 
@@ -152,6 +153,24 @@ async def test_other_kinds_keep_their_summary_and_text_revisions_get_a_new_one(
     assert revised.status == "ok" and len(openai_fake.requests) == 2
 
 
+async def test_a_summary_records_the_paper_version_it_was_written_from(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1])
+    first = await h.handle(corpus_event(GAME_THEORY, current_version="v1"))
+    assert (first.model, first.prompt_version, first.paper_version) == ("fake-deepseek", PROMPT_VERSION, "v1")
+    assert first.generated_at is not None
+    # v2 changed the comments only: the same title and abstract, so the summary describes v2 as well
+    same_text = await h.handle(corpus_event(GAME_THEORY, "revised", comments="v2: typos", current_version="v2"))
+    assert same_text.paper_version == "v2" and same_text.generated_at == first.generated_at
+    # a venue's record retitled it without a new summary: the one kept says the version it was written from
+    retitled = corpus_event(GAME_THEORY, "published", title=GAME_THEORY["title"] + " (EC)", current_version="v3")
+    kept = await h.handle(retitled)
+    assert kept.paper_version == "v1" and len(openai_fake.requests) == 1
+    revised = corpus_event(GAME_THEORY, "revised", abstract=GAME_THEORY["summary"] + " Erratum.", current_version="v4")
+    assert (await h.handle(revised)).paper_version == "v4"
+
+
 async def test_429_is_retried_after_the_retry_after_it_names(
     db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
 ) -> None:
@@ -209,6 +228,45 @@ async def test_a_second_bad_answer_or_a_refusal_fails_the_summary_for_good(
     assert await h.store.backlog() == 0  # failed is final: nothing waits, the paper flowed on
     again = await h.handle(event)  # a replay pays nothing for an answer the model cannot give
     assert again == summary and len(openai_fake.requests) == calls
+
+
+def check_failures(check: str) -> float:
+    return REGISTRY.get_sample_value("papertrail_summarizer_check_failures_total", {"check": check}) or 0.0
+
+
+@pytest.mark.parametrize(("fault", "check"), [("invented_number", "numbers"), ("english_tldr", "cjk_share")])
+async def test_an_answer_failing_a_check_gets_one_repair_request_naming_the_check(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI, fault: Any, check: str
+) -> None:
+    h = await harness(db, fake[1])
+    before = check_failures(check)
+    openai_fake.fail_next(fault)
+    summary = await h.handle(corpus_event(CADFIT))
+    assert summary.status == "ok", summary.error
+    assert summary.tldr_zh == CADFIT["AI"]["tldr"] and "97.3" not in (summary.result_zh or "")
+    first, repair = openai_fake.requests
+    assert repair.body["messages"][:2] == first.body["messages"]
+    assert [m["role"] for m in repair.body["messages"]] == ["system", "user", "assistant", "user"]
+    told = repair.body["messages"][3]["content"]
+    assert f"{check}:" in told and ("97.3" in told if check == "numbers" else "tldr_zh" in told)
+    assert check_failures(check) == before + 1
+
+
+async def test_an_answer_failing_checks_twice_is_failed_with_the_reason_and_cached(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1])
+    before = check_failures("numbers"), check_failures("cjk_share")
+    openai_fake.fail_next("invented_number", "english_tldr")
+    event = corpus_event(CADFIT)
+    summary = await h.handle(event)
+    assert summary.status == "failed"
+    assert summary.error and summary.error.startswith("checks after one repair attempt: cjk_share:")
+    assert summary.title_zh is None and summary.model == "fake-deepseek"
+    assert len(openai_fake.requests) == 2  # one repair, no more
+    assert (check_failures("numbers"), check_failures("cjk_share")) == (before[0] + 1, before[1] + 1)
+    again = await h.handle(event)  # a replay pays nothing for an answer the model cannot give
+    assert again == summary and len(openai_fake.requests) == 2
 
 
 async def test_an_endpoint_down_leaves_papers_pending_until_the_sweep_summarizes_them(

@@ -1,7 +1,7 @@
 """Formatting for the web pages: author lists cut short, times in the display zone, labels, LaTeX's text-mode markup
 as HTML. No I/O."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -65,6 +65,20 @@ def local_time(value: Any, zone: str, pattern: str = "%Y-%m-%d %H:%M") -> str:
     """A stored (UTC) time as text in the display zone; empty when there is no time."""
     moment = as_utc(value)
     return moment.astimezone(ZoneInfo(zone)).strftime(pattern) if moment else ""
+
+
+def summary_provenance(
+    summary: dict[str, Any], current_version: str | None, t: Translator, when: Callable[..., str]
+) -> list[str]:
+    """Who wrote the summary, when and from which version of the paper; and, when the paper has moved on since
+    (its text changed and the new version's summary is not written yet), a line saying so."""
+    day, version = when(summary.get("generated_at"), "%Y-%m-%d"), summary.get("paper_version")
+    if not version:
+        return [t("summary_by", model=summary.get("model"), date=day)]
+    lines = [t("summary_by_version", model=summary.get("model"), date=day, version=version)]
+    if current_version and current_version != version:
+        lines.append(t("summary_older_version", version=version, current=current_version))
+    return lines
 
 
 def zone_label(zone: str, t: Translator) -> str:

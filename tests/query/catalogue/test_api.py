@@ -78,6 +78,7 @@ def test_paper_detail_has_ids_history_and_summary_status(api: tuple[Pipeline, di
     # the public paper, not the normalizer's storage fields (fingerprints, pending version records, write ids)
     assert set(detail["paper"]) <= set(Paper.model_fields), set(detail["paper"]) - set(Paper.model_fields)
     assert [(h["seq"], h["kind"], h["source"]) for h in detail["history"]] == [(1, "first_observed", "arxiv")]
+    assert detail["changes"] == []  # one version: nothing changed yet
     assert detail["summary"]["status"] == "pending"
     missing = httpx.get(pipeline.url("query", "/api/papers/arxiv:0000.00000"), timeout=5)
     assert missing.status_code == 404 and "arxiv:0000.00000" in missing.text

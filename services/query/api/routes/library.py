@@ -33,6 +33,7 @@ class PaperCard(BaseModel):
     venue: str | None = None
     status: str
     ids: dict[str, Any]
+    current_version: str | None = Field(None, description="label of the paper's newest version", examples=["v3"])
 
 
 class LibraryEntry(BaseModel):
@@ -42,6 +43,9 @@ class LibraryEntry(BaseModel):
     saved_at: datetime
     updated_at: datetime
     paper: PaperCard | None = Field(None, description="the paper, when the normalizer still holds it")
+    updated_to: str | None = Field(
+        None, description="the version the paper is at now, when a new one appeared after it was saved", examples=["v3"]
+    )
 
 
 class LibraryPage(BaseModel):

@@ -44,6 +44,14 @@ class PaperDetail(PaperHit):
     )
     paper: dict[str, Any] = Field(description="the canonical paper: every id, authors, versions, times")
     history: list[dict[str, Any]] = Field(description="version records #1..n: what changed, from which source")
+    changes: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="what each new version changed, newest first: `seq`, `version` (the source's label), "
+        "`previous_version`, `date` (the source's, else when observed), `observed_at` and `fields`, each with "
+        "`field` (title, authors, abstract, comments, categories), `before`, `after`, and for title and abstract a "
+        "word-level `diff` (runs with `op` equal, delete or insert and their `text`), for lists `added` and "
+        "`removed`; versions recorded before this was kept list none",
+    )
     summary: dict[str, Any] | None = Field(None, description="the AI summary, or its status")
     topic_reasons: dict[str, list[dict[str, Any]]] = Field(default_factory=dict, description="why it hits topics")
 

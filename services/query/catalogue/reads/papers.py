@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from papertrail.search_document import PaperFilter, paper_fields
 from schemas.paper import Paper, VenueClaim
+from services.query.catalogue.changes import version_changes
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.paper_lookup import paper_key
 from services.query.catalogue.reads.search import PaperQuery, SimilarSearch
@@ -142,11 +143,14 @@ async def paper_detail(paper: dict[str, Any], index: PaperIndex, catalogue: Cata
     paper_id = paper.pop("_id")
     record = held_record(paper_id, paper)
     document = await index.get(paper_id)
+    canonical = record.model_dump(mode="json")
+    history = await catalogue.papers.versions_of(paper_id)
     return {
         **(document if document is not None else canonical_hit(record)),
         "searchable": document is not None,
-        "paper": record.model_dump(mode="json"),
-        "history": await catalogue.papers.versions_of(paper_id),
+        "paper": canonical,
+        "history": history,
+        "changes": version_changes(canonical, history),
         "summary": document.get("summary") if document is not None else None,
         "topic_reasons": document.get("topic_reasons", {}) if document is not None else {},
     }

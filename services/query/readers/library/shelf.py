@@ -9,7 +9,7 @@ import base64
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -114,7 +114,8 @@ def entry_id(user_id: str, paper_id: str) -> str:
 
 
 def paper_card(paper: dict[str, Any]) -> dict[str, Any]:
-    """What a library entry shows of its paper (a `papers` document): title, authors, year, venue, ids."""
+    """What a library entry shows of its paper (a `papers` document): title, authors, year, venue, ids, its current
+    version and the dated versions the sources announce."""
     return {
         "title": paper.get("title", ""),
         "authors": [a.get("name", "") for a in paper.get("authors") or []],
@@ -122,4 +123,20 @@ def paper_card(paper: dict[str, Any]) -> dict[str, Any]:
         "venue": paper.get("venue"),
         "status": paper.get("status", "preprint"),
         "ids": paper.get("ids") or {},
+        "current_version": paper.get("current_version"),
+        "versions": [(v.get("label"), v.get("date")) for v in paper.get("versions") or []],
     }
+
+
+def updated_since_saved(card: dict[str, Any] | None, saved_at: datetime) -> str | None:
+    """The version the paper is at now when a version of it appeared after the reader saved it ("updated to v3"),
+    else None. A version's date is the source's; an undated one (announced tonight) counts once it is dated."""
+    if not card or not card.get("current_version"):
+        return None
+    saved = saved_at if saved_at.tzinfo else saved_at.replace(tzinfo=UTC)
+    later = any(day is not None and _aware(day) > saved for _, day in card.get("versions") or [])
+    return card["current_version"] if later else None
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

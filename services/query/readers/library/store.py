@@ -27,6 +27,7 @@ from services.query.readers.library.shelf import (
     entry_id,
     library_filter,
     paper_card,
+    updated_since_saved,
 )
 
 
@@ -36,7 +37,17 @@ def citable(paper: dict[str, Any]) -> Paper:
     return Paper.model_validate(public_paper(paper["_id"], paper))
 
 
-PAPER_CARD_FIELDS = {"title": 1, "authors.name": 1, "year": 1, "venue": 1, "status": 1, "ids": 1}
+PAPER_CARD_FIELDS = {
+    "title": 1,
+    "authors.name": 1,
+    "year": 1,
+    "venue": 1,
+    "status": 1,
+    "ids": 1,
+    "current_version": 1,
+    "versions.label": 1,
+    "versions.date": 1,
+}
 
 
 class LibraryStore:
@@ -157,7 +168,11 @@ class LibraryStore:
         more = len(entries) > limit
         entries = entries[:limit]
         cards = await self.paper_cards([e["paper_id"] for e in entries])
-        page = [{**e, "paper": cards.get(e["paper_id"])} for e in entries]
+        page = [
+            {**e, "paper": card, "updated_to": updated_since_saved(card, e["saved_at"])}
+            for e in entries
+            for card in [cards.get(e["paper_id"])]
+        ]
         next_cursor = LibraryCursor(entries[-1]["saved_at"], entries[-1]["_id"]) if more else None
         return page, total, next_cursor
 

@@ -3,6 +3,7 @@ redirect back) and as the page's script posts them (JSON); each form carries the
 
 import json
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 
 import httpx
 import pytest
@@ -104,3 +105,26 @@ def test_the_paper_page_cites_it_in_the_chosen_format_and_the_library_page_expor
         [link] = library.xpath('//p[@class="export"]/a[contains(@href, "format=csl-json")]/@href')
         exported = cy.get(link)
         assert exported.status_code == 200 and json.loads(exported.text) == json.loads(export([paper], "csl-json"))
+
+
+def test_a_saved_paper_with_a_newer_version_says_updated_to_it(site: Site) -> None:
+    paper = PAPERS[9]
+    saved = site.call("PUT", f"/api/me/library/{paper.id}", reader="cy", json={"tags": []})
+    assert saved.status_code == 200, saved.text
+
+    def updated_to() -> tuple[list[str], str | None]:
+        with browser(site, "cy") as cy:
+            page = html.fromstring(cy.get("/me/library").text)
+        [entry] = site.call("GET", "/api/me/library", reader="cy").json()["items"]
+        return [a.text_content() for a in page.xpath('//a[contains(@class, "updated-to")]')], entry["updated_to"]
+
+    assert updated_to() == ([], None)  # its versions are all older than the save
+    saved_at = datetime.fromisoformat(saved.json()["saved_at"])
+    site.db.papers.update_one(
+        {"_id": paper.id},
+        {
+            "$push": {"versions": {"source": "arxiv", "label": "v3", "date": saved_at + timedelta(days=2)}},
+            "$set": {"current_version": "v3"},
+        },
+    )  # as the normalizer stores arXiv's v3 announced two days later
+    assert updated_to() == (["已更新到 v3"], "v3")
