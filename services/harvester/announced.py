@@ -84,7 +84,15 @@ class LedgeredPublishing:
         announced, harvested = split_by_origin([record for record, _ in records])
         await self.ledger.record(announced)
         await self.ledger.mark_harvested(harvested, self.clock())
-        GAP.set(len(await self.ledger.gap(self.clock() - self.gap_after)))
+        await self.count_gap()
+
+    async def count_gap(self) -> int:
+        gap = len(await self.ledger.gap(self.clock() - self.gap_after))
+        GAP.set(gap)
+        return gap
 
     async def publish_status(self, status: HarvestStatus) -> None:
+        """A watch's closing status says how many announced papers are still missing."""
+        if status.announcement is not None:
+            status.announcement.gap_papers = await self.count_gap()
         await self.out.publish_status(status)

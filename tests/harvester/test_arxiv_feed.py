@@ -121,6 +121,14 @@ async def test_a_feed_still_serving_the_last_batch_is_stale_not_quiet(
     assert _windows("math.OC", "stale") == stale_before + 1 and _windows("math.OC", "none") == none_before
     window = (await store.load_checkpoint("arxiv_feed"))["window"]
     assert window["outcomes"] == {"cs": "announced", "math.OC": "stale"}
+    # the run's status carries the status page's line: cs's batch as caught, math.OC's last one, stale
+    report = status.announcement
+    assert report is not None and (report.day, report.announced_at) == ("2026-03-02", ANNOUNCED)
+    assert [(c.category, c.outcome, c.entries, c.seen_at) for c in report.categories] == [
+        ("cs", "announced", 3, ANNOUNCED + dt.timedelta(seconds=70)),
+        ("math.OC", "stale", 1, None),
+    ]
+    assert published.statuses[-1].announcement == report
 
 
 async def test_a_holiday_is_a_quiet_window_not_a_failure(

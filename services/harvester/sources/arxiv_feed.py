@@ -10,6 +10,7 @@ from typing import Any
 
 from prometheus_client import Counter, Gauge
 
+from schemas.events import AnnouncedCategory, AnnouncementReport
 from services.harvester.announcements import (
     BatchMark,
     Feed,
@@ -77,6 +78,25 @@ def feed_records(feed: Feed) -> list[SourceRecord]:
     return records
 
 
+def announcement_report(
+    window: WatchWindow, marks: dict[str, Any], outcomes: dict[str, Outcome]
+) -> AnnouncementReport:
+    """The status page's line: each category's outcome and its latest batch (size, when seen)."""
+    categories = []
+    for category, outcome in outcomes.items():
+        mark = marks.get(category) or {}
+        seen_at = mark.get("seen_at")
+        categories.append(
+            AnnouncedCategory(
+                category=category,
+                outcome=outcome.value,
+                entries=len(mark.get("ids") or []),
+                seen_at=dt.datetime.fromisoformat(seen_at) if isinstance(seen_at, str) else None,
+            )
+        )
+    return AnnouncementReport(day=window.day, announced_at=window.announced_at, categories=categories)
+
+
 class ArxivAnnouncementSource:
     """One run = one watch window. The checkpoint holds each category's last batch (`BatchMark`) and the last
     window's outcomes; a run started again inside a window that already closed every category does nothing."""
@@ -137,7 +157,7 @@ class ArxivAnnouncementSource:
                 verdicts[category] = Verdict.SAME if verdict is Verdict.EARLIER else verdict
                 if verdict not in (Verdict.NEW, Verdict.EARLIER):
                     continue
-                marks[category] = BatchMark.of(feed).as_dict()
+                marks[category] = BatchMark.of(feed).as_dict() | {"seen_at": seen_at.isoformat()}
                 if verdict is Verdict.NEW:
                     LAST_BATCH.labels(category).set(seen_at.timestamp())
                     DELAY.labels(category).set(max(0.0, (seen_at - window.announced_at).total_seconds()))
@@ -157,4 +177,5 @@ class ArxivAnnouncementSource:
             if outcome is Outcome.STALE:
                 log.warning("arXiv feed still serves the last batch", extra={"category": category, "day": window.day})
         notes = [f"{c}: {o.value}" for c, o in outcomes.items()]
-        yield SourcePage([], state(outcomes), window_from=window.day, notes=notes)
+        report = announcement_report(window, marks, outcomes)
+        yield SourcePage([], state(outcomes), window_from=window.day, notes=notes, announcement=report)
