@@ -58,6 +58,11 @@ class AnnouncedPapers:
                 {"_id": {"$in": arxiv_ids}, "harvested_at": None}, {"$set": {"harvested_at": at}}
             )
 
+    async def awaited(self, arxiv_ids: list[str]) -> list[str]:
+        """Those of the ids announced whose OAI-PMH record has not come."""
+        cursor = self.papers.find({"_id": {"$in": arxiv_ids}, "harvested_at": None}, {"_id": 1})
+        return sorted([doc["_id"] async for doc in cursor])
+
     async def gap(self, announced_before: dt.datetime) -> list[str]:
         """The ids announced before the cutoff that OAI-PMH has not brought, oldest first."""
         cursor = self.papers.find(

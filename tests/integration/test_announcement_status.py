@@ -52,7 +52,8 @@ class StatusOut:
 
 
 async def _watch(replay: str, out: StatusOut, mongodb_url: str, database: str) -> HarvestStatus:
-    """cs: last night's batch at 20:00:10, the new one a round later; math.OC's feed stays on last night's until the window closes."""
+    """cs: last night's batch at 20:00:10, the new one a round later; math.OC's feed stays on last night's until
+    the window closes."""
     now = [CAUGHT]
 
     async def sleep(seconds: float) -> None:

@@ -78,9 +78,7 @@ def feed_records(feed: Feed) -> list[SourceRecord]:
     return records
 
 
-def announcement_report(
-    window: WatchWindow, marks: dict[str, Any], outcomes: dict[str, Outcome]
-) -> AnnouncementReport:
+def announcement_report(window: WatchWindow, marks: dict[str, Any], outcomes: dict[str, Outcome]) -> AnnouncementReport:
     """The status page's line: each category's outcome and its latest batch (size, when seen)."""
     categories = []
     for category, outcome in outcomes.items():
