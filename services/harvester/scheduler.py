@@ -119,6 +119,7 @@ async def watch_announcements(
     """Sleep until the next watch window opens, watch it (one run, under the source's lease), repeat. A run that
     failed (arXiv away) is tried again while its window is open; a window another instance holds is left to it."""
     watched: dt.datetime | None = None  # when the last window watched closes: the next one is after it
+    source.expect_batch_by(source.window())  # until a batch comes, the first announcement's is due
     while True:
         now = source.clock()
         window = source.window(max(now, watched) if watched else now)
