@@ -55,7 +55,8 @@ def test_the_given_ids_are_fetched_published_and_no_longer_missing(servers: Serv
         "ARXIV_MIN_REQUEST_INTERVAL_S": "0",
     }
     long_ago = dt.datetime(2026, 3, 3, 1, 0, tzinfo=dt.UTC)
-    with MongoClient(servers.mongodb_url, tz_aware=True) as mongo:
+    mongo: MongoClient = MongoClient(servers.mongodb_url, tz_aware=True)
+    with mongo:
         ledger = mongo[env["MONGODB_DATABASE"]].harvest_announced
         ledger.insert_many(
             [
