@@ -105,16 +105,7 @@ def run(mode: str, within: float) -> None:
             stack.up(settings, log=lambda line: None)
             extra = {"LOG_LEVEL": "WARNING"}
             if mode == "demo":  # as papertrail_tools/demo.py runs it
-                port = free_port()
-                replay = subprocess.Popen(
-                    [sys.executable, "-m", "papertrail", "replay", "--dir", str(FIXTURES), "--port", str(port)],
-                    cwd=ROOT,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-                base = f"http://127.0.0.1:{port}"
-                wait_until(lambda: _answers(f"{base}/_replay/requests"), timeout=30, interval=0.5, what="replay")
+                replay, base = start_replay(FIXTURES)
                 extra |= demo_environment(base)
             env = pipeline_env(settings.environment(), **extra)
             pipeline = Pipeline(env, Path(folder))
@@ -155,7 +146,22 @@ def run(mode: str, within: float) -> None:
     print(f"{mode}: first paper searchable after {first:.1f} s, all {papers:,} after {everything:.1f} s")
 
 
-def _answers(url: str) -> bool:
+def start_replay(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """`papertrail replay` over `folder` on a free port, once it answers: the process and its base URL."""
+    port = free_port()
+    replay = subprocess.Popen(
+        [sys.executable, "-m", "papertrail", "replay", "--dir", str(folder), "--port", str(port)],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    wait_until(lambda: answers(f"{base}/_replay/requests"), timeout=30, interval=0.5, what="replay")
+    return replay, base
+
+
+def answers(url: str) -> bool:
     try:
         return httpx.get(url, timeout=1).status_code == 200
     except httpx.HTTPError:

@@ -14,6 +14,13 @@ RawFormat = Literal[
 NormalizedKind = Literal["new", "revised", "published", "updated"]
 
 
+def _unset(value: object) -> bool:
+    """A field added to a topic (a `similar` or `venue` follow's, the watcher's report), left out of an event that
+    does not use it: consumers built before it existed (their models forbid unknown fields) read the events they know
+    unchanged."""
+    return value is None or value == []
+
+
 class RawRecord(BaseModel):
     """harvest.raw.v1: one record exactly as a source served it. Key: `source:record_id`."""
 
@@ -27,6 +34,32 @@ class RawRecord(BaseModel):
     datestamp: str | None = Field(None, description="the source's own datestamp of the record", examples=["2026-11-14"])
     run_id: str = Field(description="harvest run that fetched it")
     harvested_at: datetime = Field(description="when it was fetched (UTC)")
+
+
+class AnnouncedCategory(BaseModel):
+    """One category of an announcement as the watcher saw it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    category: str = Field(description="arXiv category", examples=["cs.CL"])
+    outcome: Literal["announced", "stale", "none"] | None = Field(
+        None, description="when the window closed: the new batch came, the feed still served the last one, or none"
+    )
+    entries: int = Field(0, ge=0, description="entries (ids) of the category's latest batch")
+    seen_at: datetime | None = Field(None, description="when the watcher saw that batch (UTC)")
+
+
+class AnnouncementReport(BaseModel):
+    """What an announcement watch saw, and how the reconciliation with OAI-PMH stands."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    day: str = Field(description="the announcement's US Eastern date", examples=["2026-05-19"])
+    announced_at: datetime = Field(description="20:00 US Eastern of that day (UTC)")
+    categories: list[AnnouncedCategory] = Field(default_factory=list, description="each watched category")
+    gap_papers: int | None = Field(
+        None, ge=0, description="announced longer than ARXIV_FEED_GAP_S ago, OAI-PMH record not come"
+    )
 
 
 class HarvestStatus(BaseModel):
@@ -45,6 +78,9 @@ class HarvestStatus(BaseModel):
     finished_at: datetime | None = Field(None, description="when it finished or failed (UTC)")
     error: str | None = Field(None, description="why it failed")
     next_run_at: datetime | None = Field(None, description="when the next run is scheduled (UTC)")
+    announcement: AnnouncementReport | None = Field(
+        None, exclude_if=_unset, description="announcement watcher (arxiv_feed): what its window saw; else absent"
+    )
 
 
 class PaperNormalized(BaseModel):
@@ -123,12 +159,6 @@ class PaperWithdrawn(BaseModel):
         examples=["front_matter"],
     )
     withdrawn_at: datetime = Field(description="when PaperTrail withdrew it (UTC)")
-
-
-def _unset(value: object) -> bool:
-    """A field a `similar` or `venue` follow added, left out of an event that does not use it: consumers built before
-    it existed (their models forbid unknown fields) read the events of the kinds they know unchanged."""
-    return value is None or value == []
 
 
 FollowKind = Literal["keyword", "author", "topic", "similar", "venue"]

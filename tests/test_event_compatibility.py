@@ -1,4 +1,5 @@
-"""papers.new.v1 gained venue claims the same way (left out of a paper without any).
+"""papers.new.v1 gained venue claims the same way (left out of a paper without any), harvest.status.v1 the
+announcement watcher's report (left out of every other source's run).
 
 follows.changed.v1 and follows.matched.v1 gained `similar` follows without breaking their consumers: an event of a
 kind an older consumer knows is written exactly as before (the new fields are left out when unused), so the older
@@ -15,7 +16,17 @@ import pytest
 
 from papertrail.follows.rules import follow_matched
 from papertrail.venues.claims import claims_from_comment
-from schemas.events import Follow, FollowChanged, FollowMatched, MatchReason, PaperNew, SeedPaper
+from schemas.events import (
+    AnnouncedCategory,
+    AnnouncementReport,
+    Follow,
+    FollowChanged,
+    FollowMatched,
+    HarvestStatus,
+    MatchReason,
+    PaperNew,
+    SeedPaper,
+)
 from schemas.paper import Paper, PaperIds
 from schemas.summary import Summary
 from services.summarizer.policy import new_paper_event
@@ -194,3 +205,21 @@ def test_a_version_record_changing_no_compared_field_is_written_as_before() -> N
     assert event.version.before is None
     assert "before" not in json.loads(event.model_dump_json())["version"]
     _before_venues("papers.normalized.v1").validate(json.loads(event.model_dump_json()))
+
+
+def test_an_older_consumer_reads_the_runs_of_every_source_but_the_watcher() -> None:
+    """harvest.status.v1 gained the announcement watcher's report: a run without one is written as before."""
+    older = jsonschema.Draft202012Validator(
+        json.loads((BEFORE / "harvest.status.v1.before-announcement.json").read_text())
+    )
+    run = HarvestStatus(source="arxiv", run_id="r1", state="finished", started_at=NOW, finished_at=NOW, records=3)
+    event = json.loads(run.model_dump_json())
+    assert "announcement" not in event
+    older.validate(event)
+    report = AnnouncementReport(
+        day="2026-11-30", announced_at=NOW, categories=[AnnouncedCategory(category="cs", outcome="announced")]
+    )
+    watched = json.loads(run.model_copy(update={"source": "arxiv_feed", "announcement": report}).model_dump_json())
+    errors = list(older.iter_errors(watched))
+    assert len(errors) == 1 and "'announcement' was unexpected" in errors[0].message
+    assert HarvestStatus.model_validate(watched).announcement == report

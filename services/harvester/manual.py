@@ -1,5 +1,6 @@
 """Manual harvest runs and bulk imports with a progress bar, under the same lease and runner as the schedule."""
 
+import datetime as dt
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -21,12 +22,13 @@ from rich.progress import (
 from papertrail.kafka import make_broker
 from papertrail.service import Readiness, load_settings, open_resources
 from schemas.events import HarvestStatus
+from services.harvester.announced import AnnouncedPapers, LedgeredPublishing
 from services.harvester.app import NEEDS, TOPICS
 from services.harvester.bulk import BulkFileSource, BulkKind, sniff_kind
 from services.harvester.lease import LeaseHeld, source_lease
 from services.harvester.publishers import HarvestPublishers
-from services.harvester.runner import init_metrics, run_source
-from services.harvester.scheduler import build_source, make_http_client
+from services.harvester.runner import Publishing, init_metrics, run_source
+from services.harvester.scheduler import build_ids_source, build_source, make_http_client
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import Source, SourcePage
 from services.harvester.store import HarvestStore
@@ -39,6 +41,7 @@ class Harvesting:
     settings: HarvesterSettings
     store: HarvestStore
     publishers: HarvestPublishers
+    announced: AnnouncedPapers
 
 
 @asynccontextmanager
@@ -47,11 +50,12 @@ async def harvesting(settings: HarvesterSettings) -> AsyncIterator[Harvesting]:
     broker = make_broker(settings, "harvester-cli")
     publishers = HarvestPublishers.declare(broker)
     async with open_resources(settings, "harvester-cli", broker, Readiness(), topics=TOPICS, needs=NEEDS) as clients:
-        store = HarvestStore(clients.db)
+        store, announced = HarvestStore(clients.db), AnnouncedPapers(clients.db)
         await store.ensure_indexes()
+        await announced.ensure_indexes()
         await broker.start()
         try:
-            yield Harvesting(settings, store, publishers)
+            yield Harvesting(settings, store, publishers, announced)
         finally:
             await broker.stop()
 
@@ -90,9 +94,16 @@ def _page_counter(progress: Progress, task: Any, advance_by: Callable[[SourcePag
 
 
 async def _run(
-    context: Harvesting, source: Source, description: str, from_date: str | None, until_date: str | None, **bar: Any
+    context: Harvesting,
+    source: Source,
+    description: str,
+    from_date: str | None,
+    until_date: str | None,
+    out: Publishing | None = None,
+    **bar: Any,
 ) -> HarvestStatus:
     init_metrics([source.name])
+    out = out or context.publishers
     with _progress() as progress:
         task = progress.add_task(description, total=bar.pop("total", None), pages=0, rate="-")
         on_page = _page_counter(progress, task, **bar)
@@ -100,8 +111,8 @@ async def _run(
             return await run_source(
                 source,
                 context.store,
-                context.publishers.publish_raw,
-                context.publishers.publish_status,
+                out.publish_raw,
+                out.publish_status,
                 from_date=from_date,
                 until_date=until_date,
                 on_page=on_page,
@@ -130,6 +141,30 @@ async def harvest(name: str, from_date: str | None, until_date: str | None) -> i
         return 2
     finally:
         await http.aclose()
+    return _report(status)
+
+
+async def harvest_ids(arxiv_ids: list[str]) -> int:
+    """The given arXiv papers now, by GetRecord, published as the arXiv source's records; the ledger of announced
+    papers counts them as harvested, so a gap closes."""
+    settings = load_settings(HarvesterSettings, "harvest")
+    http = make_http_client(settings)
+    try:
+        source = build_ids_source(arxiv_ids, settings, http)
+        async with harvesting(settings) as context:
+            awaited = await context.announced.awaited(arxiv_ids)
+            ledgered = LedgeredPublishing(
+                context.publishers, context.announced, dt.timedelta(seconds=settings.arxiv_feed_gap_s)
+            )
+            status = await _run(context, source, "harvest arXiv ids", None, None, ledgered)
+            settled = sorted(set(awaited) - set(await context.announced.awaited(arxiv_ids)))
+    except LeaseHeld as held:
+        console.print(f"[red]{held}; try again when that run has finished")
+        return 2
+    finally:
+        await http.aclose()
+    if settled:
+        console.print(f"[green]no longer missing: {', '.join(settled)}")
     return _report(status)
 
 

@@ -131,6 +131,7 @@ async def run_source(
             status.pages += 1
             status.records += len(raw)
             status.window_from = status.window_from or page.window_from
+            status.announcement = page.announcement or status.announcement
             PAGES.labels(source.name).inc()
             RECORDS.labels(source.name).inc(len(raw))
             if on_page is not None:

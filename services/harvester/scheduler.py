@@ -12,7 +12,7 @@ from services.harvester.runner import Publishing, run_source
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import Source
 from services.harvester.sources.acl import AclAnthologySource
-from services.harvester.sources.arxiv import ArxivOaiSource, ArxivRecordFetcher
+from services.harvester.sources.arxiv import ArxivIdsSource, ArxivOaiSource, ArxivRecordFetcher
 from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
 from services.harvester.sources.hf import HfDailyPapersSource
 from services.harvester.store import HarvestStore
@@ -35,6 +35,15 @@ def make_http_client(settings: HarvesterSettings) -> httpx.AsyncClient:
     )
 
 
+def polite_fetcher(settings: HarvesterSettings, client: httpx.AsyncClient, min_interval_s: float) -> PoliteFetcher:
+    return PoliteFetcher(
+        client,
+        min_interval_s=min_interval_s,
+        retries=settings.http_retries,
+        retry_after_max_s=settings.retry_after_max_s,
+    )
+
+
 def build_sources(
     names: list[str], settings: HarvesterSettings, client: httpx.AsyncClient
 ) -> dict[str, tuple[Source, float]]:
@@ -45,12 +54,7 @@ def build_sources(
     """
 
     def fetcher(min_interval_s: float) -> PoliteFetcher:
-        return PoliteFetcher(
-            client,
-            min_interval_s=min_interval_s,
-            retries=settings.http_retries,
-            retry_after_max_s=settings.retry_after_max_s,
-        )
+        return polite_fetcher(settings, client, min_interval_s)
 
     arxiv = fetcher(settings.arxiv_min_request_interval_s)  # OAI-PMH, GetRecord and the announcement feeds
     built: dict[str, tuple[Source, float]] = {}
@@ -71,6 +75,12 @@ def build_sources(
         else:
             raise ValueError(f"unknown source {name!r} in SOURCES")
     return built
+
+
+def build_ids_source(arxiv_ids: list[str], settings: HarvesterSettings, client: httpx.AsyncClient) -> ArxivIdsSource:
+    """Given arXiv papers fetched by hand, at arXiv's pace."""
+    fetcher = polite_fetcher(settings, client, settings.arxiv_min_request_interval_s)
+    return ArxivIdsSource(arxiv_ids, ArxivRecordFetcher(settings, fetcher))
 
 
 def build_source(name: str, settings: HarvesterSettings, client: httpx.AsyncClient) -> tuple[Source, float]:
@@ -109,6 +119,7 @@ async def watch_announcements(
     """Sleep until the next watch window opens, watch it (one run, under the source's lease), repeat. A run that
     failed (arXiv away) is tried again while its window is open; a window another instance holds is left to it."""
     watched: dt.datetime | None = None  # when the last window watched closes: the next one is after it
+    source.expect_batch_by(source.window())  # until a batch comes, the first announcement's is due
     while True:
         now = source.clock()
         window = source.window(max(now, watched) if watched else now)

@@ -7,7 +7,7 @@ import pytest
 from prometheus_client import REGISTRY
 from pymongo.asynchronous.database import AsyncDatabase
 
-from services.harvester.announced import AnnouncedPapers, LedgeredPublishing, split_by_origin
+from services.harvester.announced import AnnouncedPapers, LedgeredPublishing, is_new_submission, split_by_origin
 from services.harvester.sources.arxiv_feed import feed_records
 from services.harvester.sources.atom_feed import parse_feed
 from services.harvester.sources.oai import parse_oai_page
@@ -78,3 +78,49 @@ async def test_nothing_is_recorded_when_the_broker_refused_the_batch(scratch_db:
     with pytest.raises(ConnectionError):
         await publishing.publish_raw([(r, "k") for r in _announced()])
     assert await ledger.gap(ANNOUNCED + dt.timedelta(days=1)) == []
+
+
+def _dated(arxiv_id: str, datestamp: str):
+    """A real arXivRaw record under another id and date: the ledger reads a record's id and datestamp alone."""
+    (record,) = _harvested("0704.0471")
+    return record.model_copy(update={"record_id": arxiv_id, "datestamp": datestamp})
+
+
+@pytest.mark.parametrize(
+    ("arxiv_id", "datestamp", "new"),
+    [
+        ("2402.12345", "2024-02-26", True),
+        ("2401.12345", "2024-02-01", True),  # sent on the last days of January
+        ("2312.12345", "2024-02-26", False),  # an older paper re-dated by a revision
+        ("hep-th/9901001", "2024-02-26", False),
+        ("2402.12345", "not a date", False),
+    ],
+)
+def test_a_new_submission_is_one_whose_id_is_of_its_month(arxiv_id: str, datestamp: str, new: bool) -> None:
+    assert is_new_submission(arxiv_id, datestamp) is new
+
+
+async def test_a_new_paper_oai_dates_on_a_watched_day_that_no_feed_listed_is_counted(
+    scratch_db: AsyncDatabase,
+) -> None:
+    ledger = AnnouncedPapers(scratch_db)
+    await ledger.ensure_indexes()
+    publishing = LedgeredPublishing(Published(), ledger, dt.timedelta(hours=12), clock=lambda: ANNOUNCED)
+    await publishing.publish_raw([(r, "k") for r in _announced()])  # the feed's day: 2024-02-25
+    before = REGISTRY.get_sample_value("papertrail_announce_unannounced_papers_total") or 0
+
+    batch = [
+        _dated("2402.11111", "2024-02-26"),  # dated by UTC the day after the announcement: missed by the feed
+        _dated("2402.22222", "2024-02-25"),  # missed, dated the announcement's own day
+        _dated("2402.33333", "2024-02-28"),  # a day the watcher did not see announced
+        _dated("2312.44444", "2024-02-26"),  # an older paper re-dated
+        *_harvested("0704.0471"),  # listed by the feed
+    ]
+    await publishing.publish_raw([(r, "k") for r in batch])
+    assert REGISTRY.get_sample_value("papertrail_announce_unannounced_papers_total") == before + 2
+    kept = {d["_id"] async for d in scratch_db["harvest_announced"].find({"unannounced": True})}
+    assert kept == {"2402.11111", "2402.22222"}
+    assert await ledger.gap(ANNOUNCED + dt.timedelta(days=1)) == ["0704.1109", "0704.1114"]  # not gaps
+
+    await publishing.publish_raw([(r, "k") for r in batch[:2]])  # OAI-PMH serves them again: counted once
+    assert REGISTRY.get_sample_value("papertrail_announce_unannounced_papers_total") == before + 2

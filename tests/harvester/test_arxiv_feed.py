@@ -19,7 +19,7 @@ from services.harvester.http import PoliteFetcher
 from services.harvester.runner import run_source
 from services.harvester.scheduler import build_sources, watch_announcements
 from services.harvester.settings import HarvesterSettings
-from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
+from services.harvester.sources.arxiv_feed import DUE, ArxivAnnouncementSource
 from services.harvester.store import HarvestStore
 from tests.conftest import Servers
 from tests.harvester.conftest import Published, Replay
@@ -73,6 +73,10 @@ def _windows(category: str, outcome: str) -> float:
     )
 
 
+def _due() -> float | None:
+    return REGISTRY.get_sample_value("papertrail_harvest_due_timestamp_seconds", {"source": "arxiv_feed"})
+
+
 def _feed_requests(replay: Replay) -> list[str]:
     return [r["path"] for r in replay.requests() if r["path"].startswith("/atom/")]
 
@@ -94,12 +98,16 @@ async def test_the_announcement_is_published_as_it_appears_and_the_watch_then_st
     assert checkpoint["categories"]["cs"]["ids"] == ["0704.0471v1", "0704.1109v2", "0704.1114v1"]
     assert REGISTRY.get_sample_value("papertrail_announce_delay_seconds", {"category": "cs"}) == 30
     assert _windows("cs", "announced") == announced_before + 1
+    # the next batch is due by the close of Tuesday's window (20:00 EST = 01:00 UTC, plus the 600 s watch)
+    assert _due() == dt.datetime(2026, 3, 4, 1, 10, tzinfo=dt.UTC).timestamp()
 
     # started again in the same window (a restart): nothing is fetched or published again
     replay.reset()
     again = Published()
+    DUE.labels("arxiv_feed").set(0)  # a restarted process knows no due time until its window says
     await _watch(_settings(settings, replay, ["cs"]), store, again, clock)
     assert again.raw == [] and _feed_requests(replay) == []
+    assert _due() == dt.datetime(2026, 3, 4, 1, 10, tzinfo=dt.UTC).timestamp()
     assert _windows("cs", "announced") == announced_before + 1
 
 
@@ -121,6 +129,14 @@ async def test_a_feed_still_serving_the_last_batch_is_stale_not_quiet(
     assert _windows("math.OC", "stale") == stale_before + 1 and _windows("math.OC", "none") == none_before
     window = (await store.load_checkpoint("arxiv_feed"))["window"]
     assert window["outcomes"] == {"cs": "announced", "math.OC": "stale"}
+    # the run's status carries the status page's line: cs's batch as caught, math.OC's last one, stale
+    report = status.announcement
+    assert report is not None and (report.day, report.announced_at) == ("2026-03-02", ANNOUNCED)
+    assert [(c.category, c.outcome, c.entries, c.seen_at) for c in report.categories] == [
+        ("cs", "announced", 3, ANNOUNCED + dt.timedelta(seconds=70)),
+        ("math.OC", "stale", 1, None),
+    ]
+    assert published.statuses[-1].announcement == report
 
 
 async def test_a_holiday_is_a_quiet_window_not_a_failure(
@@ -129,6 +145,7 @@ async def test_a_holiday_is_a_quiet_window_not_a_failure(
     last_night = {"updated": "2024-02-23T16:08:30.941605+00:00", "ids": YESTERDAY}
     await store.save_checkpoint("arxiv_feed", {"categories": {"math.OC": last_night}})
     none_before = _windows("math.OC", "none")
+    DUE.labels("arxiv_feed").set(due_before := ANNOUNCED.timestamp() + 600)
     clock = Clock(ANNOUNCED - dt.timedelta(minutes=5))
 
     status = await _watch(_settings(settings, replay, ["math.OC"]), store, published, clock)
@@ -137,6 +154,7 @@ async def test_a_holiday_is_a_quiet_window_not_a_failure(
     assert clock.now >= ANNOUNCED + dt.timedelta(seconds=600)
     assert _windows("math.OC", "none") == none_before + 1
     assert (await store.load_checkpoint("arxiv_feed"))["window"]["outcomes"] == {"math.OC": "none"}
+    assert _due() == due_before  # no batch: the due time passes, and SourceStale fires
 
 
 async def test_a_feed_that_is_no_feed_fails_the_run_and_keeps_the_checkpoint(

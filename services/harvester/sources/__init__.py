@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from schemas.events import RawFormat
+from schemas.events import AnnouncementReport, RawFormat
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,7 @@ class SourcePage:
     window_until: str | None = None
     complete_list_size: int | None = None
     notes: list[str] = field(default_factory=list)
+    announcement: AnnouncementReport | None = None  # the watcher's closing page: the run's status carries it
 
 
 class Source(Protocol):

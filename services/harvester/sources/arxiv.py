@@ -127,3 +127,22 @@ class ArxivRecordFetcher:
         record = found[0]
         source = ArxivOaiSource.name
         return SourceRecord(record.record_id, self.format, record.content, record.sha256, record.datestamp, source)
+
+
+class ArxivIdsSource:
+    """Papers fetched by hand (`papertrail harvest arxiv --ids`): each id's record by GetRecord, a page per id, as
+    ListRecords would have served it; an id arXiv does not know is noted, not an error. It keeps no checkpoint."""
+
+    name = "arxiv_ids"
+
+    def __init__(self, arxiv_ids: list[str], records: ArxivRecordFetcher) -> None:
+        self.arxiv_ids = arxiv_ids
+        self.records = records
+
+    async def pages(
+        self, checkpoint: dict[str, Any], *, from_date: str | None = None, until_date: str | None = None
+    ) -> AsyncIterator[SourcePage]:
+        for arxiv_id in self.arxiv_ids:
+            record = await self.records.get(arxiv_id)
+            notes = [] if record else [f"arXiv has no paper {arxiv_id} (or it was deleted)"]
+            yield SourcePage([record] if record else [], {}, notes=notes)

@@ -10,6 +10,7 @@ from typing import Any
 
 from prometheus_client import Counter, Gauge
 
+from schemas.events import AnnouncedCategory, AnnouncementReport
 from services.harvester.announcements import (
     BatchMark,
     Feed,
@@ -47,6 +48,12 @@ DELAY = Gauge(
     "Seconds from 20:00 US Eastern to the watcher seeing the category's batch, for the latest announcement.",
     ["category"],
 )
+DUE = Gauge(
+    "papertrail_harvest_due_timestamp_seconds",
+    "Unix time by which a source's next batch is due; set by the announcement watcher: the close of the first watch "
+    "window after its latest batch (SourceStale fires past it).",
+    ["source"],
+)
 ENTRIES = Counter(
     "papertrail_announce_entries_total", "Announced entries published, by announce type.", ["announce_type"]
 )
@@ -77,6 +84,23 @@ def feed_records(feed: Feed) -> list[SourceRecord]:
     return records
 
 
+def announcement_report(window: WatchWindow, marks: dict[str, Any], outcomes: dict[str, Outcome]) -> AnnouncementReport:
+    """The status page's line: each category's outcome and its latest batch (size, when seen)."""
+    categories = []
+    for category, outcome in outcomes.items():
+        mark = marks.get(category) or {}
+        seen_at = mark.get("seen_at")
+        categories.append(
+            AnnouncedCategory(
+                category=category,
+                outcome=outcome.value,
+                entries=len(mark.get("ids") or []),
+                seen_at=dt.datetime.fromisoformat(seen_at) if isinstance(seen_at, str) else None,
+            )
+        )
+    return AnnouncementReport(day=window.day, announced_at=window.announced_at, categories=categories)
+
+
 class ArxivAnnouncementSource:
     """One run = one watch window. The checkpoint holds each category's last batch (`BatchMark`) and the last
     window's outcomes; a run started again inside a window that already closed every category does nothing."""
@@ -104,6 +128,10 @@ class ArxivAnnouncementSource:
         """The window open at `at` (default: now), or else the next one."""
         return next_watch_window(at or self.clock(), lead=self.lead, watch=self.watch)
 
+    def expect_batch_by(self, window: WatchWindow) -> None:
+        """A batch is due before `window` closes: an announcement day that passes without one makes SourceStale."""
+        DUE.labels(self.name).set(window.closes_at.timestamp())
+
     async def fetch(self, category: str) -> Feed:
         response = await self.fetcher.get(f"{self.url}/{category}")
         try:
@@ -121,6 +149,8 @@ class ArxivAnnouncementSource:
         last_window: dict[str, Any] = dict(checkpoint.get("window", {}))
         done = set(last_window.get("announced", [])) if last_window.get("day") == window.day else set()
         verdicts: dict[str, Verdict] = {c: Verdict.NEW for c in self.categories if c in done}
+        if done:  # this window's batch came before a restart: the next is due with the next announcement
+            self.expect_batch_by(self.window(window.closes_at))
 
         def state(outcomes: dict[str, Outcome] | None = None) -> dict[str, Any]:
             closed = {"outcomes": {c: o.value for c, o in outcomes.items()}} if outcomes else {}
@@ -137,8 +167,9 @@ class ArxivAnnouncementSource:
                 verdicts[category] = Verdict.SAME if verdict is Verdict.EARLIER else verdict
                 if verdict not in (Verdict.NEW, Verdict.EARLIER):
                     continue
-                marks[category] = BatchMark.of(feed).as_dict()
+                marks[category] = BatchMark.of(feed).as_dict() | {"seen_at": seen_at.isoformat()}
                 if verdict is Verdict.NEW:
+                    self.expect_batch_by(self.window(window.closes_at))
                     LAST_BATCH.labels(category).set(seen_at.timestamp())
                     DELAY.labels(category).set(max(0.0, (seen_at - window.announced_at).total_seconds()))
                 for entry in feed.entries:
@@ -157,4 +188,5 @@ class ArxivAnnouncementSource:
             if outcome is Outcome.STALE:
                 log.warning("arXiv feed still serves the last batch", extra={"category": category, "day": window.day})
         notes = [f"{c}: {o.value}" for c, o in outcomes.items()]
-        yield SourcePage([], state(outcomes), window_from=window.day, notes=notes)
+        report = announcement_report(window, marks, outcomes)
+        yield SourcePage([], state(outcomes), window_from=window.day, notes=notes, announcement=report)

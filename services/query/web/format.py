@@ -14,7 +14,13 @@ from papertrail.text import Dollar, Formula, Styled, TexPart, tex_parts
 from services.query.web.i18n import Translator
 
 AUTHORS_SHOWN = 8  # the seed site shows eight authors on a card, then "等 N 位作者"
-SOURCE_NAMES = {"arxiv": "arXiv", "acl": "ACL Anthology", "hf": "Hugging Face"}
+SOURCE_NAMES = {
+    "arxiv": "arXiv",
+    "arxiv_feed": "arXiv Atom",  # the announcement watcher
+    "arxiv_ids": "arXiv GetRecord",  # papertrail harvest arxiv --ids
+    "acl": "ACL Anthology",
+    "hf": "Hugging Face",
+}
 ZONE_NAMES = {"Asia/Shanghai": "zone_beijing"}  # an i18n key; other zones are shown by their IANA name
 
 

@@ -267,6 +267,23 @@ STRINGS: dict[str, tuple[str, str]] = {
     "run_pages": ("页", "Pages"),
     "run_records": ("记录", "Records"),
     "no_sources": ("还没有信源运行记录。", "No source has run yet."),
+    "announcement": ("最近一次公告", "Latest announcement"),
+    "announcement_day": ("{day}(美东 20:00 = {time})", "{day} (20:00 US Eastern = {time})"),
+    "announcement_caught": ("{category}:{entries} 篇,{time} 收到", "{category}: {entries} ids, caught {time}"),
+    "announcement_none": ("{category}:当天没有公告", "{category}: no announcement that day"),
+    "announcement_stale": ("过期的分类", "Stale categories"),
+    "announcement_stale_note": (
+        "{categories}(订阅源仍是上一批)",
+        "{categories} (the feed still served the previous batch)",
+    ),
+    "announcement_gap": ("公告了但未收到 OAI-PMH 记录", "Announced, OAI-PMH record not come"),
+    "announcement_gap_count": ("{count} 篇", "{count} papers"),
+    "announcement_line": (
+        "最近公告 {day}:{entries} 篇,{time} 收到",
+        "Latest announcement {day}: {entries} ids, caught {time}",
+    ),
+    "announcement_line_stale": ("过期:{categories}", "stale: {categories}"),
+    "announcement_line_gap": ("缺 {count} 篇", "{count} missing"),
     # sign-in and per-user pages
     "login_title": ("登录", "Sign in"),
     "login_help": ("用邮箱和密码登录。", "Sign in with your e-mail address and password."),

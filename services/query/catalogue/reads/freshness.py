@@ -26,6 +26,7 @@ class SourceFreshness:
     last_new_record: datetime | None
     last_error: str | None
     next_run_at: datetime | None
+    announcement: dict[str, Any] | None = None  # the announcement watcher's latest report
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -35,6 +36,7 @@ class SourceFreshness:
             "last_new_record": self.last_new_record,
             "last_error": self.last_error,
             "next_run_at": self.next_run_at,
+            "announcement": self.announcement,
         }
 
 
@@ -44,6 +46,7 @@ def freshness(source: str, runs: list[dict[str, Any]]) -> SourceFreshness:
     completed = next((r for r in runs if r.get("state") == "finished"), None)
     with_records = next((r for r in runs if r.get("state") == "finished" and r.get("records", 0) > 0), None)
     latest = finished[0] if finished else None
+    reported = next((r for r in finished if r.get("announcement")), None)
     if latest is None:
         state = "running" if runs else "unknown"
     else:
@@ -55,4 +58,5 @@ def freshness(source: str, runs: list[dict[str, Any]]) -> SourceFreshness:
         last_new_record=with_records.get("finished_at") if with_records else None,
         last_error=latest.get("error") if latest and latest.get("state") == "failed" else None,
         next_run_at=(runs[0].get("next_run_at") if runs else None),
+        announcement=reported.get("announcement") if reported else None,
     )

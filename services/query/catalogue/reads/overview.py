@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from pydantic import BaseModel, Field
 
 from papertrail.search_document import PaperFilter
+from schemas.events import AnnouncementReport
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.freshness import freshness, parse_window
 from services.query.catalogue.repositories import CatalogueRecords
@@ -28,6 +29,9 @@ class SourceState(BaseModel):
     last_new_record: datetime | None = None
     last_error: str | None = None
     next_run_at: datetime | None = None
+    announcement: AnnouncementReport | None = Field(
+        None, description="the announcement watcher's latest window: its categories' batches, stale ones, the gap"
+    )
 
 
 class Overview(BaseModel):
