@@ -235,6 +235,9 @@ SLOW_MODULES = (
     "papertrail/follows/test_rules.py",
     "test_topic_retag.py",
     "integration/test_matcher_backfill_retry.py",
+    "integration/test_chinese_search.py",
+    "papertrail/test_local_model.py",
+    "integration/test_similar_follows.py",
 )
 
 

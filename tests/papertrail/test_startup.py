@@ -14,7 +14,9 @@ from services.summarizer.store import VectorStore
 from tests.conftest import Servers, free_port
 
 
-def _start(service: str, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def _start(service: str, env: dict[str, str], timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    """The service run to its end. Generous: importing the query service alone takes 3 s of CPU on an idle core, and
+    a fresh clone's CI runs four test workers on two cores (it once took over 60 s to stop)."""
     return subprocess.run(
         [sys.executable, "-m", "papertrail", service],
         env={**os.environ, **env},
