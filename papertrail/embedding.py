@@ -243,6 +243,14 @@ class EmbeddingSettings(BaseSettings):
         return spec.similar_threshold if spec else MINILM_INT8.similar_threshold
 
     @property
+    def reads_chinese(self) -> bool | None:
+        """Whether the papers' model puts a Chinese text near its English paper: the packaged multilingual model
+        does, MiniLM does not; an endpoint's model is not known here (None)."""
+        if self.embedding_backend != "local":
+            return None
+        return isinstance(LOCAL_MODELS.get(self.embedding_model), E5ModelSpec)
+
+    @property
     def max_chars(self) -> int:
         """Characters of title + abstract that reach the model at all."""
         per_token = CHARS_PER_TOKEN if self.embedding_backend == "openai" else MAX_CHARS_PER_TOKEN

@@ -467,3 +467,11 @@ def paper_digest(paper: Paper) -> str:
     text has one digest whatever the paper. `summaries` and `paper_vectors` hold it: a change re-summarizes and
     re-embeds every paper."""
     return hashlib.sha256(f"{paper.title}\n\n{paper.abstract}".encode()).hexdigest()
+
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def has_han(text: str) -> bool:
+    """Whether the text holds a Chinese character (CJK unified ideographs, extension A, compatibility)."""
+    return _HAN.search(text) is not None

@@ -84,6 +84,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sort_ingested": ("本站收录", "Ingested"),
     "sort_published": ("首次发表", "First published"),
     "found": ("找到 {total} 篇论文 · 按{sort}时间排序", "Found {total} papers · sorted by {sort} time"),
+    "chinese_query_hint": (
+        "没有找到:论文多为英文,而这里的本地语义模型只懂英文,中文词还没有 AI 导读可匹配。可以改用英文关键词;"
+        "或请运维设置 EMBEDDING_MODEL=multilingual-e5-small-q4(多语言模型,中文检索英文论文)或配置摘要模型"
+        "(见 docs/configuration.md)。",
+        "Nothing found: the papers are mostly English, the local model of meaning reads English only, and there are no "
+        "AI summaries in Chinese to match yet. Try English words, or ask the operator to set "
+        "EMBEDDING_MODEL=multilingual-e5-small-q4 (a multilingual model: Chinese words find English papers) or a "
+        "summary model (see docs/configuration.md).",
+    ),
     "found_relevance": ("找到 {total} 篇论文 · 按相关度排序", "Found {total} papers · most relevant first"),
     "found_plain": ("找到 {total} 篇论文", "Found {total} papers"),
     "active_filter_revisions": ("仅有修订", "only revised"),

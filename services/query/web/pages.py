@@ -7,6 +7,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from papertrail.follows.catalogue import load_catalogue
+from papertrail.text import has_han
 from schemas.paper import ClaimTrack
 from schemas.summary import NO_MODEL_CONFIGURED
 from services.query.catalogue.index import NoVectors
@@ -57,6 +58,8 @@ async def show_home(
         overview=window, links=links, browse=browse, sorts=SORTS, results=results, problem=problem,
         track_names=get_args(ClaimTrack),
         meaning_min_score=MEANING_MIN_SCORE,
+        # a Chinese search that found nothing, and a model that cannot read it: say why, not only "0 papers"
+        chinese_hint=not results["total"] and has_han(browse.q or "") and settings.reads_chinese is False,
         pages=fmt.page_numbers(browse.page, results["total"], browse.size),
     )  # fmt: skip
 

@@ -147,6 +147,20 @@ def test_a_querys_sort_is_what_the_page_says_and_relevance_is_its_own_choice(
     assert "相关度" not in text(doc(page(pipeline, "/")).find_class("sorts")[0])  # no query: nothing to be relevant to
 
 
+def test_a_chinese_search_that_finds_nothing_says_why_and_what_would_find_it(
+    site: tuple[Pipeline, dict[str, str]],
+) -> None:
+    """The pipeline runs the default model (MiniLM, English only) and no summary endpoint: a Chinese query finds
+    none of the English papers, and the page says so instead of a bare "0 papers"."""
+    pipeline, _ = site
+    for semantic in ("0", "1.0"):
+        chinese = doc(page(pipeline, "/", q="大模型推理的奖励设计", semantic=semantic))
+        assert text(chinese.get_element_by_id("found")).startswith("找到 0 篇论文")
+        assert "EMBEDDING_MODEL=multilingual-e5-small-q4" in text(chinese.get_element_by_id("chinese-hint"))
+    english = doc(page(pipeline, "/", q="a query of words no paper holds xqzv", lang="en"))
+    assert not english.xpath('//*[@id="chinese-hint"]')  # only a Chinese query is told about Chinese
+
+
 def test_a_search_and_a_paper_have_their_own_page_title_and_english_text_is_marked_english(
     site: tuple[Pipeline, dict[str, str]],
 ) -> None:
