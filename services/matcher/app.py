@@ -5,7 +5,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -91,7 +91,7 @@ async def on_follow_changed(event: FollowChanged, resources: Resources) -> None:
         follow_index.remove(event.follow_id)
         similar.remove(event.follow_id)
     else:
-        compiled = follow_index.upsert(event.follow)  # ValueError → dead letter; the API rejects these first
+        follow_index.upsert(event.follow)  # ValueError → dead letter; the API rejects these first
         ready = True
         if event.follow.kind == "similar":
             similar.upsert(event.follow)
@@ -99,9 +99,16 @@ async def on_follow_changed(event: FollowChanged, resources: Resources) -> None:
             ready = similar.ready(event.follow.id)  # if not, backfilled once a seed has a vector (similar_matches_of)
         else:
             similar.remove(event.follow_id)
-        if event.action == "created" and ready:
-            resources.backfills.start(compiled)
+        start_backfills_of_ready(resources, {event.follow_id} if event.action == "created" and ready else set())
     count_follows(follow_index)
+
+
+def start_backfills_of_ready(resources: MatcherResources, also: Collection[str] = ()) -> None:
+    """Backfill `also` and every similar follow that got its first vector since this was last asked, whoever made the
+    refresh that found it (a backfill refreshes too). A follow backfilled before is not backfilled again (its claim)."""
+    for follow_id in sorted({*also, *resources.similar.became_ready()}):
+        if (compiled := resources.follow_index.follows.get(follow_id)) is not None:
+            resources.backfills.start(compiled)
 
 
 async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
@@ -136,9 +143,8 @@ async def similar_matches_of(
     similar = resources.similar
     if not len(similar):
         return []
-    for follow_id in await similar.refresh():
-        if (compiled := resources.follow_index.follows.get(follow_id)) is not None:
-            resources.backfills.start(compiled)
+    await similar.refresh()
+    start_backfills_of_ready(resources)
     titles = {e.paper.id: e.paper.title for e in events if e.embedding is not None and e.embedding.state == "embedded"}
     return await similar.matched(titles, now)
 
@@ -220,6 +226,7 @@ def create_app(settings: MatcherSettings) -> AsgiFastStream:
             await store.ensure_indexes()
             await load_follow_index(store, resources.follow_index, similar)
             await similar.refresh()  # the stored follows' vectors: only a follow whose seeds get theirs later is "new"
+            similar.became_ready()
             if settings.digest_enabled:
                 digests = asyncio.create_task(
                     run_digests(DigestMaker(store, settings), settings.digest_check_interval_s)

@@ -70,6 +70,9 @@ class SimilarFollows:
         self.descriptions: dict[str, tuple[str, np.ndarray]] = {}  # follow id → (its description, the vector)
         self.failed_descriptions: set[tuple[str, str]] = set()  # the model cannot embed these: not tried again
         self._matrix: SeedMatrix | None = None
+        # follows that got their first vector in a refresh, until `became_ready` hands them out: any caller may
+        # refresh (a backfill does), so whoever starts backfills must not depend on having made that refresh itself
+        self._became_ready: set[str] = set()
 
     def upsert(self, follow: Follow) -> None:
         self.follows[follow.id] = follow
@@ -95,9 +98,9 @@ class SimilarFollows:
         follow = self.follows.get(follow_id)
         return follow is not None and bool(self._seeds_of(follow))
 
-    async def refresh(self) -> list[str]:
-        """Read the vectors of waiting seeds and embed new descriptions; the follows that had no vector before and
-        have one now (their backfill can run)."""
+    async def refresh(self) -> None:
+        """Read the vectors of waiting seeds and embed new descriptions; a follow that had no vector before and has
+        one now is kept for `became_ready`."""
         waiting = self.waiting_seeds()
         todo = [
             (follow.id, follow.description)
@@ -107,7 +110,7 @@ class SimilarFollows:
             and (follow.id, follow.description) not in self.failed_descriptions
         ]
         if not waiting and not todo:
-            return []
+            return
         before = {follow_id for follow_id in self.follows if self.ready(follow_id)}
         if waiting:
             found = await self.store.paper_vectors(sorted(waiting), self.model_key)
@@ -116,7 +119,12 @@ class SimilarFollows:
                 self._matrix = None
         if todo:
             await self._embed_descriptions(todo)
-        return sorted(f for f in self.follows if f not in before and self.ready(f))
+        self._became_ready |= {f for f in self.follows if f not in before and self.ready(f)}
+
+    def became_ready(self) -> list[str]:
+        """The follows still held that got their first vector since the last call (their backfill can run now)."""
+        ready, self._became_ready = sorted(self._became_ready & self.follows.keys()), set()
+        return ready
 
     async def _embed_descriptions(self, todo: list[tuple[str, str]]) -> None:
         if self._embedder is None:
