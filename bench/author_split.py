@@ -133,10 +133,10 @@ def main() -> None:
     largest_after = max(len(v) for v in after_pages.values())
     print(f"largest page: before {largest_before} papers, after {largest_after}")
     print(f"follows: {args.follows} ({args.initials:.0%} written as an initial), seed {args.seed}")
-    for kind, (count, changed, before, after, lost, gained, weak) in tally.items():
+    for kind, (count, changed, n_before, n_after, lost, gained, weak) in tally.items():
         share = f"{changed / max(count, 1):.1%}"
-        print(f"  {kind}: {count} follows, {changed} match other papers ({share}); matches before {before}, "
-              f"after {after} (lost {lost}, gained {gained}); {weak} reasons say they rest on initials")  # fmt: skip
+        print(f"  {kind}: {count} follows, {changed} match other papers ({share}); matches before {n_before}, "
+              f"after {n_after} (lost {lost}, gained {gained}); {weak} reasons say they rest on initials")  # fmt: skip
     print(f"  every paper signed with a followed name as written still matches: {exact_kept}")
     print(f"  'Yinghui Li': {len(yinghui_before)} papers before, {len(yinghui_after)} after")
     print(f"time: {seconds:.1f} s")
