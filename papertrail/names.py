@@ -1,11 +1,18 @@
-"""Author names: splitting author lists and the normalized key names are matched by. No I/O.
+"""Author names: splitting author lists and the normalized keys names are compared by. No I/O.
 
-Key rule: diacritics and case folded, then "family initial" — "Zhang, Wei", "Wei Zhang" and "W. Zhang"
-all give "zhang w". Family name is the part before a comma, else the last word (particles such as
-"van", "de" stay with it).
+Two keys, both with diacritics and case folded, family name first. Family name is the part before a comma, else
+the last word (particles such as "van", "de" stay with it).
+
+- `author_key`, "family initial": "Zhang, Wei", "Wei Zhang" and "W. Zhang" all give "zhang w". Coarse on purpose:
+  the normalizer pairs a paper's authors across sources by it, paper fingerprints read it, and the follow index
+  finds an author follow's candidates by it. It never tells people apart ("Yafu Li" and "Yang Li" are "li y").
+- `name_key`, the full name as written: "Li, Yinghui" and "Yinghui Li" give "li yinghui", "Y.k. Li" gives
+  "li y k", "Jun-Yan Zhu" and "Junyan Zhu" give "zhu junyan". What author pages are keyed by: a page is one
+  name, and a bare initial ("Y. Li", "li y") is a page of its own, which lists the full names it may stand for.
 """
 
 import re
+from functools import lru_cache
 
 from papertrail.text import fold, readable
 from schemas.paper import Author
@@ -35,6 +42,47 @@ def author_key(given: str, family: str) -> str:
     given_folded = fold(given)
     initial = given_folded[:1]
     return f"{family_folded} {initial}".strip()
+
+
+# which `name_key` the search index's documents hold: a change of the rule below changes it, and the query service
+# writes every document's keys again (services/query/catalogue/indexer/retag.py)
+NAME_KEY_SCHEME = "full-name-1"
+# a hyphen or apostrophe inside a name joins its parts: "Jun-Yan" is one given name, as "Junyan" is
+_JOINERS = re.compile(r"(?<=\w)[-\u2010\u2011'\u2019](?=\w)")
+
+
+def given_parts(given: str) -> tuple[str, ...]:
+    """The given name as the name key reads it: folded, initials one part each ("Y.k." → y, k), runs of full words
+    one part ("Jun Yan", "Jun-Yan", "Junyan" → junyan), so that spacing and hyphens do not split a name."""
+    parts: list[str] = []
+    run = ""
+    for word in fold(_JOINERS.sub("", given)).split():
+        if len(word) == 1:
+            if run:
+                parts.append(run)
+                run = ""
+            parts.append(word)
+        else:
+            run += word
+    if run:
+        parts.append(run)
+    return tuple(parts)
+
+
+def name_key(given: str, family: str) -> str:
+    """The full-name key: "Yinghui Li" and "Li, Yinghui" → "li yinghui"; "Y. K. Li" → "li y k"."""
+    return " ".join((fold(family), *given_parts(given))).strip()
+
+
+@lru_cache(maxsize=65536)
+def display_name_key(name: str) -> str:
+    """The full-name key of a display name, as papers' authors carry it (the same names recur across papers)."""
+    return name_key(*split_name(name))
+
+
+def initials_only(name: str) -> bool:
+    """Whether a display name gives no more than initials of the given name: "Y. Li", "Y.k. Li" (or none: "Li")."""
+    return all(len(part) == 1 for part in given_parts(split_name(name)[0]))
 
 
 def surname_key(key: str) -> str:

@@ -4,12 +4,13 @@ the index searches, filters and sorts by, and the filter builder. Filter values 
 """
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
+from papertrail.names import display_name_key
 from papertrail.text import tex_plain
 from papertrail.venues.catalogue import default_index, fold
 from schemas.events import PaperEnriched
@@ -30,6 +31,7 @@ FILTERABLE = [
     "status",
     "ai_related",
     "author_keys",
+    "author_names",
     "topic_ids",
     "has_revisions",
     # `links.code EXISTS` is the has_code filter: it holds for documents indexed before the filter existed too
@@ -81,7 +83,8 @@ def paper_fields(paper: Paper) -> dict[str, Any]:
         "abstract": paper.abstract,  # as the author wrote it: the API's field, and the pages render its markup
         "abstract_text": tex_plain(paper.abstract),
         "authors": [a.name for a in paper.authors],
-        "author_keys": [a.key for a in paper.authors],
+        "author_keys": [a.key for a in paper.authors],  # "li y": family name and initial (papertrail/names.py)
+        "author_names": author_names(a.name for a in paper.authors),  # "li yinghui": full names, the pages' keys
         "affiliations": sorted({aff for a in paper.authors for aff in a.affiliations}),
         "categories": paper.categories,
         "sources": paper.sources,
@@ -104,6 +107,11 @@ def paper_fields(paper: Paper) -> dict[str, Any]:
         "ingested_ts": _ts(paper.first_seen),
         "published_ts": _ts(paper.published_at),
     }
+
+
+def author_names(names: Iterable[str]) -> list[str]:
+    """The authors' full-name keys, each once, from their display names: what an author page filters by."""
+    return list(dict.fromkeys(display_name_key(name) for name in names))
 
 
 def venue_fields(paper: Paper) -> dict[str, Any]:
@@ -190,7 +198,10 @@ class PaperFilter:
     accepted: bool | None = None
     status: str | None = None
     ai_related: bool | None = None
-    author_key: str | None = None
+    author_key: str | None = None  # family name and initial ("li y"): every author it may stand for
+    author_name: str | None = None  # the full name as written ("li yinghui")
+    # either: a name key, or an initial key ("li y" is both: "Y. Li" as written, or any Li of initial Y)
+    author: str | None = None
     has_revisions: bool | None = None
     has_code: bool | None = None
     topic_id: str | None = None
@@ -223,6 +234,10 @@ class PaperFilter:
             clauses.append(f"ai_related = {_flag(self.ai_related)}")
         if self.author_key:
             clauses.append(f"author_keys = {quote(self.author_key)}")
+        if self.author_name:
+            clauses.append(f"author_names = {quote(self.author_name)}")
+        if self.author:
+            clauses.append([f"author_names = {quote(self.author)}", f"author_keys = {quote(self.author)}"])
         if self.has_revisions is not None:
             clauses.append(f"has_revisions = {_flag(self.has_revisions)}")
         if self.has_code is not None:

@@ -204,6 +204,13 @@ class MatchReason(BaseModel):
     source_version: str | None = Field(
         None, exclude_if=_unset, description="venue follow: the version whose comment says so", examples=["v3"]
     )
+    name_match: Literal["initials", "initial", "family"] | None = Field(
+        None,
+        exclude_if=_unset,
+        description="author follow: the name agreed only through initials (`J. Y.` ~ `Jun-Yan`), a bare initial "
+        "(`Y. Li` ~ `Yinghui Li`) or the family name alone; absent: as written, or by a pinned id",
+        examples=["initial"],
+    )
 
 
 class FollowMatched(BaseModel):

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+# an author follow's match through less than the name as written (papertrail/follows/authors.py, rule 4)
+NAME_MATCH = {"initial": "initial only", "initials": "initials only", "family": "family name only"}
 EVIDENCE = {"comment": "comment", "journal_ref": "journal reference", "doi": "DOI", "proceedings": "proceedings"}
 
 
@@ -13,7 +15,8 @@ def venue_evidence(reason: dict[str, Any], names: dict[str, str] = EVIDENCE) -> 
 
 
 def reason_text(reason: dict[str, Any]) -> str:
-    """`retrieval(abstract)`, `math reasoning: reasoning(abstract)`, `author Jane Doe`, or for a similar follow
+    """`retrieval(abstract)`, `math reasoning: reasoning(abstract)`, `author Jane Doe`, `author Y. Li (initial only)`
+    (an author follow matched through less than the name as written), or for a similar follow
     `similar to "SafeConv: …" (0.74)` (the closest seed paper) or `similar to your description (0.71)`, or for a
     venue follow `accepted at ICML 2026 (comment of v3)`."""
     field = reason.get("field")
@@ -28,6 +31,7 @@ def reason_text(reason: dict[str, Any]) -> str:
             else f"similar to your description ({score})"
         )
     if field == "authors":
-        return f"author {reason['term']}"
+        how = NAME_MATCH.get(reason.get("name_match") or "")
+        return f"author {reason['term']} ({how})" if how else f"author {reason['term']}"
     text = f"{reason['term']}({field})"
     return f"{reason['subtopic']}: {text}" if reason.get("subtopic") else text

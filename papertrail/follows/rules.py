@@ -300,10 +300,11 @@ def follow_reasons(compiled: CompiledFollow, paper: PaperText, hits: dict[str, s
         if not _categories_ok(paper, follow_categories):
             return []
         matched_categories = sorted(follow_categories & paper.categories)
+        matched = ((a, compiled.author.match(a)) for a in paper.authors)
         return [
-            MatchReason(term=a.name, field="authors", categories=matched_categories)
-            for a in paper.authors
-            if compiled.author.matches(a)
+            MatchReason(term=a.name, field="authors", categories=matched_categories, name_match=how)
+            for a, how in matched
+            if how is not False
         ]
     return [r for rule in compiled.rules for r in rule_reasons(rule, follow_categories, paper, hits)]
 

@@ -32,7 +32,11 @@ from services.query.api.routes import corrections, feeds, follows, library, over
 from services.query.api.routes import topics as topic_routes
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
-from services.query.catalogue.indexer.retag import attach_vectors_on_model_change, retag_on_catalogue_change
+from services.query.catalogue.indexer.retag import (
+    attach_vectors_on_model_change,
+    name_authors_on_scheme_change,
+    retag_on_catalogue_change,
+)
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from services.query.catalogue.repositories import CatalogueRecords
 from services.query.deps import QueryResources
@@ -104,13 +108,15 @@ async def prepare(resources: QueryResources) -> None:
 
 def background_jobs(resources: QueryResources) -> dict[str, Callable[[], Awaitable[None]]]:
     """The worker role's jobs by name, each run under its lease of that name (one process across the replicas):
-    retagging and the vectors' attachment run once, when the catalogue or the model changed; training, the digest
-    picks and the imports left running go on until the service stops."""
+    retagging, the vectors' attachment and the author name keys run once, when the catalogue, the model or the
+    name key scheme changed; training, the digest picks and the imports left running go on until the service
+    stops."""
     settings, index, catalogue = resources.settings, resources.paper_index, resources.catalogue
     models, imports = resources.reader_models, resources.imports
     return {
         "retag": lambda: retag_on_catalogue_change(index, catalogue, resources.topic_tagger),
         "vectors": lambda: attach_vectors_on_model_change(index, catalogue, settings.model_key),
+        "author_names": lambda: name_authors_on_scheme_change(index, catalogue),
         "training": lambda: models.keep_training(
             settings.feed_retrain_poll_s, settings.feed_picks_every_s, settings.digest_picks
         ),

@@ -58,6 +58,15 @@ def test_labels() -> None:
     assert fmt.reason_text({"term": "banach", "field": "title"}, "zh") == "banach(title)"
 
 
+def test_an_author_reason_says_when_it_rests_on_an_initial() -> None:
+    full = {"term": "Yinghui Li", "field": "authors"}
+    initial = full | {"name_match": "initial"}
+    assert (fmt.reason_text(full, "en"), fmt.reason_text(full, "zh")) == ("author Yinghui Li", "作者 Yinghui Li")
+    assert fmt.reason_text(initial, "en") == "author Yinghui Li (initial only)"
+    assert fmt.reason_text(initial, "zh") == "作者 Yinghui Li(仅首字母相同)"
+    assert fmt.author_page_key("Li, Yinghui") == fmt.author_page_key("Yinghui Li") == "li yinghui"
+
+
 def test_every_string_has_both_languages_with_the_same_placeholders() -> None:
     import string
 

@@ -50,6 +50,7 @@ def similar_reason(titles: dict[str, str], seed: str, score: float) -> MatchReas
             "score": round(score, 4),
             "evidence": None,
             "source_version": None,
+            "name_match": None,
         },
     )
 

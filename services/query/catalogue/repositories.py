@@ -112,7 +112,8 @@ class SourceRuns:
 
 
 class IndexState:
-    """What the search index's documents were last made with (`index_state`): topic catalogue, vectors' model."""
+    """What the search index's documents were last made with (`index_state`): topic catalogue, vectors' model,
+    author name keys."""
 
     def __init__(self, db: AsyncDatabase) -> None:
         self.index_state = db[INDEX_STATE.name]
@@ -132,6 +133,14 @@ class IndexState:
 
     async def save_vectors_model(self, index_name: str, model_key: str) -> None:
         await self.index_state.update_one({"_id": index_name}, {"$set": {"vectors_model": model_key}}, upsert=True)
+
+    async def author_names_scheme(self, index_name: str) -> str | None:
+        """The scheme of the documents' full-name author keys (`author_names`), once every document has them."""
+        doc = await self.index_state.find_one({"_id": index_name})
+        return doc.get("author_names") if doc else None
+
+    async def save_author_names_scheme(self, index_name: str, scheme: str) -> None:
+        await self.index_state.update_one({"_id": index_name}, {"$set": {"author_names": scheme}}, upsert=True)
 
 
 @dataclass(frozen=True, slots=True)

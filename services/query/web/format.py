@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 from markupsafe import Markup, escape
 
 from papertrail.follows.reasons import reason_text as plain_reason_text
+from papertrail.names import display_name_key
 from papertrail.text import Dollar, Formula, Styled, TexPart, tex_parts
 from services.query.web.i18n import Translator
 
@@ -147,6 +148,11 @@ def version_kind_label(kind: str, t: Translator) -> str:
     return t(f"kind_{kind}") if t.has(f"kind_{kind}") else kind
 
 
+def author_page_key(name: str) -> str:
+    """The key of an author's page: the full name as written ("Yinghui Li" → "li yinghui")."""
+    return display_name_key(name)
+
+
 def reason_text(reason: dict[str, Any], lang: str) -> str:
     """'数学推理: reasoning(abstract)': the subtopic (Chinese name when asked and known), the term, the field; for a
     similar follow, the closest seed paper's title (or the description) and the score."""
@@ -157,6 +163,9 @@ def reason_text(reason: dict[str, Any], lang: str) -> str:
         if reason.get("seed_id"):
             return Translator(lang)("reason_similar_to", title=reason.get("term", ""), score=score)
         return Translator(lang)("reason_similar_description", score=score)
+    if reason.get("field") == "authors":
+        how = reason.get("name_match")
+        return Translator(lang)(f"reason_author_{how}" if how else "reason_author", name=reason.get("term", ""))
     label = reason.get("subtopic_zh") if lang == "zh" and reason.get("subtopic_zh") else reason.get("subtopic")
     hit = f"{reason.get('term', '')}({reason.get('field', '')})"
     return f"{label}: {hit}" if label else hit

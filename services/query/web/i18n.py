@@ -256,6 +256,17 @@ STRINGS: dict[str, tuple[str, str]] = {
     "author_names": ("署名:{names}", "Appears as: {names}"),
     "author_papers": ("{total} 篇论文", "{total} papers"),
     "author_bad_key": ("作者标识无效:{key}", "Not an author key: {key}"),
+    "author_initial_page": (
+        "「{name}」只写了名字的首字母,可能是下列任何一位作者;这里只列出署名正是「{name}」的论文。",
+        "“{name}” gives only initials and may be any of the authors below; listed here are only the papers "
+        "signed exactly “{name}”.",
+    ),
+    "author_candidates": ("同姓、名字首字母相同的作者", "Authors with this family name and initial"),
+    "author_candidate_papers": ("{total} 篇", "{total} papers"),
+    "author_same_initial": (
+        "同姓、名字首字母相同的其他作者:{name}",
+        "Other authors with this family name and initial: {name}",
+    ),
     "sources_title": ("各信源进度", "Source status"),
     "state_ok": ("正常", "ok"),
     "state_failing": ("采集异常", "failing"),
@@ -446,6 +457,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "等待向量:{count} 篇种子论文尚未生成向量,生成后开始匹配。",
         "Waiting for vectors: {count} seed papers have no vector yet; they match once they have.",
     ),
+    "reason_author": ("作者 {name}", "author {name}"),
+    "reason_author_initial": ("作者 {name}(仅首字母相同)", "author {name} (initial only)"),
+    "reason_author_initials": ("作者 {name}(仅缩写相同)", "author {name} (initials only)"),
+    "reason_author_family": ("作者 {name}(仅姓氏相同)", "author {name} (family name only)"),
     "reason_similar_to": ("与「{title}」相似({score})", 'similar to "{title}" ({score})'),
     "reason_similar_description": ("与你的描述相似({score})", "similar to your description ({score})"),
     "follow_name": ("名称", "Name"),

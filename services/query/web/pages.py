@@ -2,9 +2,10 @@
 
 import re
 from typing import Any, get_args
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.text import has_han
@@ -125,12 +126,15 @@ async def show_topic(topic_id: str, request: Request, index: PaperIndexDep, page
 
 
 @router.get("/authors/{key}", response_class=HTMLResponse)
-async def show_author(key: str, request: Request, index: PaperIndexDep) -> HTMLResponse:
-    """An author's papers across years and venues, newest first."""
+async def show_author(key: str, request: Request, index: PaperIndexDep) -> Response:
+    """An author's papers across years and venues, newest first. A key of initials only lists the authors it may
+    stand for; an old initial key ("li y") that no paper signs as such and that stands for one name goes there."""
     user = await signed_in_user(request)
     if not AUTHOR_KEY.match(key):
         return error_page(request, 404, Translator(language(request))("author_bad_key", key=key), user)
     author = await author_papers(index, key, page=1, size=100)
+    if author["key"] != key:  # an old initial key that stands for one name: that name's page
+        return RedirectResponse(f"/authors/{quote(author['key'])}", status_code=307)
     return render(request, "author.html", user=user, author=author)
 
 

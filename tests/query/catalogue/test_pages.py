@@ -8,12 +8,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer
 from lxml import html
 
+from papertrail.names import display_name_key
 from schemas import topics
 from schemas.events import PaperEnriched
 from tests.conftest import wait_until, wait_until_async
@@ -234,11 +236,26 @@ def test_topic_pages_show_hits_with_reasons(site: tuple[Pipeline, dict[str, str]
 
 def test_author_page_lists_the_authors_papers(site: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = site
-    key = RECORDS[0].authors[0].key
-    expected = {f"arxiv:{r.record_id}" for r in RECORDS if key in {a.key for a in r.authors}}
+    name = RECORDS[0].authors[0].name
+    key = display_name_key(name)
+    expected = {f"arxiv:{r.record_id}" for r in RECORDS if key in {display_name_key(a.name) for a in r.authors}}
     tree = doc(page(pipeline, f"/authors/{key}"))
     assert {e.get("data-paper-id") for e in tree.find_class("entry")} == expected
-    assert RECORDS[0].authors[0].name in text(tree.find(".//h1"))
+    assert name in text(tree.find(".//h1"))
+    # a paper's authors link to their full-name pages
+    paper = doc(page(pipeline, f"/papers/arxiv:{RECORDS[0].record_id}"))
+    assert paper.xpath(f'//a[@href="/authors/{quote(key)}"]')
+
+
+def test_an_old_initial_author_url_keeps_working(site: tuple[Pipeline, dict[str, str]]) -> None:
+    """/authors/song%20g (the key pages had before full names) goes to the one name it stands for; /authors/zhang%20h
+    (Hui Zhang and Haizhang Zhang) lists both, each linked to its page."""
+    pipeline, _ = site
+    moved = page(pipeline, "/authors/song g")
+    assert moved.status_code == 307 and moved.headers["location"] == "/authors/song%20guohui"
+    tree = doc(page(pipeline, "/authors/zhang h"))
+    links = {a.get("href"): text(a) for a in tree.find_class("author-candidates")[0].iter("a")}
+    assert links == {"/authors/zhang%20hui": "Hui Zhang", "/authors/zhang%20haizhang": "Haizhang Zhang"}
 
 
 def test_sources_page_shows_state_and_runs(site: tuple[Pipeline, dict[str, str]]) -> None:
@@ -418,7 +435,7 @@ def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
             topic_id = max(_expected_topic_hits().items(), key=lambda item: len(item[1]))[0]
             for name, path in [
                 ("07-topic", f"/topics/{topic_id}"),
-                ("08-author", f"/authors/{target.authors[0].key}"),
+                ("08-author", f"/authors/{quote(display_name_key(target.authors[0].name))}"),
                 ("09-sources", "/sources"),
             ]:
                 assert tab.goto(pipeline.url("query", path)).status == 200  # type: ignore[union-attr]

@@ -139,11 +139,22 @@ async def read_paper(
     return await paper_detail(paper, index, catalogue)
 
 
+class AuthorCandidate(BaseModel):
+    key: str = Field(description="the author's page key: the full name as written", examples=["li yinghui"])
+    name: str = Field(description="the name as most papers write it", examples=["Yinghui Li"])
+    papers: int = Field(description="how many papers sign it, among the latest 1,000 of the family name and initial")
+
+
 class AuthorPapers(BaseModel):
-    key: str
+    key: str = Field(description="the full name as written, folded, family name first", examples=["li yinghui"])
     names: list[str] = Field(description="the names this author appears under")
     total: int
     hits: list[PaperHit]
+    initial_key: str = Field(description="family name and initial: every author it may stand for", examples=["li y"])
+    initials_only: bool = Field(description="the name gives only initials (`Y. Li`): it may be any candidate")
+    candidates: list[AuthorCandidate] = Field(
+        description="for a name of initials only: the authors with its family name and initial, most papers first"
+    )
 
 
 @router.get("/authors/{key}", response_model=AuthorPapers)
@@ -153,5 +164,7 @@ async def read_author(
     page: Annotated[int, Query(ge=1, le=1000)] = 1,
     size: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> dict[str, Any]:
-    """An author's papers across years and venues, newest first."""
+    """An author's papers across years and venues, newest first: `key` is the full name as written, folded, family
+    name first (`li yinghui`, as `/authors/` pages link it). A key of initials only (`li y`, `li y k`), the form of
+    every key before full names, lists the papers signed so and the authors it may stand for (`candidates`)."""
     return await author_papers(index, key, page, size)

@@ -1,13 +1,15 @@
 """Retagging: every indexed paper's catalogue topics derived again when the catalogue differs from the one that
-tagged them (a new release's topics.toml); and every indexed paper's stored vector attached again when the model
-differs from the one whose vectors the index holds."""
+tagged them (a new release's topics.toml); every indexed paper's stored vector attached again when the model
+differs from the one whose vectors the index holds; and every paper's full-name author keys (`author_names`, the
+author pages' keys) written when the index's were made by another scheme, or before there were any."""
 
 import logging
 import time
 
 import stamina
 
-from papertrail.search_document import with_vector
+from papertrail.names import NAME_KEY_SCHEME
+from papertrail.search_document import author_names, with_vector
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from services.query.catalogue.repositories import CatalogueRecords
@@ -71,3 +73,33 @@ async def attach_vectors_on_model_change(index: PaperIndex, catalogue: Catalogue
     await catalogue.index_state.save_vectors_model(index.name, model_key)
     seconds = round(time.perf_counter() - started, 1)
     log.info("stored vectors attached to the index", extra={"papers": attached, "seconds": seconds})
+
+
+async def name_authors(index: PaperIndex, page_size: int = 1000) -> int:
+    """Give every indexed paper its authors' full-name keys, read from the names it holds (no paper is read); return
+    how many documents changed."""
+    changed = 0
+    async for page in index.pages(["id", "authors", "author_names"], page_size):
+        updates = [
+            {"id": held["id"], "author_names": keys}
+            for held in page
+            if (keys := author_names(held.get("authors") or [])) != held.get("author_names")
+        ]
+        if updates:
+            await index.upsert(updates)
+            changed += len(updates)
+    return changed
+
+
+@stamina.retry(on=Exception, attempts=None, timeout=None, wait_max=60)
+async def name_authors_on_scheme_change(index: PaperIndex, catalogue: CatalogueRecords) -> None:
+    """Write the full-name author keys when the index's documents were keyed by another scheme (or none: indexed
+    before author pages told full names apart); retried until it succeeds, since writing them twice comes out the
+    same. Papers indexed meanwhile get theirs from the indexer."""
+    if await catalogue.index_state.author_names_scheme(index.name) == NAME_KEY_SCHEME:
+        return
+    started = time.perf_counter()
+    changed = await name_authors(index)
+    await catalogue.index_state.save_author_names_scheme(index.name, NAME_KEY_SCHEME)
+    seconds = round(time.perf_counter() - started, 1)
+    log.info("author name keys written to the index", extra={"changed": changed, "seconds": seconds})

@@ -6,6 +6,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
+from papertrail.names import display_name_key, initials_only
 from papertrail.search_document import PaperFilter, paper_fields
 from schemas.paper import Paper, VenueClaim
 from services.query.catalogue.changes import version_changes
@@ -156,11 +157,66 @@ async def paper_detail(paper: dict[str, Any], index: PaperIndex, catalogue: Cata
     }
 
 
+SAME_INITIAL_READ = 1000  # papers read for the authors a family name and initial may stand for
+
+
 async def author_papers(index: PaperIndex, key: str, page: int, size: int) -> dict[str, Any]:
-    """An author's papers across years and venues, newest first, with the names the author appears under."""
-    results = await index.search(PaperQuery(filter=PaperFilter(author_key=key), sort="published", page=page, size=size))
-    names = sorted({a["name"] for hit in results.hits for a in hit.get("authors_detail", []) if a.get("key") == key})
-    return {"key": key, "names": names, "total": results.total, "hits": results.hits}
+    """An author's papers, newest first: those signed with the full name of `key` as written ("li yinghui"), with
+    the names they appear under. A name of initials only ("li y", as pages were keyed before full names, or
+    "Y.k. Li") may stand for several people: its page also lists the authors sharing its family name and initial
+    (`candidates`), each with its page key and number of papers. An old initial key that no paper signs as such and
+    that stands for one name only answers as that name's page (its `key` says which)."""
+    found = await _author_page(index, key, page, size)
+    if not found["total"] and len(found["candidates"]) == 1:
+        return await _author_page(index, found["candidates"][0]["key"], page, size)
+    return found
+
+
+async def _author_page(index: PaperIndex, key: str, page: int, size: int) -> dict[str, Any]:
+    wanted = PaperFilter(author_name=key)
+    results = await index.search(PaperQuery(filter=wanted, sort="published", page=page, size=size))
+    own = [a for hit in results.hits for a in hit.get("authors_detail", []) if _name_key(a) == key]
+    names = sorted({a["name"] for a in own})
+    # a page of an old "family initial" key may hold no paper signed so: the key itself is the initial key then
+    initial_key = (own[0].get("key") or key) if own else key
+    ambiguous = all(initials_only(name) for name in names)
+    candidates = await same_initial(index, initial_key, key) if ambiguous else []
+    return {
+        "key": key,
+        "names": names,
+        "total": results.total,
+        "hits": results.hits,
+        "initial_key": initial_key,
+        "initials_only": ambiguous,
+        "candidates": candidates,
+    }
+
+
+async def same_initial(index: PaperIndex, initial_key: str, but: str) -> list[dict[str, Any]]:
+    """The authors (by full name) whose family name and initial are `initial_key`, `but` that name: most papers
+    first, among the latest SAME_INITIAL_READ papers of that key."""
+    wanted = PaperQuery(filter=PaperFilter(author_key=initial_key), sort="published", size=SAME_INITIAL_READ)
+    found = await index.search(wanted, ["paper_id", "authors_detail"])
+    papers: dict[str, set[str]] = {}
+    names: dict[str, dict[str, int]] = {}
+    for hit in found.hits:
+        for author in hit.get("authors_detail", []):
+            name_key = _name_key(author)
+            if author.get("key") == initial_key and name_key and name_key != but:
+                papers.setdefault(name_key, set()).add(hit["paper_id"])
+                spelled = names.setdefault(name_key, {})
+                spelled[author["name"]] = spelled.get(author["name"], 0) + 1
+    return sorted(
+        (
+            {"key": k, "name": max(names[k], key=lambda n: (names[k][n], n)), "papers": len(ids)}
+            for k, ids in papers.items()
+        ),
+        key=lambda c: (-c["papers"], c["key"]),
+    )
+
+
+def _name_key(author: dict[str, Any]) -> str:
+    return display_name_key(author.get("name") or "")
 
 
 async def held_paper(catalogue: CatalogueRecords, paper_id: str) -> dict[str, Any] | None:

@@ -125,7 +125,12 @@ class PaperSearch(BaseModel):
     has_revisions: bool | None = None
     has_code: bool | None = Field(None, description=HAS_CODE)
     topic: str | None = Field(None, pattern=TOPIC_ID_PATTERN, description="catalogue topic id")
-    author: str | None = Field(None, pattern=AUTHOR_KEY_PATTERN, description="author key, e.g. 'zhang w'")
+    author: str | None = Field(
+        None,
+        pattern=AUTHOR_KEY_PATTERN,
+        description="an author page's key: the full name as written ('li yinghui'), or family name and initial "
+        "('li y': every author it may stand for)",
+    )
     since: Since = None
     until: SearchTime | None = Field(None, description="up to this time (a day is inclusive)")
     summarized_since: SearchTime | None = Field(
@@ -147,7 +152,7 @@ class PaperSearch(BaseModel):
             has_revisions=self.has_revisions,
             has_code=self.has_code,
             topic_id=self.topic,
-            author_key=self.author,
+            author=self.author,
             summarized_since_ts=_epoch(self.summarized_since),
             dated_by="updated" if sort == "relevance" else sort,  # the date range applies to the chosen time
             since_ts=_epoch(self.since),
