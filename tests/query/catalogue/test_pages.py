@@ -250,6 +250,29 @@ def test_sources_page_shows_state_and_runs(site: tuple[Pipeline, dict[str, str]]
     assert len(rows) == len(runs) and str(len(RECORDS)) in [text(td) for td in rows[0].findall("td")]
 
 
+def test_the_menu_marks_the_current_page_and_the_site_has_a_favicon(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, tokens = site
+
+    def marked(tree: Any) -> list[str]:
+        return [a.get("href") for a in tree.find_class("nav")[0].iter("a") if a.get("aria-current") == "page"]
+
+    topic_id = api(pipeline, "/api/topics")[0]["id"]
+    for path, current in [
+        ("/", "/"),
+        ("/sources", "/sources"),
+        ("/topics", "/topics"),
+        (f"/topics/{topic_id}", "/topics"),
+    ]:
+        assert marked(doc(page(pipeline, path))) == [current], path
+    assert marked(doc(page(pipeline, f"/papers/arxiv:{RECORDS[0].record_id}"))) == []  # no menu entry is a paper
+    with signed_in(pipeline, tokens["ana"]) as ana:
+        assert marked(doc(ana.get("/me/library"))) == ["/me/library"]
+    icon = doc(page(pipeline, "/")).xpath('//link[@rel="icon"]')[0]
+    served = page(pipeline, icon.get("href"))
+    assert icon.get("type") == "image/svg+xml" and served.status_code == 200
+    assert served.headers["content-type"].startswith("image/svg+xml") and "<svg" in served.text
+
+
 def test_per_user_pages_refuse_without_a_valid_cookie(site: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = site
     for path in ("/me/follows", "/me/feed"):
@@ -551,7 +574,9 @@ LAYOUT = """() => {
     .slice(0, 5).map(el => el.tagName.toLowerCase() + (el.className ? '.' + el.className : ''));
   const lineHeight = parseFloat(getComputedStyle(document.querySelector('.nav a')).lineHeight);
   const box = el => { const r = el.getBoundingClientRect(); return {
-    text: el.textContent.trim(), height: r.height, middle: r.top + r.height / 2 }; };
+    text: el.textContent.trim(), height: r.height, middle: r.top + r.height / 2,
+    current: el.getAttribute('aria-current') === 'page',
+    look: getComputedStyle(el).color + ' ' + getComputedStyle(el).boxShadow }; };
   return { scrollWidth: document.documentElement.scrollWidth, width, wider, lineHeight,
     links: [...document.querySelectorAll('.nav a')].map(box),
     account: [...document.querySelectorAll('.account > *')].map(box) };
@@ -564,6 +589,12 @@ def _layout_faults(layout: dict[str, Any], desktop: bool) -> list[str]:
         faults.append(f"{layout['scrollWidth']} px wide in {layout['width']} px ({', '.join(layout['wider'])})")
     line = layout["lineHeight"]
     faults += [f"{a['text']!r} wraps ({a['height']:.0f} px)" for a in layout["links"] if a["height"] >= 1.6 * line]
+    for current in (a for a in layout["links"] if a["current"]):  # the current page's link looks unlike the rest
+        faults += [
+            f"{current['text']!r} unmarked"
+            for a in layout["links"]
+            if not a["current"] and a["look"] == current["look"]
+        ][:1]
     if desktop:  # one row: every link and the account row on the first link's middle line
         middle = layout["links"][0]["middle"]
         off = [a["text"] for a in layout["links"] + layout["account"] if abs(a["middle"] - middle) > line / 2]
