@@ -267,6 +267,29 @@ def test_sources_page_shows_state_and_runs(site: tuple[Pipeline, dict[str, str]]
     assert len(rows) == len(runs) and str(len(RECORDS)) in [text(td) for td in rows[0].findall("td")]
 
 
+def test_the_menu_marks_the_current_page_and_the_site_has_a_favicon(site: tuple[Pipeline, dict[str, str]]) -> None:
+    pipeline, tokens = site
+
+    def marked(tree: Any) -> list[str]:
+        return [a.get("href") for a in tree.find_class("nav")[0].iter("a") if a.get("aria-current") == "page"]
+
+    topic_id = api(pipeline, "/api/topics")[0]["id"]
+    for path, current in [
+        ("/", "/"),
+        ("/sources", "/sources"),
+        ("/topics", "/topics"),
+        (f"/topics/{topic_id}", "/topics"),
+    ]:
+        assert marked(doc(page(pipeline, path))) == [current], path
+    assert marked(doc(page(pipeline, f"/papers/arxiv:{RECORDS[0].record_id}"))) == []  # no menu entry is a paper
+    with signed_in(pipeline, tokens["ana"]) as ana:
+        assert marked(doc(ana.get("/me/library"))) == ["/me/library"]
+    icon = doc(page(pipeline, "/")).xpath('//link[@rel="icon"]')[0]
+    served = page(pipeline, icon.get("href"))
+    assert icon.get("type") == "image/svg+xml" and served.status_code == 200
+    assert served.headers["content-type"].startswith("image/svg+xml") and "<svg" in served.text
+
+
 def test_per_user_pages_refuse_without_a_valid_cookie(site: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = site
     for path in ("/me/follows", "/me/feed"):
@@ -556,3 +579,96 @@ def test_in_headless_chromium_similar_papers_and_the_search_by_meaning(
             tab.screenshot(path=ARTIFACTS / "14-search-by-meaning.png", full_page=True)
         finally:
             browser.close()
+
+
+# The layout measured in the browser: the document no wider than the viewport, each menu label on one line, and at
+# desktop width the account row on the menu's line (issue 27: 论/文/库 one character a line at 1,400 px, the home
+# page 494 px wide at 390 px with 搜索 off-screen, the version table out of its card).
+LAYOUT = """() => {
+  const width = window.innerWidth;
+  const wider = [...document.querySelectorAll('body *')]
+    .filter(el => el.getBoundingClientRect().right > width + 0.5 && el.getClientRects().length)
+    .slice(0, 5).map(el => el.tagName.toLowerCase() + (el.className ? '.' + el.className : ''));
+  const lineHeight = parseFloat(getComputedStyle(document.querySelector('.nav a')).lineHeight);
+  const box = el => { const r = el.getBoundingClientRect(); return {
+    text: el.textContent.trim(), height: r.height, middle: r.top + r.height / 2,
+    current: el.getAttribute('aria-current') === 'page',
+    look: getComputedStyle(el).color + ' ' + getComputedStyle(el).boxShadow }; };
+  return { scrollWidth: document.documentElement.scrollWidth, width, wider, lineHeight,
+    links: [...document.querySelectorAll('.nav a')].map(box),
+    account: [...document.querySelectorAll('.account > *')].map(box) };
+}"""
+
+
+def _layout_faults(layout: dict[str, Any], desktop: bool) -> list[str]:
+    faults = []
+    if layout["scrollWidth"] > layout["width"]:
+        faults.append(f"{layout['scrollWidth']} px wide in {layout['width']} px ({', '.join(layout['wider'])})")
+    line = layout["lineHeight"]
+    faults += [f"{a['text']!r} wraps ({a['height']:.0f} px)" for a in layout["links"] if a["height"] >= 1.6 * line]
+    for current in (a for a in layout["links"] if a["current"]):  # the current page's link looks unlike the rest
+        faults += [
+            f"{current['text']!r} unmarked"
+            for a in layout["links"]
+            if not a["current"] and a["look"] == current["look"]
+        ][:1]
+    if desktop:  # one row: every link and the account row on the first link's middle line
+        middle = layout["links"][0]["middle"]
+        off = [a["text"] for a in layout["links"] + layout["account"] if abs(a["middle"] - middle) > line / 2]
+        faults += [f"{text!r} off the menu's line" for text in off]
+    return faults
+
+
+@needs_chromium
+def test_in_headless_chromium_pages_fit_at_desktop_and_phone_width(
+    site: tuple[Pipeline, dict[str, str]], tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    pipeline, _ = site
+    token = create_user(pipeline.env, "dana.zhang@example.edu")  # named by an e-mail, as a signed-up reader is
+    paper_id = f"arxiv:{RECORDS[0].record_id}"
+    saved = httpx.put(
+        pipeline.url("query", f"/api/me/library/{paper_id}"),
+        json={"tags": ["banach-spaces"], "note": "read §3 on the representer theorem"},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=10,
+    )
+    saved.raise_for_status()
+    pages = {
+        "home": "/",
+        "paper": f"/papers/{paper_id}",
+        "library": "/me/library",
+        "follows": "/me/follows",
+        "sources": "/sources",
+    }
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    faults: dict[str, list[str]] = {}
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright, tmp_path / "profile", javascript=False)
+        try:
+            tab = browser.new_page()
+            tab.goto(pipeline.url("query", "/login?next=/me/follows"))
+            tab.locator("details.token-login summary").click()
+            tab.locator("input[name=token]").fill(token)
+            tab.locator("details.token-login").get_by_role("button", name="登录").click()
+            tab.wait_for_url("**/me/follows")
+            tab.locator("form.follow-form input[name=query]").fill("kernel")  # a follow listed on the page
+            tab.locator("form.follow-form").first.get_by_role("button", name="关注").click()
+            for lang in ("zh", "en"):
+                for width in (1400, 390):
+                    tab.set_viewport_size({"width": width, "height": 900})
+                    for name, path in pages.items():
+                        response = tab.goto(pipeline.url("query", path) + f"?lang={lang}")
+                        assert response is not None and response.status == 200, (name, lang)
+                        tab.screenshot(path=ARTIFACTS / f"layout-{width}-{lang}-{name}.png", full_page=True)
+                        found = _layout_faults(tab.evaluate(LAYOUT), desktop=width == 1400)
+                        if found:
+                            faults[f"{name} {width} px {lang}"] = found
+                    tab.goto(pipeline.url("query", f"/?lang={lang}"))
+                    search = tab.get_by_role("button", name="搜索" if lang == "zh" else "Search").bounding_box()
+                    if search is None or search["x"] + search["width"] > width:
+                        faults[f"search button {width} px {lang}"] = [f"off-screen: {search}"]
+        finally:
+            browser.close()
+    assert not faults, "\n".join(f"{where}: {'; '.join(found)}" for where, found in faults.items())
