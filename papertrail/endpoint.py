@@ -1,13 +1,19 @@
 """Calling an OpenAI-compatible endpoint, for summaries and embeddings alike: what is worth another attempt, how long
 to wait (Retry-After honoured), and the daily token budget."""
 
+from __future__ import annotations
+
 import email.utils
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import openai
 import stamina
+
+# openai is imported where an error is classified: every service imports this module (the budget's day, through
+# papertrail/embedding.py), and openai's types take a third of a service's start when no endpoint is configured.
+if TYPE_CHECKING:
+    import openai
 
 # Status codes that mean "the key or endpoint is misconfigured": worth waiting for an operator, not failing.
 UNAVAILABLE_STATUSES = frozenset({401, 403, 404})
@@ -34,6 +40,8 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
 
 
 def error_kind(exc: BaseException) -> str:
+    import openai
+
     if isinstance(exc, openai.APITimeoutError):
         return "timeout"
     if isinstance(exc, openai.APIConnectionError):

@@ -1,13 +1,16 @@
 """The OpenAI-compatible endpoint: one summary per paper, retried on 429/5xx/timeouts, repaired once, measured."""
 
+from __future__ import annotations
+
 import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
-from openai import AsyncOpenAI
+# openai is imported with the client: a summarizer with no endpoint configured never loads it (a third of its start).
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 from papertrail.endpoint import error_kind, estimated_cost, is_unavailable, unavailable_reason, with_retries
 from papertrail.endpoint import retry_after_seconds as retry_after_seconds
@@ -56,6 +59,8 @@ class SummaryModel:
         self.slots = asyncio.Semaphore(settings.summary_concurrency)
 
     async def summarize(self, paper: Paper) -> Attempt:
+        import openai
+
         attempt = Attempt()
         messages = build_messages(paper, self.settings.openai_output)
         try:
@@ -92,6 +97,8 @@ class SummaryModel:
         )
 
     async def _request(self, messages: list[dict[str, str]], attempt: Attempt) -> str | None:
+        import openai
+
         settings = self.settings
         request: dict[str, Any] = {
             "model": self.model,
@@ -140,5 +147,7 @@ def checked_answer(text: str | None, paper: Paper) -> SummaryAnswer:
 
 def make_openai_client(settings: SummarizerSettings) -> AsyncOpenAI:
     """The one AsyncOpenAI client; its built-in retries are off because SummaryModel retries and counts."""
+    from openai import AsyncOpenAI
+
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed"
     return AsyncOpenAI(base_url=settings.openai_base_url, api_key=key, timeout=settings.openai_timeout_s, max_retries=0)
