@@ -229,6 +229,11 @@ def test_the_library_and_the_feed_pages_keep_their_headings_in_order() -> None:
                      filters={}, next_url=None, problem=None, marks={}, formats=["bibtex"])  # fmt: skip
     assert_in_order(library)
     assert library.find_class("title")[0].get("lang") == "en"
+    # a newer version that arXiv's `arXiv` format names only "updated": not "已更新到 updated"
+    newer = entry | {"updated_to": "updated"}
+    later = render("library.html", path="/me/library", user={"name": "ana"}, entries=[newer], total=1, tags=[],
+                   filters={}, next_url=None, problem=None, marks={}, formats=["bibtex"])  # fmt: skip
+    assert text(later.find_class("updated-to")[0]) == "有新版本"
     item = {"paper_id": "acl:2024.acl-long.10", "follow_name": "LLM", "matched_at": NOW, "reasons": [],
             "paper": {"title": acl_paper().title, "authors": ["Weitao Li"]}}  # fmt: skip
     page = {"sort": "newest", "total": 1, "items": [item], "next_cursor": None}

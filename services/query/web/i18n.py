@@ -554,6 +554,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "library_save_entry": ("保存", "Save changes"),
     "library_saved_at": ("收藏于 {time}", "Saved {time}"),
     "library_updated_to": ("已更新到 {version}", "updated to {version}"),
+    # arXiv's `arXiv` and `oai_dc` formats name a later version only "updated": no number to show
+    "library_updated_later": ("有新版本", "a newer version"),
     "library_next": ("下一页 →", "Next page →"),
     "library_bad_filter": ("筛选条件无效", "The filter is not valid"),
     "cite_title": ("引用", "Cite"),
