@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from lxml import html
+from starlette.requests import Request
 
 from papertrail.search_document import paper_document
 from schemas.events import PaperEnriched
@@ -17,6 +18,11 @@ from services.query.web.i18n import STRINGS, Translator, pick_language
 from services.query.web.render import templates
 
 ZH, EN = Translator("zh"), Translator("en")
+
+
+def page_request(path: str = "/papers/arxiv:2611.00001") -> Request:
+    """The request a page is rendered for (the menu marks the page it is on)."""
+    return Request({"type": "http", "method": "GET", "path": path, "query_string": b"", "headers": []})
 
 
 def people(count: int) -> list[dict[str, Any]]:
@@ -137,7 +143,7 @@ def test_paper_template_shows_summary_institutions_and_cut_authors(lang: str) ->
     t = Translator(lang)
     page = templates.get_template("paper.html").render(
         t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
-        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None,
+        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None, request=page_request(),
         paper=summarized_paper(), topic_hits=[],
     )  # fmt: skip
     tree = html.fromstring(page)
@@ -156,7 +162,7 @@ def paper_page(lang: str, paper: dict[str, Any]) -> Any:
     t = Translator(lang)
     page = templates.get_template("paper.html").render(
         t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
-        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None,
+        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None, request=page_request(),
         paper=paper, topic_hits=[],
     )  # fmt: skip
     return html.fromstring(page)
@@ -210,7 +216,7 @@ def test_home_template_shows_the_failing_banner_and_links_each_number() -> None:
     )  # fmt: skip
     t = Translator("zh")
     page = templates.get_template("home.html").render(
-        t=t, lang="zh", other_lang_url="/", zone_label="北京时间", user=None, overview=overview,
+        t=t, lang="zh", other_lang_url="/", zone_label="北京时间", user=None, request=page_request(), overview=overview,
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p),
         links={"new_ai_related": "/?ai_related=true#papers", "total_papers": "/#papers"}, browse=PaperListing(),
         sorts=("updated", "ingested", "published"), results={"total": 0, "hits": [], "facets": {}}, problem=None,
@@ -274,7 +280,7 @@ def test_card_and_paper_page_show_the_code_link(lang: str, label: str) -> None:
     assert (link.text_content(), link.get("href")) == (label, "https://github.com/Regan-Zhang/HaDis")
     page = templates.get_template("paper.html").render(
         t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
-        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None,
+        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None, request=page_request(),
         paper=document, topic_hits=[],
     )  # fmt: skip
     tree = html.fromstring(page)
@@ -348,6 +354,7 @@ def test_card_and_paper_page_show_the_abstract_as_read() -> None:
     t = Translator("zh")
     page = templates.get_template("paper.html").render(
         t=t, lang="zh", other_lang_url="/", zone="Asia/Shanghai", zone_label="北京时间", user=None,
+        request=page_request(),
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), paper=paper, topic_hits=[],
     )  # fmt: skip
     abstract = html.fromstring(page).find_class("abstract-full")[0].find_class("tex")[0]

@@ -236,4 +236,7 @@ async def show_feed(
         return error_page(request, 422, Translator(language(request))("not_found"), user)
     marks = await resources.library.marks(user["_id"], [item["paper_id"] for item in page["items"]])
     more = f"/me/feed?{urlencode({'sort': chosen, 'cursor': page['next_cursor']})}" if page["next_cursor"] else None
-    return render(request, "feed.html", user=user, feed=page["items"], page=page, chosen=chosen, more=more, marks=marks)
+    return render(
+        request, "feed.html", user=user, feed=page["items"], page=page, chosen=chosen, more=more, marks=marks,
+        window_days=resources.settings.feed_window_days,
+    )  # fmt: skip

@@ -11,7 +11,7 @@ from markupsafe import Markup, escape
 
 from papertrail.follows.reasons import reason_text as plain_reason_text
 from papertrail.names import display_name_key
-from papertrail.text import Dollar, Formula, Styled, TexPart, tex_parts
+from papertrail.text import Dollar, Formula, Styled, TexPart, has_han, tex_parts
 from services.query.web.i18n import Translator
 
 AUTHORS_SHOWN = 8  # the seed site shows eight authors on a card, then "等 N 位作者"
@@ -88,6 +88,14 @@ def summary_provenance(
     return lines
 
 
+def run_window(run: dict[str, Any]) -> str:
+    """The record dates a harvest run asked its source for ('2015-01-16 → 2016-01-17'); empty when it named none."""
+    start, end = run.get("window_from"), run.get("window_until")
+    if not start:
+        return ""
+    return f"{start} → {end}" if end and end != start else str(start)
+
+
 def zone_label(zone: str, t: Translator) -> str:
     key = ZONE_NAMES.get(zone)
     return t(key) if key else zone
@@ -146,6 +154,30 @@ def status_label(status: str | None, t: Translator) -> str:
 
 def version_kind_label(kind: str, t: Translator) -> str:
     return t(f"kind_{kind}") if t.has(f"kind_{kind}") else kind
+
+
+def source_version_label(label: str | None, t: Translator) -> str:
+    """A record's version label as the source gave it ("v2"); arXiv's `arXiv` and `oai_dc` formats give only the
+    first and the latest date, so a later version of theirs is "updated", shown as what it is: no number."""
+    if not label:
+        return "—"
+    return t("source_version_updated") if label == "updated" else label
+
+
+HTML_LANG = {"zh": "zh-CN", "en": "en"}
+
+
+def text_lang(text: str | None) -> str:
+    """The language a title or abstract is written in, as far as pages need it: Chinese when it holds Chinese
+    characters, else English (the sources' papers are English)."""
+    return "zh" if has_han(text or "") else "en"
+
+
+def lang_attr(text: str | None, page_lang: str) -> Markup:
+    """` lang="en"` (or `zh-CN`) for a text in another language than the page's, so a screen reader or a browser's
+    hyphenation reads it as written; nothing when the text is in the page's language."""
+    written = text_lang(text)
+    return Markup(f' lang="{HTML_LANG[written]}"') if written != page_lang else Markup("")
 
 
 def author_page_key(name: str) -> str:

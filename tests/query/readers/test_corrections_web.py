@@ -9,14 +9,15 @@ from lxml import html
 from services.query.web import format as fmt
 from services.query.web.i18n import Translator
 from services.query.web.render import templates
-from tests.query.test_web_format import summarized_paper
+from tests.query.test_web_format import page_request, summarized_paper
 
 
 def render(template: str, lang: str = "zh", **context: Any) -> Any:
     t = Translator(lang)
     page = templates.get_template(template).render(
         t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
-        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None, **context,
+        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None,
+        request=page_request(), **context,
     )  # fmt: skip
     return html.fromstring(page)
 

@@ -30,4 +30,19 @@ document.addEventListener("submit", async (event) => {
     button.setAttribute("aria-pressed", String(pressed));
   }
   form.dispatchEvent(new CustomEvent("marks-changed", { bubbles: true, detail: marks }));
+  leaveLibrary(form, marks);
 });
+
+// On the library page a paper no longer saved (不相关, or 已收藏 clicked off) leaves the list and the count, as the
+// page would show it reloaded (a post without JavaScript comes back to it so).
+function leaveLibrary(form, marks) {
+  const entry = form.closest("[data-library-entry]");
+  if (!entry || marks.saved) return;
+  entry.remove();
+  const count = document.querySelector("[data-library-count]");
+  if (count) {
+    const total = Math.max(0, Number(count.dataset.total) - 1);
+    count.dataset.total = String(total);
+    count.textContent = count.dataset.text.replace("{total}", String(total));
+  }
+}

@@ -4,6 +4,7 @@ redirect back) and as the page's script posts them (JSON); each form carries the
 import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import httpx
 import pytest
@@ -11,6 +12,7 @@ from lxml import html
 
 from services.query.readers.library.citations import export
 from tests.conftest import Servers
+from tests.query.catalogue.test_pages import ARTIFACTS, launch_chromium, needs_chromium
 from tests.query.readers.library.papers import arxiv_oai
 from tests.query.readers.library.site import Browser, Site, browser, reader_site
 
@@ -20,7 +22,9 @@ PAPERS = list(arxiv_oai())
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    with reader_site(servers, tmp_path_factory.mktemp("library-web"), PAPERS, readers=("ana", "bo", "cy")) as running:
+    with reader_site(
+        servers, tmp_path_factory.mktemp("library-web"), PAPERS, readers=("ana", "bo", "cy", "dee")
+    ) as running:
         yield running
 
 
@@ -128,3 +132,44 @@ def test_a_saved_paper_with_a_newer_version_says_updated_to_it(site: Site) -> No
         },
     )  # as the normalizer stores arXiv's v3 announced two days later
     assert updated_to() == (["已更新到 v3"], "v3")
+
+
+@needs_chromium
+def test_in_headless_chromium_a_dismissed_entry_leaves_the_library_and_its_count_at_once(
+    site: Site, tmp_path: Path
+) -> None:
+    """不相关 on the library page takes the paper out of the library: the script's background post takes its entry
+    off the page and one off the count, as the page reloaded (or posted without JavaScript) shows it."""
+    from playwright.sync_api import sync_playwright
+
+    kept, dismissed = PAPERS[10], PAPERS[11]
+    for paper in (kept, dismissed):
+        assert site.call("PUT", f"/api/me/library/{paper.id}", reader="dee", json={"tags": []}).status_code == 200
+    shots = ARTIFACTS / "library"
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        chromium = launch_chromium(playwright, tmp_path / "profile", javascript=True)
+        try:
+            tab = chromium.new_page()
+            tab.goto(f"{site.base}/login?next=/me/library")
+            tab.locator("details.token-login summary").click()  # the API token sign-in, folded away
+            tab.locator("input[name=token]").fill(site.tokens["dee"])
+            tab.locator("details.token-login").get_by_role("button", name="登录").click()
+            tab.wait_for_url(f"{site.base}/me/library")
+            assert tab.locator("h1 .count").inner_text() == "共 2 篇"
+            tab.evaluate("window.stillHere = true")  # gone if the click reloaded the page
+            entry = tab.locator(f'article[data-paper-id="{dismissed.id}"]')
+            entry.get_by_role("button", name="不相关").click()
+            entry.wait_for(state="detached")
+            assert tab.locator("h1 .count").inner_text() == "共 1 篇"
+            assert tab.locator("article[data-paper-id]").evaluate_all("all => all.map(a => a.dataset.paperId)") == [
+                kept.id
+            ]
+            assert tab.evaluate("window.stillHere") is True
+            tab.screenshot(path=shots / "06-dismissed-left-the-library.png", full_page=True)
+            tab.reload()  # what the server says is what the page said
+            assert tab.locator("h1 .count").inner_text() == "共 1 篇"
+        finally:
+            chromium.close()
+    ids = [item["paper_id"] for item in site.call("GET", "/api/me/library", reader="dee").json()["items"]]
+    assert ids == [kept.id]
