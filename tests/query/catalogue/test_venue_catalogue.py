@@ -97,7 +97,8 @@ async def test_the_deadlines_page_in_beijing_time_by_field_and_rank(client: http
         assert f"({deadline.as_written})" in shown
     aaai = next(r for r, d in zip(rows, expected, strict=True) if d.venue.key == "AI/aaai" and d.kind == "paper")
     assert aaai.find_class("when")[0].text_content() == "2026-07-29 19:59 (2026-07-28 23:59:59 UTC-12)"
-    assert "北京时间" in response.text and '<a href="/deadlines">会议截稿</a>' in response.text  # the menu links it
+    assert "北京时间" in response.text
+    assert '<a href="/deadlines" aria-current="page">会议截稿</a>' in response.text  # the menu links it, marked current
     utc = _rows((await client.get("/deadlines", params={"field": "AI", "ccf_rank": "A", "tz": "UTC"})).text)
     assert utc[0].find_class("when")[0].text_content().startswith(expected[0].at.strftime("%Y-%m-%d %H:%M"))
     english = await client.get("/deadlines", params={"lang": "en", "ccf_rank": "A"})
