@@ -26,6 +26,7 @@ SUMMARY_BUDGET = Collection("summary_budget", "summarizer")
 PAPER_VECTORS = Collection("paper_vectors", "summarizer")
 EMBEDDING_PENDING = Collection("embedding_pending", "summarizer")
 EMBEDDING_BUDGET = Collection("embedding_budget", "summarizer")
+PAPERS_ANNOUNCED = Collection("papers_announced", "summarizer")  # papers published on papers.new.v1, each once
 EMBEDDING_MODEL = Collection("embedding_model", "summarizer")  # the model paper_vectors are made with (one document)
 # the matcher
 MATCHES = Collection("matches", "matcher")

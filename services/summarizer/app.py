@@ -29,7 +29,7 @@ from services.summarizer.enrichment import Enrichment, Sweeps
 from services.summarizer.migrations import MIGRATIONS
 from services.summarizer.model import SummaryModel, make_openai_client
 from services.summarizer.settings import SummarizerSettings
-from services.summarizer.store import MongoTokenBudget, SummaryStore, VectorStore
+from services.summarizer.store import AnnouncedPapers, MongoTokenBudget, SummaryStore, VectorStore
 from services.summarizer.summarizing import Summarizer
 from services.summarizer.vectors import PaperVectors
 
@@ -95,7 +95,9 @@ async def build_resources(
     embedder = open_embedder(settings, MongoTokenBudget(vector_store))
     enriched = _publisher(broker, settings, topics.PAPERS_ENRICHED)
     new_papers = _publisher(broker, settings, topics.PAPERS_NEW)
-    enrichment = Enrichment(summarizer, PaperVectors(vector_store, embedder), enriched, new_papers)
+    enrichment = Enrichment(
+        summarizer, PaperVectors(vector_store, embedder), enriched, new_papers, AnnouncedPapers(clients.db)
+    )
     sweeps = Sweeps(
         enrichment,
         summary_interval_s=settings.sweep_interval_s,

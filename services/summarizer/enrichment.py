@@ -1,14 +1,15 @@
 """The summarizer's one flow, for a batch of normalized papers and for the papers its sweeps settle later:
 load (the cached summary, the stored vector) → decide (a summary and a vector state per paper) → store (papers left
-pending wait for a sweep) → emit (papers.enriched.v1, and papers.new.v1 for new papers)."""
+pending wait for a sweep) → emit (papers.enriched.v1, and papers.new.v1 for new papers, each paper once)."""
 
 import asyncio
 import contextlib
 
 from papertrail.kafka import Publisher, publish_confirmed
-from schemas.events import PaperEnriched, PaperNormalized
+from schemas.events import PaperEnriched, PaperNew, PaperNormalized
 from schemas.summary import Summary
 from services.summarizer.policy import enriched_event, new_paper_event
+from services.summarizer.store import AnnouncedPapers
 from services.summarizer.summarizing import Summarizer
 from services.summarizer.vectors import PaperVectors
 
@@ -19,12 +20,18 @@ class Enrichment:
     """Every normalized paper's summary and vector state, stored and passed on; never holds a paper up for either."""
 
     def __init__(
-        self, summarizer: Summarizer, vectors: PaperVectors, enriched: Publisher, new_papers: Publisher
+        self,
+        summarizer: Summarizer,
+        vectors: PaperVectors,
+        enriched: Publisher,
+        new_papers: Publisher,
+        announced: AnnouncedPapers,
     ) -> None:
         self.summarizer = summarizer
         self.vectors = vectors
         self.enriched = enriched
         self.new_papers = new_papers
+        self.announced = announced
 
     async def enrich(self, events: list[PaperNormalized]) -> None:
         """A batch's papers, summarized side by side (the model's own concurrency limit still applies; one paper's
@@ -33,8 +40,14 @@ class Enrichment:
         await self.summarizer.hold_pending(summarized)
         enriched = await self.with_vectors(summarized)
         await publish_confirmed(self.enriched, [(event, event.paper.id) for event in enriched])
-        public = [(paper, e.paper.id) for e, summary in summarized if (paper := new_paper_event(e, summary))]
+        first_seen: dict[str, PaperNew] = {}  # a paper's first event, once, however often it was delivered
+        for event, summary in summarized:
+            if event.paper.id not in first_seen and (paper := new_paper_event(event, summary)):
+                first_seen[event.paper.id] = paper
+        unannounced = await self.announced.not_announced(list(first_seen))
+        public = [(paper, paper_id) for paper_id, paper in first_seen.items() if paper_id in unannounced]
         await publish_confirmed(self.new_papers, public)
+        await self.announced.record([paper_id for _, paper_id in public])
         await self.summarizer.settle(summarized)
 
     async def summaries(self, events: list[PaperNormalized]) -> Summarized:
@@ -61,6 +74,7 @@ class Enrichment:
         """A withdrawn paper no longer waits for a summary or a vector, and its vector goes."""
         await self.summarizer.forget(paper_id)
         await self.vectors.forget(paper_id)
+        await self.announced.forget(paper_id)
 
 
 class Sweeps:

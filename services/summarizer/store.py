@@ -1,5 +1,6 @@
-"""The summarizer's collections: `summaries` (the cache), `summary_pending` (papers waiting), `summary_budget`, and
-the vectors' `paper_vectors`, `embedding_pending`, `embedding_budget` and `embedding_model`.
+"""The summarizer's collections: `summaries` (the cache), `summary_pending` (papers waiting), `summary_budget`,
+`papers_announced` (the public topic's papers), and the vectors' `paper_vectors`, `embedding_pending`,
+`embedding_budget` and `embedding_model`.
 
 No other file touches MongoDB for the summarizer.
 """
@@ -17,6 +18,7 @@ from papertrail.collections import (
     EMBEDDING_PENDING,
     PAPER_VECTORS,
     PAPERS,
+    PAPERS_ANNOUNCED,
     SUMMARIES,
     SUMMARY_BUDGET,
     SUMMARY_PENDING,
@@ -131,6 +133,30 @@ class SummaryStore:
         await self.budget.update_one(
             {"_id": day}, {"$inc": {"tokens_in": tokens_in, "tokens_out": tokens_out, "calls": 1}}, upsert=True
         )
+
+
+class AnnouncedPapers:
+    """The papers published on papers.new.v1: a paper's first event delivered again (a batch whose offsets were not
+    committed) is not announced twice to the systems outside."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.announced = db[PAPERS_ANNOUNCED.name]
+
+    async def not_announced(self, paper_ids: list[str]) -> set[str]:
+        seen = {doc["_id"] async for doc in self.announced.find({"_id": {"$in": paper_ids}}, {"_id": 1})}
+        return set(paper_ids) - seen
+
+    async def record(self, paper_ids: list[str], now: datetime | None = None) -> None:
+        """Once the broker confirmed them; a paper recorded before keeps its first time."""
+        if paper_ids:
+            at = now or datetime.now(UTC)
+            await self.announced.bulk_write(
+                [UpdateOne({"_id": p}, {"$setOnInsert": {"at": at}}, upsert=True) for p in paper_ids], ordered=False
+            )
+
+    async def forget(self, paper_id: str) -> None:
+        """A withdrawn paper (systems outside drop it too) is announced again if it ever comes back."""
+        await self.announced.delete_one({"_id": paper_id})
 
 
 class VectorStore:

@@ -78,3 +78,13 @@ async def test_a_new_paper_passes_on_to_both_topics_and_a_revision_to_the_enrich
     ]
     assert [(m["paper"]["id"], m["summary"]["status"]) for m in seen[topics.PAPERS_NEW]] == [(new.paper.id, "pending")]
     assert seen["parked"] == []
+
+
+async def test_a_new_paper_delivered_again_is_announced_on_the_public_topic_once(memory: tuple[Any, Any]) -> None:
+    # Kafka delivers at least once: a batch whose offsets were not committed (a rebalance, a restart) comes again
+    broker, seen = memory
+    new = corpus_event(corpus_lines()[0])
+    await broker.publish_batch(new.model_dump(mode="json"), topic=topics.PAPERS_NORMALIZED)
+    await broker.publish_batch(new.model_dump(mode="json"), topic=topics.PAPERS_NORMALIZED)
+    assert [m["paper"]["id"] for m in seen[topics.PAPERS_NEW]] == [new.paper.id]
+    assert [m["kind"] for m in seen[topics.PAPERS_ENRICHED]] == ["new", "new"]  # the internal topic may repeat
