@@ -29,7 +29,7 @@ from services.summarizer.enrichment import Enrichment, Sweeps
 from services.summarizer.migrations import MIGRATIONS
 from services.summarizer.model import SummaryModel, make_openai_client
 from services.summarizer.settings import SummarizerSettings
-from services.summarizer.store import AnnouncedPapers, MongoTokenBudget, SummaryStore, VectorStore
+from services.summarizer.store import AnnouncedPapers, MongoTokenBudget, ReaderInterest, SummaryStore, VectorStore
 from services.summarizer.summarizing import Summarizer
 from services.summarizer.vectors import PaperVectors
 
@@ -90,7 +90,11 @@ async def build_resources(
     openai_client = make_openai_client(settings) if settings.model_configured else None
     model = SummaryModel(openai_client, settings) if openai_client else None
     summarizer = Summarizer(
-        store, model, daily_token_budget=settings.daily_token_budget, parallel=settings.summary_concurrency
+        store,
+        model,
+        daily_token_budget=settings.daily_token_budget,
+        parallel=settings.summary_concurrency,
+        interest=ReaderInterest(clients.db),
     )
     embedder = open_embedder(settings, MongoTokenBudget(vector_store))
     enriched = _publisher(broker, settings, topics.PAPERS_ENRICHED)

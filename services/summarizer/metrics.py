@@ -35,6 +35,12 @@ SUMMARIES = Counter(
     "papertrail_summarizer_summaries_total", "Summaries attached to papers, by status: ok, pending, failed.", ["status"]
 )
 PENDING = Gauge("papertrail_summarizer_pending_papers", "Papers waiting for a summary (the sweep's backlog).")
+BACKLOG = Gauge(
+    "papertrail_summarizer_pending_papers_by_priority",
+    "Papers waiting for a summary by the sweep's order: readers (matched, saved, picked), community (Hugging Face "
+    "picks), newest (the rest).",
+    ["priority"],
+)
 EMBEDDING_PENDING = Gauge(
     "papertrail_summarizer_embedding_pending_papers", "Papers waiting for their vector (the embedding sweep's backlog)."
 )

@@ -76,6 +76,18 @@ def summary_from_answer(
     )
 
 
+# The order the summary sweep takes waiting papers in, so a day's budget (tokens, or a local model's time) is spent from
+# the top: papers readers asked for (matched by a follow, saved, picked for a ranked feed), then the community's picks
+# (Hugging Face daily papers), then the rest; within a rank the newest first.
+PRIORITIES = ("readers", "community", "newest")
+READERS, COMMUNITY, NEWEST = range(len(PRIORITIES))
+
+
+def summary_priority(paper: Paper) -> int:
+    """A waiting paper's rank from the paper alone; readers' interest is found later, by the sweep."""
+    return COMMUNITY if paper.community is not None else NEWEST
+
+
 def pending_summary(reason: str) -> Summary:
     return Summary(status="pending", error=reason)
 

@@ -16,9 +16,12 @@ from papertrail.collections import (
     EMBEDDING_BUDGET,
     EMBEDDING_MODEL,
     EMBEDDING_PENDING,
+    LIBRARY,
+    MATCHES,
     PAPER_VECTORS,
     PAPERS,
     PAPERS_ANNOUNCED,
+    READER_PICKS,
     SUMMARIES,
     SUMMARY_BUDGET,
     SUMMARY_PENDING,
@@ -66,7 +69,7 @@ class SummaryStore:
 
     async def ensure_indexes(self) -> None:
         await self.summaries.create_index([("paper_ids", ASCENDING), ("generated_at", DESCENDING)])
-        await self.pending.create_index([("since", ASCENDING)])
+        await self.pending.create_index([("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)])
 
     # the cache
 
@@ -95,15 +98,49 @@ class SummaryStore:
 
     # papers waiting for a summary: the whole event, so the sweep can emit it again without reading `papers`
 
-    async def hold_many(self, held: list[tuple[PaperNormalized, str, str]]) -> None:
-        """(event, content hash, reason) per paper, keyed by paper: a newer event of the same paper replaces the
-        older one (its summary would be stale). Most are new papers, so they are inserted in one round trip."""
-        await _hold(self.pending, [(e, {"content_hash": digest, "reason": reason}) for e, digest, reason in held])
+    async def hold_many(self, held: list[tuple[PaperNormalized, str, str, int]]) -> None:
+        """(event, content hash, reason, priority) per paper, keyed by paper: a newer event of the same paper replaces
+        the older one (its summary would be stale) and keeps the higher of the two ranks. Most are new papers, so they
+        are inserted in one round trip."""
+        now = datetime.now(UTC)
+        await insert_else_update(
+            self.pending,
+            [
+                (
+                    {"_id": event.paper.id, **fields, "priority": priority, "since": now, "attempts": 0},
+                    {"$set": fields, "$min": {"priority": priority}, "$setOnInsert": {"since": now, "attempts": 0}},
+                )
+                for event, digest, reason, priority in held
+                for fields in [
+                    {
+                        "event": event.model_dump(mode="json"),
+                        "content_hash": digest,
+                        "reason": reason,
+                        "newest": event.paper.published_at or event.paper.first_seen,
+                    }
+                ]
+            ],
+        )
 
     async def waiting(self, limit: int) -> list[tuple[PaperNormalized, str]]:
-        """The oldest waiting papers first, with the content hash they wait with."""
-        cursor = self.pending.find({}, sort=[("since", ASCENDING)], limit=limit)
+        """The waiting papers in the sweep's order (policy.PRIORITIES, then the newest first), with the content hash
+        they wait with."""
+        order = [("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]
+        cursor = self.pending.find({}, sort=order, limit=limit)
         return [(PaperNormalized.model_validate(d["event"]), d["content_hash"]) async for d in cursor]
+
+    async def prioritize(self, paper_ids: set[str], priority: int) -> int:
+        """Raise these waiting papers to `priority` (never lower one); how many were raised."""
+        if not paper_ids:
+            return 0
+        raised = await self.pending.update_many(
+            {"_id": {"$in": sorted(paper_ids)}, "priority": {"$gt": priority}}, {"$set": {"priority": priority}}
+        )
+        return raised.modified_count
+
+    async def backlog_by_priority(self) -> dict[int, int]:
+        counts = self.pending.aggregate([{"$group": {"_id": "$priority", "papers": {"$sum": 1}}}])
+        return {doc["_id"]: doc["papers"] async for doc in await counts}
 
     async def still_waiting(self, paper_id: str, digest: str) -> bool:
         return await self.pending.find_one({"_id": paper_id, "content_hash": digest}, projection=["_id"]) is not None
@@ -133,6 +170,25 @@ class SummaryStore:
         await self.budget.update_one(
             {"_id": day}, {"$inc": {"tokens_in": tokens_in, "tokens_out": tokens_out, "calls": 1}}, upsert=True
         )
+
+
+class ReaderInterest:
+    """The papers readers asked for, read (never written) from the services that own them: matched by a follow (the
+    matcher's `matches`), saved (the query service's `library`), picked for a ranked feed (its `reader_picks`). Their
+    summaries come first (policy.PRIORITIES)."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.matches = db[MATCHES.name]
+        self.library = db[LIBRARY.name]
+        self.reader_picks = db[READER_PICKS.name]
+
+    async def asked_since(self, since: datetime) -> set[str]:
+        """Papers matched or saved since `since` (the sweep reads on from where it was), and every reader's picks."""
+        asked = {d["paper_id"] async for d in self.matches.find({"matched_at": {"$gte": since}}, {"paper_id": 1})}
+        asked |= {d["paper_id"] async for d in self.library.find({"saved_at": {"$gte": since}}, {"paper_id": 1})}
+        async for doc in self.reader_picks.find({}, {"picks.paper_id": 1}):
+            asked |= {pick["paper_id"] for pick in doc.get("picks") or []}
+        return asked
 
 
 class AnnouncedPapers:
@@ -173,7 +229,7 @@ class VectorStore:
     async def ensure_indexes(self) -> None:
         await self.vectors.create_index([("content_hash", ASCENDING), ("model", ASCENDING)])
         await self.vectors.create_index([("model", ASCENDING)])
-        await self.pending.create_index([("since", ASCENDING)])
+        await self.pending.create_index([("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)])
 
     async def record_model(self, model_key: str) -> None:
         """The model paper_vectors are made with from now on: the matcher and the query service stop at start when

@@ -3,14 +3,16 @@
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from papertrail.text import paper_digest
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.summary import Summary
-from services.summarizer.metrics import CACHE_HITS, FAILURES, PENDING, SUMMARIES
+from services.summarizer.metrics import BACKLOG, CACHE_HITS, FAILURES, PENDING, SUMMARIES
 from services.summarizer.model import SummaryModel
 from services.summarizer.policy import (
+    PRIORITIES,
+    READERS,
     budget_day,
     budget_left,
     cache_key,
@@ -19,10 +21,14 @@ from services.summarizer.policy import (
     pending_summary,
     reused_summary,
     summary_from_answer,
+    summary_priority,
     wants_summary,
 )
 from services.summarizer.prompt import PROMPT_VERSION
-from services.summarizer.store import SummaryStore
+from services.summarizer.store import ReaderInterest, SummaryStore
+
+# How far back readers' matches and saves count when the summarizer starts: older asks were seen by an earlier run.
+INTEREST_LOOKBACK = timedelta(days=30)
 
 log = logging.getLogger("papertrail.summarizer")
 
@@ -33,12 +39,20 @@ class Summarizer:
     """Gives every normalized paper a summary or a status; never raises for the model's sake."""
 
     def __init__(
-        self, store: SummaryStore, model: SummaryModel | None, *, daily_token_budget: int, parallel: int = 1
+        self,
+        store: SummaryStore,
+        model: SummaryModel | None,
+        *,
+        daily_token_budget: int,
+        parallel: int = 1,
+        interest: ReaderInterest | None = None,
     ) -> None:
         self.store = store
         self.parallel = parallel  # papers the sweep works on at once; the model's own limit still applies
         self.model = model  # None: no endpoint configured
         self.daily_token_budget = daily_token_budget
+        self.interest = interest
+        self.interest_read_to = datetime.now(UTC) - INTEREST_LOOKBACK
 
     async def summary_for(self, event: PaperNormalized, *, fresh: bool | None = None) -> Summary:
         """The paper's summary: cached, freshly written, failed, or pending (then the paper is held for the sweep).
@@ -123,7 +137,11 @@ class Summarizer:
         event (so a crash before the emit loses nothing). One write for the whole batch."""
         latest = {event.paper.id: (event, summary) for event, summary in summarized}
         await self.store.hold_many(
-            [(e, paper_digest(e.paper), s.error or "pending") for e, s in latest.values() if s.status == "pending"]
+            [
+                (e, paper_digest(e.paper), s.error or "pending", summary_priority(e.paper))
+                for e, s in latest.values()
+                if s.status == "pending"
+            ]
         )
 
     async def settle(self, summarized: list[tuple[PaperNormalized, Summary]]) -> None:
@@ -145,6 +163,7 @@ class Summarizer:
         """
         if self.model is None:
             return 0
+        await self.raise_what_readers_asked_for()
         waiting = await self.store.waiting(batch)
         settled = 0
         for start in range(0, len(waiting), self.parallel):
@@ -155,6 +174,21 @@ class Summarizer:
             if "pending" in outcomes:
                 break  # endpoint down or budget spent: the rest would wait the same way
         return settled
+
+    async def raise_what_readers_asked_for(self) -> int:
+        """Waiting papers matched, saved or picked since the last sweep go to the top; how many were raised."""
+        if self.interest is None:
+            return 0
+        now = datetime.now(UTC)
+        asked = await self.interest.asked_since(self.interest_read_to - timedelta(minutes=1))  # clocks drift a little
+        self.interest_read_to = now
+        return await self.store.prioritize(asked, READERS)
+
+    async def count_backlog(self) -> None:
+        PENDING.set(await self.store.backlog())
+        by_priority = await self.store.backlog_by_priority()
+        for rank, name in enumerate(PRIORITIES):
+            BACKLOG.labels(name).set(by_priority.get(rank, 0))
 
     async def _retry(self, emit: Emit, event: PaperNormalized, digest: str) -> str:
         summary = await self.summary_for(event, fresh=True)
@@ -175,7 +209,7 @@ class Summarizer:
                 settled = await self.sweep(emit, batch)
                 if settled:
                     log.info("pending papers summarized", extra={"count": settled})
-                PENDING.set(await self.store.backlog())
+                await self.count_backlog()
             except asyncio.CancelledError:
                 raise
             except Exception:
