@@ -352,6 +352,14 @@ def summarizer() -> dict[str, Any]:
             ),
             panel(
                 "timeseries",
+                "Papers waiting by priority",
+                "papertrail_summarizer_pending_papers_by_priority: the sweep's order, readers (matched, saved, picked "
+                "for a ranked feed) first, then community (Hugging Face picks), then newest (the rest).",
+                [target("max by (priority) (papertrail_summarizer_pending_papers_by_priority)", "{{priority}}")],
+                "short",
+            ),
+            panel(
+                "timeseries",
                 "Model calls per second by outcome",
                 "papertrail_summarizer_calls_total.",
                 [target("sum by (outcome) (rate(papertrail_summarizer_calls_total[$__rate_interval]))", "{{outcome}}")],
