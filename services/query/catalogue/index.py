@@ -212,6 +212,11 @@ class PaperIndex:
         body = {"filter": wanted.clauses() or None, "page": 1, "hitsPerPage": 0, "attributesToRetrieve": ["paper_id"]}
         return (await self._search(body)).total
 
+    async def facet(self, wanted: PaperFilter, facet: str) -> dict[str, int]:
+        """How many documents matching the filter hold each value of `facet`."""
+        body = {"filter": wanted.clauses() or None, "page": 1, "hitsPerPage": 0, "facets": [facet]}
+        return (await self._search(body)).facets.get(facet, {})
+
     async def pages(self, fields: list[str], page_size: int = 1000) -> AsyncIterator[list[dict[str, Any]]]:
         """Every document (only `fields` of it), a page at a time, in the index's own order."""
         offset = 0

@@ -30,6 +30,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "revisions": ("已有论文修订", "Revisions of held papers"),
     "new_summaries": ("新增 AI 导读", "New AI summaries"),
     "active_filter_summarized": ("仅新增 AI 导读", "new AI summaries only"),
+    "accepted_this_week": ("本周录用 · 按会议", "Accepted this week, by venue"),
+    "accepted_this_week_note": (
+        "近 7 天有新版本、且注明录用或收录进论文集的论文",
+        "Papers with a new version in the last 7 days that say they were accepted, or are in the proceedings",
+    ),
+    "accepted_this_week_none": (
+        "近 7 天没有注明录用的新版本",
+        "No new version in the last 7 days says it was accepted",
+    ),
     "source_scan": ("{source} 最近完成扫描:{time}", "{source} last completed scan: {time}"),
     "site_last_ingest": ("全站最近入库:{time}", "Last ingest: {time}"),
     "source_progress": ("各信源进度 →", "Source status →"),

@@ -52,11 +52,12 @@ async def show_home(
         problem = str(error)
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
              if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
+    accepted = [(f.venue, f.value, api_query_to_page(f.query)) for f in window.accepted_this_week]
     user = await signed_in_user(request)
     marks = await marks_of(request, user, [hit["paper_id"] for hit in results["hits"]])
     return render(
         request, "home.html", 422 if problem else 200, user=user, marks=marks,
-        overview=window, links=links, browse=browse, sorts=SORTS, results=results, problem=problem,
+        overview=window, links=links, accepted=accepted, browse=browse, sorts=SORTS, results=results, problem=problem,
         track_names=get_args(ClaimTrack),
         meaning_min_score=MEANING_MIN_SCORE,
         # a Chinese search that found nothing, and a model that cannot read it: say why, not only "0 papers"

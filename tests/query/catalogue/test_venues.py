@@ -5,7 +5,9 @@ hits carry the claims; `venue`, `venue_year`, `ccf_rank`, `track` and `accepted`
 with facet counts; bad values are a 422 naming the parameter."""
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import parse_qsl
 
 import httpx
 import pytest
@@ -200,3 +202,39 @@ def test_the_cite_box_cites_an_accepted_paper_as_published_and_a_workshop_paper_
     assert "booktitle = {International Conference on Machine Learning {(ICML} 2026)}" in accepted
     workshop = _page(query_url, f"/papers/{WORKSHOP}").find_class("cite-text")[0].text_content()
     assert workshop.startswith("@misc{") and "booktitle" not in workshop
+
+
+async def test_the_overview_lists_the_venues_of_the_weeks_accepted_papers(query_url: str, servers: Servers) -> None:
+    """Its week ends at the time given (the overview's `end`, now): here a day after the newest accepted version."""
+    from papertrail.search import make_search_client
+    from papertrail.settings import InfraSettings
+    from services.query.catalogue.index import PaperIndex
+    from services.query.catalogue.reads.overview import accepted_this_week
+
+    hits = _get(query_url, "/api/papers", size=100)["hits"]
+    accepted = [h for h in hits if h["accepted"]]
+    now = datetime.fromtimestamp(max(h["updated_ts"] for h in accepted), UTC) + timedelta(days=1)
+    week = [h for h in accepted if now - timedelta(days=7) <= datetime.fromtimestamp(h["updated_ts"], UTC) <= now]
+    expected: dict[str, int] = {}
+    for hit in week:
+        for venue in {c["venue"] for c in hit["venue_claims"] if c["status"] == "accepted"} or {hit["venue"]}:
+            expected[venue] = expected.get(venue, 0) + 1
+    client = make_search_client(InfraSettings(meili_url=servers.meili_url, meili_master_key=servers.meili_master_key))
+    try:
+        (name,) = [i.uid for i in await client.get_indexes() or [] if i.uid.startswith("papers_venues_")]
+        index = PaperIndex(client, name, task_timeout_s=60)
+        figures = await accepted_this_week(index, now)
+        tree = _page(query_url, "/")
+        today = await accepted_this_week(index, datetime.now(UTC))
+    finally:
+        await client.aclose()
+    assert expected and {f.venue: f.value for f in figures} == expected
+    assert [f.value for f in figures] == sorted(expected.values(), reverse=True)
+    listed = _ids(query_url, **dict(parse_qsl(str(figures[0].query).split("?", 1)[1])) | {"until": now.isoformat()})
+    assert len(listed) == figures[0].value  # the figure's own query lists its papers
+    # the home page shows this week's, each venue linking to its papers
+    section = tree.get_element_by_id("accepted-this-week")
+    shown = [" ".join(a.text_content().split()) for a in section.iter("a")]
+    assert shown == [f"{f.venue} {f.value}" for f in today]
+    hrefs = [dict(parse_qsl(a.get("href").split("?", 1)[1].removesuffix("#papers"))) for a in section.iter("a")]
+    assert [(h["venue"], h["accepted"]) for h in hrefs] == [(f.venue, "true") for f in today]

@@ -3,7 +3,7 @@ each source is, every figure with the API query that lists the papers behind it.
 
 import asyncio
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -20,6 +20,16 @@ from services.query.settings import QuerySettings
 class Figure(BaseModel):
     value: int = Field(description="the number")
     query: str | None = Field(None, description="API query listing the papers behind the number")
+
+
+class VenueFigure(Figure):
+    venue: str = Field(description="the venue as the catalogue names it", examples=["ICML"])
+
+
+# "Accepted this week": papers whose newest version came this week and that hold an accepted claim or a published
+# record (the comment of a new version, a proceedings record); at most this many venues, the most papers first.
+ACCEPTED_DAYS = 7
+ACCEPTED_VENUES = 12
 
 
 class SourceState(BaseModel):
@@ -46,6 +56,11 @@ class Overview(BaseModel):
     total_ai_related: Figure
     total_with_revisions: Figure
     total_hf_picks: Figure
+    accepted_this_week: list[VenueFigure] = Field(
+        default_factory=list,
+        description="venues of the papers accepted this week (a new version's accepted claim or published record), "
+        "the most papers first",
+    )
     sources: list[SourceState]
     any_source_failing: bool
     last_version_observed: datetime | None = None
@@ -78,7 +93,7 @@ async def overview(
     start = end - span
     since = int(start.timestamp())
     in_window = PaperFilter(dated_by="ingested", since_ts=since)
-    new, new_ai, revisions, summaries, total, total_ai, revised, hf = await asyncio.gather(
+    new, new_ai, revisions, summaries, total, total_ai, revised, hf, accepted = await asyncio.gather(
         index.count(in_window),
         index.count(replace(in_window, ai_related=True)),
         catalogue.papers.count_versions("new_version", start, end),
@@ -87,6 +102,7 @@ async def overview(
         index.count(PaperFilter(ai_related=True)),
         index.count(PaperFilter(has_revisions=True)),
         index.count(PaperFilter(sources=["hf"])),
+        accepted_this_week(index, end),
     )
     states = await source_states(catalogue)
     since_text = start.isoformat()
@@ -102,10 +118,33 @@ async def overview(
         total_ai_related=Figure(value=total_ai, query=_papers_query(ai_related="true")),
         total_with_revisions=Figure(value=revised, query=_papers_query(has_revisions="true")),
         total_hf_picks=Figure(value=hf, query=_papers_query(source="hf")),
+        accepted_this_week=accepted,
         sources=states,
         any_source_failing=any(s.state == "failing" for s in states),
         last_version_observed=await catalogue.papers.latest_version_time(),
     )
+
+
+async def accepted_this_week(index: PaperIndex, now: datetime) -> list[VenueFigure]:
+    """The venues of the papers accepted in the week before `now`, by the date of their newest version."""
+    since = (now - timedelta(days=ACCEPTED_DAYS)).replace(microsecond=0)
+    week = PaperFilter(
+        accepted=True, dated_by="updated", since_ts=int(since.timestamp()), until_ts=int(now.timestamp())
+    )
+    return accepted_by_venue(await index.facet(week, "accepted_venues"), since)
+
+
+def accepted_by_venue(counts: dict[str, int], since: datetime) -> list[VenueFigure]:
+    """The venues of the week's accepted papers, the most first (ties by name), each with its list's query."""
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:ACCEPTED_VENUES]
+    return [
+        VenueFigure(
+            venue=venue,
+            value=papers,
+            query=_papers_query(venue=venue, accepted="true", sort="updated", since=since.isoformat()),
+        )
+        for venue, papers in ranked
+    ]
 
 
 async def source_details(catalogue: CatalogueRecords) -> list[SourceDetail]:
