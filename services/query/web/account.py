@@ -23,6 +23,7 @@ from services.query.readers.library.recommend import BadFeedCursor
 from services.query.readers.repositories import ReaderRecords
 from services.query.readers.write_limits import SignInFailures, WriteLimit
 from services.query.web.i18n import Translator
+from services.query.web.refusals import validation_text
 from services.query.web.render import (
     Reader,
     check_csrf,
@@ -162,8 +163,12 @@ async def add_follow(request: Request, user: Reader, readers: ReadersDep) -> Res
             readers, resources.papers, announce, user["_id"], body, resources.settings.similar_threshold
         )
     except ValidationError as error:
-        detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
+        detail = validation_text(error, Translator(language(request)))
         return await _follows_page(request, user, readers, 422, error=detail, form=form)
+    except accounts.BadSeed as error:
+        t = Translator(language(request))
+        detail = t(f"seed_{error.why}", position=error.position + 1, seed=error.seed)
+        return await _follows_page(request, user, readers, 400, error=detail, form=form)
     except FollowRuleError as error:
         return await _follows_page(request, user, readers, 400, error=str(error), form=form)
     return see_other("/me/follows?" + urlencode({"created": follow.name}))
