@@ -11,6 +11,7 @@ import pytest
 from lxml import html
 
 from papertrail.follows.catalogue import load_catalogue, topic_title
+from papertrail.follows.checks import FollowRuleError, check_follow
 from schemas.events import Follow
 from services.query.readers.accounts.follows import FollowOut, follow_title
 from services.query.web import format as fmt
@@ -71,6 +72,27 @@ def test_the_seed_form_offers_id_patterns_not_ids_the_site_may_not_hold() -> Non
         seeds = follows_page(lang, []).xpath('//textarea[@name="seeds"]')[0]
         assert "YYMM.NNNNN" in seeds.get("placeholder")
         assert not re.search(r"\d{4}\.\d{4,5}|10\.\d{4,}/\w", seeds.get("placeholder"))  # no real-looking id
+
+
+@pytest.mark.parametrize(
+    ("kind", "given", "zh"),
+    [
+        ("keyword", {"query": " "}, "请填写关键词表达式"),
+        ("keyword", {"query": '(retrieval AND "LLM"'}, "关键词表达式有误:"),
+        ("author", {}, "请填写作者姓名"),
+        ("topic", {"topic_id": "astrology"}, "没有这个专题:astrology"),
+        ("similar", {"seeds": ["x"] * 21}, "种子论文 21 篇,最多 20 篇"),
+        ("similar", {}, "请至少填写一篇种子论文或一段描述"),
+        ("venue", {}, "请填写会议或期刊,或选择一个领域"),
+        ("venue", {"venue": "No Such Venue At All"}, "会议目录里没有「No Such Venue At All」"),
+    ],
+)
+def test_a_follows_own_rules_are_said_in_both_languages(kind: str, given: dict[str, Any], zh: str) -> None:
+    with pytest.raises(FollowRuleError) as refused:
+        check_follow(kind, **({"query": None, "author": None, "topic_id": None} | given))
+    rule, values = refused.value.rule, refused.value.values
+    assert ZH(f"follow_rule_{rule}", **values).startswith(zh)
+    assert EN(f"follow_rule_{rule}", **values) and EN.has(f"follow_rule_{rule}")
 
 
 # item 8: topic follows named by the topic, in the reader's language; a follow button on a topic's page

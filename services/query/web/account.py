@@ -170,7 +170,9 @@ async def add_follow(request: Request, user: Reader, readers: ReadersDep) -> Res
         detail = t(f"seed_{error.why}", position=error.position + 1, seed=error.seed)
         return await _follows_page(request, user, readers, 400, error=detail, form=form)
     except FollowRuleError as error:
-        return await _follows_page(request, user, readers, 400, error=str(error), form=form)
+        t = Translator(language(request))
+        detail = t(f"follow_rule_{error.rule}", **error.values) if t.has(f"follow_rule_{error.rule}") else str(error)
+        return await _follows_page(request, user, readers, 400, error=detail, form=form)
     return see_other("/me/follows?" + urlencode({"created": follow.name}))
 
 

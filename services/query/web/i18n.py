@@ -155,6 +155,32 @@ STRINGS: dict[str, tuple[str, str]] = {
     "limit_signup_per_address": ("注册", "sign-ups"),
     "limit_mail_per_address": ("发送邮件", "mails sent"),
     "limit_mail_per_account": ("给这个账号发送邮件", "mails to this account"),
+    # a follow's own rules (papertrail/follows/checks.py FollowRuleError.rule)
+    "follow_rule_venue_needed": ("请填写会议或期刊,或选择一个领域", "Name a venue, or choose a field"),
+    "follow_rule_similar_needed": (
+        "请至少填写一篇种子论文或一段描述",
+        "Give at least one seed paper or a description",
+    ),
+    "follow_rule_too_many_seeds": (
+        "种子论文 {count} 篇,最多 {most} 篇",
+        "{count} seed papers: {most} at most",
+    ),
+    "follow_rule_description_too_long": (
+        "描述太长(最多 {most} 个字符)",
+        "The description is too long ({most} at most)",
+    ),
+    "follow_rule_query_needed": ("请填写关键词表达式", "Write a keyword expression"),
+    "follow_rule_bad_query": ("关键词表达式有误:{error}", "The keyword expression is wrong: {error}"),
+    "follow_rule_author_needed": ("请填写作者姓名", "Write the author's name"),
+    "follow_rule_unknown_topic": ("没有这个专题:{topic}", "No such topic: {topic}"),
+    "follow_rule_unknown_venue": (
+        "会议目录里没有「{venue}」(可用简称,如 ICML)",
+        "“{venue}” is not in the venue catalogue (try its acronym, e.g. ICML)",
+    ),
+    "follow_rule_ambiguous_venue": (
+        "「{venue}」对应不止一个会议,请写得更具体(如 AI/icml)",
+        "“{venue}” names more than one venue: be more precise (e.g. AI/icml)",
+    ),
     "seed_not_held": (
         "第 {position} 篇种子论文「{seed}」本站没有收录",
         "seed paper {position}, “{seed}”, is not held here",

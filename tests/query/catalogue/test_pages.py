@@ -312,7 +312,7 @@ def test_follows_are_added_checked_and_removed_through_forms(site: tuple[Pipelin
         cookie = next(c for c in ana.cookies.jar if c.name == "pt_session")
         assert cookie.has_nonstandard_attr("HttpOnly") and cookie.get_nonstandard_attr("SameSite") == "lax"
         broken = ana.post("/me/follows", data={"csrf": ana.csrf, "kind": "keyword", "query": '(retrieval AND "LLM"'})
-        assert broken.status_code == 400 and "query:" in text(doc(broken).find_class("banner-error")[0])
+        assert broken.status_code == 400 and "关键词表达式有误" in text(doc(broken).find_class("banner-error")[0])
         unknown = ana.post("/me/follows", data={"csrf": ana.csrf, "kind": "topic", "topic_id": "astrology"})
         assert unknown.status_code == 400 and "astrology" in unknown.text
         # the seed form's example of old ("2605.01234") is no paper held here: said so in words, the seeds kept
