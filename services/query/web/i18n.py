@@ -138,6 +138,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "field_description": ("描述", "Description"),
     "field_threshold": ("相似度阈值", "Similarity threshold"),
     "field_venue_year": ("年份", "Year"),
+    "meaning_unavailable": (
+        "这里暂时不能按语义搜索(本站索引没有语义向量,或这段文字无法向量化);请选“关键词”匹配方式。",
+        "Searching by meaning is not available here (the index holds no vectors, or this text cannot be embedded): "
+        "choose matching by words.",
+    ),
     "browse_refused": (
         "这些筛选条件有误,所以没有列出论文:{detail}。请改正后再试。",
         "These filters are wrong, so no papers are listed: {detail}. Correct them and try again.",

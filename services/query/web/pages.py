@@ -49,8 +49,8 @@ async def show_home(
     try:
         if not problem:  # a bad filter lists nothing: the whole collection would read as the filter's answer
             results = await find_papers(index, browse.query())
-    except NoVectors as error:
-        problem = str(error)
+    except NoVectors:  # the API says which of the two; a reader needs to know only that words still search
+        problem = Translator(language(request))("meaning_unavailable")
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
              if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
     user = await signed_in_user(request)
