@@ -143,6 +143,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Searching by meaning is not available here (the index holds no vectors, or this text cannot be embedded): "
         "choose matching by words.",
     ),
+    "refused_zone": ("没有这个时区:{zone}(如 Asia/Shanghai)", "No such time zone: {zone} (e.g. Asia/Shanghai)"),
+    "deadlines_refused": ("筛选条件有误:{detail}", "The filter is wrong: {detail}"),
     "browse_refused": (
         "这些筛选条件有误,所以没有列出论文:{detail}。请改正后再试。",
         "These filters are wrong, so no papers are listed: {detail}. Correct them and try again.",

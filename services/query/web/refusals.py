@@ -29,12 +29,14 @@ DATE_FIELDS = ("since", "until", "summarized_since")
 SHOWN_INPUT = 40  # characters of a refused value quoted back
 
 
-def field_label(name: str, t: Translator) -> str:
-    """A form field as the page labels it ("since" → "起"), else its own name."""
+def field_label(name: str, t: Translator, labels: dict[str, str] | None = None) -> str:
+    """A form field as the page labels it ("since" → "起始日期"; a page's own `labels` first), else its own name."""
+    if labels and name in labels:
+        return labels[name]
     return t(f"field_{name}") if t.has(f"field_{name}") else name
 
 
-def error_text(error: Any, t: Translator) -> str:
+def error_text(error: Any, t: Translator, labels: dict[str, str] | None = None) -> str:
     """One pydantic error as "起:不是有效日期(应写作 2026-05-01)"."""
     location = [str(part) for part in error.get("loc", ()) if not isinstance(part, int)]
     name = location[0] if location else ""
@@ -51,12 +53,12 @@ def error_text(error: Any, t: Translator) -> str:
         what = t(key, **values)
     except (KeyError, IndexError):  # a ctx without the placeholder the wording names
         what = t("refused_value", value=values["value"])
-    return t("refused_field", field=field_label(name, t), what=what) if name else what
+    return t("refused_field", field=field_label(name, t, labels), what=what) if name else what
 
 
-def validation_text(error: ValidationError, t: Translator) -> str:
+def validation_text(error: ValidationError, t: Translator, labels: dict[str, str] | None = None) -> str:
     """Every error of a refused form, in the reader's language, one after the other."""
-    return t("refused_join").join(error_text(e, t) for e in error.errors())
+    return t("refused_join").join(error_text(e, t, labels) for e in error.errors())
 
 
 def rejected_fields(error: ValidationError) -> set[str]:
