@@ -216,8 +216,8 @@ async def remove_follow(follow_id: str, request: Request, user: Reader, readers:
         return error_page(request, 404, Translator(language(request))("not_found"), user)
     try:
         await accounts.delete_follow(readers, resources_of(request).announce_follow_change, user["_id"], follow_id)
-    except accounts.NoSuchFollow as error:
-        return error_page(request, 404, str(error), user)
+    except accounts.NoSuchFollow:
+        return error_page(request, 404, Translator(language(request))("follow_not_found"), user)
     return see_other("/me/follows")
 
 

@@ -592,6 +592,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "已添加关注「{name}」,匹配的论文会出现在动态中。",
         "Following “{name}”; matches appear in your feed.",
     ),
+    "follow_not_found": ("没有这个关注(可能已经取消)。", "No such follow (it may be unfollowed already)."),
     "follow_deleted": ("已取消关注。", "Unfollowed."),
     "follow_error": ("无法添加关注:{detail}", "Cannot add the follow: {detail}"),
     "follow_feed": ("Atom 订阅", "Atom feed"),
