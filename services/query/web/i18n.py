@@ -102,7 +102,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "prev": ("上一页", "Previous"),
     "next": ("下一页", "Next"),
     "no_papers": ("没有符合条件的论文。", "No papers match."),
-    "bad_request": ("请求参数有误:{detail}", "Bad request: {detail}"),
     # refusals in words (web/refusals.py): a form's fields, what is wrong with them, a write limit's wait
     "refused_field": ("{field}:{what}", "{field}: {what}"),
     "refused_join": (";", "; "),
