@@ -58,3 +58,17 @@ def _load(path: Path) -> tuple[Topic, ...]:
 def load_catalogue(path: Path = CATALOGUE_PATH) -> list[Topic]:
     """Every built-in topic, checked: rules parse, ids are unique."""
     return [t.model_copy(deep=True) for t in _load(path)]
+
+
+def topic_name(topic_id: str, lang: str = "zh") -> str | None:
+    """A built-in topic's name in a language ("zh": its Chinese name, else its English one); None for no topic."""
+    topic = next((t for t in _load(CATALOGUE_PATH) if t.id == topic_id), None)
+    if topic is None:
+        return None
+    return topic.name_zh if lang == "zh" else topic.name
+
+
+def topic_title(topic_id: str) -> str:
+    """A topic as a feed reader titles it, in no one reader's language: "大模型推理 · LLM reasoning"."""
+    zh, en = topic_name(topic_id, "zh"), topic_name(topic_id, "en")
+    return f"{zh} · {en}" if zh and en and zh != en else en or topic_id

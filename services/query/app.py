@@ -49,7 +49,9 @@ from services.query.readers.repositories import ReaderRecords
 from services.query.readers.write_limits import WriteLimited
 from services.query.settings import QuerySettings
 from services.query.web import mount_web
-from services.query.web.render import error_page
+from services.query.web.i18n import Translator
+from services.query.web.refusals import write_limited_text
+from services.query.web.render import error_page, language
 
 SERVICE = "query"
 NEEDS = ("kafka", "mongodb", "meilisearch")  # checked before the service starts serving
@@ -215,6 +217,8 @@ async def too_many_writes(request: Request, refused: WriteLimited) -> Response:
     log.info("write refused by its limit", extra={"limit": refused.limit, "retry_after_s": refused.retry_after})
     if on_api(request):
         return problem_response(request, 429, str(refused), headers)
-    page = error_page(request, 429, str(refused))
+    page = error_page(
+        request, 429, write_limited_text(refused.limit, refused.retry_after, Translator(language(request)))
+    )
     page.headers.update(headers)
     return page

@@ -265,7 +265,7 @@ def test_in_headless_chromium_a_similar_follow_is_made_by_form_and_its_reasons_r
             assert form.locator("input[name=threshold]").input_value() == str(DEFAULT_THRESHOLD)
             form.locator("textarea[name=seeds]").fill("2605.99999")  # held nowhere: refused, named
             form.get_by_role("button", name="关注").click()
-            assert "seeds[0]: no paper '2605.99999' is held here" in tab.locator(".banner-error").inner_text()
+            assert "第 1 篇种子论文「2605.99999」本站没有收录" in tab.locator(".banner-error").inner_text()
             form = tab.locator("form.follow-form", has=tab.locator("input[name=kind][value=similar]"))
             # arXiv's own DOI of one paper, and the other by its abstract page
             form.locator("textarea[name=seeds]").fill("10.48550/arXiv.1309.7543\nhttps://arxiv.org/abs/1501.03737")

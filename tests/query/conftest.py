@@ -12,7 +12,7 @@ from tests.conftest import Servers, under_fresh_names, wait_until
 from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user, running_pipeline
 
 # Each module's readers, its own: a module adds and removes follows and sessions, and asserts what its readers see.
-READERS = {"api": ("ana", "bo"), "pages": ("ana", "bo")}
+READERS = {"api": ("ana", "bo"), "pages": ("ana", "bo", "cy")}
 
 
 @dataclass

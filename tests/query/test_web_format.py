@@ -59,9 +59,9 @@ def test_labels() -> None:
     assert fmt.version_kind_label("new_version", ZH) == "新版本" and fmt.version_kind_label("odd", ZH) == "odd"
     assert fmt.source_name("acl") == "ACL Anthology" and fmt.source_name("other") == "other"
     reason = {"subtopic": "math reasoning", "subtopic_zh": "数学推理", "term": "reasoning", "field": "abstract"}
-    assert fmt.reason_text(reason, "zh") == "数学推理: reasoning(abstract)"
-    assert fmt.reason_text(reason, "en") == "math reasoning: reasoning(abstract)"
-    assert fmt.reason_text({"term": "banach", "field": "title"}, "zh") == "banach(title)"
+    assert fmt.reason_text(reason, "zh") == "数学推理: reasoning(摘要)"
+    assert fmt.reason_text(reason, "en") == "math reasoning: reasoning (in the abstract)"
+    assert fmt.reason_text({"term": "banach", "field": "title"}, "zh") == "banach(标题)"
 
 
 def test_an_author_reason_says_when_it_rests_on_an_initial() -> None:
@@ -97,12 +97,12 @@ def test_page_numbers_and_links() -> None:
 
 
 def test_browse_parameters_are_checked_and_kept_in_links() -> None:
-    browse, problem = parse_browse([("q", "graph"), ("category", "cs.LG"), ("category", "cs.IT"), ("status", "")])
+    browse, problem, _ = parse_browse([("q", "graph"), ("category", "cs.LG"), ("category", "cs.IT"), ("status", "")])
     assert problem is None and browse.category == ["cs.LG", "cs.IT"] and browse.status is None
     assert browse.url(sort="published") == "/?q=graph&category=cs.LG&category=cs.IT&sort=published"
     assert browse.url(page=3).endswith("&page=3") and "page" not in browse.url(sort="ingested")
-    _, problem = parse_browse([("sort", "random"), ("page", "0")])
-    assert problem and "sort" in problem and "page" in problem
+    _, problem, rejected = parse_browse([("sort", "random"), ("page", "0")], EN)
+    assert problem and "Sort" in problem and "Page" in problem and rejected == {"sort": "random", "page": "0"}
     link = api_query_to_page("/api/papers?sort=ingested&ai_related=true")
     assert link == "/?sort=ingested&ai_related=true#papers" and api_query_to_page(None) is None
 

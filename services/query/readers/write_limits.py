@@ -1,7 +1,8 @@
 """The one limit on writes, shared by every replica: `WriteLimit(name, by=...)`, a FastAPI dependency of every
 limited route (API and pages), counts the write in MongoDB (services/query/readers/accounts/rates.py: fixed windows, one
 atomic upsert each) and refuses past the `limit_<name>` setting with 429 and Retry-After. A new limited route is one
-`dependencies=[Depends(WriteLimit("imports", by="user"))]` and its `limit_imports` setting. Failed sign-ins have
+`dependencies=[Depends(WriteLimit("imports", by="user"))]` and its `limit_imports` setting (a page that must keep what
+the reader typed calls it in its handler once the form is read: the 纠错 form). Failed sign-ins have
 their own rule (`SignInFailures`), so that nobody can lock an account's owner out by failing to sign in to it."""
 
 from datetime import UTC, datetime

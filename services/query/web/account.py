@@ -23,6 +23,7 @@ from services.query.readers.library.recommend import BadFeedCursor
 from services.query.readers.repositories import ReaderRecords
 from services.query.readers.write_limits import SignInFailures, WriteLimit
 from services.query.web.i18n import Translator
+from services.query.web.refusals import validation_text
 from services.query.web.render import (
     Reader,
     check_csrf,
@@ -162,10 +163,16 @@ async def add_follow(request: Request, user: Reader, readers: ReadersDep) -> Res
             readers, resources.papers, announce, user["_id"], body, resources.settings.similar_threshold
         )
     except ValidationError as error:
-        detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
+        detail = validation_text(error, Translator(language(request)))
         return await _follows_page(request, user, readers, 422, error=detail, form=form)
+    except accounts.BadSeed as error:
+        t = Translator(language(request))
+        detail = t(f"seed_{error.why}", position=error.position + 1, seed=error.seed)
+        return await _follows_page(request, user, readers, 400, error=detail, form=form)
     except FollowRuleError as error:
-        return await _follows_page(request, user, readers, 400, error=str(error), form=form)
+        t = Translator(language(request))
+        detail = t(f"follow_rule_{error.rule}", **error.values) if t.has(f"follow_rule_{error.rule}") else str(error)
+        return await _follows_page(request, user, readers, 400, error=detail, form=form)
     return see_other("/me/follows?" + urlencode({"created": follow.name}))
 
 
@@ -209,8 +216,8 @@ async def remove_follow(follow_id: str, request: Request, user: Reader, readers:
         return error_page(request, 404, Translator(language(request))("not_found"), user)
     try:
         await accounts.delete_follow(readers, resources_of(request).announce_follow_change, user["_id"], follow_id)
-    except accounts.NoSuchFollow as error:
-        return error_page(request, 404, str(error), user)
+    except accounts.NoSuchFollow:
+        return error_page(request, 404, Translator(language(request))("follow_not_found"), user)
     return see_other("/me/follows")
 
 

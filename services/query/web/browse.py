@@ -7,13 +7,18 @@ from pydantic import ValidationError
 
 from papertrail.search_document import SortKey
 from services.query.catalogue.reads.search import PaperListing
+from services.query.web.i18n import Translator
+from services.query.web.refusals import rejected_fields, validation_text
 
 SORTS: tuple[SortKey, ...] = ("relevance", "updated", "ingested", "published")  # relevance only with a query
 LISTS = ("category", "source")  # parameters that may repeat
 
 
-def parse_browse(pairs: list[tuple[str, str]]) -> tuple[PaperListing, str | None]:
-    """Query-string pairs → the search parameters; on bad values the defaults and a message naming the parameters."""
+def parse_browse(
+    pairs: list[tuple[str, str]], t: Translator | None = None
+) -> tuple[PaperListing, str | None, dict[str, str]]:
+    """Query-string pairs → the search parameters. On bad values: the parameters without them, a message in the
+    reader's language naming each, and what the reader wrote in them (the form shows it again, to be corrected)."""
     raw: dict[str, Any] = {}
     for name, value in pairs:
         if value.strip() == "":
@@ -23,10 +28,15 @@ def parse_browse(pairs: list[tuple[str, str]]) -> tuple[PaperListing, str | None
         elif name in PaperListing.model_fields:
             raw[name] = value
     try:
-        return PaperListing.model_validate(raw), None
+        return PaperListing.model_validate(raw), None, {}
     except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
-        return PaperListing(), problems
+        problems = validation_text(error, t or Translator("zh"))
+        bad = rejected_fields(error)
+        rejected = {name: " ".join(v) if isinstance(v, list) else v for name, v in raw.items() if name in bad}
+    try:
+        return PaperListing.model_validate({k: v for k, v in raw.items() if k not in bad}), problems, rejected
+    except ValidationError:
+        return PaperListing(), problems, rejected
 
 
 def api_query_to_page(query: str | None) -> str | None:

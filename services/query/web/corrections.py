@@ -11,8 +11,9 @@ from pydantic import ValidationError
 from services.query.catalogue.reads.papers import paper_url
 from services.query.deps import CatalogueDep, ReadersDep
 from services.query.readers.accounts.corrections import FIELDS, CorrectionDraft, TooManyOpenReports, report_error
-from services.query.readers.write_limits import WriteLimit
+from services.query.readers.write_limits import WriteLimit, WriteLimited
 from services.query.web.i18n import Translator
+from services.query.web.refusals import validation_text, write_limited_text
 from services.query.web.render import (
     check_csrf,
     held_paper_or_error_page,
@@ -63,28 +64,38 @@ async def show_correction_form(
     return await _form_page(request, paper, {"field": field if field in FIELDS else "other"})
 
 
-@router.post(
-    "/papers/{paper_id:path}/correct",
-    response_class=HTMLResponse,
-    dependencies=[Depends(check_csrf), Depends(WriteLimit("corrections", by="user"))],
-)
+CORRECTIONS_LIMIT = WriteLimit("corrections", by="user")
+
+
+@router.post("/papers/{paper_id:path}/correct", response_class=HTMLResponse, dependencies=[Depends(check_csrf)])
 async def send_correction(paper_id: str, request: Request, catalogue: CatalogueDep, readers: ReadersDep) -> Response:
     """Store the report (signed-in readers' user id kept with it) on the paper holding the id, and show that paper
-    (at its canonical address) with a thank-you notice."""
+    (at its canonical address) with a thank-you notice. A refusal (the write limit among them: counted here, once
+    the form is read, so that the form comes back with the reader's text) re-renders the form in the reader's
+    language."""
     form = await report_form(request)
     user = await signed_in_user(request)
+    t = Translator(language(request))
+    try:
+        await CORRECTIONS_LIMIT(request)
+    except WriteLimited as refused:
+        paper = await held_paper_or_error_page(request, catalogue, paper_id, user)
+        if isinstance(paper, Response):
+            return paper
+        error = write_limited_text(refused.limit, refused.retry_after, t)
+        page = await _form_page(request, paper, form or {}, 429, error=error)
+        page.headers["Retry-After"] = str(refused.retry_after)
+        return page
     paper = await held_paper_or_error_page(request, catalogue, paper_id, user)
     if isinstance(paper, Response):
         return paper
     if form is None:
-        detail = Translator(language(request))("correct_too_long", limit=MAX_FORM_BYTES // 1024)
-        return await _form_page(request, paper, {}, 413, error=detail)
+        return await _form_page(request, paper, {}, 413, error=t("correct_too_long", limit=MAX_FORM_BYTES // 1024))
     try:
         draft = CorrectionDraft.model_validate({k: v for k, v in form.items() if k in ("field", "message", "contact")})
         await report_error(readers.corrections, paper["_id"], draft, user["_id"] if user else None)
     except ValidationError as error:
-        detail = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
-        return await _form_page(request, paper, form, 422, error=detail)
-    except TooManyOpenReports as error:
-        return await _form_page(request, paper, form, 429, error=str(error))
+        return await _form_page(request, paper, form, 422, error=validation_text(error, t))
+    except TooManyOpenReports:
+        return await _form_page(request, paper, form, 429, error=t("correct_too_many_open"))
     return see_other(paper_url(paper["_id"]) + "?reported=1#reported")

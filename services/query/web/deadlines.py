@@ -13,14 +13,17 @@ from pydantic import ValidationError
 from papertrail.venues.deadlines import UpcomingDeadline
 from services.query.catalogue.reads.venues import FIELD_NAMES, DeadlineQuery, deadlines
 from services.query.deps import NowDep, SettingsDep
-from services.query.web.render import render, signed_in_user
+from services.query.web.i18n import Translator
+from services.query.web.refusals import validation_text
+from services.query.web.render import language, render, signed_in_user
 
 router = APIRouter(include_in_schema=False)
 LISTS = ("field", "ccf_rank")
 
 
-def _query(request: Request) -> tuple[DeadlineQuery, str | None]:
-    """The page's filters from the query string; on bad values none and a message naming the parameters."""
+def _query(request: Request, t: Translator | None = None) -> tuple[DeadlineQuery, str | None]:
+    """The page's filters from the query string; on bad values none and a message naming the parameters (in the
+    reader's language when `t` is given: the page; the calendar feed's answer is the parameters' own words)."""
     raw: dict[str, list[str]] = {}
     for name, value in request.query_params.multi_items():
         if name in LISTS and value.strip():
@@ -28,16 +31,20 @@ def _query(request: Request) -> tuple[DeadlineQuery, str | None]:
     try:
         return DeadlineQuery.model_validate(raw), None
     except ValidationError as error:
+        if t is not None:
+            labels = {"field": t("deadlines_field"), "ccf_rank": t("deadlines_rank")}
+            return DeadlineQuery(), validation_text(error, t, labels)
         return DeadlineQuery(), "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
 
 
 @router.get("/deadlines", response_class=HTMLResponse)
 async def show_deadlines(request: Request, settings: SettingsDep, now: NowDep) -> HTMLResponse:
     """Upcoming deadlines of the catalogue's venues, soonest first, filtered by field and rank."""
-    query, problem = _query(request)
+    t = Translator(language(request))
+    query, problem = _query(request, t)
     zone = request.query_params.get("tz") or settings.display_timezone
     if zone not in available_timezones():
-        problem, zone = f"tz: no such time zone {zone!r}", settings.display_timezone
+        problem, zone = t("refused_zone", zone=zone), settings.display_timezone
     rows = [] if problem else deadlines(query, now)
     return render(
         request, "deadlines.html", 422 if problem else 200, user=await signed_in_user(request), query=query,

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from markupsafe import Markup, escape
 
+from papertrail.follows.catalogue import topic_name
 from papertrail.follows.reasons import reason_text as plain_reason_text
 from papertrail.names import display_name_key
 from papertrail.text import Dollar, Formula, Styled, TexPart, has_han, tex_parts
@@ -101,8 +102,24 @@ def zone_label(zone: str, t: Translator) -> str:
     return t(key) if key else zone
 
 
-def source_name(source: str) -> str:
+def source_name(source: str, t: Translator | None = None) -> str:
+    """A source as readers know it; a bulk import's ("corpus", "kaggle") in the reader's language."""
+    if t is not None and t.has(f"source_{source}"):
+        return t(f"source_{source}")
     return SOURCE_NAMES.get(source, source)
+
+
+def follow_label(kind: str, name: str | None, topic_id: str | None, lang: str) -> str:
+    """A follow's name as the pages show it: a topic follow named by its topic id (a follow left unnamed is named
+    after its topic id) shows the topic's name in the reader's language."""
+    if kind == "topic" and topic_id and (name or "").strip() in ("", topic_id):
+        return topic_name(topic_id, lang) or topic_id
+    return name or ""
+
+
+def follow_name_label(name: str | None, lang: str) -> str:
+    """A follow known by its name only (a feed item, the banner after adding one): a topic id reads as the topic."""
+    return (topic_name(name, lang) if name else None) or (name or "")
 
 
 def observation(version_seq: int | None, t: Translator, kind: str | None = None) -> str:
@@ -186,8 +203,9 @@ def author_page_key(name: str) -> str:
 
 
 def reason_text(reason: dict[str, Any], lang: str) -> str:
-    """'数学推理: reasoning(abstract)': the subtopic (Chinese name when asked and known), the term, the field; for a
-    similar follow, the closest seed paper's title (or the description) and the score."""
+    """'数学推理: reasoning(摘要)' / 'math reasoning: reasoning (in the abstract)': the subtopic (Chinese name when
+    asked and known), the term, the field in the reader's language; for a similar follow, the closest seed paper's
+    title (or the description) and the score."""
     if reason.get("field") == "venue":
         return venue_reason_text(reason, lang)
     if reason.get("field") == "similar":
@@ -198,8 +216,11 @@ def reason_text(reason: dict[str, Any], lang: str) -> str:
     if reason.get("field") == "authors":
         how = reason.get("name_match")
         return Translator(lang)(f"reason_author_{how}" if how else "reason_author", name=reason.get("term", ""))
+    t = Translator(lang)
     label = reason.get("subtopic_zh") if lang == "zh" and reason.get("subtopic_zh") else reason.get("subtopic")
-    hit = f"{reason.get('term', '')}({reason.get('field', '')})"
+    field = str(reason.get("field") or "")
+    where = t(f"reason_field_{field}") if t.has(f"reason_field_{field}") else field
+    hit = f"{reason.get('term', '')}({where})" if lang == "zh" else f"{reason.get('term', '')} (in the {where})"
     return f"{label}: {hit}" if label else hit
 
 

@@ -16,7 +16,7 @@ from services.query.catalogue.reads.overview import overview, source_details
 from services.query.catalogue.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
 from services.query.catalogue.reads.search import AUTHOR_KEY_PATTERN, MEANING_MIN_SCORE, TOPIC_ID_PATTERN, SimilarSearch
 from services.query.catalogue.reads.topics import NoSuchTopic, topic_papers
-from services.query.deps import CatalogueDep, PaperIndexDep, SettingsDep
+from services.query.deps import CatalogueDep, PaperIndexDep, ReadersDep, SettingsDep
 from services.query.readers.library.citations import FORMATS, export
 from services.query.readers.library.store import citable
 from services.query.web import format as fmt
@@ -44,12 +44,13 @@ async def show_home(
 ) -> HTMLResponse:
     """The overview of the window, source freshness and the paper browser."""
     window = await overview(index, catalogue, settings, None)
-    browse, problem = parse_browse(request.query_params.multi_items())
+    browse, problem, rejected = parse_browse(request.query_params.multi_items(), Translator(language(request)))
     results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
     try:
-        results = await find_papers(index, browse.query())
-    except NoVectors as error:
-        problem = str(error)
+        if not problem:  # a bad filter lists nothing: the whole collection would read as the filter's answer
+            results = await find_papers(index, browse.query())
+    except NoVectors:  # the API says which of the two; a reader needs to know only that words still search
+        problem = Translator(language(request))("meaning_unavailable")
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
              if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
     accepted = [(f.venue, f.value, api_query_to_page(f.query)) for f in window.accepted_this_week]
@@ -58,6 +59,7 @@ async def show_home(
     return render(
         request, "home.html", 422 if problem else 200, user=user, marks=marks,
         overview=window, links=links, accepted=accepted, browse=browse, sorts=SORTS, results=results, problem=problem,
+        rejected=rejected,
         track_names=get_args(ClaimTrack),
         meaning_min_score=MEANING_MIN_SCORE,
         # a Chinese search that found nothing, and a model that cannot read it: say why, not only "0 papers"
@@ -105,8 +107,11 @@ async def show_topics(request: Request) -> HTMLResponse:
 
 
 @router.get("/topics/{topic_id}", response_class=HTMLResponse)
-async def show_topic(topic_id: str, request: Request, index: PaperIndexDep, page: int = 1) -> HTMLResponse:
-    """Papers hitting a topic, each with which subtopic and term hit in which field."""
+async def show_topic(
+    topic_id: str, request: Request, index: PaperIndexDep, readers: ReadersDep, page: int = 1
+) -> HTMLResponse:
+    """Papers hitting a topic, each with which subtopic and term hit in which field; a follow button (signed out:
+    to the sign-in form, coming back here), or, when the reader follows the topic, a link to their follows."""
     user = await signed_in_user(request)
     t = Translator(language(request))
     if not TOPIC_ID.match(topic_id):
@@ -120,8 +125,10 @@ async def show_topic(topic_id: str, request: Request, index: PaperIndexDep, page
     for hit in listing["hits"]:
         hit["reasons"] = fmt.with_zh_subtopics(topic_id, hit["reasons"], names)
     marks = await marks_of(request, user, [hit["paper_id"] for hit in listing["hits"]])
+    follows = await readers.follows.list_follows(user["_id"]) if user else []
+    following = any(follow.kind == "topic" and follow.topic_id == topic_id for follow, _ in follows)
     return render(
-        request, "topic.html", user=user, listing=listing, page=page, marks=marks,
+        request, "topic.html", user=user, listing=listing, page=page, marks=marks, following=following,
         pages=fmt.page_numbers(page, listing["total"], PAGE_SIZE),
     )  # fmt: skip
 

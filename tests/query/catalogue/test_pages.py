@@ -13,7 +13,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer
-from lxml import html
+from lxml import etree, html
 
 from papertrail.names import display_name_key
 from schemas import topics
@@ -24,6 +24,7 @@ from tests.query.catalogue.test_api import RECORDS, _expected_topic_hits
 from tests.query.conftest import ArxivPageSite
 
 pytestmark = pytest.mark.integration
+ATOM = "{http://www.w3.org/2005/Atom}"
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +126,7 @@ def test_search_and_filters_find_what_the_api_finds(site: tuple[Pipeline, dict[s
         found = text(doc(page(pipeline, "/", **params)).get_element_by_id("found"))
         assert found.startswith(f"找到 {total:,} 篇论文"), (params, found)
     bad = page(pipeline, "/", sort="random", category="cs.CL")
-    assert bad.status_code == 422 and "sort" in text(doc(bad).find_class("banner-error")[0])
+    assert bad.status_code == 422 and "排序:不是可选的值「random」" in text(doc(bad).find_class("banner-error")[0])
     injected = page(pipeline, "/", category='cs.CL" OR ai_related = true')
     assert injected.status_code == 422 and "category" in injected.text
 
@@ -229,7 +230,7 @@ def test_topic_pages_show_hits_with_reasons(site: tuple[Pipeline, dict[str, str]
     entries = tree.find_class("entry")
     assert {e.get("data-paper-id") for e in entries} == paper_ids
     for entry in entries:
-        assert re.search(r"专题命中 [^:]+: [^(]+\((title|abstract)\)", text(entry)), text(entry)
+        assert re.search(r"专题命中 [^:]+: [^(]+\((标题|摘要)\)", text(entry)), text(entry)
     assert tree.xpath(f'//a[@href="/feeds/topics/{topic_id}.atom"]')
     assert page(pipeline, "/topics/no-such-topic").status_code == 404
 
@@ -311,9 +312,16 @@ def test_follows_are_added_checked_and_removed_through_forms(site: tuple[Pipelin
         cookie = next(c for c in ana.cookies.jar if c.name == "pt_session")
         assert cookie.has_nonstandard_attr("HttpOnly") and cookie.get_nonstandard_attr("SameSite") == "lax"
         broken = ana.post("/me/follows", data={"csrf": ana.csrf, "kind": "keyword", "query": '(retrieval AND "LLM"'})
-        assert broken.status_code == 400 and "query:" in text(doc(broken).find_class("banner-error")[0])
+        assert broken.status_code == 400 and "关键词表达式有误" in text(doc(broken).find_class("banner-error")[0])
         unknown = ana.post("/me/follows", data={"csrf": ana.csrf, "kind": "topic", "topic_id": "astrology"})
         assert unknown.status_code == 400 and "astrology" in unknown.text
+        # the seed form's example of old ("2605.01234") is no paper held here: said so in words, the seeds kept
+        unheld = ana.post("/me/follows", data={"csrf": ana.csrf, "kind": "similar", "seeds": "2605.01234"})
+        said = text(doc(unheld).find_class("banner-error")[0])
+        assert (
+            unheld.status_code == 400 and "第 1 篇种子论文「2605.01234」本站没有收录" in said and "seeds[0]" not in said
+        )
+        assert doc(unheld).xpath('//textarea[@name="seeds"]')[0].text == "2605.01234"
         added = ana.post(
             "/me/follows", data={"csrf": ana.csrf, "kind": "keyword", "query": "spectral", "name": "spectral graphs"}
         )
@@ -323,13 +331,55 @@ def test_follows_are_added_checked_and_removed_through_forms(site: tuple[Pipelin
         listed = doc(ana.get(added.headers["location"]))
         assert [li.get("data-follow-id") for li in listed.find_class("follow")] == [follows[0]["id"]]
         assert "spectral graphs" not in bo.get("/me/follows").text  # bo never sees ana's follows
-        assert bo.post(f"/me/follows/{follows[0]['id']}/delete", data={"csrf": bo.csrf}).status_code == 404
+        not_bos = bo.post(f"/me/follows/{follows[0]['id']}/delete", data={"csrf": bo.csrf})
+        assert not_bos.status_code == 404 and "没有这个关注" in not_bos.text
         assert ana.post(f"/me/follows/{follows[0]['id']}/delete", data={"csrf": ana.csrf}).status_code == 303
         assert api_as(pipeline, tokens["ana"], "/api/follows") == []
         assert (
             ana.post("/logout", data={"csrf": ana.csrf}).status_code == 303
             and ana.get("/me/follows").status_code == 401
         )
+
+
+def test_a_bad_date_is_said_to_be_bad_keeps_what_was_typed_and_lists_nothing(
+    site: tuple[Pipeline, dict[str, str]],
+) -> None:
+    pipeline, _ = site
+    response = page(pipeline, "/", q="graph", since="2026-13-45")
+    tree = doc(response)
+    since = tree.xpath('//input[@name="since"]')[0]
+    assert response.status_code == 422 and since.get("value") == "2026-13-45" and since.get("aria-invalid") == "true"
+    assert tree.xpath('//input[@name="q"]/@value') == ["graph"]
+    refused = text(tree.get_element_by_id("refused"))
+    assert "起始日期:「2026-13-45」不是有效日期" in refused and "Value error" not in refused
+    assert not tree.find_class("card") and not tree.xpath('//*[@id="found"]')  # not the whole collection
+    english = text(doc(page(pipeline, "/", since="2026-13-45", lang="en")).get_element_by_id("refused"))
+    assert "From date: “2026-13-45” is not a date" in english
+
+
+def test_a_topic_is_followed_from_its_page_and_named_in_the_readers_language(
+    site: tuple[Pipeline, dict[str, str]],
+) -> None:
+    pipeline, tokens = site
+    signed_out = doc(page(pipeline, "/topics/llm-reasoning")).get_element_by_id("topic-follow")
+    assert signed_out.xpath(".//a/@href") == ["/login?next=/topics/llm-reasoning"]
+    with signed_in(pipeline, tokens["cy"]) as cy:
+        form = doc(cy.get("/topics/llm-reasoning")).get_element_by_id("topic-follow").xpath(".//form")[0]
+        added = cy.post(form.get("action"), data={i.get("name"): i.get("value") for i in form.xpath(".//input")})
+        assert added.status_code == 303
+        listed = doc(cy.get(added.headers["location"]))
+        assert "已添加关注「大模型推理」" in text(listed.find_class("banner-ok")[0])
+        row = listed.find_class("follow")[0]
+        assert "大模型推理" in text(row) and "llm-reasoning" not in text(row)
+        english = text(doc(cy.get("/me/follows", params={"lang": "en"})).find_class("follow")[0])
+        assert "LLM reasoning" in english and "llm-reasoning" not in english
+        again = doc(cy.get("/topics/llm-reasoning", params={"lang": "zh"})).get_element_by_id("topic-follow")
+        assert "已关注" in text(again) and not again.xpath(".//form")
+        feed_url = row.xpath('.//a[contains(@href, "/feeds/follows/")]/@href')[0]
+        follow_atom = etree.fromstring(cy.get(feed_url).content)
+        assert follow_atom.findtext(f"{ATOM}title") == "PaperTrail · 大模型推理 · LLM reasoning"
+    topic_atom = etree.fromstring(page(pipeline, "/feeds/topics/llm-reasoning.atom").content)
+    assert topic_atom.findtext(f"{ATOM}title") == "PaperTrail · 大模型推理 · LLM reasoning"
 
 
 def test_feed_page_shows_matches_with_reasons(site: tuple[Pipeline, dict[str, str]]) -> None:

@@ -97,8 +97,8 @@ async def test_the_deadlines_page_in_beijing_time_by_field_and_rank(client: http
         assert f"({deadline.as_written})" in shown
     aaai = next(r for r, d in zip(rows, expected, strict=True) if d.venue.key == "AI/aaai" and d.kind == "paper")
     assert aaai.find_class("when")[0].text_content() == "2026-07-29 19:59 (2026-07-28 23:59:59 UTC-12)"
-    assert "北京时间" in response.text
-    assert '<a href="/deadlines" aria-current="page">会议截稿</a>' in response.text  # the menu links it, marked current
+    # the menu links it, marked as the page shown
+    assert "北京时间" in response.text and '<a href="/deadlines" aria-current="page">会议截稿</a>' in response.text
     utc = _rows((await client.get("/deadlines", params={"field": "AI", "ccf_rank": "A", "tz": "UTC"})).text)
     assert utc[0].find_class("when")[0].text_content().startswith(expected[0].at.strftime("%Y-%m-%d %H:%M"))
     english = await client.get("/deadlines", params={"lang": "en", "ccf_rank": "A"})
@@ -114,9 +114,15 @@ async def test_the_clock_moves_past_a_deadline(client: httpx.AsyncClient) -> Non
 
 
 async def test_bad_filters_are_a_422_naming_the_parameter(client: httpx.AsyncClient) -> None:
+    said = {
+        "ccf_rank": "CCF 等级:不是可选的值「A+」",
+        "field": "领域:不是可选的值「ZZ」",
+        "tz": "没有这个时区:Mars/Olympus",
+    }
     for params in ({"ccf_rank": "A+"}, {"field": "ZZ"}, {"tz": "Mars/Olympus"}):
         page = await client.get("/deadlines", params=params)
-        assert page.status_code == 422 and next(iter(params)) in page.text, params
+        banner = " ".join(html.fromstring(page.text).find_class("banner-error")[0].text_content().split())
+        assert page.status_code == 422 and said[next(iter(params))] in banner, banner
     feed = await client.get("/deadlines.ics", params={"field": "ZZ"})
     assert feed.status_code == 422 and "field" in feed.text
 

@@ -2,6 +2,7 @@
 with 429, Retry-After and problem details on whichever replica it lands; another client address or token is not;
 X-Forwarded-For counts only from a TRUSTED_PROXIES peer."""
 
+import re
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -10,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from lxml import html
 
 from tests.conftest import FIXTURES, Servers, wait_until
 from tests.integration.services import create_user, papertrail_cli, running_service
@@ -110,3 +112,26 @@ def test_follow_writes_are_limited_per_token_and_another_token_is_unaffected(rep
     )
     assert deleted.status_code == 429  # removing is a write too
     assert follow(b, cy, 0).status_code == 201
+
+
+def test_the_correction_form_past_its_limit_keeps_the_readers_text_and_says_why_in_words(replicas: Replicas) -> None:
+    """The form counts its limit once it has read the form: the refusal comes back as the form, with what the reader
+    wrote and the wait in the reader's language (not the API's "too many requests (corrections): try again in 924
+    s")."""
+    a, _, _ = replicas.bases
+    form_url = f"/papers/{PAPERS[1]}/correct"
+    with httpx.Client(base_url=a, headers={"X-Forwarded-For": "203.0.113.21"}, timeout=10) as reader:
+        csrf = html.fromstring(reader.get(form_url).text).xpath('//input[@name="csrf"]/@value')[0]
+        blank = {"csrf": csrf, "field": "other", "message": " "}
+        assert [reader.post(form_url, data=blank).status_code for _ in range(20)] == [422] * 20  # counted, stored none
+        typed = {"csrf": csrf, "field": "title_zh", "message": "中文标题应为「热木星的频率」", "contact": "r@x.org"}
+        refused = reader.post(form_url, data=typed)
+        assert refused.status_code == 429 and 0 < int(refused.headers["Retry-After"]) <= DAY
+        tree = html.fromstring(refused.text)
+        said = " ".join(tree.find_class("banner-error")[0].text_content().split())
+        assert re.fullmatch(r"无法提交:提交纠错太频繁了,请 \d+ (分钟|小时|秒)后再试。", said), said
+        assert tree.xpath('//textarea[@name="message"]')[0].text == typed["message"]
+        assert tree.xpath('//input[@name="contact"]/@value') == ["r@x.org"]
+        assert tree.xpath('//select[@name="field"]/option[@selected]/@value') == ["title_zh"]
+        english = reader.post(form_url, data=typed, params={"lang": "en"})
+        assert "Too many error reports for now: try again in" in english.text and typed["message"] in english.text

@@ -1,6 +1,7 @@
 """Atom feeds of papers: a topic's papers, a venue's, a search's, newest first (a follow's:
 readers/accounts/follows.py)."""
 
+from papertrail.follows.catalogue import topic_title
 from papertrail.follows.reasons import reason_text
 from papertrail.follows.rules import VenueRule
 from papertrail.search_document import PaperFilter
@@ -16,7 +17,11 @@ async def topic_feed(index: PaperIndex, site: str, topic_id: str, self_url: str)
     """The latest papers hitting a catalogue topic."""
     results = await index.search(PaperQuery(filter=PaperFilter(topic_id=topic_id), sort="ingested", size=FEED_SIZE))
     return render_atom(
-        site_url=site, path=f"/feeds/topics/{topic_id}", title=topic_id, self_url=self_url, papers=results.hits
+        site_url=site,
+        path=f"/feeds/topics/{topic_id}",
+        title=topic_title(topic_id),
+        self_url=self_url,
+        papers=results.hits,
     )
 
 

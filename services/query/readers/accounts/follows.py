@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, HttpUrl
 
+from papertrail.follows.catalogue import topic_title
 from papertrail.follows.checks import (
     MAX_DESCRIPTION_CHARS,
     MAX_SEEDS,
@@ -113,6 +114,15 @@ async def _embedded_seeds(papers: Catalogue, follows: list[Follow]) -> set[str]:
     return await papers.embedded(sorted({seed.paper_id for f in follows for seed in f.seeds}))
 
 
+class BadSeed(FollowRuleError):
+    """A seed that is no paper id (`not_an_id`) or names no paper held here (`not_held`): where it stands and what
+    it was, for the pages to say in the reader's language."""
+
+    def __init__(self, message: str, position: int, seed: str, why: Literal["not_an_id", "not_held"]) -> None:
+        super().__init__(message)
+        self.position, self.seed, self.why = position, seed, why
+
+
 async def resolve_seeds(papers: Catalogue, written: list[str]) -> list[SeedPaper]:
     """The held papers a reader's seed ids name, each once, in the order written; FollowRuleError names the first
     that is no paper id or names no paper held here."""
@@ -121,10 +131,12 @@ async def resolve_seeds(papers: Catalogue, written: list[str]) -> list[SeedPaper
         try:
             key = paper_key(raw)
         except NotAPaperId as error:
-            raise FollowRuleError(f"seeds[{position}]: {error}") from error
+            raise BadSeed(f"seeds[{position}]: {error}", position, raw.strip(), "not_an_id") from error
         paper = await papers.holding(key)
         if paper is None:
-            raise FollowRuleError(f"seeds[{position}]: no paper {raw.strip()!r} is held here")
+            raise BadSeed(
+                f"seeds[{position}]: no paper {raw.strip()!r} is held here", position, raw.strip(), "not_held"
+            )
         seeds.setdefault(paper["_id"], SeedPaper(paper_id=paper["_id"], title=paper.get("title") or paper["_id"]))
     return list(seeds.values())
 
@@ -230,6 +242,14 @@ async def matched_papers(
     return [{**m, "paper": found.get(m["paper_id"])} for m in matches]
 
 
+def follow_title(follow: Follow) -> str:
+    """A follow as its feed is titled: its name, or for a topic follow named by its topic id (as the pages name one
+    left unnamed), the topic's names."""
+    if follow.kind == "topic" and follow.topic_id and follow.name.strip() in ("", follow.topic_id):
+        return topic_title(follow.topic_id)
+    return follow.name
+
+
 async def follow_feed(
     readers: ReaderRecords, papers: Catalogue, site: str, follow_id: str, key: str, self_url: str
 ) -> bytes | None:
@@ -245,7 +265,7 @@ async def follow_feed(
     return render_atom(
         site_url=site,
         path=f"/feeds/follows/{follow_id}",
-        title=follow.name,
+        title=follow_title(follow),
         self_url=self_url,
         papers=ordered,
         updated=updated,
