@@ -72,9 +72,10 @@ class MatchStore:
         await self.digests.create_index([("user_id", 1), ("day", -1)])
 
     # follows and users (read only) ----------------------------------------------------------------------
-    async def all_follows(self) -> list[Follow]:
+    async def all_follows(self, kind: str | None = None) -> list[Follow]:
+        """Every follow (of this kind, if given)."""
         follows = []
-        async for doc in self.follows.find({}):
+        async for doc in self.follows.find({"kind": kind} if kind else {}):
             if doc.get("deleted"):
                 continue
             try:

@@ -426,3 +426,41 @@ async def test_the_digest_adds_the_readers_picks_that_the_query_service_ranked(
     assert "为你推荐".encode() in html and b"Beyond Benchmarks: MathArena" in html
     text = next(part for part in mail.walk() if part.get_content_type() == "text/plain").get_payload(decode=True)
     assert "为你推荐".encode() in text
+
+
+async def test_the_digest_reminds_of_the_deadlines_of_followed_venues(
+    servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
+) -> None:
+    """Venue follows as the query service stores them, the shipped catalogue's ICML 2026 deadlines (ccf-deadlines):
+    a reader with no paper that day gets a digest two days before the abstract deadline, listing both of the
+    edition's deadlines in Beijing time; a follow of an edition whose deadlines have passed reminds of nothing."""
+    from papertrail.venues.catalogue import default_index
+    from papertrail.venues.deadlines import upcoming_deadlines
+
+    inbox, port = smtp
+    for user in ("u3", "u4"):
+        await store.users.insert_one({"_id": user, "name": user, "email": f"{user}@example.org"})
+    await store.follows.insert_many(
+        [
+            {"_id": "v1", "user_id": "u3", "kind": "venue", "name": "ICML 2026", "venue_key": "AI/icml",
+             "venue_year": 2026, "created_at": datetime(2025, 12, 1, tzinfo=UTC)},
+            {"_id": "v2", "user_id": "u4", "kind": "venue", "name": "ICML 2025", "venue_key": "AI/icml",
+             "venue_year": 2025, "created_at": datetime(2025, 12, 1, tzinfo=UTC)},
+        ]
+    )  # fmt: skip
+    now = datetime(2026, 1, 22, 1, 0, tzinfo=UTC)  # 09:00 on 01-22 in Beijing: the digest of 01-21
+    icml = [d for d in upcoming_deadlines([default_index().venues["AI/icml"]], now) if d.edition.year == 2026]
+    assert [d.kind for d in icml] == ["abstract", "paper"]
+    done = await DigestMaker(store, settings(servers, smtp_host="127.0.0.1", smtp_port=port)).run_once(now, 1)
+    assert done == ["u3:2026-01-21", "u3:2026-01-21"]  # stored and mailed; u4's edition is over
+    digest = await store.digest("u3", "2026-01-21")
+    assert digest is not None and digest["digest"]["papers"] == 0
+    assert digest["digest"]["subject"] == "PaperTrail digest 2026-01-21: deadlines ahead"
+    shown = [(d["venue"], d["year"], d["kind"], d["at"], d["days_left"]) for d in digest["digest"]["deadlines"]]
+    day_end = datetime(2026, 1, 21, 16, 0, tzinfo=UTC)
+    assert shown == [("ICML", 2026, d.kind, d.at.isoformat(), (d.at - day_end).days) for d in icml]
+    assert shown[0][4] == 2 and digest["digest"]["deadlines"][0]["local"] == "2026-01-24 19:59"
+    [mail] = inbox.messages
+    text = next(part for part in mail.walk() if part.get_content_type() == "text/plain").get_payload(decode=True)
+    assert "截稿提醒".encode() in text and b"ICML 2026" in text
+    assert await store.digest("u4", "2026-01-21") is None

@@ -1,5 +1,7 @@
-"""A user's daily digest: the day's matches grouped by topic, as JSON and as HTML (jinja2). No I/O."""
+"""A user's daily digest: the day's matches grouped by topic, the reader's picks and the deadlines of the venues they
+follow, as JSON and as HTML (jinja2). No I/O."""
 
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -7,6 +9,14 @@ from zoneinfo import ZoneInfo
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from papertrail.follows.reasons import reason_text
+from papertrail.venues.catalogue import Venue
+from papertrail.venues.deadlines import upcoming_deadlines
+from schemas.events import Follow
+
+# A digest lists the followed venues' deadlines of the next two weeks; a reader with no paper that day still gets a
+# digest when one of them is this close (the last days before it).
+REMINDER_DAYS = 14
+URGENT_DAYS = 3
 
 _ENV = Environment(
     loader=PackageLoader("services.matcher.delivery", "templates"), autoescape=select_autoescape(["html", "j2"])
@@ -19,11 +29,50 @@ def day_bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
     return start.astimezone(UTC), (start + timedelta(days=1)).astimezone(UTC)
 
 
+def deadline_reminders(
+    follows: Iterable[Follow], venues: Iterable[Venue], after: datetime, zone: ZoneInfo, days: int = REMINDER_DAYS
+) -> list[dict[str, Any]]:
+    """The deadlines in the `days` after `after` of the venues the reader's venue follows name (a venue, its edition
+    if the follow names a year; or every venue of a CCF field and rank), soonest first, each once, in `zone`."""
+    catalogue = list(venues)
+    end = after + timedelta(days=days)
+    found: dict[tuple[str, int, str, datetime], dict[str, Any]] = {}
+    for follow in follows:
+        if follow.kind != "venue":
+            continue
+        chosen = [v for v in catalogue if v.key == follow.venue_key] if follow.venue_key else catalogue
+        ranks = [follow.venue_rank] if follow.venue_rank else []
+        fields = [follow.venue_field] if follow.venue_field and not follow.venue_key else []
+        for deadline in upcoming_deadlines(chosen, after, fields=fields, ranks=ranks):
+            if deadline.at > end or (follow.venue_year and deadline.edition.year != follow.venue_year):
+                continue
+            key = (deadline.venue.key, deadline.edition.year, deadline.kind, deadline.at)
+            found[key] = {
+                "venue": deadline.venue.acronym,
+                "venue_key": deadline.venue.key,
+                "ccf_rank": deadline.venue.ccf_rank,
+                "year": deadline.edition.year,
+                "kind": deadline.kind,
+                "at": deadline.at.isoformat(),
+                "local": deadline.at.astimezone(zone).strftime("%Y-%m-%d %H:%M"),
+                "as_written": deadline.as_written,
+                "days_left": (deadline.at - after).days,
+                "comment": deadline.comment,
+            }
+    return [found[key] for key in sorted(found, key=lambda k: (k[3], k[0], k[2]))]
+
+
 def build_digest(
-    user_id: str, day: date, matches: list[dict[str, Any]], public_url: str, picks: list[dict[str, Any]] | None = None
+    user_id: str,
+    day: date,
+    matches: list[dict[str, Any]],
+    public_url: str,
+    picks: list[dict[str, Any]] | None = None,
+    deadlines: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Group a day's stored matches by topic (a topic follow's name, else the follow's name), papers once each; and
-    the reader's 为你推荐 picks (the query service ranks them by the reader's model), those matched left out."""
+    """Group a day's stored matches by topic (a topic follow's name, else the follow's name), papers once each; the
+    reader's 为你推荐 picks (the query service ranks them by the reader's model), those matched left out; and the
+    deadlines of the venues they follow (`deadline_reminders`)."""
     groups: dict[str, dict[str, Any]] = {}
     for match in matches:
         title = match.get("follow_name") or match.get("topic_id") or match["follow_id"]
@@ -54,10 +103,12 @@ def build_digest(
     return {
         "user_id": user_id,
         "day": day.isoformat(),
-        "subject": f"PaperTrail digest {day.isoformat()}: {total} paper{'s' if total != 1 else ''}",
+        "subject": f"PaperTrail digest {day.isoformat()}: "
+        + (f"{total} paper{'s' if total != 1 else ''}" if total or not deadlines else "deadlines ahead"),
         "papers": total,
         "topics": topics,
         "for_you": for_you,
+        "deadlines": [{**d, "url": f"{site}/deadlines"} for d in deadlines or []],
     }
 
 
@@ -78,4 +129,16 @@ def digest_text(digest: dict[str, Any]) -> str:
         lines.append(f"## 为你推荐 / For you ({len(digest['for_you'])})")
         lines.extend(f"- {p['title']} — {p['url']}" for p in digest["for_you"])
         lines.append("")
+    if digest.get("deadlines"):
+        lines.append(f"## 截稿提醒 / Deadlines ({len(digest['deadlines'])})")
+        lines.extend(f"- {deadline_line(d)}" for d in digest["deadlines"])
+        lines.append("")
     return "\n".join(lines)
+
+
+def deadline_line(deadline: dict[str, Any]) -> str:
+    what = "摘要截止 / abstract" if deadline["kind"] == "abstract" else "论文截止 / paper"
+    return (
+        f"{deadline['venue']} {deadline['year']} {what}: {deadline['local']} "
+        f"({deadline['as_written']}) · {deadline['days_left']} 天后 / in {deadline['days_left']} days"
+    )

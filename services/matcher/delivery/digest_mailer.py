@@ -10,7 +10,16 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from papertrail.mail import send_mail
-from services.matcher.delivery.digest import build_digest, day_bounds, digest_text, render_html
+from papertrail.venues.catalogue import default_index
+from schemas.events import Follow
+from services.matcher.delivery.digest import (
+    URGENT_DAYS,
+    build_digest,
+    day_bounds,
+    deadline_reminders,
+    digest_text,
+    render_html,
+)
 from services.matcher.metrics import DIGESTS
 from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
@@ -33,16 +42,30 @@ class DigestMaker:
         now = now or datetime.now(UTC)
         today = now.astimezone(self.zone).date()
         done: list[str] = []
+        venues = default_index().venues.values()
+        venue_follows: dict[str, list[Follow]] = {}
+        for follow in await self.store.all_follows(kind="venue"):
+            venue_follows.setdefault(follow.user_id, []).append(follow)
         for back in range(days_back, 0, -1):
             day = today - timedelta(days=back)
             start, end = day_bounds(day, self.zone)
             by_user: dict[str, list[dict[str, Any]]] = {}
             for match in await self.store.matches_between(start, end):
                 by_user.setdefault(match["user_id"], []).append(match)
+            reminders = {
+                user_id: deadline_reminders(follows, venues, end, self.zone)
+                for user_id, follows in venue_follows.items()
+            }
+            # a reader with no paper that day still hears of a followed deadline in its last days
+            for user_id, due in reminders.items():
+                if any(d["days_left"] < URGENT_DAYS for d in due):
+                    by_user.setdefault(user_id, [])
             for user_id, matches in by_user.items():
                 if await self.store.digest(user_id, day.isoformat()) is None:
                     picks = (await self.store.picks_of(user_id))[: self.settings.digest_picks]
-                    content = build_digest(user_id, day, matches, self.settings.public_url, picks)
+                    content = build_digest(
+                        user_id, day, matches, self.settings.public_url, picks, reminders.get(user_id)
+                    )
                     await self.store.save_digest(user_id, day.isoformat(), content, render_html(content), now)
                     DIGESTS.labels("stored").inc()
                     done.append(f"{user_id}:{day.isoformat()}")
