@@ -5,6 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from schemas.added_fields import left_out
 from schemas.paper import ClaimSource, ClaimTrack, Paper, PaperIds, PaperVersion
 from schemas.summary import Summary
 
@@ -12,13 +13,6 @@ RawFormat = Literal[
     "arXivRaw", "arXiv", "arxiv_atom", "oai_dc", "acl_xml", "hf_daily_json", "kaggle_arxiv_json", "corpus_json"
 ]
 NormalizedKind = Literal["new", "revised", "published", "updated"]
-
-
-def _unset(value: object) -> bool:
-    """A field added to a topic (a `similar` or `venue` follow's, the watcher's report), left out of an event that
-    does not use it: consumers built before it existed (their models forbid unknown fields) read the events they know
-    unchanged."""
-    return value is None or value == []
 
 
 class RawRecord(BaseModel):
@@ -79,7 +73,7 @@ class HarvestStatus(BaseModel):
     error: str | None = Field(None, description="why it failed")
     next_run_at: datetime | None = Field(None, description="when the next run is scheduled (UTC)")
     announcement: AnnouncementReport | None = Field(
-        None, exclude_if=_unset, description="announcement watcher (arxiv_feed): what its window saw; else absent"
+        None, exclude_if=left_out, description="announcement watcher (arxiv_feed): what its window saw; else absent"
     )
 
 
@@ -187,26 +181,26 @@ class MatchReason(BaseModel):
     categories: list[str] = Field(default_factory=list, description="categories that satisfied the filter")
     seed_id: str | None = Field(
         None,
-        exclude_if=_unset,
+        exclude_if=left_out,
         description="similar follow: the canonical id of the closest seed paper (absent: the description)",
         examples=["arxiv:2605.01234"],
     )
     score: float | None = Field(
-        None, exclude_if=_unset, description="similar follow: the cosine similarity that reached the threshold"
+        None, exclude_if=left_out, description="similar follow: the cosine similarity that reached the threshold"
     )
     evidence: VenueEvidence | None = Field(
         None,
-        exclude_if=_unset,
+        exclude_if=left_out,
         description="venue follow: where the acceptance was read: the paper's comment, journal reference or DOI, or "
         "its published record (`proceedings`)",
         examples=["comment"],
     )
     source_version: str | None = Field(
-        None, exclude_if=_unset, description="venue follow: the version whose comment says so", examples=["v3"]
+        None, exclude_if=left_out, description="venue follow: the version whose comment says so", examples=["v3"]
     )
     name_match: Literal["initials", "initial", "family"] | None = Field(
         None,
-        exclude_if=_unset,
+        exclude_if=left_out,
         description="author follow: the name agreed only through initials (`J. Y.` ~ `Jun-Yan`), a bare initial "
         "(`Y. Li` ~ `Yinghui Li`) or the family name alone; absent: as written, or by a pinned id",
         examples=["initial"],
@@ -286,31 +280,34 @@ class Follow(BaseModel):
     webhook_url: str | None = Field(None, description="POST each match of this follow to this URL")
     webhook_secret: str | None = Field(None, description="key of the HMAC-SHA256 signature of webhook bodies")
     seeds: list[SeedPaper] = Field(
-        default_factory=list, exclude_if=_unset, description="similar follow: the papers it is like (1-20)"
+        default_factory=list, exclude_if=left_out, description="similar follow: the papers it is like (1-20)"
     )
     description: str | None = Field(
-        None, exclude_if=_unset, description="similar follow: what it is about, in a reader's words"
+        None, exclude_if=left_out, description="similar follow: what it is about, in a reader's words"
     )
     threshold: float | None = Field(
-        None, exclude_if=_unset, description="similar follow: the least cosine similarity a match has", examples=[0.65]
+        None,
+        exclude_if=left_out,
+        description="similar follow: the least cosine similarity a match has",
+        examples=[0.65],
     )
     venue_key: str | None = Field(
-        None, exclude_if=_unset, description="venue follow: the venue catalogue's key", examples=["AI/icml"]
+        None, exclude_if=left_out, description="venue follow: the venue catalogue's key", examples=["AI/icml"]
     )
     venue_year: int | None = Field(
-        None, exclude_if=_unset, description="venue follow: only this edition (absent: every year)", examples=[2026]
+        None, exclude_if=left_out, description="venue follow: only this edition (absent: every year)", examples=[2026]
     )
     venue_track: ClaimTrack | None = Field(
-        None, exclude_if=_unset, description="venue follow: only this track (absent: any)", examples=["main"]
+        None, exclude_if=left_out, description="venue follow: only this track (absent: any)", examples=["main"]
     )
     venue_field: CcfFieldCode | None = Field(
         None,
-        exclude_if=_unset,
+        exclude_if=left_out,
         description="venue follow without a venue_key: every catalogue venue of this CCF field",
         examples=["AI"],
     )
     venue_rank: Literal["A", "B", "C"] | None = Field(
-        None, exclude_if=_unset, description="venue follow: only venues of this CCF rank", examples=["A"]
+        None, exclude_if=left_out, description="venue follow: only venues of this CCF rank", examples=["A"]
     )
 
 

@@ -5,6 +5,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from schemas.added_fields import left_out
+
 PublicationStatus = Literal["preprint", "published"]
 ClaimStatus = Literal["accepted", "submitted"]
 ClaimTrack = Literal[
@@ -76,12 +78,6 @@ class CommunityPick(BaseModel):
     organization: str | None = Field(None, description="organization that submitted it")
 
 
-def _unset(value: object) -> bool:
-    """A field added to papers.new.v1 after its first release, left out of events that do not use it: consumers
-    built before it (their models forbid unknown fields) read those events unchanged."""
-    return value is None or value == []
-
-
 class VenueClaim(BaseModel):
     """What the paper itself says about a venue (its comment, journal reference or DOI): accepted there, or only
     submitted. A workshop at a conference is that conference's venue with track `workshop`, not its main track."""
@@ -124,7 +120,7 @@ class Paper(BaseModel):
     journal_ref: str | None = Field(None, description="journal reference (arXiv)")
     venue_claims: list[VenueClaim] = Field(
         default_factory=list,
-        exclude_if=_unset,
+        exclude_if=left_out,
         description="venues the paper says it was accepted at or submitted to, from the newest comments, journal "
         "reference and DOIs (added in papers.new.v1 without a version change: absent in events from before)",
     )
@@ -154,7 +150,7 @@ class Paper(BaseModel):
         None,
         description="where published_at comes from when no version dates it: the listing day, or the id's month "
         "(left out: a version's date, or no date)",
-        exclude_if=_unset,
+        exclude_if=left_out,
     )
     version_updated_at: datetime | None = Field(None, description="date of the newest source version (UTC)")
 
@@ -192,7 +188,7 @@ class PaperVersion(BaseModel):
     content_hash: str = Field(description="sha256 of the source record's content")
     venue_claims: list[VenueClaim] | None = Field(
         None,
-        exclude_if=_unset,
+        exclude_if=left_out,
         description="the paper's venue claims as this record left them, when it changed them (else absent)",
     )
     before: VersionBefore | None = Field(

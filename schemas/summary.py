@@ -5,16 +5,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from schemas.added_fields import left_out
+
 SummaryStatus = Literal["ok", "pending", "failed"]
 
 # The `error` of a summary pending because the summarizer has no endpoint at all (the paper page then says how to
 # get summaries).
 NO_MODEL_CONFIGURED = "no model configured"
-
-
-def _absent(value: object) -> bool:
-    """A field added to summaries after papers.new.v1's first release, left out when it holds nothing."""
-    return value is None
 
 
 class Institution(BaseModel):
@@ -47,7 +44,7 @@ class Summary(BaseModel):
     generated_at: datetime | None = Field(None, description="when it was written (UTC)")
     paper_version: str | None = Field(
         None,
-        exclude_if=_absent,
+        exclude_if=left_out,
         description="the paper's version whose title and abstract it was written from (the source's label); absent "
         "in summaries written before it was recorded, in those without a version label, and on papers.new.v1",
         examples=["v2"],
