@@ -4,6 +4,7 @@ papers are stored from recorded source files by the normalizer's own functions, 
 left them."""
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import pytest
 from pydantic import BaseModel
@@ -92,6 +93,7 @@ async def test_papers_stored_without_a_first_published_date_get_the_one_a_merge_
     assert len(given) == 5 and None not in given.values()
     old = {"$unset": {"published_at": "", "published_from": ""}}  # as an older release stored them
     await store.papers.update_many({"_id": {"$ne": kept}}, old)
+    await store.source_records.update_many({"paper_id": {"$ne": kept}}, {"$set": {"reading": 2}})  # and read them
     before = {doc["_id"]: doc async for doc in store.papers.find()}
     published = Published()
     context, record = MigrationContext(scratch_db, published), MigrationRecord(scratch_db)
@@ -129,3 +131,11 @@ async def test_papers_stored_without_a_first_published_date_get_the_one_a_merge_
     assert await record.run(migration, context, again=True) == "0 papers given a first-published date"
     assert [key for _, _, key in published.events[len(given) :]] == [stopped]
     assert await store.versions.count_documents({"paper_id": stopped}) == after[stopped]["version_count"]
+
+    # a corpus paper's line delivered again (its day imported again) is read again (an older reading read it): the
+    # listing day replaces the id's month
+    relisted = listed[1]
+    assert [e.kind for e in (await apply(store, relisted)).events] == ["updated"]
+    paper = await store.papers.find_one({"_id": f"arxiv:{relisted.record_id}"}) or {}
+    listing_day = datetime.fromisoformat(relisted.datestamp or "").replace(tzinfo=UTC)
+    assert (paper["published_at"], paper["published_from"]) == (listing_day, "listing")
