@@ -21,7 +21,7 @@ from papertrail.venues.claims import venue_claims
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionBefore, VersionKind
 from services.normalizer.links import found_links
-from services.normalizer.records import PUBLISHED_STRENGTH, ParsedRecord, PublishedFrom
+from services.normalizer.records import PUBLISHED_STRENGTH, ParsedRecord, PublishedFrom, first_published
 
 ARXIV_VERSION = re.compile(r"v(\d+)")
 TRACKED_FIELDS = (
@@ -286,6 +286,30 @@ def merge(
         before=version_before(existing, changed),
     )
     return Change(paper=paper, kind=kind, version=version)
+
+
+def dated_as_stored(
+    paper: Paper, *, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
+) -> Change | None:
+    """A paper an older release stored without a first-published date given the one a merge gives it, from what the
+    paper holds (its versions, its arXiv id: a listing day is not stored), as a metadata update by `source`'s
+    `record_id`. None when it has a date, or nothing dates it (as a merge leaves it)."""
+    first = first_published(paper.versions, None, paper.ids.arxiv)
+    if paper.published_at is not None or first is None:
+        return None
+    dated = paper.model_copy(deep=True)
+    dated.published_at, dated.published_from, dated.updated_at = first[0], _basis(first), now
+    version = PaperVersion(
+        paper_id=paper.id,
+        seq=next_seq,
+        kind=_version_kind("updated"),
+        source=source,
+        source_record_id=record_id,
+        observed_at=now,
+        changed_fields=changed_fields(paper, dated),
+        content_hash=content_hash,
+    )
+    return Change(paper=dated, kind="updated", version=version)
 
 
 COMPARED_FIELDS = ("title", "abstract", "authors", "comments", "categories")  # what "what changed in v2" shows

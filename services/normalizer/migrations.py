@@ -1,14 +1,19 @@
 """The normalizer's numbered migrations (papertrail/migrations.py): papers an older release stored. Run once by
 `papertrail migrate`, or at the service's start, before a record is consumed, while pending."""
 
+import hashlib
 import logging
+from datetime import UTC, datetime
 
 from papertrail.migrations import Migration, MigrationContext, Migrations
 from schemas import topics
-from schemas.events import PaperWithdrawn
+from schemas.events import PaperNormalized, PaperWithdrawn
+from schemas.paper import PaperVersion
 from services.normalizer.front_matter import REASON
+from services.normalizer.identity import dated_as_stored
 from services.normalizer.metrics import WITHDRAWN
 from services.normalizer.normalize import withdraw_front_matter
+from services.normalizer.plan import Draft
 from services.normalizer.store import PaperStore
 
 # A release that raises FINGERPRINT_SCHEME (papertrail/paper_ids.py) adds a migration that runs
@@ -17,6 +22,11 @@ from services.normalizer.store import PaperStore
 SCHEME_MIGRATIONS = {2: 1}
 REFRESH_PASSES = 10  # a paper a merge changed during a pass is fingerprinted in the next one
 log = logging.getLogger("papertrail.normalizer")
+# Migration 6's version records: a metadata update PaperTrail made itself, not a source record (the paper page's
+# history names it so)
+DATING_SOURCE, DATING_RECORD = "papertrail", "migration 6"
+DATING_HASH = hashlib.sha256(DATING_RECORD.encode()).hexdigest()
+DATING_BATCH = 500
 
 
 async def refresh_fingerprints(context: MigrationContext) -> str:
@@ -45,9 +55,55 @@ async def withdraw_held_front_matter(context: MigrationContext) -> str:
     return f"{len(withdrawals)} front-matter papers withdrawn"
 
 
+async def date_first_publications(context: MigrationContext) -> str:
+    """Papers stored before every arXiv paper had a first-published date (issue 27) get the one a merge gives
+    (identity.dated_as_stored): from their versions, else their arXiv id's month. Each is a metadata update, as a
+    merge writes one (a version record, papers.normalized.v1 of kind "updated"), so the summarizer passes the date
+    on and the query service indexes it (sort=published, the page's 首次发表).
+
+    Written like a merge (conditional on the paper's revision: one a merge changed meanwhile got its date from the
+    merge), then announced, then recorded: a run stopped in between leaves the version record in the paper
+    (`last_versions`), and the next run announces and records it first."""
+    papers = PaperStore(context.db)
+
+    async def settle(changed: list[tuple[PaperNormalized, PaperVersion]]) -> None:
+        if not changed:
+            return
+        await context.publish(topics.PAPERS_NORMALIZED, [(event, event.paper.id) for event, _ in changed])
+        await papers.record_versions([version for _, version in changed])
+
+    held = await papers.unrecorded_versions(DATING_RECORD)
+    await settle([(PaperNormalized(kind="updated", paper=p, version=v), v) for p, v in held])
+    dated, after = 0, None
+    while stored := await papers.undated_papers(after, DATING_BATCH):
+        after, now, drafts = stored[-1].paper.id, datetime.now(UTC), []
+        for held_paper in stored:
+            change = dated_as_stored(
+                held_paper.paper,
+                now=now,
+                next_seq=held_paper.version_count + 1,
+                source=DATING_SOURCE,
+                record_id=DATING_RECORD,
+                content_hash=DATING_HASH,
+            )
+            if change is not None:
+                event = PaperNormalized(kind=change.kind, paper=change.paper, version=change.version)
+                drafts.append(
+                    Draft(
+                        held_paper, change.paper, held_paper.fingerprints, change.version.seq, [change.version], [event]
+                    )
+                )
+        lost = await papers.save(drafts)
+        written = [d for d in drafts if d.paper is not None and d.paper.id not in lost]
+        await settle([(d.events[0], d.versions[0]) for d in written])
+        dated += len(written)
+    return f"{dated} papers given a first-published date"
+
+
 MIGRATIONS = Migrations(
     [
         Migration(1, "fingerprint papers under the current scheme", "normalizer", refresh_fingerprints),
         Migration(2, "withdraw papers made of ACL front matter", "normalizer", withdraw_held_front_matter),
+        Migration(6, "date the first publication of papers stored without one", "normalizer", date_first_publications),
     ]
 )

@@ -47,13 +47,20 @@ class ParsedRecord:
     def first_published(self) -> tuple[datetime, PublishedFrom] | None:
         """When the work was first published, and from what: its first version's date; else, for an arXiv paper, the
         listing day it was announced on (a corpus line has no versions), else its id's month (yymm)."""
-        dates = [v.date for v in self.versions if v.date is not None]
-        if dates:
-            return min(dates), "versions"
-        if self.listed_on is not None:
-            return self.listed_on, "listing"
-        month = arxiv_id_month(self.ids.arxiv) if self.ids.arxiv else None
-        return (month, "id_month") if month else None
+        return first_published(self.versions, self.listed_on, self.ids.arxiv)
+
+
+def first_published(
+    versions: list[SourceVersion], listed_on: datetime | None, arxiv_id: str | None
+) -> tuple[datetime, PublishedFrom] | None:
+    """The first-published date of a record or a stored paper (migration 6), and its basis, surest first."""
+    dates = [v.date for v in versions if v.date is not None]
+    if dates:
+        return min(dates), "versions"
+    if listed_on is not None:
+        return listed_on, "listing"
+    month = arxiv_id_month(arxiv_id) if arxiv_id else None
+    return (month, "id_month") if month else None
 
 
 @dataclass(slots=True)

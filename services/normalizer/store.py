@@ -224,6 +224,30 @@ class PaperStore:
         """Papers still fingerprinted under an older scheme than the current one."""
         return await self.papers.count_documents({"fingerprint_scheme": {"$ne": FINGERPRINT_SCHEME}})
 
+    async def undated_papers(self, after: str | None, batch_size: int) -> list[StoredPaper]:
+        """Papers without a first-published date, in id order from after `after` (migration 6)."""
+        query: dict[str, Any] = {"published_at": None}
+        if after is not None:
+            query["_id"] = {"$gt": after}
+        return [_to_stored(doc) for doc in await self.papers.find(query).sort("_id", ASCENDING).to_list(batch_size)]
+
+    async def unrecorded_versions(self, source_record_id: str) -> list[tuple[Paper, PaperVersion]]:
+        """The version records by `source_record_id` that papers hold from their last write but paper_versions
+        lacks (a write whose settling stopped), each with its paper as written."""
+        held: list[tuple[Paper, PaperVersion]] = []
+        async for doc in self.papers.find({"last_versions.source_record_id": source_record_id}):
+            stored = _to_stored(doc)
+            held += [(stored.paper, v) for v in stored.last_versions if v.source_record_id == source_record_id]
+        if not held:
+            return []
+        recorded = {
+            (v["paper_id"], v["seq"])
+            async for v in self.versions.find(
+                {"paper_id": {"$in": sorted({p.id for p, _ in held})}}, {"paper_id": 1, "seq": 1}
+            )
+        }
+        return [(paper, version) for paper, version in held if (paper.id, version.seq) not in recorded]
+
     async def record_versions(self, versions: list[PaperVersion]) -> None:
         """Insert version records; one already there (same paper_id and seq) stays as it is."""
         if not versions:

@@ -1,18 +1,22 @@
 """The normalizer's numbered migrations (services/normalizer/migrations.py) over a real MongoDB: each applied once
-and recorded, not run at the next start, and changing nothing more when an operator runs it again by hand."""
+and recorded, not run at the next start, and changing nothing more when an operator runs it again by hand. The
+papers are stored from recorded source files by the normalizer's own functions, then set back as older releases
+left them."""
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import pytest
 from pydantic import BaseModel
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.migrations import COLLECTION, MigrationContext, MigrationRecord
-from papertrail.paper_ids import FINGERPRINT_SCHEME
+from papertrail.paper_ids import FINGERPRINT_SCHEME, arxiv_id_month
 from schemas import topics
+from schemas.events import PaperNormalized
 from services.normalizer.migrations import MIGRATIONS, SCHEME_MIGRATIONS, refresh_fingerprints
 from services.normalizer.store import PaperStore
-from tests.normalizer.sources import ACL_RED_FM, acl_records, red_fm_preprint
+from tests.normalizer.sources import ACL_RED_FM, acl_records, corpus_records, oai_records, red_fm_preprint
 from tests.normalizer.test_store import apply
 
 
@@ -62,6 +66,7 @@ async def test_front_matter_papers_are_withdrawn_once_announced(scratch_db: Asyn
     assert [(m.number, outcome) for m, outcome in ran] == [
         (1, "0 papers fingerprinted again"),
         (2, f"{len(front_ids)} front-matter papers withdrawn"),
+        (6, "0 papers given a first-published date"),  # every ACL paper is dated by its volume
     ]
     assert {(topic, key) for topic, _, key in published.events} == {(topics.PAPERS_WITHDRAWN, i) for i in front_ids}
     assert await store.papers.count_documents({"_id": {"$in": sorted(front_ids)}}) == 0
@@ -70,3 +75,67 @@ async def test_front_matter_papers_are_withdrawn_once_announced(scratch_db: Asyn
     assert migration is not None
     assert await record.run(migration, context, again=True) == "0 front-matter papers withdrawn"
     assert len(published.events) == len(front_ids)  # nothing announced twice
+
+
+@pytest.mark.integration
+async def test_papers_stored_without_a_first_published_date_get_the_one_a_merge_gives_announced(
+    scratch_db: AsyncDatabase,
+) -> None:
+    store = PaperStore(scratch_db)
+    await store.ensure_indexes()
+    listed = corpus_records()[:3]  # listing lines: no versions, the listing day on the raw record only
+    oai = oai_records("arXivRaw/mikesaelim_ListRecordsResponse.xml", "arXivRaw")[:2]  # versions with their dates
+    acl = acl_records()[1]  # dated by its volume
+    await apply(store, *listed, *oai, acl)
+    kept = f"arxiv:{listed[0].record_id}"  # stored by this release: its listing day stays
+    kept_date = (await store.papers.find_one({"_id": kept}) or {})["published_at"]
+    given = {doc["_id"]: doc.get("published_at") async for doc in store.papers.find({"_id": {"$ne": kept}})}
+    assert len(given) == 5 and None not in given.values()
+    old = {"$unset": {"published_at": "", "published_from": ""}}  # as an older release stored them
+    await store.papers.update_many({"_id": {"$ne": kept}}, old)
+    await store.source_records.update_many({"paper_id": {"$ne": kept}}, {"$set": {"reading": 2}})  # and read them
+    before = {doc["_id"]: doc async for doc in store.papers.find()}
+    published = Published()
+    context, record = MigrationContext(scratch_db, published), MigrationRecord(scratch_db)
+    migration = MIGRATIONS.numbered(6)
+    assert migration is not None
+
+    assert await record.run(migration, context) == f"{len(given)} papers given a first-published date"
+    after = {doc["_id"]: doc async for doc in store.papers.find()}
+    for paper_id in (f"arxiv:{r.record_id}" for r in listed[1:]):  # the listing day is not stored: the id's month
+        month = arxiv_id_month(paper_id.removeprefix("arxiv:"))
+        assert (after[paper_id]["published_at"], after[paper_id]["published_from"]) == (month, "id_month")
+    versioned = [f"arxiv:{r.record_id}" for r in oai] + [f"acl:{acl.record_id}"]
+    for paper_id in versioned:  # a version's date: as a merge gives it, unmarked
+        assert after[paper_id]["published_at"] == given[paper_id] and "published_from" not in after[paper_id]
+    assert (after[kept]["published_at"], after[kept].get("published_from")) == (kept_date, "listing")
+    assert after[kept]["rev"] == before[kept]["rev"]
+    # announced as the normalizer announces a metadata update, with its version record
+    assert sorted((topic, key) for topic, _, key in published.events) == sorted(
+        (topics.PAPERS_NORMALIZED, paper_id) for paper_id in given
+    )
+    for _, event, paper_id in published.events:
+        assert isinstance(event, PaperNormalized) and event.kind == "updated"
+        assert event.paper.published_at == after[paper_id]["published_at"]
+        assert event.version.kind == "metadata_correction" and event.version.changed_fields == ["published_at"]
+        assert event.version.seq == before[paper_id]["version_count"] + 1 == after[paper_id]["version_count"]
+        assert await store.versions.count_documents({"paper_id": paper_id, "seq": event.version.seq}) == 1
+
+    assert await record.run(migration, context, again=True) == "0 papers given a first-published date"
+    assert len(published.events) == len(given)  # nothing announced twice
+    assert {doc["_id"]: doc["rev"] async for doc in store.papers.find()} == {i: d["rev"] for i, d in after.items()}
+
+    # a run stopped after writing a paper, before recording its version: the next announces and records it
+    stopped = versioned[0]
+    await store.versions.delete_one({"paper_id": stopped, "seq": after[stopped]["version_count"]})
+    assert await record.run(migration, context, again=True) == "0 papers given a first-published date"
+    assert [key for _, _, key in published.events[len(given) :]] == [stopped]
+    assert await store.versions.count_documents({"paper_id": stopped}) == after[stopped]["version_count"]
+
+    # a corpus paper's line delivered again (its day imported again) is read again (an older reading read it): the
+    # listing day replaces the id's month
+    relisted = listed[1]
+    assert [e.kind for e in (await apply(store, relisted)).events] == ["updated"]
+    paper = await store.papers.find_one({"_id": f"arxiv:{relisted.record_id}"}) or {}
+    listing_day = datetime.fromisoformat(relisted.datestamp or "").replace(tzinfo=UTC)
+    assert (paper["published_at"], paper["published_from"]) == (listing_day, "listing")

@@ -170,6 +170,7 @@ def test_chinese_pages_hold_no_english_labels() -> None:
     pager = html.fromstring(str(macros.pager([1, 2], 1, "/")))  # type: ignore[attr-defined]
     assert pager.get("aria-label") == "分页"
     assert fmt.source_name("corpus", ZH) == "arXiv 列表语料(批量导入)" and fmt.source_name("arxiv", ZH) == "arXiv"
+    assert fmt.source_name("papertrail", ZH) == "研踪(数据迁移)"  # migration 6's version records
     assert fmt.reason_text({"term": "diffusion", "field": "abstract"}, "zh") == "diffusion(摘要)"
     assert fmt.reason_text({"term": "diffusion", "field": "abstract"}, "en") == "diffusion (in the abstract)"
 

@@ -18,7 +18,8 @@ from services.normalizer.records import Incoming, ParsedRecord, UnparseableRecor
 # record reads as. A record read by an earlier version is read again when it is delivered again (a re-harvest,
 # a re-import), so the papers stored from it take the new reading (docs/operations.md, "Upgrades").
 # 2: LaTeX accents read only where they are accents, formulas kept as the source wrote them.
-READING = 2
+# 3: a listing-corpus line's day (its datestamp) read as the paper's first-published date (listed_on).
+READING = 3
 
 # Each parser gets the whole raw record: most need only `content`, some also the source's datestamp.
 PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {

@@ -377,6 +377,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     # bulk imports' sources (services/harvester/bulk.py), named by their file formats
     "source_corpus": ("arXiv 列表语料(批量导入)", "arXiv listing corpus (bulk import)"),
     "source_kaggle": ("Kaggle arXiv 数据集(批量导入)", "Kaggle arXiv dataset (bulk import)"),
+    "source_papertrail": ("研踪(数据迁移)", "PaperTrail (data migration)"),  # a migration's version records
     "reason_field_title": ("标题", "title"),
     "reason_field_abstract": ("摘要", "abstract"),
     "reason_field_authors": ("作者", "authors"),
