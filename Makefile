@@ -6,7 +6,7 @@ UV_VERSION := 0.13.8
 UV := .tools/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: install system-deps run demo stack-up stack-down test test-fast lint schemas clean
+.PHONY: install system-deps run demo llm stack-up stack-down test test-fast lint schemas clean
 
 # Debian packages some tests drive: Chromium and a Chinese font (browser tests and their screenshots),
 # Prometheus with promtool (alert rules, metrics; the local stack's Prometheus) and Alertmanager, kcat (an outside
@@ -41,6 +41,11 @@ run: install
 demo: install
 	$(UV) run papertrail stack up
 	$(UV) run papertrail demo $(DEMO_ARGS)
+
+# A packaged local model for Chinese summaries: builds llama.cpp's server once (~15 min), then serves it on :8090;
+# start the services with the OPENAI_* settings it prints (README, "Summaries with no endpoint"). LLM_ARGS: --model …
+llm: install
+	$(UV) run papertrail llm $(LLM_ARGS)
 
 stack-up: install
 	$(UV) run papertrail stack up

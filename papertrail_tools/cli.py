@@ -59,6 +59,13 @@ def main(argv: list[str] | None = None) -> None:
     smoke.add_argument(
         "--searchable-timeout", type=float, default=300, metavar="S", help="seconds to wait for the papers searchable"
     )
+    llm = commands.add_parser(
+        "llm", help="serve a packaged local model for summaries (llama.cpp's OpenAI-compatible server; built once)"
+    )
+    llm.add_argument("--model", default=None, help="a packaged model (default: qwen2.5-coder-1.5b-instruct)")
+    llm.add_argument("--host", default="127.0.0.1")
+    llm.add_argument("--port", type=int, default=None, help="default 8090")
+    llm.add_argument("--install-only", action="store_true", help="build and install, do not serve")
     args = parser.parse_args(argv)
 
     if operators.run(args):
@@ -106,6 +113,13 @@ def main(argv: list[str] | None = None) -> None:
         _replay(args.dir, args.host, args.port)
     elif args.command == "smoke":
         sys.exit(_smoke(args, smoke))
+    elif args.command == "llm":
+        from papertrail_tools.llm import DEFAULT_MODEL, DEFAULT_PORT, LlmError, run_llm
+
+        try:
+            sys.exit(run_llm(args.model or DEFAULT_MODEL, args.host, args.port or DEFAULT_PORT, args.install_only))
+        except LlmError as error:
+            sys.exit(f"papertrail llm: {error}")
 
 
 def _stack(action: str) -> None:
