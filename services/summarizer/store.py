@@ -265,6 +265,10 @@ class VectorStore:
         cursor = self.pending.find({}, sort=[("since", ASCENDING)], limit=limit)
         return [(PaperEnriched.model_validate(d["event"]), d["content_hash"]) async for d in cursor]
 
+    async def still_waiting(self, paper_ids: list[str]) -> set[str]:
+        """Those of the papers still waiting (a withdrawn one stopped waiting while the sweep embedded it)."""
+        return {d["_id"] async for d in self.pending.find({"_id": {"$in": paper_ids}}, {"_id": 1})}
+
     async def release(self, done: list[tuple[str, str]]) -> None:
         """(paper id, content hash): done waiting with this content; a newer event's entry (another hash) stays."""
         if done:

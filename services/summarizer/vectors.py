@@ -87,8 +87,11 @@ class PaperVectors:
             settled.append((event, digest, document.state))
             PAPER_VECTORS.labels(document.state).inc()
         await self.store.save(documents)
+        # a paper withdrawn while it was embedded is not emitted again: the matcher would match it anew
+        waiting_still = await self.store.still_waiting([event.paper.id for event, _, _ in settled])
         for event, _, state in settled:
-            await emit(event.model_copy(update={"embedding": embedding_status(self.model, state)}))
+            if event.paper.id in waiting_still:
+                await emit(event.model_copy(update={"embedding": embedding_status(self.model, state)}))
         await self.store.release([(event.paper.id, digest) for event, digest, _ in settled])
         if unavailable:
             await self.store.note_attempt(unavailable, next(o.unavailable for o in outcomes if o.unavailable) or "")

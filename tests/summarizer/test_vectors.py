@@ -93,6 +93,29 @@ async def test_a_paper_flows_on_pending_and_the_sweep_embeds_and_emits_it_again(
     assert len(harness.emitted) == 2
 
 
+class WithdrawnWhileEmbedding:
+    """The real local model; while it embeds, the papers' withdrawal arrives (the summarizer's handler forgets them)."""
+
+    def __init__(self, embedder: Embedder, vectors: PaperVectors, withdrawn: list[str]) -> None:
+        self.embedder, self.vectors, self.withdrawn = embedder, vectors, withdrawn
+        self.model_key = embedder.model_key
+
+    async def embed(self, texts: Any, role: Any = "passage") -> Any:
+        embedded = await self.embedder.embed(texts, role=role)
+        for paper_id in self.withdrawn:
+            await self.vectors.forget(paper_id)
+        return embedded
+
+
+async def test_a_paper_withdrawn_while_the_sweep_embeds_it_is_not_emitted_again(harness: Harness) -> None:
+    """Emitted, the matcher would match a withdrawn paper anew (test_front_matter_and_picks.py failed so under load)."""
+    kept, withdrawn = await harness.handle(LINES[0], LINES[1])
+    real = harness.vectors.embedder
+    harness.vectors.embedder = WithdrawnWhileEmbedding(real, harness.vectors, [withdrawn.paper.id])  # type: ignore[assignment]
+    assert await harness.sweep() == 2
+    assert [e.paper.id for e in harness.emitted] == [kept.paper.id]
+
+
 async def test_the_cache_spares_a_replay_a_metadata_change_and_a_paper_with_the_same_text(harness: Harness) -> None:
     await harness.handle(LINES[2])
     await harness.sweep()

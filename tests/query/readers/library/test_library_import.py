@@ -2,6 +2,7 @@
 the normalizer stores them; the answer's verdicts; nothing stored twice; export → import round trips; a malformed
 file refused naming the line; one reader never sees another's imports."""
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -162,7 +163,7 @@ def test_the_library_pages_form_imports_a_real_bib_file_and_shows_the_verdicts(s
     not CHROMIUM.exists(), reason="no /usr/bin/chromium: install Debian's chromium (apt-get install -y chromium)"
 )
 def test_in_headless_chromium_save_dismiss_cite_import_a_real_bib_file_and_export(site: Site, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     saved, dismissed = arxiv_oai()[3], arxiv_oai()[4]
     shots = ARTIFACTS / "library"
@@ -184,7 +185,8 @@ def test_in_headless_chromium_save_dismiss_cite_import_a_real_bib_file_and_expor
             assert site.call("GET", f"/api/me/library/{saved.id}", reader="ana").status_code == 200
             tab.get_by_text("引用", exact=True).click()
             tab.locator(".cite-formats a[data-format=ris]").click()
-            tab.wait_for_function("document.querySelector('.cite-text').value.startsWith('TY  - ')")
+            # a locator's assertion, not wait_for_function: polling a string would be eval, which the pages' CSP refuses
+            expect(tab.locator(".cite-text")).to_have_value(re.compile(r"^TY  - "))
             tab.get_by_role("button", name="复制").click()
             assert tab.evaluate("navigator.clipboard.readText()") == export([saved], "ris")
             tab.screenshot(path=shots / "01-paper-saved-and-cited.png", full_page=True)
