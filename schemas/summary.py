@@ -13,6 +13,11 @@ SummaryStatus = Literal["ok", "pending", "failed"]
 # get summaries).
 NO_MODEL_CONFIGURED = "no model configured"
 
+# The ranks of papers waiting for a summary (`summary_pending.priority`), in the sweep's order: papers readers asked for
+# (matched by a follow, saved, picked for a ranked feed), then the community's picks (Hugging Face daily papers), then
+# the rest. The summarizer ranks; the status page counts the backlog by rank.
+SUMMARY_PRIORITIES = ("readers", "community", "newest")
+
 
 class Institution(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -9,7 +9,7 @@ from papertrail.endpoint import budget_left as budget_left
 from papertrail.endpoint import estimated_cost as estimated_cost
 from schemas.events import PaperEmbedding, PaperEnriched, PaperNew, PaperNormalized
 from schemas.paper import Paper
-from schemas.summary import NO_MODEL_CONFIGURED, Institution, Summary
+from schemas.summary import NO_MODEL_CONFIGURED, SUMMARY_PRIORITIES, Institution, Summary
 from services.summarizer.prompt import SummaryAnswer
 
 # Fields whose change makes the old summary wrong; everything else (venue, DOI, links) keeps it.
@@ -76,10 +76,9 @@ def summary_from_answer(
     )
 
 
-# The order the summary sweep takes waiting papers in, so a day's budget (tokens, or a local model's time) is spent from
-# the top: papers readers asked for (matched by a follow, saved, picked for a ranked feed), then the community's picks
-# (Hugging Face daily papers), then the rest; within a rank the newest first.
-PRIORITIES = ("readers", "community", "newest")
+# The order the summary sweep takes waiting papers in (schemas.summary.SUMMARY_PRIORITIES), so a day's budget (tokens,
+# or a local model's time) is spent from the top; within a rank the newest first.
+PRIORITIES = SUMMARY_PRIORITIES
 READERS, COMMUNITY, NEWEST = range(len(PRIORITIES))
 
 

@@ -2,7 +2,7 @@
 
 Owned here (written only by this service): source_runs (harvest runs, from harvest.status.v1), index_state (what the
 search index's documents were made with).
-Read only: papers and paper_versions (normalizer), paper_vectors (summarizer).
+Read only: papers and paper_versions (normalizer), paper_vectors, summaries and summary_pending (summarizer).
 """
 
 from collections.abc import Sequence
@@ -15,9 +15,18 @@ from pymongo import DESCENDING
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import INDEX_STATE, PAPER_VECTORS, PAPER_VERSIONS, PAPERS, SOURCE_RUNS
+from papertrail.collections import (
+    INDEX_STATE,
+    PAPER_VECTORS,
+    PAPER_VERSIONS,
+    PAPERS,
+    SOURCE_RUNS,
+    SUMMARIES,
+    SUMMARY_PENDING,
+)
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
 from schemas.events import HarvestStatus
+from schemas.summary import SUMMARY_PRIORITIES
 from services.query.catalogue.reads.paper_lookup import PaperKey, anthology_key, holder
 
 
@@ -143,6 +152,42 @@ class IndexState:
         await self.index_state.update_one({"_id": index_name}, {"$set": {"author_names": scheme}}, upsert=True)
 
 
+class SummaryBacklog:
+    """The summarizer's progress as its collections hold it (read only): the papers waiting for a summary, by rank
+    and by why they wait, and the summaries written or failed lately."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.pending = db[SUMMARY_PENDING.name]
+        self.summaries = db[SUMMARIES.name]
+
+    async def waiting_by_priority(self) -> dict[int, int]:
+        """Waiting papers per rank (schemas.summary.SUMMARY_PRIORITIES); one held before ranks existed is the last."""
+        last = len(SUMMARY_PRIORITIES) - 1
+        groups = self.pending.aggregate([{"$group": {"_id": {"$ifNull": ["$priority", last]}, "papers": {"$sum": 1}}}])
+        return {doc["_id"]: doc["papers"] async for doc in await groups}
+
+    async def waiting_by_reason(self, limit: int) -> list[tuple[str, int]]:
+        """Why papers wait (no model, the day's budget spent, the endpoint down …), the commonest first."""
+        groups = self.pending.aggregate(
+            [
+                {"$group": {"_id": {"$ifNull": ["$reason", "pending"]}, "papers": {"$sum": 1}}},
+                {"$sort": {"papers": -1, "_id": 1}},
+                {"$limit": limit},
+            ]
+        )
+        return [(doc["_id"], doc["papers"]) async for doc in await groups]
+
+    async def written_since(self, since: datetime) -> dict[str, int]:
+        """Summaries written from `since`, by status (ok, failed)."""
+        groups = self.summaries.aggregate(
+            [
+                {"$match": {"generated_at": {"$gte": since}}},
+                {"$group": {"_id": "$status", "summaries": {"$sum": 1}}},
+            ]
+        )
+        return {doc["_id"]: doc["summaries"] async for doc in await groups}
+
+
 @dataclass(frozen=True, slots=True)
 class CatalogueRecords:
     """The catalogue's repositories over one database."""
@@ -151,10 +196,11 @@ class CatalogueRecords:
     vectors: PaperVectors
     source_runs: SourceRuns
     index_state: IndexState
+    summary_backlog: SummaryBacklog
 
     @classmethod
     def of(cls, db: AsyncDatabase) -> "CatalogueRecords":
-        return cls(Papers(db), PaperVectors(db), SourceRuns(db), IndexState(db))
+        return cls(Papers(db), PaperVectors(db), SourceRuns(db), IndexState(db), SummaryBacklog(db))
 
     async def ensure_indexes(self) -> None:
         await self.source_runs.ensure_indexes()

@@ -227,10 +227,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "summary_pending": ("AI 导读尚未生成(排队中)。", "The AI summary is not written yet (pending)."),
     "summary_no_model": (
         "尚未配置摘要模型,所以这里还没有 AI 导读。要生成导读,请运维为摘要服务(summarizer)设置 OPENAI_BASE_URL 和 "
-        "OPENAI_MODEL(任何 OpenAI 兼容的端点,如 DeepSeek、Ollama、vLLM;见 docs/configuration.md)。",
+        "OPENAI_MODEL(任何 OpenAI 兼容的端点,如 DeepSeek、Ollama、vLLM;见 docs/configuration.md);"
+        "离线时,make llm 会在本机装好并启动一个懂中文的本地模型,并打印这两项设置。",
         "No summary model is configured, so there is no AI summary here yet. To get summaries, the operator sets "
         "OPENAI_BASE_URL and OPENAI_MODEL for the summarizer (any OpenAI-compatible endpoint, e.g. DeepSeek, Ollama, "
-        "vLLM; see docs/configuration.md).",
+        "vLLM; see docs/configuration.md); offline, make llm installs and starts a local model that knows Chinese "
+        "and prints those settings.",
     ),
     "summary_failed": ("AI 导读生成失败:{error}", "The AI summary failed: {error}"),
     "summary_by": ("由 {model} 于 {date} 生成", "Written by {model} on {date}"),
@@ -407,6 +409,20 @@ STRINGS: dict[str, tuple[str, str]] = {
     "run_pages": ("页", "Pages"),
     "run_records": ("记录", "Records"),
     "no_sources": ("还没有信源运行记录。", "No source has run yet."),
+    "summary_progress": ("AI 导读进度", "AI summaries"),
+    "summary_waiting": ("等待生成", "Waiting"),
+    "summary_waiting_count": ("{count} 篇论文", "{count} papers"),
+    "summary_rank_readers": ("读者关注(关注命中、已收藏、为你推荐)", "Readers' papers (followed, saved, recommended)"),
+    "summary_rank_community": ("社区精选(Hugging Face 每日论文)", "Community picks (Hugging Face daily papers)"),
+    "summary_rank_newest": ("其余新论文", "Other new papers"),
+    "summary_rank_note": (
+        "导读按此顺序生成:先读者关注的论文,再社区精选,再其余论文,同级内最新的优先;每日额度从最上面用起。",
+        "Summaries are written in this order: readers' papers first, then community picks, then the rest, the newest "
+        "first within each; the day's budget is spent from the top.",
+    ),
+    "summary_waiting_why": ("等待原因", "Why they wait"),
+    "summary_last_day": ("最近 24 小时", "Last 24 hours"),
+    "summary_last_day_counts": ("写成 {written} 篇,失败 {failed} 篇", "{written} written, {failed} failed"),
     "announcement": ("最近一次公告", "Latest announcement"),
     "announcement_day": ("{day}(美东 20:00 = {time})", "{day} (20:00 US Eastern = {time})"),
     "announcement_caught": ("{category}:{entries} 篇,{time} 收到", "{category}: {entries} ids, caught {time}"),

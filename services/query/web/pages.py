@@ -1,6 +1,8 @@
 """Public pages: home (overview and paper browser), paper, topics, topic, author and sources. Read-only GETs."""
 
+import asyncio
 import re
+from datetime import UTC, datetime
 from typing import Any, get_args
 from urllib.parse import quote
 
@@ -12,7 +14,7 @@ from papertrail.text import has_han
 from schemas.paper import ClaimTrack
 from schemas.summary import NO_MODEL_CONFIGURED
 from services.query.catalogue.index import NoVectors
-from services.query.catalogue.reads.overview import overview, source_details
+from services.query.catalogue.reads.overview import overview, source_details, summary_progress
 from services.query.catalogue.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
 from services.query.catalogue.reads.search import AUTHOR_KEY_PATTERN, MEANING_MIN_SCORE, TOPIC_ID_PATTERN, SimilarSearch
 from services.query.catalogue.reads.topics import NoSuchTopic, topic_papers
@@ -148,6 +150,7 @@ async def show_author(key: str, request: Request, index: PaperIndexDep) -> Respo
 
 @router.get("/sources", response_class=HTMLResponse)
 async def show_sources(request: Request, catalogue: CatalogueDep) -> HTMLResponse:
-    """Each source's state, last completed scan, last new record, recent runs and last error."""
-    sources = await source_details(catalogue)
-    return render(request, "sources.html", user=await signed_in_user(request), sources=sources)
+    """How far the AI summaries have come, then each source's state, last completed scan, last new record, recent runs
+    and last error."""
+    sources, summaries = await asyncio.gather(source_details(catalogue), summary_progress(catalogue, datetime.now(UTC)))
+    return render(request, "sources.html", user=await signed_in_user(request), sources=sources, summaries=summaries)

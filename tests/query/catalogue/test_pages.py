@@ -266,6 +266,11 @@ def test_sources_page_shows_state_and_runs(site: tuple[Pipeline, dict[str, str]]
     assert "正常" in text(section.find(".//h2"))
     rows = section.findall(".//tbody/tr")
     assert len(rows) == len(runs) and str(len(RECORDS)) in [text(td) for td in rows[0].findall("td")]
+    # the AI summaries' progress, from the summarizer's collections, on the page as the API gives it
+    progress = api(pipeline, "/api/summaries/progress")
+    assert [rank["priority"] for rank in progress["by_priority"]] == ["readers", "community", "newest"]
+    summaries = doc(page(pipeline, "/sources")).get_element_by_id("summary-progress")
+    assert text(summaries.find_class("summary-waiting")[0]) == f"{progress['waiting']} 篇论文"
 
 
 def test_the_menu_marks_the_current_page_and_the_site_has_a_favicon(site: tuple[Pipeline, dict[str, str]]) -> None:

@@ -1,12 +1,21 @@
-"""GET /api/overview and GET /api/sources: what is new in the window, and how fresh each source is."""
+"""GET /api/overview, GET /api/sources and GET /api/summaries/progress: what is new in the window, how fresh each
+source is, and how far the AI summaries have come."""
 
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 
 from services.query.api.problems import problem_responses
 from services.query.catalogue.reads.freshness import WINDOW_PATTERN
-from services.query.catalogue.reads.overview import Overview, SourceDetail, overview, source_details
+from services.query.catalogue.reads.overview import (
+    Overview,
+    SourceDetail,
+    SummaryProgress,
+    overview,
+    source_details,
+    summary_progress,
+)
 from services.query.deps import CatalogueDep, PaperIndexDep, SettingsDep
 
 router = APIRouter(prefix="/api", tags=["overview"])
@@ -30,3 +39,9 @@ async def read_overview(
 async def list_sources(catalogue: CatalogueDep) -> list[SourceDetail]:
     """Each source's state, recent runs and last error."""
     return await source_details(catalogue)
+
+
+@router.get("/summaries/progress", response_model=SummaryProgress)
+async def read_summary_progress(catalogue: CatalogueDep) -> SummaryProgress:
+    """Papers waiting for an AI summary, by rank (readers' first) and by why they wait; the last day's summaries."""
+    return await summary_progress(catalogue, datetime.now(UTC))

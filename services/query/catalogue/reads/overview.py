@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from papertrail.search_document import PaperFilter
 from schemas.events import AnnouncementReport
+from schemas.summary import NO_MODEL_CONFIGURED, SUMMARY_PRIORITIES
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.freshness import freshness, parse_window
 from services.query.catalogue.repositories import CatalogueRecords
@@ -156,3 +157,45 @@ async def source_details(catalogue: CatalogueRecords) -> list[SourceDetail]:
             run.pop("_id", None)
         details.append(SourceDetail(**freshness(source, runs).as_dict(), recent_runs=runs))
     return details
+
+
+# The summaries' part of the status page: the backlog by rank and by why papers wait, and the last day's summaries.
+PROGRESS_WINDOW = timedelta(days=1)
+PROGRESS_REASONS = 5
+
+
+class WaitingRank(BaseModel):
+    priority: str = Field(description="the rank, in the sweep's order: readers, community, newest")
+    papers: int
+
+
+class WaitingReason(BaseModel):
+    reason: str = Field(description="why they wait, as the summarizer says it", examples=[NO_MODEL_CONFIGURED])
+    papers: int
+
+
+class SummaryProgress(BaseModel):
+    waiting: int = Field(description="papers waiting for a summary")
+    by_priority: list[WaitingRank] = Field(description="every rank, in the order the sweep takes them")
+    by_reason: list[WaitingReason] = Field(description="the commonest reasons, the most papers first")
+    no_model: bool = Field(description="papers wait because the summarizer has no model endpoint at all")
+    window_start: datetime
+    written: int = Field(description="summaries written in the window")
+    failed: int = Field(description="summaries that failed their checks (or the model) in the window")
+
+
+async def summary_progress(catalogue: CatalogueRecords, now: datetime) -> SummaryProgress:
+    backlog = catalogue.summary_backlog
+    start = now - PROGRESS_WINDOW
+    ranks, reasons, written = await asyncio.gather(
+        backlog.waiting_by_priority(), backlog.waiting_by_reason(PROGRESS_REASONS), backlog.written_since(start)
+    )
+    return SummaryProgress(
+        waiting=sum(ranks.values()),
+        by_priority=[WaitingRank(priority=name, papers=ranks.get(i, 0)) for i, name in enumerate(SUMMARY_PRIORITIES)],
+        by_reason=[WaitingReason(reason=reason, papers=papers) for reason, papers in reasons],
+        no_model=any(reason == NO_MODEL_CONFIGURED for reason, _ in reasons),
+        window_start=start,
+        written=written.get("ok", 0),
+        failed=written.get("failed", 0),
+    )
