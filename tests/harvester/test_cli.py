@@ -1,9 +1,10 @@
 """`papertrail harvest` and `papertrail import` reject bad arguments before touching any server."""
 
-import subprocess
-import sys
+import os
 
 import pytest
+
+from tests.integration.spawner import ZYGOTE
 
 
 @pytest.mark.parametrize(
@@ -16,6 +17,6 @@ import pytest
     ],
 )
 def test_bad_arguments_are_named(args: list[str], message: str) -> None:
-    result = subprocess.run([sys.executable, "-m", "papertrail", *args], capture_output=True, text=True, timeout=60)
+    result = ZYGOTE.run(args, dict(os.environ))
     assert result.returncode != 0
     assert message in result.stderr

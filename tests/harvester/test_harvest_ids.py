@@ -5,9 +5,7 @@ import asyncio
 import datetime as dt
 import os
 import subprocess
-import sys
 import uuid
-from pathlib import Path
 
 import pytest
 from aiokafka import AIOKafkaConsumer
@@ -18,6 +16,7 @@ from schemas.events import RawRecord
 from tests.conftest import Servers
 from tests.harvester.conftest import Replay
 from tests.harvester.test_hf_arxiv_records import RECORDED, _get_records
+from tests.integration.spawner import ZYGOTE
 
 pytestmark = pytest.mark.integration
 
@@ -37,14 +36,7 @@ async def _records_on(bootstrap: str, topic: str) -> list[tuple[bytes, RawRecord
 
 
 def _harvest(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "papertrail", "harvest", "arxiv", *args],
-        env=os.environ | env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=Path(__file__).parents[2],
-    )
+    return ZYGOTE.run(["harvest", "arxiv", *args], os.environ | env)
 
 
 def test_the_given_ids_are_fetched_published_and_no_longer_missing(servers: Servers, replay: Replay) -> None:

@@ -3,7 +3,6 @@
 import asyncio
 import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -17,6 +16,7 @@ from aiokafka import AIOKafkaConsumer
 from schemas import topics
 from schemas.events import FollowChanged, RawRecord
 from tests.conftest import FIXTURES, SOURCES, GiveUp, Servers, free_port, wait_until, wait_until_async
+from tests.integration.spawner import ZYGOTE, ServiceProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 ARXIV_CS_PAGE = SOURCES / "arxiv_oai/arXiv/invenio_sample_arxiv_response_listrecords_cs.xml"
@@ -28,26 +28,20 @@ PIPELINE_ORDER = (*CONSUMERS, "harvester")  # consumers before the producer
 def running_services(
     names: Sequence[str], env: dict[str, str], log_dir: Path, ready_timeout: float = 90
 ) -> Iterator[dict[str, int]]:
-    """Start `python -m papertrail <name>` for every name at once, wait until each answers /readyz, yield
-    their ports; stop them all after. A service that exits while starting fails at once with its log."""
-    processes: dict[str, tuple[subprocess.Popen[bytes], int, Path]] = {}
+    """Start `papertrail <name>` for every name at once, each a process of its own (forked from the worker's zygote,
+    tests/integration/spawner.py), wait until each answers /readyz, yield their ports; stop them all after. A service
+    that exits while starting fails at once with its log."""
+    processes: dict[str, tuple[ServiceProcess, int, Path]] = {}
     try:
         for name in names:
             port = free_port()
             log_path = log_dir / f"{name}.log"
-            with log_path.open("wb") as log:
-                process = subprocess.Popen(
-                    [sys.executable, "-m", "papertrail", name],
-                    cwd=ROOT,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    env={**os.environ, **env, "HTTP_PORT": str(port)},
-                )
+            process = ZYGOTE.spawn([name], {**os.environ, **env, "HTTP_PORT": str(port)}, log_path)
             processes[name] = (process, port, log_path)
         for name, (process, port, log_path) in processes.items():
 
             def ready(
-                process: subprocess.Popen[bytes] = process,
+                process: ServiceProcess = process,
                 port: int = port,
                 log_path: Path = log_path,
                 name: str = name,
@@ -81,11 +75,7 @@ def running_service(name: str, env: dict[str, str], log_dir: Path, ready_timeout
 def replay_server(folder: Path = FIXTURES) -> Iterator[str]:
     """`papertrail replay` over the recorded responses, as a real HTTP server; yields its base URL."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "papertrail", "replay", "--dir", str(folder), "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-    )
+    process = ZYGOTE.spawn(["replay", "--dir", str(folder), "--port", str(port)], dict(os.environ), Path(os.devnull))
     try:
         wait_until(
             lambda: httpx.get(f"http://127.0.0.1:{port}/_replay/requests").status_code == 200,
@@ -100,15 +90,10 @@ def replay_server(folder: Path = FIXTURES) -> Iterator[str]:
 
 def papertrail_cli(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     """`python -m papertrail ARGS` as an operator runs it, against the given environment."""
-    return subprocess.run(
-        [sys.executable, "-m", "papertrail", *args],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        check=check,
-        timeout=120,
-    )
+    done = ZYGOTE.run(list(args), {**os.environ, **env})
+    if check:
+        done.check_returncode()
+    return done
 
 
 def create_user(env: dict[str, str], name: str) -> str:

@@ -4,7 +4,6 @@ the partition moving on; `papertrail dlq list` shows them and `papertrail dlq re
 import asyncio
 import os
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -16,7 +15,8 @@ from papertrail.dlq import read_dead_letters
 from papertrail.settings import InfraSettings
 from schemas import topics
 from tests.conftest import Servers, wait_until, wait_until_async
-from tests.integration.services import ROOT, running_service
+from tests.integration.services import running_service
+from tests.integration.spawner import ZYGOTE
 from tests.normalizer.kafka_tools import publish_raw, skip_to_end
 from tests.normalizer.sources import corpus_records, raw_record
 
@@ -78,7 +78,4 @@ async def _count(parked, n: int) -> bool:  # type: ignore[no-untyped-def]
 
 async def _dlq(action: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """`papertrail dlq <action> --topic harvest.raw.v1` as a real command."""
-    command = [sys.executable, "-m", "papertrail", "dlq", action, "--topic", topics.HARVEST_RAW]
-    return await asyncio.to_thread(
-        subprocess.run, command, env={**os.environ, **env}, cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    return await asyncio.to_thread(ZYGOTE.run, ["dlq", action, "--topic", topics.HARVEST_RAW], {**os.environ, **env})

@@ -5,7 +5,6 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -18,7 +17,8 @@ from pymongo import MongoClient
 from schemas import topics
 from schemas.events import RawRecord
 from tests.conftest import free_port, wait_until
-from tests.integration.services import PIPELINE_ORDER, ROOT, create_user
+from tests.integration.services import PIPELINE_ORDER, create_user
+from tests.integration.spawner import ZYGOTE, ServiceProcess
 from tests.normalizer.kafka_tools import caught_up, publish_raw, skip_to_end
 from tests.normalizer.sources import CORPUS, corpus_records
 
@@ -59,12 +59,13 @@ def pipeline_env(servers_env: dict[str, str], **extra: str) -> dict[str, str]:
 
 @dataclass
 class Service:
-    """`python -m papertrail <name>` as a child process that a drill may SIGKILL and start again (new port)."""
+    """`papertrail <name>` as a process of its own (forked from the worker's zygote, tests/integration/spawner.py)
+    that a drill may SIGKILL and start again (new port)."""
 
     name: str
     env: dict[str, str]
     logs: Path
-    process: subprocess.Popen[bytes] | None = None
+    process: ServiceProcess | None = None
     port: int = 0
     starts: int = 0
 
@@ -80,14 +81,8 @@ class Service:
         """Start the process on a new port without waiting for it (drills start several at once)."""
         self.port = free_port()
         self.starts += 1
-        with (self.logs / f"{self.name}.{self.starts}.log").open("wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "papertrail", self.name],
-                cwd=ROOT,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env={**os.environ, **self.env, "HTTP_PORT": str(self.port)},
-            )
+        log = self.logs / f"{self.name}.{self.starts}.log"
+        self.process = ZYGOTE.spawn([self.name], {**os.environ, **self.env, "HTTP_PORT": str(self.port)}, log)
 
     def wait_ready(self, timeout: float = 180) -> None:
         wait_until(self.ready, timeout=timeout, interval=0.5, what=f"{self.name} /readyz")

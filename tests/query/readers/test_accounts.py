@@ -7,7 +7,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -25,7 +24,8 @@ from pymongo import MongoClient
 
 from schemas import topics
 from tests.conftest import Inbox, Servers, smtp_server, wait_until
-from tests.integration.services import ROOT, papertrail_cli, running_service
+from tests.integration.services import papertrail_cli, running_service
+from tests.integration.spawner import ZYGOTE
 from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
 
 pytestmark = pytest.mark.integration
@@ -439,10 +439,7 @@ def test_what_sign_up_says_follows_the_mail_and_the_setting() -> None:
 
 def subprocess_input(site: Site, args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
     """`papertrail ARGS` with this standard input (a password piped in, as a script would)."""
-    return subprocess.run(
-        [sys.executable, "-m", "papertrail", *args], cwd=ROOT, env={**os.environ, **site.env}, input=stdin,
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    return ZYGOTE.run(args, {**os.environ, **site.env}, input=stdin)
 
 
 def follow_changes(env: dict[str, str], follow_id: str) -> list[dict[str, Any]]:
