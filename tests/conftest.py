@@ -10,6 +10,7 @@ servers of its own, with the documented names, as every module did before names 
 """
 
 import asyncio
+import concurrent.futures
 import os
 import random
 import socket
@@ -324,7 +325,28 @@ def servers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     if request.node.get_closest_marker("own_stack") is not None:
         yield from _started_servers(tmp_path_factory)
         return
-    yield under_fresh_names(request.getfixturevalue("session_servers"))
+    module_servers = under_fresh_names(request.getfixturevalue("session_servers"))
+    yield module_servers
+    _delete_topics(module_servers)
+
+
+def _delete_topics(servers: Servers) -> None:
+    """The module's topics deleted from the shared broker once it is done: the local stack's Kafka stand-in rewrites
+    its whole state every few seconds while anything is written, so its cost grows with every topic it keeps."""
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    async def delete() -> None:
+        admin = AIOKafkaAdminClient(bootstrap_servers=servers.kafka_bootstrap_servers, request_timeout_ms=30_000)
+        await admin.start()
+        try:
+            ours = [topic for topic in await admin.list_topics() if topic.startswith(servers.name_prefix)]
+            if ours:
+                await admin.delete_topics(ours)
+        finally:
+            await admin.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:  # a loop of its own, whatever runs on this thread
+        thread.submit(asyncio.run, delete()).result()
 
 
 def under_fresh_names(shared: Servers) -> Servers:
