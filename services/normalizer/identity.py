@@ -317,7 +317,30 @@ def dated_as_stored(
     if paper.published_at is not None or first is None:
         return None
     dated = paper.model_copy(deep=True)
-    dated.published_at, dated.published_from, dated.updated_at = first[0], _basis(first), now
+    dated.published_at, dated.published_from = first[0], _basis(first)
+    return _stored_update(paper, dated, now, next_seq, source, record_id, content_hash)
+
+
+def claimed_as_stored(
+    paper: Paper, *, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
+) -> Change | None:
+    """A paper an older release stored without venue claims given the ones a merge puts on it (read from its
+    comment, journal reference and DOIs), as a metadata update by `source`'s `record_id`. None when they are the
+    ones it holds (a paper that claims nothing)."""
+    claims = venue_claims(paper.comments, paper.journal_ref, paper.ids.dois)
+    if claims == paper.venue_claims:
+        return None
+    claimed = paper.model_copy(deep=True)
+    claimed.venue_claims = claims
+    return _stored_update(paper, claimed, now, next_seq, source, record_id, content_hash)
+
+
+def _stored_update(
+    paper: Paper, changed: Paper, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
+) -> Change:
+    """A stored paper's metadata update that PaperTrail made itself (a migration), with its version record."""
+    changed.updated_at = now
+    fields = changed_fields(paper, changed)
     version = PaperVersion(
         paper_id=paper.id,
         seq=next_seq,
@@ -325,10 +348,11 @@ def dated_as_stored(
         source=source,
         source_record_id=record_id,
         observed_at=now,
-        changed_fields=changed_fields(paper, dated),
+        changed_fields=fields,
         content_hash=content_hash,
+        venue_claims=changed.venue_claims if "venue_claims" in fields else None,
     )
-    return Change(paper=dated, kind="updated", version=version)
+    return Change(paper=changed, kind="updated", version=version)
 
 
 COMPARED_FIELDS = ("title", "abstract", "authors", "comments", "categories")  # what "what changed in v2" shows

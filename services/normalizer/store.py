@@ -222,6 +222,14 @@ class PaperStore:
             query["_id"] = {"$gt": after}
         return [_to_stored(doc) for doc in await self.papers.find(query).sort("_id", ASCENDING).to_list(batch_size)]
 
+    async def unclaimed_papers(self, after: str | None, batch_size: int) -> list[StoredPaper]:
+        """Papers holding no venue claim (no `venue_claims` field: stored before claims existed, or claiming nothing,
+        which a merge leaves out too), in id order from after `after` (migration 7)."""
+        query: dict[str, Any] = {"venue_claims": {"$exists": False}}
+        if after is not None:
+            query["_id"] = {"$gt": after}
+        return [_to_stored(doc) for doc in await self.papers.find(query).sort("_id", ASCENDING).to_list(batch_size)]
+
     async def unrecorded_versions(self, source_record_id: str) -> list[tuple[Paper, PaperVersion]]:
         """The version records by `source_record_id` that papers hold from their last write but paper_versions
         lacks (a write whose settling stopped), each with its paper as written."""
