@@ -12,6 +12,7 @@ import numpy as np
 
 from papertrail.names import display_name_key
 from papertrail.text import tex_plain
+from papertrail.venues.accepted import accepted_claims
 from papertrail.venues.catalogue import default_index, fold
 from schemas.events import PaperEnriched
 from schemas.paper import Paper, VenueClaim
@@ -115,9 +116,9 @@ def author_names(names: Iterable[str]) -> list[str]:
 
 
 def venue_fields(paper: Paper) -> dict[str, Any]:
-    """The paper's venue claims as shown, and what the venue filters and facets read: of its accepted claims only
-    (a submission is never counted as an acceptance). `accepted` also holds for a published record."""
-    accepted = [c for c in paper.venue_claims if c.status == "accepted"]
+    """The paper's venue claims as shown, and what the venue filters and facets read: of its accepted claims and its
+    published record's venue only (a submission is never counted as an acceptance)."""
+    accepted = accepted_claims(paper)
     return {
         "venue_claims": [c.model_dump(mode="json") for c in paper.venue_claims],
         "accepted": bool(accepted) or paper.status == "published",

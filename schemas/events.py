@@ -10,7 +10,16 @@ from schemas.paper import ClaimSource, ClaimTrack, Paper, PaperIds, PaperVersion
 from schemas.summary import Summary
 
 RawFormat = Literal[
-    "arXivRaw", "arXiv", "arxiv_atom", "oai_dc", "acl_xml", "hf_daily_json", "kaggle_arxiv_json", "corpus_json"
+    "arXivRaw",
+    "arXiv",
+    "arxiv_atom",
+    "oai_dc",
+    "acl_xml",
+    "hf_daily_json",
+    "kaggle_arxiv_json",
+    "corpus_json",
+    "pmlr_bibtex",
+    "dblp_xml",
 ]
 NormalizedKind = Literal["new", "revised", "published", "updated"]
 

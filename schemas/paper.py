@@ -55,6 +55,19 @@ class PaperIds(BaseModel):
     acl: str | None = Field(None, description="ACL Anthology id", examples=["2024.acl-long.1"])
     openreview: str | None = Field(None, description="OpenReview forum id")
     semantic_scholar: str | None = Field(None, description="Semantic Scholar paper id")
+    dblp: str | None = Field(
+        None,
+        exclude_if=left_out,
+        description="DBLP record key of the published record (added after papers.new.v1's first release: absent "
+        "when none)",
+        examples=["conf/acl/ChangSRM23"],
+    )
+    pmlr: str | None = Field(
+        None,
+        exclude_if=left_out,
+        description="PMLR volume and entry key (added after papers.new.v1's first release: absent when none)",
+        examples=["v267/aamand25a"],
+    )
 
 
 class SourceVersion(BaseModel):

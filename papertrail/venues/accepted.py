@@ -63,6 +63,17 @@ def accepted_venues(paper: Paper | PaperVenues) -> tuple[AcceptedVenue, ...]:
     return tuple(found.values())
 
 
+def accepted_claims(paper: Paper) -> list[VenueClaim]:
+    """The claims the venue filters and facets read: the published record's venue read as a claim (its year the
+    paper's when the venue's name gives none), then the accepted claims of its comment, journal reference and DOIs.
+    A PMLR paper published at "ICML 2025" with no claim of its own is thus found by venue=ICML and ccf_rank=A."""
+    parts = PaperVenues.of(paper)
+    return [
+        claim.model_copy(update={"year": parts.year}) if evidence == "proceedings" and claim.year is None else claim
+        for claim, evidence in _evidence(parts)
+    ]
+
+
 def _evidence(paper: PaperVenues) -> list[tuple[VenueClaim, VenueEvidence]]:
     published: list[tuple[VenueClaim, VenueEvidence]] = []
     if paper.status == "published" and paper.venue:

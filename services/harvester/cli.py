@@ -20,9 +20,13 @@ def add_commands(commands: Any) -> None:
     harvest_cmd.add_argument(
         "--ids", nargs="+", metavar="ID", help="arxiv only: fetch these papers now (a gap the announcement left)"
     )
-    import_cmd = commands.add_parser("import", help="bulk-import a Kaggle arXiv snapshot or a corpus file")
+    import_cmd = commands.add_parser(
+        "import", help="bulk-import a Kaggle arXiv snapshot, a corpus file or DBLP's dblp.xml.gz dump"
+    )
     import_cmd.add_argument("file", type=Path)
-    import_cmd.add_argument("--format", choices=["kaggle", "corpus"], help="default: recognised from the first line")
+    import_cmd.add_argument(
+        "--format", choices=["kaggle", "corpus", "dblp"], help="default: recognised from the start of the file"
+    )
     import_cmd.add_argument("--restart", action="store_true", help="from the first line, ignoring the checkpoint")
 
 

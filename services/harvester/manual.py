@@ -24,7 +24,7 @@ from papertrail.service import Readiness, load_settings, open_resources
 from schemas.events import HarvestStatus
 from services.harvester.announced import AnnouncedPapers, LedgeredPublishing
 from services.harvester.app import NEEDS, TOPICS
-from services.harvester.bulk import BulkFileSource, BulkKind, sniff_kind
+from services.harvester.bulk import BulkFileSource, BulkKind, DblpDumpSource, sniff_kind
 from services.harvester.lease import LeaseHeld, source_lease
 from services.harvester.publishers import HarvestPublishers
 from services.harvester.runner import Publishing, init_metrics, run_source
@@ -169,10 +169,15 @@ async def harvest_ids(arxiv_ids: list[str]) -> int:
 
 
 async def import_file(path: Path, kind: BulkKind | None, restart: bool) -> int:
-    """Stream a Kaggle snapshot or corpus file to harvest.raw.v1, resuming where an earlier import stopped."""
+    """Stream a Kaggle snapshot, a corpus file or DBLP's dump to harvest.raw.v1, resuming where an earlier import
+    stopped."""
     settings = load_settings(HarvesterSettings, "import")
     kind = kind or sniff_kind(path)
-    source = BulkFileSource(path, kind, settings.import_batch_size)
+    source: BulkFileSource | DblpDumpSource = (
+        DblpDumpSource(path, settings.import_batch_size)
+        if kind == "dblp"
+        else BulkFileSource(path, kind, settings.import_batch_size)
+    )
     try:
         async with harvesting(settings) as context:
             if restart:

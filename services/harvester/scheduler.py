@@ -15,6 +15,7 @@ from services.harvester.sources.acl import AclAnthologySource
 from services.harvester.sources.arxiv import ArxivIdsSource, ArxivOaiSource, ArxivRecordFetcher
 from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
 from services.harvester.sources.hf import HfDailyPapersSource
+from services.harvester.sources.pmlr import PmlrSource
 from services.harvester.store import HarvestStore
 
 log = logging.getLogger("papertrail.harvester")
@@ -72,6 +73,8 @@ def build_sources(
             records = ArxivRecordFetcher(settings, arxiv) if settings.hf_fetch_arxiv else None
             hf = HfDailyPapersSource(settings, fetcher(settings.hf_min_request_interval_s), records)
             built[name] = hf, settings.hf_interval_s
+        elif name == "pmlr":
+            built[name] = PmlrSource(settings, fetcher(settings.pmlr_min_request_interval_s)), settings.pmlr_interval_s
         else:
             raise ValueError(f"unknown source {name!r} in SOURCES")
     return built

@@ -6,7 +6,7 @@ from pydantic import Field, field_validator
 
 from papertrail.settings import InfraSettings
 
-KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf")
+KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf", "pmlr")
 # a category of arXiv's taxonomy as the feed URL names it: cs, cs.AI, hep-ph, q-bio.NC, astro-ph.GA
 CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
 
@@ -15,7 +15,7 @@ class HarvesterSettings(InfraSettings):
     http_port: int = Field(8001, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
     sources: list[str] = Field(
         ["arxiv"],
-        description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf",
+        description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf, pmlr",
     )
 
     arxiv_oai_url: str = Field("https://oaipmh.arxiv.org/oai", description="arXiv OAI-PMH base URL")
@@ -63,6 +63,19 @@ class HarvesterSettings(InfraSettings):
     acl_interval_s: float = Field(24 * 3600, gt=0, description="seconds between ACL Anthology runs")
     acl_min_request_interval_s: float = Field(1.0, ge=0, description="pause between two anthology requests")
 
+    pmlr_url: str = Field(
+        "https://raw.githubusercontent.com/mlresearch",
+        description="root of PMLR's volume repositories; a volume file is read at <url>/<volume>/<branch>/<file>",
+    )
+    pmlr_branch: str = Field("gh-pages", description="branch of the volume repositories the files are read from")
+    pmlr_volumes: list[str] = Field(
+        ["v267/icml25.bib"],
+        description='PMLR volume files as <volume>/<file>, e.g. ["v267/icml25.bib"] (ICML 2025); AISTATS, COLT, '
+        "CoRL volumes alike",
+    )
+    pmlr_interval_s: float = Field(24 * 3600, gt=0, description="seconds between PMLR runs")
+    pmlr_min_request_interval_s: float = Field(1.0, ge=0, description="pause between two PMLR requests")
+
     hf_api_url: str = Field("https://huggingface.co", description="Hugging Face base URL (…/api/daily_papers)")
     hf_days: int = Field(2, ge=0, le=60, description="read today's list and the previous HF_DAYS days'")
     hf_interval_s: float = Field(3 * 3600, gt=0, description="seconds between Hugging Face daily papers runs")
@@ -99,7 +112,7 @@ class HarvesterSettings(InfraSettings):
             raise ValueError(f"{bad} are not arXiv categories such as cs or cs.AI")
         return value
 
-    @field_validator("arxiv_oai_url", "arxiv_feed_url", "acl_anthology_url", "hf_api_url")
+    @field_validator("arxiv_oai_url", "arxiv_feed_url", "acl_anthology_url", "hf_api_url", "pmlr_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
         if not value.startswith(("http://", "https://")):
@@ -112,4 +125,12 @@ class HarvesterSettings(InfraSettings):
         bad = [name for name in value if not re.fullmatch(r"\d{4}\.[A-Za-z0-9-]+", name)]
         if bad:
             raise ValueError(f"{bad} are not anthology collection ids such as 2024.acl")
+        return value
+
+    @field_validator("pmlr_volumes")
+    @classmethod
+    def _volume_files(cls, value: list[str]) -> list[str]:
+        bad = [name for name in value if not re.fullmatch(r"v\d+/[\w.-]+\.bib", name)]
+        if bad:
+            raise ValueError(f"{bad} are not PMLR volume files such as v267/icml25.bib")
         return value

@@ -1,14 +1,15 @@
 """Identity and merge: which canonical paper a record belongs to, and what the record changes. No I/O.
 
-Merge rule (conservative): a record joins a paper by any shared id (arXiv id, DOI, ACL id); failing that,
-by fingerprint = folded title (LaTeX markup folded too) + the last word of the first author's family name and
-their initial, and only when no id contradicts it (a paper with arXiv id X never absorbs a record with arXiv
-id Y, nor one ACL id another). Two records with the same title but different first authors therefore never
-merge, and neither do two arXiv papers that share title and first author. Published venues win for status and
-venue; the newest version wins for title and abstract; ids, categories, sources, links and authors' affiliations /
-ORCID / source ids accumulate; a code, data, model, demo or project link found in the abstract or comments
-fills only a kind no source's own field gives. The venue claims are read again from the merged paper's
-comments, journal reference and DOIs: the newest version's comment wins, as it does for the comment itself.
+Merge rule (conservative): a record joins a paper by any shared id (arXiv id, DOI, ACL id, OpenReview forum id, PMLR
+entry, DBLP key); failing that, by fingerprint = folded title (LaTeX markup folded too) + the last word of the first
+author's family name and their initial, and only when no id contradicts it (a paper with arXiv id X never absorbs a
+record with arXiv id Y, nor one ACL id, OpenReview forum, PMLR entry or DBLP key another). Two records with the same
+title but different first authors therefore never merge, and neither do two arXiv papers that share title and first
+author. Published venues win for status and venue; the newest version wins for title and abstract; ids, categories,
+sources, links and authors' affiliations / ORCID / source ids accumulate; a code, data, model, demo or project link
+found in the abstract or comments fills only a kind no source's own field gives. The venue claims are read again from
+the merged paper's comments, journal reference and DOIs: the newest version's comment wins, as it does for the comment
+itself.
 """
 
 import re
@@ -45,15 +46,30 @@ TRACKED_FIELDS = (
 )
 
 
+# The single-valued ids a paper is found by, strongest first: the canonical id is the first a record has.
+# A DOI (several per paper) comes after ACL's and before the venue sources' own ids.
+SINGLE_IDS = ("arxiv", "acl", "openreview", "pmlr", "dblp")
+
+
 def canonical_id(ids: PaperIds) -> str:
-    """The strongest id: arXiv, else ACL, else the first DOI."""
+    """The strongest id: arXiv, else ACL, else the first DOI, else the OpenReview forum, PMLR entry or DBLP key (a
+    published record no preprint or DOI names)."""
     if ids.arxiv:
         return f"arxiv:{ids.arxiv}"
     if ids.acl:
         return f"acl:{ids.acl}"
     if ids.dois:
         return f"doi:{ids.dois[0]}"
-    raise ValueError("record has no arXiv id, ACL id or DOI")
+    for name in SINGLE_IDS[2:]:
+        if value := getattr(ids, name):
+            return f"{name}:{value}"
+    raise ValueError("record has no arXiv id, ACL id, DOI, OpenReview id, PMLR entry or DBLP key")
+
+
+def id_keys(ids: PaperIds) -> list[str]:
+    """Every id a record joins a paper by, as `kind:value`: the planner's and the store's one reading of them."""
+    keys = [f"{name}:{value}" for name in SINGLE_IDS if (value := getattr(ids, name))]
+    return keys + [f"doi:{doi}" for doi in ids.dois]
 
 
 def record_fingerprint(record: ParsedRecord) -> str:
@@ -65,12 +81,13 @@ def paper_fingerprint(paper: Paper) -> str:
 
 
 def shares_id(a: PaperIds, b: PaperIds) -> bool:
-    return bool((a.arxiv and a.arxiv == b.arxiv) or (a.acl and a.acl == b.acl) or (set(a.dois) & set(b.dois)))
+    return bool(set(id_keys(a)) & set(id_keys(b)))
 
 
 def contradicts(a: PaperIds, b: PaperIds) -> bool:
-    """Two id sets that cannot describe one work: different arXiv ids, or different ACL ids."""
-    return bool((a.arxiv and b.arxiv and a.arxiv != b.arxiv) or (a.acl and b.acl and a.acl != b.acl))
+    """Two id sets that cannot describe one work: different arXiv ids, ACL ids, OpenReview forums, PMLR entries or
+    DBLP keys (a conference paper and its journal extension are two DBLP records: two papers)."""
+    return any((x := getattr(a, name)) and (y := getattr(b, name)) and x != y for name in SINGLE_IDS)
 
 
 def enrich_authors(authors: list[Author], other: list[Author]) -> list[Author]:
@@ -104,6 +121,8 @@ def merge_ids(a: PaperIds, b: PaperIds) -> PaperIds:
         acl=a.acl or b.acl,
         openreview=a.openreview or b.openreview,
         semantic_scholar=a.semantic_scholar or b.semantic_scholar,
+        dblp=a.dblp or b.dblp,
+        pmlr=a.pmlr or b.pmlr,
     )
 
 
@@ -298,7 +317,30 @@ def dated_as_stored(
     if paper.published_at is not None or first is None:
         return None
     dated = paper.model_copy(deep=True)
-    dated.published_at, dated.published_from, dated.updated_at = first[0], _basis(first), now
+    dated.published_at, dated.published_from = first[0], _basis(first)
+    return _stored_update(paper, dated, now, next_seq, source, record_id, content_hash)
+
+
+def claimed_as_stored(
+    paper: Paper, *, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
+) -> Change | None:
+    """A paper an older release stored without venue claims given the ones a merge puts on it (read from its
+    comment, journal reference and DOIs), as a metadata update by `source`'s `record_id`. None when they are the
+    ones it holds (a paper that claims nothing)."""
+    claims = venue_claims(paper.comments, paper.journal_ref, paper.ids.dois)
+    if claims == paper.venue_claims:
+        return None
+    claimed = paper.model_copy(deep=True)
+    claimed.venue_claims = claims
+    return _stored_update(paper, claimed, now, next_seq, source, record_id, content_hash)
+
+
+def _stored_update(
+    paper: Paper, changed: Paper, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
+) -> Change:
+    """A stored paper's metadata update that PaperTrail made itself (a migration), with its version record."""
+    changed.updated_at = now
+    fields = changed_fields(paper, changed)
     version = PaperVersion(
         paper_id=paper.id,
         seq=next_seq,
@@ -306,10 +348,11 @@ def dated_as_stored(
         source=source,
         source_record_id=record_id,
         observed_at=now,
-        changed_fields=changed_fields(paper, dated),
+        changed_fields=fields,
         content_hash=content_hash,
+        venue_claims=changed.venue_claims if "venue_claims" in fields else None,
     )
-    return Change(paper=dated, kind="updated", version=version)
+    return Change(paper=changed, kind="updated", version=version)
 
 
 COMPARED_FIELDS = ("title", "abstract", "authors", "comments", "categories")  # what "what changed in v2" shows

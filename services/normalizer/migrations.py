@@ -3,17 +3,20 @@
 
 import hashlib
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Protocol
 
 from papertrail.migrations import Migration, MigrationContext, Migrations
 from schemas import topics
 from schemas.events import PaperNormalized, PaperWithdrawn
-from schemas.paper import PaperVersion
+from schemas.paper import Paper, PaperVersion
 from services.normalizer.front_matter import REASON
-from services.normalizer.identity import dated_as_stored
+from services.normalizer.identity import Change, claimed_as_stored, dated_as_stored
 from services.normalizer.metrics import WITHDRAWN
 from services.normalizer.normalize import withdraw_front_matter
 from services.normalizer.plan import Draft
+from services.normalizer.records import StoredPaper
 from services.normalizer.store import PaperStore
 
 # A release that raises FINGERPRINT_SCHEME (papertrail/paper_ids.py) adds a migration that runs
@@ -22,11 +25,10 @@ from services.normalizer.store import PaperStore
 SCHEME_MIGRATIONS = {2: 1}
 REFRESH_PASSES = 10  # a paper a merge changed during a pass is fingerprinted in the next one
 log = logging.getLogger("papertrail.normalizer")
-# Migration 6's version records: a metadata update PaperTrail made itself, not a source record (the paper page's
-# history names it so)
-DATING_SOURCE, DATING_RECORD = "papertrail", "migration 6"
-DATING_HASH = hashlib.sha256(DATING_RECORD.encode()).hexdigest()
-DATING_BATCH = 500
+# Migrations 6 and 7's version records: metadata updates PaperTrail made itself, not source records (the paper
+# page's history names them so)
+MIGRATION_SOURCE, DATING_RECORD, CLAIMING_RECORD = "papertrail", "migration 6", "migration 7"
+UPDATE_BATCH = 500
 
 
 async def refresh_fingerprints(context: MigrationContext) -> str:
@@ -59,12 +61,40 @@ async def date_first_publications(context: MigrationContext) -> str:
     """Papers stored before every arXiv paper had a first-published date (issue 27) get the one a merge gives
     (identity.dated_as_stored): from their versions, else their arXiv id's month. Each is a metadata update, as a
     merge writes one (a version record, papers.normalized.v1 of kind "updated"), so the summarizer passes the date
-    on and the query service indexes it (sort=published, the page's 首次发表).
-
-    Written like a merge (conditional on the paper's revision: one a merge changed meanwhile got its date from the
-    merge), then announced, then recorded: a run stopped in between leaves the version record in the paper
-    (`last_versions`), and the next run announces and records it first."""
+    on and the query service indexes it (sort=published, the page's 首次发表)."""
     papers = PaperStore(context.db)
+    dated = await _update_stored(context, DATING_RECORD, papers.undated_papers, dated_as_stored)
+    return f"{dated} papers given a first-published date"
+
+
+async def claim_venues(context: MigrationContext) -> str:
+    """Papers stored before venue claims existed (issue 24) get the ones a merge puts on every paper
+    (identity.claimed_as_stored: from their comment, journal reference and DOIs), each a metadata update announced
+    as migration 6's are, so the index gets them (the venue filters, facets and follows read them). A paper that
+    claims nothing is left as it is: a merge stores it so too."""
+    papers = PaperStore(context.db)
+    claimed = await _update_stored(context, CLAIMING_RECORD, papers.unclaimed_papers, claimed_as_stored)
+    return f"{claimed} papers given their venue claims"
+
+
+class StoredChange(Protocol):
+    def __call__(
+        self, paper: Paper, *, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
+    ) -> Change | None: ...
+
+
+async def _update_stored(
+    context: MigrationContext,
+    record_id: str,
+    batches: Callable[[str | None, int], Awaitable[list[StoredPaper]]],
+    change_of: StoredChange,
+) -> int:
+    """Stored papers, batch after batch, each changed by `change_of` as a metadata update by `record_id`; how many.
+
+    Written like a merge (conditional on the paper's revision: one a merge changed meanwhile got the change from the
+    merge), then announced on papers.normalized.v1, then its version recorded: a run stopped in between leaves the
+    version record in the paper (`last_versions`), and the next run announces and records it first."""
+    papers, content_hash = PaperStore(context.db), hashlib.sha256(record_id.encode()).hexdigest()
 
     async def settle(changed: list[tuple[PaperNormalized, PaperVersion]]) -> None:
         if not changed:
@@ -72,19 +102,19 @@ async def date_first_publications(context: MigrationContext) -> str:
         await context.publish(topics.PAPERS_NORMALIZED, [(event, event.paper.id) for event, _ in changed])
         await papers.record_versions([version for _, version in changed])
 
-    held = await papers.unrecorded_versions(DATING_RECORD)
+    held = await papers.unrecorded_versions(record_id)
     await settle([(PaperNormalized(kind="updated", paper=p, version=v), v) for p, v in held])
-    dated, after = 0, None
-    while stored := await papers.undated_papers(after, DATING_BATCH):
+    updated, after = 0, None
+    while stored := await batches(after, UPDATE_BATCH):
         after, now, drafts = stored[-1].paper.id, datetime.now(UTC), []
         for held_paper in stored:
-            change = dated_as_stored(
+            change = change_of(
                 held_paper.paper,
                 now=now,
                 next_seq=held_paper.version_count + 1,
-                source=DATING_SOURCE,
-                record_id=DATING_RECORD,
-                content_hash=DATING_HASH,
+                source=MIGRATION_SOURCE,
+                record_id=record_id,
+                content_hash=content_hash,
             )
             if change is not None:
                 event = PaperNormalized(kind=change.kind, paper=change.paper, version=change.version)
@@ -96,8 +126,8 @@ async def date_first_publications(context: MigrationContext) -> str:
         lost = await papers.save(drafts)
         written = [d for d in drafts if d.paper is not None and d.paper.id not in lost]
         await settle([(d.events[0], d.versions[0]) for d in written])
-        dated += len(written)
-    return f"{dated} papers given a first-published date"
+        updated += len(written)
+    return updated
 
 
 MIGRATIONS = Migrations(
@@ -105,5 +135,6 @@ MIGRATIONS = Migrations(
         Migration(1, "fingerprint papers under the current scheme", "normalizer", refresh_fingerprints),
         Migration(2, "withdraw papers made of ACL front matter", "normalizer", withdraw_held_front_matter),
         Migration(6, "date the first publication of papers stored without one", "normalizer", date_first_publications),
+        Migration(7, "give papers stored before venue claims their claims", "normalizer", claim_venues),
     ]
 )

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from schemas.events import NormalizedKind, PaperNormalized
 from schemas.paper import Paper, PaperVersion
-from services.normalizer.identity import contradicts, merge, paper_fingerprint, record_fingerprint
+from services.normalizer.identity import contradicts, id_keys, merge, paper_fingerprint, record_fingerprint
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper
 
 KIND_OF_VERSION: dict[str, NormalizedKind] = {
@@ -58,17 +58,15 @@ class _Drafts:
 
     def index(self, draft: Draft) -> None:
         assert draft.paper is not None
-        ids = draft.paper.ids
-        for key in [f"arxiv:{ids.arxiv}", f"acl:{ids.acl}", *(f"doi:{d}" for d in ids.dois)]:
-            if not key.endswith(":None"):
-                self.by_id.setdefault(key, draft)
+        for key in id_keys(draft.paper.ids):
+            self.by_id.setdefault(key, draft)
         for fp in draft.fingerprints:
             if draft not in self.by_fingerprint.setdefault(fp, []):
                 self.by_fingerprint[fp].append(draft)
 
     def find(self, record: ParsedRecord) -> Draft | None:
         ids = record.ids
-        for key in [f"arxiv:{ids.arxiv}", f"acl:{ids.acl}", *(f"doi:{d}" for d in ids.dois)]:
+        for key in id_keys(ids):
             if key in self.by_id:
                 return self.by_id[key]
         for draft in self.by_fingerprint.get(record_fingerprint(record), []):

@@ -24,7 +24,7 @@ from papertrail.collections import PAPER_VERSIONS, PAPERS, SOURCE_RECORDS
 from papertrail.mongo import DUPLICATE_KEY, ensure_index, insert_else_update
 from papertrail.paper_ids import FINGERPRINT_SCHEME, fingerprint
 from schemas.paper import Paper, PaperIds, PaperVersion
-from services.normalizer.identity import record_fingerprint
+from services.normalizer.identity import id_keys, record_fingerprint
 from services.normalizer.parsers import READING
 from services.normalizer.parsers.acl import FRONT_MATTER_ID
 from services.normalizer.plan import Draft
@@ -39,6 +39,8 @@ INDEXES: list[tuple[str, str, bool]] = [
     ("papers", "ids.acl", True),
     ("papers", "ids.openreview", True),
     ("papers", "ids.semantic_scholar", True),
+    ("papers", "ids.dblp", True),
+    ("papers", "ids.pmlr", True),
     ("papers", "ids.dois", False),
     ("papers", "fingerprints", False),
     ("papers", "fingerprint_scheme", False),
@@ -61,28 +63,17 @@ def _to_stored(doc: dict[str, Any]) -> StoredPaper:
 
 def _id_lookups(records: Iterable[ParsedRecord]) -> list[dict[str, Any]]:
     """One `{field: {"$in": values}}` filter per id field the records carry (sent as separate finds)."""
-    arxiv, acl, dois = set(), set(), set()
+    values: dict[str, set[str]] = {}
     for record in records:
-        if record.ids.arxiv:
-            arxiv.add(record.ids.arxiv)
-        if record.ids.acl:
-            acl.add(record.ids.acl)
-        dois.update(record.ids.dois)
-    return [
-        {field: {"$in": sorted(values)}}
-        for field, values in (("ids.arxiv", arxiv), ("ids.acl", acl), ("ids.dois", dois))
-        if values
-    ]
+        for key in id_keys(record.ids):
+            kind, _, value = key.partition(":")
+            values.setdefault("ids.dois" if kind == "doi" else f"ids.{kind}", set()).add(value)
+    return [{field: {"$in": sorted(held)}} for field, held in values.items()]
 
 
 def _id_keys(ids: PaperIds) -> set[str]:
     """The ids a record joins a paper by (as the planner matches them)."""
-    keys = {f"doi:{doi}" for doi in ids.dois}
-    if ids.arxiv:
-        keys.add(f"arxiv:{ids.arxiv}")
-    if ids.acl:
-        keys.add(f"acl:{ids.acl}")
-    return keys
+    return set(id_keys(ids))
 
 
 class PaperStore:
@@ -227,6 +218,14 @@ class PaperStore:
     async def undated_papers(self, after: str | None, batch_size: int) -> list[StoredPaper]:
         """Papers without a first-published date, in id order from after `after` (migration 6)."""
         query: dict[str, Any] = {"published_at": None}
+        if after is not None:
+            query["_id"] = {"$gt": after}
+        return [_to_stored(doc) for doc in await self.papers.find(query).sort("_id", ASCENDING).to_list(batch_size)]
+
+    async def unclaimed_papers(self, after: str | None, batch_size: int) -> list[StoredPaper]:
+        """Papers holding no venue claim (no `venue_claims` field: stored before claims existed, or claiming nothing,
+        which a merge leaves out too), in id order from after `after` (migration 7)."""
+        query: dict[str, Any] = {"venue_claims": {"$exists": False}}
         if after is not None:
             query["_id"] = {"$gt": after}
         return [_to_stored(doc) for doc in await self.papers.find(query).sort("_id", ASCENDING).to_list(batch_size)]

@@ -138,7 +138,8 @@ def running_pipeline(
     **extra_env: str,
 ) -> Iterator[Pipeline]:
     """The five services on a fresh database and index, the harvester reading set cs of the recorded arXiv
-    page from the replay server. `before_harvest` runs once the consumers are ready (to create follows)."""
+    page from the replay server. `before_harvest` runs once the consumers are ready (to create follows, publish
+    records the harvest meets, or add the harvester's settings to `pipeline.env`: it starts with them)."""
     run = uuid.uuid4().hex[:8]
     with ExitStack() as stack:
         replay_url = stack.enter_context(replay_server())
@@ -163,7 +164,8 @@ def running_pipeline(
         pipeline.ports.update(stack.enter_context(running_services(CONSUMERS, env, logs, ready_timeout)))
         if before_harvest is not None:
             before_harvest(pipeline)
-        pipeline.ports.update(stack.enter_context(running_services(["harvester"], env, logs, ready_timeout)))
+        harvester = running_services(["harvester"], pipeline.env, logs, ready_timeout)
+        pipeline.ports.update(stack.enter_context(harvester))
         yield pipeline
 
 

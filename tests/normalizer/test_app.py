@@ -1,8 +1,10 @@
 """The normalizer's app on FastStream's in-memory broker, no servers: its handler parks records that do not parse on
 harvest.raw.v1.dlq with the reason and original bytes, sets ACL front matter aside, and needs the database for
-neither. (The flows that store papers run against real servers: test_dead_letters.py, tests/integration/.)"""
+neither. One test gives the same wiring a real database: a PMLR volume with a broken entry, that entry parked and the
+others stored. (The flows over real Kafka: test_dead_letters.py, tests/integration/.)"""
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,13 +13,15 @@ from faststream.kafka import TestKafkaBroker
 from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import REGISTRY
 from pymongo import AsyncMongoClient
+from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.kafka import dead_letter_topic
 from papertrail.service import Clients, provide
 from schemas import topics
+from services.harvester.sources.pmlr_bib import split_volume
 from services.normalizer.app import build_resources, create_app
 from services.normalizer.settings import NormalizerSettings
-from tests.conftest import broker_of, free_port
+from tests.conftest import SOURCES, broker_of, free_port
 from tests.normalizer.sources import acl_records, raw_record
 
 
@@ -32,6 +36,18 @@ async def memory() -> AsyncIterator[tuple[Any, Seen]]:
     """The app's broker in memory, its resources over a MongoDB address where nothing listens (a handler that touched
     the database would fail), and what reached papers.normalized.v1 and harvest.raw.v1.dlq."""
     settings = NormalizerSettings(mongodb_url=f"mongodb://127.0.0.1:{free_port()}")
+    client: AsyncMongoClient = AsyncMongoClient(settings.mongodb_url, serverSelectionTimeoutMS=300)
+    try:
+        async with in_memory(settings, client["unused"]) as running:
+            yield running
+    finally:
+        await client.close()
+
+
+@asynccontextmanager
+async def in_memory(settings: NormalizerSettings, db: AsyncDatabase) -> AsyncIterator[tuple[Any, Seen]]:
+    """The app's broker in memory over `db`, with the lifespan's wiring; what reached papers.normalized.v1 and
+    harvest.raw.v1.dlq."""
     broker = broker_of(create_app(settings))
     seen = Seen()
 
@@ -43,14 +59,10 @@ async def memory() -> AsyncIterator[tuple[Any, Seen]]:
     async def parked(message: KafkaMessage) -> None:
         seen.parked.append(message)
 
-    client: AsyncMongoClient = AsyncMongoClient(settings.mongodb_url, serverSelectionTimeoutMS=300)
-    try:
-        async with TestKafkaBroker(broker) as in_memory:
-            resources = build_resources(settings, Clients(client["unused"]), broker)  # the lifespan's wiring
-            provide(in_memory.context, resources)
-            yield in_memory, seen
-    finally:
-        await client.close()
+    async with TestKafkaBroker(broker) as running:
+        resources = build_resources(settings, Clients(db), broker)  # the lifespan's wiring
+        provide(running.context, resources)
+        yield running, seen
 
 
 async def test_records_that_do_not_parse_are_parked_with_the_reason(memory: tuple[Any, Seen]) -> None:
@@ -73,3 +85,24 @@ async def test_front_matter_is_set_aside_without_an_event_or_a_dead_letter(memor
     after = REGISTRY.get_sample_value("papertrail_normalizer_records_set_aside_total", {"reason": "front_matter"})
     assert after == before + len(front_matter)
     assert seen.parked == [] and seen.normalized == []
+
+
+@pytest.mark.integration
+async def test_a_pmlr_entry_with_broken_braces_is_parked_and_the_others_normalized(scratch_db: AsyncDatabase) -> None:
+    """The recorded ICML 2025 volume with one title left without its closing brace, split as the harvester splits it:
+    that entry on harvest.raw.v1.dlq with bibtexparser's reason and its original bytes, the others stored."""
+    title = "title = {Lightweight Protocols for Distributed Private Quantile Estimation}"
+    volume = (SOURCES / "pmlr/icml25-head.bib").read_text(encoding="utf-8")
+    assert title in volume
+    entries, _ = split_volume(volume.replace(title, title[:-1]))
+    records = [raw_record("pmlr", e.record_id, e.format, e.content, e.datestamp) for e in entries]
+    settings = NormalizerSettings(mongodb_url="mongodb://unused")  # the database is scratch_db's
+    async with in_memory(settings, scratch_db) as (broker, seen):
+        await broker.publish_batch(*records, topic=topics.HARVEST_RAW)
+    [parked] = seen.parked
+    broken = next(r for r in records if r.record_id == "v267/aamand25a")
+    assert parked.body == broken.model_dump_json().encode() and parked.headers["x-dlq-service"] == "normalizer"
+    assert "BibTeX entry not readable" in parked.headers["x-dlq-reason"]
+    assert len(seen.normalized) == len(records) - 1 == 20
+    stored = {doc["ids"]["pmlr"] async for doc in scratch_db.papers.find({}, {"ids.pmlr": 1})}
+    assert stored == {r.record_id for r in records} - {"v267/aamand25a"}

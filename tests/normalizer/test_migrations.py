@@ -16,6 +16,7 @@ from schemas import topics
 from schemas.events import PaperNormalized
 from services.normalizer.migrations import MIGRATIONS, SCHEME_MIGRATIONS, refresh_fingerprints
 from services.normalizer.store import PaperStore
+from tests.normalizer import sources
 from tests.normalizer.sources import ACL_RED_FM, acl_records, corpus_records, oai_records, red_fm_preprint
 from tests.normalizer.test_store import apply
 
@@ -67,6 +68,7 @@ async def test_front_matter_papers_are_withdrawn_once_announced(scratch_db: Asyn
         (1, "0 papers fingerprinted again"),
         (2, f"{len(front_ids)} front-matter papers withdrawn"),
         (6, "0 papers given a first-published date"),  # every ACL paper is dated by its volume
+        (7, "0 papers given their venue claims"),  # stored with their claims
     ]
     assert {(topic, key) for topic, _, key in published.events} == {(topics.PAPERS_WITHDRAWN, i) for i in front_ids}
     assert await store.papers.count_documents({"_id": {"$in": sorted(front_ids)}}) == 0
@@ -139,3 +141,49 @@ async def test_papers_stored_without_a_first_published_date_get_the_one_a_merge_
     paper = await store.papers.find_one({"_id": f"arxiv:{relisted.record_id}"}) or {}
     listing_day = datetime.fromisoformat(relisted.datestamp or "").replace(tzinfo=UTC)
     assert (paper["published_at"], paper["published_from"]) == (listing_day, "listing")
+
+
+@pytest.mark.integration
+async def test_papers_stored_before_venue_claims_get_them_announced_once(scratch_db: AsyncDatabase) -> None:
+    store = PaperStore(scratch_db)
+    await store.ensure_indexes()
+    # genuine corpus comments: "Accepted at ICML 2026", "Submitted to NeurIPS 2026. …", none; an ACL paper's DOI
+    wanted = {"2605.00411", "2605.05580", "2604.27073"}
+    listed = list({r.record_id: r for r in corpus_records() if r.record_id in wanted}.values())
+    acl = sources.with_anthology_doi(acl_records()[1])
+    await apply(store, *listed, acl)
+    claims = {doc["_id"]: doc.get("venue_claims", []) async for doc in store.papers.find()}
+    claiming = {paper_id for paper_id, found in claims.items() if found}
+    assert claiming == {"arxiv:2605.00411", "arxiv:2605.05580", f"acl:{acl.record_id}"}
+    await store.papers.update_many({}, {"$unset": {"venue_claims": ""}})  # as a release before claims stored them
+    before = {doc["_id"]: doc async for doc in store.papers.find()}
+    published = Published()
+    context, record = MigrationContext(scratch_db, published), MigrationRecord(scratch_db)
+    migration = MIGRATIONS.numbered(7)
+    assert migration is not None
+
+    assert await record.run(migration, context) == "3 papers given their venue claims"
+    after = {doc["_id"]: doc async for doc in store.papers.find()}
+    assert {paper_id: doc.get("venue_claims", []) for paper_id, doc in after.items()} == claims
+    quiet = "arxiv:2604.27073"  # claims nothing: left as it is, nothing announced, no version
+    assert after[quiet] == before[quiet]
+    assert sorted(key for _, _, key in published.events) == sorted(claiming)
+    for topic, event, paper_id in published.events:
+        assert topic == topics.PAPERS_NORMALIZED and isinstance(event, PaperNormalized) and event.kind == "updated"
+        assert [c.model_dump(mode="python", exclude_none=True) for c in event.paper.venue_claims] == [
+            {k: v for k, v in c.items() if v is not None} for c in claims[paper_id]
+        ]
+        version = event.version
+        assert (version.kind, version.source, version.changed_fields) == (
+            "metadata_correction",
+            "papertrail",
+            ["venue_claims"],
+        )
+        assert version.venue_claims == event.paper.venue_claims
+        assert version.seq == before[paper_id]["version_count"] + 1 == after[paper_id]["version_count"]
+        assert await store.versions.count_documents({"paper_id": paper_id, "seq": version.seq}) == 1
+
+    assert await record.run(migration, context) is None  # the next start: recorded, not run
+    assert await record.run(migration, context, again=True) == "0 papers given their venue claims"
+    assert len(published.events) == len(claiming)  # nothing announced twice
+    assert {doc["_id"]: doc["rev"] async for doc in store.papers.find()} == {i: d["rev"] for i, d in after.items()}

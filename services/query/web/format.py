@@ -22,6 +22,8 @@ SOURCE_NAMES = {
     "arxiv_ids": "arXiv GetRecord",  # papertrail harvest arxiv --ids
     "acl": "ACL Anthology",
     "hf": "Hugging Face",
+    "pmlr": "PMLR",
+    "dblp": "DBLP",
 }
 ZONE_NAMES = {"Asia/Shanghai": "zone_beijing"}  # an i18n key; other zones are shown by their IANA name
 

@@ -123,3 +123,16 @@ def test_a_doi_held_by_two_papers_answers_the_one_it_names_else_the_published_on
     assert holder(DOI, [published_early, named]) is named
     assert holder(ARXIV, [preprint]) is preprint
     assert holder(ARXIV, []) is None
+
+
+def test_a_published_records_own_canonical_ids_are_looked_up_by_their_field() -> None:
+    """A paper first known from PMLR or DBLP is named `openreview:…`, `pmlr:…` or `dblp:…` (issue 24 §3)."""
+    for written, field in (
+        ("openreview:QY7Au9nZwp", "ids.openreview"),
+        ("pmlr:v267/acharya25a", "ids.pmlr"),
+        ("dblp:conf/acl/ChangSRM23", "ids.dblp"),
+    ):
+        key = paper_key(written)
+        assert (key.field, key.canonical) == (field, written)
+    with pytest.raises(NotAPaperId):
+        paper_key("pmlr:<script>")

@@ -126,3 +126,18 @@ def test_venue_filters_ask_one_accepted_claim_to_meet_them_all() -> None:
     assert PaperFilter(venue='x" OR 1').clauses() == [['venue_tags = "v=x or 1"', 'venue = "x\\" OR 1"']]
     assert PaperFilter(accepted=False).clauses() == ["NOT accepted = true"]  # documents from before have no field
     assert venue_fields(paper.model_copy(update={"venue_claims": [], "status": "published"}))["accepted"] is True
+
+
+def test_a_published_record_without_claims_is_found_by_its_venue_year_and_rank() -> None:
+    """A PMLR paper: published at "ICML 2025" (the source's name), no claim of its own; the filters read the record."""
+    from schemas.paper import Paper, PaperIds
+
+    moment = datetime(2026, 1, 2, tzinfo=UTC)
+    paper = Paper(id="openreview:QY7Au9nZwp", ids=PaperIds(openreview="QY7Au9nZwp"), title="t", venue="ICML 2025",
+                  year=2025, status="published", first_seen=moment, updated_at=moment)  # fmt: skip
+    fields = venue_fields(paper)
+    assert (fields["accepted"], fields["accepted_venues"], fields["venue_years"]) == (True, ["ICML"], [2025])
+    assert (fields["ccf_ranks"], fields["venue_tracks"], fields["venue_claims"]) == (["A"], ["main"], [])
+    assert {"v=icml", "v=icml|y=2025|r=A", "r=A"} <= set(fields["venue_tags"])
+    # a preprint with the same venue text is not published: nothing is read from it
+    assert venue_fields(paper.model_copy(update={"status": "preprint"}))["venue_tags"] == []

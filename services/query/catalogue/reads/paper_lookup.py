@@ -13,9 +13,17 @@ from typing import Any, Literal
 
 from papertrail.paper_ids import ANTHOLOGY_DOI_PREFIX, ARXIV_OWN_DOI, ARXIV_VERSION, is_arxiv_id
 
-IdField = Literal["ids.arxiv", "ids.acl", "ids.dois"]
+IdField = Literal["ids.arxiv", "ids.acl", "ids.dois", "ids.openreview", "ids.pmlr", "ids.dblp"]
 MAX_ID_LENGTH = 300  # longer than any id a paper holds, URL forms included
-_PREFIXES: dict[IdField, str] = {"ids.arxiv": "arxiv", "ids.acl": "acl", "ids.dois": "doi"}
+_PREFIXES: dict[IdField, str] = {
+    "ids.arxiv": "arxiv",
+    "ids.acl": "acl",
+    "ids.dois": "doi",
+    # a published record no preprint, Anthology id or DOI names (PMLR, DBLP): only in the canonical form
+    "ids.openreview": "openreview",
+    "ids.pmlr": "pmlr",
+    "ids.dblp": "dblp",
+}
 EXAMPLES = "an arXiv id (2401.12345, 2401.12345v2), a DOI (10.18653/v1/2024.acl-long.1) or an ACL Anthology id"
 # Browsers and proxies may fold the `//` of a URL written into a path into one `/`.
 _URLS = [
@@ -23,7 +31,8 @@ _URLS = [
     (re.compile(r"^(?:https?:/+)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/", re.IGNORECASE), "arxiv"),
     (re.compile(r"^(?:https?:/+)?(?:www\.)?aclanthology\.org/", re.IGNORECASE), "acl"),
 ]
-_SCHEME = re.compile(r"^(arxiv|acl|doi):", re.IGNORECASE)
+_SCHEME = re.compile(r"^(arxiv|acl|doi|openreview|pmlr|dblp):", re.IGNORECASE)
+_VENUE_ID = re.compile(r"^[A-Za-z0-9][\w./-]*$")  # an OpenReview forum, a PMLR entry (v267/x25a), a DBLP key
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 _ACL_NEW = re.compile(r"^\d{4}\.[a-z0-9]+-[a-z0-9]+\.\d+$")  # 2024.acl-long.1: always lower case
 _ACL_OLD = re.compile(r"^[A-Z]\d{2}-\d{4}$")  # P19-1001
@@ -70,6 +79,10 @@ def paper_key(raw: str) -> PaperKey:
 
 
 def _key(kind: str, value: str) -> PaperKey:
+    if kind in ("openreview", "pmlr", "dblp"):
+        if not _VENUE_ID.match(value):
+            raise NotAPaperId(f"{value!r} is not a {kind} id")
+        return PaperKey(f"ids.{kind}", value)  # type: ignore[arg-type]
     return {"arxiv": _arxiv_key, "acl": _acl_key, "doi": _doi_key}[kind](value)
 
 

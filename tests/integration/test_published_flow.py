@@ -1,0 +1,96 @@
+"""A preprint and its published record through every hop over real servers (issue 24 §3): the arXiv preprint of
+"Star Attention" is published first as a raw record; then the harvester's PMLR source reads the recorded ICML 2025
+volume file (v267/icml25.bib, from the replay server) and the normalizer merges the PMLR entry into the preprint. The
+query API shows the paper published at ICML 2025 (CCF-A), its history's record #2 "published" by pmlr, and the venue
+filters find it."""
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from schemas import topics
+from services.harvester.sources.pmlr_bib import split_volume
+from tests.conftest import SOURCES, Servers, wait_until
+from tests.integration.services import Pipeline, running_pipeline
+from tests.normalizer.kafka_tools import publish_raw
+from tests.normalizer.sources import arxiv_line
+
+pytestmark = pytest.mark.integration
+
+VOLUME = (
+    SOURCES / "pmlr/icml25-head.bib"
+)  # served at <replay>/pmlr/v267/gh-pages/icml25.bib (tests/fixtures/replay.json)
+PAPER = "arxiv:2411.17116"
+STAR = "Star Attention: Efficient LLM Inference over Long Sequences"
+# the preprint as arXiv lists it, its title and authors as the PMLR entry has them (the recorded files hold one side)
+PREPRINT = arxiv_line(
+    "2411.17116", STAR, ["Shantanu Acharya", "Fei Jia", "Boris Ginsburg"], "Preprint of Star Attention.", ["cs.LG"]
+)
+
+
+@pytest.fixture(scope="module")
+def pipeline(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
+    """The five services; the preprint indexed before the harvester starts with the PMLR source alone."""
+
+    def preprint_first(pipeline: Pipeline) -> None:
+        asyncio.run(publish_raw(servers.kafka_bootstrap_servers, pipeline.topic(topics.HARVEST_RAW), [PREPRINT]))
+        wait_until(lambda: _paper(pipeline).get("searchable"), timeout=120, what="the preprint indexed")
+        assert _paper(pipeline)["status"] == "preprint"
+        pipeline.env |= {
+            "SOURCES": '["pmlr"]',
+            "PMLR_URL": f"{pipeline.replay_url}/pmlr",
+            "PMLR_MIN_REQUEST_INTERVAL_S": "0",
+        }
+
+    with running_pipeline(servers, tmp_path_factory.mktemp("published"), before_harvest=preprint_first) as running:
+        yield running
+
+
+def _paper(pipeline: Pipeline) -> dict[str, Any]:
+    response = httpx.get(pipeline.url("query", f"/api/papers/{PAPER}"), timeout=10)
+    return response.json() if response.status_code == 200 else {}
+
+
+def _ids(pipeline: Pipeline, **params: Any) -> set[str]:
+    response = httpx.get(pipeline.url("query", "/api/papers"), params={"size": 100, **params}, timeout=10)
+    assert response.status_code == 200, response.text
+    return {hit["paper_id"] for hit in response.json()["hits"]}
+
+
+def test_the_pmlr_record_publishes_the_preprint_at_icml_2025(pipeline: Pipeline) -> None:
+    entries = len(split_volume(VOLUME.read_text(encoding="utf-8"))[0])  # 21, one of them the preprint's
+    paper = wait_until(
+        lambda: (found := _paper(pipeline)).get("status") == "published" and found.get("searchable") and found,
+        timeout=180,
+        what="the preprint published by its PMLR record, indexed",
+    )
+    assert (paper["paper_id"], paper["venue"], paper["year"], paper["accepted"]) == (PAPER, "ICML 2025", 2025, True)
+    assert paper["ids"]["pmlr"] == "v267/acharya25a" and paper["ids"]["openreview"] == "QY7Au9nZwp"
+    assert paper["sources"] == ["arxiv", "pmlr"]
+    assert paper["links"]["code"] == "https://github.com/NVIDIA/Star-Attention"
+    assert [(v["seq"], v["kind"], v["source"]) for v in paper["history"]] == [
+        (1, "first_observed", "arxiv"),
+        (2, "published", "pmlr"),
+    ]
+    assert (paper["version_seq"], paper["version_kind"]) == (2, "published")
+    # the same paper by its published ids
+    assert _paper_by(pipeline, "openreview:QY7Au9nZwp") == PAPER
+    assert _paper_by(pipeline, "pmlr:v267/acharya25a") == PAPER
+
+    wait_until(lambda: len(_ids(pipeline)) == entries, timeout=120, what=f"the {entries} entries indexed")
+    published = _ids(pipeline, accepted="true", venue="ICML")
+    assert PAPER in published and len(published) == entries  # every entry of the volume is ICML 2025's
+    assert PAPER in _ids(pipeline, venue="International Conference on Machine Learning", venue_year=2025, ccf_rank="A")
+    assert PAPER in _ids(pipeline, ccf_rank="A", track="main")
+    assert PAPER not in _ids(pipeline, venue="ICML", venue_year=2026) | _ids(pipeline, accepted="false")
+    facets = httpx.get(pipeline.url("query", "/api/papers"), params={"size": 1}, timeout=10).json()["facets"]
+    assert facets["ccf_ranks"] == {"A": entries} and facets["venue_years"] == {"2025": entries}
+
+
+def _paper_by(pipeline: Pipeline, paper_id: str) -> str:
+    response = httpx.get(pipeline.url("query", f"/api/papers/{paper_id}"), timeout=10)
+    assert response.status_code == 200, response.text
+    return str(response.json()["paper_id"])

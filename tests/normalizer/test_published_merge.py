@@ -1,0 +1,130 @@
+"""A preprint and its published records merged into one paper (issue 24 §3): the PMLR entry joins the arXiv preprint
+by title and first author, a DBLP record by a shared id; the paper is published at the catalogue's venue, its
+history holds the venue record as "published", the DOI added. Same title, other authors: two papers."""
+
+import json
+from datetime import UTC, datetime
+
+from papertrail.venues.accepted import accepted_venues
+from schemas.paper import Paper
+from services.harvester.sources.pmlr_bib import split_volume
+from services.normalizer.parsers import parse_raw
+from services.normalizer.plan import Draft, plan_batch
+from services.normalizer.records import Incoming
+from tests.conftest import SOURCES
+from tests.normalizer.sources import raw_record
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+AI = frozenset({"cs.LG", "cs.CL"})
+PMLR = {r.record_id: r for r in split_volume((SOURCES / "pmlr/icml25-head.bib").read_text(encoding="utf-8"))[0]}
+
+
+def _preprint(arxiv_id: str, title: str, authors: list[str]) -> Incoming:
+    """An arXiv preprint as a listing line (the corpus format): its title and authors as the venue record has them."""
+    line = {"id": arxiv_id, "categories": ["cs.LG"], "authors": authors, "title": title, "summary": "Preprint."}
+    raw = raw_record("corpus", arxiv_id, "corpus_json", json.dumps(line), datestamp="2024-11-27")
+    return Incoming(raw, parse_raw(raw))
+
+
+def _pmlr(record_id: str) -> Incoming:
+    record = PMLR[record_id]
+    raw = raw_record("pmlr", record.record_id, record.format, record.content, record.datestamp)
+    return Incoming(raw, parse_raw(raw))
+
+
+def _dblp(name: str) -> Incoming:
+    content = (SOURCES / "dblp" / name).read_text(encoding="utf-8")
+    raw = raw_record("dblp", "record", "dblp_xml", content)
+    return Incoming(raw, parse_raw(raw))
+
+
+def _papers(drafts: list[Draft]) -> list[Paper]:
+    return [d.paper for d in drafts if d.paper is not None]
+
+
+STAR = "Star Attention: Efficient LLM Inference over Long Sequences"
+
+
+def test_the_pmlr_record_makes_the_preprint_published_at_icml_2025() -> None:
+    preprint = _preprint("2411.17116", STAR, ["Shantanu Acharya", "Fei Jia", "Boris Ginsburg"])
+    plan = plan_batch([preprint, _pmlr("v267/acharya25a")], [], now=NOW, ai_categories=AI)
+    [draft] = plan.drafts
+    paper = draft.paper
+    assert paper is not None and paper.id == "arxiv:2411.17116"
+    assert paper.status == "published" and paper.venue == "ICML 2025" and paper.year == 2025
+    assert paper.ids.pmlr == "v267/acharya25a" and paper.ids.openreview == "QY7Au9nZwp"
+    assert paper.sources == ["arxiv", "pmlr"]
+    assert paper.links["code"] == "https://github.com/NVIDIA/Star-Attention"
+    assert [(v.seq, v.kind, v.source) for v in draft.versions] == [
+        (1, "first_observed", "arxiv"),
+        (2, "published", "pmlr"),
+    ]
+    assert [e.kind for e in draft.events] == ["new", "published"]
+    [venue] = accepted_venues(paper)
+    assert (venue.venue_key, venue.year, venue.track, venue.ccf_rank, venue.evidence) == (
+        "AI/icml",
+        2025,
+        "main",
+        "A",
+        "proceedings",
+    )
+
+
+def test_the_published_record_first_then_the_preprint_is_one_paper_too() -> None:
+    preprint = _preprint("2411.17116", STAR, ["Shantanu Acharya", "Fei Jia", "Boris Ginsburg"])
+    plan = plan_batch([_pmlr("v267/acharya25a"), preprint], [], now=NOW, ai_categories=AI)
+    [paper] = _papers(plan.drafts)
+    assert paper.id == "openreview:QY7Au9nZwp"  # the first record's strongest id names the paper
+    assert paper.ids.arxiv == "2411.17116" and paper.status == "published" and paper.venue == "ICML 2025"
+
+
+def test_same_title_other_first_author_stays_apart() -> None:
+    other = _preprint("2411.99999", STAR, ["Jane Doe", "Fei Jia", "Boris Ginsburg"])
+    plan = plan_batch([other, _pmlr("v267/acharya25a")], [], now=NOW, ai_categories=AI)
+    papers = _papers(plan.drafts)
+    assert len(papers) == 2
+    preprint = next(p for p in papers if p.ids.arxiv)
+    assert preprint.status == "preprint" and preprint.venue is None and preprint.ids.pmlr is None
+
+
+def test_two_published_records_of_one_title_with_other_ids_never_merge() -> None:
+    first = _pmlr("v267/acharya25a")
+    second = _pmlr("v267/acharya25b")
+    second.record.title, second.record.authors = first.record.title, first.record.authors
+    plan = plan_batch([first, second], [], now=NOW, ai_categories=AI)
+    assert len(plan.drafts) == 2  # two PMLR entries, two OpenReview forums: two works
+
+
+def test_a_dblp_record_joins_the_acl_paper_by_its_doi_and_adds_its_key() -> None:
+    acl_like = _dblp("openreview-py_ChangSRM23.xml")
+    preprint = _preprint(
+        "2210.05043",
+        "Multi-CLS BERT: An Efficient Alternative to Traditional Ensembling",
+        ["Haw-Shiuan Chang", "Ruei-Yao Sun", "Kathryn Ricci", "Andrew McCallum"],
+    )
+    plan = plan_batch([preprint, acl_like], [], now=NOW, ai_categories=AI)
+    [draft] = plan.drafts
+    paper = draft.paper
+    assert paper is not None and paper.status == "published" and paper.venue == "ACL 2023"
+    assert paper.ids.dois == ["10.18653/v1/2023.acl-long.48"] and paper.ids.dblp == "conf/acl/ChangSRM23"
+    assert paper.abstract == "Preprint."  # DBLP has no abstract: the preprint's stays
+    assert draft.versions[-1].kind == "published" and "ids" in draft.versions[-1].changed_fields
+
+
+def test_a_corr_record_joins_its_arxiv_paper_by_id_and_publishes_nothing() -> None:
+    preprint = _preprint(
+        "2508.04024",
+        "Identity Theft in AI Conference Peer Review",
+        ["Nihar B. Shah", "Melisa Bok", "Xukun Liu", "Andrew McCallum"],
+    )
+    plan = plan_batch([preprint, _dblp("openreview-py_abs-2508-04024.xml")], [], now=NOW, ai_categories=AI)
+    [paper] = _papers(plan.drafts)
+    assert paper.id == "arxiv:2508.04024" and paper.status == "preprint" and paper.venue is None
+    assert "dblp" in paper.sources
+
+
+def test_delivering_the_published_record_again_changes_nothing() -> None:
+    preprint = _preprint("2411.17116", STAR, ["Shantanu Acharya", "Fei Jia", "Boris Ginsburg"])
+    plan = plan_batch([preprint, _pmlr("v267/acharya25a"), _pmlr("v267/acharya25a")], [], now=NOW, ai_categories=AI)
+    [draft] = plan.drafts
+    assert len(draft.versions) == 2 and len(draft.items) == 3
