@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+from lxml import html
 
 from schemas import topics
 from services.harvester.sources.pmlr_bib import split_volume
@@ -88,6 +89,13 @@ def test_the_pmlr_record_publishes_the_preprint_at_icml_2025(pipeline: Pipeline)
     assert PAPER not in _ids(pipeline, venue="ICML", venue_year=2026) | _ids(pipeline, accepted="false")
     facets = httpx.get(pipeline.url("query", "/api/papers"), params={"size": 1}, timeout=10).json()["facets"]
     assert facets["ccf_ranks"] == {"A": entries} and facets["venue_years"] == {"2025": entries}
+
+
+def test_the_card_and_the_paper_page_say_where_it_was_published(pipeline: Pipeline) -> None:
+    for path in (f"/papers/{PAPER}", "/?q=Star+Attention"):
+        page = html.fromstring(httpx.get(pipeline.url("query", path), timeout=10).text)
+        shown = [" ".join(p.text_content().split()) for p in page.cssselect("p.venues")]
+        assert any("ICML 2025 · CCF-A (会议论文集)" in line for line in shown), (path, shown)
 
 
 def _paper_by(pipeline: Pipeline, paper_id: str) -> str:

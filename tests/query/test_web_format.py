@@ -9,6 +9,7 @@ from lxml import html
 from starlette.requests import Request
 
 from papertrail.search_document import paper_document
+from papertrail.venues.claims import claims_from_comment
 from schemas.events import PaperEnriched
 from schemas.paper import Author, Paper, PaperIds, PaperVersion
 from schemas.summary import Institution, Summary
@@ -363,3 +364,18 @@ def test_card_and_paper_page_show_the_abstract_as_read() -> None:
     )
     assert [c.text for c in abstract.iter("code")] == ["Qwen-3-VL-8B-Thinking"]
     assert [b.text for b in abstract.iter("b")] == ["2.8%", "33.3%"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_paper_published_at_a_catalogue_venue_shows_it_with_its_rank_and_where_it_comes_from(lang: str) -> None:
+    """A PMLR paper has no claim of its own: its card says where its published record puts it. A claim of its own
+    for the same edition is not said twice."""
+    t = Translator(lang)
+    published = {"status": "published", "venue": "ICML 2025", "year": 2025, "venue_claims": []}
+    (line,) = fmt.venue_lines(published, t)
+    assert (line.text, line.source, line.accepted) == ("ICML 2025 · CCF-A", t("venue_source_proceedings"), True)
+    assert line.source == ("会议论文集" if lang == "zh" else "proceedings")
+    (claimed,) = claims_from_comment("Accepted at ICML 2025")
+    own = fmt.venue_lines(published | {"venue_claims": [claimed.model_dump(mode="json")]}, t)
+    assert [(x.text, x.source) for x in own] == [("ICML 2025 · CCF-A", t("venue_source_comment"))]
+    assert fmt.venue_lines({"status": "preprint", "venue": None, "venue_claims": []}, t) == []

@@ -13,6 +13,7 @@ from papertrail.follows.catalogue import topic_name
 from papertrail.follows.reasons import reason_text as plain_reason_text
 from papertrail.names import display_name_key
 from papertrail.text import Dollar, Formula, Styled, TexPart, has_han, tex_parts
+from papertrail.venues.accepted import AcceptedVenue, PaperVenues, accepted_venues
 from services.query.web.i18n import Translator
 
 AUTHORS_SHOWN = 8  # the seed site shows eight authors on a card, then "等 N 位作者"
@@ -143,10 +144,21 @@ class VenueLine:
     accepted: bool
 
 
-def venue_lines(claims: list[dict[str, Any]] | None, t: Translator) -> list[VenueLine]:
-    """A paper's venue claims, accepted ones first."""
-    lines = []
-    for claim in sorted(claims or [], key=lambda c: c.get("status") != "accepted"):
+def venue_lines(paper: dict[str, Any], t: Translator) -> list[VenueLine]:
+    """Where a paper (a search document or a canonical paper) was published or says it was accepted: its published
+    record's venue first ("ICML 2025 · CCF-A (会议论文集)", when no claim of its own names that edition), then its
+    claims, accepted ones first."""
+    claims = paper.get("venue_claims") or []
+    lines = [
+        VenueLine(
+            " · ".join([venue.label, *([f"CCF-{venue.ccf_rank}"] if venue.ccf_rank else [])]),
+            t("venue_source_proceedings"),
+            accepted=True,
+        )
+        for venue in accepted_venues(PaperVenues.of_document(paper))
+        if venue.evidence == "proceedings" and not any(_names_edition(claim, venue) for claim in claims)
+    ]
+    for claim in sorted(claims, key=lambda c: c.get("status") != "accepted"):
         edition = " ".join(str(part) for part in (claim.get("venue"), claim.get("year")) if part)
         source = t(f"venue_source_{claim.get('source')}") if t.has(f"venue_source_{claim.get('source')}") else ""
         if claim.get("status") != "accepted":
@@ -165,6 +177,12 @@ def venue_lines(claims: list[dict[str, Any]] | None, t: Translator) -> list[Venu
             parts.append(t(f"presentation_{claim['presentation']}"))
         lines.append(VenueLine(" · ".join(parts), source, accepted=True))
     return lines
+
+
+def _names_edition(claim: dict[str, Any], venue: AcceptedVenue) -> bool:
+    """Whether an accepted claim of the paper's own already says the published record's venue and year."""
+    same_venue = claim.get("venue_key") == venue.venue_key if venue.venue_key else claim.get("venue") == venue.venue
+    return claim.get("status") == "accepted" and same_venue and claim.get("year") in (venue.year, None)
 
 
 def status_label(status: str | None, t: Translator) -> str:

@@ -286,6 +286,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "venue_source_comment": ("作者注明", "stated by the authors"),
     "venue_source_journal_ref": ("作者注明", "stated by the authors"),
     "venue_source_doi": ("会议论文集", "proceedings"),
+    "venue_source_proceedings": ("会议论文集", "proceedings"),
     "venue_label": ("会议/期刊", "Venue"),
     "track_workshop": ("Workshop", "Workshop"),
     "track_findings": ("Findings", "Findings"),
