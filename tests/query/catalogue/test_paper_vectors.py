@@ -136,7 +136,11 @@ async def test_search_by_words_meaning_or_both_says_which(index: PaperIndex, scr
     # meaning counts the papers at least MEANING_MIN_SCORE close, not every paper (all have some closeness)
     scored = await index._post(
         "search",
-        search_body(PaperListing(q=question, semantic=1).query(), ["paper_id"], await index._query_vector(question))
+        search_body(
+            PaperListing(q=question, semantic=1).query(),
+            ["paper_id"],
+            await index._query_vector(question, index.meaning_for(question)),
+        )
         | {"showRankingScore": True},
     )
     assert all(hit["_rankingScore"] >= MEANING_MIN_SCORE for hit in scored["hits"])
