@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from papertrail.embedding import SEARCH_OFF
 from schemas.paper_vector import PaperVector
 
 PAPER_VECTORS_FIELDS = tuple(field.alias or name for name, field in PaperVector.model_fields.items())
@@ -40,9 +41,9 @@ def search_model_mismatch(recorded: dict[str, Any] | None, search_model_key: str
     """Why a service searching `search_vectors` with `search_model_key` cannot start: the summarizer makes them with
     another model or none (a Chinese search would find nothing); None when they agree, when this service makes no use
     of them (`none`) or the summarizer never started."""
-    if search_model_key == "none" or recorded is None or recorded.get("model") == search_model_key:
+    if search_model_key == SEARCH_OFF or recorded is None or recorded.get("model") == search_model_key:
         return None
-    made = "makes no search vectors" if recorded.get("model") == "none" else f"makes them with {recorded['model']}"
+    made = "makes no search vectors" if recorded.get("model") == SEARCH_OFF else f"makes them with {recorded['model']}"
     return (
         f"SEARCH_EMBEDDING_MODEL: this service searches in Chinese with search vectors of {search_model_key}, but the "
         f"summarizer {made}: give both services the same SEARCH_EMBEDDING_MODEL and EMBEDDING_* settings (for a new "

@@ -58,7 +58,12 @@ class PaperVectors:
         self.kinds = [_Kind(store, embedder, PAPER_VECTORS), *([self.search] if self.search else [])]
         self.wake = asyncio.Event()  # set when papers start waiting: the sweep runs now, not at its next interval
         # per kind, until no stored paper lacks a vector of its model (older papers, a new model)
-        self.backfilling = [True] * len(self.kinds)
+        self._backfilling = [True] * len(self.kinds)
+
+    @property
+    def backfilling(self) -> bool:
+        """Whether stored papers may still lack a vector (or search vector) of the model."""
+        return any(self._backfilling)
 
     async def states(self, papers: list[Paper]) -> list[PaperEmbedding]:
         """Each paper's vector state: settled for its text and model, copied from another paper with the same text,
@@ -160,11 +165,11 @@ class PaperVectors:
 
     async def _queue_unembedded(self, batch: int) -> None:
         for k, kind in enumerate(self.kinds):
-            if not self.backfilling[k]:
+            if not self._backfilling[k]:
                 continue
             found = await kind.store.papers_without_vectors(kind.model, batch, self.store.pending)
             if not found:
-                self.backfilling[k] = False
+                self._backfilling[k] = False
                 continue
             pending = embedding_status(self.model, None)  # the sweep emits each with its vector's state
             # a metadata update as far as consumers are concerned; its summary is looked up when it is emitted
