@@ -55,10 +55,14 @@ class PaperVectors:
         self.embedder = embedder
         self.model = embedder.model_key
         self.search = _Kind(search.store, search.embedder, SEARCH_VECTORS) if search else None
-        self.kinds = [_Kind(store, embedder, PAPER_VECTORS), *([self.search] if self.search else [])]
         self.wake = asyncio.Event()  # set when papers start waiting: the sweep runs now, not at its next interval
         # per kind, until no stored paper lacks a vector of its model (older papers, a new model)
-        self._backfilling = [True] * len(self.kinds)
+        self._backfilling = [True] * (2 if search else 1)
+
+    @property
+    def kinds(self) -> list[_Kind]:
+        """The vectors a paper gets: its own (`paper_vectors`), then its search vector when there are any."""
+        return [_Kind(self.store, self.embedder, PAPER_VECTORS), *([self.search] if self.search else [])]
 
     @property
     def backfilling(self) -> bool:
