@@ -98,7 +98,9 @@ class PaperSearch(BaseModel):
         ge=0,
         le=1,
         description="weight of meaning against words for `q`: 0 words only (the default), 1 meaning only (the "
-        "query's vector against the papers'), between: both, blended; the response's `mode` says which answered",
+        "query's vector against the papers'), between: both, blended; the response's `mode` says which answered. A "
+        "`q` holding Chinese (Japanese, Korean) characters is embedded by the multilingual model of the papers' "
+        "search vectors (SEARCH_EMBEDDING_MODEL), so Chinese words find English papers",
     )
     category: Categories = []
     source: list[Annotated[str, Field(pattern=SOURCE_PATTERN)]] = Field([], description="sources (any of), e.g. arxiv")
