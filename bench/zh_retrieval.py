@@ -113,6 +113,24 @@ def query_cosines(passages: np.ndarray, queries: np.ndarray, targets: np.ndarray
     )
 
 
+THRESHOLDS = (0.16, 0.79, 0.80, 0.81, 0.82, 0.83)  # MiniLM's 0.58 score is a cosine of 0.16; e5's lie near 0.8
+
+
+def threshold_cuts(
+    passages: np.ndarray, queries: np.ndarray, targets: np.ndarray
+) -> list[tuple[float, float, float, float]]:
+    """At each cosine of THRESHOLDS: recall@10 counting the paper only where it is at least that close, the share of
+    queries whose paper is, and the share of all other papers that are (what a search's total counts)."""
+    scores = queries @ passages.T
+    own = scores[np.arange(len(targets)), targets]
+    ranks = (scores > own[:, None]).sum(axis=1) + 1
+    others = np.delete(scores.ravel(), np.arange(len(targets)) * scores.shape[1] + targets)
+    return [
+        (t, float(((ranks <= 10) & (own >= t)).mean()), float((own >= t).mean()), float((others >= t).mean()))
+        for t in THRESHOLDS
+    ]
+
+
 def equal_reach_threshold(vectors: np.ndarray, follows: list, papers_per_follow: float) -> float:
     """The threshold at which one-subtopic follows (higher of both) reach `papers_per_follow` papers on average."""
     scores = np.concatenate([np.delete(follow_scores(vectors, seeds, "higher of both"), seeds) for seeds, _ in follows])
@@ -136,6 +154,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="CPU threads of each model")
     parser.add_argument("--draws", type=int, default=2, help="draws of 5 seeds per subtopic (follow figures)")
     parser.add_argument("--papers", type=int, default=0, help="the first N corpus papers only (a quick try)")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N corpus papers (fresh ones)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)  # model, texts.json, out.npz
     args = parser.parse_args()
     if args.child:
@@ -145,6 +164,7 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"{time.strftime('%Y-%m-%d %H:%M')} UTC, {platform.machine()}, {os.cpu_count()} cores, load {load:.1f}")
     papers, tldrs = corpus()
+    papers, tldrs = papers[args.skip :], tldrs[args.skip :]
     if args.papers:
         papers, tldrs = papers[: args.papers], tldrs[: args.papers]
     with_tldr = np.array([i for i, t in enumerate(tldrs) if first_clause(t)])
@@ -158,6 +178,7 @@ def main() -> None:
 
     rows = []
     cosines: dict[str, tuple[float, ...]] = {}
+    cut: dict[str, list[tuple[float, float, float, float]]] = {}
     minilm_reach = None
     with tempfile.TemporaryDirectory() as folder:
         texts_path = Path(folder) / "texts.json"
@@ -179,6 +200,7 @@ def main() -> None:
             ranks = ranks_of(got["passages"], got["queries"], targets)
             passages = got["passages"]
             cosines[model] = query_cosines(passages, got["queries"], targets)
+            cut[model] = threshold_cuts(passages, got["queries"], targets)
             if model == MINILM_INT8.id:
                 scores = [np.delete(follow_scores(passages, s, "higher of both"), s) for s, _ in follows]
                 minilm_reach = float(np.mean([(row >= 0.65).sum() for row in scores]))
@@ -223,6 +245,12 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for model, values in cosines.items():
         print(f"| {model} | " + " | ".join(f"{v:.3f}" for v in values) + " |")
+    print("\na search's closeness threshold (cosine; Meilisearch's score is (1 + cosine) / 2), model by model:")
+    print("| model | cosine (score) | recall@10 kept | own paper passes | other papers pass |")
+    print("|---|---|---|---|---|")
+    for model, rows_cut in cut.items():
+        for t, kept, own_passes, others_pass in rows_cut:
+            print(f"| {model} | {t:.2f} ({(1 + t) / 2:.3f}) | {kept:.3f} | {own_passes:.3f} | {others_pass:.3f} |")
 
 
 if __name__ == "__main__":
