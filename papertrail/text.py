@@ -475,3 +475,12 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 def has_han(text: str) -> bool:
     """Whether the text holds a Chinese character (CJK unified ideographs, extension A, compatibility)."""
     return _HAN.search(text) is not None
+
+
+# Han (has_han's ranges), kana, Hangul syllables and Jamo, CJK symbols and full-width forms aside
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\u1100-\u11ff\uac00-\ud7af]")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether the text holds a Chinese, Japanese or Korean character: a search a multilingual model must read."""
+    return _CJK.search(text) is not None

@@ -1,4 +1,5 @@
-"""A paper's vector as `paper_vectors` holds it: the summarizer writes it, the matcher and the query service read it."""
+"""A paper's vector as `paper_vectors` holds it (and its search vector, as `search_vectors` holds it): the summarizer
+writes them, the matcher and the query service read them."""
 
 from datetime import datetime
 from typing import Annotated, Any, Literal, Self
@@ -51,8 +52,9 @@ Float32Vector = Annotated[
 
 
 class PaperVector(BaseModel):
-    """One paper's vector of one model, or why its text cannot have one. One document per paper (`_id`): a new
-    outcome replaces the old; the vector is found again by content and model (the cache of a text seen before)."""
+    """One paper's vector of one model, or why its text cannot have one. One document per paper (`_id`) in each
+    collection (`paper_vectors`: the papers' model; `search_vectors`: the search model): a new outcome replaces the
+    old; the vector is found again by content and model (the cache of a text seen before)."""
 
     model_config = ConfigDict(
         extra="forbid", validate_by_name=True, validate_by_alias=True, serialize_by_alias=True, frozen=True

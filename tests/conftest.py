@@ -34,6 +34,11 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SOURCES = FIXTURES / "sources"
 T = TypeVar("T")
 
+# The search vectors (SEARCH_EMBEDDING_MODEL, on by default) cost each paper ~0.19 CPU-s more to embed: off for the
+# settings the tests build and the services they start (they inherit this environment), unless a test asks for them
+# (tests/integration/test_chinese_search.py runs the default).
+os.environ.setdefault("SEARCH_EMBEDDING_MODEL", "none")
+
 
 @dataclass(frozen=True)
 class Servers:

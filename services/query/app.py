@@ -33,6 +33,7 @@ from services.query.api.routes import topics as topic_routes
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
 from services.query.catalogue.indexer.retag import (
+    attach_search_vectors_on_model_change,
     attach_vectors_on_model_change,
     name_authors_on_scheme_change,
     retag_on_catalogue_change,
@@ -71,14 +72,22 @@ def follow_changes_of(broker: StaticMembershipBroker) -> Publisher:
 
 
 def build_resources(
-    settings: QuerySettings, clients: Clients, broker: StaticMembershipBroker, query_embedder: Embedder | None = None
+    settings: QuerySettings,
+    clients: Clients,
+    broker: StaticMembershipBroker,
+    query_embedder: Embedder | None = None,
+    search_embedder: Embedder | None = None,
 ) -> QueryResources:
     """The service's one wiring, without I/O: the lifespan calls it with the clients it opened, tests with theirs.
-    `query_embedder` embeds the text of searches by meaning (the api role's; None elsewhere)."""
+    `query_embedder` embeds the text of searches by meaning (the api role's; None elsewhere), `search_embedder` those
+    holding CJK characters, by the search vectors' model (the api role's, while SEARCH_EMBEDDING_MODEL is on)."""
     assert clients.search is not None  # NEEDS names meilisearch
+    search = settings.search_embedding
     paper_index = PaperIndex(
         clients.search, settings.index_name, settings.index_task_timeout_s, settings.embedding_dimensions,
-        query_embedder,
+        query_embedder, min_score=settings.meaning_min_score,
+        search_dimensions=search.embedding_dimensions if search else 0, search_embedder=search_embedder,
+        search_min_score=search.meaning_min_score if search else settings.meaning_min_score,
     )  # fmt: skip
     library = LibraryStore(clients.db)
     runs_jobs = settings.query_role in WORK_ROLES
@@ -110,14 +119,15 @@ async def prepare(resources: QueryResources) -> None:
 
 def background_jobs(resources: QueryResources) -> dict[str, Callable[[], Awaitable[None]]]:
     """The worker role's jobs by name, each run under its lease of that name (one process across the replicas):
-    retagging, the vectors' attachment and the author name keys run once, when the catalogue, the model or the
-    name key scheme changed; training, the digest picks and the imports left running go on until the service
-    stops."""
+    retagging, the vectors' and search vectors' attachment and the author name keys run once, when the catalogue, a
+    model or the name key scheme changed; training, the digest picks and the imports left running go on until the
+    service stops."""
     settings, index, catalogue = resources.settings, resources.paper_index, resources.catalogue
     models, imports = resources.reader_models, resources.imports
     return {
         "retag": lambda: retag_on_catalogue_change(index, catalogue, resources.topic_tagger),
         "vectors": lambda: attach_vectors_on_model_change(index, catalogue, settings.model_key),
+        "search_vectors": lambda: attach_search_vectors_on_model_change(index, catalogue, settings.search_model_key),
         "author_names": lambda: name_authors_on_scheme_change(index, catalogue),
         "training": lambda: models.keep_training(
             settings.feed_retrain_poll_s, settings.feed_picks_every_s, settings.digest_picks
@@ -148,7 +158,9 @@ def create_app(settings: QuerySettings) -> FastAPI:
         async with open_resources(settings, SERVICE, broker, readiness, topics=TOPICS, needs=NEEDS) as clients:
             # loaded once: every search by meaning embeds its text with it, as the summarizer embeds papers
             query_embedder = open_embedder(settings) if serves_http else None
-            resources = build_resources(settings, clients, broker, query_embedder)
+            search = settings.search_embedding  # a search in Chinese: embedded as the search vectors were made
+            search_embedder = open_embedder(search) if serves_http and search else None
+            resources = build_resources(settings, clients, broker, query_embedder, search_embedder)
             await prepare(resources)
             app.state.resources = resources  # the routes' and pages' dependencies read it
             provide(broker.context, resources)
@@ -168,8 +180,9 @@ def create_app(settings: QuerySettings) -> FastAPI:
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
-                if query_embedder is not None:
-                    await query_embedder.close()
+                for embedder in (query_embedder, search_embedder):
+                    if embedder is not None:
+                        await embedder.close()
                 await resources.imports.stop()
                 await broker.stop()
 

@@ -1,10 +1,11 @@
-"""Query service settings, with the embedding model (EMBEDDING_*) whose vectors it indexes and queries with."""
+"""Query service settings, with the embedding model (EMBEDDING_*) whose vectors it indexes and queries with, and the
+search vectors' (SEARCH_EMBEDDING_MODEL) that a search in Chinese is embedded by."""
 
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from papertrail.embedding import EmbeddingSettings
+from papertrail.embedding import SearchEmbeddingSettings
 from papertrail.mail import SmtpSettings
 from papertrail.settings import PaperIndexSettings, TimeZoneName, WebhookPolicySettings
 from services.query.catalogue.reads.freshness import WINDOW_PATTERN
@@ -17,13 +18,14 @@ RateSetting = Annotated[str, AfterValidator(check_rate)]
 QueryRole = Literal["api", "worker", "all"]
 
 
-class QuerySettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, WebhookPolicySettings):
+class QuerySettings(PaperIndexSettings, SmtpSettings, SearchEmbeddingSettings, WebhookPolicySettings):
     query_role: QueryRole = Field(
         "all",
         description="what this process of the query service does: api serves the API and pages only (no consumers, "
         "no background jobs: scale it for readers); worker runs the consumers (the search index, withdrawals, source "
-        "runs) and the background jobs (retagging, vectors attached to documents, reader-model training and digest "
-        "picks, library imports), serving only /healthz, /readyz and /metrics; all does both (a laptop, make run)",
+        "runs) and the background jobs (retagging, vectors and search vectors attached to documents, reader-model "
+        "training and digest picks, library imports), serving only /healthz, /readyz and /metrics; all does both (a "
+        "laptop, make run)",
     )
     job_lease_s: float = Field(
         30,

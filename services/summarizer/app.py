@@ -29,9 +29,16 @@ from services.summarizer.enrichment import Enrichment, Sweeps
 from services.summarizer.migrations import MIGRATIONS
 from services.summarizer.model import SummaryModel, make_openai_client
 from services.summarizer.settings import SummarizerSettings
-from services.summarizer.store import AnnouncedPapers, MongoTokenBudget, ReaderInterest, SummaryStore, VectorStore
+from services.summarizer.store import (
+    AnnouncedPapers,
+    MongoTokenBudget,
+    ReaderInterest,
+    SummaryStore,
+    VectorStore,
+    search_vectors,
+)
 from services.summarizer.summarizing import Summarizer
-from services.summarizer.vectors import PaperVectors
+from services.summarizer.vectors import PaperVectors, SearchVectors
 
 SERVICE = "summarizer"
 NEEDS = ("kafka", "mongodb")  # checked before the service starts serving
@@ -80,13 +87,17 @@ async def build_resources(
     settings: SummarizerSettings, clients: Clients, broker: StaticMembershipBroker
 ) -> AsyncIterator[SummarizerResources]:
     """The summarizer's resources over its clients and the publishers `create_app` declared on `broker`: the stores
-    (indexes ensured, the embedding model recorded), the summary model's client and the embedder, closed after.
+    (indexes ensured, the embedding models recorded), the summary model's client and the embedders (the search
+    vectors' too, unless SEARCH_EMBEDDING_MODEL turns them off), closed after.
     The lifespan and the tests build them here alike."""
     store = SummaryStore(clients.db)
     await store.ensure_indexes()
     vector_store = VectorStore(clients.db)
     await vector_store.ensure_indexes()
     await vector_store.record_model(settings.model_key)
+    search_store = search_vectors(clients.db)
+    await search_store.ensure_indexes()
+    await search_store.record_model(settings.search_model_key)  # `none` when off: the query service checks it
     openai_client = make_openai_client(settings) if settings.model_configured else None
     model = SummaryModel(openai_client, settings) if openai_client else None
     summarizer = Summarizer(
@@ -97,10 +108,13 @@ async def build_resources(
         interest=ReaderInterest(clients.db),
     )
     embedder = open_embedder(settings, MongoTokenBudget(vector_store))
+    search_settings = settings.search_embedding
+    search_embedder = open_embedder(search_settings) if search_settings else None
+    search = SearchVectors(search_store, search_embedder) if search_embedder else None
     enriched = _publisher(broker, settings, topics.PAPERS_ENRICHED)
     new_papers = _publisher(broker, settings, topics.PAPERS_NEW)
     enrichment = Enrichment(
-        summarizer, PaperVectors(vector_store, embedder), enriched, new_papers, AnnouncedPapers(clients.db)
+        summarizer, PaperVectors(vector_store, embedder, search), enriched, new_papers, AnnouncedPapers(clients.db)
     )
     sweeps = Sweeps(
         enrichment,
@@ -114,6 +128,8 @@ async def build_resources(
     finally:
         await sweeps.stop()
         await embedder.close()
+        if search_embedder is not None:
+            await search_embedder.close()
         if openai_client:
             await openai_client.close()
 

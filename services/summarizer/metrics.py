@@ -50,3 +50,9 @@ PAPER_VECTORS = Counter(
     "embedded before), pending (left to the sweep), embedded, failed (by the sweep).",
     ["state"],
 )
+SEARCH_VECTORS = Counter(
+    "papertrail_summarizer_search_vectors_total",
+    "Papers' search vectors (SEARCH_EMBEDDING_MODEL, `search_vectors`) by state, as for paper vectors: cached, "
+    "pending, embedded, failed.",
+    ["state"],
+)

@@ -1,6 +1,6 @@
 """The summarizer's collections: `summaries` (the cache), `summary_pending` (papers waiting), `summary_budget`,
-`papers_announced` (the public topic's papers), and the vectors' `paper_vectors`, `embedding_pending`,
-`embedding_budget` and `embedding_model`.
+`papers_announced` (the public topic's papers), and the vectors' `paper_vectors`, `search_vectors`,
+`embedding_pending`, `embedding_budget` and `embedding_model`.
 
 No other file touches MongoDB for the summarizer.
 """
@@ -22,12 +22,14 @@ from papertrail.collections import (
     PAPERS,
     PAPERS_ANNOUNCED,
     READER_PICKS,
+    SEARCH_VECTORS,
     SUMMARIES,
     SUMMARY_BUDGET,
     SUMMARY_PENDING,
+    Collection,
 )
 from papertrail.mongo import insert_else_update
-from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, VECTORS_MODEL_ID
+from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, SEARCH_VECTORS_MODEL_ID, VECTORS_MODEL_ID
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.paper import Paper, PaperVersion
 from schemas.paper_vector import PaperVector
@@ -215,29 +217,28 @@ class AnnouncedPapers:
         await self.announced.delete_one({"_id": paper_id})
 
 
-class VectorStore:
-    """`paper_vectors` (one vector or failure per paper, found again by content and model: the cache),
-    `embedding_pending` (papers waiting for the sweep, with the event to emit again) and `embedding_budget`."""
+class StoredVectors:
+    """One collection of `PaperVector` documents, one per paper (the outcome of one model: a vector or a failure),
+    found again by content and model (the cache), and the model it is made with, recorded in `embedding_model`:
+    `paper_vectors` (the papers' vectors) and `search_vectors` (their second, multilingual vectors for search)."""
 
-    def __init__(self, db: AsyncDatabase) -> None:
-        self.vectors = db[PAPER_VECTORS.name]
-        self.pending = db[EMBEDDING_PENDING.name]
-        self.budget = db[EMBEDDING_BUDGET.name]
+    def __init__(self, db: AsyncDatabase, collection: Collection, record_id: str) -> None:
+        self.vectors = db[collection.name]
+        self.record_id = record_id
         self.model = db[EMBEDDING_MODEL.name]
         self.papers = db[PAPERS.name]  # the normalizer's: read to queue papers that have no vector of this model
 
     async def ensure_indexes(self) -> None:
         await self.vectors.create_index([("content_hash", ASCENDING), ("model", ASCENDING)])
         await self.vectors.create_index([("model", ASCENDING)])
-        await self.pending.create_index([("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)])
 
     async def record_model(self, model_key: str) -> None:
-        """The model paper_vectors are made with from now on: the matcher and the query service stop at start when
-        theirs differs (papertrail/service.py)."""
-        recorded = await self.model.find_one({"_id": VECTORS_MODEL_ID})
+        """The model the vectors are made with from now on (`none`: none are made): the matcher and the query
+        service stop at start when theirs differs (papertrail/service.py)."""
+        recorded = await self.model.find_one({"_id": self.record_id})
         if recorded is None or recorded.get("model") != model_key:
-            document = {"_id": VECTORS_MODEL_ID, "model": model_key, "since": datetime.now(UTC)}
-            await self.model.replace_one({"_id": VECTORS_MODEL_ID}, document, upsert=True)
+            document = {"_id": self.record_id, "model": model_key, "since": datetime.now(UTC)}
+            await self.model.replace_one({"_id": self.record_id}, document, upsert=True)
 
     async def of_papers(self, paper_ids: list[str]) -> dict[str, PaperVector]:
         """The papers' stored vectors (or failures), by paper id."""
@@ -255,6 +256,57 @@ class VectorStore:
         """Write each paper's document whole: its vector or failure replaces what it had."""
         if vectors:
             await self.vectors.bulk_write([ReplaceOne({"_id": v.paper_id}, v.document(), upsert=True) for v in vectors])
+
+    async def delete(self, paper_ids: list[str]) -> None:
+        if paper_ids:
+            await self.vectors.delete_many({"_id": {"$in": paper_ids}})
+
+    async def papers_without_vectors(
+        self, model: str, limit: int, waiting: AsyncCollection
+    ) -> list[tuple[Paper, PaperVersion]]:
+        """Stored papers with no vector or failure of this model yet (papers older than embeddings, or a new model):
+        each with its latest version, at most `limit`, skipping those already `waiting`."""
+        found: list[tuple[Paper, PaperVersion]] = []
+        async for doc in await self.papers.aggregate(
+            [
+                {"$lookup": {"from": self.vectors.name, "localField": "_id", "foreignField": "_id", "as": "v"}},
+                {"$match": {"v": {"$not": {"$elemMatch": {"model": model}}}}},
+                {"$lookup": {"from": waiting.name, "localField": "_id", "foreignField": "_id", "as": "w"}},
+                {"$match": {"w": {"$size": 0}}},
+                {"$limit": limit},
+                {"$project": {"v": 0, "w": 0}},
+            ]
+        ):
+            if not doc.get("last_versions"):
+                continue
+            fields = {k: doc[k] for k in Paper.model_fields if k in doc and k != "id"}
+            found.append(
+                (
+                    Paper.model_validate({"id": doc["_id"], **fields}),
+                    PaperVersion.model_validate(doc["last_versions"][-1]),
+                )
+            )
+        return found
+
+
+def search_vectors(db: AsyncDatabase) -> StoredVectors:
+    """`search_vectors`: each paper's second vector, of the search model (SEARCH_EMBEDDING_MODEL)."""
+    return StoredVectors(db, SEARCH_VECTORS, SEARCH_VECTORS_MODEL_ID)
+
+
+class VectorStore(StoredVectors):
+    """`paper_vectors` (one vector or failure per paper, found again by content and model: the cache),
+    `embedding_pending` (papers waiting for the sweep, with the event to emit again: for their vector, their search
+    vector or both) and `embedding_budget`."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        super().__init__(db, PAPER_VECTORS, VECTORS_MODEL_ID)
+        self.pending = db[EMBEDDING_PENDING.name]
+        self.budget = db[EMBEDDING_BUDGET.name]
+
+    async def ensure_indexes(self) -> None:
+        await super().ensure_indexes()
+        await self.pending.create_index([("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)])
 
     async def hold_many(self, held: list[tuple[PaperEnriched, str]]) -> None:
         """(event as emitted, content hash) per paper waiting for its vector; a newer event replaces an older one."""
@@ -277,7 +329,7 @@ class VectorStore:
     async def release_papers(self, paper_ids: list[str]) -> None:
         if paper_ids:
             await self.pending.delete_many({"_id": {"$in": paper_ids}})
-            await self.vectors.delete_many({"_id": {"$in": paper_ids}})
+            await self.delete(paper_ids)
 
     async def note_attempt(self, paper_ids: list[str], reason: str) -> None:
         await self.pending.update_many(
@@ -286,31 +338,6 @@ class VectorStore:
 
     async def backlog(self) -> int:
         return await self.pending.estimated_document_count()
-
-    async def papers_without_vectors(self, model: str, limit: int) -> list[tuple[Paper, PaperVersion]]:
-        """Stored papers with no vector or failure of this model yet (papers older than embeddings, or a new model):
-        each with its latest version, at most `limit`, skipping those already waiting."""
-        found: list[tuple[Paper, PaperVersion]] = []
-        async for doc in await self.papers.aggregate(
-            [
-                {"$lookup": {"from": self.vectors.name, "localField": "_id", "foreignField": "_id", "as": "v"}},
-                {"$match": {"v": {"$not": {"$elemMatch": {"model": model}}}}},
-                {"$lookup": {"from": self.pending.name, "localField": "_id", "foreignField": "_id", "as": "w"}},
-                {"$match": {"w": {"$size": 0}}},
-                {"$limit": limit},
-                {"$project": {"v": 0, "w": 0}},
-            ]
-        ):
-            if not doc.get("last_versions"):
-                continue
-            fields = {k: doc[k] for k in Paper.model_fields if k in doc and k != "id"}
-            found.append(
-                (
-                    Paper.model_validate({"id": doc["_id"], **fields}),
-                    PaperVersion.model_validate(doc["last_versions"][-1]),
-                )
-            )
-        return found
 
 
 async def convert_vectors_to_float32(db: AsyncDatabase, batch: int = 500) -> int:

@@ -5,15 +5,18 @@ import pytest
 from pydantic import ValidationError
 
 from papertrail.embedding import (
+    E5_MEANING_MIN_SCORE,
     E5_SMALL_Q4,
     MINILM_INT8,
     EmbeddingSettings,
     ProcessTokenBudget,
+    SearchEmbeddingSettings,
     bounded_text,
     cache_key,
     embedding_text,
     l2_normalised,
 )
+from papertrail.paper_vectors import search_model_mismatch
 from papertrail.service import settings_error_message
 from papertrail.text import paper_digest
 from tests.fake_openai import corpus_event, corpus_lines
@@ -106,3 +109,35 @@ async def test_the_process_budget_counts_per_day_and_forgets_old_days() -> None:
     await budget.spend("2026-05-04", 5)
     assert await budget.used("2026-05-04") == 15
     assert await budget.used("2026-05-01") == 0  # only the last three days are kept
+
+
+def test_search_vectors_are_the_multilingual_model_by_default_and_none_turns_them_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("SEARCH_EMBEDDING_MODEL", raising=False)  # the tests' environment turns them off
+    default = SearchEmbeddingSettings()
+    search = default.search_embedding
+    assert search is not None and search.embedding_model == E5_SMALL_Q4.id and search.embedding_dimensions == 384
+    assert default.search_model_key == "local/multilingual-e5-small-q4/384/256" and default.reads_chinese is True
+    assert search.meaning_min_score == E5_MEANING_MIN_SCORE > default.meaning_min_score
+    for off in ("none", "", " None "):
+        settings = SearchEmbeddingSettings(search_embedding_model=off)
+        assert settings.search_embedding is None and settings.search_model_key == "none"
+        assert settings.reads_chinese is False
+    # the papers' own model reading Chinese already: no second vector of the same model
+    same = SearchEmbeddingSettings(embedding_model=E5_SMALL_Q4.id)
+    assert same.search_embedding is None and same.reads_chinese is True
+    with pytest.raises(ValidationError, match="no local model"):
+        SearchEmbeddingSettings(search_embedding_model="text-embedding-3-small")
+
+
+def test_a_search_model_other_than_the_summarizers_is_a_reason_to_stop() -> None:
+    e5 = "local/multilingual-e5-small-q4/384/256"
+    assert search_model_mismatch(None, e5) is None  # the summarizer never started
+    assert search_model_mismatch({"model": e5}, e5) is None
+    assert search_model_mismatch({"model": "none"}, "none") is None
+    assert search_model_mismatch({"model": e5}, "none") is None  # this service searches none: nothing to find
+    problem = search_model_mismatch({"model": "none"}, e5)
+    assert problem is not None and "SEARCH_EMBEDDING_MODEL" in problem and "makes no search vectors" in problem
+    other = search_model_mismatch({"model": "local/other/384/256"}, e5)
+    assert other is not None and "local/other/384/256" in other and e5 in other

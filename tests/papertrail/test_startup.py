@@ -10,7 +10,7 @@ import pytest
 from pymongo import AsyncMongoClient, MongoClient
 
 from papertrail.embedding import EmbeddingSettings
-from services.summarizer.store import VectorStore
+from services.summarizer.store import VectorStore, search_vectors
 from tests.conftest import Servers, free_port
 
 
@@ -95,10 +95,36 @@ def test_an_embedding_model_other_than_the_vectors_stops_the_service_naming_both
     assert "EMBEDDING_*" in result.stderr and "Traceback" not in result.stderr
 
 
-async def _record_model(url: str, database: str, model_key: str) -> None:
+@pytest.mark.integration
+def test_a_query_service_searching_vectors_the_summarizer_does_not_make_stops_naming_the_setting(
+    servers: Servers,
+) -> None:
+    """The summarizer recorded that it makes no search vectors (SEARCH_EMBEDDING_MODEL=none); a query service that
+    would search them in Chinese would find nothing: it stops at start naming the setting."""
+    database = f"papertrail_startup_{uuid.uuid4().hex[:10]}"
+    client: MongoClient = MongoClient(servers.mongodb_url)
+    try:
+        asyncio.run(_record_model(servers.mongodb_url, database, EmbeddingSettings().model_key, search="none"))
+        env = servers.environment() | {
+            "MONGODB_DATABASE": database,
+            "STARTUP_TIMEOUT_S": "10",
+            "SEARCH_EMBEDDING_MODEL": "multilingual-e5-small-q4",
+        }
+        result = _start("query", env)
+    finally:
+        client.drop_database(database)
+        client.close()
+    assert result.returncode != 0
+    assert "SEARCH_EMBEDDING_MODEL" in result.stderr and "makes no search vectors" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+async def _record_model(url: str, database: str, model_key: str, search: str | None = None) -> None:
     """What the summarizer's start records (services/summarizer/app.py, build_resources)."""
     client: AsyncMongoClient = AsyncMongoClient(url)
     try:
         await VectorStore(client[database]).record_model(model_key)
+        if search is not None:
+            await search_vectors(client[database]).record_model(search)
     finally:
         await client.close()

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lxml import etree
 
-from papertrail.text import latex_accents_to_unicode, readable
+from papertrail.text import has_cjk, latex_accents_to_unicode, readable
 from services.harvester.sources.dblp_xml import EntityStream
 from tests.conftest import FIXTURES
 
@@ -150,3 +150,21 @@ def test_every_real_title_and_abstract_keeps_its_commands_and_formulas() -> None
         for formula in FORMULA.findall(text):
             assert " ".join(formula.split()) in cleaned, f"{where}: formula {formula!r} changed"
     assert seen > 14_000  # the corpus alone holds 7,184 titles and as many abstracts
+
+
+@pytest.mark.parametrize(
+    ("text", "cjk"),
+    [
+        ("3D高斯泼溅压缩", True),
+        ("大模型推理的奖励设计", True),
+        ("拡散モデルの蒸留", True),  # Japanese: kanji and kana
+        ("ひらがなだけ", True),
+        ("확산 모델", True),  # Korean
+        ("diffusion model distillation", False),
+        ("Schrödinger bridges, naïve Bayes — “quoted”", False),
+        ("", False),
+    ],
+)
+def test_a_text_holding_cjk_characters_is_told_apart(text: str, cjk: bool) -> None:
+    """What sends a search to the multilingual search vectors."""
+    assert has_cjk(text) is cjk

@@ -20,7 +20,7 @@ from services.query.settings import QueryRole, QuerySettings
 from tests.conftest import Servers, broker_of, wait_until_async
 from tests.query.conftest import query_settings
 
-JOBS = {"retag", "vectors", "author_names", "training", "imports"}
+JOBS = {"retag", "vectors", "search_vectors", "author_names", "training", "imports"}
 CONSUMED = {topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.HARVEST_STATUS}
 PROBES = {"/healthz", "/readyz", "/metrics"}
 

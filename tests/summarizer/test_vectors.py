@@ -13,15 +13,15 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.collections import PAPER_VECTORS, PAPERS
 from papertrail.embedders import open_embedder
-from papertrail.embedding import Embedder, EmbeddingSettings
+from papertrail.embedding import E5_SMALL_Q4, Embedder, EmbeddingSettings, SearchEmbeddingSettings
 from papertrail.paper_vectors import vector_of
 from papertrail.text import paper_digest
 from schemas.events import PaperEnriched
 from schemas.paper_vector import PaperVector
 from schemas.summary import Summary
 from services.summarizer.policy import enriched_event
-from services.summarizer.store import MongoTokenBudget, VectorStore, convert_vectors_to_float32
-from services.summarizer.vectors import PaperVectors
+from services.summarizer.store import MongoTokenBudget, VectorStore, convert_vectors_to_float32, search_vectors
+from services.summarizer.vectors import PaperVectors, SearchVectors
 from tests.fake_openai import corpus_event, corpus_lines
 
 pytestmark = pytest.mark.integration
@@ -40,13 +40,22 @@ def embedder() -> Iterator[Embedder]:
     yield open_embedder(SETTINGS)
 
 
-class Harness:
-    """PaperVectors over the test database, and what its sweep emitted."""
+@pytest.fixture(scope="module")
+def search_embedder() -> Iterator[Embedder]:
+    search = SearchEmbeddingSettings(search_embedding_model=E5_SMALL_Q4.id).search_embedding
+    assert search is not None
+    yield open_embedder(search)
 
-    def __init__(self, db: AsyncDatabase, embedder: Embedder) -> None:
+
+class Harness:
+    """PaperVectors over the test database (with search vectors when given their model), and what its sweep
+    emitted."""
+
+    def __init__(self, db: AsyncDatabase, embedder: Embedder, search: Embedder | None = None) -> None:
         self.db = db
         self.store = VectorStore(db)
-        self.vectors = PaperVectors(self.store, embedder)
+        self.search_store = search_vectors(db)
+        self.vectors = PaperVectors(self.store, embedder, SearchVectors(self.search_store, search) if search else None)
         self.emitted: list[PaperEnriched] = []
 
     async def emit(self, event: PaperEnriched) -> None:
@@ -190,6 +199,79 @@ async def test_stored_papers_without_a_vector_of_the_model_are_queued_and_embedd
     assert emitted.paper.id == old.paper.id and emitted.kind == "updated"
     assert emitted.embedding is not None and emitted.embedding.state == "embedded"
     assert await harness.sweep() == 0 and not harness.vectors.backfilling
+
+
+@pytest.fixture
+async def searching(scratch_db: AsyncDatabase, embedder: Embedder, search_embedder: Embedder) -> AsyncIterator[Harness]:
+    harness = Harness(scratch_db, embedder, search_embedder)
+    await harness.store.ensure_indexes()
+    await harness.search_store.ensure_indexes()
+    yield harness
+
+
+async def test_with_search_vectors_one_sweep_makes_both_and_emits_the_paper_once(searching: Harness) -> None:
+    (event,) = await searching.handle(LINES[0])
+    assert event.embedding is not None and event.embedding.state == "pending"
+
+    assert await searching.sweep() == 1
+
+    (emitted,) = searching.emitted
+    assert emitted.embedding is not None and emitted.embedding.state == "embedded"
+    own = (await searching.store.of_papers([event.paper.id]))[event.paper.id]
+    search = (await searching.search_store.of_papers([event.paper.id]))[event.paper.id]
+    assert own.model == searching.vectors.model and search.model == searching.vectors.kinds[1].model
+    assert own.model != search.model and search.vector is not None and search.vector.shape == (384,)
+    assert not same(own.vector, search.vector)
+    # the same text again: both from the cache, nothing waits
+    (again,) = await searching.handle(LINES[0])
+    assert again.embedding is not None and again.embedding.state == "embedded"
+    assert await searching.store.backlog() == 0
+
+    await searching.vectors.forget(event.paper.id)  # withdrawn: both vectors go
+    assert not await searching.store.of_papers([event.paper.id])
+    assert not await searching.search_store.of_papers([event.paper.id])
+
+
+async def test_a_paper_with_its_vector_but_no_search_vector_waits_for_the_search_vector_alone(
+    searching: Harness, embedder: Embedder
+) -> None:
+    without = Harness(searching.db, embedder)  # the summarizer before search vectors were turned on
+    await without.handle(LINES[1])
+    await without.sweep()
+    stored = (await searching.store.of_papers([corpus_event(LINES[1]).paper.id]))[corpus_event(LINES[1]).paper.id]
+
+    (event,) = await searching.handle(LINES[1])  # a metadata update, once they are on
+
+    assert event.embedding is not None and event.embedding.state == "embedded"  # the matcher need not wait
+    assert await searching.store.backlog() == 1  # the paper waits for its search vector
+    assert await searching.sweep() == 1
+    (emitted,) = searching.emitted
+    assert emitted.embedding is not None and emitted.embedding.state == "embedded"
+    # its vector was not made again; its search vector was
+    kept = (await searching.store.of_papers([event.paper.id]))[event.paper.id]
+    assert kept.updated_at == stored.updated_at
+    assert (await searching.search_store.of_papers([event.paper.id]))[event.paper.id].state == "embedded"
+
+
+async def test_stored_papers_without_a_search_vector_are_queued_once_search_vectors_are_on(
+    searching: Harness, embedder: Embedder
+) -> None:
+    without = Harness(searching.db, embedder)
+    old = corpus_event(LINES[2])
+    body = old.paper.model_dump(mode="python", exclude={"id"}, exclude_none=True)
+    await searching.db[PAPERS.name].insert_one(
+        {"_id": old.paper.id, **body, "last_versions": [old.version.model_dump(mode="python")]}
+    )
+    assert await without.sweep() == 0 and await without.sweep() == 1  # queued, then its vector made
+
+    assert await searching.sweep() == 0  # queues it for its search vector
+    assert await searching.sweep() == 1
+    (emitted,) = searching.emitted
+    assert emitted.paper.id == old.paper.id and emitted.embedding is not None
+    assert emitted.embedding.state == "embedded"
+    assert (await searching.search_store.of_papers([old.paper.id]))[old.paper.id].state == "embedded"
+    assert await searching.sweep() == 0 and await searching.sweep() == 0
+    assert not searching.vectors.backfilling
 
 
 async def test_the_endpoint_token_budget_is_shared_by_every_instance(scratch_db: AsyncDatabase) -> None:

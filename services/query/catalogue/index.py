@@ -22,12 +22,14 @@ from papertrail.search_document import (
     CHINESE_FIELDS,
     EMBEDDER,
     FILTERABLE,
+    SEARCH_EMBEDDER,
     SEARCHABLE,
     SORTABLE,
     VENUE_FACETS,
     PaperFilter,
     document_id,
 )
+from papertrail.text import has_cjk
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument
 from services.query.catalogue.reads.search import MEANING_MIN_SCORE, PaperQuery, SearchMode
 
@@ -86,13 +88,29 @@ class SearchPage:
     hits: list[dict[str, Any]]
     facets: dict[str, dict[str, int]]
     mode: SearchMode = "keyword"
+    min_score: float | None = None  # a search by meaning: the closeness a paper needed to match
+
+
+@dataclass(frozen=True, slots=True)
+class Meaning:
+    """How the index is searched by meaning with one of its embedders: the embedder's name in the index, the model
+    that embeds a query's text (as the papers' vectors of that embedder were made), and the score a match needs."""
+
+    embedder: str
+    query_embedder: Embedder
+    min_score: float
 
 
 def search_body(
-    query: PaperQuery, attributes: list[str] | None = None, vector: list[float] | None = None
+    query: PaperQuery,
+    attributes: list[str] | None = None,
+    vector: list[float] | None = None,
+    embedder: str = EMBEDDER,
+    min_score: float = MEANING_MIN_SCORE,
 ) -> dict[str, Any]:
     """The Meilisearch search request for a query, with facet counts; `attributes` limits the fields returned;
-    `vector`, the query text's, makes it a hybrid search weighted by `query.semantic`."""
+    `vector`, the query text's by the model of `embedder`, makes it a hybrid search weighted by `query.semantic`,
+    matching papers at least `min_score` close."""
     body: dict[str, Any] = {
         "q": query.q or None,
         "filter": query.filters() or None,
@@ -107,9 +125,9 @@ def search_body(
         body["attributesToRetrieve"] = attributes
     if vector is not None:
         body["vector"] = vector
-        body["hybrid"] = {"embedder": EMBEDDER, "semanticRatio": query.semantic}
+        body["hybrid"] = {"embedder": embedder, "semanticRatio": query.semantic}
         # every paper has some closeness to any text: only those this close are matches (and counted)
-        body["rankingScoreThreshold"] = MEANING_MIN_SCORE
+        body["rankingScoreThreshold"] = min_score
     return body
 
 
@@ -138,19 +156,35 @@ class PaperIndex:
         task_timeout_s: float,
         vector_dimensions: int = 0,
         query_embedder: Embedder | None = None,
+        *,
+        min_score: float = MEANING_MIN_SCORE,
+        search_dimensions: int = 0,
+        search_embedder: Embedder | None = None,
+        search_min_score: float = MEANING_MIN_SCORE,
     ) -> None:
         self.client = client
         self.query_embedder = query_embedder  # embeds the text of a search by meaning: the papers' model
+        self.min_score = min_score  # the papers' model's closeness a match by meaning needs
         self.name = name
         self.index = client.index(name)
         self.task_timeout_ms = int(task_timeout_s * 1000)
         self.vector_dimensions = vector_dimensions  # of the user-provided embedder; 0: the index holds no vectors
+        # the search vectors' embedder (SEARCH_EMBEDDING_MODEL); 0: off, and the index has no such embedder
+        self.search_dimensions = search_dimensions
+        self.search_meaning = (
+            Meaning(SEARCH_EMBEDDER, search_embedder, search_min_score)
+            if search_embedder and search_dimensions
+            else None
+        )
 
     async def ensure(self) -> None:
-        """Create the index if missing and apply the settings kept in code; safe to repeat."""
-        embedders = (
+        """Create the index if missing and apply the settings kept in code; safe to repeat. The search vectors'
+        embedder is there while they are on, and removed (with its vectors) when they are turned off."""
+        embedders: dict[str, UserProvidedEmbedder] | None = (
             {EMBEDDER: UserProvidedEmbedder(dimensions=self.vector_dimensions)} if self.vector_dimensions else None
         )
+        if embedders is not None and self.search_dimensions:
+            embedders[SEARCH_EMBEDDER] = UserProvidedEmbedder(dimensions=self.search_dimensions)
         settings = MeilisearchSettings(
             searchable_attributes=SEARCHABLE,
             filterable_attributes=FILTERABLE,
@@ -164,6 +198,23 @@ class PaperIndex:
         await self.client.create_index(
             self.name, primary_key="id", settings=settings, timeout_in_ms=self.task_timeout_ms
         )
+        if not self.search_dimensions:
+            await self._remove_embedder(SEARCH_EMBEDDER)
+
+    async def _remove_embedder(self, name: str) -> None:
+        """Remove an embedder the settings no longer name: a user-provided one would refuse every new document
+        without its vector."""
+        held = await self.index.get_embedders()
+        if held is None or name not in (held.embedders or {}):
+            return
+        response = await self.client.http_client.patch(
+            f"indexes/{self.name}/settings/embedders",
+            content=orjson.dumps({name: None}),
+            headers={"Content-Type": "application/json"},
+        )
+        if response.status_code >= 400:
+            raise MeilisearchApiError(f"removing embedder {name} from {self.name} failed", response)
+        await self._wait(int(orjson.loads(response.content)["taskUid"]))
 
     async def upsert(self, documents: list[dict[str, Any]]) -> None:
         """Add or update documents (fields merge: a partial document changes only its fields) and wait until
@@ -253,21 +304,36 @@ class PaperIndex:
         """Run the query with facet counts; `attributes` limits the fields returned (lists need far less than a
         paper page). A query with weight on meaning has its text embedded here, by the papers' model."""
         mode = query.mode
-        vector = await self._query_vector(query.q) if mode != "keyword" else None
-        found = await self._search(search_body(query, attributes, vector))
+        meaning = self.meaning_for(query.q) if mode != "keyword" else None
+        vector = await self._query_vector(query.q, meaning) if meaning else None
+        embedder, min_score = (meaning.embedder, meaning.min_score) if meaning else (EMBEDDER, self.min_score)
+        found = await self._search(search_body(query, attributes, vector, embedder, min_score))
         found.mode = mode
+        found.min_score = min_score if meaning else None
         # Disjunctive facets: a facet whose filter is set is counted without it (with category=cs.CV, "cs.AI (16)"
         # is what choosing cs.AI instead finds), every other filter kept.
         for facet, unfiltered in _without_own_filter(query.filter):
             alone = replace(query, filter=unfiltered, page=1, size=0)
-            body = search_body(alone, ["paper_id"], vector) | {"facets": [facet]}
+            body = search_body(alone, ["paper_id"], vector, embedder, min_score) | {"facets": [facet]}
             found.facets[facet] = (await self._search(body)).facets.get(facet, {})
         return found
 
-    async def _query_vector(self, text: str) -> list[float]:
+    def meaning_for(self, text: str) -> Meaning:
+        """How a text is searched by meaning: one holding CJK characters by the search vectors' multilingual model
+        (when the index has them), any other by the papers' own model, as today."""
+        if self.search_meaning is not None and has_cjk(text):
+            return self.search_meaning
         if self.query_embedder is None or not self.vector_dimensions:
             raise NoVectors("this index holds no paper vectors: search by meaning is off (semantic=0 searches words)")
-        (outcome,) = await self.query_embedder.embed([text], role="query")
+        return Meaning(EMBEDDER, self.query_embedder, self.min_score)
+
+    @property
+    def searches_chinese(self) -> bool:
+        """Whether a Chinese text is searched by the search vectors' multilingual model."""
+        return self.search_meaning is not None
+
+    async def _query_vector(self, text: str, meaning: Meaning) -> list[float]:
+        (outcome,) = await meaning.query_embedder.embed([text], role="query")
         if outcome.vector is None:
             raise NoVectors(f"the query cannot be embedded: {outcome.failure or outcome.unavailable}")
         return [float(x) for x in outcome.vector]

@@ -2,7 +2,8 @@
 
 Owned here (written only by this service): source_runs (harvest runs, from harvest.status.v1), index_state (what the
 search index's documents were made with).
-Read only: papers and paper_versions (normalizer), paper_vectors, summaries and summary_pending (summarizer).
+Read only: papers and paper_versions (normalizer), paper_vectors, search_vectors, summaries and summary_pending
+(summarizer).
 """
 
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from papertrail.collections import (
     PAPER_VECTORS,
     PAPER_VERSIONS,
     PAPERS,
+    SEARCH_VECTORS,
     SOURCE_RUNS,
     SUMMARIES,
     SUMMARY_PENDING,
@@ -70,10 +72,16 @@ class Papers:
 
 
 class PaperVectors:
-    """The summarizer's paper vectors (`paper_vectors`, read only here)."""
+    """The summarizer's paper vectors (`paper_vectors`) and search vectors (`search_vectors`), read only here."""
 
     def __init__(self, db: AsyncDatabase) -> None:
         self.paper_vectors = db[PAPER_VECTORS.name]
+        self.search_vectors = db[SEARCH_VECTORS.name]
+
+    async def search_vectors_of(self, paper_ids: Sequence[str], search_model_key: str) -> dict[str, np.ndarray]:
+        """The papers' search vectors of this model (SEARCH_EMBEDDING_MODEL's), by paper id; papers without one are
+        left out."""
+        return await paper_vectors_of(self.search_vectors, paper_ids, search_model_key)
 
     async def vectors_of(self, paper_ids: Sequence[str], model_key: str) -> dict[str, np.ndarray]:
         """The papers' vectors of this model, by paper id; papers without one are left out."""
@@ -121,8 +129,8 @@ class SourceRuns:
 
 
 class IndexState:
-    """What the search index's documents were last made with (`index_state`): topic catalogue, vectors' model,
-    author name keys."""
+    """What the search index's documents were last made with (`index_state`): topic catalogue, vectors' model, search
+    vectors' model, author name keys."""
 
     def __init__(self, db: AsyncDatabase) -> None:
         self.index_state = db[INDEX_STATE.name]
@@ -142,6 +150,15 @@ class IndexState:
 
     async def save_vectors_model(self, index_name: str, model_key: str) -> None:
         await self.index_state.update_one({"_id": index_name}, {"$set": {"vectors_model": model_key}}, upsert=True)
+
+    async def search_vectors_model(self, index_name: str) -> str | None:
+        """The model whose search vectors the index's documents hold, if any were attached to all of them."""
+        doc = await self.index_state.find_one({"_id": index_name})
+        return doc.get("search_vectors_model") if doc else None
+
+    async def save_search_vectors_model(self, index_name: str, model_key: str) -> None:
+        update = {"$set": {"search_vectors_model": model_key}}
+        await self.index_state.update_one({"_id": index_name}, update, upsert=True)
 
     async def author_names_scheme(self, index_name: str) -> str | None:
         """The scheme of the documents' full-name author keys (`author_names`), once every document has them."""

@@ -95,13 +95,20 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sort_published": ("首次发表", "First published"),
     "found": ("找到 {total} 篇论文 · 按{sort}时间排序", "Found {total} papers · sorted by {sort} time"),
     "chinese_query_hint": (
-        "没有找到:论文多为英文,而这里的本地语义模型只懂英文,中文词还没有 AI 导读可匹配。可以改用英文关键词;"
-        "或请运维设置 EMBEDDING_MODEL=multilingual-e5-small-q4(多语言模型,中文检索英文论文)或配置摘要模型"
-        "(见 docs/configuration.md)。",
-        "Nothing found: the papers are mostly English, the local model of meaning reads English only, and there are no "
-        "AI summaries in Chinese to match yet. Try English words, or ask the operator to set "
-        "EMBEDDING_MODEL=multilingual-e5-small-q4 (a multilingual model: Chinese words find English papers) or a "
-        "summary model (see docs/configuration.md).",
+        "没有找到:论文多为英文,而这里的本地语义模型只懂英文(多语言检索向量已关闭),中文词还没有 AI 导读可匹配。"
+        "可以改用英文关键词;或请运维恢复默认的 SEARCH_EMBEDDING_MODEL=multilingual-e5-small-q4(多语言模型,"
+        "中文检索英文论文)或配置摘要模型(见 docs/configuration.md)。",
+        "Nothing found: the papers are mostly English, the local model of meaning reads English only (the "
+        "multilingual search vectors are turned off), and there are no AI summaries in Chinese to match yet. Try "
+        "English words, or ask the operator to restore the default SEARCH_EMBEDDING_MODEL=multilingual-e5-small-q4 "
+        "(a multilingual model: Chinese words find English papers) or to set a summary model (see "
+        "docs/configuration.md).",
+    ),
+    "chinese_by_meaning_instead": (
+        "这些中文词在论文里没有字面匹配(论文多为英文);下面是按语义找到的论文:多语言模型读懂中文检索词,"
+        "找出意思相近的英文论文。",
+        "No paper holds these Chinese words (the papers are mostly English); below, papers found by meaning: a "
+        "multilingual model reads the Chinese words and finds the English papers close to them.",
     ),
     "found_relevance": ("找到 {total} 篇论文 · 按相关度排序", "Found {total} papers · most relevant first"),
     "found_plain": ("找到 {total} 篇论文", "Found {total} papers"),

@@ -2,6 +2,7 @@
 
 import asyncio
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, get_args
 from urllib.parse import quote
@@ -10,13 +11,19 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from papertrail.follows.catalogue import load_catalogue
-from papertrail.text import has_han
+from papertrail.text import has_cjk, has_han
 from schemas.paper import ClaimTrack
 from schemas.summary import NO_MODEL_CONFIGURED
-from services.query.catalogue.index import NoVectors
+from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.overview import overview, source_details, summary_progress
 from services.query.catalogue.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
-from services.query.catalogue.reads.search import AUTHOR_KEY_PATTERN, MEANING_MIN_SCORE, TOPIC_ID_PATTERN, SimilarSearch
+from services.query.catalogue.reads.search import (
+    AUTHOR_KEY_PATTERN,
+    MEANING_MIN_SCORE,
+    TOPIC_ID_PATTERN,
+    PaperQuery,
+    SimilarSearch,
+)
 from services.query.catalogue.reads.topics import NoSuchTopic, topic_papers
 from services.query.deps import CatalogueDep, PaperIndexDep, ReadersDep, SettingsDep
 from services.query.readers.library.citations import FORMATS, export
@@ -40,6 +47,11 @@ TOPIC_ID = re.compile(TOPIC_ID_PATTERN)
 PAGE_SIZE = 20  # papers of a topic page
 
 
+def chinese_words_only(query: PaperQuery, index: PaperIndex) -> bool:
+    """A search by words alone of a text holding CJK characters, on an index whose search vectors read it."""
+    return query.mode == "keyword" and bool(query.q.strip()) and has_cjk(query.q) and index.searches_chinese
+
+
 @router.get("/", response_class=HTMLResponse)
 async def show_home(
     request: Request, index: PaperIndexDep, catalogue: CatalogueDep, settings: SettingsDep
@@ -48,11 +60,17 @@ async def show_home(
     window = await overview(index, catalogue, settings, None)
     browse, problem, rejected = parse_browse(request.query_params.multi_items(), Translator(language(request)))
     results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
+    by_meaning_instead = False
     try:
         if not problem:  # a bad filter lists nothing: the whole collection would read as the filter's answer
             results = await find_papers(index, browse.query())
+        if not problem and not results["total"] and chinese_words_only(browse.query(), index):
+            # Chinese words found no English paper: the search vectors' multilingual model finds them by meaning
+            results = await find_papers(index, replace(browse.query(), semantic=1.0))
+            by_meaning_instead = True
     except NoVectors:  # the API says which of the two; a reader needs to know only that words still search
         problem = Translator(language(request))("meaning_unavailable")
+    by_meaning = results.get("mode", "keyword") != "keyword"
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
              if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
     accepted = [(f.venue, f.value, api_query_to_page(f.query)) for f in window.accepted_this_week]
@@ -63,7 +81,8 @@ async def show_home(
         overview=window, links=links, accepted=accepted, browse=browse, sorts=SORTS, results=results, problem=problem,
         rejected=rejected,
         track_names=get_args(ClaimTrack),
-        meaning_min_score=MEANING_MIN_SCORE,
+        meaning_min_score=index.meaning_for(browse.q).min_score if by_meaning else MEANING_MIN_SCORE,
+        by_meaning_instead=by_meaning_instead,
         # a Chinese search that found nothing, and a model that cannot read it: say why, not only "0 papers"
         chinese_hint=not results["total"] and has_han(browse.q or "") and settings.reads_chinese is False,
         pages=fmt.page_numbers(browse.page, results["total"], browse.size),

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 
 from papertrail.kafka import UnprocessableMessage, is_transient
-from papertrail.search_document import EMBEDDER, document_id
+from papertrail.search_document import EMBEDDER, SEARCH_EMBEDDER, document_id
 from schemas.events import PaperEmbedding, PaperEnriched
 from services.query.catalogue.index import DocumentRefused, IndexRefused
-from services.query.catalogue.indexer.writes import DIGEST, HeldDocument, index_writes
+from services.query.catalogue.indexer.writes import DIGEST, HeldDocument, SearchVectorWrites, index_writes
 from tests.integration.test_matcher import enriched
 from tests.matcher.corpus import paper_from_line, read_lines
 
@@ -58,6 +58,37 @@ def test_a_pending_revision_keeps_the_held_vector_unless_the_model_changed() -> 
     assert kept is not None and kept["title"] == "Revised" and "_vectors" not in kept
     (dropped,) = index_writes([revision], [{}], held_after(first), {}, False)
     assert dropped is not None and dropped["_vectors"] == {EMBEDDER: None}
+
+
+SEARCH_VECTOR = np.asarray([0.0, 1.0, 0.0, 0.0], dtype=np.float32)
+
+
+def test_with_search_vectors_a_new_paper_opts_out_of_both_embedders_until_it_has_them() -> None:
+    (document,) = index_writes([event("pending")], [{}], {}, {}, True, SearchVectorWrites({}, True))
+    assert document is not None and document["_vectors"] == {EMBEDDER: None, SEARCH_EMBEDDER: None}
+    both = event("embedded")
+    search = SearchVectorWrites({PAPER.id: SEARCH_VECTOR}, True)
+    (write,) = index_writes([both], [{}], held_after(event("pending")), {PAPER.id: VECTOR}, True, search)
+    assert write == {
+        "id": document_id(PAPER.id),
+        "_vectors": {EMBEDDER: VECTOR.tolist(), SEARCH_EMBEDDER: SEARCH_VECTOR.tolist()},
+    }
+
+
+def test_a_held_search_vector_is_kept_while_none_is_stored_unless_it_may_be_another_models() -> None:
+    # the papers' vector is settled, the search vector not yet (the sweep emits the paper again once it is)
+    first = event("embedded")
+    revision = event("embedded", seq=2, base=enriched(PAPER.model_copy(update={"title": "Revised"})))
+    (kept,) = index_writes([revision], [{}], held_after(first), {PAPER.id: VECTOR}, True, SearchVectorWrites({}, True))
+    assert kept is not None and kept["_vectors"] == {EMBEDDER: VECTOR.tolist()}
+    search = SearchVectorWrites({}, holds_ours=False)  # the search model changed: the held one may be the old one's
+    (dropped,) = index_writes([revision], [{}], held_after(first), {PAPER.id: VECTOR}, True, search)
+    assert dropped is not None and dropped["_vectors"] == {EMBEDDER: VECTOR.tolist(), SEARCH_EMBEDDER: None}
+
+
+def test_without_search_vectors_the_documents_name_no_search_embedder() -> None:
+    (document,) = index_writes([event("embedded")], [{}], {}, {PAPER.id: VECTOR}, True, None)
+    assert document is not None and document["_vectors"] == {EMBEDDER: VECTOR.tolist()}
 
 
 def test_a_paper_twice_in_a_batch_keeps_the_vector_its_first_event_wrote() -> None:

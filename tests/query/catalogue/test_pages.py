@@ -159,7 +159,7 @@ def test_a_chinese_search_that_finds_nothing_says_why_and_what_would_find_it(
     for semantic in ("0", "1.0"):
         chinese = doc(page(pipeline, "/", q="大模型推理的奖励设计", semantic=semantic))
         assert text(chinese.get_element_by_id("found")).startswith("找到 0 篇论文")
-        assert "EMBEDDING_MODEL=multilingual-e5-small-q4" in text(chinese.get_element_by_id("chinese-hint"))
+        assert "SEARCH_EMBEDDING_MODEL=multilingual-e5-small-q4" in text(chinese.get_element_by_id("chinese-hint"))
     english = doc(page(pipeline, "/", q="a query of words no paper holds xqzv", lang="en"))
     assert not english.xpath('//*[@id="chinese-hint"]')  # only a Chinese query is told about Chinese
 

@@ -1,6 +1,7 @@
 """Paper vectors in the search index, over a real Meilisearch and MongoDB and the real local model: stored vectors
 attached without embedding, similar papers topically close with scores, a paper without a vector saying so, and
-search by words, meaning or both answering in the mode it says."""
+search by words, meaning or both answering in the mode it says; with search vectors, a Chinese search ranked by the
+multilingual model's and an English one by the papers' model's, and the search embedder removed when turned off."""
 
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -10,16 +11,26 @@ from pathlib import Path
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import PAPER_VECTORS
+from bench.zh_retrieval import first_clause
+from papertrail.collections import PAPER_VECTORS, SEARCH_VECTORS
 from papertrail.embedders import open_embedder
-from papertrail.embedding import Embedder, EmbeddingSettings, embedding_text
+from papertrail.embedding import (
+    E5_MEANING_MIN_SCORE,
+    E5_SMALL_Q4,
+    SEARCH_OFF,
+    Embedder,
+    EmbeddingSettings,
+    SearchEmbeddingSettings,
+    embedding_text,
+)
 from papertrail.search import make_search_client
-from papertrail.search_document import PaperFilter, paper_document, with_vector
+from papertrail.search_document import SEARCH_EMBEDDER, PaperFilter, paper_document, with_vector
 from papertrail.settings import InfraSettings
 from papertrail.text import paper_digest
 from schemas.paper import Paper
+from schemas.paper_vector import PaperVector
 from services.query.catalogue.index import PaperIndex, search_body
-from services.query.catalogue.indexer.retag import attach_vectors
+from services.query.catalogue.indexer.retag import attach_search_vectors_on_model_change, attach_vectors
 from services.query.catalogue.reads.papers import similar_papers
 from services.query.catalogue.reads.search import MEANING_MIN_SCORE, PaperListing, SimilarSearch
 from services.query.catalogue.repositories import CatalogueRecords
@@ -136,8 +147,88 @@ async def test_search_by_words_meaning_or_both_says_which(index: PaperIndex, scr
     # meaning counts the papers at least MEANING_MIN_SCORE close, not every paper (all have some closeness)
     scored = await index._post(
         "search",
-        search_body(PaperListing(q=question, semantic=1).query(), ["paper_id"], await index._query_vector(question))
+        search_body(
+            PaperListing(q=question, semantic=1).query(),
+            ["paper_id"],
+            await index._query_vector(question, index.meaning_for(question)),
+        )
         | {"showRankingScore": True},
     )
     assert all(hit["_rankingScore"] >= MEANING_MIN_SCORE for hit in scored["hits"])
     assert 0 < meaning.total < len(PAPERS)
+
+
+LINES = {f"arxiv:{line['id']}": line for line in read_lines([DAY])}
+SEARCHED = PAPERS[::2]  # 16 papers, 4 of each subject: e5 costs ~0.2 CPU-s a paper
+SEARCH = SearchEmbeddingSettings(search_embedding_model=E5_SMALL_Q4.id).search_embedding
+
+
+@pytest.fixture(scope="module")
+def search_embedder() -> Embedder:
+    assert SEARCH is not None
+    return open_embedder(SEARCH)
+
+
+async def test_a_chinese_search_ranks_the_search_vectors_and_an_english_one_the_papers_vectors(
+    servers: Servers, scratch_db: AsyncDatabase, embedder: Embedder, search_embedder: Embedder
+) -> None:
+    assert SEARCH is not None
+    client = make_search_client(InfraSettings(meili_url=servers.meili_url, meili_master_key=servers.meili_master_key))
+    name = "papers_search_vectors_test"
+    catalogue = CatalogueRecords.of(scratch_db)
+    try:
+        index = PaperIndex(client, name, 120, SETTINGS.embedding_dimensions, embedder,
+                           search_dimensions=SEARCH.embedding_dimensions, search_embedder=search_embedder,
+                           search_min_score=SEARCH.meaning_min_score)  # fmt: skip
+        await index.ensure()
+        documents = [with_vector(paper_document(enriched(p), {}), None) for p in SEARCHED]
+        await index.upsert([with_vector(d, None, SEARCH_EMBEDDER) for d in documents])
+        texts = [embedding_text(p.title, p.abstract or "") for p in SEARCHED]
+        now = datetime.now(UTC)
+        for collection, model, made in (
+            (PAPER_VECTORS, SETTINGS.model_key, embedder),
+            (SEARCH_VECTORS, SEARCH.model_key, search_embedder),
+        ):
+            outcomes = await made.embed(texts)
+            await scratch_db[collection.name].insert_many(
+                [
+                    PaperVector(
+                        paper_id=p.id,
+                        model=model,
+                        content_hash=paper_digest(p),
+                        state="embedded",
+                        vector=o.vector,
+                        updated_at=now,
+                    ).document()
+                    for p, o in zip(SEARCHED, outcomes, strict=True)
+                ]
+            )
+        await attach_vectors(index, catalogue, SETTINGS.model_key)
+        await attach_search_vectors_on_model_change(index, catalogue, SEARCH.model_key)
+        assert await catalogue.index_state.search_vectors_model(name) == SEARCH.model_key
+
+        ranks = []
+        for paper in SEARCHED[:8]:
+            question = first_clause(LINES[paper.id]["AI"]["tldr"])
+            found = await index.search(PaperListing(q=question, semantic=1).query())
+            assert found.mode == "semantic" and found.min_score == E5_MEANING_MIN_SCORE
+            ids = [hit["paper_id"] for hit in found.hits]
+            ranks.append(ids.index(paper.id) + 1 if paper.id in ids else None)
+        assert sum(rank is not None and rank <= 3 for rank in ranks) >= 6, ranks
+        question = "photographs and pictures understood by machines"
+        english = await index.search(PaperListing(q=question, semantic=1).query())
+        assert english.mode == "semantic" and english.min_score == MEANING_MIN_SCORE  # MiniLM's, as before
+
+        # turned off: the embedder goes with its vectors, and a document naming only the papers' embedder is taken
+        off = PaperIndex(client, name, 120, SETTINGS.embedding_dimensions, embedder)
+        await off.ensure()
+        held = await client.index(name).get_embedders()
+        assert held is not None and SEARCH_EMBEDDER not in (held.embedders or {})
+        await off.upsert([with_vector(paper_document(enriched(PAPERS[1]), {}), None)])
+        await attach_search_vectors_on_model_change(off, catalogue, SEARCH_OFF)
+        assert await catalogue.index_state.search_vectors_model(name) == SEARCH_OFF
+        chinese = PaperListing(q=first_clause(LINES[SEARCHED[0].id]["AI"]["tldr"]), semantic=1)
+        assert (await off.search(chinese.query())).min_score == MEANING_MIN_SCORE  # by MiniLM, as before
+    finally:
+        await client.delete_index_if_exists(name)
+        await client.aclose()

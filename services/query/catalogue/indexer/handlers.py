@@ -8,10 +8,11 @@ from faststream import Context
 from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import Histogram
 
+from papertrail.embedding import SEARCH_OFF
 from schemas.events import HarvestStatus, PaperEnriched, PaperWithdrawn
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger
-from services.query.catalogue.indexer.writes import index_writes
+from services.query.catalogue.indexer.writes import SearchVectorWrites, index_writes
 from services.query.catalogue.repositories import CatalogueRecords
 from services.query.deps import QueryResources
 
@@ -30,8 +31,9 @@ async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: 
     dead_letters = resources.dead_letters
     valid = await dead_letters.keep_valid(message.raw_message, PaperEnriched)  # type: ignore[arg-type]
     events = [event for _, event in valid]
+    settings = resources.settings
     failures = await index_enriched(events, resources.paper_index, resources.catalogue, resources.topic_tagger,
-                                    resources.settings.model_key)  # fmt: skip
+                                    settings.model_key, settings.search_model_key)  # fmt: skip
     for position, error in failures:
         await dead_letters.park(valid[position][0], error)
     now = time.time()
@@ -42,18 +44,30 @@ async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: 
 
 
 async def index_enriched(
-    events: list[PaperEnriched], index: PaperIndex, catalogue: CatalogueRecords, tagger: TopicTagger, model_key: str
+    events: list[PaperEnriched],
+    index: PaperIndex,
+    catalogue: CatalogueRecords,
+    tagger: TopicTagger,
+    model_key: str,
+    search_model_key: str = SEARCH_OFF,
 ) -> list[tuple[int, Exception]]:
     """Write a batch into the index (`index_writes` decides each document from what the index holds: three reads
-    for the whole batch) and return (position, error) of the events whose document Meilisearch refused."""
+    for the whole batch, two more with search vectors) and return (position, error) of the events whose document
+    Meilisearch refused."""
     if not events:  # every record of the batch was parked
         return []
     paper_ids = [event.paper.id for event in events]
     held = await index.held_documents(paper_ids)
     vectors = await catalogue.vectors.vectors_of(paper_ids, model_key)
     holds_our_vectors = await catalogue.index_state.vectors_model(index.name) == model_key
+    search = None
+    if index.search_dimensions and search_model_key != SEARCH_OFF:
+        search = SearchVectorWrites(
+            await catalogue.vectors.search_vectors_of(paper_ids, search_model_key),
+            await catalogue.index_state.search_vectors_model(index.name) == search_model_key,
+        )
     topics = [tagger.of(event.paper) for event in events]
-    writes = index_writes(events, topics, held, vectors, holds_our_vectors)
+    writes = index_writes(events, topics, held, vectors, holds_our_vectors, search)
     positions = [position for position, document in enumerate(writes) if document is not None]
     failures = await index.upsert_isolating_failures([document for document in writes if document is not None])
     return [(positions[at], error) for at, error in failures]

@@ -1,7 +1,8 @@
 """Retagging: every indexed paper's catalogue topics derived again when the catalogue differs from the one that
-tagged them (a new release's topics.toml); every indexed paper's stored vector attached again when the model
-differs from the one whose vectors the index holds; and every paper's full-name author keys (`author_names`, the
-author pages' keys) written when the index's were made by another scheme, or before there were any."""
+tagged them (a new release's topics.toml); every indexed paper's stored vector (and search vector) attached again
+when the model differs from the one whose vectors the index holds; and every paper's full-name author keys
+(`author_names`, the author pages' keys) written when the index's were made by another scheme, or before there were
+any."""
 
 import logging
 import time
@@ -9,7 +10,7 @@ import time
 import stamina
 
 from papertrail.names import NAME_KEY_SCHEME
-from papertrail.search_document import author_names, with_vector
+from papertrail.search_document import EMBEDDER, SEARCH_EMBEDDER, author_names, with_vector
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from services.query.catalogue.repositories import CatalogueRecords
@@ -51,13 +52,18 @@ async def retag_on_catalogue_change(index: PaperIndex, catalogue: CatalogueRecor
     log.info("papers retagged for the topic catalogue", extra={"changed": changed, "seconds": seconds})
 
 
-async def attach_vectors(index: PaperIndex, catalogue: CatalogueRecords, model_key: str, page_size: int = 1000) -> int:
+async def attach_vectors(
+    index: PaperIndex, catalogue: CatalogueRecords, model_key: str, page_size: int = 1000, search: bool = False
+) -> int:
     """Give every indexed paper its stored vector of `model_key` (or none), without embedding anything: how the index
-    gets its vectors after a model change or when it was built before vectors; returns how many papers have one."""
+    gets its vectors after a model change or when it was built before vectors; returns how many papers have one.
+    `search`: the search vectors (`search_vectors`, the index's second embedder) instead."""
+    read = catalogue.vectors.search_vectors_of if search else catalogue.vectors.vectors_of
+    embedder = SEARCH_EMBEDDER if search else EMBEDDER
     attached = 0
     async for page in index.pages(["id", "paper_id"], page_size):
-        vectors = await catalogue.vectors.vectors_of([held["paper_id"] for held in page], model_key)
-        await index.upsert([with_vector({"id": held["id"]}, vectors.get(held["paper_id"])) for held in page])
+        vectors = await read([held["paper_id"] for held in page], model_key)
+        await index.upsert([with_vector({"id": held["id"]}, vectors.get(held["paper_id"]), embedder) for held in page])
         attached += len(vectors)
     return attached
 
@@ -73,6 +79,22 @@ async def attach_vectors_on_model_change(index: PaperIndex, catalogue: Catalogue
     await catalogue.index_state.save_vectors_model(index.name, model_key)
     seconds = round(time.perf_counter() - started, 1)
     log.info("stored vectors attached to the index", extra={"papers": attached, "seconds": seconds})
+
+
+@stamina.retry(on=Exception, attempts=None, timeout=None, wait_max=60)
+async def attach_search_vectors_on_model_change(
+    index: PaperIndex, catalogue: CatalogueRecords, search_model_key: str
+) -> None:
+    """Attach the stored search vectors when the index's documents hold another search model's (or none), as
+    `attach_vectors_on_model_change` does for the papers' vectors; with the search vectors off (`none`), only record
+    it (the index dropped the embedder and its vectors), so turning them on again attaches them all."""
+    if await catalogue.index_state.search_vectors_model(index.name) == search_model_key:
+        return
+    started = time.perf_counter()
+    attached = await attach_vectors(index, catalogue, search_model_key, search=True) if index.search_dimensions else 0
+    await catalogue.index_state.save_search_vectors_model(index.name, search_model_key)
+    seconds = round(time.perf_counter() - started, 1)
+    log.info("stored search vectors attached to the index", extra={"papers": attached, "seconds": seconds})
 
 
 async def name_authors(index: PaperIndex, page_size: int = 1000) -> int:

@@ -3,17 +3,20 @@
 Meilisearch merges each written document into the one it holds (update documents), so a field left out keeps its
 value. Its user-provided embedder refuses a new document without `_vectors.paper` (null opts out), and null drops a
 vector a document holds: so a paper whose vector is pending is written with null only when the index does not hold
-it yet, and leaves `_vectors` out otherwise, keeping the vector it has.
+it yet, and leaves `_vectors.paper` out otherwise, keeping the vector it has. The search vectors' embedder
+(`_vectors.paper_multilingual`, while SEARCH_EMBEDDING_MODEL makes them) is written alike: a paper without a stored
+search vector yet keeps the one its document holds (the sweep emits it again once it has one).
 """
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
 
-from papertrail.search_document import document_id, paper_document, with_vector
+from papertrail.search_document import SEARCH_EMBEDDER, document_id, paper_document, with_vector
 from schemas.events import PaperEnriched
 
 DIGEST = "fields_digest"  # the document field holding the digest of its other fields
@@ -25,6 +28,15 @@ class HeldDocument(NamedTuple):
 
     version_seq: int
     digest: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchVectorWrites:
+    """The batch's papers' stored search vectors of the service's search model, and whether every search vector the
+    index holds is of that model (not so after a change of it, until they are attached again)."""
+
+    vectors: Mapping[str, np.ndarray]
+    holds_ours: bool
 
 
 def is_pending(event: PaperEnriched) -> bool:
@@ -43,6 +55,7 @@ def index_writes(
     held: Mapping[str, HeldDocument],
     vectors: Mapping[str, np.ndarray],
     holds_our_vectors: bool,
+    search: SearchVectorWrites | None = None,
 ) -> list[dict[str, Any] | None]:
     """The document each event writes, in the batch's order (None: it writes nothing).
 
@@ -54,7 +67,9 @@ def index_writes(
       vector, a partial update. Any other event writes all of them.
     - Vector: the stored one, or none (null: a new document opts out, and is searchable at once). An event whose
       vector is pending leaves out the vector of a document the index holds (`_vectors` absent: it keeps it), unless
-      that vector may be another model's."""
+      that vector may be another model's.
+    - Search vector (with `search`): the stored one, or none (null) for a new document; a document the index holds
+      keeps its own while the paper has none stored, unless that one may be another model's."""
     now_held = dict(held)  # grows with the batch: a paper's second event in it finds the first's document
     writes: list[dict[str, Any] | None] = []
     for event, reasons in zip(events, topics, strict=True):
@@ -64,10 +79,17 @@ def index_writes(
         digest = fields_digest(document)
         before = now_held.get(paper_id)
         keeps_vector = is_pending(event) and vector is None and before is not None and holds_our_vectors
+        vectors_only: dict[str, Any] = {"id": document_id(paper_id)}
+        if not keeps_vector:
+            vectors_only = with_vector(vectors_only, vector)
+        if search is not None:
+            search_vector = search.vectors.get(paper_id)
+            if not (search_vector is None and before is not None and search.holds_ours):
+                vectors_only = with_vector(vectors_only, search_vector, SEARCH_EMBEDDER)
         if before is not None and (before.version_seq > event.version.seq or before.digest == digest):
-            writes.append(None if keeps_vector else with_vector({"id": document_id(paper_id)}, vector))
+            writes.append(vectors_only if "_vectors" in vectors_only else None)
             continue
         document[DIGEST] = digest
-        writes.append(document if keeps_vector else with_vector(document, vector))
+        writes.append(document | vectors_only)
         now_held[paper_id] = HeldDocument(event.version.seq, digest)
     return writes

@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 
 from pydantic import AwareDatetime, BaseModel, BeforeValidator, Field
 
+from papertrail.embedding import MINILM_INT8
 from papertrail.search_document import SORT_FIELDS, PaperFilter, SortKey
 from schemas.paper import ClaimTrack
 
@@ -22,9 +23,9 @@ ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 SearchMode = Literal["keyword", "hybrid", "semantic"]
 # A search with weight on meaning matches the papers whose ranking score (Meilisearch's, 0..1: for meaning alone
 # (1 + cosine) / 2 of the query's and the paper's vectors) is at least this; every paper is some distance from any
-# text, so without it the count was the whole collection. 0.58 is a cosine of 0.16 with the shipped MiniLM model:
-# a short query about pictures scored 0.51-0.63 for the top 20 of a day's 30 papers, cs.CV ones on top.
-MEANING_MIN_SCORE = 0.58
+# text, so without it the count was the whole collection. Each model has its own (`meaning_min_score`); this one is
+# the shipped MiniLM model's, 0.58 (a cosine of 0.16).
+MEANING_MIN_SCORE = MINILM_INT8.meaning_min_score
 
 
 @dataclass(slots=True)
@@ -97,7 +98,9 @@ class PaperSearch(BaseModel):
         ge=0,
         le=1,
         description="weight of meaning against words for `q`: 0 words only (the default), 1 meaning only (the "
-        "query's vector against the papers'), between: both, blended; the response's `mode` says which answered",
+        "query's vector against the papers'), between: both, blended; the response's `mode` says which answered. A "
+        "`q` holding Chinese (Japanese, Korean) characters is embedded by the multilingual model of the papers' "
+        "search vectors (SEARCH_EMBEDDING_MODEL), so Chinese words find English papers",
     )
     category: Categories = []
     source: list[Annotated[str, Field(pattern=SOURCE_PATTERN)]] = Field([], description="sources (any of), e.g. arxiv")
