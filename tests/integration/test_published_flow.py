@@ -94,7 +94,7 @@ def test_the_pmlr_record_publishes_the_preprint_at_icml_2025(pipeline: Pipeline)
 def test_the_card_and_the_paper_page_say_where_it_was_published(pipeline: Pipeline) -> None:
     for path in (f"/papers/{PAPER}", "/?q=Star+Attention"):
         page = html.fromstring(httpx.get(pipeline.url("query", path), timeout=10).text)
-        shown = [" ".join(p.text_content().split()) for p in page.cssselect("p.venues")]
+        shown = [" ".join(p.text_content().split()) for p in page.xpath("//p[@class='venues']")]
         assert any("ICML 2025 · CCF-A (会议论文集)" in line for line in shown), (path, shown)
 
 
