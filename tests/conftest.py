@@ -230,6 +230,7 @@ SLOW_MODULES = (
     "normalizer/test_corpus_pipeline.py",
     "integration/test_smoke.py",
     "papertrail_tools/test_run.py",
+    "papertrail_tools/test_run_gives_up.py",
     "resilience/test_kill_services.py",
     "resilience/test_dependency_restarts.py",
     "test_library_import_restart.py",

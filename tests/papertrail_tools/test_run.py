@@ -1,6 +1,7 @@
 """`papertrail run`: all five services ready in one log stream; a service killed with -9 comes back by itself while
-the others keep running and records harvested after the kill are handled; one that keeps failing at start is given
-up with its last lines; Ctrl-C stops all and leaves no process behind."""
+the others keep running and records harvested after the kill are handled; Ctrl-C stops all and leaves no process
+behind. (One that keeps failing at start: test_run_gives_up.py, a module of its own so that another worker runs it
+meanwhile.)"""
 
 import json
 import os
@@ -154,20 +155,6 @@ def _exits(events: list[dict]) -> str:
             before = [json.dumps(e)[:400] for e in events[:at] if e["service"] == name][-30:]
             told.append("\n".join([*before, event["message"]]))
     return "\n\n".join(told)
-
-
-def test_run_gives_up_on_a_service_that_fails_at_every_start(servers: Servers) -> None:
-    """A bad setting of one service: it exits at start five times in a row (paused 1, 2, 4, 8 s between), then
-    `papertrail run` names it with its last lines, stops the others and exits 1."""
-    offset = _free_offset()
-    with papertrail_run(_environment(servers, INDEX_BATCH_SIZE="0"), offset) as (process, lines):
-        code = process.wait(timeout=240)
-    assert code == 1
-    (given_up,) = [e for e in _events(lines) if e.get("service_given_up")]
-    assert given_up["service_given_up"] == "query"
-    assert given_up["message"].startswith("query exited 5 times in a row")
-    assert any("INDEX_BATCH_SIZE" in line for line in given_up["lines"]), given_up["lines"]
-    assert all(_port_free(service_port(name) + offset) for name in SERVICES), "a service outlived `papertrail run`"
 
 
 def _alive(pid: int) -> bool:
