@@ -33,6 +33,7 @@ EMBEDDING_MODEL = Collection("embedding_model", "summarizer")
 # the matcher
 MATCHES = Collection("matches", "matcher")
 FOLLOW_BACKFILLS = Collection("follow_backfills", "matcher")
+WITHDRAWN_PAPERS = Collection("withdrawn_papers", "matcher")  # papers withdrawn: a match of one is never kept
 WEBHOOK_ENDPOINTS = Collection("webhook_endpoints", "matcher")
 WEBHOOK_DELIVERIES = Collection("webhook_deliveries", "matcher")
 DIGESTS = Collection("digests", "matcher")

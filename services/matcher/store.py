@@ -24,6 +24,7 @@ from papertrail.collections import (
     USERS,
     WEBHOOK_DELIVERIES,
     WEBHOOK_ENDPOINTS,
+    WITHDRAWN_PAPERS,
 )
 from papertrail.mongo import DUPLICATE_KEY
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
@@ -49,6 +50,7 @@ class MatchStore:
     def __init__(self, db: AsyncDatabase) -> None:
         self.matches = db[MATCHES.name]
         self.backfills = db[FOLLOW_BACKFILLS.name]
+        self.withdrawn = db[WITHDRAWN_PAPERS.name]
         self.endpoints = db[WEBHOOK_ENDPOINTS.name]
         self.deliveries = db[WEBHOOK_DELIVERIES.name]
         self.digests = db[DIGESTS.name]
@@ -141,7 +143,7 @@ class MatchStore:
             return_document=ReturnDocument.BEFORE,
         )
         if before is None:
-            return match
+            return None if await self._drop_withdrawn([match]) else match
         if before.get("announced"):
             return None
         fields = set(FollowMatched.model_fields)
@@ -167,6 +169,8 @@ class MatchStore:
                     raise
                 existing.add(failure["index"])
         pending = [match for position, match in enumerate(matches) if position not in existing]
+        withdrawn = await self._drop_withdrawn(pending)
+        pending = [match for match in pending if match.paper_id not in withdrawn]
         for position in sorted(existing):
             again = await self.record(matches[position])
             if again is not None:
@@ -174,8 +178,25 @@ class MatchStore:
         return pending
 
     async def forget_paper(self, paper_id: str) -> int:
-        """Delete every match of a withdrawn paper (feeds and later digests no longer list it); how many went."""
+        """Delete every match of a withdrawn paper (feeds and later digests no longer list it); how many went.
+
+        The paper is remembered as withdrawn first: a match written meanwhile from an older view of it (a follow's
+        backfill that read the index before the paper left it) is then dropped by its writer (`_drop_withdrawn`),
+        whichever of the two writes comes last."""
+        await self.withdrawn.update_one(
+            {"_id": paper_id}, {"$setOnInsert": {"withdrawn_at": datetime.now(UTC)}}, upsert=True
+        )
         return (await self.matches.delete_many({"paper_id": paper_id})).deleted_count
+
+    async def _drop_withdrawn(self, written: list[FollowMatched]) -> set[str]:
+        """Of matches just written, delete those of withdrawn papers; the withdrawn papers' ids."""
+        ids = list({match.paper_id for match in written})
+        withdrawn = (
+            {doc["_id"] async for doc in self.withdrawn.find({"_id": {"$in": ids}}, {"_id": 1})} if ids else set()
+        )
+        if withdrawn:
+            await self.matches.delete_many({"paper_id": {"$in": sorted(withdrawn)}})
+        return withdrawn
 
     async def mark_announced_many(self, matches: list[FollowMatched]) -> None:
         if matches:
