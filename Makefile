@@ -53,19 +53,27 @@ stack-up: install
 stack-down: install
 	$(UV) run papertrail stack down
 
+MYPY_PATHS := papertrail papertrail_ops papertrail_tools schemas services tests bench
+
 lint: install
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
-	$(UV) run mypy papertrail papertrail_ops papertrail_tools schemas services tests bench
+	$(UV) run mypy $(MYPY_PATHS)
 
 # The whole suite: unit, in-memory, integration (real Kafka, MongoDB, Meilisearch), browser. Test modules run on
 # PYTEST_WORKERS pytest-xdist workers, more than the cores: a run mostly waits for servers and services to answer
 # (services start forked from a zygote that imported them once per worker: tests/integration/spawner.py).
 # --dist loadfile keeps a module on one worker, so its module fixtures (a pipeline, servers of its own) start once;
 # (loadgroup would, but pytest-xdist 3.8 cannot mark groups on pytest 9.2's node ids: every test ran apart).
+# mypy checks the types while the suite runs (the suite mostly waits); either failing fails make test.
 PYTEST_WORKERS ?= 6
-test: system-deps lint
-	$(UV) run pytest -n $(PYTEST_WORKERS) --dist loadfile
+test: system-deps install
+	$(UV) run ruff check .
+	$(UV) run ruff format --check .
+	$(UV) run mypy $(MYPY_PATHS) > .mypy.out 2>&1 & types=$$!; \
+	$(UV) run pytest -n $(PYTEST_WORKERS) --dist loadfile; tests=$$?; \
+	wait $$types; typed=$$?; cat .mypy.out; rm -f .mypy.out; \
+	if [ $$tests -ne 0 ]; then exit $$tests; fi; exit $$typed
 
 # The inner loop, no servers: lint and types, the pure tests and the handlers on FastStream's in-memory broker.
 test-fast: lint
