@@ -90,6 +90,8 @@ async def on_follow_changed(event: FollowChanged, resources: Resources) -> None:
     if event.action == "deleted" or event.follow is None:
         follow_index.remove(event.follow_id)
         similar.remove(event.follow_id)
+        # a batch or a backfill may have matched it since the reader unfollowed (this event comes after them)
+        await resources.store.forget_follow(event.follow_id)
     else:
         follow_index.upsert(event.follow)  # ValueError → dead letter; the API rejects these first
         ready = True

@@ -188,6 +188,10 @@ class MatchStore:
         )
         return (await self.matches.delete_many({"paper_id": paper_id})).deleted_count
 
+    async def forget_follow(self, follow_id: str) -> int:
+        """Delete every match of an unfollowed follow: its reader's feed no longer lists them; how many went."""
+        return (await self.matches.delete_many({"follow_id": follow_id})).deleted_count
+
     async def _drop_withdrawn(self, written: list[FollowMatched]) -> set[str]:
         """Of matches just written, delete those of withdrawn papers; the withdrawn papers' ids."""
         ids = list({match.paper_id for match in written})

@@ -76,8 +76,16 @@ async def test_follow_changes_keep_the_index_in_step(memory: tuple[Any, MatcherR
     await broker.publish(_changed("updated", "f2", "retrieval"), topics.FOLLOWS_CHANGED)
     assert set(resources.follow_index.follows) == {"f1", "f2"}
     assert REGISTRY.get_sample_value("papertrail_matcher_follows", {"kind": "keyword"}) == 2
+    forgotten: list[str] = []
+
+    async def forget_follow(follow_id: str) -> int:  # the store's side: tests/integration/test_matcher.py
+        forgotten.append(follow_id)
+        return 0
+
+    resources.store.forget_follow = forget_follow  # type: ignore[method-assign]
     await broker.publish(_changed("deleted", "f1"), topics.FOLLOWS_CHANGED)
     assert set(resources.follow_index.follows) == {"f2"}
+    assert forgotten == ["f1"]  # its matches go: a batch may have matched it since the reader unfollowed
     assert seen.parked == []
 
 
