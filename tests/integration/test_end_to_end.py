@@ -47,7 +47,11 @@ def test_real_arxiv_paper_flows_end_to_end(pipeline: Pipeline, servers: Servers)
         paper = db.papers.find_one({"_id": f"arxiv:{expected.record_id}"})
         assert paper is not None and paper["title"] == expected.title
         assert paper["ids"]["dois"] == expected.ids.dois
-        versions = list(db.paper_versions.find({"paper_id": f"arxiv:{expected.record_id}"}))
+        versions = wait_until(  # recorded beside the event's publication, not before it
+            lambda: list(db.paper_versions.find({"paper_id": f"arxiv:{expected.record_id}"})),
+            timeout=30,
+            what="the paper's version record",
+        )
         assert [(v["seq"], v["kind"]) for v in versions] == [(1, "first_observed")]
         # every record of the page becomes one paper, and the run is recorded as finished
         distinct_ids = {r.record_id for r in page.records}

@@ -188,7 +188,12 @@ def test_a_picks_arxiv_record_is_fetched_and_merged_end_to_end(system: System, m
         assert paper["categories"] == ["hep-ph", "hep-ex"]
         assert [(v["source"], v["label"]) for v in paper["versions"]] == [("arxiv", "v1"), ("arxiv", "v2")]
         assert paper["current_version"] == "v2" and paper["ai_related"] is False  # the categories decided
-        assert sorted(v["source"] for v in db.paper_versions.find({"paper_id": PICK})) == ["arxiv", "hf"]
+        # the version records go into paper_versions after the paper's write (services/normalizer/store.py)
+        wait_until(
+            lambda: sorted(v["source"] for v in db.paper_versions.find({"paper_id": PICK})) == ["arxiv", "hf"],
+            timeout=30,
+            what="both records' versions in paper_versions",
+        )
         hit = wait_until(
             lambda: next((h for h in system.query("/api/papers", q="Dilepton")["hits"] if h["paper_id"] == PICK), None),
             timeout=60,
