@@ -194,10 +194,17 @@ class PaperIndex:
             embedders=embedders,
             localized_attributes=[LocalizedAttributes(attribute_patterns=CHINESE_FIELDS, locales=["cmn"])],
         )
-        # An existing index makes the creation task fail harmlessly; the settings are applied either way.
-        await self.client.create_index(
-            self.name, primary_key="id", settings=settings, timeout_in_ms=self.task_timeout_ms
-        )
+        if await self.client.get_raw_index(self.name) is None:
+            # two starting at once: the later creation task fails harmlessly, and its settings still apply
+            await self.client.create_index(
+                self.name, primary_key="id", settings=settings, timeout_in_ms=self.task_timeout_ms
+            )
+        else:  # not created again: every start would leave a failed task (index_already_exists) in the task list
+            task = await self.index.update_settings(settings)
+            result = await self.client.wait_for_task(task.task_uid, timeout_in_ms=self.task_timeout_ms)
+            if result.status != "succeeded":  # e.g. an embedder its documents have no vectors for: serve as it is
+                log.warning("the search index kept its former settings", extra={
+                    "index": self.name, "task": task.task_uid, "reason": result.error})  # fmt: skip
         if not self.search_dimensions:
             await self._remove_embedder(SEARCH_EMBEDDER)
 
