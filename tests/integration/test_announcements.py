@@ -120,6 +120,7 @@ def test_announced_papers_arrive_at_once_and_oai_settles_into_them(
             )
 
         asyncio.run(wait_until_async(settled, 90, "the summarizer caught up with the normalized events"))
+
         def kinds() -> Counter[str]:  # recorded beside the events' publication (services/normalizer/normalize.py)
             return Counter(v["kind"] for v in db.paper_versions.find({"paper_id": {"$in": sorted(TONIGHT)}}))
 
