@@ -129,9 +129,11 @@ async def test_papers_flow_while_the_endpoint_is_down_and_public_messages_valida
             # the vector sweep emits papers again too, each with its own kind: the revision comes once, or twice when
             # its vector was still pending (the sweep's copy is "revised" too), and its last word is the summary's
             revised = [m for m in reader.seen[topics.PAPERS_ENRICHED][revision.paper.id] if m["kind"] == "revised"]
-            return enriched_done and bool(revised) and revised[-1]["summary"]["status"] == "ok"
+            # papers.new.v1 is another topic: a late paper's message there may come after its enriched one
+            announced = all(reader.seen[topics.PAPERS_NEW][e.paper.id] for e in [*early, *late])
+            return enriched_done and announced and bool(revised) and revised[-1]["summary"]["status"] == "ok"
 
-        await wait_until_async(everything_summarized, 90, "every paper enriched with an ok summary")
+        await wait_until_async(everything_summarized, 90, "every paper enriched with an ok summary and announced")
     finally:
         await producer.stop()
         await reader.consumer.stop()
