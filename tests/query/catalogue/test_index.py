@@ -93,7 +93,7 @@ async def test_the_settings_of_a_release_before_the_venue_filters_are_brought_up
         assert {"venue_tags", *VENUE_FACETS} <= {a if isinstance(a, str) else a.attribute_patterns[0] for a in held}
         # a start on an existing index updates it and leaves no failed task (no creation of what exists)
         failed = await client.get_tasks(index_ids=[name], statuses="failed")
-        assert [(t.type, (t.error or {}).get("code")) for t in failed.results] == []
+        assert [(t.task_type, (t.error or {}).get("code")) for t in failed.results] == []
     finally:
         await client.delete_index_if_exists(name)
         await client.aclose()
