@@ -119,3 +119,34 @@ def test_the_home_page_answers_a_chinese_search_by_meaning(pipeline: Pipeline, l
     assert page.status_code == 200
     assert 'id="chinese-by-meaning"' in page.text and 'id="chinese-hint"' not in page.text
     assert f"/papers/arxiv:{line['id']}" in page.text
+
+
+def test_a_search_by_meaning_says_so_while_papers_still_wait_for_their_vectors(
+    servers: Servers, pipeline: Pipeline
+) -> None:
+    """A fresh start embeds its papers in the background: until every paper has its search vector, a Chinese search
+    by meaning says how many of the papers it can find so far."""
+    query = "大模型推理的奖励设计"
+    with MongoClient[dict[str, Any]](servers.mongodb_url) as client:
+        vectors = client[pipeline.env["MONGODB_DATABASE"]].search_vectors
+        total = _get(pipeline, "/api/papers", size=1)["total"]
+        wait_until(
+            lambda: vectors.count_documents({"state": "embedded"}) == total,
+            timeout=300,
+            what="every indexed paper's search vector",
+        )
+
+        def page() -> str:
+            answer = httpx.get(pipeline.url("query", "/"), params={"q": query, "semantic": "1.0"}, timeout=30)
+            assert answer.status_code == 200
+            return answer.text
+
+        assert 'id="meaning-partial"' not in page()
+        waiting = vectors.find_one({"state": "embedded"}, {"_id": 1})
+        assert waiting is not None
+        vectors.update_one({"_id": waiting["_id"]}, {"$set": {"state": "pending"}})  # as one still being made
+        try:
+            text = page()
+            assert 'id="meaning-partial"' in text and f"{total:,} 篇论文中已有 {total - 1:,} 篇可按语义匹配" in text
+        finally:
+            vectors.update_one({"_id": waiting["_id"]}, {"$set": {"state": "embedded"}})

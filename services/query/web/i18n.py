@@ -110,6 +110,11 @@ STRINGS: dict[str, tuple[str, str]] = {
         "No paper holds these Chinese words (the papers are mostly English); below, papers found by meaning: a "
         "multilingual model reads the Chinese words and finds the English papers close to them.",
     ),
+    "meaning_partial": (
+        "语义检索仍在准备:{total} 篇论文中已有 {ready} 篇可按语义匹配,其余的语义向量正在后台生成,稍后再搜结果会更全。",
+        "Search by meaning is still being prepared: {ready} of {total} papers can be matched by meaning so far; the "
+        "rest are being embedded in the background, so a later search finds more.",
+    ),
     "found_relevance": ("找到 {total} 篇论文 · 按相关度排序", "Found {total} papers · most relevant first"),
     "found_plain": ("找到 {total} 篇论文", "Found {total} papers"),
     "active_filter_revisions": ("仅有修订", "only revised"),

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from papertrail.follows.catalogue import load_catalogue
+from papertrail.search_document import SEARCH_EMBEDDER, PaperFilter
 from papertrail.text import has_cjk, has_han
 from schemas.paper import ClaimTrack
 from schemas.summary import NO_MODEL_CONFIGURED
@@ -25,6 +26,7 @@ from services.query.catalogue.reads.search import (
     SimilarSearch,
 )
 from services.query.catalogue.reads.topics import NoSuchTopic, topic_papers
+from services.query.catalogue.repositories import CatalogueRecords
 from services.query.deps import CatalogueDep, PaperIndexDep, ReadersDep, SettingsDep
 from services.query.readers.library.citations import FORMATS, export
 from services.query.readers.library.store import citable
@@ -52,6 +54,17 @@ def chinese_words_only(query: PaperQuery, index: PaperIndex) -> bool:
     return query.mode == "keyword" and bool(query.q.strip()) and has_cjk(query.q) and index.searches_chinese
 
 
+async def _meaning_ready(index: PaperIndex, catalogue: CatalogueRecords, text: str) -> tuple[str, str] | None:
+    """(papers with a vector of the model this text is searched by, papers indexed) while some still wait for one
+    (a fresh start embeds its papers in the background, minutes for a thousand): a search by meaning sees only those."""
+    meaning = index.meaning_for(text)
+    ready = await catalogue.vectors.embedded_count(
+        meaning.query_embedder.model_key, search=meaning.embedder == SEARCH_EMBEDDER
+    )
+    total = await index.count(PaperFilter())
+    return (f"{ready:,}", f"{total:,}") if ready < total else None
+
+
 @router.get("/", response_class=HTMLResponse)
 async def show_home(
     request: Request, index: PaperIndexDep, catalogue: CatalogueDep, settings: SettingsDep
@@ -71,6 +84,7 @@ async def show_home(
     except NoVectors:  # the API says which of the two; a reader needs to know only that words still search
         problem = Translator(language(request))("meaning_unavailable")
     by_meaning = results.get("mode", "keyword") != "keyword"
+    meaning_ready = await _meaning_ready(index, catalogue, browse.q) if by_meaning and not problem else None
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
              if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
     accepted = [(f.venue, f.value, api_query_to_page(f.query)) for f in window.accepted_this_week]
@@ -83,6 +97,7 @@ async def show_home(
         track_names=get_args(ClaimTrack),
         meaning_min_score=index.meaning_for(browse.q).min_score if by_meaning else MEANING_MIN_SCORE,
         by_meaning_instead=by_meaning_instead,
+        meaning_ready=meaning_ready,
         # a Chinese search that found nothing, and a model that cannot read it: say why, not only "0 papers"
         chinese_hint=not results["total"] and has_han(browse.q or "") and settings.reads_chinese is False,
         pages=fmt.page_numbers(browse.page, results["total"], browse.size),
