@@ -87,10 +87,11 @@ class PaperVectors:
         """The papers' vectors of this model, by paper id; papers without one are left out."""
         return await paper_vectors_of(self.paper_vectors, paper_ids, model_key)
 
-    async def embedded_count(self, model_key: str, *, search: bool) -> int:
-        """How many papers hold a vector of this model: search vectors (`search`) or the papers' own."""
+    async def settled_count(self, model_key: str, *, search: bool) -> int:
+        """How many papers the summarizer has settled for this model (embedded, or failed: a text it cannot embed is
+        not waiting): search vectors (`search`) or the papers' own."""
         vectors = self.search_vectors if search else self.paper_vectors
-        return await vectors.count_documents({"state": "embedded", "model": model_key})
+        return await vectors.count_documents({"state": {"$in": ["embedded", "failed"]}, "model": model_key})
 
     async def vector_state(self, paper_id: str, model_key: str) -> str:
         """embedded or failed when the summarizer settled the paper's vector for this model; else pending."""

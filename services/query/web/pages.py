@@ -58,7 +58,7 @@ async def _meaning_ready(index: PaperIndex, catalogue: CatalogueRecords, text: s
     """(papers with a vector of the model this text is searched by, papers indexed) while some still wait for one
     (a fresh start embeds its papers in the background, minutes for a thousand): a search by meaning sees only those."""
     meaning = index.meaning_for(text)
-    ready = await catalogue.vectors.embedded_count(
+    ready = await catalogue.vectors.settled_count(
         meaning.query_embedder.model_key, search=meaning.embedder == SEARCH_EMBEDDER
     )
     total = await index.count(PaperFilter())
