@@ -106,9 +106,11 @@ async def on_follow_changed(event: FollowChanged, resources: Resources) -> None:
 
 
 def start_backfills_of_ready(resources: MatcherResources, also: Collection[str] = ()) -> None:
-    """Backfill `also` and every similar follow that got its first vector since this was last asked, whoever made the
-    refresh that found it (a backfill refreshes too). A follow backfilled before is not backfilled again (its claim)."""
-    for follow_id in sorted({*also, *resources.similar.became_ready()}):
+    """Backfill `also` and every similar follow that got a vector since this was last asked, whoever made the refresh
+    that found it (a backfill refreshes too). A follow backfilled before is not backfilled again (its claim), unless
+    it is a similar follow with more vectors now than its last backfill had: the papers scored meanwhile by only
+    some of its seeds are scored by all of them."""
+    for follow_id in sorted({*also, *resources.similar.gained_vectors()}):
         if (compiled := resources.follow_index.follows.get(follow_id)) is not None:
             resources.backfills.start(compiled)
 
@@ -140,7 +142,7 @@ async def similar_matches_of(
     resources: MatcherResources, events: list[PaperEnriched], now: datetime
 ) -> list[FollowMatched]:
     """The batch's embedded papers scored against every similar follow in one product; a similar follow whose seeds
-    got their first vectors meanwhile is backfilled now. A paper comes again once embedded (docs/events.md), and a
+    got vectors meanwhile is backfilled (again) now. A paper comes again once embedded (docs/events.md), and a
     match recorded before is not recorded twice."""
     similar = resources.similar
     if not len(similar):
@@ -227,8 +229,10 @@ def create_app(settings: MatcherSettings) -> AsgiFastStream:
         try:
             await store.ensure_indexes()
             await load_follow_index(store, resources.follow_index, similar)
-            await similar.refresh()  # the stored follows' vectors: only a follow whose seeds get theirs later is "new"
-            similar.became_ready()
+            await similar.refresh()  # the stored follows' vectors
+            # a similar follow whose seeds got vectors while the matcher was down is backfilled again (its claim
+            # records how many vectors its last backfill had, so the others are left as they are)
+            start_backfills_of_ready(resources, [f for f in similar.follows if similar.ready(f)])
             if settings.digest_enabled:
                 digests = asyncio.create_task(
                     run_digests(DigestMaker(store, settings), settings.digest_check_interval_s)

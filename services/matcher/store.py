@@ -220,19 +220,25 @@ class MatchStore:
         return [doc async for doc in cursor]
 
     # backfills ------------------------------------------------------------------------------------------
-    async def claim_backfill(self, follow_id: str, now: datetime, stale_after: timedelta) -> bool:
-        """Claim the follow's backfill for this instance: False when it is done or another instance runs it."""
+    async def claim_backfill(
+        self, follow_id: str, now: datetime, stale_after: timedelta, vectors: int | None = None
+    ) -> bool:
+        """Claim the follow's backfill for this instance: False when it is done or another instance runs it. A similar
+        follow's backfill (`vectors`: how many it is scored by now) done with fewer vectors is claimed again."""
+        claim: dict[str, Any] = {"state": "running", "started_at": now}
+        if vectors is not None:
+            claim["vectors"] = vectors
+        claimable: list[dict[str, Any]] = [
+            {"state": "failed"},
+            {"state": "running", "started_at": {"$lt": now - stale_after}},
+        ]
+        if vectors is not None:  # a backfill stored before counts were kept counts as one with fewer
+            claimable.append({"state": "done", "$or": [{"vectors": {"$lt": vectors}}, {"vectors": {"$exists": False}}]})
         try:
-            await self.backfills.insert_one({"_id": follow_id, "state": "running", "started_at": now})
+            await self.backfills.insert_one({"_id": follow_id, **claim})
             return True
         except DuplicateKeyError:
-            taken = await self.backfills.update_one(
-                {
-                    "_id": follow_id,
-                    "$or": [{"state": "failed"}, {"state": "running", "started_at": {"$lt": now - stale_after}}],
-                },
-                {"$set": {"state": "running", "started_at": now}},
-            )
+            taken = await self.backfills.update_one({"_id": follow_id, "$or": claimable}, {"$set": claim})
             return taken.modified_count == 1
 
     async def fail_backfill(self, follow_id: str, now: datetime, error: str) -> None:

@@ -81,6 +81,14 @@ class Backfiller:
                 found.setdefault(hit["paper_id"], hit)
         return found
 
+    async def vectors_of(self, compiled: CompiledFollow) -> int | None:
+        """How many vectors a similar follow is scored by now (its backfill runs again once it has more); None for a
+        follow of another kind."""
+        if compiled.follow.kind != "similar":
+            return None
+        await self.similar.refresh()
+        return self.similar.vector_count(compiled.follow.id)
+
     async def run(self, compiled: CompiledFollow, now: datetime | None = None) -> tuple[int, list]:
         """(papers checked, [(paper id, title, reasons)]) for every held paper the follow matches."""
         now = now or datetime.now(UTC)

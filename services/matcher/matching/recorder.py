@@ -35,7 +35,8 @@ class MatchRecorder:
 
 
 class BackfillRunner:
-    """Backfills of new follows, one at a time in the background, each claimed so it runs once overall."""
+    """Backfills of new follows, one at a time in the background, each claimed so it runs once overall (a similar
+    follow's once for each count of vectors it is scored by)."""
 
     def __init__(
         self,
@@ -68,7 +69,10 @@ class BackfillRunner:
             if self.index.follows.get(follow.id) is not compiled:
                 return 0  # changed or deleted meanwhile: its newer version had its own event
             now = datetime.now(UTC)
-            if not await self.store.claim_backfill(follow.id, now, self.stale_after):
+            vectors = await self.backfiller.vectors_of(compiled)
+            if vectors == 0:
+                return 0  # a similar follow with no vector yet: backfilled once it has one (gained_vectors)
+            if not await self.store.claim_backfill(follow.id, now, self.stale_after, vectors):
                 return 0
             try:
                 checked, found = await self.backfiller.run(compiled, now)

@@ -3,7 +3,9 @@ and its description's vector (embedded here, with the model the summarizer embed
 version), stacked into one seed matrix that scores a whole batch of papers in one product (papertrail/similarity.py).
 
 A seed paper without a vector yet (the summarizer embeds in the background) waits: before each batch the missing
-seeds are read again, and a follow matches with the vectors it has (its description's, its other seeds').
+seeds are read again, and a follow matches with the vectors it has (its description's, its other seeds'). A follow
+that gains a vector is handed out (`gained_vectors`) to be backfilled again: a paper scored while the follow had
+fewer vectors is scored by all of them then.
 """
 
 import logging
@@ -71,9 +73,9 @@ class SimilarFollows:
         self.descriptions: dict[str, tuple[str, np.ndarray]] = {}  # follow id → (its description, the vector)
         self.failed_descriptions: set[tuple[str, str]] = set()  # the model cannot embed these: not tried again
         self._matrix: SeedMatrix | None = None
-        # follows that got their first vector in a refresh, until `became_ready` hands them out: any caller may
-        # refresh (a backfill does), so whoever starts backfills must not depend on having made that refresh itself
-        self._became_ready: set[str] = set()
+        # follows that got a vector in a refresh, until `gained_vectors` hands them out: any caller may refresh (a
+        # backfill does), so whoever starts backfills must not depend on having made that refresh itself
+        self._gained: set[str] = set()
 
     def upsert(self, follow: Follow) -> None:
         self.follows[follow.id] = follow
@@ -94,14 +96,18 @@ class SimilarFollows:
     def waiting_seeds(self) -> set[str]:
         return {s.paper_id for f in self.follows.values() for s in f.seeds if s.paper_id not in self.seed_vectors}
 
+    def vector_count(self, follow_id: str) -> int:
+        """How many vectors the follow is scored by: its seeds' that have one, and its description's."""
+        follow = self.follows.get(follow_id)
+        return 0 if follow is None else len(self._seeds_of(follow))
+
     def ready(self, follow_id: str) -> bool:
         """The follow has a vector to be scored by: a seed's or its description's."""
-        follow = self.follows.get(follow_id)
-        return follow is not None and bool(self._seeds_of(follow))
+        return self.vector_count(follow_id) > 0
 
     async def refresh(self) -> None:
-        """Read the vectors of waiting seeds and embed new descriptions; a follow that had no vector before and has
-        one now is kept for `became_ready`."""
+        """Read the vectors of waiting seeds and embed new descriptions; a follow that has more vectors now than
+        before is kept for `gained_vectors`."""
         waiting = self.waiting_seeds()
         todo = [
             (follow.id, follow.description)
@@ -112,7 +118,7 @@ class SimilarFollows:
         ]
         if not waiting and not todo:
             return
-        before = {follow_id for follow_id in self.follows if self.ready(follow_id)}
+        before = {follow_id: self.vector_count(follow_id) for follow_id in self.follows}
         if waiting:
             found = await self.store.paper_vectors(sorted(waiting), self.model_key)
             if found:
@@ -120,12 +126,13 @@ class SimilarFollows:
                 self._matrix = None
         if todo:
             await self._embed_descriptions(todo)
-        self._became_ready |= {f for f in self.follows if f not in before and self.ready(f)}
+        self._gained |= {f for f in self.follows if self.vector_count(f) > before.get(f, 0)}
 
-    def became_ready(self) -> list[str]:
-        """The follows still held that got their first vector since the last call (their backfill can run now)."""
-        ready, self._became_ready = sorted(self._became_ready & self.follows.keys()), set()
-        return ready
+    def gained_vectors(self) -> list[str]:
+        """The follows still held that got a vector since the last call, their first or one more: their backfill
+        runs now, or again, with every vector they have."""
+        gained, self._gained = sorted(self._gained & self.follows.keys()), set()
+        return gained
 
     async def _embed_descriptions(self, todo: list[tuple[str, str]]) -> None:
         if self._embedder is None:
