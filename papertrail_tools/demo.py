@@ -47,8 +47,12 @@ def _after_ready(query_port: int, ready_timeout_s: float = 300) -> None:
 
 
 def demo_environment(replay_url: str) -> dict[str, str]:
-    """The harvester's settings that make it read the replay server at `replay_url` instead of the sources."""
+    """The harvester's settings that make it read the replay server at `replay_url` instead of the sources, and two
+    threads for the local embedding models unless EMBEDDING_THREADS is set: the demo embeds all its papers twice
+    (MiniLM, e5) at once, and a first search in Chinese waits for that, while the second core is mostly idle
+    (docs/benchmarks.md, "the demo's first embedding"). A service's own default stays one thread."""
     return {
+        "EMBEDDING_THREADS": os.environ.get("EMBEDDING_THREADS", "2"),
         "SOURCES": '["arxiv", "acl"]',
         "ARXIV_OAI_URL": f"{replay_url}/oai",
         "ARXIV_METADATA_PREFIX": "arXiv",
