@@ -139,7 +139,7 @@ async def test_a_follow_whose_seeds_another_refresh_found_is_still_backfilled(
     assert await resources.store.backfills.find_one({"_id": like.id}) is None
 
     await _give_vectors(resources)
-    await resources.similar.refresh()  # what another follow's backfill does before it scores (Backfiller.run_similar)
+    await resources.similar.refresh()  # what another follow's backfill does before it claims (Backfiller.vectors_of)
     assert resources.similar.ready(like.id)
 
     await similar_matches_of(resources, [], datetime.now(UTC))  # the next batch of embedded papers

@@ -138,10 +138,10 @@ class Backfiller:
         return len(papers), matched
 
     async def run_similar(self, compiled: CompiledFollow, now: datetime) -> tuple[int, list]:
-        """The newest papers of the window that have a vector, scored against the similar follow's seeds."""
+        """The newest papers of the window that have a vector, scored against the similar follow's seeds (with the
+        vectors `vectors_of` just refreshed: the runner asks it first, for the claim)."""
         started = time.perf_counter()
         follow = compiled.follow
-        await self.similar.refresh()
         scored = self.similar.scored([follow])
         if not scored[0].seeds:
             raise SeedsWithoutVectors(f"no seed of follow {follow.id} has a vector yet")
