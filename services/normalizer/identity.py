@@ -41,6 +41,7 @@ TRACKED_FIELDS = (
     "ids",
     "versions",
     "community",
+    "community_summary",
     "published_at",  # a surer first-published date (a version after a listing day) is a change of the paper
     "sources",
 )
@@ -233,6 +234,7 @@ def merge(
             versions=record.versions,
             current_version=latest.label if latest else None,
             community=record.community,
+            community_summary=record.community_summary,
             first_seen=now,
             updated_at=now,
             published_at=first[0] if first else None,
@@ -273,6 +275,7 @@ def merge(
                 setattr(paper, name, value)
         paper.links = found | existing.links | record.links
         paper.community = record.community or existing.community
+        paper.community_summary = record.community_summary or existing.community_summary
         if newest and latest is not None:
             paper.current_version = latest.label
             paper.version_updated_at = latest.date

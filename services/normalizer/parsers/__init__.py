@@ -10,6 +10,7 @@ from services.normalizer.parsers.acl import parse_acl
 from services.normalizer.parsers.arxiv_atom import parse_arxiv_atom
 from services.normalizer.parsers.arxiv_json import parse_corpus_line, parse_kaggle_arxiv
 from services.normalizer.parsers.arxiv_oai import parse_arxiv, parse_arxiv_raw
+from services.normalizer.parsers.daily_arxiv import parse_daily_arxiv
 from services.normalizer.parsers.dblp import parse_dblp
 from services.normalizer.parsers.hf_daily import parse_hf_daily
 from services.normalizer.parsers.oai_dc import parse_oai_dc
@@ -33,6 +34,7 @@ PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
     "hf_daily_json": parse_hf_daily,
     "kaggle_arxiv_json": parse_kaggle_arxiv,
     "corpus_json": parse_corpus_line,
+    "daily_arxiv_json": parse_daily_arxiv,
     "pmlr_bibtex": lambda raw: parse_pmlr(raw.content),
     "dblp_xml": lambda raw: parse_dblp(raw.content),
 }
