@@ -22,6 +22,7 @@ from papertrail.venues.claims import venue_claims
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionBefore, VersionKind
 from services.normalizer.links import found_links
+from services.normalizer.parsers.acl import ANTHOLOGY_CATEGORY
 from services.normalizer.records import PUBLISHED_STRENGTH, ParsedRecord, PublishedFrom, first_published
 
 ARXIV_VERSION = re.compile(r"v(\d+)")
@@ -336,6 +337,19 @@ def claimed_as_stored(
     claimed = paper.model_copy(deep=True)
     claimed.venue_claims = claims
     return _stored_update(paper, claimed, now, next_seq, source, record_id, content_hash)
+
+
+def categorized_as_stored(
+    paper: Paper, *, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
+) -> Change | None:
+    """An ACL Anthology paper an older release stored without the category its record now gives (cs.CL) given it,
+    after the categories it holds (a merged preprint's), as a metadata update by `source`'s `record_id`. None for a
+    paper the Anthology does not hold, or that has it."""
+    if "acl" not in paper.sources or ANTHOLOGY_CATEGORY in paper.categories:
+        return None
+    categorized = paper.model_copy(deep=True)
+    categorized.categories = [*paper.categories, ANTHOLOGY_CATEGORY]
+    return _stored_update(paper, categorized, now, next_seq, source, record_id, content_hash)
 
 
 def _stored_update(
