@@ -70,6 +70,8 @@ class Receiver:
 
             def trickle(self, answer: bytes, every_s: float) -> None:
                 for n in range(len(answer)):
+                    if receiver.closing.is_set():  # the test is over: the server waits for its threads
+                        return
                     try:
                         self.wfile.write(answer[n : n + 1])
                         self.wfile.flush()
@@ -82,6 +84,7 @@ class Receiver:
                 pass
 
         self.trickled = threading.Event()  # a trickled answer was sent to its end
+        self.closing = threading.Event()
         self.server = ThreadingHTTPServer((address, 0), Handler)
         self.url = f"http://{address}:{self.server.server_port}/hook"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -91,6 +94,7 @@ class Receiver:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.closing.set()
         self.released.set()
         self.server.shutdown()
         self.server.server_close()
