@@ -14,7 +14,7 @@ CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
 class HarvesterSettings(InfraSettings):
     http_port: int = Field(8001, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
     sources: list[str] = Field(
-        ["arxiv"],
+        ["arxiv", "daily_arxiv"],
         description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf, pmlr, "
         "daily_arxiv (daily-arXiv-ai-enhanced's Chinese summaries)",
     )
