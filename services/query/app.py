@@ -109,6 +109,14 @@ def build_resources(
     )  # fmt: skip
 
 
+async def site_secret_of(settings: QuerySettings, clients: Clients) -> bytes:
+    """SITE_SECRET; unset (a local run: production requires it), the one kept in MongoDB for every replica (none for
+    a worker, which signs nothing)."""
+    if settings.site_secret is not None:
+        return settings.site_secret.get_secret_value().encode()
+    return await SiteKeys(clients.db).kept_secret() if settings.query_role in HTTP_ROLES else b""
+
+
 async def prepare(resources: QueryResources) -> None:
     """What the resources need before the first request or event: the index's settings, the collections' indexes."""
     await resources.paper_index.ensure()
@@ -162,8 +170,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
             query_embedder = open_embedder(settings) if serves_http else None
             search = settings.search_embedding  # a search in Chinese: embedded as the search vectors were made
             search_embedder = open_embedder(search) if serves_http and search else None
-            secret = settings.site_secret
-            site_secret = secret.get_secret_value().encode() if secret else await SiteKeys(clients.db).kept_secret()
+            site_secret = await site_secret_of(settings, clients)
             resources = build_resources(settings, clients, broker, site_secret, query_embedder, search_embedder)
             await prepare(resources)
             app.state.resources = resources  # the routes' and pages' dependencies read it

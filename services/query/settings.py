@@ -70,8 +70,8 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, SearchEmbeddingSettings, W
         description="the key of what the site signs: the pages' CSRF tokens, the cookie of a browser that signed in "
         "to an account, the anonymous error reporters' address keys; at least 32 characters, the same on every API "
         "replica (`python -c 'import secrets; print(secrets.token_urlsafe(48))'`). Required with "
-        "PAPERTRAIL_ENV=production; locally, unset, the service makes one and keeps it in MongoDB (site_keys), so "
-        "every replica on that database uses the same",
+        "PAPERTRAIL_ENV=production (but by QUERY_ROLE=worker, which signs nothing); locally, unset, the service makes "
+        "one and keeps it in MongoDB (site_keys), so every replica on that database uses the same",
     )
     signup: Literal["open", "closed"] = Field(
         "open", description="open: anyone can make an account at /signup; closed: only `papertrail users create`"
@@ -143,7 +143,8 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, SearchEmbeddingSettings, W
     @classmethod
     def _secret_in_production(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
         if value is None or not value.get_secret_value():
-            if info.data.get("papertrail_env") == "production":
+            serves_pages = info.data.get("query_role") != "worker"  # a worker signs nothing
+            if info.data.get("papertrail_env") == "production" and serves_pages:
                 raise ValueError("required with PAPERTRAIL_ENV=production: a random text of 32 characters or more")
             return None
         if len(value.get_secret_value()) < 32:
