@@ -140,3 +140,13 @@ def test_the_correction_form_past_its_limit_keeps_the_readers_text_and_says_why_
         assert tree.xpath('//select[@name="field"]/option[@selected]/@value') == ["title_zh"]
         english = reader.post(form_url, data=typed, params={"lang": "en"})
         assert "Too many error reports for now: try again in" in english.text and typed["message"] in english.text
+
+
+def test_without_site_secret_the_replicas_share_the_one_made_for_the_database(replicas: Replicas) -> None:
+    """A local run without SITE_SECRET: the first replica makes a secret and keeps it in MongoDB, the others read it,
+    so a form one replica served is taken by another (a secret of each replica's own would refuse it with 403)."""
+    a, b, _ = replicas.bases
+    with httpx.Client(timeout=10) as visitor:
+        csrf = html.fromstring(visitor.get(f"{a}/login").text).xpath('//input[@name="csrf"]/@value')[0]
+        answer = visitor.post(f"{b}/login", data={"csrf": csrf, "email": "nobody@example.org", "password": "x" * 12})
+        assert answer.status_code == 401, answer.text  # the form was taken, the password checked (and wrong)
