@@ -94,7 +94,8 @@ class SignInFailures:
         if await counts.write_count(by_account.key) < rate.count:
             return
         failed_here = await counts.write_count(by_client.key)
-        if failed_here >= rate.count if browser else failed_here:
+        failing = failed_here >= rate.count if browser else failed_here > 0  # a known browser may mistype
+        if failing:
             raise WriteLimited(self.name, by_account.retry_after(now))
 
     async def failed(self, request: Request, account: str, browser: str | None) -> None:

@@ -213,6 +213,8 @@ def test_others_failures_from_a_shared_address_never_refuse_a_browser_that_signe
     assert again.status_code == 303, again.text
     stranger = post_form(site.browser(campus), "/login", "/login", email="nat@example.org", password=PASSWORD)
     assert stranger.status_code == 429  # a browser never seen here, behind the failing address: refused
+    own = [post_form(laptop, "/login", "/login", email="nat@example.org", password=f"typo {n}") for n in range(6)]
+    assert [o.status_code for o in own] == [401] * 5 + [429]  # a known browser that fails itself is refused too
 
 
 def test_a_browser_that_signed_in_before_is_not_refused_for_others_attempts_from_its_address(site: Site) -> None:
