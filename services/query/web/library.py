@@ -19,8 +19,8 @@ from services.query.deps import CatalogueDep, ImportsDep, LibraryDep, SettingsDe
 from services.query.moments import in_utc
 from services.query.readers.library.citations import FORMATS
 from services.query.readers.library.files import library_file
-from services.query.readers.library.importing import MAX_FILE_BYTES, FileTooLarge, ImportBusy
-from services.query.readers.library.imports import MalformedLibrary
+from services.query.readers.library.importing import MAX_FILE_BYTES, ImportBusy
+from services.query.readers.library.imports import FileTooLarge, MalformedLibrary
 from services.query.readers.library.shelf import (
     MAX_TEXT_FILTER,
     BadCursor,

@@ -13,8 +13,8 @@ from services.query.catalogue.reads.search import Moment
 from services.query.deps import HELD_PAPER_ERRORS, CurrentUser, HeldPaper, ImportsDep, LibraryDep
 from services.query.readers.library.citations import MEDIA_TYPES, CitationFormat, export
 from services.query.readers.library.files import CitationFile, citation_file, library_file
-from services.query.readers.library.importing import MAX_FILE_BYTES, VERDICTS_SHOWN, FileTooLarge, ImportBusy
-from services.query.readers.library.imports import MalformedLibrary, ResolutionStatus
+from services.query.readers.library.importing import MAX_FILE_BYTES, VERDICTS_SHOWN, ImportBusy
+from services.query.readers.library.imports import FileTooLarge, MalformedLibrary, ResolutionStatus
 from services.query.readers.library.shelf import BadCursor, EntryChange, LibraryCursor, Mark, library_filter
 from services.query.readers.library.store import citable
 from services.query.readers.write_limits import WriteLimit
