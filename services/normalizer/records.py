@@ -6,7 +6,16 @@ from typing import Any, Literal
 
 from papertrail.paper_ids import arxiv_id_month
 from schemas.events import RawRecord
-from schemas.paper import Author, CommunityPick, Paper, PaperIds, PaperVersion, PublicationStatus, SourceVersion
+from schemas.paper import (
+    Author,
+    CommunityPick,
+    CommunitySummary,
+    Paper,
+    PaperIds,
+    PaperVersion,
+    PublicationStatus,
+    SourceVersion,
+)
 
 PublishedFrom = Literal["versions", "listing", "id_month"]
 # a version's date is the truth; a listing day comes after it, an id's month is its month's first day
@@ -35,9 +44,11 @@ class ParsedRecord:
     year: int | None = None
     status: PublicationStatus = "preprint"
     community: CommunityPick | None = None
+    community_summary: CommunitySummary | None = None  # another system's Chinese summary (daily-arXiv-ai-enhanced)
     is_front_matter: bool = False
     original: dict[str, str] = field(default_factory=dict)  # title/abstract as the source wrote them
     listed_on: datetime | None = None  # the day a daily listing announced the paper (the corpus' files)
+    dropped_links: dict[str, str] = field(default_factory=dict)  # the source's links that were no http(s) URL
 
     @property
     def latest_version(self) -> SourceVersion | None:
