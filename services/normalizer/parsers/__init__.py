@@ -21,7 +21,9 @@ from services.normalizer.records import Incoming, ParsedRecord, UnparseableRecor
 # a re-import), so the papers stored from it take the new reading (docs/operations.md, "Upgrades").
 # 2: LaTeX accents read only where they are accents, formulas kept as the source wrote them.
 # 3: a listing-corpus line's day (its datestamp) read as the paper's first-published date (listed_on).
-READING = 3
+# 4: an ACL Anthology record's volume kept with the paper (published_in: the volume's title, editors, publisher,
+#    address and month, the paper's pages and its title's case marks), which its citations write.
+READING = 4
 
 # Each parser gets the whole raw record: most need only `content`, some also the source's datestamp.
 PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
