@@ -114,6 +114,15 @@ def test_an_acl_title_is_kept_in_latex_as_the_anthologys_bibtex_writes_it(acl: d
     assert printed.title_latex.startswith("{SOTOPIA}-{\\ensuremath{\\pi}}: ")
 
 
+def test_a_findings_paper_is_published_at_its_conferences_findings() -> None:
+    """A Findings volume names no conference in its `<venue>` (findings), only in its id (2024.findings-eacl): the
+    paper's venue names it, so the catalogue knows it as EACL's findings track."""
+    [paper] = [parse_raw(r) for r in acl_records(SOURCES / "acl/2024.findings-eacl-1.xml")]
+    assert paper.venue == "Findings of EACL 2024" and paper.year == 2024
+    assert paper.published_in.booktitle == "Findings of the Association for Computational Linguistics: EACL 2024"
+    assert paper.published_in.address == "St. Julian’s, Malta"
+
+
 def test_an_acl_paper_keeps_the_doi_its_volume_gives_it() -> None:
     """The volume as the Anthology holds it since it registered DOIs (each paper's `<doi>`): the paper is found by
     it and cited with it."""

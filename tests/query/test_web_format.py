@@ -18,6 +18,7 @@ from services.query.web import format as fmt
 from services.query.web.browse import api_query_to_page, parse_browse
 from services.query.web.i18n import STRINGS, Translator, pick_language
 from services.query.web.render import templates
+from tests.conftest import SOURCES
 from tests.normalizer.sources import acl_records, raw_record
 from tests.query.readers.library.papers import stored_papers
 
@@ -410,3 +411,24 @@ def test_an_anthology_paper_merged_with_its_preprint_says_its_proceedings_not_it
     )
     for shown in (paper.model_dump(mode="json"), card):
         assert [(x.text, x.source) for x in fmt.venue_lines(shown, t)] == [("ACL 2024 · CCF-A", "会议论文集")]
+
+
+def test_a_findings_paper_merged_with_its_preprint_says_one_line_its_proceedings() -> None:
+    """2024.findings-eacl.1 (Chem-FINESE) joined by its arXiv preprint, whose authors said "Accepted by Findings of
+    the Association for Computational Linguistics: EACL 2024": one line, EACL's findings, from the proceedings."""
+    [acl] = acl_records(SOURCES / "acl/2024.findings-eacl-1.xml")
+    held = stored_papers([acl])[0]
+    line = {"id": "2401.10189", "categories": ["cs.CL"], "title": held.title, "summary": "Preprint."}
+    line |= {"authors": [a.name for a in held.authors], "comment": "Accepted by Findings of the Association for "
+             "Computational Linguistics: EACL 2024"}  # fmt: skip
+    [paper] = stored_papers([raw_record("corpus", "2401.10189", "corpus_json", json.dumps(line)), acl])
+    assert (paper.id, paper.venue) == ("arxiv:2401.10189", "Findings of EACL 2024")
+    t = Translator("zh")
+    findings = t("track_findings")
+    assert [(x.text, x.source) for x in fmt.venue_lines(paper.model_dump(mode="json"), t)] == [
+        (f"EACL 2024 · {findings}", "会议论文集")
+    ]
+    # a comment naming the main conference is the authors' word, not the proceedings' (they print Findings)
+    (main,) = claims_from_comment("Accepted to EACL 2024")
+    shown = paper.model_dump(mode="json") | {"venue_claims": [main.model_dump(mode="json")]}
+    assert [x.source for x in fmt.venue_lines(shown, t)] == ["会议论文集", "作者注明"]

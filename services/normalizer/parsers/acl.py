@@ -134,10 +134,14 @@ def published_in(volume: etree._Element, meta: etree._Element, paper: etree._Ele
     )
 
 
-def venue_name(venues: list[str], year: int | None) -> str | None:
+def venue_name(venues: list[str], year: int | None, volume_id: str = "") -> str | None:
+    """The venue as papers hold it: "ACL 2024"; a Findings volume after the conference its id names
+    (`2024.findings-eacl`: "Findings of EACL 2024"), which is how the venue catalogue knows it."""
     if not venues:
         return None
     name = _VENUE_NAMES.get(venues[0].lower(), venues[0].upper())
+    if venues[0].lower() == "findings" and volume_id.isalpha():
+        name = f"Findings of {_VENUE_NAMES.get(volume_id.lower(), volume_id.upper())}"
     return f"{name} {year}" if year else name
 
 
@@ -200,7 +204,7 @@ def parse_acl(content: str) -> ParsedRecord:
         authors=[_author(a) for a in item.iterfind("author")],
         links=links,
         versions=versions,
-        venue=venue_name(venues, year),
+        venue=venue_name(venues, year, volume_id),
         year=year,
         status="published",
         published_in=None if front_matter else published_in(volume, meta, item),

@@ -184,9 +184,11 @@ def venue_lines(paper: dict[str, Any], t: Translator) -> list[VenueLine]:
 
 
 def _names_edition(claim: dict[str, Any], venue: AcceptedVenue) -> bool:
-    """Whether an accepted claim of the paper's own already says the published record's venue and year."""
+    """Whether an accepted claim of the paper's own already says the published record's venue, year and track (a
+    comment's "EACL 2024" is not the proceedings' Findings of EACL 2024)."""
     same_venue = claim.get("venue_key") == venue.venue_key if venue.venue_key else claim.get("venue") == venue.venue
-    return claim.get("status") == "accepted" and same_venue and claim.get("year") in (venue.year, None)
+    same_track = (claim.get("track") or "main") == venue.track
+    return claim.get("status") == "accepted" and same_venue and same_track and claim.get("year") in (venue.year, None)
 
 
 def status_label(status: str | None, t: Translator) -> str:

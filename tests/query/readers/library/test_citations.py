@@ -84,6 +84,13 @@ def test_an_acl_paper_with_its_doi_is_cited_as_the_anthology_writes_it_since() -
     assert fields["doi"] == "10.18653/v1/2024.acl-long.11" == paper.ids.dois[0]
 
 
+def test_a_findings_paper_is_cited_field_for_field_as_the_anthologys_own_bibtex() -> None:
+    """2024.findings-eacl.1 against the Anthology's entry its authors copied: the Findings volume's title, and an
+    address with an apostrophe written as the Anthology writes it (`St. Julian{'}s, Malta`)."""
+    entry_type, genuine = anthology_entry("chem-finese_anthology.bib")
+    assert cited(recorded_acl_paper("2024.findings-eacl.1", "2024.findings-eacl-1.xml")) == (entry_type, genuine)
+
+
 def test_an_acl_title_keeps_the_letters_the_anthology_marks_and_the_anthologys_fields() -> None:
     """2024.acl-long.534 against the Anthology's entry the MERA authors copied (its abstract left out of their copy):
     `{R}ussian` keeps its capital in a style that lower-cases titles, which `Russian` would not."""
