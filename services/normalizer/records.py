@@ -48,6 +48,7 @@ class ParsedRecord:
     is_front_matter: bool = False
     original: dict[str, str] = field(default_factory=dict)  # title/abstract as the source wrote them
     listed_on: datetime | None = None  # the day a daily listing announced the paper (the corpus' files)
+    dropped_links: dict[str, str] = field(default_factory=dict)  # the source's links that were no http(s) URL
 
     @property
     def latest_version(self) -> SourceVersion | None:

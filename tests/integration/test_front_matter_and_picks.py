@@ -5,7 +5,8 @@
   again yields its papers and no front matter: no paper, no index document, no papers.new.v1 message, no count.
   Its papers are cited as the volume prints them (booktitle, pages, month).
 - Hugging Face picks: `papertrail harvest hf` fetches the arXiv record of the pick from the replay server, and
-  the normalizer merges it in: the paper gets the record's categories and versions.
+  the normalizer merges it in: the paper gets the record's categories and versions; a pick's `javascript:` code
+  link is dropped by the normalizer and never reaches the paper page.
 """
 
 import asyncio
@@ -20,7 +21,7 @@ from typing import Any
 import bibtexparser
 import httpx
 import pytest
-from lxml import etree
+from lxml import etree, html
 from pymongo import MongoClient
 
 from schemas import topics
@@ -35,13 +36,14 @@ from tests.integration.services import (
     running_services,
 )
 from tests.normalizer.kafka_tools import end_offsets, keys_on, publish_raw
-from tests.normalizer.sources import acl_records
+from tests.normalizer.sources import HF_FILES, acl_records, raw_record
 
 pytestmark = pytest.mark.integration
 
 VOLUME = "2024.acl-tutorials"  # the smallest recorded volume: 6 papers and its front matter
 FRONT = f"acl:{VOLUME}.0"
 HF_DAY = "2013-04-03"  # the pick naming the recorded arXivRaw record (tests/fixtures/harvester/README.md)
+HOSTILE_PICK = "2509.12201"  # an item of the recorded list of 2025-09-16 with a code and a project link
 PICK = "arxiv:" + json.loads((FIXTURES / f"harvester/hf_pick/daily_papers_{HF_DAY}.json").read_text())[0]["paper"]["id"]
 
 
@@ -210,3 +212,32 @@ def test_a_picks_arxiv_record_is_fetched_and_merged_end_to_end(system: System, m
             what="the merged paper searchable",
         )
         assert hit["categories"] == ["hep-ph", "hep-ex"]
+
+
+def test_a_picks_javascript_link_never_reaches_the_paper_page(
+    system: System, servers: Servers, mongo: MongoClient
+) -> None:
+    """Hugging Face's item for 2509.12201 (the recorded list of 2025-09-16) with its `githubRepo` a `javascript:`
+    URL, as an upstream could send it: the normalizer stores the paper without it, counting the dropped link, and
+    the paper page links its project page and no script."""
+    db = mongo[system.env["MONGODB_DATABASE"]]
+    item = next(i for i in json.loads(HF_FILES[1].read_text()) if i["paper"]["id"] == HOSTILE_PICK)
+    item["paper"]["githubRepo"] = "javascript:alert(document.cookie)"
+    record = raw_record("hf", HOSTILE_PICK, "hf_daily_json", json.dumps(item), datestamp="2025-09-16")
+    paper_id = f"arxiv:{HOSTILE_PICK}"
+    with running_service("normalizer", system.env, system.logs) as normalizer:
+        asyncio.run(publish_raw(servers.kafka_bootstrap_servers, servers.topic(topics.HARVEST_RAW), [record]))
+        paper = wait_until(lambda: db.papers.find_one({"_id": paper_id}), timeout=60, what="the pick stored")
+        assert "code" not in paper["links"]
+        assert paper["links"]["project"] == item["paper"]["projectPage"]
+
+        def page() -> str | None:
+            response = httpx.get(f"http://127.0.0.1:{system.ports['query']}/papers/{paper_id}", timeout=10)
+            return response.text if response.status_code == 200 else None
+
+        hrefs = [str(h) for h in html.fromstring(wait_until(page, timeout=60, what="its page")).xpath("//a/@href")]
+        assert item["paper"]["projectPage"] in hrefs
+        assert not [h for h in hrefs if "script:" in h.lower()], hrefs
+        assert "code" not in system.query(f"/api/papers/{paper_id}")["paper"]["links"]
+        metrics = httpx.get(f"http://127.0.0.1:{normalizer}/metrics", timeout=5).text
+        assert 'papertrail_normalizer_links_dropped_total{kind="code",source="hf"} 1.0' in metrics

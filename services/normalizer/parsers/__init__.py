@@ -1,11 +1,15 @@
-"""One parser per raw format; `parse_raw` picks it by the record's format."""
+"""One parser per raw format; `parse_raw` picks it by the record's format and keeps only the record's http(s)
+links."""
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
+from papertrail.web_links import is_web_link
 from schemas.events import RawRecord
+from services.normalizer.metrics import LINKS_DROPPED
 from services.normalizer.parsers.acl import parse_acl
 from services.normalizer.parsers.arxiv_atom import parse_arxiv_atom
 from services.normalizer.parsers.arxiv_json import parse_corpus_line, parse_kaggle_arxiv
@@ -41,11 +45,22 @@ PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
 }
 
 
+log = logging.getLogger("papertrail.normalizer")
+
+
 def parse_raw(raw: RawRecord) -> ParsedRecord:
+    """The record as its format's parser reads it, with only its http(s) links: a source's own link field is
+    shown as a link on the pages, and a `javascript:` URL there would run in a reader's session. A link dropped
+    is named in `dropped_links`; an empty one is no link and is not."""
     parser = PARSERS.get(raw.format)
     if parser is None:
         raise UnparseableRecord(f"no parser for format {raw.format!r}")
-    return parser(raw)
+    record = parser(raw)
+    kept = {kind: url for kind, url in record.links.items() if is_web_link(url)}
+    if len(kept) < len(record.links):
+        record.dropped_links = {kind: url for kind, url in record.links.items() if url and kind not in kept}
+        record.links = kept
+    return record
 
 
 def parse_batch(consumed: Sequence[Any]) -> tuple[list[Incoming], list[tuple[Any, Exception]]]:
@@ -56,7 +71,16 @@ def parse_batch(consumed: Sequence[Any]) -> tuple[list[Incoming], list[tuple[Any
         try:
             raw = RawRecord.model_validate_json(consumed_record.value or b"")
             items.append(Incoming(raw, parse_raw(raw), consumed_record))
+            _report_dropped_links(items[-1])
         except (ValidationError, ValueError, TypeError, KeyError, AttributeError) as error:
             # UnparseableRecord is a ValueError; the others are shapes a parser did not expect: never block
             bad.append((consumed_record, error))
     return items, bad
+
+
+def _report_dropped_links(item: Incoming) -> None:
+    """Count and log the links a record lost (the record itself goes on)."""
+    for kind, url in item.record.dropped_links.items():
+        LINKS_DROPPED.labels(item.raw.source, kind).inc()
+        # the start of the URL shows what it was; a hostile one need not be logged whole
+        log.warning("link dropped", extra={"record": item.source_key, "kind": kind, "url": url[:80]})

@@ -14,6 +14,7 @@ from papertrail.follows.reasons import reason_text as plain_reason_text
 from papertrail.names import display_name_key
 from papertrail.text import Dollar, Formula, Styled, TexPart, has_han, tex_parts
 from papertrail.venues.accepted import AcceptedVenue, PaperVenues, accepted_venues
+from papertrail.web_links import is_web_link
 from services.query.web.i18n import Translator
 
 AUTHORS_SHOWN = 8  # the seed site shows eight authors on a card, then "等 N 位作者"
@@ -287,8 +288,9 @@ def page_numbers(page: int, total: int, size: int, around: int = 2) -> list[int 
 
 
 def paper_links(paper: dict[str, Any]) -> list[tuple[str, str]]:
-    """Named links of a paper (arXiv abs/pdf, DOI, anthology …), from its links and ids."""
-    links = dict(paper.get("links") or {})
+    """Named links of a paper (arXiv abs/pdf, DOI, anthology …), from its links and ids; only http(s) URLs (the
+    normalizer keeps no other, but a paper stored before it did holds its source's links as given)."""
+    links = {name: url for name, url in (paper.get("links") or {}).items() if is_web_link(url)}
     ids = paper.get("ids") or {}
     if ids.get("arxiv"):
         links.setdefault("abs", f"https://arxiv.org/abs/{ids['arxiv']}")
@@ -307,14 +309,9 @@ RESOURCE_KINDS = ("code", "dataset", "model", "demo", "project")
 
 
 def resource_links(paper: dict[str, Any]) -> list[tuple[str, str]]:
-    """(kind, URL) of the paper's code, data, model, demo and project page; only http(s) URLs, since a source's
-    own field is shown as it came and a `javascript:` one must never become a link."""
+    """(kind, URL) of the paper's code, data, model, demo and project page; only http(s) URLs, as `paper_links`."""
     links = paper.get("links") or {}
-    return [
-        (kind, links[kind])
-        for kind in RESOURCE_KINDS
-        if isinstance(links.get(kind), str) and links[kind].startswith(("https://", "http://"))
-    ]
+    return [(kind, links[kind]) for kind in RESOURCE_KINDS if is_web_link(links.get(kind))]
 
 
 LINK_LABELS = {"abs": "arXiv abs", "pdf": "PDF", "anthology": "ACL Anthology", "doi": "DOI", "hf": "Hugging Face"}
@@ -346,7 +343,7 @@ def _tex_html(parts: Iterable[TexPart]) -> str:
         else:
             inner = _tex_html(part.parts)
             # only a web address becomes a link: an author's `\href{javascript:…}` is shown as its text
-            if part.url.startswith(("https://", "http://")):
+            if is_web_link(part.url):
                 out.append(f'<a href="{escape(part.url)}" rel="noopener nofollow">{inner}</a>')
             else:
                 out.append(inner)
