@@ -91,6 +91,23 @@ class CommunityPick(BaseModel):
     organization: str | None = Field(None, description="organization that submitted it")
 
 
+class CommunitySummary(BaseModel):
+    """A Chinese summary another system published for the paper (daily-arXiv-ai-enhanced's `AI` fields): what that
+    source says, kept with the paper like a Hugging Face pick. The summarizer shows it as the paper's 导读 while it
+    has none of its own, once it passes the same checks as its own summaries."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    publisher: str = Field(description="who published it", examples=["daily-arXiv-ai-enhanced"])
+    model: str = Field(description="the model the publisher says wrote it", examples=["deepseek-chat"])
+    date: str = Field(description="the day of the publisher's file that carried it", examples=["2026-05-08"])
+    tldr_zh: str = Field(description="Chinese TL;DR")
+    motivation_zh: str = Field("", description="motivation, in Chinese")
+    method_zh: str = Field("", description="method, in Chinese")
+    result_zh: str = Field("", description="results, in Chinese")
+    conclusion_zh: str = Field("", description="conclusion, in Chinese")
+
+
 class VenueClaim(BaseModel):
     """What the paper itself says about a venue (its comment, journal reference or DOI): accepted there, or only
     submitted. A workshop at a conference is that conference's venue with track `workshop`, not its main track."""
@@ -194,6 +211,11 @@ class Paper(BaseModel):
     versions: list[SourceVersion] = Field(default_factory=list, description="versions the sources announce")
     current_version: str | None = Field(None, description="label of the newest source version", examples=["v2"])
     community: CommunityPick | None = Field(None, description="Hugging Face daily-papers pick, if any")
+    community_summary: CommunitySummary | None = Field(
+        None,
+        description="a Chinese summary another system published for the paper (left out: none)",
+        exclude_if=left_out,
+    )
     ai_related: bool = Field(False, description="whether the work is AI-related (categories, venue, summary)")
     first_seen: datetime = Field(description="when PaperTrail first observed the work (UTC)")
     updated_at: datetime = Field(description="when PaperTrail last recorded a change (UTC)")

@@ -22,6 +22,7 @@ from papertrail.venues.claims import venue_claims
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionBefore, VersionKind
 from services.normalizer.links import found_links
+from services.normalizer.parsers.acl import ANTHOLOGY_CATEGORY
 from services.normalizer.records import PUBLISHED_STRENGTH, ParsedRecord, PublishedFrom, first_published
 
 ARXIV_VERSION = re.compile(r"v(\d+)")
@@ -42,6 +43,7 @@ TRACKED_FIELDS = (
     "ids",
     "versions",
     "community",
+    "community_summary",
     "published_at",  # a surer first-published date (a version after a listing day) is a change of the paper
     "sources",
 )
@@ -235,6 +237,7 @@ def merge(
             versions=record.versions,
             current_version=latest.label if latest else None,
             community=record.community,
+            community_summary=record.community_summary,
             first_seen=now,
             updated_at=now,
             published_at=first[0] if first else None,
@@ -276,6 +279,7 @@ def merge(
                 setattr(paper, name, value)
         paper.links = found | existing.links | record.links
         paper.community = record.community or existing.community
+        paper.community_summary = record.community_summary or existing.community_summary
         if newest and latest is not None:
             paper.current_version = latest.label
             paper.version_updated_at = latest.date
@@ -336,6 +340,19 @@ def claimed_as_stored(
     claimed = paper.model_copy(deep=True)
     claimed.venue_claims = claims
     return _stored_update(paper, claimed, now, next_seq, source, record_id, content_hash)
+
+
+def categorized_as_stored(
+    paper: Paper, *, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
+) -> Change | None:
+    """An ACL Anthology paper an older release stored without the category its record now gives (cs.CL) given it,
+    after the categories it holds (a merged preprint's), as a metadata update by `source`'s `record_id`. None for a
+    paper the Anthology does not hold, or that has it."""
+    if "acl" not in paper.sources or ANTHOLOGY_CATEGORY in paper.categories:
+        return None
+    categorized = paper.model_copy(deep=True)
+    categorized.categories = [*paper.categories, ANTHOLOGY_CATEGORY]
+    return _stored_update(paper, categorized, now, next_seq, source, record_id, content_hash)
 
 
 def _stored_update(

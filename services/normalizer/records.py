@@ -9,6 +9,7 @@ from schemas.events import RawRecord
 from schemas.paper import (
     Author,
     CommunityPick,
+    CommunitySummary,
     Paper,
     PaperIds,
     PaperVersion,
@@ -45,6 +46,7 @@ class ParsedRecord:
     status: PublicationStatus = "preprint"
     published_in: PublishedIn | None = None  # the volume a published record prints the paper in
     community: CommunityPick | None = None
+    community_summary: CommunitySummary | None = None  # another system's Chinese summary (daily-arXiv-ai-enhanced)
     is_front_matter: bool = False
     original: dict[str, str] = field(default_factory=dict)  # title/abstract as the source wrote them
     listed_on: datetime | None = None  # the day a daily listing announced the paper (the corpus' files)

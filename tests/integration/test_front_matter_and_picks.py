@@ -173,6 +173,8 @@ def test_front_matter_held_is_withdrawn_at_start_and_never_made_again(
         overview = system.query("/api/overview")
         assert overview["new_papers"]["value"] == overview["total_papers"]["value"] == 6
         assert system.query("/api/papers", q="Proceedings")["total"] == 0
+        # filed under cs.CL, the 分类 filter finds the Anthology's papers
+        assert {hit["paper_id"] for hit in system.query("/api/papers", category="cs.CL", size=100)["hits"]} == papers
         assert db.matches.find_one({"paper_id": FRONT}) is None
         assert db.source_records.find_one({"_id": f"acl:{VOLUME}.0"}) is None
         dead = asyncio.run(end_offsets(bootstrap, servers.topic(f"{topics.HARVEST_RAW}.dlq")))

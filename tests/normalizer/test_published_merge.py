@@ -153,7 +153,7 @@ def test_an_acl_record_brings_its_volume_and_doi_to_the_preprint_it_joins() -> N
 
 def test_a_paper_stored_before_its_volume_was_kept_gets_it_when_its_record_comes_again() -> None:
     """A paper an older release stored from its ACL record has no `published_in`; the record read again (a re-harvest
-    after READING 4) gives it, as a metadata update, and changes nothing once it is there."""
+    after READING 5) gives it, as a metadata update, and changes nothing once it is there."""
     acl = _acl("2024.acl-long.10", "2024.acl.xml")
     first = merge(None, acl.record, content_hash="h", now=NOW, ai_categories=AI, next_seq=1)
     assert first is not None and first.paper.published_in is not None

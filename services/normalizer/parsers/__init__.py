@@ -14,6 +14,7 @@ from services.normalizer.parsers.acl import parse_acl
 from services.normalizer.parsers.arxiv_atom import parse_arxiv_atom
 from services.normalizer.parsers.arxiv_json import parse_corpus_line, parse_kaggle_arxiv
 from services.normalizer.parsers.arxiv_oai import parse_arxiv, parse_arxiv_raw
+from services.normalizer.parsers.daily_arxiv import parse_daily_arxiv
 from services.normalizer.parsers.dblp import parse_dblp
 from services.normalizer.parsers.hf_daily import parse_hf_daily
 from services.normalizer.parsers.oai_dc import parse_oai_dc
@@ -25,10 +26,11 @@ from services.normalizer.records import Incoming, ParsedRecord, UnparseableRecor
 # a re-import), so the papers stored from it take the new reading (docs/operations.md, "Upgrades").
 # 2: LaTeX accents read only where they are accents, formulas kept as the source wrote them.
 # 3: a listing-corpus line's day (its datestamp) read as the paper's first-published date (listed_on).
-# 4: an ACL Anthology record's volume kept with the paper (published_in: the volume's title, editors, publisher,
+# 4: an ACL Anthology record read with the category cs.CL.
+# 5: an ACL Anthology record's volume kept with the paper (published_in: the volume's title, editors, publisher,
 #    address and month, the paper's pages and its title's case marks), which its citations write; a Findings
 #    volume's papers published at "Findings of EACL 2024", not "Findings 2024".
-READING = 4
+READING = 5
 
 # Each parser gets the whole raw record: most need only `content`, some also the source's datestamp.
 PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
@@ -40,6 +42,7 @@ PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
     "hf_daily_json": parse_hf_daily,
     "kaggle_arxiv_json": parse_kaggle_arxiv,
     "corpus_json": parse_corpus_line,
+    "daily_arxiv_json": parse_daily_arxiv,
     "pmlr_bibtex": lambda raw: parse_pmlr(raw.content),
     "dblp_xml": lambda raw: parse_dblp(raw.content),
 }

@@ -21,6 +21,9 @@ from schemas.paper import Author, PaperIds, PublishedIn, SourceVersion
 from services.normalizer.records import ParsedRecord, UnparseableRecord
 
 ANTHOLOGY = "https://aclanthology.org"
+# arXiv's category of computational linguistics: every Anthology paper is filed under it, so the 分类 filter finds
+# the Anthology's papers beside the preprints their authors filed there (a merged preprint adds its own)
+ANTHOLOGY_CATEGORY = "cs.CL"
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
 # Paper 0 of a volume is its front matter (title page, preface, committees): `2024.acl-long.0`, `P19-1.0`.
 FRONT_MATTER_ID = re.compile(r"\.0$")
@@ -202,6 +205,7 @@ def parse_acl(content: str) -> ParsedRecord:
         title=title,
         abstract=markup_text(abstract_element),
         authors=[_author(a) for a in item.iterfind("author")],
+        categories=[ANTHOLOGY_CATEGORY],
         links=links,
         versions=versions,
         venue=venue_name(venues, year, volume_id),

@@ -26,6 +26,7 @@ SOURCE_NAMES = {
     "hf": "Hugging Face",
     "pmlr": "PMLR",
     "dblp": "DBLP",
+    "daily_arxiv": "daily-arXiv-ai-enhanced",
 }
 ZONE_NAMES = {"Asia/Shanghai": "zone_beijing"}  # an i18n key; other zones are shown by their IANA name
 
@@ -83,7 +84,17 @@ def summary_provenance(
     summary: dict[str, Any], current_version: str | None, t: Translator, when: Callable[..., str]
 ) -> list[str]:
     """Who wrote the summary, when and from which version of the paper; and, when the paper has moved on since
-    (its text changed and the new version's summary is not written yet), a line saying so."""
+    (its text changed and the new version's summary is not written yet), a line saying so. A community summary
+    names its publisher, model and day."""
+    if summary.get("publisher"):
+        return [
+            t(
+                "summary_by_community",
+                publisher=summary["publisher"],
+                model=summary.get("model"),
+                date=summary.get("published_on"),
+            )
+        ]
     day, version = when(summary.get("generated_at"), "%Y-%m-%d"), summary.get("paper_version")
     if not version:
         return [t("summary_by", model=summary.get("model"), date=day)]
