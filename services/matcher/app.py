@@ -19,7 +19,6 @@ from faststream.kafka.annotations import KafkaMessage
 from papertrail.embedders import open_embedder
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.rules import FollowIndex, PaperText, follow_matched, topics_by_id
-from papertrail.guarded_http import GuardedTransport
 from papertrail.kafka import (
     DeadLetterPolicy,
     StaticMembershipBroker,
@@ -33,8 +32,8 @@ from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
 from schemas.unchecked import cycles_unchecked
 from services.matcher.delivery.digest_mailer import DigestMaker, run_digests
-from services.matcher.delivery.dispatcher import WebhookDispatcher
-from services.matcher.delivery.webhook_sender import WebhookSender, queued_delivery, webhook_target
+from services.matcher.delivery.dispatcher import WebhookDispatcher, open_webhooks
+from services.matcher.delivery.webhook_sender import queued_delivery, webhook_target
 from services.matcher.matching.backfill import Backfiller
 from services.matcher.matching.recorder import BackfillRunner, MatchRecorder
 from services.matcher.matching.similar import SimilarFollows
@@ -203,9 +202,7 @@ def build_resources(settings: MatcherSettings, clients: Clients, broker: StaticM
         settings.backfill_max_similar_papers,
     )
     backfills = BackfillRunner(index, backfiller, recorder, store, settings.backfill_stale_s, settings.backfill_retry_s)
-    # every webhook goes through the outbound policy, checked again when connecting (papertrail/guarded_http.py)
-    http = httpx.AsyncClient(transport=GuardedTransport(settings.webhook_policy), follow_redirects=False)
-    webhooks = WebhookDispatcher(store, WebhookSender(store, http, settings), settings)
+    webhooks, http = open_webhooks(store, settings)
     return MatcherResources(store, index, similar, recorder, backfills, webhooks, broker.dead_letters, http)
 
 

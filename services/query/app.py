@@ -43,7 +43,7 @@ from services.query.catalogue.repositories import CatalogueRecords
 from services.query.deps import QueryResources
 from services.query.http_guards import BodyCap, SecurityHeaders
 from services.query.migrations import MIGRATIONS
-from services.query.readers.library.importing import MAX_FILE_BYTES, ImportJobs
+from services.query.readers.library.importing import MAX_FILE_BYTES, ImportJobs, LibraryReaders
 from services.query.readers.library.recommend import ReaderModels
 from services.query.readers.library.store import LibraryStore
 from services.query.readers.repositories import ReaderRecords, SiteKeys
@@ -92,9 +92,8 @@ def build_resources(
     )  # fmt: skip
     library = LibraryStore(clients.db)
     runs_jobs = settings.query_role in WORK_ROLES
-    imports = ImportJobs(
-        clients.db, library, settings.library_import_chunk, settings.library_import_max_entries, runs_jobs=runs_jobs
-    )
+    readers = LibraryReaders(settings.library_import_readers, settings.library_import_max_entries)
+    imports = ImportJobs(clients.db, library, settings.library_import_chunk, readers, runs_jobs=runs_jobs)
     reader_models = ReaderModels(
         clients.db,
         settings.model_key,

@@ -166,8 +166,17 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, SearchEmbeddingSettings, W
         50_000,
         ge=1,
         le=1_000_000,
-        description="most entries a library file may hold: a larger one is refused (413) naming its count; reading "
-        "a file of this many BibTeX entries takes the query service's import worker process ~20-60 s",
+        description="most entries a library file may hold (and most @string, @preamble and @comment blocks a .bib "
+        "may): reading stops at the entry past it and the file is refused (413) naming that entry's line; the time a "
+        "file of this many entries holds a reading process is in docs/benchmarks.md",
+    )
+    library_import_readers: int = Field(
+        2,
+        ge=1,
+        le=32,
+        description="worker processes that read library files for imports, each started at its first file (~110 MB, "
+        "~0.6 GB while it reads a 24 MiB .bib): one reader's file at a time each, so a reader's import waits for "
+        "another's only while this many other readers' files are being read",
     )
     feed_retrain_debounce_s: float = Field(
         20, ge=0, le=3600, description="a reader's 为你推荐 model is trained again once their feedback is this still"

@@ -237,7 +237,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "summary_result": ("结果", "Results"),
     "summary_conclusion": ("结论", "Conclusion"),
     "summary_keywords": ("关键词", "Keywords"),
-    "summary_pending": ("AI 导读尚未生成(排队中)。", "The AI summary is not written yet (pending)."),
+    "summary_queued": ("AI 导读生成中 · 队列第 {place} 位", "AI summary being written · number {place} in the queue"),
+    "summary_none": ("暂无 AI 导读", "No AI summary yet"),
     "summary_no_model": (
         "尚未配置摘要模型,所以这里还没有 AI 导读。要生成导读,请运维为摘要服务(summarizer)设置 OPENAI_BASE_URL 和 "
         "OPENAI_MODEL(任何 OpenAI 兼容的端点,如 DeepSeek、Ollama、vLLM;见 docs/configuration.md);"
@@ -247,8 +248,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "vLLM; see docs/configuration.md); offline, make llm installs and starts a local model that knows Chinese "
         "and prints those settings.",
     ),
-    "summary_failed": ("AI 导读生成失败:{error}", "The AI summary failed: {error}"),
+    "summary_failed": ("暂无 AI 导读(未能生成)", "No AI summary (it could not be written)"),
     "summary_by": ("由 {model} 于 {date} 生成", "Written by {model} on {date}"),
+    "summary_by_community": (
+        "社区导读:{publisher} 于 {date} 发布,由 {model} 生成;本站导读写好后将替换它",
+        "Community summary: published by {publisher} on {date}, written by {model}; ours replaces it once written",
+    ),
     "summary_by_version": ("由 {model} 于 {date} 根据 {version} 生成", "Written by {model} on {date} from {version}"),
     "summary_older_version": (
         "这是 {version} 的导读:论文已更新到 {current},新版本的导读尚未生成。",

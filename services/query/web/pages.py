@@ -14,7 +14,6 @@ from papertrail.follows.catalogue import load_catalogue
 from papertrail.search_document import SEARCH_EMBEDDER, PaperFilter
 from papertrail.text import has_cjk, has_han
 from schemas.paper import ClaimTrack
-from schemas.summary import NO_MODEL_CONFIGURED
 from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.overview import overview, source_details, summary_progress
 from services.query.catalogue.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
@@ -132,7 +131,7 @@ async def show_paper(
     return render(
         request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported, marks=marks,
         citation=citation, cite_format=cite_format, cite_formats=FORMATS, cite_open="cite" in request.query_params,
-        similar=similar, no_model_configured=NO_MODEL_CONFIGURED,
+        similar=similar,
     )  # fmt: skip
 
 

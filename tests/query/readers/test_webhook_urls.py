@@ -1,13 +1,17 @@
 """Webhook URLs refused when written, over a real query service and MongoDB: what the security review reached
 through webhooks (Meilisearch's /keys, MongoDB, Kafka, the metadata service) is a 422 naming the field and the
-rule, for the user's webhook and a follow's, and an operator's network (WEBHOOK_ALLOWED_HOSTS) is allowed."""
+rule, for the user's webhook and a follow's, and an operator's network (WEBHOOK_ALLOWED_HOSTS) is allowed; the
+webhook's state says why its deliveries count against it (failures, slow answers)."""
 
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import httpx
 import pytest
+from pymongo import AsyncMongoClient
 
+from services.matcher.store import MatchStore
 from tests.conftest import Servers
 from tests.integration.services import create_user, running_service
 
@@ -30,7 +34,7 @@ INTERNAL_WEBHOOKS = [
 
 
 @pytest.fixture(scope="module")
-def query(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+def query(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
     run = uuid.uuid4().hex[:8]
     env = servers.environment() | {
         "MONGODB_DATABASE": f"papertrail_webhooks_{run}",
@@ -39,11 +43,13 @@ def query(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         "WEBHOOK_ALLOWED_HOSTS": "10.20.0.0/16",  # an operator's on-premises receivers
     }
     with running_service("query", env, tmp_path_factory.mktemp("webhooks")) as port:
-        yield f"http://127.0.0.1:{port}", create_user(env, "bo")
+        yield f"http://127.0.0.1:{port}", create_user(env, "bo"), env["MONGODB_DATABASE"]
 
 
-def test_webhooks_to_internal_addresses_or_with_credentials_are_422_naming_the_rule(query: tuple[str, str]) -> None:
-    base, token = query
+def test_webhooks_to_internal_addresses_or_with_credentials_are_422_naming_the_rule(
+    query: tuple[str, str, str],
+) -> None:
+    base, token, _ = query
     with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:
         for hook, rule in INTERNAL_WEBHOOKS:
             refused = api.put("/api/me/webhook", json={"url": hook})
@@ -61,3 +67,27 @@ def test_webhooks_to_internal_addresses_or_with_credentials_are_422_naming_the_r
         follow = {"kind": "keyword", "name": "on premises", "query": "kernel", "webhook_url": "http://10.20.1.3/hook"}
         made = api.post("/api/follows", json=follow)
         assert made.status_code == 201 and made.json()["webhook_url"] == "http://10.20.1.3/hook"
+
+
+async def test_the_webhooks_state_says_why_deliveries_count_against_it(
+    query: tuple[str, str, str], servers: Servers
+) -> None:
+    """Slow answers as the matcher records them (its MatchStore writes `webhook_endpoints`): the webhook's state
+    shows the last one and the count before the webhook is disabled, and the disabled reason after."""
+    base, token, database = query
+    slow = "slow answer: HTTP 200 after 8.0 s (slow after 5 s)"
+    async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:
+        assert (await api.put("/api/me/webhook", json={"url": "http://10.20.1.9/slow"})).status_code == 200
+        user_id = (await api.get("/api/me")).json()["id"]
+        client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
+        try:
+            matcher = MatchStore(client[database])
+            await matcher.endpoint_failed(user_id, "10.20.1.9", datetime.now(UTC), slow, disable_after=2)
+            state = (await api.get("/api/me/webhook")).json()
+            assert (state["disabled"], state["consecutive_failures"], state["last_error"]) == (False, 1, slow)
+            await matcher.endpoint_failed(user_id, "10.20.1.9", datetime.now(UTC), slow, disable_after=2)
+        finally:
+            await client.close()
+        state = (await api.get("/api/me/webhook")).json()
+    assert state["disabled"] is True and state["consecutive_failures"] == 2
+    assert state["disabled_reason"] == f"disabled after 2 consecutive failed or slow deliveries; last: {slow}"

@@ -182,9 +182,21 @@ class WebhookSet(BaseModel):
 class WebhookState(BaseModel):
     url: str | None = Field(None, description="the webhook, if one is set")
     secret: str | None = Field(None, description="HMAC-SHA256 signing secret; shown once, when the webhook is set")
-    disabled: bool = Field(False, description="the matcher stopped delivering after repeated failures")
-    disabled_reason: str | None = None
-    consecutive_failures: int = 0
+    disabled: bool = Field(
+        False, description="the matcher stopped delivering after repeated failures or slow answers on the URL's host"
+    )
+    disabled_reason: str | None = Field(None, description="why, with the last failure or slow answer")
+    consecutive_failures: int = Field(
+        0,
+        description="failed or slow deliveries in a row to the URL's host (a delivery answered later than "
+        "WEBHOOK_SLOW_FRACTION of the timeout counts, though it was delivered); a prompt delivery starts it again",
+    )
+    last_error: str | None = Field(
+        None,
+        description="the latest failure or slow answer counted (`slow answer: HTTP 200 after 8.0 s (slow after "
+        "5 s)`), kept after a prompt delivery",
+        examples=["slow answer: HTTP 200 after 8.0 s (slow after 5 s)"],
+    )
     deliveries: list[dict[str, Any]] = Field(default_factory=list, description="latest delivery attempts")
 
 
@@ -219,6 +231,7 @@ async def read_webhook(user: CurrentUser, readers: ReadersDep) -> WebhookState:
         disabled=bool(endpoint and endpoint.get("disabled")),
         disabled_reason=(endpoint or {}).get("disabled_reason"),
         consecutive_failures=(endpoint or {}).get("consecutive_failures", 0),
+        last_error=(endpoint or {}).get("last_error"),
         deliveries=await readers.deliveries.deliveries(user["_id"]),
     )
 

@@ -52,7 +52,17 @@ class PaperDetail(PaperHit):
         "word-level `diff` (runs with `op` equal, delete or insert and their `text`), for lists `added` and "
         "`removed`; versions recorded before this was kept list none",
     )
-    summary: dict[str, Any] | None = Field(None, description="the AI summary, or its status")
+    summary: dict[str, Any] | None = Field(
+        None,
+        description="the AI summary, or its status; a community summary (shown until ours is written) names its "
+        "`publisher`, `model` and `published_on`",
+    )
+    summary_queue_place: int | None = Field(
+        None,
+        description="while a summary of ours is being written: the paper's place in the queue (1 is next); null when "
+        "it is written, or when none is being written (no summary model configured)",
+        examples=[3],
+    )
     topic_reasons: dict[str, list[dict[str, Any]]] = Field(default_factory=dict, description="why it hits topics")
 
 

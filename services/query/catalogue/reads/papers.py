@@ -146,13 +146,16 @@ async def paper_detail(paper: dict[str, Any], index: PaperIndex, catalogue: Cata
     document = await index.get(paper_id)
     canonical = record.model_dump(mode="json")
     history = await catalogue.papers.versions_of(paper_id)
+    summary = document.get("summary") if document is not None else None
+    waiting = summary is None or summary.get("status") == "pending" or bool(summary.get("publisher"))
     return {
         **(document if document is not None else canonical_hit(record)),
         "searchable": document is not None,
         "paper": canonical,
         "history": history,
         "changes": version_changes(canonical, history),
-        "summary": document.get("summary") if document is not None else None,
+        "summary": summary,
+        "summary_queue_place": await catalogue.summary_backlog.place_of(paper_id) if waiting else None,
         "topic_reasons": document.get("topic_reasons", {}) if document is not None else {},
     }
 

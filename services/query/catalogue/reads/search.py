@@ -9,11 +9,12 @@ from datetime import UTC, date, datetime, time
 from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, Field
 
 from papertrail.embedding import MINILM_INT8
 from papertrail.search_document import SORT_FIELDS, PaperFilter, SortKey
 from schemas.paper import ClaimTrack
+from services.query.moments import in_utc
 
 CATEGORY_PATTERN = r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$"  # cs.CL, math.GT, hep-th
 SOURCE_PATTERN = r"^[a-z_]+$"
@@ -77,10 +78,17 @@ def _written_time(value: Any) -> Any:
     return value
 
 
+def _moment_in_utc(value: datetime | date) -> datetime | date:
+    """A moment in UTC, refused when that falls outside the years 1-9999 (`in_utc`); a day as it is."""
+    return in_utc(value) if isinstance(value, datetime) else value
+
+
 # a day, or a moment with its offset: a time without one would be read in the server's zone
-SearchTime = Annotated[AwareDatetime | date, BeforeValidator(_written_time)]  # a day is a UTC day
-# a moment with its offset, written as RFC 3339 (the feed's and the library's `since`)
-Moment = Annotated[AwareDatetime, BeforeValidator(_written_time)]
+SearchTime = Annotated[
+    AwareDatetime | date, BeforeValidator(_written_time), AfterValidator(_moment_in_utc)
+]  # a day is a UTC day
+# a moment with its offset, written as RFC 3339 (the feed's and the library's `since`), given in UTC
+Moment = Annotated[AwareDatetime, BeforeValidator(_written_time), AfterValidator(in_utc)]
 Categories = Annotated[
     list[Annotated[str, Field(pattern=CATEGORY_PATTERN)]], Field(description="categories (any of), e.g. cs.CL")
 ]
