@@ -178,22 +178,22 @@ def test_every_form_post_without_this_browsers_csrf_token_is_refused(site: Site)
 def test_a_planted_csrf_cookie_and_field_or_another_sessions_token_is_refused(site: Site) -> None:
     """The token is bound to the session (or, signed out, to the pre-session): a pair that was not issued for this
     browser's session does not pass, whatever the cookie holds."""
-    sign_up(site, "mo@example.org")
-    confirm(site, "mo@example.org")
-    mo, eve = sign_in(site, "mo@example.org"), browser(site.base)
+    sign_up(site, "mu@example.org")
+    confirm(site, "mu@example.org")
+    mu, eve = sign_in(site, "mu@example.org"), browser(site.base)
     planted = "planted-by-a-sibling-subdomain"
-    for client, action in ((mo, "/me/account/tokens"), (eve, "/login")):  # signed in, and signed out
+    for client, action in ((mu, "/me/account/tokens"), (eve, "/login")):  # signed in, and signed out
         client.cookies.delete("pt_csrf")
         client.cookies.set("pt_csrf", planted)
         answer = client.post(
-            action, data={"csrf": planted, "name": "x", "email": "mo@example.org", "password": PASSWORD}
+            action, data={"csrf": planted, "name": "x", "email": "mu@example.org", "password": PASSWORD}
         )
         assert answer.status_code == 403, action
-    others = csrf_of(sign_in(site, "mo@example.org"), "/me/account")  # issued for another session of the same user
-    assert mo.post("/me/account/tokens", data={"csrf": others, "name": "x", "current": PASSWORD}).status_code == 403
-    own = post_form(mo, "/me/account", "/me/account/tokens", name="mine", current=PASSWORD)
+    others = csrf_of(sign_in(site, "mu@example.org"), "/me/account")  # issued for another session of the same user
+    assert mu.post("/me/account/tokens", data={"csrf": others, "name": "x", "current": PASSWORD}).status_code == 403
+    own = post_form(mu, "/me/account", "/me/account/tokens", name="mine", current=PASSWORD)
     assert own.status_code == 201  # its own still works
-    assert post_form(eve, "/login", "/login", email="mo@example.org", password=PASSWORD).status_code == 303
+    assert post_form(eve, "/login", "/login", email="mu@example.org", password=PASSWORD).status_code == 303
 
 
 def test_sign_out_everywhere_ends_the_other_sessions(site: Site) -> None:
