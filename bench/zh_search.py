@@ -10,7 +10,8 @@ system wrote them, as our summarizer would):
   only the English index measures the model);
 - hand-picked Chinese queries (bench/zh_queries.json, with how they were drawn and labelled) searched as the page's
   search box sends them (`semantic=0`: by words, by meaning when no paper holds the words): the share of the first
-  10 papers labelled relevant, how many results the search says it found, and which search answered.
+  10 papers (or of fewer, when it lists fewer) labelled relevant, how many results the search says it found, and
+  which search answered.
 
     uv run python bench/zh_search.py [--papers 1500] [--queries 300] [--dump]
 
@@ -119,7 +120,7 @@ async def run(args: argparse.Namespace) -> None:
         started = time.perf_counter()
         texts = [embedding_text(p.title, p.abstract) for p in papers]
         outcomes = [o for i in range(0, len(texts), 64) for o in await embedder.embed(texts[i : i + 64], "passage")]
-        vectors = np.vstack([o.vector for o in outcomes])
+        vectors = np.vstack([o.vector if o.vector is not None else np.zeros(E5_SMALL_Q4.dimensions) for o in outcomes])
         np.save(cache, vectors)
         print(f"{len(papers)} papers embedded by {E5_SMALL_Q4.id} in {time.perf_counter() - started:.0f} s")
     infra = InfraSettings(meili_url="http://unused", meili_master_key=KEY)
@@ -161,14 +162,14 @@ async def measure(index: PaperIndex, papers: list, tldrs: list[str], targets: np
         unlabelled = [p for p in ids if p not in query["relevant"] and p not in query["not_relevant"]]
         if unlabelled:
             raise SystemExit(f"{query['q']}: unlabelled results {unlabelled}; run with --dump and label them")
-        share = sum(p in query["relevant"] for p in ids) / 10
-        shares.append(share)
-        rows.append((query["q"], found["mode"], found["total"], share))
+        relevant = sum(p in query["relevant"] for p in ids)
+        shares.append(relevant / len(ids) if ids else 0.0)
+        rows.append((query["q"], found["mode"], found["total"], f"{relevant} of {len(ids)}"))
     found_at = np.array([r if r is not None else 10**6 for r in ranks])
     return {
         "recall10": float((found_at <= 10).mean()),
         "mrr": float(np.mean([1 / r if r is not None else 0 for r in ranks])),
-        "precision10": float(np.mean(shares)) if shares else float("nan"),
+        "precision10": float(np.mean(shares)) if shares else float("nan"),  # relevant among those listed, ≤ 10
         "rows": rows,
     }
 
@@ -180,14 +181,18 @@ def report(results: dict[str, dict[str, Any]], papers: int, queries: int) -> Non
     for name, got in results.items():
         print(f"| {name} | {got['recall10']:.3f} | {got['mrr']:.3f} |")
     print("\nhand-picked queries as the search box sends them (by words; by meaning when no paper holds them):")
-    print("| query | " + " | ".join(f"{n}: answered by, found, relevant of first 10" for n in results) + " |")
+    print("| query | " + " | ".join(f"{n}: answered by, found, relevant of the first 10" for n in results) + " |")
     print("|---|" + "---|" * len(results))
     names = list(results)
     for n, (q, *_) in enumerate(results[names[0]]["rows"]):
-        cells = [f"{results[name]['rows'][n][1]}, {results[name]['rows'][n][2]}, {results[name]['rows'][n][3]:.1f}"
+        cells = [f"{results[name]['rows'][n][1]}, {results[name]['rows'][n][2]}, {results[name]['rows'][n][3]}"
                  for name in names]  # fmt: skip
         print(f"| {q} | " + " | ".join(cells) + " |")
-    print("| mean | " + " | ".join(f"{results[name]['precision10']:.2f}" for name in names) + " |")
+    print(
+        "| share relevant of those listed, mean | "
+        + " | ".join(f"{results[name]['precision10']:.2f}" for name in names)
+        + " |"
+    )
 
 
 def main() -> None:
