@@ -10,7 +10,7 @@ from papertrail.names import display_name_key, initials_only
 from papertrail.search_document import PaperFilter, paper_fields
 from schemas.paper import Paper, VenueClaim
 from services.query.catalogue.changes import version_changes
-from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.paper_lookup import paper_key
 from services.query.catalogue.reads.search import PaperQuery, SimilarSearch, by_meaning_instead
 from services.query.catalogue.repositories import CatalogueRecords
@@ -89,7 +89,10 @@ async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
     found = await index.search(query, attributes=LIST_FIELDS)
     instead = by_meaning_instead(query, found.total, index.searches_chinese)
     if instead is not None:
-        found = await index.search(instead, attributes=LIST_FIELDS)
+        try:
+            found = await index.search(instead, attributes=LIST_FIELDS)
+        except NoVectors:  # the words' answer stands: a search by words never fails for want of a vector
+            instead = None
     for hit in found.hits:
         for name, default in HIT_DEFAULTS.items():
             hit.setdefault(name, default)
