@@ -156,9 +156,11 @@ async def _follows_page(
 
 
 @router.get("/me/follows", response_class=HTMLResponse)
-async def show_follows(request: Request, user: Reader, readers: ReadersDep, created: str | None = None) -> HTMLResponse:
-    """Your follows and the form to add one."""
-    return await _follows_page(request, user, readers, created=created, form={})
+async def show_follows(
+    request: Request, user: Reader, readers: ReadersDep, created: str | None = None, cannot_match: str | None = None
+) -> HTMLResponse:
+    """Your follows and the form to add one; after adding one that cannot match anything yet, why."""
+    return await _follows_page(request, user, readers, created=created, cannot_match=cannot_match, form={})
 
 
 FOLLOW_WRITES = [*CSRF, Depends(WriteLimit("follow_writes", by="user"))]
@@ -186,7 +188,9 @@ async def add_follow(request: Request, user: Reader, readers: ReadersDep) -> Res
         t = Translator(language(request))
         detail = t(f"follow_rule_{error.rule}", **error.values) if t.has(f"follow_rule_{error.rule}") else str(error)
         return await _follows_page(request, user, readers, 400, error=detail, form=form)
-    return see_other("/me/follows?" + urlencode({"created": follow.name}))
+    # a follow that cannot match anything yet says why on the page it comes back to
+    warned = {"cannot_match": "chinese"} if follow.warning else {}
+    return see_other("/me/follows?" + urlencode({"created": follow.name, **warned}))
 
 
 def follow_body(form: dict[str, str]) -> dict[str, Any]:

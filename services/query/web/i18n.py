@@ -77,7 +77,28 @@ STRINGS: dict[str, tuple[str, str]] = {
         "按关键词与语义匹配(综合得分 ≥ {score})",
         "matched by words and meaning (combined score ≥ {score})",
     ),
-    "mode_semantic": ("按语义匹配(相近度 ≥ {score})", "matched by meaning (closeness ≥ {score})"),
+    "follow_chinese_help": (
+        "中文词按字面匹配论文的中文标题(标题)与 AI 导读的中文 TL;DR、动机、方法、结果、结论(摘要),不必分词;"
+        '没有 AI 导读的英文论文只能用英文词匹配,可写成 大模型推理 OR "LLM inference"。',
+        "Chinese terms are matched as written in a paper's Chinese title (title) and its AI summary's Chinese TL;DR, "
+        "motivation, method, results and conclusion (abstract); English papers without an AI summary are matched by "
+        'English terms only: write 大模型推理 OR "LLM inference".',
+    ),
+    "follow_chinese_terms": (
+        "中文词 {terms}:匹配中文标题与 AI 导读",
+        "Chinese terms {terms}: matched in Chinese titles and AI summaries",
+    ),
+    "follow_chinese_no_summaries": (
+        "这个关注只有中文词,而目前还没有任何论文有 AI 导读(摘要模型未配置或尚未处理到),所以暂时匹配不到论文;"
+        '加上英文词(如 大模型推理 OR "LLM inference")即可匹配英文标题和摘要。',
+        "This follow has Chinese terms only, and no paper has an AI summary yet (no summary model, or it has not "
+        'reached them): it matches nothing until summaries are written. Add English words (大模型推理 OR "LLM '
+        'inference") to match English titles and abstracts.',
+    ),
+    "mode_semantic": (
+        "按语义最相近的 {closest} 篇以内(相近度 ≥ {score})",
+        "the {closest} closest by meaning at most (closeness ≥ {score})",
+    ),
     "filter_category": ("分类", "Category"),
     "filter_ai": ("AI 相关", "AI-related"),
     "filter_status": ("状态", "Status"),
