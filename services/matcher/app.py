@@ -123,7 +123,7 @@ async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: 
     with cycles_unchecked():  # a batch can make ~100,000 events
         for _, event in valid:
             started = time.perf_counter()
-            hits = resources.follow_index.match(PaperText.of(event.paper))
+            hits = resources.follow_index.match(PaperText.of(event.paper, event.summary))
             MATCH_SECONDS.observe(time.perf_counter() - started)
             matches += [
                 follow_matched(follow, event.paper.id, event.paper.title, reasons, now) for follow, reasons in hits

@@ -12,6 +12,7 @@ from services.query.deps import ReadersDep, resources_of
 from services.query.web.account import (
     FOLLOW_WRITES,
     FollowRefused,
+    created_url,
     follow_from_form,
     form_fields,
     local_path,
@@ -34,14 +35,16 @@ async def follows_here(request: Request, user: dict[str, Any] | None) -> Follows
 
 @router.post("/follow", response_class=HTMLResponse, dependencies=FOLLOW_WRITES)
 async def follow_from_here(request: Request, user: Reader, readers: ReadersDep) -> Response:
-    """Follow what a page's 关注 button offers, then back to that page; a `next` that is no path of this site is
-    refused before anything is followed."""
+    """Follow what a page's 关注 button offers, then back to that page (or, for a follow that cannot match anything
+    yet, to the follows page saying why); a `next` that is no path of this site is refused before anything is
+    followed."""
     form = await form_fields(request)
     back = local_path(form.get("next"), "")
     if not back:
         return error_page(request, 400, Translator(language(request))("follow_here_bad_next"), user)
     try:
-        await follow_from_form(request, user, readers, form)
+        follow = await follow_from_form(request, user, readers, form)
     except FollowRefused as refused:
         return error_page(request, refused.status_code, refused.detail, user)
-    return see_other(back)
+    # one that cannot match anything yet (Chinese words while no paper has a summary): the follows page says why
+    return see_other(created_url(follow) if follow.warning else back)

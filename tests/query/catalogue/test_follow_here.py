@@ -95,6 +95,17 @@ def test_a_search_is_followed_as_a_keyword_follow_of_its_words(pipeline: Pipelin
     assert following_here(client, "/", "keyword", q="Banach")
 
 
+def test_a_chinese_search_that_cannot_match_yet_goes_to_the_follows_page_saying_why(
+    pipeline: Pipeline, reader: tuple[Any, str]
+) -> None:
+    client, token = reader  # this site has no summary model: no paper holds Chinese words
+    answer, _ = click_follow(client, "/", "keyword", q="大模型推理")
+    assert answer.status_code == 303 and answer.headers["location"].startswith("/me/follows?")
+    assert doc(client.get(answer.headers["location"])).get_element_by_id("follow-cannot-match") is not None
+    [made] = follows_of(pipeline, token)
+    assert made["query"] == "大模型推理"
+
+
 def test_papers_like_this_one_is_a_similar_follow_seeded_by_the_paper(
     pipeline: Pipeline, reader: tuple[Any, str]
 ) -> None:

@@ -635,7 +635,7 @@ def test_in_headless_chromium_similar_papers_and_the_search_by_meaning(
             tab.get_by_role("button", name="搜索").click()
             tab.wait_for_url("**semantic=1.0**")
             found = tab.locator("#found").inner_text()
-            assert "按语义匹配(相近度 ≥" in found and "按相关度排序" in found, found  # the one order, and what matched
+            assert "按语义最相近的 50 篇以内(相近度 ≥" in found and "按相关度排序" in found, found
             assert tab.locator("select[name=semantic]").input_value() == "1.0"
             tab.screenshot(path=ARTIFACTS / "14-search-by-meaning.png", full_page=True)
         finally:

@@ -33,6 +33,20 @@ class PaperSearchResponse(BaseModel):
         description="which search answered: keyword (words), hybrid (words and meaning blended by `semantic`) or "
         "semantic (meaning only); keyword when there is no `q` to embed"
     )
+    by_meaning_instead: bool = Field(
+        False,
+        description="true: `q` was searched by words (`semantic=0`), holds Chinese (Japanese, Korean) characters and "
+        "no paper holds them, so the multilingual search vectors answered by meaning (`mode`: semantic)",
+    )
+    closest: int | None = Field(
+        None,
+        description="a search by meaning alone lists at most this many papers, the closest first (fewer when fewer "
+        "reach `min_score`): `total` counts those listed, not every paper somewhat near",
+        examples=[50],
+    )
+    min_score: float | None = Field(
+        None, description="a search with weight on meaning: the ranking score a paper needed to be listed"
+    )
     hits: list[PaperHit]
     facets: dict[str, dict[str, int]] = Field(default_factory=dict, description="counts per filter value")
 

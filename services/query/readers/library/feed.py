@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from services.query.catalogue.interface import Catalogue
+from services.query.moments import in_utc
 from services.query.readers.accounts.follows import matched_page
 from services.query.readers.library.recommend import BadFeedCursor, ReaderModels, decode_cursor, encode_cursor
 from services.query.readers.repositories import ReaderRecords
@@ -40,7 +41,7 @@ async def feed_page(
     after = None
     if isinstance(position, dict) and "matched_at" in position:
         try:
-            after = (datetime.fromisoformat(position["matched_at"]), str(position["id"]))
+            after = (in_utc(datetime.fromisoformat(position["matched_at"])), str(position["id"]))
         except (KeyError, TypeError, ValueError) as error:
             raise BadFeedCursor("not a cursor of the feed") from error
     elif position is not None:
