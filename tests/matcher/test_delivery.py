@@ -404,6 +404,26 @@ async def test_a_group_bot_gets_its_own_format_and_its_answer_decides_the_delive
     assert endpoint["consecutive_failures"] == 1 and endpoint["last_error"] == failed["error"]
 
 
+async def test_slack_gets_its_text_and_its_status_decides(servers: Servers, store: MatchStore) -> None:
+    """Slack says no with its status code (a 404 `no_team`, as the real endpoint answers a deleted workspace's
+    webhook): not retried, as for a generic webhook."""
+    taken, turned_down = a_match("arxiv:2605.00001"), a_match("arxiv:2605.00002")
+    path = "/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"
+    async with Webhooks(store, settings(servers)) as webhooks:
+        with Receiver([200], answer=b"ok") as receiver:
+            url = f"http://127.0.0.1:{receiver.server.server_port}{path}"
+            await webhooks.queue(taken, url, "slack")
+            delivered = await webhooks.closed(taken, url)
+        with Receiver([404], answer=b"no_team") as refusing:
+            url = f"http://127.0.0.1:{refusing.server.server_port}{path}"
+            await webhooks.queue(turned_down, url, "slack")
+            failed = await webhooks.closed(turned_down, url)
+    assert delivered["outcome"] == "delivered" and receiver.paths == [path]
+    assert f"/papers/{taken.paper_id}|{taken.paper_title}>" in json.loads(receiver.requests[0][1])["text"]
+    assert failed["outcome"] == "failed" and failed["error"] == "HTTP 404 (not retried)"
+    assert len(refusing.requests) == 1
+
+
 async def test_a_receiver_that_never_answers_holds_up_no_other_users_delivery(
     servers: Servers, store: MatchStore
 ) -> None:

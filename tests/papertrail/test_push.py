@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from papertrail.push import dingtalk, feishu, wecom
+from papertrail.push import dingtalk, feishu, slack, wecom
 from papertrail.push.channel import masked_url, match_message
 from papertrail.push.channels import CHANNEL_NAMES, CHANNELS
 from schemas.events import FollowMatched, MatchReason
@@ -26,6 +26,7 @@ DINGTALK_SIGN = "hXZTWifRGHclNuZSKxoXc//sh51SWfVfRIhcdeKs63I="
 SITE = "https://papertrail.example"
 FEISHU_URL = "https://open.feishu.cn/open-apis/bot/v2/hook/2f52f9da-4bbb-4bae-8790-4369f4ae1a76"
 DINGTALK_URL = "https://oapi.dingtalk.com/robot/send?access_token=abcdef0123456789"
+SLACK_URL = "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"
 WECOM_URL = "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=693a91f6-7xxx-4bc4-97a0-0ec2sifa5aaa"
 
 
@@ -122,6 +123,21 @@ def test_wecom_markdown_and_its_size_bound() -> None:
     assert text.endswith(f"[{SITE}/papers/arxiv:2605.01386]({SITE}/papers/arxiv:2605.01386)")
 
 
+def test_slack_mrkdwn_text_with_the_title_escaped_in_its_link() -> None:
+    push = slack.request(match_message(a_match(), "en", SITE), SLACK_URL, None, NOW)
+    assert push.url == SLACK_URL
+    assert json.loads(push.body) == {
+        "text": "*[PaperTrail] New paper for “retrieval for LLMs”*\n"
+        f"<{SITE}/papers/arxiv:2605.01386|MemORAI: Memory Organization and Retrieval via Adaptive Graph Intelligence>"
+        "\nWhy: retrieval(title)"
+    }
+    odd = match_message(a_match(paper_title="Q&A <at> scale"), "en", SITE)
+    assert (
+        f"<{SITE}/papers/arxiv:2605.01386|Q&amp;A &lt;at&gt; scale>"
+        in json.loads(slack.request(odd, SLACK_URL, None, NOW).body)["text"]
+    )
+
+
 @pytest.mark.parametrize(
     ("channel", "answer", "error"),
     [
@@ -142,6 +158,7 @@ def test_wecom_markdown_and_its_size_bound() -> None:
          "code 93000: invalid webhook url, hint: [1708397705432012366598976]"),
         ("wecom", b'{"errcode":0,"errmsg":"ok"}', None),
         ("wecom", b"<html>gateway</html>", None),  # no JSON: the status code alone judges it
+        ("slack", b"ok", None),  # Slack says no with its status code, not its body
     ],
 )  # fmt: skip
 def test_a_bots_200_answer_with_an_error_code_is_a_refusal(channel: str, answer: bytes, error: str | None) -> None:
@@ -160,6 +177,9 @@ def test_a_bots_200_answer_with_an_error_code_is_a_refusal(channel: str, answer:
         ("dingtalk", DINGTALK_URL, None),
         ("dingtalk", WECOM_URL, "a dingtalk webhook is an https URL on oapi.dingtalk.com"),
         ("wecom", WECOM_URL, None),
+        ("slack", SLACK_URL, None),
+        ("slack", "https://hooks.slack.com.example/services/T/B/X",
+         "a slack webhook is an https URL on hooks.slack.com"),
         ("wecom", "https://qyapi.weixin.qq.com.evil.example/cgi-bin/webhook/send?key=k",
          "a wecom webhook is an https URL on qyapi.weixin.qq.com"),
     ],
@@ -171,9 +191,10 @@ def test_a_bots_url_must_be_on_its_platforms_host(channel: str, url: str, proble
 def test_a_bots_url_is_shown_with_its_token_masked() -> None:
     assert masked_url(FEISHU_URL) == "https://open.feishu.cn/open-apis/bot/v2/hook/***1a76"
     assert masked_url(DINGTALK_URL) == "https://oapi.dingtalk.com/robot/send?access_token=***6789"
+    assert masked_url(SLACK_URL) == "https://hooks.slack.com/services/T00000000/B00000000/***XXXX"
     assert masked_url(WECOM_URL) == "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=***5aaa"
 
 
 def test_every_channel_is_registered_once_by_its_name() -> None:
-    assert CHANNEL_NAMES == ("generic", "feishu", "dingtalk", "wecom")
+    assert CHANNEL_NAMES == ("generic", "feishu", "dingtalk", "wecom", "slack")
     assert all(name == channel.name for name, channel in CHANNELS.items())

@@ -215,7 +215,7 @@ class WebhookState(BaseModel):
     url: str | None = Field(
         None, description="the webhook, if one is set (a group bot's with its token masked: `***ab12`)"
     )
-    channel: str = Field(GENERIC, description="the message format: `generic`, `feishu`, `dingtalk` or `wecom`")
+    channel: str = Field(GENERIC, description="the message format: `generic`, `feishu`, `dingtalk`, `wecom` or `slack`")
     language: Language = Field("zh", description="the language of a group bot's messages")
     signed: bool = Field(False, description="deliveries are signed (a generic webhook's always are)")
     secret: str | None = Field(
