@@ -128,6 +128,42 @@ class VenueClaim(BaseModel):
     text: str = Field(description="the words it was read from", examples=["Accepted to ICML 2026 (Spotlight)"])
 
 
+class PublishedIn(BaseModel):
+    """The volume a paper's published record prints it in, as printed there (an ACL Anthology record: its volume's
+    metadata and the paper's pages): what a citation of the published paper writes beside its authors and year."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["proceedings", "journal"] = Field(description="a proceedings volume, or a journal's")
+    title: str = Field(
+        description="the paper's title as the volume prints it, as readable text",
+        examples=["CSCD-NS: a Chinese Spelling Check Dataset for Native Speakers"],
+    )
+    title_latex: str = Field(
+        description="the same title in LaTeX, as a BibTeX entry writes it: letters whose case must be kept braced, "
+        "formulas as $…$, accents as commands",
+        examples=["{CSCD}-{NS}: a {C}hinese Spelling Check Dataset for Native Speakers"],
+    )
+    booktitle: str = Field(
+        description="the volume's title as printed, as readable text",
+        examples=[
+            "Proceedings of the 62nd Annual Meeting of the Association for Computational Linguistics (Volume 1: "
+            "Long Papers)"
+        ],
+    )
+    booktitle_latex: str = Field(description="the volume's title in LaTeX, as a BibTeX entry writes it")
+    journal: str | None = Field(None, description="a journal volume's journal, when the volume names it")
+    volume: str | None = Field(None, description="a journal's volume number", examples=["12"])
+    issue: str | None = Field(None, description="a journal's issue number", examples=["3"])
+    editors: list[Author] = Field(default_factory=list, description="the volume's editors, in order")
+    publisher: str | None = Field(
+        None, description="the volume's publisher, as printed", examples=["Association for Computational Linguistics"]
+    )
+    address: str | None = Field(None, description="the publisher's place, as printed", examples=["Bangkok, Thailand"])
+    month: str | None = Field(None, description="the month of publication, as printed", examples=["August"])
+    pages: str | None = Field(None, description="the paper's pages in the volume, as printed", examples=["146-159"])
+
+
 class Paper(BaseModel):
     """One canonical record per work, whichever sources described it."""
 
@@ -146,6 +182,13 @@ class Paper(BaseModel):
     venue: str | None = Field(None, description="venue name when published", examples=["ACL 2024"])
     year: int | None = Field(None, description="year of first publication")
     status: PublicationStatus = Field("preprint", description="preprint, or published in a venue or journal")
+    published_in: PublishedIn | None = Field(
+        None,
+        exclude_if=left_out,
+        description="the volume the published record prints the paper in, as printed: its title, editors, "
+        "publisher, place and month, the paper's pages (ACL Anthology records; added after papers.new.v1's first "
+        "release: absent when none)",
+    )
     comments: str | None = Field(None, description="the authors' comments (arXiv)")
     journal_ref: str | None = Field(None, description="journal reference (arXiv)")
     venue_claims: list[VenueClaim] = Field(

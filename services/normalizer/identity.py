@@ -5,11 +5,11 @@ entry, DBLP key); failing that, by fingerprint = folded title (LaTeX markup fold
 author's family name and their initial, and only when no id contradicts it (a paper with arXiv id X never absorbs a
 record with arXiv id Y, nor one ACL id, OpenReview forum, PMLR entry or DBLP key another). Two records with the same
 title but different first authors therefore never merge, and neither do two arXiv papers that share title and first
-author. Published venues win for status and venue; the newest version wins for title and abstract; ids, categories,
-sources, links and authors' affiliations / ORCID / source ids accumulate; a code, data, model, demo or project link
-found in the abstract or comments fills only a kind no source's own field gives. The venue claims are read again from
-the merged paper's comments, journal reference and DOIs: the newest version's comment wins, as it does for the comment
-itself.
+author. Published venues win for status, venue and the volume that prints the paper; the newest version wins for
+title and abstract; ids, categories, sources, links and authors' affiliations / ORCID / source ids accumulate; a code,
+data, model, demo or project link found in the abstract or comments fills only a kind no source's own field gives.
+The venue claims are read again from the merged paper's comments, journal reference and DOIs: the newest version's
+comment wins, as it does for the comment itself.
 """
 
 import re
@@ -34,6 +34,7 @@ TRACKED_FIELDS = (
     "venue",
     "year",
     "status",
+    "published_in",
     "comments",
     "journal_ref",
     "venue_claims",
@@ -227,6 +228,7 @@ def merge(
             venue=record.venue,
             year=record.year,
             status=record.status,
+            published_in=record.published_in,
             comments=record.comments,
             journal_ref=record.journal_ref,
             license=record.license,
@@ -270,6 +272,7 @@ def merge(
             paper.status = "published"
             paper.venue = record.venue or existing.venue
             paper.year = record.year or existing.year
+            paper.published_in = record.published_in or existing.published_in
         for name in ("comments", "journal_ref", "license"):
             value = getattr(record, name)
             if value and (newest or not getattr(existing, name)):

@@ -14,6 +14,7 @@ from schemas.paper import (
     PaperIds,
     PaperVersion,
     PublicationStatus,
+    PublishedIn,
     SourceVersion,
 )
 
@@ -43,6 +44,7 @@ class ParsedRecord:
     venue: str | None = None
     year: int | None = None
     status: PublicationStatus = "preprint"
+    published_in: PublishedIn | None = None  # the volume a published record prints the paper in
     community: CommunityPick | None = None
     community_summary: CommunitySummary | None = None  # another system's Chinese summary (daily-arXiv-ai-enhanced)
     is_front_matter: bool = False

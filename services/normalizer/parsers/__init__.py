@@ -27,7 +27,10 @@ from services.normalizer.records import Incoming, ParsedRecord, UnparseableRecor
 # 2: LaTeX accents read only where they are accents, formulas kept as the source wrote them.
 # 3: a listing-corpus line's day (its datestamp) read as the paper's first-published date (listed_on).
 # 4: an ACL Anthology record read with the category cs.CL.
-READING = 4
+# 5: an ACL Anthology record's volume kept with the paper (published_in: the volume's title, editors, publisher,
+#    address and month, the paper's pages and its title's case marks), which its citations write; a Findings
+#    volume's papers published at "Findings of EACL 2024", not "Findings 2024".
+READING = 5
 
 # Each parser gets the whole raw record: most need only `content`, some also the source's datestamp.
 PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {

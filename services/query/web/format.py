@@ -159,20 +159,24 @@ class VenueLine:
 def venue_lines(paper: dict[str, Any], t: Translator) -> list[VenueLine]:
     """Where a paper (a search document or a canonical paper) was published or says it was accepted: its published
     record's venue first ("ICML 2025 · CCF-A (会议论文集)", when no claim of its own names that edition), then its
-    claims, accepted ones first."""
+    claims, accepted ones first. A claim naming the published record's edition says the proceedings too: the paper
+    merged with its proceedings record is published there, whatever its comment said before."""
     claims = paper.get("venue_claims") or []
+    published = [v for v in accepted_venues(PaperVenues.of_document(paper)) if v.evidence == "proceedings"]
     lines = [
         VenueLine(
             " · ".join([venue.label, *([f"CCF-{venue.ccf_rank}"] if venue.ccf_rank else [])]),
             t("venue_source_proceedings"),
             accepted=True,
         )
-        for venue in accepted_venues(PaperVenues.of_document(paper))
-        if venue.evidence == "proceedings" and not any(_names_edition(claim, venue) for claim in claims)
+        for venue in published
+        if not any(_names_edition(claim, venue) for claim in claims)
     ]
     for claim in sorted(claims, key=lambda c: c.get("status") != "accepted"):
         edition = " ".join(str(part) for part in (claim.get("venue"), claim.get("year")) if part)
         source = t(f"venue_source_{claim.get('source')}") if t.has(f"venue_source_{claim.get('source')}") else ""
+        if any(_names_edition(claim, venue) for venue in published):
+            source = t("venue_source_proceedings")
         if claim.get("status") != "accepted":
             lines.append(VenueLine(t("venue_submitted", venue=edition), source, accepted=False))
             continue
@@ -192,9 +196,11 @@ def venue_lines(paper: dict[str, Any], t: Translator) -> list[VenueLine]:
 
 
 def _names_edition(claim: dict[str, Any], venue: AcceptedVenue) -> bool:
-    """Whether an accepted claim of the paper's own already says the published record's venue and year."""
+    """Whether an accepted claim of the paper's own already says the published record's venue, year and track (a
+    comment's "EACL 2024" is not the proceedings' Findings of EACL 2024)."""
     same_venue = claim.get("venue_key") == venue.venue_key if venue.venue_key else claim.get("venue") == venue.venue
-    return claim.get("status") == "accepted" and same_venue and claim.get("year") in (venue.year, None)
+    same_track = (claim.get("track") or "main") == venue.track
+    return claim.get("status") == "accepted" and same_venue and same_track and claim.get("year") in (venue.year, None)
 
 
 def status_label(status: str | None, t: Translator) -> str:

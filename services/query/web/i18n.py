@@ -181,7 +181,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "limit_login_per_account": ("这个账号的登录失败", "failed sign-ins to this account"),
     "limit_signup_per_address": ("注册", "sign-ups"),
     "limit_mail_per_address": ("发送邮件", "mails sent"),
-    "limit_mail_per_account": ("给这个账号发送邮件", "mails to this account"),
+    "limit_password_checks": ("核对当前密码", "current-password checks"),
+    "limit_token_creates": ("创建 API 令牌", "new API tokens"),
     # a follow's own rules (papertrail/follows/checks.py FollowRuleError.rule)
     "follow_rule_venue_needed": ("请填写会议或期刊,或选择一个领域", "Name a venue, or choose a field"),
     "follow_rule_similar_needed": (
@@ -568,10 +569,22 @@ STRINGS: dict[str, tuple[str, str]] = {
     "token_revoke": ("吊销", "Revoke"),
     "token_new": ("新令牌(只显示这一次,请立即保存):", "New token (shown this once: keep it now):"),
     "token_not_found": ("没有这个令牌。", "No such token."),
+    "token_needs_confirmed": (
+        "请先确认邮箱,再创建 API 令牌。",
+        "Confirm your address before creating an API token.",
+    ),
+    "tokens_end_note": (
+        "创建令牌需要当前密码。修改或重设密码、在所有设备上退出时,所有令牌都会被吊销。",
+        "Creating a token asks for your current password. Changing or resetting the password, and signing out "
+        "everywhere, revoke every token.",
+    ),
     "account_sessions": ("登录会话", "Sessions"),
     "account_sessions_count": ("当前有 {count} 个登录会话。", "{count} signed-in session(s)."),
     "account_sign_out_everywhere": ("在所有设备上退出", "Sign out everywhere"),
-    "done_password": ("密码已修改。", "Password changed."),
+    "done_password": (
+        "密码已修改;其他登录会话和所有 API 令牌已失效。",
+        "Password changed; your other sessions and every API token have ended.",
+    ),
     "done_mailed": ("确认邮件已发送。", "Confirmation mail sent."),
     "done_unmailed": (
         "本站没有配置邮件服务(SMTP),没有发送确认邮件。",
@@ -680,6 +693,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "correct_submit": ("提交纠错", "Send report"),
     "correct_error": ("无法提交:{detail}", "Cannot send the report: {detail}"),
     "correct_too_long": ("表单内容超过 {limit} KB,请缩短后再提交", "the form is longer than {limit} KB; shorten it"),
+    "correct_too_many_yours": (
+        "你对这篇论文提交的纠错还有 {count} 条待处理,请等运营人员处理后再提交。",
+        "You have {count} open error reports on this paper: please wait until operators have handled them.",
+    ),
     "correct_too_many_open": (
         "这篇论文已有多条待处理的纠错,请等运营人员处理后再提交。",
         "This paper already has many open error reports: please wait until operators have handled them.",

@@ -182,6 +182,7 @@ JOB_HIDDEN = {"_id", "file", "user_id"}
         202: {"model": ImportJob, "description": "a large file: the import runs; follow its Location"},
         **YOURS,
         **problem_responses(
+            (400, "the body is not multipart form data that can be read"),
             (409, "an import of yours is still running, or another file of yours is being read"),
             (413, "the file is larger, or holds more entries (LIBRARY_IMPORT_MAX_ENTRIES), than an import takes"),
             429,
