@@ -170,7 +170,7 @@ async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: 
     owners = await resources.store.users_by_id(sorted({e.user_id for e, follow in wanted if not follow.webhook_url}))
     now = datetime.now(UTC)
     queued = [
-        queued_delivery(event, target, now)
+        queued_delivery(event, target, now, resources.webhooks.public_url)
         for event, follow in wanted
         if (target := webhook_target(follow, owners.get(event.user_id))) is not None
     ]

@@ -39,12 +39,16 @@ from papertrail.collections import (
 )
 from papertrail.mongo import ensure_index
 from papertrail.outbound import url_host
+from papertrail.push.channels import GENERIC
 from schemas.events import Follow
 from services.query.readers.accounts.corrections import CorrectionReport
 from services.query.readers.accounts.rates import GRACE, Rate, Window, over, window
 
 TOKEN_PREFIX = "pt_"
 LAST_USED_EVERY = timedelta(minutes=1)  # a token's last use is written at most this often
+# what the matcher keeps to send a delivery, never shown in its log: the signed body and signature, a group bot's
+# signed URL and headers
+DELIVERY_HIDDEN = {"_id": 0, "body": 0, "signature": 0, "claimed_until": 0, "request_url": 0, "headers": 0}
 
 
 def token_hash(token: str) -> str:
@@ -119,13 +123,28 @@ class Users:
         await self.users.update_one({"_id": user_id, "email": {"$in": [None, ""]}}, {"$set": {"email": email}})
         return result.matched_count == 1
 
-    async def set_webhook(self, user_id: str, url: str | None) -> str | None:
-        """Set (or with None remove) the user's webhook; return the new signing secret. The time it was set lets the
-        matcher re-enable the user's webhooks on its host if they were disabled before."""
-        secret = secrets.token_hex(32) if url else None
-        changes = {"webhook_url": url, "webhook_secret": secret, "webhook_set_at": datetime.now(UTC)}
+    async def set_webhook(
+        self,
+        user_id: str,
+        url: str | None,
+        channel: str = GENERIC,
+        bot_secret: str | None = None,
+        language: str = "zh",
+    ) -> str | None:
+        """Set (or with None remove) the user's webhook; return the new signing secret of a generic one (a group
+        bot's is the one the bot gave, `bot_secret`, never returned). The time it was set lets the matcher re-enable
+        the user's webhooks on its host if they were disabled before."""
+        made = secrets.token_hex(32) if url and channel == GENERIC else None
+        changes = {
+            "webhook_url": url,
+            "webhook_secret": made or (bot_secret if url else None),
+            "webhook_channel": channel if url else None,
+            "webhook_language": language if url else None,
+            "webhook_signed": bool(made or bot_secret) if url else None,  # shown; the secret itself never read back
+            "webhook_set_at": datetime.now(UTC),
+        }
         await self.users.update_one({"_id": user_id}, {"$set": changes})
-        return secret
+        return made
 
     async def set_email(self, user_id: str, email: str | None) -> None:
         await self.users.update_one({"_id": user_id}, {"$set": {"email": email}})
@@ -410,9 +429,7 @@ class Deliveries:
     async def deliveries(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
         """The user's latest deliveries (queued ones too), without the signed body the matcher keeps to send."""
         cursor = (
-            self.webhook_deliveries.find(
-                {"user_id": user_id}, {"_id": 0, "body": 0, "signature": 0, "claimed_until": 0}
-            )
+            self.webhook_deliveries.find({"user_id": user_id}, DELIVERY_HIDDEN)
             .sort("created_at", DESCENDING)
             .limit(limit)
         )
