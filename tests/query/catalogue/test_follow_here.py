@@ -183,6 +183,8 @@ def test_in_headless_chromium_follow_an_author_at_desktop_and_phone_width(
                 button = tab.get_by_role("button", name="关注这位作者")
                 box = button.bounding_box()
                 assert box is not None and box["x"] + box["width"] <= width, (width, box)
+                ink, paper = button.evaluate("b => [getComputedStyle(b).color, getComputedStyle(b).backgroundColor]")
+                assert ink != paper, f"the button's text is the colour of its background: {ink}"
                 tab.screenshot(path=SHOTS / f"author-{width}-before.png", full_page=True)
                 button.click()
                 expect(tab.locator(".follow-here .following")).to_have_text("已关注")  # back on the page, followed
