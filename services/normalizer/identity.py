@@ -19,6 +19,7 @@ from typing import Literal
 
 from papertrail.paper_ids import fingerprint
 from papertrail.venues.claims import venue_claims
+from papertrail.web_links import web_links
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionBefore, VersionKind
 from services.normalizer.links import found_links
@@ -353,6 +354,20 @@ def categorized_as_stored(
     categorized = paper.model_copy(deep=True)
     categorized.categories = [*paper.categories, ANTHOLOGY_CATEGORY]
     return _stored_update(paper, categorized, now, next_seq, source, record_id, content_hash)
+
+
+def linked_as_stored(
+    paper: Paper, *, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
+) -> Change | None:
+    """A paper an older release stored with a link that is no http(s) URL (a source's `javascript:` URL, as given)
+    left with only its web links, as a merge now keeps them (parse_raw), as a metadata update by `source`'s
+    `record_id`. None when every link it holds is a web link."""
+    kept = web_links(paper.links)
+    if kept == paper.links:
+        return None
+    linked = paper.model_copy(deep=True)
+    linked.links = kept
+    return _stored_update(paper, linked, now, next_seq, source, record_id, content_hash)
 
 
 def _stored_update(

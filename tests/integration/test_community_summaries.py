@@ -92,11 +92,12 @@ def test_a_community_summary_is_the_papers_guide_until_ours_is_written(
                 "daily-arXiv-ai-enhanced", "deepseek-chat", DAY
             )  # fmt: skip
             for line in LINES:  # every genuine line passes the checks: each paper shows its own
-                wait_until(
-                    lambda line=line: line["AI"]["tldr"] in _page(query, f"arxiv:{line['id']}")[0],
-                    timeout=60,
-                    what=f"{line['id']}'s community summary",
-                )
+                tldr, line_id = line["AI"]["tldr"], line["id"]
+
+                def shows_its_own(tldr: str = tldr, line_id: str = line_id) -> bool:
+                    return tldr in _page(query, f"arxiv:{line_id}")[0]
+
+                wait_until(shows_its_own, timeout=60, what=f"{line_id}'s community summary")
             alone = f"arxiv:{ALONE['id']}"
             wait_until(lambda: _detail(query, alone)["searchable"], timeout=60, what="the paper without one indexed")
             assert (

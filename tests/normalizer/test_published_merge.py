@@ -146,7 +146,8 @@ def test_an_acl_record_brings_its_volume_and_doi_to_the_preprint_it_joins() -> N
     [draft] = plan_batch([preprint, acl], [], now=NOW, ai_categories=AI).drafts
     paper = draft.paper
     assert paper is not None and paper.id == "arxiv:2309.08627" and paper.status == "published"
-    assert paper.published_in == acl.record.published_in and paper.published_in.pages == "160-176"
+    assert paper.published_in is not None and paper.published_in.pages == "160-176"
+    assert paper.published_in == acl.record.published_in
     assert paper.ids.dois == ["10.18653/v1/2024.acl-long.11"]
     assert draft.versions[-1].kind == "published" and "published_in" in draft.versions[-1].changed_fields
 

@@ -119,6 +119,7 @@ def test_a_findings_paper_is_published_at_its_conferences_findings() -> None:
     paper's venue names it, so the catalogue knows it as EACL's findings track."""
     [paper] = [parse_raw(r) for r in acl_records(SOURCES / "acl/2024.findings-eacl-1.xml")]
     assert paper.venue == "Findings of EACL 2024" and paper.year == 2024
+    assert paper.published_in is not None
     assert paper.published_in.booktitle == "Findings of the Association for Computational Linguistics: EACL 2024"
     assert paper.published_in.address == "St. Julian’s, Malta"
 
@@ -129,7 +130,8 @@ def test_an_acl_paper_keeps_the_doi_its_volume_gives_it() -> None:
     papers = {r.record_id: parse_raw(r) for r in acl_records(SOURCES / "acl/2024.acl-long-10-11.xml")}
     assert papers["2024.acl-long.10"].ids.dois == ["10.18653/v1/2024.acl-long.10"]
     assert papers["2024.acl-long.11"].links["doi"] == "https://doi.org/10.18653/v1/2024.acl-long.11"
-    assert papers["2024.acl-long.10"].published_in.pages == "146-159"
+    published_in = papers["2024.acl-long.10"].published_in
+    assert published_in is not None and published_in.pages == "146-159"
 
 
 @pytest.mark.parametrize("path", HF_FILES, ids=lambda p: p.name)

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from papertrail.web_links import is_web_link
+from papertrail.web_links import web_links
 from schemas.events import RawRecord
 from services.normalizer.metrics import LINKS_DROPPED
 from services.normalizer.parsers.acl import parse_acl
@@ -59,7 +59,7 @@ def parse_raw(raw: RawRecord) -> ParsedRecord:
     if parser is None:
         raise UnparseableRecord(f"no parser for format {raw.format!r}")
     record = parser(raw)
-    kept = {kind: url for kind, url in record.links.items() if is_web_link(url)}
+    kept = web_links(record.links)
     if len(kept) < len(record.links):
         record.dropped_links = {kind: url for kind, url in record.links.items() if url and kind not in kept}
         record.links = kept

@@ -14,7 +14,7 @@ from papertrail.follows.reasons import reason_text as plain_reason_text
 from papertrail.names import display_name_key
 from papertrail.text import Dollar, Formula, Styled, TexPart, has_han, tex_parts
 from papertrail.venues.accepted import AcceptedVenue, PaperVenues, accepted_venues
-from papertrail.web_links import is_web_link
+from papertrail.web_links import is_web_link, web_links
 from services.query.web.i18n import Translator
 
 AUTHORS_SHOWN = 8  # the seed site shows eight authors on a card, then "等 N 位作者"
@@ -301,7 +301,7 @@ def page_numbers(page: int, total: int, size: int, around: int = 2) -> list[int 
 def paper_links(paper: dict[str, Any]) -> list[tuple[str, str]]:
     """Named links of a paper (arXiv abs/pdf, DOI, anthology …), from its links and ids; only http(s) URLs (the
     normalizer keeps no other, but a paper stored before it did holds its source's links as given)."""
-    links = {name: url for name, url in (paper.get("links") or {}).items() if is_web_link(url)}
+    links = web_links(paper.get("links") or {})
     ids = paper.get("ids") or {}
     if ids.get("arxiv"):
         links.setdefault("abs", f"https://arxiv.org/abs/{ids['arxiv']}")
