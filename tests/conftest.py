@@ -250,7 +250,13 @@ SLOW_MODULES = (
 
 # Modules that share a session-scoped fixture run on one worker, so it starts once: tests/query/conftest.py's
 # arxiv_page_site (one pipeline that harvested the recorded arXiv page, read by both).
-SHARED_UNITS = {"arxiv-page-site": ("query/catalogue/test_api.py", "query/catalogue/test_pages.py")}
+SHARED_UNITS = {
+    "arxiv-page-site": (
+        "query/catalogue/test_api.py",
+        "query/catalogue/test_pages.py",
+        "query/catalogue/test_follow_here.py",
+    )
+}
 
 
 def _slowness(nodeid: str) -> int:

@@ -4,7 +4,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from services.query.web import account, account_pages, corrections, deadlines, library, pages
+from services.query.web import account, account_pages, corrections, deadlines, follow_here, library, pages
 from services.query.web.i18n import Translator
 from services.query.web.render import (
     HERE,
@@ -27,6 +27,7 @@ def mount_web(app: FastAPI) -> bool:
     app.include_router(deadlines.router)
     app.include_router(account.router)
     app.include_router(account_pages.router)
+    app.include_router(follow_here.router)
     app.add_exception_handler(FormNotFromThisSite, form_not_from_this_site)  # type: ignore[arg-type]
     app.add_exception_handler(SignInRequired, sign_in_first)  # type: ignore[arg-type]
     app.add_route("/docs", api_docs, include_in_schema=False)

@@ -166,31 +166,51 @@ async def show_follows(
 FOLLOW_WRITES = [*CSRF, Depends(WriteLimit("follow_writes", by="user"))]
 
 
+class FollowRefused(Exception):
+    """A follow form the accounts' checks refused: the status and what is wrong, in the reader's language."""
+
+    def __init__(self, status_code: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status_code, self.detail = status_code, detail
+
+
+async def follow_from_form(
+    request: Request, user: dict[str, Any], readers: ReaderRecords, form: dict[str, str]
+) -> accounts.FollowOut:
+    """Create the follow a form asks for, with the API's validation (the follows page and every page's 关注 button);
+    FollowRefused says why not."""
+    t = Translator(language(request))
+    resources = resources_of(request)
+    try:
+        body = accounts.FollowCreate.model_validate(follow_body(form))
+        return await accounts.create_follow(
+            readers, resources.papers, resources.announce_follow_change, user["_id"], body,
+            resources.settings.similar_threshold,
+        )  # fmt: skip
+    except ValidationError as error:
+        raise FollowRefused(422, validation_text(error, t)) from error
+    except accounts.BadSeed as error:
+        raise FollowRefused(400, t(f"seed_{error.why}", position=error.position + 1, seed=error.seed)) from error
+    except FollowRuleError as error:
+        detail = t(f"follow_rule_{error.rule}", **error.values) if t.has(f"follow_rule_{error.rule}") else str(error)
+        raise FollowRefused(400, detail) from error
+
+
 @router.post("/me/follows", response_class=HTMLResponse, dependencies=FOLLOW_WRITES)
 async def add_follow(request: Request, user: Reader, readers: ReadersDep) -> Response:
     """Add a keyword, author, topic or similar follow with the API's validation; a refusal is shown on the page."""
     form = await form_fields(request)
-    announce = resources_of(request).announce_follow_change
     try:
-        body = accounts.FollowCreate.model_validate(follow_body(form))
-        resources = resources_of(request)
-        follow = await accounts.create_follow(
-            readers, resources.papers, announce, user["_id"], body, resources.settings.similar_threshold
-        )
-    except ValidationError as error:
-        detail = validation_text(error, Translator(language(request)))
-        return await _follows_page(request, user, readers, 422, error=detail, form=form)
-    except accounts.BadSeed as error:
-        t = Translator(language(request))
-        detail = t(f"seed_{error.why}", position=error.position + 1, seed=error.seed)
-        return await _follows_page(request, user, readers, 400, error=detail, form=form)
-    except FollowRuleError as error:
-        t = Translator(language(request))
-        detail = t(f"follow_rule_{error.rule}", **error.values) if t.has(f"follow_rule_{error.rule}") else str(error)
-        return await _follows_page(request, user, readers, 400, error=detail, form=form)
-    # a follow that cannot match anything yet says why on the page it comes back to
+        follow = await follow_from_form(request, user, readers, form)
+    except FollowRefused as refused:
+        return await _follows_page(request, user, readers, refused.status_code, error=refused.detail, form=form)
+    return see_other(created_url(follow))
+
+
+def created_url(follow: accounts.FollowOut) -> str:
+    """The follows page saying a follow was added, and, for one that cannot match anything yet, why."""
     warned = {"cannot_match": "chinese"} if follow.warning else {}
-    return see_other("/me/follows?" + urlencode({"created": follow.name, **warned}))
+    return "/me/follows?" + urlencode({"created": follow.name, **warned})
 
 
 def follow_body(form: dict[str, str]) -> dict[str, Any]:
@@ -228,14 +248,16 @@ def _similar_name(seeds: list[str], description: str | None) -> str:
 
 @router.post("/me/follows/{follow_id}/delete", dependencies=FOLLOW_WRITES)
 async def remove_follow(follow_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
-    """Unfollow one of your follows (another user's follow id reads as missing)."""
+    """Unfollow one of your follows (another user's follow id reads as missing), then back to `next` (a path of this
+    site) or the follows page."""
     if not FOLLOW_ID.match(follow_id):
         return error_page(request, 404, Translator(language(request))("not_found"), user)
     try:
         await accounts.delete_follow(readers, resources_of(request).announce_follow_change, user["_id"], follow_id)
     except accounts.NoSuchFollow:
         return error_page(request, 404, Translator(language(request))("follow_not_found"), user)
-    return see_other("/me/follows")
+    # a page's 已关注 button comes back to its page; anything but a path of this site to the follows page
+    return see_other(local_path((await form_fields(request)).get("next"), "/me/follows"))
 
 
 @router.get("/me/feed", response_class=HTMLResponse)

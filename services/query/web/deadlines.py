@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from papertrail.venues.deadlines import UpcomingDeadline
 from services.query.catalogue.reads.venues import FIELD_NAMES, DeadlineQuery, deadlines
 from services.query.deps import NowDep, SettingsDep
+from services.query.web.follow_here import follows_here
 from services.query.web.i18n import Translator
 from services.query.web.refusals import validation_text
 from services.query.web.render import language, render, signed_in_user
@@ -46,9 +47,11 @@ async def show_deadlines(request: Request, settings: SettingsDep, now: NowDep) -
     if zone not in available_timezones():
         problem, zone = t("refused_zone", zone=zone), settings.display_timezone
     rows = [] if problem else deadlines(query, now)
+    user = await signed_in_user(request)
     return render(
-        request, "deadlines.html", 422 if problem else 200, user=await signed_in_user(request), query=query,
-        rows=rows, now=now, shown_zone=zone, fields=FIELD_NAMES, problem=problem,
+        request, "deadlines.html", 422 if problem else 200, user=user, query=query,
+        here=await follows_here(request, user), rows=rows, now=now, shown_zone=zone, fields=FIELD_NAMES,
+        problem=problem,
         local=lambda moment: moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M"),
     )  # fmt: skip
 

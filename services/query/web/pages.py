@@ -29,6 +29,7 @@ from services.query.readers.library.citations import FORMATS, export
 from services.query.readers.library.store import citable
 from services.query.web import format as fmt
 from services.query.web.browse import SORTS, api_query_to_page, parse_browse
+from services.query.web.follow_here import follows_here
 from services.query.web.i18n import Translator
 from services.query.web.library import marks_of
 from services.query.web.render import (
@@ -90,6 +91,7 @@ async def show_home(
         # a Chinese search that found nothing, and a model that cannot read it: say why, not only "0 papers"
         chinese_hint=not results["total"] and has_han(browse.q or "") and settings.reads_chinese is False,
         pages=fmt.page_numbers(browse.page, results["total"], browse.size),
+        here=await follows_here(request, user),
     )  # fmt: skip
 
 
@@ -122,6 +124,7 @@ async def show_paper(
         request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported, marks=marks,
         citation=citation, cite_format=cite_format, cite_formats=FORMATS, cite_open="cite" in request.query_params,
         similar=similar,
+        here=await follows_here(request, user),
     )  # fmt: skip
 
 
@@ -168,7 +171,7 @@ async def show_author(key: str, request: Request, index: PaperIndexDep) -> Respo
     author = await author_papers(index, key, page=1, size=100)
     if author["key"] != key:  # an old initial key that stands for one name: that name's page
         return RedirectResponse(f"/authors/{quote(author['key'])}", status_code=307)
-    return render(request, "author.html", user=user, author=author)
+    return render(request, "author.html", user=user, author=author, here=await follows_here(request, user))
 
 
 @router.get("/sources", response_class=HTMLResponse)

@@ -20,6 +20,7 @@ from services.query.catalogue.reads.papers import held_paper
 from services.query.catalogue.repositories import CatalogueRecords
 from services.query.deps import SESSION_COOKIE, resources_of, session_user
 from services.query.readers.accounts.keys import signature
+from services.query.web import follow_offers
 from services.query.web import format as fmt
 from services.query.web.i18n import Translator, pick_language
 
@@ -33,6 +34,7 @@ YEAR = 365 * 24 * 3600
 
 templates = Jinja2Templates(directory=HERE / "templates")
 templates.env.globals["fmt"] = fmt
+templates.env.globals["offers"] = follow_offers
 templates.env.trim_blocks = True
 templates.env.lstrip_blocks = True
 
