@@ -16,11 +16,15 @@ from papertrail.guarded_http import CONNECT_TO
 from papertrail.outbound import IPAddress, OutboundRefused, url_host
 from schemas.events import Follow, FollowMatched
 from services.matcher.delivery.webhooks import (
+    BACKFILLED_EVENT,
     DELIVERY_HEADER,
     EVENT_HEADER,
+    MATCHED_EVENT,
     SIGNATURE_HEADER,
     Retries,
     Verdict,
+    backfill_summary_body,
+    backfill_summary_id,
     delivery_id,
     signature,
     verdict,
@@ -52,14 +56,36 @@ def webhook_target(follow: Follow | None, user: dict[str, Any] | None) -> Webhoo
 
 def queued_delivery(match: FollowMatched, target: WebhookTarget, now: datetime) -> dict[str, Any]:
     """The delivery as queued: due now, its body signed once (the secret stays with the follow or the user)."""
-    ident = delivery_id(match, target.url)
-    body = webhook_body(match)
+    ident, body = delivery_id(match, target.url), webhook_body(match)
+    return _queued(ident, match.user_id, match.follow_id, match.paper_id, MATCHED_EVENT, body, target, now)
+
+
+def queued_backfill_summary(
+    follow: Follow, papers: int, at: datetime, feed_url: str, target: WebhookTarget, now: datetime
+) -> dict[str, Any]:
+    """The one delivery of a follow's backfill (begun at `at`) that matched `papers` held papers."""
+    ident = backfill_summary_id(follow.user_id, follow.id, at, target.url)
+    body = backfill_summary_body(follow.user_id, follow.id, follow.name, papers, at, feed_url)
+    return {**_queued(ident, follow.user_id, follow.id, None, BACKFILLED_EVENT, body, target, now), "papers": papers}
+
+
+def _queued(
+    ident: str,
+    user_id: str,
+    follow_id: str,
+    paper_id: str | None,
+    event: str,
+    body: bytes,
+    target: WebhookTarget,
+    now: datetime,
+) -> dict[str, Any]:
     return {
         "_id": ident,
         "delivery_id": ident,
-        "user_id": match.user_id,
-        "follow_id": match.follow_id,
-        "paper_id": match.paper_id,
+        "event": event,
+        "user_id": user_id,
+        "follow_id": follow_id,
+        "paper_id": paper_id,
         "url": target.url,
         "host": url_host(target.url),
         "body": body.decode("utf-8"),
@@ -154,7 +180,7 @@ class WebhookSender:
         headers = {
             "content-type": "application/json",
             SIGNATURE_HEADER: delivery["signature"],
-            EVENT_HEADER: "follow.matched",
+            EVENT_HEADER: delivery.get("event", MATCHED_EVENT),  # one queued before summaries had one
             DELIVERY_HEADER: delivery["_id"],
         }
         content = delivery["body"].encode("utf-8")
