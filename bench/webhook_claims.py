@@ -44,7 +44,7 @@ def deliveries(count: int, now: datetime) -> list[dict[str, Any]]:
             reasons=[MatchReason(field="title", term="model")], matched_at=now, paper_title=paper.title,
         )  # fmt: skip
         target = WebhookTarget(f"https://hooks-{n % HOSTS}.example/papertrail/{user}", "secret")
-        queued.append(queued_delivery(match, target, now - timedelta(seconds=count - n)))
+        queued.append(queued_delivery(match, target, now - timedelta(seconds=count - n), "http://127.0.0.1:8000"))
     return queued
 
 

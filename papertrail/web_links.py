@@ -4,6 +4,7 @@ runs in the reader's session. Pure; the normalizer keeps only these when it read
 again (a paper stored by an earlier release holds what it was given)."""
 
 import re
+from collections.abc import Mapping
 
 # the scheme, then a host's first character: no space, no scheme-relative or empty host
 _WEB_LINK = re.compile(r"https?://[^\s/?#]", re.IGNORECASE)
@@ -12,3 +13,8 @@ _WEB_LINK = re.compile(r"https?://[^\s/?#]", re.IGNORECASE)
 def is_web_link(value: object) -> bool:
     """An http(s) URL with a host, exactly as written (a leading space or a control character makes it none)."""
     return isinstance(value, str) and _WEB_LINK.match(value) is not None
+
+
+def web_links(links: Mapping[str, str]) -> dict[str, str]:
+    """The named links that are web links, in their order."""
+    return {kind: url for kind, url in links.items() if is_web_link(url)}

@@ -14,7 +14,7 @@ from services.normalizer.migrations import MIGRATIONS as NORMALIZER
 from services.query.migrations import MIGRATIONS as QUERY
 from services.summarizer.migrations import MIGRATIONS as SUMMARIZER
 
-# Every service's migrations, one numbering (the next is 8).
+# Every service's migrations, one numbering (the next is 10).
 MIGRATIONS = Migrations([*NORMALIZER, *QUERY, *SUMMARIZER])
 
 

@@ -28,6 +28,7 @@ from papertrail.kafka import (
     make_broker,
     publish_confirmed,
 )
+from papertrail.push.channels import GENERIC
 from papertrail.service import Clients, service_app
 from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
@@ -124,7 +125,7 @@ async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: 
     with cycles_unchecked():  # a batch can make ~100,000 events
         for _, event in valid:
             started = time.perf_counter()
-            hits = resources.follow_index.match(PaperText.of(event.paper))
+            hits = resources.follow_index.match(PaperText.of(event.paper, event.summary))
             MATCH_SECONDS.observe(time.perf_counter() - started)
             matches += [
                 follow_matched(follow, event.paper.id, event.paper.title, reasons, now) for follow, reasons in hits
@@ -172,7 +173,7 @@ async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: 
     owners = await resources.store.users_by_id(sorted({e.user_id for e, follow in wanted if not follow.webhook_url}))
     now = datetime.now(UTC)
     queued = [
-        queued_delivery(event, target, now)
+        queued_delivery(event, target, now, resources.webhooks.public_url)
         for event, follow in wanted
         if (target := webhook_target(follow, owners.get(event.user_id))) is not None
     ]
@@ -187,7 +188,7 @@ async def queue_backfill_summary(
     its owner has a webhook: how many held papers it matched, and a link to the follow's feed."""
     owner = None if follow.webhook_url else await store.user(follow.user_id)
     target = webhook_target(follow, owner)
-    if target is None:
+    if target is None or target.channel != GENERIC:  # a group bot's reader sees them in the follow's feed
         return
     feed_url = f"{public_url.rstrip('/')}/me/feed?{urlencode({'follow_id': follow.id})}"
     summary = queued_backfill_summary(follow, papers, at, feed_url, target, datetime.now(UTC))

@@ -81,4 +81,6 @@ class MatcherSettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, Webho
         10, ge=0, le=50, description="为你推荐 papers a digest adds (the query service's reader_picks; 0: none)"
     )
     digest_timezone: TimeZoneName = Field("Asia/Shanghai", description="time zone whose calendar days digests cover")
-    public_url: str = Field("http://127.0.0.1:8000", description="base URL of the query service, for links in mail")
+    public_url: str = Field(
+        "http://127.0.0.1:8000", description="base URL of the query service, for links in mail and group-bot messages"
+    )

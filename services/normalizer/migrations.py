@@ -12,7 +12,13 @@ from schemas import topics
 from schemas.events import PaperNormalized, PaperWithdrawn
 from schemas.paper import Paper, PaperVersion
 from services.normalizer.front_matter import REASON
-from services.normalizer.identity import Change, claimed_as_stored, dated_as_stored
+from services.normalizer.identity import (
+    Change,
+    categorized_as_stored,
+    claimed_as_stored,
+    dated_as_stored,
+    linked_as_stored,
+)
 from services.normalizer.metrics import WITHDRAWN
 from services.normalizer.normalize import withdraw_front_matter
 from services.normalizer.plan import Draft
@@ -25,9 +31,10 @@ from services.normalizer.store import PaperStore
 SCHEME_MIGRATIONS = {2: 1}
 REFRESH_PASSES = 10  # a paper a merge changed during a pass is fingerprinted in the next one
 log = logging.getLogger("papertrail.normalizer")
-# Migrations 6 and 7's version records: metadata updates PaperTrail made itself, not source records (the paper
+# Migrations 6, 7, 8 and 9's version records: metadata updates PaperTrail made itself, not source records (the paper
 # page's history names them so)
 MIGRATION_SOURCE, DATING_RECORD, CLAIMING_RECORD = "papertrail", "migration 6", "migration 7"
+CATEGORIZING_RECORD, LINKING_RECORD = "migration 8", "migration 9"
 UPDATE_BATCH = 500
 
 
@@ -75,6 +82,26 @@ async def claim_venues(context: MigrationContext) -> str:
     papers = PaperStore(context.db)
     claimed = await _update_stored(context, CLAIMING_RECORD, papers.unclaimed_papers, claimed_as_stored)
     return f"{claimed} papers given their venue claims"
+
+
+async def categorize_anthology_papers(context: MigrationContext) -> str:
+    """ACL Anthology papers stored before ACL records gave the category cs.CL get it (identity.categorized_as_stored,
+    after a merged preprint's categories), each a metadata update announced as migration 6's are, so the index's
+    分类 filter (category=cs.CL) finds them."""
+    papers = PaperStore(context.db)
+    changed = await _update_stored(
+        context, CATEGORIZING_RECORD, papers.uncategorized_anthology_papers, categorized_as_stored
+    )
+    return f"{changed} ACL Anthology papers given the category cs.CL"
+
+
+async def drop_other_links(context: MigrationContext) -> str:
+    """Papers stored before the normalizer kept only http(s) links (issue 37) lose the others (a source's
+    `javascript:` URL as it came; identity.linked_as_stored), each a metadata update announced as migration 6's are,
+    so the API's paper and the index hold them no more."""
+    papers = PaperStore(context.db)
+    changed = await _update_stored(context, LINKING_RECORD, papers.papers_with_other_links, linked_as_stored)
+    return f"{changed} papers rid of links that are no http(s) URL"
 
 
 class StoredChange(Protocol):
@@ -136,5 +163,7 @@ MIGRATIONS = Migrations(
         Migration(2, "withdraw papers made of ACL front matter", "normalizer", withdraw_held_front_matter),
         Migration(6, "date the first publication of papers stored without one", "normalizer", date_first_publications),
         Migration(7, "give papers stored before venue claims their claims", "normalizer", claim_venues),
+        Migration(8, "give ACL Anthology papers the category cs.CL", "normalizer", categorize_anthology_papers),
+        Migration(9, "drop papers' links that are no http(s) URL", "normalizer", drop_other_links),
     ]
 )

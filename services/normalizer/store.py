@@ -26,10 +26,18 @@ from papertrail.paper_ids import FINGERPRINT_SCHEME, fingerprint
 from schemas.paper import Paper, PaperIds, PaperVersion
 from services.normalizer.identity import id_keys, record_fingerprint
 from services.normalizer.parsers import READING
-from services.normalizer.parsers.acl import FRONT_MATTER_ID
+from services.normalizer.parsers.acl import ANTHOLOGY_CATEGORY, FRONT_MATTER_ID
 from services.normalizer.plan import Draft
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper
 
+# For each of a paper's links, whether it may be no web link: all but an http(s) URL whose host begins with an ASCII
+# letter, digit or "[" (each of which papertrail.web_links.is_web_link takes), so none it refuses is left out.
+_OTHER_LINKS = {
+    "$map": {
+        "input": {"$objectToArray": {"$ifNull": ["$links", {}]}},
+        "in": {"$not": [{"$regexMatch": {"input": "$$this.v", "regex": r"^https?://[a-z0-9\[]", "options": "i"}}]},
+    }
+}
 _INTERNAL = ("_id", "rev", "fingerprints", "fingerprint_scheme", "version_count", "last_versions", "write_id")
 
 # (collection, keys, unique): unique where an id names one work; DOIs are not (a DOI may be listed by a
@@ -226,6 +234,22 @@ class PaperStore:
         """Papers holding no venue claim (no `venue_claims` field: stored before claims existed, or claiming nothing,
         which a merge leaves out too), in id order from after `after` (migration 7)."""
         query: dict[str, Any] = {"venue_claims": {"$exists": False}}
+        if after is not None:
+            query["_id"] = {"$gt": after}
+        return [_to_stored(doc) for doc in await self.papers.find(query).sort("_id", ASCENDING).to_list(batch_size)]
+
+    async def uncategorized_anthology_papers(self, after: str | None, batch_size: int) -> list[StoredPaper]:
+        """ACL Anthology papers without the Anthology's category (stored before ACL records gave one), in id order
+        from after `after` (migration 8)."""
+        query: dict[str, Any] = {"sources": "acl", "categories": {"$ne": ANTHOLOGY_CATEGORY}}
+        if after is not None:
+            query["_id"] = {"$gt": after}
+        return [_to_stored(doc) for doc in await self.papers.find(query).sort("_id", ASCENDING).to_list(batch_size)]
+
+    async def papers_with_other_links(self, after: str | None, batch_size: int) -> list[StoredPaper]:
+        """Papers holding a link that may be no http(s) URL (stored before the normalizer kept only those), in id
+        order from after `after` (migration 9); is_web_link decides (identity.linked_as_stored)."""
+        query: dict[str, Any] = {"$expr": {"$anyElementTrue": [_OTHER_LINKS]}}
         if after is not None:
             query["_id"] = {"$gt": after}
         return [_to_stored(doc) for doc in await self.papers.find(query).sort("_id", ASCENDING).to_list(batch_size)]

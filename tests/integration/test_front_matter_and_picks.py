@@ -3,6 +3,7 @@
 - ACL front matter: a store that an earlier release filled with a volume's front matter (stored, summarized later,
   indexed, matched by a follow) loses it when the normalizer starts, in every service; the same volume harvested
   again yields its papers and no front matter: no paper, no index document, no papers.new.v1 message, no count.
+  Its papers are cited as the volume prints them (booktitle, pages, month).
 - Hugging Face picks: `papertrail harvest hf` fetches the arXiv record of the pick from the replay server, and
   the normalizer merges it in: the paper gets the record's categories and versions; a pick's `javascript:` code
   link is dropped by the normalizer and never reaches the paper page.
@@ -17,9 +18,10 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import bibtexparser
 import httpx
 import pytest
-from lxml import html
+from lxml import etree, html
 from pymongo import MongoClient
 
 from schemas import topics
@@ -157,6 +159,13 @@ def test_front_matter_held_is_withdrawn_at_start_and_never_made_again(
         papers = {f"acl:{r.record_id}" for r in records} - {FRONT}
         assert len(papers) == 6
         wait_until(lambda: system.indexed() == papers, timeout=90, what="the volume's 6 papers indexed")
+        # a paper is cited as its volume prints it (the stored record, read by the query service): title, pages
+        first = next(r for r in records if r.record_id == f"{VOLUME}.1")
+        cite = httpx.get(f"http://127.0.0.1:{system.ports['query']}/api/papers/acl:{VOLUME}.1/cite", timeout=10)
+        [entry] = bibtexparser.parse_string(cite.text).entries
+        volume = etree.fromstring(first.content.encode())
+        assert entry["booktitle"] == volume.findtext("meta/booktitle") and entry["month"] == "aug"
+        assert entry["pages"] == volume.findtext("paper/pages").replace("-", "--")
         assert {d["_id"] for d in db.papers.find({}, {"_id": 1})} == papers
         new_after = asyncio.run(keys_on(bootstrap, servers.topic(topics.PAPERS_NEW)))
         # one message per paper, none for the front matter (keys come partition by partition: compare counts)
@@ -164,6 +173,8 @@ def test_front_matter_held_is_withdrawn_at_start_and_never_made_again(
         overview = system.query("/api/overview")
         assert overview["new_papers"]["value"] == overview["total_papers"]["value"] == 6
         assert system.query("/api/papers", q="Proceedings")["total"] == 0
+        # filed under cs.CL, the 分类 filter finds the Anthology's papers
+        assert {hit["paper_id"] for hit in system.query("/api/papers", category="cs.CL", size=100)["hits"]} == papers
         assert db.matches.find_one({"paper_id": FRONT}) is None
         assert db.source_records.find_one({"_id": f"acl:{VOLUME}.0"}) is None
         dead = asyncio.run(end_offsets(bootstrap, servers.topic(f"{topics.HARVEST_RAW}.dlq")))

@@ -11,12 +11,14 @@ from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from ipaddress import ip_address
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from pymongo import AsyncMongoClient
 
 from papertrail.guarded_http import system_resolver
 from papertrail.outbound import IPAddress
+from papertrail.push import dingtalk, feishu
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.digest_mailer import DigestMaker
 from services.matcher.delivery.dispatcher import open_webhooks
@@ -45,9 +47,11 @@ class Receiver:
         clock: "ManualClock | None" = None,
         takes: tuple[float, ...] = (0.0,),
         trickle_s: float = 0.0,
+        answer: bytes = b"",
     ) -> None:
         self.statuses = statuses
         self.requests: list[tuple[dict[str, str], bytes]] = []
+        self.paths: list[str] = []
         self.released = threading.Event()
         if not silent:
             self.released.set()
@@ -57,6 +61,7 @@ class Receiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["content-length"]))
                 receiver.requests.append((dict(self.headers.items()), body))
+                receiver.paths.append(self.path)
                 receiver.released.wait()
                 if clock is not None:  # the answer takes this long by the sender's clock, at no wait
                     clock.now += takes[min(len(receiver.requests), len(takes)) - 1]
@@ -65,8 +70,9 @@ class Receiver:
                     self.trickle(f"HTTP/1.1 {status} OK\r\ncontent-length: 0\r\n\r\n".encode(), trickle_s)
                     return
                 self.send_response(status)
-                self.send_header("content-length", "0")
+                self.send_header("content-length", str(len(answer)))
                 self.end_headers()
+                self.wfile.write(answer)
 
             def trickle(self, answer: bytes, every_s: float) -> None:
                 for n in range(len(answer)):
@@ -220,9 +226,10 @@ class Webhooks:
             await self.running
         await self.client.aclose()
 
-    async def queue(self, match: FollowMatched, url: str) -> int:
+    async def queue(self, match: FollowMatched, url: str, channel: str = "generic") -> int:
+        target = WebhookTarget(url, SECRET, channel)
         queued = await self.store.queue_deliveries(
-            [queued_delivery(match, WebhookTarget(url, SECRET), datetime.now(UTC))]
+            [queued_delivery(match, target, datetime.now(UTC), "https://papertrail.example")]
         )
         self.dispatcher.poke()
         return queued
@@ -336,6 +343,85 @@ async def test_an_allowed_name_is_delivered_to_with_its_own_host_header(servers:
             delivery = await webhooks.closed(match, url)
     assert delivery["outcome"] == "delivered"
     assert receiver.requests[0][0]["Host"] == f"hooks.lab.internal:{receiver.server.server_port}"
+
+
+# each group bot at a real local receiver: its path (the token where the bot's URL has it), its answer when it takes
+# the message, and a refusal it answers with HTTP 200 (replies recorded from the real bots: see test_push.py)
+BOTS = {
+    "feishu": ("/open-apis/bot/v2/hook/tok", b'{"StatusCode":0,"StatusMessage":"success"}',
+               b'{"code":19021,"data":{},"msg":"sign match fail or timestamp is not within one hour from current '
+               b'time"}'),
+    "dingtalk": ("/robot/send?access_token=tok", b'{"errcode":0,"errmsg":"ok"}',
+                 b'{"errcode":310000,"errmsg":"sign not match"}'),
+    "wecom": ("/cgi-bin/webhook/send?key=tok", b'{"errcode":0,"errmsg":"ok"}',
+              b'{"errcode":93000,"errmsg":"invalid webhook url"}'),
+}  # fmt: skip
+
+
+def sent_as_the_bot_asks(channel: str, path: str, body: dict[str, Any]) -> None:
+    """The request a bot got is in its format, signed with the secret as it documents."""
+    if channel == "feishu":
+        assert path == BOTS["feishu"][0]
+        assert body["msg_type"] == "post" and body["sign"] == feishu.sign(int(body["timestamp"]), SECRET)
+        assert body["content"]["post"]["zh_cn"]["content"][0] == [{"tag": "text", "text": a_match().paper_title}]
+    elif channel == "dingtalk":
+        parts = urlsplit(path)
+        query = parse_qs(parts.query)
+        assert parts.path == "/robot/send" and query["access_token"] == ["tok"]
+        assert query["sign"] == [dingtalk.sign(int(query["timestamp"][0]), SECRET)]
+        assert body["msgtype"] == "markdown" and a_match().paper_title in body["markdown"]["text"]
+    else:
+        assert path == BOTS["wecom"][0]
+        assert body["msgtype"] == "markdown" and a_match().paper_title in body["markdown"]["content"]
+
+
+@pytest.mark.parametrize("channel", sorted(BOTS))
+async def test_a_group_bot_gets_its_own_format_and_its_answer_decides_the_delivery(
+    servers: Servers, store: MatchStore, channel: str
+) -> None:
+    path, took, refused = BOTS[channel]
+    taken, turned_down = a_match("arxiv:2605.00001"), a_match("arxiv:2605.00002")
+    async with Webhooks(store, settings(servers)) as webhooks:
+        with Receiver([200], answer=took) as receiver:
+            url = f"http://127.0.0.1:{receiver.server.server_port}{path}"
+            await webhooks.queue(taken, url, channel)
+            delivered = await webhooks.closed(taken, url)
+        with Receiver([200], answer=refused) as refusing:
+            url = f"http://127.0.0.1:{refusing.server.server_port}{path}"
+            await webhooks.queue(turned_down, url, channel)
+            failed = await webhooks.closed(turned_down, url)
+    assert delivered["outcome"] == "delivered" and delivered["status"] == 200
+    headers, body = receiver.requests[0]
+    assert headers["content-type"] == "application/json; charset=utf-8"
+    sent_as_the_bot_asks(channel, receiver.paths[0], json.loads(body))
+    # the bot said no in its 200 answer: a failure, not tried again (a bad signature or a deleted bot stays so),
+    # with the bot's code and message kept, and counted against the host
+    assert failed["outcome"] == "failed" and len(refusing.requests) == 1
+    code = json.loads(refused).get("code") or json.loads(refused).get("errcode")
+    assert failed["error"].startswith(f"HTTP 200, bot error code {code}: ")
+    assert failed["error"].endswith("(not retried)")
+    endpoint = await store.endpoint("u1", "127.0.0.1")
+    assert endpoint["consecutive_failures"] == 1 and endpoint["last_error"] == failed["error"]
+
+
+async def test_slack_gets_its_text_and_its_status_decides(servers: Servers, store: MatchStore) -> None:
+    """Slack says no with its status code (a 404 `no_team`, as the real endpoint answers a deleted workspace's
+    webhook): not retried, as for a generic webhook."""
+    taken, turned_down = a_match("arxiv:2605.00001"), a_match("arxiv:2605.00002")
+    path = "/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"
+    async with Webhooks(store, settings(servers)) as webhooks:
+        with Receiver([200], answer=b"ok") as receiver:
+            url = f"http://127.0.0.1:{receiver.server.server_port}{path}"
+            await webhooks.queue(taken, url, "slack")
+            delivered = await webhooks.closed(taken, url)
+        with Receiver([404], answer=b"no_team") as refusing:
+            url = f"http://127.0.0.1:{refusing.server.server_port}{path}"
+            await webhooks.queue(turned_down, url, "slack")
+            failed = await webhooks.closed(turned_down, url)
+    assert delivered["outcome"] == "delivered" and receiver.paths == [path]
+    assert f"/papers/{taken.paper_id}|{taken.paper_title}>" in json.loads(receiver.requests[0][1])["text"]
+    assert failed["outcome"] == "failed" and failed["error"] == "HTTP 404 (not retried)"
+    assert len(refusing.requests) == 1
 
 
 async def test_a_receiver_that_never_answers_holds_up_no_other_users_delivery(

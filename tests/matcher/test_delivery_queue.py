@@ -36,7 +36,7 @@ async def store(servers: Servers) -> AsyncIterator[MatchStore]:
             reasons=[MatchReason(field="title", term="model")], matched_at=NOW, paper_title=paper.title,
         )  # fmt: skip
         target = WebhookTarget(f"https://hooks-{n % 2}.example/in", "secret")
-        queued.append(queued_delivery(match, target, NOW - timedelta(seconds=len(papers) - n)))
+        queued.append(queued_delivery(match, target, NOW - timedelta(seconds=len(papers) - n), "http://127.0.0.1:8000"))
     await store.queue_deliveries(queued)
     yield store
     await client.drop_database(name)

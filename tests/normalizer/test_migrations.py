@@ -3,6 +3,7 @@ and recorded, not run at the next start, and changing nothing more when an opera
 papers are stored from recorded source files by the normalizer's own functions, then set back as older releases
 left them."""
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -10,15 +11,27 @@ import pytest
 from pydantic import BaseModel
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.migrations import COLLECTION, MigrationContext, MigrationRecord
+from papertrail.migrations import COLLECTION, Migration, MigrationContext, MigrationRecord
 from papertrail.paper_ids import FINGERPRINT_SCHEME, arxiv_id_month
 from schemas import topics
-from schemas.events import PaperNormalized
+from schemas.events import PaperNormalized, RawRecord
+from services.normalizer.identity import merge
 from services.normalizer.migrations import MIGRATIONS, SCHEME_MIGRATIONS, refresh_fingerprints
+from services.normalizer.parsers import parse_raw
 from services.normalizer.store import PaperStore
 from tests.normalizer import sources
-from tests.normalizer.sources import ACL_RED_FM, acl_records, corpus_records, oai_records, red_fm_preprint
+from tests.normalizer.sources import (
+    ACL_RED_FM,
+    HF_FILES,
+    acl_records,
+    corpus_records,
+    hf_records,
+    oai_records,
+    red_fm_preprint,
+)
 from tests.normalizer.test_store import apply
+
+NOW = datetime(2026, 12, 7, tzinfo=UTC)
 
 
 class Published:
@@ -32,6 +45,14 @@ class Published:
 def test_the_current_fingerprint_scheme_has_its_migration() -> None:
     migration = MIGRATIONS.numbered(SCHEME_MIGRATIONS[FINGERPRINT_SCHEME])
     assert migration is not None and migration.apply is refresh_fingerprints
+
+
+def to_run(db: AsyncDatabase, number: int) -> tuple[Published, MigrationContext, MigrationRecord, Migration]:
+    """Normalizer migration `number`, what it announces kept, and the context and record to run it with."""
+    published = Published()
+    migration = MIGRATIONS.numbered(number)
+    assert migration is not None
+    return published, MigrationContext(db, published), MigrationRecord(db), migration
 
 
 @pytest.mark.integration
@@ -69,6 +90,8 @@ async def test_front_matter_papers_are_withdrawn_once_announced(scratch_db: Asyn
         (2, f"{len(front_ids)} front-matter papers withdrawn"),
         (6, "0 papers given a first-published date"),  # every ACL paper is dated by its volume
         (7, "0 papers given their venue claims"),  # stored with their claims
+        (8, "0 ACL Anthology papers given the category cs.CL"),  # stored with it
+        (9, "0 papers rid of links that are no http(s) URL"),  # stored with web links only
     ]
     assert {(topic, key) for topic, _, key in published.events} == {(topics.PAPERS_WITHDRAWN, i) for i in front_ids}
     assert await store.papers.count_documents({"_id": {"$in": sorted(front_ids)}}) == 0
@@ -157,10 +180,7 @@ async def test_papers_stored_before_venue_claims_get_them_announced_once(scratch
     assert claiming == {"arxiv:2605.00411", "arxiv:2605.05580", f"acl:{acl.record_id}"}
     await store.papers.update_many({}, {"$unset": {"venue_claims": ""}})  # as a release before claims stored them
     before = {doc["_id"]: doc async for doc in store.papers.find()}
-    published = Published()
-    context, record = MigrationContext(scratch_db, published), MigrationRecord(scratch_db)
-    migration = MIGRATIONS.numbered(7)
-    assert migration is not None
+    published, context, record, migration = to_run(scratch_db, 7)
 
     assert await record.run(migration, context) == "3 papers given their venue claims"
     after = {doc["_id"]: doc async for doc in store.papers.find()}
@@ -186,4 +206,99 @@ async def test_papers_stored_before_venue_claims_get_them_announced_once(scratch
     assert await record.run(migration, context) is None  # the next start: recorded, not run
     assert await record.run(migration, context, again=True) == "0 papers given their venue claims"
     assert len(published.events) == len(claiming)  # nothing announced twice
+    assert {doc["_id"]: doc["rev"] async for doc in store.papers.find()} == {i: d["rev"] for i, d in after.items()}
+
+
+def _preprint_filed_under(*categories: str) -> RawRecord:
+    """ACL_RED_FM's preprint (a derived listing line, tests/fixtures/normalizer/ORIGIN.md) filed under `categories`."""
+    line = json.loads(red_fm_preprint().content) | {"categories": list(categories)}
+    return sources.raw_record("corpus", line["id"], "corpus_json", json.dumps(line, ensure_ascii=False))
+
+
+async def test_the_anthologys_papers_get_cs_cl_after_their_preprints_categories() -> None:
+    """A merge: the Anthology's record gives cs.CL, the preprint its own; in either order."""
+    acl, preprint = acl_records(ACL_RED_FM)[0], _preprint_filed_under("cs.AI", "cs.LG")
+    assert parse_raw(acl).categories == ["cs.CL"]
+    for first, second in ((acl, preprint), (preprint, acl)):
+        start = merge(None, parse_raw(first), content_hash="a", now=NOW, ai_categories=frozenset(), next_seq=1)
+        assert start is not None
+        merged = merge(start.paper, parse_raw(second), content_hash="b", now=NOW, ai_categories=frozenset(), next_seq=2)
+        assert merged is not None and sorted(merged.paper.categories) == ["cs.AI", "cs.CL", "cs.LG"]
+        assert merged.paper.categories[0] == "cs.AI"  # the preprint's primary category stays first
+
+
+@pytest.mark.integration
+async def test_anthology_papers_stored_without_cs_cl_get_it_announced_once(scratch_db: AsyncDatabase) -> None:
+    store = PaperStore(scratch_db)
+    await store.ensure_indexes()
+    alone = acl_records()[1]
+    await apply(store, acl_records(ACL_RED_FM)[0], _preprint_filed_under("cs.AI"), alone, corpus_records()[0])
+    merged_paper = await store.papers.find_one({"ids.arxiv": "2306.09802", "ids.acl": {"$ne": None}}) or {}
+    merged, anthology = merged_paper["_id"], f"acl:{alone.record_id}"
+    # as a release before ACL records gave cs.CL stored them
+    await store.papers.update_one({"_id": merged}, {"$set": {"categories": ["cs.AI"]}})
+    await store.papers.update_one({"_id": anthology}, {"$set": {"categories": []}})
+    before = {doc["_id"]: doc async for doc in store.papers.find()}
+    published, context, record, migration = to_run(scratch_db, 8)
+
+    assert await record.run(migration, context) == "2 ACL Anthology papers given the category cs.CL"
+    after = {doc["_id"]: doc async for doc in store.papers.find()}
+    assert after[merged]["categories"] == ["cs.AI", "cs.CL"] and after[anthology]["categories"] == ["cs.CL"]
+    untouched = set(before) - {merged, anthology}
+    assert untouched and all(after[paper_id] == before[paper_id] for paper_id in untouched)
+    assert sorted(key for _, _, key in published.events) == sorted([merged, anthology])
+    for topic, event, _ in published.events:
+        assert topic == topics.PAPERS_NORMALIZED and isinstance(event, PaperNormalized) and event.kind == "updated"
+        assert (event.version.source, event.version.changed_fields) == ("papertrail", ["categories"])
+
+    assert await record.run(migration, context) is None  # the next start: recorded, not run
+    assert await record.run(migration, context, again=True) == "0 ACL Anthology papers given the category cs.CL"
+    assert len(published.events) == 2  # nothing announced twice
+
+
+@pytest.mark.integration
+async def test_papers_stored_with_links_that_are_no_web_links_lose_them_announced_once(
+    scratch_db: AsyncDatabase,
+) -> None:
+    store = PaperStore(scratch_db)
+    await store.ensure_indexes()
+    await apply(store, *hf_records(HF_FILES[1])[:3])
+    links = {doc["_id"]: doc["links"] async for doc in store.papers.find()}
+    hostile, mixed, international = sorted(links)
+    # as a release before the normalizer kept only http(s) links stored a source's link fields as they came
+    unsafe = {
+        hostile: {"code": "javascript:alert(document.cookie)", "pdf": " JavaScript:alert(1)"},
+        mixed: {"project": "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="},
+    }
+    for paper_id, given in unsafe.items():
+        await store.papers.update_one({"_id": paper_id}, {"$set": {f"links.{k}": url for k, url in given.items()}})
+        links[paper_id] = {k: url for k, url in links[paper_id].items() if k not in given}
+    # a web link the database's filter cannot tell from another (a host beginning with no ASCII letter): kept
+    await store.papers.update_one(
+        {"_id": international}, {"$set": {"links.project": "https://中国互联网络信息中心.中国"}}
+    )
+    links[international] |= {"project": "https://中国互联网络信息中心.中国"}
+    before = {doc["_id"]: doc async for doc in store.papers.find()}
+    published, context, record, migration = to_run(scratch_db, 9)
+
+    assert await record.run(migration, context) == "2 papers rid of links that are no http(s) URL"
+    after = {doc["_id"]: doc async for doc in store.papers.find()}
+    assert {paper_id: doc["links"] for paper_id, doc in after.items()} == links
+    assert after[international] == before[international]  # nothing announced, no version
+    assert sorted(key for _, _, key in published.events) == [hostile, mixed]
+    for topic, event, paper_id in published.events:
+        assert topic == topics.PAPERS_NORMALIZED and isinstance(event, PaperNormalized) and event.kind == "updated"
+        assert event.paper.links == links[paper_id]
+        version = event.version
+        assert (version.kind, version.source, version.changed_fields) == (
+            "metadata_correction",
+            "papertrail",
+            ["links"],
+        )
+        assert version.seq == before[paper_id]["version_count"] + 1 == after[paper_id]["version_count"]
+        assert await store.versions.count_documents({"paper_id": paper_id, "seq": version.seq}) == 1
+
+    assert await record.run(migration, context) is None  # the next start: recorded, not run
+    assert await record.run(migration, context, again=True) == "0 papers rid of links that are no http(s) URL"
+    assert len(published.events) == 2  # nothing announced twice
     assert {doc["_id"]: doc["rev"] async for doc in store.papers.find()} == {i: d["rev"] for i, d in after.items()}

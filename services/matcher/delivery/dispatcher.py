@@ -46,6 +46,7 @@ class WebhookDispatcher:
         self.slots = Slots(settings.webhook_per_user, settings.webhook_per_address)
         self.poll = settings.webhook_poll_s
         self.timeout = settings.webhook_timeout_s
+        self.public_url = settings.public_url  # a group bot's message links to the paper's page there
         # a claim outlasts one try (resolve, connect, send, answer), so no other replica takes it meanwhile
         self.lease = timedelta(seconds=settings.webhook_timeout_s * 3 + 5)
         self.clock = clock

@@ -14,6 +14,8 @@ import httpx
 
 from papertrail.guarded_http import CONNECT_TO
 from papertrail.outbound import IPAddress, OutboundRefused, url_host
+from papertrail.push.channel import ANSWER_LIMIT, LANGUAGES, Language, match_message
+from papertrail.push.channels import CHANNELS, GENERIC
 from schemas.events import Follow, FollowMatched
 from services.matcher.delivery.webhooks import (
     BACKFILLED_EVENT,
@@ -41,43 +43,64 @@ REFUSED = "not sent: the webhook's host is one webhooks may not reach"
 
 @dataclass(frozen=True, slots=True)
 class WebhookTarget:
+    """Where a match goes: the URL, the secret it is signed with (a group bot's: the one the bot gave, or none), the
+    channel (`generic`, or a group bot of papertrail/push/) and the language a bot's message is written in."""
+
     url: str
     secret: str
+    channel: str = GENERIC
+    language: Language = "zh"
 
 
 def webhook_target(follow: Follow | None, user: dict[str, Any] | None) -> WebhookTarget | None:
-    """The follow's own webhook, else the user's (`webhook_url` / `webhook_secret` on the user document)."""
+    """The follow's own webhook, else the user's (`webhook_url` / `webhook_secret` / `webhook_channel` /
+    `webhook_language` on the user document)."""
     if follow is not None and follow.webhook_url:
         return WebhookTarget(follow.webhook_url, follow.webhook_secret or "")
     if user and user.get("webhook_url"):
-        return WebhookTarget(str(user["webhook_url"]), str(user.get("webhook_secret") or ""))
+        channel = str(user.get("webhook_channel") or GENERIC)
+        language = user.get("webhook_language")
+        return WebhookTarget(
+            str(user["webhook_url"]),
+            str(user.get("webhook_secret") or ""),
+            channel,
+            language if language in LANGUAGES else "zh",
+        )
     return None
 
 
-def queued_delivery(match: FollowMatched, target: WebhookTarget, now: datetime) -> dict[str, Any]:
-    """The delivery as queued: due now, its body signed once (the secret stays with the follow or the user)."""
-    ident, body = delivery_id(match, target.url), webhook_body(match)
-    return _queued(ident, match.user_id, match.follow_id, match.paper_id, MATCHED_EVENT, body, target, now)
+def queued_delivery(match: FollowMatched, target: WebhookTarget, now: datetime, public_url: str) -> dict[str, Any]:
+    """The delivery as queued: due now, its body signed once (the secret stays with the follow or the user). A group
+    bot's request is built here too, signed with `now` (the bots take a signature for an hour: a delivery still
+    failing an hour later is refused by the bot, and that refusal is its failure)."""
+    ident = delivery_id(match, target.url)
+    common = _queued(ident, match.user_id, match.follow_id, match.paper_id, MATCHED_EVENT, target, now)
+    channel = CHANNELS.get(target.channel)
+    if channel is None:
+        body = webhook_body(match)
+        return common | {"body": body.decode("utf-8"), "signature": signature(target.secret, body)}
+    request = channel.request(match_message(match, target.language, public_url), target.url, target.secret or None, now)
+    return common | {
+        "channel": channel.name,
+        "request_url": request.url,  # the webhook URL with the bot's signature in its query, when it wants it there
+        "headers": request.headers,
+        "body": request.body.decode("utf-8"),
+    }
 
 
 def queued_backfill_summary(
     follow: Follow, papers: int, at: datetime, feed_url: str, target: WebhookTarget, now: datetime
 ) -> dict[str, Any]:
-    """The one delivery of a follow's backfill (begun at `at`) that matched `papers` held papers."""
+    """The one delivery of a follow's backfill (begun at `at`) that matched `papers` held papers (to a generic
+    webhook; a group bot's reader sees them in the follow's feed)."""
     ident = backfill_summary_id(follow.user_id, follow.id, at, target.url)
     body = backfill_summary_body(follow.user_id, follow.id, follow.name, papers, at, feed_url)
-    return {**_queued(ident, follow.user_id, follow.id, None, BACKFILLED_EVENT, body, target, now), "papers": papers}
+    common = _queued(ident, follow.user_id, follow.id, None, BACKFILLED_EVENT, target, now)
+    return common | {"body": body.decode("utf-8"), "signature": signature(target.secret, body), "papers": papers}
 
 
 def _queued(
-    ident: str,
-    user_id: str,
-    follow_id: str,
-    paper_id: str | None,
-    event: str,
-    body: bytes,
-    target: WebhookTarget,
-    now: datetime,
+    ident: str, user_id: str, follow_id: str, paper_id: str | None, event: str, target: WebhookTarget, now: datetime
 ) -> dict[str, Any]:
     return {
         "_id": ident,
@@ -88,13 +111,21 @@ def _queued(
         "paper_id": paper_id,
         "url": target.url,
         "host": url_host(target.url),
-        "body": body.decode("utf-8"),
-        "signature": signature(target.secret, body),
         "outcome": "pending",
         "created_at": now,
         "due_at": now,
         "attempts": [],
     }
+
+
+async def read_head(response: httpx.Response, limit: int) -> bytes:
+    """At most `limit` bytes of the answer's body: the rest is never read."""
+    head = bytearray()
+    async for chunk in response.aiter_bytes():
+        head += chunk
+        if len(head) >= limit:
+            break
+    return bytes(head[:limit])
 
 
 class WebhookSender:
@@ -133,13 +164,13 @@ class WebhookSender:
         connecting); return what became of it (delivered, retry, failed)."""
         ident, user_id, host = delivery["_id"], delivery["user_id"], delivery["host"]
         now = datetime.now(UTC)
-        status, took_s, refused = await self._post(delivery, address)
+        status, took_s, refused, bot_error = await self._post(delivery, address)
         attempt: dict[str, Any] = {"at": now} | ({"status": status} if status is not None else {"error": "no answer"})
         # refused: not tried again (the host's addresses are what they are), and counted as the host's failure
         fate = (
             Verdict("failed", REFUSED, strike=REFUSED)
             if refused
-            else verdict(status, len(delivery["attempts"]) + 1, self.retries, now, took_s, self.slow_after_s)
+            else verdict(status, len(delivery["attempts"]) + 1, self.retries, now, took_s, self.slow_after_s, bot_error)
         )
         if fate.outcome == "retry":
             await self.store.delivery_tried(ident, attempt, {"due_at": fate.due_at})
@@ -174,15 +205,22 @@ class WebhookSender:
         await self.store.endpoint_enabled(user_id, host)
         return True
 
-    async def _post(self, delivery: dict[str, Any], address: IPAddress | None) -> tuple[int | None, float | None, bool]:
-        """The status the receiver answered (None: none), the seconds it took, and whether the outbound policy
-        stopped the request."""
-        headers = {
-            "content-type": "application/json",
-            SIGNATURE_HEADER: delivery["signature"],
-            EVENT_HEADER: delivery.get("event", MATCHED_EVENT),  # one queued before summaries had one
-            DELIVERY_HEADER: delivery["_id"],
-        }
+    async def _post(
+        self, delivery: dict[str, Any], address: IPAddress | None
+    ) -> tuple[int | None, float | None, bool, str | None]:
+        """The status the receiver answered (None: none), the seconds it took, whether the outbound policy stopped
+        the request, and the error a group bot's answer names in its body."""
+        channel = CHANNELS.get(delivery.get("channel") or GENERIC)
+        if channel is None:
+            url = delivery["url"]
+            headers = {
+                "content-type": "application/json",
+                SIGNATURE_HEADER: delivery["signature"],
+                EVENT_HEADER: delivery.get("event", MATCHED_EVENT),  # one queued before summaries had one
+                DELIVERY_HEADER: delivery["_id"],
+            }
+        else:
+            url, headers = delivery["request_url"], delivery["headers"]
         content = delivery["body"].encode("utf-8")
         timeout = self.settings.webhook_timeout_s
         started = self.monotonic()
@@ -193,15 +231,20 @@ class WebhookSender:
                 # the answer's body is never read: only its status matters, and a receiver cannot make us hold a
                 # huge one
                 async with self.client.stream(
-                    "POST", delivery["url"], content=content, headers=headers, timeout=timeout,
+                    "POST", url, content=content, headers=headers, timeout=timeout,
                     extensions={CONNECT_TO: address} if address is not None else None,
                 ) as response:  # fmt: skip
-                    return response.status_code, self.monotonic() - started, False
+                    took_s = self.monotonic() - started
+                    if channel is None or not 200 <= response.status_code < 300:
+                        return response.status_code, took_s, False, None
+                    # a bot answers 200 and says in the body whether it took the message: its head is read
+                    answer = await read_head(response, ANSWER_LIMIT)
+                    return response.status_code, self.monotonic() - started, False, channel.refusal(answer)
         except OutboundRefused as error:
             log.warning("webhook refused", extra={"delivery_id": delivery["_id"], "reason": str(error)})
-            return None, None, True
+            return None, None, True, None
         except (httpx.HTTPError, TimeoutError):
-            return None, None, False
+            return None, None, False, None
 
     @staticmethod
     def _counted(outcome: str) -> str:

@@ -117,10 +117,15 @@ def verdict(
     now: datetime,
     took_s: float | None = None,
     slow_after_s: float = float("inf"),
+    refused: str | None = None,
 ) -> Verdict:
     """The delivery's fate after its `attempts`-th try answered `status` in `took_s` seconds (None: no answer,
-    whatever the reason, so the log is no port scanner: a closed port, a timeout and a reset read the same)."""
+    whatever the reason, so the log is no port scanner: a closed port, a timeout and a reset read the same).
+    `refused`: the error a group bot's 2xx answer names in its body (papertrail/push/), a failure all the same."""
     if status is not None and 200 <= status < 300:
+        if refused is not None:  # the bot read the request and said no (a bad signature, a deleted bot)
+            failure = f"HTTP {status}, bot error {refused} (not retried)"
+            return Verdict("failed", failure, strike=failure)
         return Verdict("delivered", strike=slow_answer(status, took_s, slow_after_s))
     said = "no answer" if status is None else f"HTTP {status}"
     if status is None or retryable_status(status):

@@ -7,13 +7,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from papertrail.web_links import is_web_link
+from papertrail.web_links import web_links
 from schemas.events import RawRecord
 from services.normalizer.metrics import LINKS_DROPPED
 from services.normalizer.parsers.acl import parse_acl
 from services.normalizer.parsers.arxiv_atom import parse_arxiv_atom
 from services.normalizer.parsers.arxiv_json import parse_corpus_line, parse_kaggle_arxiv
 from services.normalizer.parsers.arxiv_oai import parse_arxiv, parse_arxiv_raw
+from services.normalizer.parsers.daily_arxiv import parse_daily_arxiv
 from services.normalizer.parsers.dblp import parse_dblp
 from services.normalizer.parsers.hf_daily import parse_hf_daily
 from services.normalizer.parsers.oai_dc import parse_oai_dc
@@ -25,7 +26,11 @@ from services.normalizer.records import Incoming, ParsedRecord, UnparseableRecor
 # a re-import), so the papers stored from it take the new reading (docs/operations.md, "Upgrades").
 # 2: LaTeX accents read only where they are accents, formulas kept as the source wrote them.
 # 3: a listing-corpus line's day (its datestamp) read as the paper's first-published date (listed_on).
-READING = 3
+# 4: an ACL Anthology record read with the category cs.CL.
+# 5: an ACL Anthology record's volume kept with the paper (published_in: the volume's title, editors, publisher,
+#    address and month, the paper's pages and its title's case marks), which its citations write; a Findings
+#    volume's papers published at "Findings of EACL 2024", not "Findings 2024".
+READING = 5
 
 # Each parser gets the whole raw record: most need only `content`, some also the source's datestamp.
 PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
@@ -37,6 +42,7 @@ PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
     "hf_daily_json": parse_hf_daily,
     "kaggle_arxiv_json": parse_kaggle_arxiv,
     "corpus_json": parse_corpus_line,
+    "daily_arxiv_json": parse_daily_arxiv,
     "pmlr_bibtex": lambda raw: parse_pmlr(raw.content),
     "dblp_xml": lambda raw: parse_dblp(raw.content),
 }
@@ -53,7 +59,7 @@ def parse_raw(raw: RawRecord) -> ParsedRecord:
     if parser is None:
         raise UnparseableRecord(f"no parser for format {raw.format!r}")
     record = parser(raw)
-    kept = {kind: url for kind, url in record.links.items() if is_web_link(url)}
+    kept = web_links(record.links)
     if len(kept) < len(record.links):
         record.dropped_links = {kind: url for kind, url in record.links.items() if url and kind not in kept}
         record.links = kept

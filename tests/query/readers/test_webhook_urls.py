@@ -3,6 +3,7 @@ through webhooks (Meilisearch's /keys, MongoDB, Kafka, the metadata service) is 
 rule, for the user's webhook and a follow's, and an operator's network (WEBHOOK_ALLOWED_HOSTS) is allowed; the
 webhook's state says why its deliveries count against it (failures, slow answers)."""
 
+import json
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -11,6 +12,8 @@ import httpx
 import pytest
 from pymongo import AsyncMongoClient
 
+from schemas.events import FollowMatched, MatchReason
+from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery
 from services.matcher.store import MatchStore
 from tests.conftest import Servers
 from tests.integration.services import create_user, running_service
@@ -91,3 +94,57 @@ async def test_the_webhooks_state_says_why_deliveries_count_against_it(
         state = (await api.get("/api/me/webhook")).json()
     assert state["disabled"] is True and state["consecutive_failures"] == 2
     assert state["disabled_reason"] == f"disabled after 2 consecutive failed or slow deliveries; last: {slow}"
+
+
+GROUP_BOT_REFUSALS = [
+    ({"url": "https://hooks.example.org/bot", "channel": "teams"}, "channel: 'teams' is none of generic, feishu, "),
+    (
+        {"url": "https://hooks.example.org/open-apis/bot/v2/hook/t", "channel": "feishu"},
+        "url: a feishu webhook is an https URL on open.feishu.cn or open.larksuite.com",
+    ),
+    (
+        {"url": "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=k", "channel": "wecom", "secret": "s"},
+        "secret: a wecom bot takes no signing secret",
+    ),
+    ({"url": "https://hooks.example.org/hook", "secret": "mine"}, "secret: a generic webhook's secret is made by"),
+]
+
+
+async def test_a_group_bots_webhook_is_checked_stored_and_shown_masked(
+    query: tuple[str, str, str], servers: Servers
+) -> None:
+    base, token, database = query
+    hook = "https://oapi.dingtalk.com/robot/send?access_token=0123456789abcdef"
+    async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:
+        for body, problem in GROUP_BOT_REFUSALS:
+            refused = await api.put("/api/me/webhook", json=body)
+            assert refused.status_code == 422, (body, refused.text)
+            assert refused.json()["detail"].startswith(problem), refused.text
+        bot = {"url": hook, "channel": "dingtalk", "secret": "SECabc123", "language": "en"}
+        made = await api.put("/api/me/webhook", json=bot)
+        assert made.status_code == 200, made.text
+        state = (await api.get("/api/me/webhook")).json()
+    shown = "https://oapi.dingtalk.com/robot/send?access_token=***cdef"
+    assert made.json()["url"] == state["url"] == shown  # whoever holds the URL can post to the group
+    assert made.json()["secret"] is None and state["secret"] is None  # the bot's secret is never shown
+    assert state["channel"] == "dingtalk" and state["language"] == "en" and state["signed"] is True
+    client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
+    try:
+        user = await client[database]["users"].find_one({"webhook_url": hook})
+        assert user is not None
+        stored = (user["webhook_channel"], user["webhook_secret"], user["webhook_language"])
+        assert stored == ("dingtalk", "SECabc123", "en")
+        # a delivery as the matcher queues it: its log shows the URL masked, and never the signed URL it sends to
+        match = FollowMatched(
+            user_id=user["_id"], follow_id="f1", follow_kind="keyword", paper_id="arxiv:2605.01386",
+            reasons=[MatchReason(term="retrieval", field="title")], matched_at=datetime.now(UTC),
+        )  # fmt: skip
+        target = WebhookTarget(hook, "SECabc123", "dingtalk", "en")
+        queued = queued_delivery(match, target, datetime.now(UTC), "https://papertrail.example")
+        assert await MatchStore(client[database]).queue_deliveries([queued]) == 1
+    finally:
+        await client.close()
+    async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:
+        logged = (await api.get("/api/me/webhook")).json()["deliveries"]
+    assert [(d["url"], d["channel"], d["outcome"]) for d in logged] == [(shown, "dingtalk", "pending")]
+    assert "0123456789abcdef" not in json.dumps(logged) and "request_url" not in logged[0]

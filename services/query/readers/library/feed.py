@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from services.query.catalogue.interface import Catalogue
+from services.query.moments import in_utc
 from services.query.readers.accounts.follows import matched_page
 from services.query.readers.library.recommend import BadFeedCursor, ReaderModels, decode_cursor, encode_cursor
 from services.query.readers.repositories import ReaderRecords
@@ -44,7 +45,8 @@ async def feed_page(
     after = None
     if isinstance(position, dict) and "at" in position:
         try:
-            after = (bool(position["backfill"]), datetime.fromisoformat(position["at"]), str(position["paper"]))
+            at = in_utc(datetime.fromisoformat(position["at"]))
+            after = (bool(position["backfill"]), at, str(position["paper"]))
         except (KeyError, TypeError, ValueError) as error:
             raise BadFeedCursor("not a cursor of the feed") from error
     elif position is not None:

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from services.query.moments import in_utc
+
 MAX_TAGS = 20
 MAX_TAG_LENGTH = 40
 MAX_NOTE_LENGTH = 10_000
@@ -77,7 +79,7 @@ class LibraryCursor:
     def decode(cls, text: str) -> "LibraryCursor":
         try:
             saved_at, entry_id = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
-            return cls(datetime.fromisoformat(saved_at), str(entry_id))
+            return cls(in_utc(datetime.fromisoformat(saved_at)), str(entry_id))
         except (ValueError, TypeError) as error:
             raise BadCursor(f"not a cursor of this list: {text[:40]!r}") from error
 
