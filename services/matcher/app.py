@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 import httpx
 from faststream import Context
@@ -27,13 +28,14 @@ from papertrail.kafka import (
     make_broker,
     publish_confirmed,
 )
+from papertrail.push.channels import GENERIC
 from papertrail.service import Clients, service_app
 from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
 from schemas.unchecked import cycles_unchecked
 from services.matcher.delivery.digest_mailer import DigestMaker, run_digests
 from services.matcher.delivery.dispatcher import WebhookDispatcher, open_webhooks
-from services.matcher.delivery.webhook_sender import queued_delivery, webhook_target
+from services.matcher.delivery.webhook_sender import queued_backfill_summary, queued_delivery, webhook_target
 from services.matcher.matching.backfill import Backfiller
 from services.matcher.matching.recorder import BackfillRunner, MatchRecorder
 from services.matcher.matching.similar import SimilarFollows
@@ -159,13 +161,14 @@ async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> Non
 
 async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
     """Queue each match of a batch for the follow's or the user's webhook, if there is one (the dispatcher POSTs
-    them, concurrently); the owners of follows without their own webhook are read in one query per batch. Offsets
-    are committed once the batch is queued, and a match queued before is not queued again."""
+    them, concurrently), but a backfill's (its runner queues one summary of them); the owners of follows without
+    their own webhook are read in one query per batch. Offsets are committed once the batch is queued, and a match
+    queued before is not queued again."""
     valid = await resources.dead_letters.keep_valid(message.raw_message, FollowMatched)  # type: ignore[arg-type]
     wanted: list[tuple[FollowMatched, Follow]] = []
     for _, event in valid:
         compiled = resources.follow_index.follows.get(event.follow_id)
-        if compiled is not None:  # None: unfollowed since
+        if compiled is not None and not event.backfill:  # None: unfollowed since; a backfill's: summarized
             wanted.append((event, compiled.follow))
     owners = await resources.store.users_by_id(sorted({e.user_id for e, follow in wanted if not follow.webhook_url}))
     now = datetime.now(UTC)
@@ -176,6 +179,21 @@ async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: 
     ]
     if await resources.store.queue_deliveries(queued):
         resources.webhooks.poke()
+
+
+async def queue_backfill_summary(
+    store: MatchStore, webhooks: WebhookDispatcher, public_url: str, follow: Follow, papers: int, at: datetime
+) -> None:
+    """Queue the one webhook delivery of a follow's backfill (its matches have none of their own), if the follow or
+    its owner has a webhook: how many held papers it matched, and a link to the follow's feed."""
+    owner = None if follow.webhook_url else await store.user(follow.user_id)
+    target = webhook_target(follow, owner)
+    if target is None or target.channel != GENERIC:  # a group bot's reader sees them in the follow's feed
+        return
+    feed_url = f"{public_url.rstrip('/')}/me/feed?{urlencode({'follow_id': follow.id})}"
+    summary = queued_backfill_summary(follow, papers, at, feed_url, target, datetime.now(UTC))
+    if await store.queue_deliveries([summary]):
+        webhooks.poke()
 
 
 def build_resources(settings: MatcherSettings, clients: Clients, broker: StaticMembershipBroker) -> MatcherResources:
@@ -201,8 +219,14 @@ def build_resources(settings: MatcherSettings, clients: Clients, broker: StaticM
         similar,
         settings.backfill_max_similar_papers,
     )
-    backfills = BackfillRunner(index, backfiller, recorder, store, settings.backfill_stale_s, settings.backfill_retry_s)
     webhooks, http = open_webhooks(store, settings)
+
+    async def summarize_backfill(follow: Follow, papers: int, at: datetime) -> None:
+        await queue_backfill_summary(store, webhooks, settings.public_url, follow, papers, at)
+
+    backfills = BackfillRunner(
+        index, backfiller, recorder, store, settings.backfill_stale_s, settings.backfill_retry_s, summarize_backfill
+    )
     return MatcherResources(store, index, similar, recorder, backfills, webhooks, broker.dead_letters, http)
 
 

@@ -2,6 +2,7 @@
 `webhook_deliveries` and `digests`; it reads `follows`, `users` and `reader_picks` (query service), `papers`
 (normalizer) and `paper_vectors` (summarizer)."""
 
+import contextlib
 import hashlib
 import logging
 from datetime import UTC, datetime, timedelta
@@ -11,7 +12,7 @@ import numpy as np
 from pydantic import ValidationError
 from pymongo import ASCENDING, DESCENDING, ReturnDocument, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
-from pymongo.errors import BulkWriteError, DuplicateKeyError
+from pymongo.errors import BulkWriteError, DuplicateKeyError, OperationFailure
 
 from papertrail.collections import (
     DIGESTS,
@@ -47,13 +48,18 @@ def endpoint_id(user_id: str, host: str) -> str:
     return hashlib.sha256(f"{user_id}\n{host}".encode()).hexdigest()[:32]
 
 
-def _claimable(now: datetime, busy_hosts: list[str], busy_users: list[str]) -> dict[str, Any]:
-    """Pending deliveries no one holds a claim on, to a host and of a user with room for a try."""
+PENDING_BY_DUE = "pending_due_at"  # the queue's index: pending deliveries by when they are due (claimed: lease end)
+
+
+def claimable(now: datetime, busy_hosts: list[str], busy_users: list[str]) -> dict[str, Any]:
+    """Pending deliveries due by `now` (a claimed one is due again when its claim runs out: the claim moves its
+    `due_at`), to a host and of a user with room for a try: one range of the queue's index, read in `due_at` order
+    until the first that is not busy."""
     return {
         "outcome": "pending",
+        "due_at": {"$lte": now},
         "host": {"$nin": busy_hosts},
         "user_id": {"$nin": busy_users},
-        "$or": [{"claimed_until": None}, {"claimed_until": {"$lt": now}}],
     }
 
 
@@ -78,10 +84,13 @@ class MatchStore:
         await self.matches.create_index([("matched_at", -1)])
         await self.deliveries.create_index([("user_id", 1), ("created_at", -1)])
         await self.deliveries.create_index("delivery_id")
-        # the queue: pending deliveries by when they are due
+        # the queue: pending deliveries by when they are due. On `due_at` alone, so the index gives the claim's order
+        # (the local stand-in sorted every pending delivery for each claim over the one led by `outcome`).
         await self.deliveries.create_index(
-            [("outcome", 1), ("due_at", 1)], partialFilterExpression={"outcome": "pending"}, name="pending_by_due"
+            [("due_at", 1)], partialFilterExpression={"outcome": "pending"}, name=PENDING_BY_DUE
         )
+        with contextlib.suppress(OperationFailure):  # the index the queue had before (issue 38)
+            await self.deliveries.drop_index("pending_by_due")
         await self.digests.create_index([("user_id", 1), ("day", -1)])
 
     # follows and users (read only) ----------------------------------------------------------------------
@@ -316,24 +325,31 @@ class MatchStore:
         self, now: datetime, lease: timedelta, busy_hosts: list[str], busy_users: list[str]
     ) -> dict[str, Any] | None:
         """Take the pending delivery due first, to a host and of a user not at their bounds, for one try within
-        `lease`: one atomic update, so two matcher replicas never try it together (a crashed one's claim runs out)."""
-        return await self.deliveries.find_one_and_update(
-            {"due_at": {"$lte": now}, **_claimable(now, busy_hosts, busy_users)},
-            {"$set": {"claimed_until": now + lease}},
+        `lease`: one atomic update, so two matcher replicas never try it together. The claim moves its `due_at` to the
+        lease's end, so a crashed replica's claim runs out by itself and the claim's query is one range of the queue's
+        index; the delivery is handed back as it was due (`due_at`), with `claimed_until`."""
+        until = now + lease
+        before = await self.deliveries.find_one_and_update(
+            claimable(now, busy_hosts, busy_users),
+            {"$set": {"claimed_until": until, "due_at": until}},
             sort=[("due_at", ASCENDING)],
-            return_document=ReturnDocument.AFTER,
+            hint=PENDING_BY_DUE,
+            return_document=ReturnDocument.BEFORE,
         )
+        return None if before is None else {**before, "claimed_until": until}
 
     async def next_due(self, now: datetime, busy_hosts: list[str], busy_users: list[str]) -> datetime | None:
-        """When the next pending delivery that `claim_due_delivery` could take falls due."""
-        doc = await self.deliveries.find_one(
-            _claimable(now, busy_hosts, busy_users), {"due_at": 1}, sort=[("due_at", ASCENDING)]
-        )
+        """When the next pending delivery that `claim_due_delivery` could take falls due (a claimed one: when its
+        claim runs out)."""
+        wanted = {"outcome": "pending", "host": {"$nin": busy_hosts}, "user_id": {"$nin": busy_users}}
+        doc = await self.deliveries.find_one(wanted, {"due_at": 1}, sort=[("due_at", ASCENDING)], hint=PENDING_BY_DUE)
         return None if doc is None else doc["due_at"]
 
-    async def delivery_released(self, delivery_id: str) -> None:
+    async def delivery_released(self, delivery_id: str, due_at: datetime) -> None:
         """Give a claimed delivery back untried (its receiver was full once its host resolved): due as it was."""
-        await self.deliveries.update_one({"_id": delivery_id}, {"$unset": {"claimed_until": ""}})
+        await self.deliveries.update_one(
+            {"_id": delivery_id}, {"$set": {"due_at": due_at}, "$unset": {"claimed_until": ""}}
+        )
 
     async def delivery_tried(self, delivery_id: str, attempt: dict[str, Any], changes: dict[str, Any]) -> None:
         """Log a try of the delivery and set what it changed (its outcome, or when it is due again); unclaimed."""

@@ -4,6 +4,7 @@ follow, as JSON and as HTML (jinja2). No I/O."""
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
+from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -72,7 +73,13 @@ def build_digest(
 ) -> dict[str, Any]:
     """Group a day's stored matches by topic (a topic follow's name, else the follow's name), papers once each; the
     reader's 为你推荐 picks (the query service ranks them by the reader's model), those matched left out; and the
-    deadlines of the venues they follow (`deadline_reminders`)."""
+    deadlines of the venues they follow (`deadline_reminders`). A new follow's backfill is summarized, not listed:
+    how many held papers it matched, with a link to the follow's feed (a paper matched live too is listed)."""
+    site = public_url.rstrip("/")
+    live = [m for m in matches if not m.get("backfill")]
+    listed = {m["paper_id"] for m in live}
+    backfilled = backfill_summaries([m for m in matches if m.get("backfill") and m["paper_id"] not in listed], site)
+    matches = live
     groups: dict[str, dict[str, Any]] = {}
     for match in matches:
         title = match.get("follow_name") or match.get("topic_id") or match["follow_id"]
@@ -98,18 +105,48 @@ def build_digest(
     ]
     total = len({m["paper_id"] for m in matches})
     matched = {m["paper_id"] for m in matches}
-    site = public_url.rstrip("/")
     for_you = [{**p, "url": f"{site}/papers/{p['paper_id']}"} for p in picks or [] if p["paper_id"] not in matched]
     return {
         "user_id": user_id,
         "day": day.isoformat(),
         "subject": f"PaperTrail digest {day.isoformat()}: "
-        + (f"{total} paper{'s' if total != 1 else ''}" if total or not deadlines else "deadlines ahead"),
+        + digest_headline(total, sum(b["papers"] for b in backfilled), bool(deadlines)),
         "papers": total,
         "topics": topics,
+        "backfilled": backfilled,
         "for_you": for_you,
         "deadlines": [{**d, "url": f"{site}/deadlines"} for d in deadlines or []],
     }
+
+
+def digest_headline(papers: int, earlier: int, deadlines: bool) -> str:
+    """What a digest's subject says it holds: its papers (and the new follows' earlier ones), or its deadlines."""
+    if earlier:
+        return (f"{papers} paper{'s' if papers != 1 else ''}, " if papers else "") + f"{earlier} earlier"
+    return f"{papers} paper{'s' if papers != 1 else ''}" if papers or not deadlines else "deadlines ahead"
+
+
+def backfill_summaries(matches: list[dict[str, Any]], site: str) -> list[dict[str, Any]]:
+    """The day's backfilled matches as one line per follow: how many held papers it matched, and its feed."""
+    follows: dict[str, dict[str, Any]] = {}
+    for match in matches:
+        follow_id = match["follow_id"]
+        summary = follows.setdefault(
+            follow_id,
+            {
+                "follow_id": follow_id,
+                "title": match.get("follow_name") or match.get("topic_id") or follow_id,
+                "papers": 0,
+                "url": f"{site}/me/feed?{urlencode({'follow_id': follow_id})}",
+            },
+        )
+        summary["papers"] += 1
+    return sorted(follows.values(), key=lambda s: s["title"].casefold())
+
+
+def backfill_line(summary: dict[str, Any]) -> str:
+    papers = summary["papers"]
+    return f"{summary['title']}: {papers} earlier paper{'s' if papers != 1 else ''} match{'es' if papers == 1 else ''}"
 
 
 def render_html(digest: dict[str, Any]) -> str:
@@ -124,6 +161,10 @@ def digest_text(digest: dict[str, Any]) -> str:
         for paper in topic["papers"]:
             lines.append(f"- {paper['title']} — {paper['url']}")
             lines.extend(f"    {r}" for r in paper["reasons"])
+        lines.append("")
+    if digest.get("backfilled"):
+        lines.append("## 回溯 / Earlier papers of new follows")
+        lines.extend(f"- {backfill_line(b)} — {b['url']}" for b in digest["backfilled"])
         lines.append("")
     if digest.get("for_you"):
         lines.append(f"## 为你推荐 / For you ({len(digest['for_you'])})")

@@ -100,7 +100,7 @@ class WebhookDispatcher:
             address = await self._address(delivery["url"])
             receiver = self.slots.resolved(user, delivery["host"], counted, address)
             if receiver is None:  # its address is at its bound: due as before, passed by while that lasts
-                await self.store.delivery_released(delivery["_id"])
+                await self.store.delivery_released(delivery["_id"], delivery["due_at"])
                 return
             await self.sender.attempt(delivery, address)
         except Exception:  # logged, and tried again once its claim runs out

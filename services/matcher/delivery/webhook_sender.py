@@ -18,11 +18,15 @@ from papertrail.push.channel import ANSWER_LIMIT, LANGUAGES, Language, match_mes
 from papertrail.push.channels import CHANNELS, GENERIC
 from schemas.events import Follow, FollowMatched
 from services.matcher.delivery.webhooks import (
+    BACKFILLED_EVENT,
     DELIVERY_HEADER,
     EVENT_HEADER,
+    MATCHED_EVENT,
     SIGNATURE_HEADER,
     Retries,
     Verdict,
+    backfill_summary_body,
+    backfill_summary_id,
     delivery_id,
     signature,
     verdict,
@@ -70,19 +74,7 @@ def queued_delivery(match: FollowMatched, target: WebhookTarget, now: datetime, 
     bot's request is built here too, signed with `now` (the bots take a signature for an hour: a delivery still
     failing an hour later is refused by the bot, and that refusal is its failure)."""
     ident = delivery_id(match, target.url)
-    common = {
-        "_id": ident,
-        "delivery_id": ident,
-        "user_id": match.user_id,
-        "follow_id": match.follow_id,
-        "paper_id": match.paper_id,
-        "url": target.url,
-        "host": url_host(target.url),
-        "outcome": "pending",
-        "created_at": now,
-        "due_at": now,
-        "attempts": [],
-    }
+    common = _queued(ident, match.user_id, match.follow_id, match.paper_id, MATCHED_EVENT, target, now)
     channel = CHANNELS.get(target.channel)
     if channel is None:
         body = webhook_body(match)
@@ -93,6 +85,36 @@ def queued_delivery(match: FollowMatched, target: WebhookTarget, now: datetime, 
         "request_url": request.url,  # the webhook URL with the bot's signature in its query, when it wants it there
         "headers": request.headers,
         "body": request.body.decode("utf-8"),
+    }
+
+
+def queued_backfill_summary(
+    follow: Follow, papers: int, at: datetime, feed_url: str, target: WebhookTarget, now: datetime
+) -> dict[str, Any]:
+    """The one delivery of a follow's backfill (begun at `at`) that matched `papers` held papers (to a generic
+    webhook; a group bot's reader sees them in the follow's feed)."""
+    ident = backfill_summary_id(follow.user_id, follow.id, at, target.url)
+    body = backfill_summary_body(follow.user_id, follow.id, follow.name, papers, at, feed_url)
+    common = _queued(ident, follow.user_id, follow.id, None, BACKFILLED_EVENT, target, now)
+    return common | {"body": body.decode("utf-8"), "signature": signature(target.secret, body), "papers": papers}
+
+
+def _queued(
+    ident: str, user_id: str, follow_id: str, paper_id: str | None, event: str, target: WebhookTarget, now: datetime
+) -> dict[str, Any]:
+    return {
+        "_id": ident,
+        "delivery_id": ident,
+        "event": event,
+        "user_id": user_id,
+        "follow_id": follow_id,
+        "paper_id": paper_id,
+        "url": target.url,
+        "host": url_host(target.url),
+        "outcome": "pending",
+        "created_at": now,
+        "due_at": now,
+        "attempts": [],
     }
 
 
@@ -194,7 +216,7 @@ class WebhookSender:
             headers = {
                 "content-type": "application/json",
                 SIGNATURE_HEADER: delivery["signature"],
-                EVENT_HEADER: "follow.matched",
+                EVENT_HEADER: delivery.get("event", MATCHED_EVENT),  # one queued before summaries had one
                 DELIVERY_HEADER: delivery["_id"],
             }
         else:

@@ -38,7 +38,36 @@ def delivery_id(match: FollowMatched, url: str) -> str:
 
 def webhook_body(match: FollowMatched) -> bytes:
     """The POSTed JSON: the follows.matched.v1 event under `match`, with the event name."""
-    payload = {"event": "follow.matched", "match": json.loads(match.model_dump_json())}
+    payload = {"event": MATCHED_EVENT, "match": json.loads(match.model_dump_json())}
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+
+
+MATCHED_EVENT = "follow.matched"
+BACKFILLED_EVENT = "follow.backfilled"
+
+
+def backfill_summary_id(user_id: str, follow_id: str, at: datetime, url: str) -> str:
+    """One backfill (of a follow, begun at `at`) to one URL is one summary delivery."""
+    return hashlib.sha256(f"{user_id}\n{follow_id}\nbackfill {at.isoformat()}\n{url}".encode()).hexdigest()[:32]
+
+
+def backfill_summary_body(
+    user_id: str, follow_id: str, follow_name: str, papers: int, at: datetime, feed_url: str
+) -> bytes:
+    """The one POST a new follow's backfill makes, however many held papers it matched: how many, and where its
+    reader sees them (the follow's feed), not one delivery per match."""
+    payload = {
+        "event": BACKFILLED_EVENT,
+        "backfill": {
+            "user_id": user_id,
+            "follow_id": follow_id,
+            "follow_name": follow_name,
+            "papers": papers,
+            "text": f"{papers} earlier paper{'s' if papers != 1 else ''} match{'es' if papers == 1 else ''}",
+            "feed_url": feed_url,
+            "matched_at": at.isoformat(),
+        },
+    }
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
 

@@ -6,13 +6,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from papertrail.follows.rules import CompiledFollow, FollowIndex, follow_matched
-from schemas.events import FollowMatched
+from schemas.events import Follow, FollowMatched
 from services.matcher.matching.backfill import Backfiller
 from services.matcher.metrics import MATCHES
 from services.matcher.store import MatchStore
 
 log = logging.getLogger("papertrail.matcher")
 PublishAll = Callable[[list[FollowMatched]], Awaitable[None]]
+# A backfill's matches are announced one by one (the feed lists them), but their reader is told once: the follow,
+# how many it found, when the backfill began.
+SummarizeBackfill = Callable[[Follow, int, datetime], Awaitable[None]]
 
 
 class MatchRecorder:
@@ -46,8 +49,10 @@ class BackfillRunner:
         store: MatchStore,
         stale_s: float,
         retry_s: Sequence[float] = (),
+        summarize: SummarizeBackfill | None = None,
     ) -> None:
         self.index = index
+        self.summarize = summarize
         self.backfiller = backfiller
         self.recorder = recorder
         self.store = store
@@ -92,6 +97,8 @@ class BackfillRunner:
                     self.start(compiled, attempt + 1)
                 return 0
             await self.store.finish_backfill(follow.id, datetime.now(UTC), checked, len(matches))
+            if announced and self.summarize is not None:
+                await self.summarize(follow, announced, now)
             log.info("backfill done", extra={"follow_id": follow.id, "papers_checked": checked, "matches": announced})
             return announced
 

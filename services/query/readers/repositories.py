@@ -16,7 +16,6 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
-from bson import ObjectId
 from pymongo import DESCENDING, ReturnDocument
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.collation import Collation
@@ -43,6 +42,7 @@ from papertrail.push.channels import GENERIC
 from schemas.events import Follow
 from services.query.readers.accounts.corrections import CorrectionReport
 from services.query.readers.accounts.rates import GRACE, Rate, Window, over, window
+from services.query.readers.accounts.visits import feed_visit
 
 TOKEN_PREFIX = "pt_"
 LAST_USED_EVERY = timedelta(minutes=1)  # a token's last use is written at most this often
@@ -96,6 +96,14 @@ class Users:
 
     async def user_by_id(self, user_id: str) -> dict[str, Any] | None:
         return await self.users.find_one({"_id": user_id})
+
+    async def feed_visited(self, user_id: str, now: datetime) -> datetime | None:
+        """Record that the reader opened their feed now; the previous visit its entries are new since (None on the
+        first), as `feed_visit` decides."""
+        doc = await self.users.find_one({"_id": user_id}, {"feed_seen_at": 1, "feed_visit_before": 1})
+        seen = feed_visit(doc.get("feed_seen_at") if doc else None, doc.get("feed_visit_before") if doc else None, now)
+        await self.users.update_one({"_id": user_id}, {"$set": {"feed_seen_at": now, "feed_visit_before": seen.before}})
+        return seen.before
 
     async def find_user(self, name_or_email: str) -> dict[str, Any] | None:
         """The user of this name or account address (operators' commands)."""
@@ -393,18 +401,58 @@ class Matches:
     def __init__(self, db: AsyncDatabase) -> None:
         self.matches = db[MATCHES.name]
 
-    async def matches_page(
-        self, user_id: str, follow_id: str | None, after: tuple[datetime, str] | None, limit: int
-    ) -> tuple[list[dict[str, Any]], int]:
-        """One page of the user's matches, newest first (then by id), after (matched_at, id) when given; the total."""
-        query: dict[str, Any] = {"user_id": user_id, **({"follow_id": follow_id} if follow_id else {})}
-        total = await self.matches.count_documents(query)
+    async def papers_page(
+        self, user_id: str, follow_id: str | None, after: tuple[bool, datetime, str] | None, limit: int
+    ) -> list[dict[str, Any]]:
+        """One page of the papers the user's matches (of one follow, or of all) name, once each: `_id` the paper,
+        `at` its newest match, `backfill` True when every match of it came from a backfill. New ones first, newest
+        match first (then by paper id); after (backfill, at, paper id) when given."""
+        pipeline: list[dict[str, Any]] = [
+            {"$match": {"user_id": user_id, **({"follow_id": follow_id} if follow_id else {})}},
+            {"$group": {"_id": "$paper_id", "at": {"$max": "$matched_at"}, "backfill": {"$min": "$backfill"}}},
+        ]
         if after is not None:
-            at, match_id = after[0], ObjectId(after[1])
-            later = [{"matched_at": {"$lt": at}}, {"matched_at": at, "_id": {"$lt": match_id}}]
-            query = {"$and": [query, {"$or": later}]}
-        cursor = self.matches.find(query).sort([("matched_at", DESCENDING), ("_id", DESCENDING)]).limit(limit)
-        return [doc async for doc in cursor], total
+            backfill, at, paper_id = after
+            later: list[dict[str, Any]] = [
+                {"backfill": backfill, "at": {"$lt": at}},
+                {"backfill": backfill, "at": at, "_id": {"$lt": paper_id}},
+            ]
+            if not backfill:
+                later.append({"backfill": True})
+            pipeline.append({"$match": {"$or": later}})
+        pipeline += [{"$sort": {"backfill": 1, "at": -1, "_id": -1}}, {"$limit": limit}]
+        return [doc async for doc in await self.matches.aggregate(pipeline)]
+
+    async def paper_counts(self, user_id: str, follow_id: str | None, since: datetime | None) -> dict[str, int]:
+        """How many papers the user's matches (of one follow, or of all) name: `total`, `backfilled` (every match of
+        it from a backfill) and `new` (not backfilled, matched after `since`)."""
+        grouped = {"_id": "$paper_id", "at": {"$max": "$matched_at"}, "backfill": {"$min": "$backfill"}}
+        pipeline: list[dict[str, Any]] = [
+            {"$match": {"user_id": user_id, **({"follow_id": follow_id} if follow_id else {})}},
+            {"$group": grouped},
+        ]
+        counts = {"total": 0, "backfilled": 0, "new": 0}
+        async for doc in await self.matches.aggregate(pipeline):
+            counts["total"] += 1
+            if doc.get("backfill"):
+                counts["backfilled"] += 1
+            elif since is not None and doc["at"] > since:
+                counts["new"] += 1
+        return counts
+
+    async def of_papers(self, user_id: str, paper_ids: list[str]) -> list[dict[str, Any]]:
+        """Every match of the user's follows with these papers, newest first."""
+        query = {"user_id": user_id, "paper_id": {"$in": paper_ids}}
+        cursor = self.matches.find(query, {"_id": 0, "user_id": 0}).sort("matched_at", DESCENDING)
+        return [doc async for doc in cursor]
+
+    async def follow_counts(self, user_id: str) -> dict[str, int]:
+        """How many papers each of the user's follows has matched."""
+        pipeline: list[dict[str, Any]] = [
+            {"$match": {"user_id": user_id}},
+            {"$group": {"_id": "$follow_id", "n": {"$sum": 1}}},
+        ]
+        return {doc["_id"]: doc["n"] async for doc in await self.matches.aggregate(pipeline)}
 
     async def matches_for(self, user_id: str, follow_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         query: dict[str, Any] = {"user_id": user_id}

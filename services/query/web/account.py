@@ -137,6 +137,7 @@ async def _follows_page(
     request: Request, user: dict[str, Any], readers: ReaderRecords, status_code: int = 200, **context: Any
 ) -> HTMLResponse:
     follows = await accounts.list_follows(readers, resources_of(request).papers, user["_id"])
+    counts = await readers.matches.follow_counts(user["_id"])
     similar = {
         "default_threshold": resources_of(request).settings.similar_threshold,
         "threshold_range": (accounts.MIN_THRESHOLD, accounts.MAX_THRESHOLD),
@@ -147,6 +148,7 @@ async def _follows_page(
         status_code,
         user=user,
         follows=follows,
+        counts=counts,
         topics=load_catalogue(),
         venue_fields=FIELD_NAMES,
         venue_tracks=list(get_args(ClaimTrack)),
@@ -267,22 +269,36 @@ async def show_feed(
     readers: ReadersDep,
     papers: PapersDep,
     sort: str = "newest",
+    follow_id: str | None = None,
     cursor: str | None = None,
 ) -> HTMLResponse:
-    """Papers matching your follows, newest match first, with why each matched; or 为你推荐 (?sort=relevance):
-    recent papers ranked by what you saved and dismissed, each with the saved paper it is closest to."""
+    """The papers your follows (or one of them: `follow_id`) matched, each once with every follow's reasons: new
+    ones first (those since your previous visit marked), then those the backfills of new follows found (回溯); or
+    为你推荐 (?sort=relevance): recent papers ranked by what you saved and dismissed, each with the saved paper it is
+    closest to."""
     resources = resources_of(request)
-    chosen: FeedSort = "relevance" if sort == "relevance" else "newest"
+    t = Translator(language(request))
+    chosen: FeedSort = "relevance" if sort == "relevance" and follow_id is None else "newest"
+    following = None
+    if follow_id is not None:
+        found = await readers.follows.get_follow(user["_id"], follow_id) if FOLLOW_ID.match(follow_id) else None
+        if found is None:
+            return error_page(request, 404, t("follow_not_found"), user)
+        following = found[0]
+    visited = await readers.users.feed_visited(user["_id"], datetime.now(UTC))
     try:
         page = await feed_page(
             readers, papers, resources.reader_models, user["_id"], sort=chosen, since=None,
-            window_days=resources.settings.feed_window_days, follow_id=None, cursor=cursor, limit=FEED_PAGE,
+            window_days=resources.settings.feed_window_days, follow_id=follow_id, cursor=cursor, limit=FEED_PAGE,
+            visited=visited,
         )  # fmt: skip
     except BadFeedCursor:
-        return error_page(request, 422, Translator(language(request))("not_found"), user)
+        return error_page(request, 422, t("not_found"), user)
     marks = await resources.library.marks(user["_id"], [item["paper_id"] for item in page["items"]])
-    more = f"/me/feed?{urlencode({'sort': chosen, 'cursor': page['next_cursor']})}" if page["next_cursor"] else None
+    kept = {"sort": chosen, **({"follow_id": follow_id} if follow_id else {})}
+    more = f"/me/feed?{urlencode({**kept, 'cursor': page['next_cursor']})}" if page["next_cursor"] else None
     return render(
         request, "feed.html", user=user, feed=page["items"], page=page, chosen=chosen, more=more, marks=marks,
-        window_days=resources.settings.feed_window_days,
+        window_days=resources.settings.feed_window_days, following=following,
+        continued=cursor is not None,
     )  # fmt: skip

@@ -706,6 +706,16 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "feed_matched": ("命中「{follow}」 · {time}", "Matched “{follow}” · {time}"),
     "feed_reasons": ("命中原因", "Why"),
+    "feed_new": ("新", "New"),
+    "feed_new_count": ("自上次访问以来新增 {count} 篇", "{count} new since your last visit"),
+    "feed_backfilled": ("回溯 · {count} 篇", "Backfilled · {count} papers"),
+    "feed_backfilled_note": (
+        "新关注创建时从已收录论文中找到的匹配,排在新论文之后。",
+        "Papers already held that a new follow matched when it was created, listed after the new ones.",
+    ),
+    "feed_of_follow": ("只看「{follow}」的匹配", "Only “{follow}”'s matches"),
+    "feed_all_follows": ("全部关注", "All follows"),
+    "follow_matches": ("{count} 篇匹配", "{count} matches"),
     "error_title": ("出错了", "Something went wrong"),
     "not_found": ("页面不存在。", "Page not found."),
     # error reports ("纠错")

@@ -159,7 +159,8 @@ def test_follows_need_a_token_and_stay_private(api: tuple[Pipeline, dict[str, st
     assert (
         httpx.delete(pipeline.url("query", f"/api/follows/{follow_id}"), headers=_auth(tokens["bo"])).status_code == 404
     )
-    assert _get(pipeline, "/api/feed", tokens["bo"]) == {"sort": "newest", "total": 0, "items": [], "next_cursor": None}
+    empty = _get(pipeline, "/api/feed", tokens["bo"])
+    assert (empty["total"], empty["items"], empty["next_cursor"]) == (0, [], None)
 
 
 def test_invalid_expression_is_a_400_naming_the_problem(api: tuple[Pipeline, dict[str, str]]) -> None:

@@ -1,6 +1,6 @@
 """Per-user routes (bearer token): follows CRUD announced on follows.changed.v1, the feed, webhooks, digests."""
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
@@ -132,12 +132,24 @@ async def delete_follow(
         raise HTTPException(404, str(error)) from error
 
 
-class FeedItem(BaseModel):
-    paper_id: str
-    follow_id: str | None = Field(None, description="the follow it matched (newest)")
+class FeedMatch(BaseModel):
+    follow_id: str
+    follow_name: str | None = None
     follow_kind: str | None = None
     matched_at: datetime | None = None
-    reasons: list[dict[str, Any]] = Field(default_factory=list, description="why it matched (newest)")
+    backfill: bool = Field(False, description="found by the backfill of the follow when it was new (回溯)")
+    reasons: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class FeedItem(BaseModel):
+    paper_id: str
+    follow_id: str | None = Field(None, description="the follow whose match is newest")
+    follow_kind: str | None = None
+    matched_at: datetime | None = Field(None, description="its newest match")
+    reasons: list[dict[str, Any]] = Field(default_factory=list, description="why it matched: every follow's reasons")
+    matches: list[FeedMatch] = Field(default_factory=list, description="each follow it matched, newest first")
+    backfill: bool = Field(False, description="every match of it came from a backfill of a new follow (回溯)")
+    new: bool = Field(False, description="matched (not by a backfill) after your previous visit")
     score: float | None = Field(None, description="how much it is for you, 0..1 (relevance)")
     reason: str | None = Field(None, description="why it ranks so: the saved paper it is closest to (relevance)")
     closest_saved: dict[str, Any] | None = Field(None, description="that saved paper: paper_id, title (relevance)")
@@ -146,7 +158,10 @@ class FeedItem(BaseModel):
 
 class FeedPage(BaseModel):
     sort: str = Field(description="the feed that answered: relevance needs a model, trained from your feedback")
-    total: int = Field(description="papers in the feed, on every page")
+    total: int = Field(description="papers in the feed, on every page (each once, however many follows it matched)")
+    new: int | None = Field(None, description="of them, matched after your previous visit (newest)")
+    backfilled: int | None = Field(None, description="of them, found only by backfills of new follows (newest)")
+    last_visit: datetime | None = Field(None, description="your previous visit, that `new` counts from (newest)")
     items: list[FeedItem]
     next_cursor: str | None = Field(None, description="pass as `cursor` for the next page; absent on the last")
 
@@ -164,14 +179,17 @@ async def read_feed(
     cursor: Annotated[str | None, Query(max_length=400)] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> dict[str, Any]:
-    """Your feed, a page at a time with the total: papers matching your follows, newest match first, each with why
-    it matched; or (`sort=relevance`) recent papers ranked by a model of what you saved and dismissed, each with
-    its score and the saved paper it is closest to. Until you have saved a paper (and the model is trained, in the
-    background), relevance answers with the follows-based feed (`sort` says which answered)."""
+    """Your feed, a page at a time with the total: the papers your follows (or `follow_id`'s) matched, each once with
+    every follow's reasons, new ones first (newest match first; those matched after your previous visit marked
+    `new`, and the visit recorded: views 30 minutes apart are separate visits), then those found by the backfills of
+    new follows (回溯, `backfill`); or (`sort=relevance`) recent papers ranked by a model of what you saved and
+    dismissed, each with its score and the saved paper it is closest to. Until you have saved a paper (and the
+    model is trained, in the background), relevance answers with the follows-based feed (`sort` says which answered)."""
     try:
+        visited = await readers.users.feed_visited(user["_id"], datetime.now(UTC))
         return await feed_page(
             readers, papers, models, user["_id"], sort=sort, since=since, window_days=settings.feed_window_days,
-            follow_id=follow_id, cursor=cursor, limit=limit,
+            follow_id=follow_id, cursor=cursor, limit=limit, visited=visited,
         )  # fmt: skip
     except BadFeedCursor as error:
         raise HTTPException(422, str(error)) from error

@@ -252,17 +252,51 @@ async def matched_page(
     papers: Catalogue,
     user_id: str,
     follow_id: str | None,
-    after: tuple[datetime, str] | None,
+    after: tuple[bool, datetime, str] | None,
     limit: int,
-) -> tuple[list[dict[str, Any]], int, tuple[datetime, str] | None]:
-    """One page of the user's matches, newest first, each with its paper's search document; the total; where the
-    next page starts (None on the last)."""
-    matches, total = await readers.matches.matches_page(user_id, follow_id, after, limit + 1)
-    page = matches[:limit]
-    found = await papers.by_ids(list(dict.fromkeys(m["paper_id"] for m in page)))
-    following = (page[-1]["matched_at"], str(page[-1]["_id"])) if len(matches) > limit else None
-    items = [{**{k: v for k, v in m.items() if k != "_id"}, "paper": found.get(m["paper_id"])} for m in page]
-    return items, total, following
+    since: datetime | None,
+) -> tuple[list[dict[str, Any]], tuple[bool, datetime, str] | None]:
+    """One page of the papers the user's follows (or one of them) matched, once each, new ones before backfilled
+    ones and newest match first, each with every match of it (every follow's reasons), its search document, and
+    `new` (matched after `since`, not by a backfill); where the next page starts (None on the last)."""
+    grouped = await readers.matches.papers_page(user_id, follow_id, after, limit + 1)
+    page = grouped[:limit]
+    ids = [g["_id"] for g in page]
+    found = await papers.by_ids(ids)
+    every: dict[str, list[dict[str, Any]]] = {}
+    for match in await readers.matches.of_papers(user_id, ids):
+        every.setdefault(match["paper_id"], []).append(match)
+    items = [feed_entry(g["_id"], every.get(g["_id"], []), found.get(g["_id"]), since) for g in page]
+    last = page[-1] if len(grouped) > limit else None
+    return items, (bool(last["backfill"]), last["at"], last["_id"]) if last else None
+
+
+def feed_entry(
+    paper_id: str, matches: list[dict[str, Any]], paper: dict[str, Any] | None, since: datetime | None
+) -> dict[str, Any]:
+    """A paper's feed entry from its matches (newest first): the newest match's follow and time as before, every
+    follow's reasons once each, the matches themselves, `backfill` when each came from a backfill, `new` when one
+    not from a backfill came after `since`."""
+    newest = matches[0] if matches else {}
+    reasons: list[dict[str, Any]] = []
+    for match in matches:
+        reasons += [r for r in match.get("reasons", []) if r not in reasons]
+    live = [m for m in matches if not m.get("backfill")]
+    return {
+        "paper_id": paper_id,
+        "follow_id": newest.get("follow_id"),
+        "follow_kind": newest.get("follow_kind"),
+        "follow_name": newest.get("follow_name"),
+        "matched_at": newest.get("matched_at"),
+        "reasons": reasons,
+        "matches": [
+            {k: m.get(k) for k in ("follow_id", "follow_name", "follow_kind", "matched_at", "backfill", "reasons")}
+            for m in matches
+        ],
+        "backfill": bool(matches) and not live,
+        "new": since is not None and any(m["matched_at"] > since for m in live),
+        "paper": paper,
+    }
 
 
 async def matched_papers(

@@ -1,5 +1,6 @@
-"""The reader's feed, as the API and the feed page show it: newest matches of their follows, or 为你推荐 (ranked by
-their model), one cursor page at a time with the total. A reader with no model yet gets the follows-based feed."""
+"""The reader's feed, as the API and the feed page show it: the papers their follows matched, once each, or 为你推荐
+(ranked by their model), one cursor page at a time with the total. A reader with no model yet gets the follows-based
+feed."""
 
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -25,9 +26,12 @@ async def feed_page(
     follow_id: str | None,
     cursor: str | None,
     limit: int,
+    visited: datetime | None = None,
 ) -> dict[str, Any]:
     """One page: `sort` says which feed answered (relevance falls back to newest when the reader has no model);
-    BadFeedCursor for a cursor this feed did not hand out."""
+    BadFeedCursor for a cursor this feed did not hand out. The newest feed lists each paper once with every
+    follow's reasons, the new ones (matched after `visited`, the reader's previous visit, are marked `new`) above
+    those found by backfills of new follows, and counts them: `total`, `new`, `backfilled`."""
     position = decode_cursor(cursor) if cursor else None
     model = await models.model(user_id) if sort == "relevance" and follow_id is None else None
     if model is not None:
@@ -39,17 +43,17 @@ async def feed_page(
         following = encode_cursor({"offset": ranked.next_offset}) if ranked.next_offset is not None else None
         return {"sort": "relevance", "total": ranked.total, "items": ranked.items, "next_cursor": following}
     after = None
-    if isinstance(position, dict) and "matched_at" in position:
+    if isinstance(position, dict) and "at" in position:
         try:
-            after = (in_utc(datetime.fromisoformat(position["matched_at"])), str(position["id"]))
+            at = in_utc(datetime.fromisoformat(position["at"]))
+            after = (bool(position["backfill"]), at, str(position["paper"]))
         except (KeyError, TypeError, ValueError) as error:
             raise BadFeedCursor("not a cursor of the feed") from error
     elif position is not None:
         raise BadFeedCursor("not a cursor of the feed")
-    items, total, following_match = await matched_page(readers, papers, user_id, follow_id, after, limit)
+    counts = await readers.matches.paper_counts(user_id, follow_id, visited)
+    items, last = await matched_page(readers, papers, user_id, follow_id, after, limit, visited)
     following = (
-        encode_cursor({"matched_at": following_match[0].isoformat(), "id": following_match[1]})
-        if following_match
-        else None
+        encode_cursor({"backfill": last[0], "at": last[1].isoformat(), "paper": last[2]}) if last is not None else None
     )
-    return {"sort": "newest", "total": total, "items": items, "next_cursor": following}
+    return {"sort": "newest", **counts, "last_visit": visited, "items": items, "next_cursor": following}
