@@ -22,7 +22,6 @@ from datetime import date
 from pathlib import Path
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -43,6 +42,10 @@ SEEDS = 5
 def tfidf_vectors(papers: list[Paper]) -> np.ndarray:
     """arxiv-sanity-lite's compute.py (karpathy/arxiv-sanity-lite at 194b7f4): its vectorizer, its text (title,
     abstract, author names), rows of length 1, so a dot product is its cosine."""
+    # imported here: tests import this module's neighbours (bench/zh_retrieval.py), and every pytest worker's
+    # collection would import scikit-learn and SciPy for nothing
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     vectorizer = TfidfVectorizer(
         input="content",
         encoding="utf-8",

@@ -19,8 +19,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import onnx
-from onnx import numpy_helper
 from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
@@ -40,6 +38,9 @@ DEFAULT_SAVE = Path(os.environ.get("TMPDIR", "/tmp")) / "papertrail-bench" / "co
 
 def fp32_model() -> bytes:
     """The int8 graph with every int8 × scale weight replaced by the fp32 tensor it quantizes."""
+    import onnx  # imported here, as scikit-learn in bench/embed_quality.py: pytest workers collect its neighbours
+    from onnx import numpy_helper
+
     model = onnx.load(str(packaged_file(MINILM_INT8.onnx)))
     weights = load_file(str(packaged_file(FP32_WEIGHTS)))
     initializers = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}

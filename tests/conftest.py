@@ -29,6 +29,7 @@ from aiosmtpd.controller import Controller
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail_tools.stack import StackSettings
+from tests.time_limits import TimeAgainstLimits
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SOURCES = FIXTURES / "sources"
@@ -227,13 +228,13 @@ def _local_stack(folder: Path) -> Iterator[Servers]:
 # The modules that take longest (pytest --durations shows them: pipelines, drills, whole demos), ending as here. Under
 # pytest-xdist they start first, so the run does not end waiting on one of them that began last.
 SLOW_MODULES = (
-    "normalizer/test_corpus_pipeline.py",
+    "query/test_openapi_fuzz.py",
+    "query/readers/library/test_library_import_large.py",
     "integration/test_smoke.py",
     "papertrail_tools/test_run.py",
     "papertrail_tools/test_run_gives_up.py",
     "resilience/test_kill_services.py",
     "resilience/test_dependency_restarts.py",
-    "test_library_import_restart.py",
     "test_math_pages.py",
     "test_api.py",
     "test_pages.py",
@@ -245,6 +246,7 @@ SLOW_MODULES = (
     "integration/test_chinese_search.py",
     "papertrail/test_local_model.py",
     "integration/test_similar_follows.py",
+    "test_library_import_restart.py",
 )
 
 
@@ -296,6 +298,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             super().schedule()
 
     return SlowestModulesFirst(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # prints the tests near their timeout and the slowest modules at the end
+    config.pluginmanager.register(TimeAgainstLimits(lambda module: _slowness(module) > 0), "time-against-limits")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

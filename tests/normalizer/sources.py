@@ -8,6 +8,7 @@ datestamp = the list date from the file name. OAI: the `<record>` elements.
 import hashlib
 import json
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from pathlib import Path
 
 from papertrail.names import split_author_list
@@ -89,6 +90,11 @@ CORPUS = Path(__file__).resolve().parents[1] / "fixtures/corpus/arxiv-daily-2026
 
 def corpus_records(folder: Path = CORPUS) -> list[RawRecord]:
     """Every listing of the corpus, day by day, as the raw record a loader publishes (datestamp = the day)."""
+    return list(_corpus_records(folder))
+
+
+@cache  # read once a process: several test modules read it while every pytest worker collects them
+def _corpus_records(folder: Path) -> tuple[RawRecord, ...]:
     import gzip
 
     records = []
@@ -99,7 +105,7 @@ def corpus_records(folder: Path = CORPUS) -> list[RawRecord]:
                 line = line.strip()
                 if line:
                     records.append(raw_record("corpus", json.loads(line)["id"], "corpus_json", line, datestamp=day))
-    return records
+    return tuple(records)
 
 
 def parsed_arxiv(now: datetime = HARVESTED_AT, **changes: object) -> ParsedRecord:

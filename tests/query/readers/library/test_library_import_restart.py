@@ -1,5 +1,9 @@
-"""An import of 5,000+ entries over the real query service shows its progress and survives a restart of the service
-in the middle: every entry recorded once, every paper saved once."""
+"""A large import over the real query service shows its progress and survives a restart of the service in the
+middle: every entry recorded once, every paper saved once.
+
+Two copies of the papers' export (2,260 entries, 23 chunks of 100): enough to be stopped after the first 300 with most
+of the file left, and to need two pages of entries. The 5,650 entries of issue 22's file resolved against the local
+stack are a measurement (bench/import_resolve.py)."""
 
 import pytest
 
@@ -9,11 +13,11 @@ from tests.integration.services import create_user
 from tests.query.readers.library.papers import acl_2024, arxiv_oai, red_fm
 from tests.query.readers.library.site import Site, query_service, reader_database
 
-# two service starts and 5,650 entries resolved against the local stack's Python MongoDB: ~70 s alone, past the
-# default 300 s on a loaded machine (bench/import_resolve.py)
+# two service starts and 2,260 entries resolved against the local stack's Python MongoDB, on a loaded machine
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 PAPERS = [*acl_2024(), *arxiv_oai(), red_fm()]
-COPIES = 5  # the file names each paper five times: 5,650 entries
+COPIES = 2  # the file names each paper twice: 2,260 entries
+PAGE = 1500  # entries a page: two pages
 
 
 def progress(site: Site, job_id: str) -> dict:
@@ -44,8 +48,8 @@ def test_a_large_import_shows_progress_and_survives_a_restart(
                 lambda: (p := progress(site, job_id))["state"] == "done" and p, timeout=300, what="the import done"
             )
             pages = [  # every entry's verdict, recorded once: two pages of them
-                site.call("GET", f"/api/me/library/imports/{job_id}/entries", params={"limit": 5000, **after}).json()
-                for after in ({}, {"cursor": "4999"})
+                site.call("GET", f"/api/me/library/imports/{job_id}/entries", params={"limit": PAGE, **after}).json()
+                for after in ({}, {"cursor": str(PAGE - 1)})
             ]
         total = len(PAPERS) * COPIES
         assert done["cursor"] == total and done["counts"] == {
@@ -54,7 +58,7 @@ def test_a_large_import_shows_progress_and_survives_a_restart(
             "unresolved": 0,
             "added": len(PAPERS),
         }
-        assert pages[0]["next_cursor"] == "4999" and pages[1]["next_cursor"] is None
+        assert pages[0]["next_cursor"] == str(PAGE - 1) and pages[1]["next_cursor"] is None
         assert [item["status"] for page in pages for item in page["items"]] == ["resolved"] * total
         assert db["library_import_entries"].count_documents({"job_id": job_id, "status": "resolved"}) == total
         assert sorted(db["library"].distinct("paper_id")) == sorted(p.id for p in PAPERS)
