@@ -10,8 +10,8 @@ import pytest
 
 from papertrail.paper_ids import anthology_id
 from papertrail.text import tex_math
-from services.normalizer.parsers import parse_batch, parse_raw
 from services.normalizer.parsers.arxiv_oai import ARXIV_RAW, parse_arxiv_raw
+from services.normalizer.parsers.registry import parse_batch, parse_raw
 from services.normalizer.records import UnparseableRecord
 from tests.conftest import SOURCES
 from tests.normalizer.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records, raw_record
