@@ -337,17 +337,18 @@ class Matches:
         self.matches = db[MATCHES.name]
 
     async def matches_page(
-        self, user_id: str, follow_id: str | None, after: tuple[datetime, str] | None, limit: int
+        self, user_id: str, follow_id: str | None, after: tuple[datetime, str] | None, limit: int, skip: int = 0
     ) -> tuple[list[dict[str, Any]], int]:
-        """One page of the user's matches, newest first (then by id), after (matched_at, id) when given; the total."""
+        """One page of the user's matches, newest first (then by id), after (matched_at, id) when given, less the
+        first `skip`; the total."""
         query: dict[str, Any] = {"user_id": user_id, **({"follow_id": follow_id} if follow_id else {})}
         total = await self.matches.count_documents(query)
         if after is not None:
             at, match_id = after[0], ObjectId(after[1])
             later = [{"matched_at": {"$lt": at}}, {"matched_at": at, "_id": {"$lt": match_id}}]
             query = {"$and": [query, {"$or": later}]}
-        cursor = self.matches.find(query).sort([("matched_at", DESCENDING), ("_id", DESCENDING)]).limit(limit)
-        return [doc async for doc in cursor], total
+        cursor = self.matches.find(query).sort([("matched_at", DESCENDING), ("_id", DESCENDING)])
+        return [doc async for doc in cursor.skip(skip).limit(limit)], total
 
     async def matches_for(self, user_id: str, follow_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         query: dict[str, Any] = {"user_id": user_id}
