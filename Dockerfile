@@ -24,7 +24,10 @@ RUN npm pack "swagger-ui-dist@${SWAGGER_UI_VERSION}" --silent \
 
 FROM python:3.11-slim
 
-ENV PYTHONUNBUFFERED=1 \
+# PAPERTRAIL_ENV=production: the image refuses the public local Meilisearch key and, in the query API, a missing
+# SITE_SECRET (compose and Kubernetes run this image; a source checkout runs as local).
+ENV PAPERTRAIL_ENV=production \
+    PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     UV_COMPILE_BYTECODE=1 \
     UV_LINK_MODE=copy \

@@ -115,8 +115,10 @@ class TimedFetcher(PoliteFetcher):
 
     answered: list[float]
 
-    async def get(self, url: str, params: Any = None, headers: Any = None) -> httpx.Response:
-        response = await super().get(url, params, headers)
+    async def get(
+        self, url: str, params: Any = None, headers: Any = None, *, missing_ok: bool = False
+    ) -> httpx.Response:
+        response = await super().get(url, params, headers, missing_ok=missing_ok)
         self.answered.append(time.time())
         return response
 

@@ -29,7 +29,12 @@ from papertrail.collections import PAPERS  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from services.normalizer.store import INDEXES as NORMALIZER_INDEXES  # noqa: E402
 from services.query.readers.library.citations import export  # noqa: E402
-from services.query.readers.library.importing import CANDIDATE_FIELDS, ImportJobs, MongoFinder  # noqa: E402
+from services.query.readers.library.importing import (  # noqa: E402
+    CANDIDATE_FIELDS,
+    ImportJobs,
+    LibraryReaders,
+    MongoFinder,
+)
 from services.query.readers.library.imports import LookupKey, PaperKey, TitleAuthorKey  # noqa: E402
 from services.query.readers.library.store import LibraryStore  # noqa: E402
 from tests.conftest import stack_on_free_ports  # noqa: E402
@@ -85,7 +90,7 @@ async def one_import(url: str, database: str, data: bytes, chunk: int, finder: t
     client: AsyncMongoClient[dict[str, Any]] = AsyncMongoClient(url, event_listeners=[times])
     db = client[database]
     library = LibraryStore(db)
-    jobs = ImportJobs(db, library, chunk, 100_000)
+    jobs = ImportJobs(db, library, chunk, LibraryReaders(1, 100_000))
     jobs.finder = finder(db)
     await library.ensure_indexes()
     await jobs.ensure_indexes()

@@ -36,7 +36,7 @@ import httpx  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
 from papertrail_tools import stack  # noqa: E402
-from papertrail_tools.demo import CORPUS_DAY, FIXTURES, HF_DAYS, demo_environment  # noqa: E402
+from papertrail_tools.demo import FIXTURES, data_steps, demo_environment  # noqa: E402
 from tests.conftest import free_port, stack_on_free_ports, wait_until  # noqa: E402
 from tests.resilience.drills import Pipeline, pipeline_env, settled  # noqa: E402
 
@@ -114,8 +114,7 @@ def run(mode: str, within: float) -> None:
             ready = time.perf_counter()
             print(f"all services ready in {ready - launched:.0f} s")
             if mode == "demo":
-                commands = [["harvest", "hf", "--from", day, "--until", day] for day in HF_DAYS]
-                commands.append(["import", str(CORPUS_DAY)])
+                commands = data_steps()
             else:  # one file, as a month's listings come: 31 commands would time the command's start 31 times
                 month = Path(folder) / "2026-05_AI_enhanced_Chinese.jsonl.gz"
                 month.write_bytes(b"".join(gzip.compress(gzip.decompress(p.read_bytes())) for p in MONTH))

@@ -48,6 +48,7 @@ SESSIONS = Collection("sessions", "query")  # signed-in web sessions (hashed ids
 API_TOKENS = Collection("api_tokens", "query")  # a user's API tokens (hashed), with created / last-used times
 EMAIL_TOKENS = Collection("email_tokens", "query")  # single-use links mailed to confirm an address or reset a password
 JOB_LEASES = Collection("job_leases", "query")  # the worker role's background jobs, each run by one process
+SITE_KEYS = Collection("site_keys", "query")  # a local run's own site secret (no SITE_SECRET), shared by its replicas
 
 # the reader's record (per user)
 LIBRARY = Collection("library", "query")  # saved papers with tags and notes

@@ -19,10 +19,23 @@ from schemas.paper import Paper, VenueClaim
 
 # `abstract_text` is the abstract as read (`30\%` → `30%`, `\textbf{I}nference` → `Inference`); the abstract as
 # written stays searchable too, so documents indexed before `abstract_text` existed are still found by it.
-SEARCHABLE = ["title", "title_zh", "abstract_text", "abstract", "tldr_zh", "authors", "institutions", "keywords"]
+# The AI summary's Chinese sections (the paper page's 导读), kept in the document's `summary`: a Chinese query finds a
+# paper by words its guide says, not only by its Chinese title and TL;DR.
+SUMMARY_ZH = [f"summary.{name}" for name in ("motivation_zh", "method_zh", "result_zh", "conclusion_zh")]
+SEARCHABLE = [
+    "title",
+    "title_zh",
+    "abstract_text",
+    "abstract",
+    "tldr_zh",
+    *SUMMARY_ZH,
+    "authors",
+    "institutions",
+    "keywords",
+]
 # Segmented as Mandarin: Meilisearch would otherwise guess each text's language, and a short run of Chinese characters
 # guessed as Japanese is cut into other words. Keywords mix Chinese and English; Latin script keeps its own segmenter.
-CHINESE_FIELDS = ["title_zh", "tldr_zh", "keywords"]
+CHINESE_FIELDS = ["title_zh", "tldr_zh", *SUMMARY_ZH, "keywords"]
 FILTERABLE = [
     "paper_id",
     "categories",

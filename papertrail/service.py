@@ -4,6 +4,7 @@ checks, runs the consumer-lag monitor and closes everything; `provide` hands the
 resources object; `serve` runs the app (FastStream's ASGI app or FastAPI) with /metrics, /healthz and /readyz."""
 
 import asyncio
+import ipaddress
 import json
 import logging
 import sys
@@ -24,6 +25,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 from papertrail import fetch_pacing, mongo, search
 from papertrail.collections import EMBEDDING_MODEL, PAPER_VECTORS
 from papertrail.embedding import SEARCH_OFF, EmbeddingSettings, SearchEmbeddingSettings
+from papertrail.http_server import guarded
 from papertrail.kafka import ensure_topics
 from papertrail.lag import LagMonitor, watched_groups
 from papertrail.logs import configure_logging
@@ -48,7 +50,9 @@ def settings_error_message(service: str, error: ValidationError) -> str:
     lines = [f"papertrail {service}: invalid settings:"]
     for problem in error.errors():
         name = "_".join(str(part) for part in problem["loc"]).upper() or "?"
-        lines.append(f"  {name}: {problem['msg']} (got {problem.get('input')!r})")
+        secret = any(word in name for word in ("SECRET", "KEY", "PASSWORD"))  # never echoed into a log
+        got = "a value not shown" if secret and problem.get("input") else repr(problem.get("input"))
+        lines.append(f"  {name}: {problem['msg']} (got {got})")
     return "\n".join(lines)
 
 
@@ -175,19 +179,41 @@ class JsonEndpoint:
         await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
 
 
+PROXY_HEADERS = (b"x-forwarded-for", b"forwarded", b"x-real-ip")
+
+
 class MetricsEndpoint:
     """Every metric of the process in Prometheus's text format, as an ASGI object (prometheus-client's own app is a
-    plain function, which FastAPI would take for a request handler rather than an ASGI app)."""
+    plain function, which FastAPI would take for a request handler rather than an ASGI app), for clients of the
+    allowed networks only (METRICS_ALLOWED_NETWORKS): anyone else, and any request a proxy passed on, gets 404, so a
+    service's public port (the query API's) shows nobody its traffic, users and errors."""
 
-    def __init__(self) -> None:
+    def __init__(self, allowed: str) -> None:
         self.app = make_asgi_app()
+        self.allowed = [ipaddress.ip_network(n.strip(), strict=False) for n in allowed.split(",") if n.strip()]
+
+    def admits(self, scope: dict[str, Any]) -> bool:
+        if any(name in PROXY_HEADERS for name, _ in scope["headers"]):
+            return False
+        try:
+            client = ipaddress.ip_address((scope.get("client") or ("",))[0])
+        except ValueError:
+            return False
+        return any(client in network for network in self.allowed)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        await self.app(scope, receive, send)
+        if self.admits(scope):
+            await self.app(scope, receive, send)
+            return
+        body = b'{"detail": "Not Found"}'
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 404, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
 
-def health_routes(readiness: Readiness) -> list[tuple[str, Any]]:
-    """/metrics, /healthz and /readyz as (path, ASGI app) pairs, for AsgiFastStream's routes or a FastAPI app."""
+def health_routes(readiness: Readiness, settings: InfraSettings) -> list[tuple[str, Any]]:
+    """/metrics (to the METRICS_ALLOWED_NETWORKS only), /healthz and /readyz as (path, ASGI app) pairs, for
+    AsgiFastStream's routes or a FastAPI app."""
 
     async def healthz() -> tuple[int, dict[str, Any]]:
         return 200, {"status": "ok"}
@@ -196,7 +222,11 @@ def health_routes(readiness: Readiness) -> list[tuple[str, Any]]:
         ready, checks = await readiness.report()
         return 200 if ready else 503, {"ready": ready, "checks": checks}
 
-    return [("/metrics", MetricsEndpoint()), ("/healthz", JsonEndpoint(healthz)), ("/readyz", JsonEndpoint(readyz))]
+    return [
+        ("/metrics", MetricsEndpoint(settings.metrics_allowed_networks)),
+        ("/healthz", JsonEndpoint(healthz)),
+        ("/readyz", JsonEndpoint(readyz)),
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +311,7 @@ def service_app(
             yield
 
     log = logging.getLogger(f"papertrail.{service}")
-    return AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness), logger=log)
+    return AsgiFastStream(broker, lifespan=lifespan, asgi_routes=health_routes(readiness, settings), logger=log)
 
 
 def serve(service: str, create_app: Callable[[S], Any], settings: S, port: int, needs: Sequence[str]) -> None:
@@ -298,4 +328,7 @@ def serve(service: str, create_app: Callable[[S], Any], settings: S, port: int, 
         app, host=settings.http_host, port=port, log_config=None, access_log=False, lifespan="on",
         # uvicorn would believe X-Forwarded-For from 127.0.0.1 by default: only the proxies named are believed
         proxy_headers=bool(settings.trusted_proxies), forwarded_allow_ips=settings.trusted_proxies or None,
+        # papertrail/http_server.py: headers capped in size and time; idle and concurrent connections bounded
+        http=guarded(settings.http_max_header_bytes, settings.http_header_timeout_s),
+        timeout_keep_alive=settings.http_keep_alive_s, limit_concurrency=settings.http_max_connections,
     )  # fmt: skip

@@ -1,11 +1,12 @@
 """Settings every service shares: where Kafka, MongoDB and Meilisearch are, and how to serve HTTP."""
 
+import ipaddress
 import re
 import socket
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AfterValidator, Field, SecretStr, field_validator
+from pydantic import AfterValidator, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from papertrail.outbound import OutboundPolicy
@@ -28,6 +29,10 @@ def _level_name(value: str, logger: str = "") -> str:
 
 _INSTANCE_ID = re.compile(r"[A-Za-z0-9._-]{1,100}")
 
+# Meilisearch's key when none is set: public (it is in this repository), so fit for a laptop only.
+LOCAL_MEILI_KEY = "papertrail-local-master-key"
+PaperTrailEnv = Literal["local", "production"]
+
 # A setting naming a time zone (times are stored in UTC; zones are for display and calendar days).
 TimeZoneName = Annotated[str, AfterValidator(_iana_zone)]
 
@@ -37,11 +42,21 @@ class InfraSettings(BaseSettings):
 
     model_config = SettingsConfigDict(extra="ignore", validate_default=True)
 
+    # first: the checks of later settings read it
+    papertrail_env: PaperTrailEnv = Field(
+        "local",
+        description="production: a public default key or a missing secret stops the service at start (the image "
+        "sets it, so compose and Kubernetes run in production); local: a source checkout, the tests, `make run` — "
+        "the local stack's keys and a site secret the query service makes itself are accepted",
+    )
     kafka_bootstrap_servers: str = Field("127.0.0.1:9092", description="Kafka bootstrap servers, host:port[,..]")
     mongodb_url: str = Field("mongodb://127.0.0.1:27017", description="MongoDB connection URL")
     mongodb_database: str = Field("papertrail", description="MongoDB database name")
     meili_url: str = Field("http://127.0.0.1:7700", description="Meilisearch base URL")
-    meili_master_key: SecretStr = Field(SecretStr("papertrail-local-master-key"), description="Meilisearch key")
+    meili_master_key: SecretStr = Field(
+        SecretStr(LOCAL_MEILI_KEY),
+        description=f"Meilisearch key; the default ({LOCAL_MEILI_KEY}) is public and refused in production",
+    )
     kafka_idempotent_producer: bool = Field(
         True,
         description="publish with Kafka's idempotent producer (no duplicates from the producer's own retries); off "
@@ -86,6 +101,35 @@ class InfraSettings(BaseSettings):
         '{"aiokafka": "INFO", "httpx2": "INFO", "uvicorn": "INFO"}',
     )
     http_host: str = Field("127.0.0.1", description="address the service's HTTP server binds")
+    http_max_header_bytes: int = Field(
+        16 * 1024,
+        ge=4 * 1024,
+        le=1024 * 1024,
+        description="largest request line and headers taken, in bytes: a larger request is refused with 431",
+    )
+    http_header_timeout_s: float = Field(
+        10,
+        gt=0,
+        le=300,
+        description="a connection whose request line and headers have not all arrived this long after it opened "
+        "(or after the request began) is answered 408 and closed: nobody holds a connection by trickling headers",
+    )
+    http_keep_alive_s: int = Field(
+        5, ge=1, le=300, description="an idle kept-alive connection is closed after this long (uvicorn's own default)"
+    )
+    http_max_connections: int = Field(
+        1000,
+        ge=10,
+        le=100_000,
+        description="connections and requests one process serves at once; past it a new one is answered 503 at "
+        "once (uvicorn's limit_concurrency), so slow clients cannot take every file descriptor",
+    )
+    metrics_allowed_networks: str = Field(
+        "127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7",
+        description="networks (comma-separated) whose clients may read /metrics: Prometheus on the host, the compose "
+        "network or the cluster's pod network; anyone else, and any request that came through a proxy "
+        "(X-Forwarded-For, Forwarded or X-Real-IP), gets 404, so the public API port never shows it",
+    )
     trusted_proxies: str = Field(
         "",
         description="addresses (comma-separated IPs or networks, * for any) of the reverse proxies whose "
@@ -97,6 +141,24 @@ class InfraSettings(BaseSettings):
         description="this instance's name in its consumer groups (Kafka static membership): the same across "
         "restarts, different for each replica of a service; empty: the host name",
     )
+
+    @field_validator("metrics_allowed_networks")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        for network in value.split(","):
+            if network.strip():
+                ipaddress.ip_network(network.strip(), strict=False)  # a ValueError names the bad one
+        return value
+
+    @field_validator("meili_master_key")
+    @classmethod
+    def _no_public_key_in_production(cls, value: SecretStr, info: ValidationInfo) -> SecretStr:
+        if info.data.get("papertrail_env") == "production" and value.get_secret_value() in ("", LOCAL_MEILI_KEY):
+            raise ValueError(
+                f"with PAPERTRAIL_ENV=production set a key of your own: {LOCAL_MEILI_KEY!r} is public, and Meilisearch "
+                "with MEILI_ENV=production must not run with it"
+            )
+        return value
 
     @field_validator("log_level")
     @classmethod

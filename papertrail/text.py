@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latexencode import RULE_DICT, UnicodeToLatexConversionRule, UnicodeToLatexEncoder
 
 from schemas.paper import Paper
 
@@ -107,6 +108,38 @@ def tex_math(latex: str) -> str:
         return squash(_latex_to_text().latex_to_text(latex))
     except Exception:  # pylatexenc rejects some malformed input; the source text is still readable
         return squash(latex)
+
+
+# Characters BibTeX entries write otherwise than pylatexenc's defaults, as the ACL Anthology's own entries do: a plain
+# apostrophe for ’ (not \textquoteright), TeX's dashes, and í as \'i (not the dotless \'\i).
+_BIBTEX_CHARACTERS = {
+    ord("’"): "'",
+    ord("–"): "--",
+    ord("—"): "---",
+    ord("í"): "\\'i",
+    ord("ì"): "\\`i",
+    ord("î"): "\\^i",
+    ord("ï"): '\\"i',
+}
+
+
+@lru_cache(maxsize=1)
+def _latex_encoder() -> UnicodeToLatexEncoder:
+    # Braces around every replacement keep `{\"u}ller` one letter for BibTeX's sorting and case changes; characters
+    # LaTeX has no name for (Chinese, say) stay as they are: biber and modern BibTeX read UTF-8.
+    return UnicodeToLatexEncoder(
+        conversion_rules=[UnicodeToLatexConversionRule(RULE_DICT, _BIBTEX_CHARACTERS), "defaults"],
+        non_ascii_only=False,
+        replacement_latex_protection="braces-all",
+        unknown_char_policy="keep",
+        unknown_char_warning=False,
+    )
+
+
+def latex_encoded(text: str) -> str:
+    """Plain text as LaTeX, the form BibTeX values take: specials escaped and accents written as commands, each
+    braced (`A&B` → `A{\\&}B`, `Müller` → `M{\\"u}ller`, `model’s` → `model{'}s`)."""
+    return str(_latex_encoder().unicode_to_latex(text))
 
 
 _TAG = re.compile(r"<[^>]+>")

@@ -1,6 +1,8 @@
 """`papertrail demo`: the whole system offline on recorded real data. A replay server answers as arXiv OAI-PMH,
-the ACL Anthology and Hugging Face would; the harvester reads it on its schedule; once every service is
-ready, the recorded Hugging Face days are harvested and one day of the real May 2026 arXiv corpus is imported."""
+the ACL Anthology, Hugging Face and daily-arXiv-ai-enhanced would; the harvester reads it on its schedule; once
+every service is ready, the recorded Hugging Face days are harvested, and one day of the real May 2026 arXiv corpus
+(daily-arXiv-ai-enhanced's file of that day) is harvested from the community source, which brings its papers with
+their Chinese community summaries: shown as their 导读 without a summary model."""
 
 import os
 import subprocess
@@ -14,7 +16,8 @@ from papertrail_ops.roster import service_port
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-CORPUS_DAY = FIXTURES / "corpus" / "arxiv-daily-2026-05" / "2026-05-08_AI_enhanced_Chinese.jsonl.gz"
+CORPUS_DAY = "2026-05-08"  # FIXTURES/corpus/arxiv-daily-2026-05/<day>_AI_enhanced_Chinese.jsonl.gz, served by replay
+COMMUNITY_REPOSITORY = "dw-dengwei/daily-arXiv-ai-enhanced/data"  # its raw.githubusercontent.com path: replay.json
 HF_DAYS = ("2025-09-16", "2024-05-29")
 DATA = "papertrail demo: the demo's data is"  # then "sent (…)" or "not sent: why": .ci/run waits for this line
 
@@ -35,7 +38,7 @@ def _after_ready(query_port: int, ready_timeout_s: float = 300) -> None:
     if not _wait_for(f"http://127.0.0.1:{query_port}/readyz", ready_timeout_s):
         print(f"{DATA} not sent: the query service was not ready in {ready_timeout_s:g} s", flush=True)
         return
-    steps = [["harvest", "hf", "--from", day, "--until", day] for day in HF_DAYS] + [["import", str(CORPUS_DAY)]]
+    steps = data_steps()
     failed = [
         " ".join(step[:2])
         for step in steps
@@ -44,6 +47,13 @@ def _after_ready(query_port: int, ready_timeout_s: float = 300) -> None:
     # every record the demo feeds is published by now: `papertrail smoke` can count the papers
     outcome = f"{len(failed)} failed: {', '.join(failed)}" if failed else "all succeeded"
     print(f"{DATA} sent ({len(steps)} steps, {outcome})", flush=True)
+
+
+def data_steps() -> list[list[str]]:
+    """The `papertrail` commands that send the demo's data once the services are ready."""
+    steps = [["harvest", "hf", "--from", day, "--until", day] for day in HF_DAYS]
+    steps.append(["harvest", "daily_arxiv", "--from", CORPUS_DAY, "--until", CORPUS_DAY])
+    return steps
 
 
 def demo_environment(replay_url: str) -> dict[str, str]:
@@ -63,6 +73,8 @@ def demo_environment(replay_url: str) -> dict[str, str]:
         "ACL_ANTHOLOGY_URL": replay_url,
         "ACL_VOLUMES": '["2024.acl"]',
         "HF_API_URL": replay_url,
+        "DAILY_ARXIV_URL": f"{replay_url}/{COMMUNITY_REPOSITORY}",
+        "DAILY_ARXIV_MIN_REQUEST_INTERVAL_S": "0",
     }
 
 

@@ -7,7 +7,9 @@ A folder holds the recorded files and `replay.json`:
 A request matches a route when the paths are equal and the route's query is a subset of the request's;
 the most specific route wins. A route with `"files": [...]` instead of `"file"` answers a feed that changes:
 the first file to its first request, the next to the next, the last one from then on (yesterday's batch, then
-tonight's announcement); resetting the request log starts it over. Responses carry an ETag (the file's sha256)
+tonight's announcement); resetting the request log starts it over. A route with `"content_encoding": "gzip"`
+serves a gzipped recording as it is, under that Content-Encoding, so the client reads the text it was recorded
+from (the corpus' day files, as raw.githubusercontent.com serves them). Responses carry an ETag (the file's sha256)
 and answer a matching If-None-Match with 304, as raw.githubusercontent.com does.
 
 Faults (POST /_replay/faults, see `Fault`): a status such as 503 with Retry-After or 500, a slow
@@ -32,6 +34,7 @@ class Route:
     query: dict[str, str]
     files: list[Path]
     content_type: str
+    content_encoding: str | None = None
     served: int = 0
 
     def next_file(self) -> Path:
@@ -99,6 +102,7 @@ def load_state(folder: Path) -> ReplayState:
             dict(r.get("query", {})),
             [folder / f for f in r.get("files", [r.get("file")])],
             r.get("content_type", "text/xml"),
+            r.get("content_encoding"),
         )
         for r in manifest["routes"]
     ]
@@ -174,6 +178,9 @@ def make_replay_app(folder: Path) -> FastAPI:
         if fault and fault.truncate is not None:
             body = body[: fault.truncate]
         logged["status"] = 200
-        return Response(body, 200, media_type=media_type, headers={"ETag": etag} if fault is None else {})
+        headers = {"ETag": etag} if fault is None else {}
+        if route.content_encoding and (fault is None or fault.body is None):
+            headers["Content-Encoding"] = route.content_encoding
+        return Response(body, 200, media_type=media_type, headers=headers)
 
     return app

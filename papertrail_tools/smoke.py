@@ -3,7 +3,8 @@
 In order, each with a condition and a deadline (no fixed pauses): every service answers /readyz; the normalizer has
 read every raw record harvested before the check; the papers it stored (the canonical `papers` collection, which a
 withdrawn paper leaves), or `--expect-papers N`, are all in the search index; the home page, a paper's page, a
-search (API and page), a topic's page and its Atom feed answer 200 and show a real paper's title; no dead letter is
+search (API and page), a topic's page and its Atom feed answer 200 and show a real paper's title; a listed paper
+with an AI 导读 shows it on its page, and no paper page shows a reader the operator's setup steps; no dead letter is
 parked; the index has no failed Meilisearch task. Every failure says what was missing; the exit code is 1 if any.
 
 The verdicts are pure functions (tested without servers); `run_smoke` does the I/O.
@@ -131,6 +132,24 @@ def page_verdict(check: str, page: Page | None, title: str, *, content_type: str
     if not shows(page, title):
         return Verdict(check, False, f"{page.url} does not show the paper {title!r}")
     return Verdict(check, True, f"{page.url} shows {title!r}")
+
+
+# What a reader must never read where the AI 导读 goes: the operator's setup steps (they belong on /sources)
+OPERATOR_STEPS = ("OPENAI_BASE_URL", "make llm")
+
+
+def guide_verdict(page: Page | None, hit: Mapping[str, Any] | None) -> Verdict:
+    """A listed paper's page shows its AI 导读 (`tldr_zh`) when it has one, and no operator setup steps either way."""
+    if page is None or hit is None:
+        return Verdict("AI 导读", False, "not asked: no paper to look for")
+    if page.status != 200:
+        return Verdict("AI 导读", False, f"{page.url} answered {page.status}: {page.body[:200]}")
+    if steps := [words for words in OPERATOR_STEPS if words in page.body]:
+        return Verdict("AI 导读", False, f"{page.url} shows the operator's setup ({', '.join(steps)}) to readers")
+    guide = hit.get("tldr_zh")
+    if guide and not shows(page, guide):
+        return Verdict("AI 导读", False, f"{page.url} does not show the paper's AI 导读 {guide[:40]!r}…")
+    return Verdict("AI 导读", True, f"{page.url} shows " + ("its AI 导读" if guide else "that it has none yet"))
 
 
 def search_verdict(page: Page, paper_id: str) -> Verdict:
@@ -306,6 +325,12 @@ async def _pages(client: httpx.AsyncClient, base: str) -> list[Verdict]:
     verdicts = [page_verdict("home page", await _get(client, f"{base}/"), title)]
     paper_page = await _get(client, f"{base}/papers/{quote(paper_id, safe=':/')}")
     verdicts.append(page_verdict("paper page", paper_page, title))
+    guided = next((hit for hit in hits if hit.get("tldr_zh")), None)  # the demo's community 导读, or ours
+    if guided is None or guided["paper_id"] == paper_id:
+        verdicts.append(guide_verdict(paper_page, guided or paper))
+    else:
+        guided_page = await _get(client, f"{base}/papers/{quote(guided['paper_id'], safe=':/')}")
+        verdicts.append(guide_verdict(guided_page, guided))
     search = urlencode({"q": title})
     verdicts.append(search_verdict(await _get(client, f"{base}/api/papers?{search}&size=50"), paper_id))
     verdicts.append(page_verdict("search page", await _get(client, f"{base}/?{search}"), title))

@@ -18,6 +18,7 @@ RawFormat = Literal[
     "hf_daily_json",
     "kaggle_arxiv_json",
     "corpus_json",
+    "daily_arxiv_json",
     "pmlr_bibtex",
     "dblp_xml",
 ]

@@ -91,6 +91,23 @@ class CommunityPick(BaseModel):
     organization: str | None = Field(None, description="organization that submitted it")
 
 
+class CommunitySummary(BaseModel):
+    """A Chinese summary another system published for the paper (daily-arXiv-ai-enhanced's `AI` fields): what that
+    source says, kept with the paper like a Hugging Face pick. The summarizer shows it as the paper's 导读 while it
+    has none of its own, once it passes the same checks as its own summaries."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    publisher: str = Field(description="who published it", examples=["daily-arXiv-ai-enhanced"])
+    model: str = Field(description="the model the publisher says wrote it", examples=["deepseek-chat"])
+    date: str = Field(description="the day of the publisher's file that carried it", examples=["2026-05-08"])
+    tldr_zh: str = Field(description="Chinese TL;DR")
+    motivation_zh: str = Field("", description="motivation, in Chinese")
+    method_zh: str = Field("", description="method, in Chinese")
+    result_zh: str = Field("", description="results, in Chinese")
+    conclusion_zh: str = Field("", description="conclusion, in Chinese")
+
+
 class VenueClaim(BaseModel):
     """What the paper itself says about a venue (its comment, journal reference or DOI): accepted there, or only
     submitted. A workshop at a conference is that conference's venue with track `workshop`, not its main track."""
@@ -111,6 +128,42 @@ class VenueClaim(BaseModel):
     text: str = Field(description="the words it was read from", examples=["Accepted to ICML 2026 (Spotlight)"])
 
 
+class PublishedIn(BaseModel):
+    """The volume a paper's published record prints it in, as printed there (an ACL Anthology record: its volume's
+    metadata and the paper's pages): what a citation of the published paper writes beside its authors and year."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["proceedings", "journal"] = Field(description="a proceedings volume, or a journal's")
+    title: str = Field(
+        description="the paper's title as the volume prints it, as readable text",
+        examples=["CSCD-NS: a Chinese Spelling Check Dataset for Native Speakers"],
+    )
+    title_latex: str = Field(
+        description="the same title in LaTeX, as a BibTeX entry writes it: letters whose case must be kept braced, "
+        "formulas as $…$, accents as commands",
+        examples=["{CSCD}-{NS}: a {C}hinese Spelling Check Dataset for Native Speakers"],
+    )
+    booktitle: str = Field(
+        description="the volume's title as printed, as readable text",
+        examples=[
+            "Proceedings of the 62nd Annual Meeting of the Association for Computational Linguistics (Volume 1: "
+            "Long Papers)"
+        ],
+    )
+    booktitle_latex: str = Field(description="the volume's title in LaTeX, as a BibTeX entry writes it")
+    journal: str | None = Field(None, description="a journal volume's journal, when the volume names it")
+    volume: str | None = Field(None, description="a journal's volume number", examples=["12"])
+    issue: str | None = Field(None, description="a journal's issue number", examples=["3"])
+    editors: list[Author] = Field(default_factory=list, description="the volume's editors, in order")
+    publisher: str | None = Field(
+        None, description="the volume's publisher, as printed", examples=["Association for Computational Linguistics"]
+    )
+    address: str | None = Field(None, description="the publisher's place, as printed", examples=["Bangkok, Thailand"])
+    month: str | None = Field(None, description="the month of publication, as printed", examples=["August"])
+    pages: str | None = Field(None, description="the paper's pages in the volume, as printed", examples=["146-159"])
+
+
 class Paper(BaseModel):
     """One canonical record per work, whichever sources described it."""
 
@@ -129,6 +182,13 @@ class Paper(BaseModel):
     venue: str | None = Field(None, description="venue name when published", examples=["ACL 2024"])
     year: int | None = Field(None, description="year of first publication")
     status: PublicationStatus = Field("preprint", description="preprint, or published in a venue or journal")
+    published_in: PublishedIn | None = Field(
+        None,
+        exclude_if=left_out,
+        description="the volume the published record prints the paper in, as printed: its title, editors, "
+        "publisher, place and month, the paper's pages (ACL Anthology records; added after papers.new.v1's first "
+        "release: absent when none)",
+    )
     comments: str | None = Field(None, description="the authors' comments (arXiv)")
     journal_ref: str | None = Field(None, description="journal reference (arXiv)")
     venue_claims: list[VenueClaim] = Field(
@@ -151,6 +211,11 @@ class Paper(BaseModel):
     versions: list[SourceVersion] = Field(default_factory=list, description="versions the sources announce")
     current_version: str | None = Field(None, description="label of the newest source version", examples=["v2"])
     community: CommunityPick | None = Field(None, description="Hugging Face daily-papers pick, if any")
+    community_summary: CommunitySummary | None = Field(
+        None,
+        description="a Chinese summary another system published for the paper (left out: none)",
+        exclude_if=left_out,
+    )
     ai_related: bool = Field(False, description="whether the work is AI-related (categories, venue, summary)")
     first_seen: datetime = Field(description="when PaperTrail first observed the work (UTC)")
     updated_at: datetime = Field(description="when PaperTrail last recorded a change (UTC)")

@@ -45,8 +45,23 @@ class Summary(BaseModel):
     institutions: list[Institution] = Field(default_factory=list, description="institutions with Chinese names")
     ai_related: bool | None = Field(None, description="the model's AI-related verdict")
     ai_reason: str | None = Field(None, description="one line saying why")
-    error: str | None = Field(None, description="why the summary failed or is pending")
+    error: str | None = Field(
+        None, description="why the summary failed or is pending (a community summary: why ours is not written yet)"
+    )
     generated_at: datetime | None = Field(None, description="when it was written (UTC)")
+    publisher: str | None = Field(
+        None,
+        exclude_if=left_out,
+        description="who published it when it is not PaperTrail's own (a community summary shown until ours is "
+        "written; `model` is the model the publisher names); absent in PaperTrail's own",
+        examples=["daily-arXiv-ai-enhanced"],
+    )
+    published_on: str | None = Field(
+        None,
+        exclude_if=left_out,
+        description="the day the publisher published it (a community summary); absent in PaperTrail's own",
+        examples=["2026-05-08"],
+    )
     paper_version: str | None = Field(
         None,
         exclude_if=left_out,

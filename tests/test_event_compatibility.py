@@ -1,5 +1,6 @@
-"""papers.new.v1 gained venue claims the same way (left out of a paper without any), harvest.status.v1 the
-announcement watcher's report (left out of every other source's run).
+"""papers.new.v1 gained venue claims the same way (left out of a paper without any), and the volume printing a
+paper (`published_in`, left out of a paper no volume prints); harvest.status.v1 the announcement watcher's report (left
+out of every other source's run).
 
 follows.changed.v1 and follows.matched.v1 gained `similar` follows without breaking their consumers: an event of a
 kind an older consumer knows is written exactly as before (the new fields are left out when unused), so the older
@@ -29,8 +30,11 @@ from schemas.events import (
 )
 from schemas.paper import Paper, PaperIds
 from schemas.summary import Summary
+from services.normalizer.identity import merge
+from services.normalizer.parsers.registry import parse_raw
 from services.summarizer.policy import new_paper_event
 from tests.fake_openai import corpus_event, corpus_lines
+from tests.normalizer.sources import acl_records
 
 BEFORE = Path(__file__).parent / "fixtures" / "schemas"
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -139,6 +143,32 @@ def test_a_paper_with_a_claim_carries_it_and_only_it_is_new() -> None:
     errors = list(_before_venues("papers.new.v1").iter_errors(event))
     # a consumer refusing unknown fields refuses it on that field alone: upgrade consumers before the normalizer
     assert errors and all("venue_claims" in e.message for e in errors)
+
+
+def _before_published_in() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(
+        json.loads((BEFORE / "papers.new.v1.before-published-in.json").read_text(encoding="utf-8"))
+    )
+
+
+def test_a_paper_no_volume_prints_is_written_as_before_published_in() -> None:
+    event = _new_paper("12 pages")  # an arXiv preprint: no published record, no volume
+    assert "published_in" not in event["paper"]
+    _before_published_in().validate(event)
+
+
+def test_an_acl_paper_carries_its_volume_and_only_it_is_new() -> None:
+    [raw] = [r for r in acl_records() if r.record_id == "2024.acl-long.10"]
+    change = merge(None, parse_raw(raw), content_hash=raw.sha256, now=NOW, ai_categories=frozenset(), next_seq=1)
+    assert change is not None
+    event = json.loads(
+        PaperNew(paper=change.paper, summary=Summary(status="pending"), first_seen=NOW).model_dump_json()
+    )
+    assert event["paper"]["published_in"]["pages"] == "146-159"
+    errors = list(_before_published_in().iter_errors(event))
+    # a consumer refusing unknown fields refuses it on that field alone: upgrade consumers before the normalizer
+    assert errors and all("published_in" in e.message for e in errors)
+    assert PaperNew.model_validate(event).paper.published_in == change.paper.published_in
 
 
 def _before_venue_follows(topic: str) -> jsonschema.Draft202012Validator:

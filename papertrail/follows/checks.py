@@ -5,9 +5,11 @@ from collections.abc import Sequence
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.expressions import ExpressionError, parse_expression
+from papertrail.text import has_cjk
 from papertrail.venues.catalogue import Venue, default_index
 
 MAX_SEEDS = 20  # a reader's "papers like these": a handful, and the scorer's cost grows with them
+MAX_TRIED = 12  # terms of an expression only_chinese tries every combination of (4,096)
 MAX_DESCRIPTION_CHARS = 2000  # a paragraph; the model reads ~256 tokens of it anyway
 
 
@@ -85,3 +87,32 @@ def catalogue_venue(written: str) -> Venue:
         rule = "ambiguous_venue" if index.known(written) else "unknown_venue"
         raise FollowRuleError(f"venue {written.strip()!r} {why}; see /api/venues?q=", rule, venue=written.strip())
     return found
+
+
+def chinese_terms(query: str | None) -> list[str]:
+    """The terms of a keyword expression written in Chinese (Japanese, Korean): they are matched as written, spaces
+    or none, in a paper's Chinese title and its AI summary's Chinese TL;DR and 导读 (papertrail/follows/rules.py), so
+    they find only papers with an AI summary."""
+    try:
+        expression = parse_expression(query or "")
+    except ExpressionError:
+        return []
+    return sorted(term for term in expression.positive_terms if has_cjk(term))
+
+
+def only_chinese(query: str | None) -> bool:
+    """Whether the expression can hold only for a paper holding one of its Chinese terms (`大模型推理`, `LLM AND
+    推理`): with no AI summary written, such a follow cannot match anything. Decided by trying every combination of
+    its other terms occurring (a follow has a handful; past MAX_TRIED of them it is taken as able to match)."""
+    try:
+        expression = parse_expression(query or "")
+    except ExpressionError:
+        return False
+    chinese = {term for term in expression.terms if has_cjk(term)}
+    others = sorted(expression.terms - chinese)
+    if not chinese or len(others) > MAX_TRIED:
+        return False
+    return not any(
+        expression.evaluate({term for n, term in enumerate(others) if mask >> n & 1})
+        for mask in range(2 ** len(others))
+    )

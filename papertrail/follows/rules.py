@@ -10,22 +10,23 @@ a new pattern marks the automaton for a rebuild that happens once, before the ne
 follows changed in between; patterns of removed follows stay until stale ones outnumber live ones.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from itertools import repeat
-from typing import Literal
+from typing import Any, Literal
 
 import ahocorasick
 
 from papertrail.follows.authors import AuthorRule, author_rule, normalize_orcid
 from papertrail.follows.catalogue import Topic, check_subtopics
 from papertrail.follows.expressions import Expression, Predicate, compile_predicate, parse_expression
-from papertrail.text import fold
+from papertrail.text import fold, has_cjk
 from papertrail.venues.accepted import AcceptedVenue, accepted_venues
 from schemas.events import Follow, FollowMatched, MatchReason, Subtopic
 from schemas.paper import Author, Paper
+from schemas.summary import Summary
 from schemas.unchecked import unchecked
 
 TextField = Literal["title", "abstract"]
@@ -38,6 +39,15 @@ TEXT_FIELDS: tuple[TextField, ...] = ("title", "abstract")
 # where a rule looks, as an index into a paper's (title hits, abstract hits, hits in either) sets
 _FIELD_SLOT: dict[tuple[TextField, ...], int] = {("title",): 0, ("abstract",): 1, ("title", "abstract"): 2}
 _AUTHOR_SEP = "\x1f"  # never in folded text, so author keys only hit the author string
+_ZH_SEP = "\x1e"  # never in folded text: a Chinese term never spans the English text and the Chinese after it
+# the AI summary's Chinese sections a Chinese keyword term looks in, beside the Chinese title
+SUMMARY_ZH_FIELDS = ("tldr_zh", "motivation_zh", "method_zh", "result_zh", "conclusion_zh")
+
+
+def chinese(summary: Mapping[str, Any]) -> tuple[str, str]:
+    """A summary's (or a search document's) Chinese title and Chinese sections, as PaperText.build takes them."""
+    sections = (summary.get(name) for name in SUMMARY_ZH_FIELDS)
+    return summary.get("title_zh") or "", " ".join(s for s in sections if s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +63,10 @@ class PaperText:
     venues: tuple[AcceptedVenue, ...] = ()
 
     @classmethod
-    def of(cls, paper: Paper) -> "PaperText":
-        return cls.build(paper.id, paper.title, paper.abstract, paper.categories, paper.authors, accepted_venues(paper))
+    def of(cls, paper: Paper, summary: Summary | None = None) -> "PaperText":
+        zh = summary.model_dump(include={"title_zh", *SUMMARY_ZH_FIELDS}) if summary is not None else {}
+        venues = accepted_venues(paper)
+        return cls.build(paper.id, paper.title, paper.abstract, paper.categories, paper.authors, venues, *chinese(zh))
 
     @classmethod
     def build(
@@ -65,8 +77,19 @@ class PaperText:
         categories: Iterable[str],
         authors: Iterable[Author],
         venues: tuple[AcceptedVenue, ...] = (),
+        title_zh: str = "",
+        summary_zh: str = "",
     ) -> "PaperText":
-        return cls(paper_id, f" {fold(title)} ", f" {fold(abstract)} ", frozenset(categories), tuple(authors), venues)
+        """The paper's Chinese title (its AI summary's) is read as part of its title, and the summary's Chinese TL;DR
+        and 导读 as part of its abstract: a term in Chinese finds them there (English terms, padded, cannot)."""
+        return cls(
+            paper_id,
+            f" {fold(title)} " + (f"{_ZH_SEP}{fold(title_zh)}{_ZH_SEP}" if title_zh else ""),
+            f" {fold(abstract)} " + (f"{_ZH_SEP}{fold(summary_zh)}{_ZH_SEP}" if summary_zh else ""),
+            frozenset(categories),
+            tuple(authors),
+            venues,
+        )
 
     def text(self, name: TextField) -> str:
         return self.title if name == "title" else self.abstract
@@ -326,6 +349,10 @@ def match_one(compiled: CompiledFollow, paper: PaperText) -> list[MatchReason]:
 
 
 def _pattern(term_key: str) -> str:
+    """A term as the automaton looks for it: on word boundaries (spaces, the text being folded and padded); a term
+    holding CJK characters anywhere, as Chinese is written without spaces between words."""
+    if has_cjk(term_key):
+        return term_key.removesuffix("*")
     return f" {term_key[:-1]}" if term_key.endswith("*") else f" {term_key} "
 
 

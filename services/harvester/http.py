@@ -59,15 +59,21 @@ class PoliteFetcher:
         return isinstance(exc, httpx.TimeoutException | httpx.TransportError)
 
     async def get(
-        self, url: str, params: dict[str, str] | None = None, headers: dict[str, str] | None = None
+        self,
+        url: str,
+        params: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        *,
+        missing_ok: bool = False,
     ) -> httpx.Response:
-        """The response (2xx, or 304 to a conditional request); retries 429 / 5xx / timeouts, else raises."""
+        """The response (2xx, or 304 to a conditional request, or with `missing_ok` a 404: a source whose files
+        are named by date has none for some days); retries 429 / 5xx / timeouts, else raises."""
         try:
             async for attempt in stamina.retry_context(
                 on=self._backoff, attempts=self.retries + 1, timeout=None, wait_initial=1.0, wait_max=60.0
             ):
                 with attempt:
-                    return await self._get_once(url, params, headers)
+                    return await self._get_once(url, params, headers, missing_ok)
         except _RetryableStatus as exc:
             raise SourceUnavailable(f"{url}: {exc} after {self.retries + 1} attempts") from exc
         except httpx.HTTPError as exc:
@@ -75,13 +81,15 @@ class PoliteFetcher:
         raise AssertionError("unreachable: stamina either returns or raises")
 
     async def _get_once(
-        self, url: str, params: dict[str, str] | None, headers: dict[str, str] | None
+        self, url: str, params: dict[str, str] | None, headers: dict[str, str] | None, missing_ok: bool = False
     ) -> httpx.Response:
         if self.limiter is not None:
             await self.limiter.acquire()
         response = await self.client.get(url, params=params, headers=headers)
         if response.status_code >= 500 or response.status_code == 429:
             raise _RetryableStatus(response.status_code, parse_retry_after(response.headers.get("Retry-After")))
+        if response.status_code == 404 and missing_ok:
+            return response
         if response.status_code >= 400:
             raise SourceUnavailable(f"{response.url}: HTTP {response.status_code}")
         return response

@@ -14,6 +14,7 @@ from services.harvester.sources import Source
 from services.harvester.sources.acl import AclAnthologySource
 from services.harvester.sources.arxiv import ArxivIdsSource, ArxivOaiSource, ArxivRecordFetcher
 from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
+from services.harvester.sources.daily_arxiv import DailyArxivSource
 from services.harvester.sources.hf import HfDailyPapersSource
 from services.harvester.sources.pmlr import PmlrSource
 from services.harvester.store import HarvestStore
@@ -75,6 +76,9 @@ def build_sources(
             built[name] = hf, settings.hf_interval_s
         elif name == "pmlr":
             built[name] = PmlrSource(settings, fetcher(settings.pmlr_min_request_interval_s)), settings.pmlr_interval_s
+        elif name == "daily_arxiv":
+            community = DailyArxivSource(settings, fetcher(settings.daily_arxiv_min_request_interval_s))
+            built[name] = community, settings.daily_arxiv_interval_s
         else:
             raise ValueError(f"unknown source {name!r} in SOURCES")
     return built

@@ -6,7 +6,7 @@ from pydantic import Field, field_validator
 
 from papertrail.settings import InfraSettings
 
-KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf", "pmlr")
+KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf", "pmlr", "daily_arxiv")
 # a category of arXiv's taxonomy as the feed URL names it: cs, cs.AI, hep-ph, q-bio.NC, astro-ph.GA
 CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
 
@@ -14,8 +14,9 @@ CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
 class HarvesterSettings(InfraSettings):
     http_port: int = Field(8001, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
     sources: list[str] = Field(
-        ["arxiv"],
-        description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf, pmlr",
+        ["arxiv", "daily_arxiv"],
+        description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf, pmlr, "
+        "daily_arxiv (daily-arXiv-ai-enhanced's Chinese summaries)",
     )
 
     arxiv_oai_url: str = Field("https://oaipmh.arxiv.org/oai", description="arXiv OAI-PMH base URL")
@@ -86,6 +87,21 @@ class HarvesterSettings(InfraSettings):
         "versions",
     )
 
+    daily_arxiv_url: str = Field(
+        "https://raw.githubusercontent.com/dw-dengwei/daily-arXiv-ai-enhanced/data",
+        description="daily-arXiv-ai-enhanced's `data` branch; a day's file is read at "
+        "<url>/data/<date>_AI_enhanced_Chinese.jsonl",
+    )
+    daily_arxiv_days: int = Field(
+        2, ge=0, le=60, description="read today's daily-arXiv-ai-enhanced file and the previous DAILY_ARXIV_DAYS days'"
+    )
+    daily_arxiv_interval_s: float = Field(
+        6 * 3600, gt=0, description="seconds between daily-arXiv-ai-enhanced runs (it publishes once a day)"
+    )
+    daily_arxiv_min_request_interval_s: float = Field(
+        2.0, ge=0, description="pause between two daily-arXiv-ai-enhanced requests"
+    )
+
     lease_ttl_s: float = Field(
         300, gt=0, description="a source's run lease expires this long after its holder stops renewing it"
     )
@@ -112,7 +128,9 @@ class HarvesterSettings(InfraSettings):
             raise ValueError(f"{bad} are not arXiv categories such as cs or cs.AI")
         return value
 
-    @field_validator("arxiv_oai_url", "arxiv_feed_url", "acl_anthology_url", "hf_api_url", "pmlr_url")
+    @field_validator(
+        "arxiv_oai_url", "arxiv_feed_url", "acl_anthology_url", "hf_api_url", "pmlr_url", "daily_arxiv_url"
+    )
     @classmethod
     def _http_url(cls, value: str) -> str:
         if not value.startswith(("http://", "https://")):

@@ -19,7 +19,6 @@ from faststream.kafka.annotations import KafkaMessage
 from papertrail.embedders import open_embedder
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.rules import FollowIndex, PaperText, follow_matched, topics_by_id
-from papertrail.guarded_http import GuardedTransport
 from papertrail.kafka import (
     DeadLetterPolicy,
     StaticMembershipBroker,
@@ -33,8 +32,8 @@ from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
 from schemas.unchecked import cycles_unchecked
 from services.matcher.delivery.digest_mailer import DigestMaker, run_digests
-from services.matcher.delivery.dispatcher import WebhookDispatcher
-from services.matcher.delivery.webhook_sender import WebhookSender, queued_delivery, webhook_target
+from services.matcher.delivery.dispatcher import WebhookDispatcher, open_webhooks
+from services.matcher.delivery.webhook_sender import queued_delivery, webhook_target
 from services.matcher.matching.backfill import Backfiller
 from services.matcher.matching.recorder import BackfillRunner, MatchRecorder
 from services.matcher.matching.similar import SimilarFollows
@@ -124,7 +123,7 @@ async def on_papers_enriched(body: list[Any], message: KafkaMessage, resources: 
     with cycles_unchecked():  # a batch can make ~100,000 events
         for _, event in valid:
             started = time.perf_counter()
-            hits = resources.follow_index.match(PaperText.of(event.paper))
+            hits = resources.follow_index.match(PaperText.of(event.paper, event.summary))
             MATCH_SECONDS.observe(time.perf_counter() - started)
             matches += [
                 follow_matched(follow, event.paper.id, event.paper.title, reasons, now) for follow, reasons in hits
@@ -171,7 +170,7 @@ async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: 
     owners = await resources.store.users_by_id(sorted({e.user_id for e, follow in wanted if not follow.webhook_url}))
     now = datetime.now(UTC)
     queued = [
-        queued_delivery(event, target, now)
+        queued_delivery(event, target, now, resources.webhooks.public_url)
         for event, follow in wanted
         if (target := webhook_target(follow, owners.get(event.user_id))) is not None
     ]
@@ -203,9 +202,7 @@ def build_resources(settings: MatcherSettings, clients: Clients, broker: StaticM
         settings.backfill_max_similar_papers,
     )
     backfills = BackfillRunner(index, backfiller, recorder, store, settings.backfill_stale_s, settings.backfill_retry_s)
-    # every webhook goes through the outbound policy, checked again when connecting (papertrail/guarded_http.py)
-    http = httpx.AsyncClient(transport=GuardedTransport(settings.webhook_policy), follow_redirects=False)
-    webhooks = WebhookDispatcher(store, WebhookSender(store, http, settings), settings)
+    webhooks, http = open_webhooks(store, settings)
     return MatcherResources(store, index, similar, recorder, backfills, webhooks, broker.dead_letters, http)
 
 

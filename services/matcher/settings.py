@@ -35,20 +35,39 @@ class MatcherSettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, Webho
     )
     webhook_backoff_s: float = Field(1.0, ge=0, description="first wait between webhook tries; doubles each try")
     webhook_backoff_max_s: float = Field(60.0, ge=0, description="longest wait between webhook tries")
-    webhook_timeout_s: float = Field(10.0, gt=0, description="timeout of one webhook request")
+    webhook_timeout_s: float = Field(
+        10.0,
+        gt=0,
+        description="timeout of one webhook request, the whole of it: connecting, sending, the answer's status "
+        "(resolving the host has as long again)",
+    )
+    webhook_slow_fraction: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description="an answer later than this fraction of WEBHOOK_TIMEOUT_S is slow: the delivery is delivered, "
+        "and counts toward WEBHOOK_DISABLE_AFTER like a failed one",
+    )
     webhook_disable_after: int = Field(
         5,
         ge=1,
-        description="consecutive failed deliveries to one host that disable a user's webhooks on that host (whatever "
-        "their URLs)",
+        description="consecutive failed or slow deliveries to one host that disable a user's webhooks on that host "
+        "(whatever their URLs)",
     )
     webhook_concurrency: int = Field(32, ge=1, le=1000, description="webhook tries running at once, per matcher")
-    webhook_per_host: int = Field(
+    webhook_per_address: int = Field(
         2,
         ge=1,
         le=100,
-        description="webhook tries running at once to one receiving host, per matcher: a slow receiver holds up "
-        "only its own deliveries",
+        description="webhook tries running at once to one receiving address (an IPv6 /64), whatever the host names "
+        "that resolve to it, per matcher: a slow receiver holds up only its own deliveries",
+    )
+    webhook_per_user: int = Field(
+        4,
+        ge=1,
+        le=1000,
+        description="webhook tries running at once for one user, whatever their webhooks' hosts and addresses, per "
+        "matcher",
     )
     webhook_poll_s: float = Field(
         1.0,
@@ -62,4 +81,6 @@ class MatcherSettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, Webho
         10, ge=0, le=50, description="为你推荐 papers a digest adds (the query service's reader_picks; 0: none)"
     )
     digest_timezone: TimeZoneName = Field("Asia/Shanghai", description="time zone whose calendar days digests cover")
-    public_url: str = Field("http://127.0.0.1:8000", description="base URL of the query service, for links in mail")
+    public_url: str = Field(
+        "http://127.0.0.1:8000", description="base URL of the query service, for links in mail and group-bot messages"
+    )

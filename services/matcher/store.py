@@ -30,6 +30,7 @@ from papertrail.mongo import DUPLICATE_KEY
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
 from schemas.events import Follow, FollowMatched
 from schemas.paper import Author, Paper
+from services.matcher.delivery.webhooks import disabled_reason
 
 log = logging.getLogger("papertrail.matcher.store")
 VECTORS_PER_READ = 1000  # 1,000 vectors of 384 floats: ~3 MB of BSON a round trip
@@ -44,6 +45,16 @@ def endpoint_id(user_id: str, host: str) -> str:
     """A user's webhooks on one receiving host: failures are counted, and webhooks disabled, per host, so a new URL
     on the same host starts no new count."""
     return hashlib.sha256(f"{user_id}\n{host}".encode()).hexdigest()[:32]
+
+
+def _claimable(now: datetime, busy_hosts: list[str], busy_users: list[str]) -> dict[str, Any]:
+    """Pending deliveries no one holds a claim on, to a host and of a user with room for a try."""
+    return {
+        "outcome": "pending",
+        "host": {"$nin": busy_hosts},
+        "user_id": {"$nin": busy_users},
+        "$or": [{"claimed_until": None}, {"claimed_until": {"$lt": now}}],
+    }
 
 
 class MatchStore:
@@ -265,8 +276,8 @@ class MatchStore:
         )
 
     async def endpoint_failed(self, user_id: str, host: str, now: datetime, error: str, disable_after: int) -> bool:
-        """Count a failed delivery to the host; disable the user's webhooks there after `disable_after` in a row,
-        whichever URLs they used. True when disabled now."""
+        """Count a failed (or slow) delivery to the host, `error` saying why; disable the user's webhooks there after
+        `disable_after` in a row, whichever URLs they used. True when disabled now."""
         doc = await self.endpoints.find_one_and_update(
             {"_id": endpoint_id(user_id, host)},
             {
@@ -278,7 +289,7 @@ class MatchStore:
         )
         assert doc is not None  # upserted
         if doc["consecutive_failures"] >= disable_after and not doc.get("disabled"):
-            reason = f"disabled after {doc['consecutive_failures']} consecutive failed deliveries; last: {error}"
+            reason = disabled_reason(doc["consecutive_failures"], error)
             await self.endpoints.update_one(
                 {"_id": doc["_id"]}, {"$set": {"disabled": True, "disabled_at": now, "disabled_reason": reason}}
             )
@@ -301,34 +312,28 @@ class MatchStore:
         )
         return result.upserted_count
 
-    async def claim_due_delivery(self, now: datetime, lease: timedelta, busy_hosts: list[str]) -> dict[str, Any] | None:
-        """Take the pending delivery due first, to a host not at its bound, for one try within `lease`: one atomic
-        update, so two matcher replicas never try it together (a crashed one's claim runs out)."""
+    async def claim_due_delivery(
+        self, now: datetime, lease: timedelta, busy_hosts: list[str], busy_users: list[str]
+    ) -> dict[str, Any] | None:
+        """Take the pending delivery due first, to a host and of a user not at their bounds, for one try within
+        `lease`: one atomic update, so two matcher replicas never try it together (a crashed one's claim runs out)."""
         return await self.deliveries.find_one_and_update(
-            {
-                "outcome": "pending",
-                "due_at": {"$lte": now},
-                "host": {"$nin": busy_hosts},
-                "$or": [{"claimed_until": None}, {"claimed_until": {"$lt": now}}],
-            },
+            {"due_at": {"$lte": now}, **_claimable(now, busy_hosts, busy_users)},
             {"$set": {"claimed_until": now + lease}},
             sort=[("due_at", ASCENDING)],
             return_document=ReturnDocument.AFTER,
         )
 
-    async def next_due(self, now: datetime, busy_hosts: list[str]) -> datetime | None:
-        """When the next pending delivery that `claim_due_delivery` could take falls due (unclaimed, to a host not at
-        its bound)."""
+    async def next_due(self, now: datetime, busy_hosts: list[str], busy_users: list[str]) -> datetime | None:
+        """When the next pending delivery that `claim_due_delivery` could take falls due."""
         doc = await self.deliveries.find_one(
-            {
-                "outcome": "pending",
-                "host": {"$nin": busy_hosts},
-                "$or": [{"claimed_until": None}, {"claimed_until": {"$lt": now}}],
-            },
-            {"due_at": 1},
-            sort=[("due_at", ASCENDING)],
+            _claimable(now, busy_hosts, busy_users), {"due_at": 1}, sort=[("due_at", ASCENDING)]
         )
         return None if doc is None else doc["due_at"]
+
+    async def delivery_released(self, delivery_id: str) -> None:
+        """Give a claimed delivery back untried (its receiver was full once its host resolved): due as it was."""
+        await self.deliveries.update_one({"_id": delivery_id}, {"$unset": {"claimed_until": ""}})
 
     async def delivery_tried(self, delivery_id: str, attempt: dict[str, Any], changes: dict[str, Any]) -> None:
         """Log a try of the delivery and set what it changed (its outcome, or when it is due again); unclaimed."""

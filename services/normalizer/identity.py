@@ -5,11 +5,11 @@ entry, DBLP key); failing that, by fingerprint = folded title (LaTeX markup fold
 author's family name and their initial, and only when no id contradicts it (a paper with arXiv id X never absorbs a
 record with arXiv id Y, nor one ACL id, OpenReview forum, PMLR entry or DBLP key another). Two records with the same
 title but different first authors therefore never merge, and neither do two arXiv papers that share title and first
-author. Published venues win for status and venue; the newest version wins for title and abstract; ids, categories,
-sources, links and authors' affiliations / ORCID / source ids accumulate; a code, data, model, demo or project link
-found in the abstract or comments fills only a kind no source's own field gives. The venue claims are read again from
-the merged paper's comments, journal reference and DOIs: the newest version's comment wins, as it does for the comment
-itself.
+author. Published venues win for status, venue and the volume that prints the paper; the newest version wins for
+title and abstract; ids, categories, sources, links and authors' affiliations / ORCID / source ids accumulate; a code,
+data, model, demo or project link found in the abstract or comments fills only a kind no source's own field gives.
+The venue claims are read again from the merged paper's comments, journal reference and DOIs: the newest version's
+comment wins, as it does for the comment itself.
 """
 
 import re
@@ -22,6 +22,7 @@ from papertrail.venues.claims import venue_claims
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionBefore, VersionKind
 from services.normalizer.links import found_links
+from services.normalizer.parsers.acl import ANTHOLOGY_CATEGORY
 from services.normalizer.records import PUBLISHED_STRENGTH, ParsedRecord, PublishedFrom, first_published
 
 ARXIV_VERSION = re.compile(r"v(\d+)")
@@ -33,6 +34,7 @@ TRACKED_FIELDS = (
     "venue",
     "year",
     "status",
+    "published_in",
     "comments",
     "journal_ref",
     "venue_claims",
@@ -41,6 +43,7 @@ TRACKED_FIELDS = (
     "ids",
     "versions",
     "community",
+    "community_summary",
     "published_at",  # a surer first-published date (a version after a listing day) is a change of the paper
     "sources",
 )
@@ -225,6 +228,7 @@ def merge(
             venue=record.venue,
             year=record.year,
             status=record.status,
+            published_in=record.published_in,
             comments=record.comments,
             journal_ref=record.journal_ref,
             license=record.license,
@@ -233,6 +237,7 @@ def merge(
             versions=record.versions,
             current_version=latest.label if latest else None,
             community=record.community,
+            community_summary=record.community_summary,
             first_seen=now,
             updated_at=now,
             published_at=first[0] if first else None,
@@ -267,12 +272,14 @@ def merge(
             paper.status = "published"
             paper.venue = record.venue or existing.venue
             paper.year = record.year or existing.year
+            paper.published_in = record.published_in or existing.published_in
         for name in ("comments", "journal_ref", "license"):
             value = getattr(record, name)
             if value and (newest or not getattr(existing, name)):
                 setattr(paper, name, value)
         paper.links = found | existing.links | record.links
         paper.community = record.community or existing.community
+        paper.community_summary = record.community_summary or existing.community_summary
         if newest and latest is not None:
             paper.current_version = latest.label
             paper.version_updated_at = latest.date
@@ -333,6 +340,19 @@ def claimed_as_stored(
     claimed = paper.model_copy(deep=True)
     claimed.venue_claims = claims
     return _stored_update(paper, claimed, now, next_seq, source, record_id, content_hash)
+
+
+def categorized_as_stored(
+    paper: Paper, *, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
+) -> Change | None:
+    """An ACL Anthology paper an older release stored without the category its record now gives (cs.CL) given it,
+    after the categories it holds (a merged preprint's), as a metadata update by `source`'s `record_id`. None for a
+    paper the Anthology does not hold, or that has it."""
+    if "acl" not in paper.sources or ANTHOLOGY_CATEGORY in paper.categories:
+        return None
+    categorized = paper.model_copy(deep=True)
+    categorized.categories = [*paper.categories, ANTHOLOGY_CATEGORY]
+    return _stored_update(paper, categorized, now, next_seq, source, record_id, content_hash)
 
 
 def _stored_update(

@@ -1,4 +1,4 @@
-"""The normalizer's own Prometheus metrics: source records that are not papers, and papers withdrawn."""
+"""The normalizer's own Prometheus metrics: source records that are not papers, papers withdrawn, and links dropped."""
 
 from prometheus_client import Counter
 
@@ -11,4 +11,10 @@ WITHDRAWN = Counter(
     "papertrail_normalizer_papers_withdrawn_total",
     "Papers removed from the store and announced on papers.withdrawn.v1, by reason.",
     ["reason"],
+)
+LINKS_DROPPED = Counter(
+    "papertrail_normalizer_links_dropped_total",
+    "Links of source records dropped because they are no http(s) URL (a `javascript:` code link), by source and "
+    "link kind; the record is stored without them.",
+    ["source", "kind"],
 )

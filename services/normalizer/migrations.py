@@ -12,7 +12,7 @@ from schemas import topics
 from schemas.events import PaperNormalized, PaperWithdrawn
 from schemas.paper import Paper, PaperVersion
 from services.normalizer.front_matter import REASON
-from services.normalizer.identity import Change, claimed_as_stored, dated_as_stored
+from services.normalizer.identity import Change, categorized_as_stored, claimed_as_stored, dated_as_stored
 from services.normalizer.metrics import WITHDRAWN
 from services.normalizer.normalize import withdraw_front_matter
 from services.normalizer.plan import Draft
@@ -25,9 +25,10 @@ from services.normalizer.store import PaperStore
 SCHEME_MIGRATIONS = {2: 1}
 REFRESH_PASSES = 10  # a paper a merge changed during a pass is fingerprinted in the next one
 log = logging.getLogger("papertrail.normalizer")
-# Migrations 6 and 7's version records: metadata updates PaperTrail made itself, not source records (the paper
+# Migrations 6, 7 and 8's version records: metadata updates PaperTrail made itself, not source records (the paper
 # page's history names them so)
 MIGRATION_SOURCE, DATING_RECORD, CLAIMING_RECORD = "papertrail", "migration 6", "migration 7"
+CATEGORIZING_RECORD = "migration 8"
 UPDATE_BATCH = 500
 
 
@@ -75,6 +76,17 @@ async def claim_venues(context: MigrationContext) -> str:
     papers = PaperStore(context.db)
     claimed = await _update_stored(context, CLAIMING_RECORD, papers.unclaimed_papers, claimed_as_stored)
     return f"{claimed} papers given their venue claims"
+
+
+async def categorize_anthology_papers(context: MigrationContext) -> str:
+    """ACL Anthology papers stored before ACL records gave the category cs.CL get it (identity.categorized_as_stored,
+    after a merged preprint's categories), each a metadata update announced as migration 6's are, so the index's
+    分类 filter (category=cs.CL) finds them."""
+    papers = PaperStore(context.db)
+    changed = await _update_stored(
+        context, CATEGORIZING_RECORD, papers.uncategorized_anthology_papers, categorized_as_stored
+    )
+    return f"{changed} ACL Anthology papers given the category cs.CL"
 
 
 class StoredChange(Protocol):
@@ -136,5 +148,6 @@ MIGRATIONS = Migrations(
         Migration(2, "withdraw papers made of ACL front matter", "normalizer", withdraw_held_front_matter),
         Migration(6, "date the first publication of papers stored without one", "normalizer", date_first_publications),
         Migration(7, "give papers stored before venue claims their claims", "normalizer", claim_venues),
+        Migration(8, "give ACL Anthology papers the category cs.CL", "normalizer", categorize_anthology_papers),
     ]
 )

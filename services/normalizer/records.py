@@ -6,7 +6,17 @@ from typing import Any, Literal
 
 from papertrail.paper_ids import arxiv_id_month
 from schemas.events import RawRecord
-from schemas.paper import Author, CommunityPick, Paper, PaperIds, PaperVersion, PublicationStatus, SourceVersion
+from schemas.paper import (
+    Author,
+    CommunityPick,
+    CommunitySummary,
+    Paper,
+    PaperIds,
+    PaperVersion,
+    PublicationStatus,
+    PublishedIn,
+    SourceVersion,
+)
 
 PublishedFrom = Literal["versions", "listing", "id_month"]
 # a version's date is the truth; a listing day comes after it, an id's month is its month's first day
@@ -34,10 +44,13 @@ class ParsedRecord:
     venue: str | None = None
     year: int | None = None
     status: PublicationStatus = "preprint"
+    published_in: PublishedIn | None = None  # the volume a published record prints the paper in
     community: CommunityPick | None = None
+    community_summary: CommunitySummary | None = None  # another system's Chinese summary (daily-arXiv-ai-enhanced)
     is_front_matter: bool = False
     original: dict[str, str] = field(default_factory=dict)  # title/abstract as the source wrote them
     listed_on: datetime | None = None  # the day a daily listing announced the paper (the corpus' files)
+    dropped_links: dict[str, str] = field(default_factory=dict)  # the source's links that were no http(s) URL
 
     @property
     def latest_version(self) -> SourceVersion | None:

@@ -25,7 +25,7 @@ from papertrail.mongo import DUPLICATE_KEY, ensure_index, insert_else_update
 from papertrail.paper_ids import FINGERPRINT_SCHEME, fingerprint
 from schemas.paper import Paper, PaperIds, PaperVersion
 from services.normalizer.identity import id_keys, record_fingerprint
-from services.normalizer.parsers.acl import FRONT_MATTER_ID
+from services.normalizer.parsers.acl import ANTHOLOGY_CATEGORY, FRONT_MATTER_ID
 from services.normalizer.parsers.registry import READING
 from services.normalizer.plan import Draft
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper
@@ -226,6 +226,14 @@ class PaperStore:
         """Papers holding no venue claim (no `venue_claims` field: stored before claims existed, or claiming nothing,
         which a merge leaves out too), in id order from after `after` (migration 7)."""
         query: dict[str, Any] = {"venue_claims": {"$exists": False}}
+        if after is not None:
+            query["_id"] = {"$gt": after}
+        return [_to_stored(doc) for doc in await self.papers.find(query).sort("_id", ASCENDING).to_list(batch_size)]
+
+    async def uncategorized_anthology_papers(self, after: str | None, batch_size: int) -> list[StoredPaper]:
+        """ACL Anthology papers without the Anthology's category (stored before ACL records gave one), in id order
+        from after `after` (migration 8)."""
+        query: dict[str, Any] = {"sources": "acl", "categories": {"$ne": ANTHOLOGY_CATEGORY}}
         if after is not None:
             query["_id"] = {"$gt": after}
         return [_to_stored(doc) for doc in await self.papers.find(query).sort("_id", ASCENDING).to_list(batch_size)]

@@ -28,7 +28,7 @@ from papertrail.service import Clients, Readiness, health_routes, open_resources
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.api.problems import install_problem_details, on_api, one_value_each, problem_response
-from services.query.api.routes import corrections, feeds, follows, library, overview, papers, venues
+from services.query.api.routes import corrections, feeds, follows, library, overview, papers, tokens, venues
 from services.query.api.routes import topics as topic_routes
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
@@ -43,10 +43,10 @@ from services.query.catalogue.repositories import CatalogueRecords
 from services.query.deps import QueryResources
 from services.query.http_guards import BodyCap, SecurityHeaders
 from services.query.migrations import MIGRATIONS
-from services.query.readers.library.importing import MAX_FILE_BYTES, ImportJobs
+from services.query.readers.library.importing import MAX_FILE_BYTES, ImportJobs, LibraryReaders
 from services.query.readers.library.recommend import ReaderModels
 from services.query.readers.library.store import LibraryStore
-from services.query.readers.repositories import ReaderRecords
+from services.query.readers.repositories import ReaderRecords, SiteKeys
 from services.query.readers.write_limits import WriteLimited
 from services.query.settings import QuerySettings
 from services.query.web.i18n import Translator
@@ -75,6 +75,7 @@ def build_resources(
     settings: QuerySettings,
     clients: Clients,
     broker: StaticMembershipBroker,
+    site_secret: bytes,
     query_embedder: Embedder | None = None,
     search_embedder: Embedder | None = None,
 ) -> QueryResources:
@@ -91,9 +92,8 @@ def build_resources(
     )  # fmt: skip
     library = LibraryStore(clients.db)
     runs_jobs = settings.query_role in WORK_ROLES
-    imports = ImportJobs(
-        clients.db, library, settings.library_import_chunk, settings.library_import_max_entries, runs_jobs=runs_jobs
-    )
+    readers = LibraryReaders(settings.library_import_readers, settings.library_import_max_entries)
+    imports = ImportJobs(clients.db, library, settings.library_import_chunk, readers, runs_jobs=runs_jobs)
     reader_models = ReaderModels(
         clients.db,
         settings.model_key,
@@ -104,7 +104,16 @@ def build_resources(
     return QueryResources(
         settings, paper_index, CatalogueRecords.of(clients.db), ReaderRecords.of(clients.db),
         TopicTagger(load_catalogue()), follow_changes_of(broker), broker.dead_letters, library, imports, reader_models,
+        site_secret,
     )  # fmt: skip
+
+
+async def site_secret_of(settings: QuerySettings, clients: Clients) -> bytes:
+    """SITE_SECRET; unset (a local run: production requires it), the one kept in MongoDB for every replica (none for
+    a worker, which signs nothing)."""
+    if settings.site_secret is not None:
+        return settings.site_secret.get_secret_value().encode()
+    return await SiteKeys(clients.db).kept_secret() if settings.query_role in HTTP_ROLES else b""
 
 
 async def prepare(resources: QueryResources) -> None:
@@ -160,7 +169,8 @@ def create_app(settings: QuerySettings) -> FastAPI:
             query_embedder = open_embedder(settings) if serves_http else None
             search = settings.search_embedding  # a search in Chinese: embedded as the search vectors were made
             search_embedder = open_embedder(search) if serves_http and search else None
-            resources = build_resources(settings, clients, broker, query_embedder, search_embedder)
+            site_secret = await site_secret_of(settings, clients)
+            resources = build_resources(settings, clients, broker, site_secret, query_embedder, search_embedder)
             await prepare(resources)
             app.state.resources = resources  # the routes' and pages' dependencies read it
             provide(broker.context, resources)
@@ -204,6 +214,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
         overview.router,
         topic_routes.router,
         follows.router,
+        tokens.router,
         feeds.router,
         venues.router,
     )
@@ -216,10 +227,15 @@ def create_app(settings: QuerySettings) -> FastAPI:
     app.state.broker = broker  # its consumers and publisher, for whoever holds only the app (tests, tools)
     # a library file's own cap (24 MiB) and room for the form around it; every other body settings.max_body_bytes
     import_cap = MAX_FILE_BYTES + 1024 * 1024
-    app.add_middleware(BodyCap, default=settings.max_body_bytes, caps=dict.fromkeys(IMPORT_PATHS, import_cap))
+    app.add_middleware(
+        BodyCap,
+        default=settings.max_body_bytes,
+        caps=dict.fromkeys(IMPORT_PATHS, import_cap),
+        read_timeout_s=settings.body_read_timeout_s,
+    )
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestMetrics, service=SERVICE)
-    for path, endpoint in health_routes(readiness):
+    for path, endpoint in health_routes(readiness, settings):
         app.add_route(path, endpoint, include_in_schema=False)
     return app
 

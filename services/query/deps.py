@@ -50,6 +50,7 @@ class QueryResources:
     library: LibraryStore
     imports: ImportJobs
     reader_models: ReaderModels
+    site_secret: bytes  # SITE_SECRET, or a local run's own (readers/repositories.py: SiteKeys)
 
     @property
     def papers(self) -> Catalogue:

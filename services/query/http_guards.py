@@ -1,8 +1,10 @@
 """What every answer of the query service carries and what every request may send: the security headers (a strict
 Content-Security-Policy, nosniff, no framing, no referrer to other sites) and a cap on request bodies, refused with
-413 before the body is read (by Content-Length) or as soon as a streamed body passes it. Plain ASGI middleware, as
-papertrail.metrics.RequestMetrics, so neither wraps responses in an extra stream."""
+413 before the body is read (by Content-Length) or as soon as a streamed body passes it, and with 408 when the next
+part of a body is BODY_READ_TIMEOUT_S late (a client trickling a body holds no connection for ever). Plain ASGI
+middleware, as papertrail.metrics.RequestMetrics, so neither wraps responses in an extra stream."""
 
+import asyncio
 from typing import Any
 
 import orjson
@@ -57,13 +59,15 @@ class SecurityHeaders:
 
 class BodyCap:
     """ASGI middleware: a request body larger than its route's cap is refused with 413 Content Too Large, before
-    the app runs when Content-Length says so, else (a chunked body) as soon as the bytes received pass the cap.
-    `caps` names the paths with caps of their own (the library imports); every other path has `default`."""
+    the app runs when Content-Length says so, else (a chunked body) as soon as the bytes received pass the cap; a
+    body whose next part takes longer than `read_timeout_s` to arrive with 408 Request Timeout. `caps` names the
+    paths with caps of their own (the library imports); every other path has `default`."""
 
-    def __init__(self, app: Any, default: int, caps: dict[str, int]) -> None:
+    def __init__(self, app: Any, default: int, caps: dict[str, int], read_timeout_s: float) -> None:
         self.app = app
         self.default = default
         self.caps = caps
+        self.read_timeout_s = read_timeout_s
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -74,15 +78,25 @@ class BodyCap:
         if declared is not None and declared.isdigit() and int(declared) > cap:
             await _too_large(scope, send, cap)
             return
-        received = 0
+        received, body_done = 0, False
 
         async def receive_counting() -> dict[str, Any]:
-            nonlocal received
-            message: dict[str, Any] = await receive()
+            nonlocal received, body_done
+            if body_done:  # past the body: what is awaited now is the client leaving, however late
+                return dict(await receive())
+            try:
+                message: dict[str, Any] = await asyncio.wait_for(receive(), self.read_timeout_s)
+            except TimeoutError:  # answered by the app's own handlers, as the 413 below
+                raise HTTPException(
+                    408, f"the request body stalled: no part of it came for {self.read_timeout_s:g} s"
+                ) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
+                body_done = not message.get("more_body", False)
                 if received > cap:  # answered by the app's own handlers: a problem from the API
                     raise HTTPException(413, too_large(cap))
+            else:
+                body_done = True
             return message
 
         await self.app(scope, receive_counting, send)

@@ -3,7 +3,7 @@ search vectors' (SEARCH_EMBEDDING_MODEL) that a search in Chinese is embedded by
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, SecretStr, ValidationInfo, field_validator
 
 from papertrail.embedding import SearchEmbeddingSettings
 from papertrail.mail import SmtpSettings
@@ -65,6 +65,14 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, SearchEmbeddingSettings, W
         description="the site's base URL, as readers reach it: used in Atom feed links and the links of account mail; "
         "an https:// one makes the session cookie Secure (see COOKIE_SECURE)",
     )
+    site_secret: SecretStr | None = Field(
+        None,
+        description="the key of what the site signs: the pages' CSRF tokens, the cookie of a browser that signed in "
+        "to an account, the anonymous error reporters' address keys; at least 32 characters, the same on every API "
+        "replica (`python -c 'import secrets; print(secrets.token_urlsafe(48))'`). Required with "
+        "PAPERTRAIL_ENV=production (but by QUERY_ROLE=worker, which signs nothing); locally, unset, the service makes "
+        "one and keeps it in MongoDB (site_keys), so every replica on that database uses the same",
+    )
     signup: Literal["open", "closed"] = Field(
         "open", description="open: anyone can make an account at /signup; closed: only `papertrail users create`"
     )
@@ -88,6 +96,13 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, SearchEmbeddingSettings, W
         description="largest request body taken (forms, JSON), refused with 413 before it is read; the library file "
         "imports have their own cap (the 24 MiB file and its form)",
     )
+    body_read_timeout_s: float = Field(
+        30,
+        gt=0,
+        le=600,
+        description="a request body whose next part takes longer than this to arrive is answered 408 (nginx's "
+        "client_body_timeout, here too)",
+    )
     limit_corrections: RateSetting = Field(
         "20/1h", description=f"error reports per client address (anonymous) or per user; {RATE_HELP}"
     )
@@ -98,19 +113,43 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, SearchEmbeddingSettings, W
         "600/1h", description="library and feedback writes (save, change, remove, the one-click marks) per user"
     )
     limit_imports: RateSetting = Field("20/1d", description="library file imports per user")
-    limit_login_per_address: RateSetting = Field("10/15min", description="sign-in attempts per client address")
+    limit_login_per_address: RateSetting = Field(
+        "10/15min",
+        description="sign-in attempts per client address; a browser that signed in to the account before counts on "
+        "its own (not with everyone behind a shared address)",
+    )
     limit_login_per_account: RateSetting = Field(
         "10/15min",
-        description="failed sign-ins to one account (e-mail); past them it refuses only the addresses that failed "
-        "them (the owner signing in from elsewhere is not refused)",
+        description="failed sign-ins to one account (e-mail); past them it refuses only the clients that have been "
+        "failing it: addresses that failed it, and browsers that signed in to it before past this many failures of "
+        "their own (the owner signing in from elsewhere, or from a browser they used before, is not refused)",
     )
     limit_signup_per_address: RateSetting = Field("5/1h", description="sign-ups per client address")
     limit_mail_per_address: RateSetting = Field(
         "5/1h", description="confirmation and password-reset mails asked for, per client address"
     )
     limit_mail_per_account: RateSetting = Field(
-        "3/1h", description="confirmation and password-reset mails asked for, per e-mail address"
+        "1/20min",
+        description="account mails of one kind (confirm, reset, 'this address has an account') sent to one e-mail "
+        "address; past it no mail is sent, but nobody is refused: the page answers alike, and the link sent before "
+        "works until it expires",
     )
+    limit_password_checks: RateSetting = Field(
+        "10/1h", description="attempts that check the current password (change it, make an API token), per user"
+    )
+    limit_token_creates: RateSetting = Field("10/1d", description="API tokens made on the account page, per user")
+
+    @field_validator("site_secret")
+    @classmethod
+    def _secret_in_production(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            serves_pages = info.data.get("query_role") != "worker"  # a worker signs nothing
+            if info.data.get("papertrail_env") == "production" and serves_pages:
+                raise ValueError("required with PAPERTRAIL_ENV=production: a random text of 32 characters or more")
+            return None
+        if len(value.get_secret_value()) < 32:
+            raise ValueError("at least 32 characters: the key of every CSRF token and signed cookie")
+        return value
 
     @property
     def secure_cookies(self) -> bool:
@@ -127,8 +166,17 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, SearchEmbeddingSettings, W
         50_000,
         ge=1,
         le=1_000_000,
-        description="most entries a library file may hold: a larger one is refused (413) naming its count; reading "
-        "a file of this many BibTeX entries takes the query service's import worker process ~20-60 s",
+        description="most entries a library file may hold (and most @string, @preamble and @comment blocks a .bib "
+        "may): reading stops at the entry past it and the file is refused (413) naming that entry's line; the time a "
+        "file of this many entries holds a reading process is in docs/benchmarks.md",
+    )
+    library_import_readers: int = Field(
+        2,
+        ge=1,
+        le=32,
+        description="worker processes that read library files for imports, each started at its first file (~110 MB, "
+        "~0.6 GB while it reads a 24 MiB .bib): one reader's file at a time each, so a reader's import waits for "
+        "another's only while this many other readers' files are being read",
     )
     feed_retrain_debounce_s: float = Field(
         20, ge=0, le=3600, description="a reader's 为你推荐 model is trained again once their feedback is this still"

@@ -31,6 +31,12 @@ CHECK_FAILURES = Counter(
     "keywords; a repaired answer that fails again counts again.",
     ["check"],
 )
+COMMUNITY_SUMMARIES = Counter(
+    "papertrail_summarizer_community_summaries_total",
+    "Community summaries (daily-arXiv-ai-enhanced's, carried on papers) looked at for a paper without one of ours, by "
+    "outcome: shown, or the first check it failed (cjk_share, tldr_copy, numbers), then not shown.",
+    ["outcome"],
+)
 SUMMARIES = Counter(
     "papertrail_summarizer_summaries_total", "Summaries attached to papers, by status: ok, pending, failed.", ["status"]
 )

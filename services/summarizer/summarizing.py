@@ -7,8 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 from papertrail.text import paper_digest
 from schemas.events import PaperEnriched, PaperNormalized
+from schemas.paper import Paper
 from schemas.summary import Summary
-from services.summarizer.metrics import BACKLOG, CACHE_HITS, FAILURES, PENDING, SUMMARIES
+from services.summarizer.community import community_checks, stand_in, waits_for_ours
+from services.summarizer.metrics import BACKLOG, CACHE_HITS, COMMUNITY_SUMMARIES, FAILURES, PENDING, SUMMARIES
 from services.summarizer.model import SummaryModel
 from services.summarizer.policy import (
     PRIORITIES,
@@ -83,7 +85,7 @@ class Summarizer:
         elif decision.action == "pending":
             if decision.reason == "daily token budget spent":
                 FAILURES.labels("budget").inc()
-            summary = pending_summary(decision.reason or "pending")
+            summary = self.meanwhile(paper, decision.reason or "pending")
         else:
             assert self.model is not None and key is not None
             summary = await self._write(event, key, digest)
@@ -100,7 +102,7 @@ class Summarizer:
         if attempt.tokens_in or attempt.tokens_out:
             await self.store.spend(budget_day(now), attempt.tokens_in, attempt.tokens_out)
         if attempt.unavailable:
-            return pending_summary(attempt.unavailable)
+            return self.meanwhile(event.paper, attempt.unavailable)
         version = event.paper.current_version
         if attempt.answer is not None:
             summary = summary_from_answer(
@@ -119,17 +121,28 @@ class Summarizer:
         await self.store.save(key, digest, event.paper.id, summary)
         return summary
 
+    @staticmethod
+    def meanwhile(paper: Paper, reason: str) -> Summary:
+        """While ours cannot be written (`reason`): the paper's community summary when it passes our checks, else
+        pending. Either way the paper waits for ours (`waits_for_ours`)."""
+        failures = community_checks(paper)
+        if failures is None:
+            return pending_summary(reason)
+        COMMUNITY_SUMMARIES.labels(failures[0].check if failures else "shown").inc()
+        return pending_summary(reason) if failures else stand_in(paper, reason)
+
     async def current_summary(self, event: PaperEnriched) -> Summary:
         """The summary to emit again with an event that waited (for its vector): the one it carried, or, when that
-        was pending, the one written meanwhile; a metadata update keeps the paper's latest summary."""
-        if event.summary.status != "pending":
+        was pending or a community summary, ours written meanwhile; a metadata update keeps the paper's latest
+        summary."""
+        if not waits_for_ours(event.summary):
             return event.summary
         if self.model is not None:
             key = cache_key(paper_digest(event.paper), self.model.model, PROMPT_VERSION)
             if cached := await self.store.find(key):
                 return reused_summary(cached, event.paper, same_text=True)
-        if event.kind == "updated":
-            return await self.store.latest_for_paper(event.paper.id) or event.summary
+        if event.kind == "updated" and (ours := await self.store.latest_for_paper(event.paper.id)):
+            return ours
         return event.summary
 
     async def hold_pending(self, summarized: list[tuple[PaperNormalized, Summary]]) -> None:
@@ -140,7 +153,7 @@ class Summarizer:
             [
                 (e, paper_digest(e.paper), s.error or "pending", summary_priority(e.paper))
                 for e, s in latest.values()
-                if s.status == "pending"
+                if waits_for_ours(s)
             ]
         )
 
@@ -148,7 +161,7 @@ class Summarizer:
         """After the events were emitted: a paper whose latest summary is final no longer waits, whatever it waited
         with (an earlier final summary of a paper held again in the same batch must not release it)."""
         latest = {event.paper.id: summary for event, summary in summarized}
-        await self.store.release_many([paper_id for paper_id, s in latest.items() if s.status != "pending"])
+        await self.store.release_many([paper_id for paper_id, s in latest.items() if not waits_for_ours(s)])
 
     async def forget(self, paper_id: str) -> None:
         """A withdrawn paper stops waiting: the sweep never emits it again, and one summarizing it right now finds
@@ -192,7 +205,7 @@ class Summarizer:
 
     async def _retry(self, emit: Emit, event: PaperNormalized, digest: str) -> str:
         summary = await self.summary_for(event, fresh=True)
-        if summary.status == "pending":
+        if waits_for_ours(summary):  # a community summary was emitted already; the paper keeps waiting for ours
             await self.hold_pending([(event, summary)])
             await self.store.note_attempt(event.paper.id, summary.error or "pending")
             return "pending"

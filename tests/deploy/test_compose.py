@@ -116,3 +116,49 @@ def test_the_services_health_check_passes_when_ready_and_fails_when_not_listenin
     with running_service("normalizer", servers.environment(), tmp_path) as port:
         assert health_check(port) == 0
     assert health_check(free_port()) != 0
+
+
+class Refused(Exception):
+    """compose refuses to start: a `${NAME:?message}` variable is unset or empty."""
+
+
+def interpolated(value: str, env: dict[str, str]) -> str:
+    """A compose value as compose reads it with this environment (`${NAME}`, `${NAME:-default}`, `${NAME:?message}`:
+    the forms this file uses)."""
+
+    def one(found: re.Match[str]) -> str:
+        name, form, rest = found[1], found[2], found[3]
+        if env.get(name):
+            return env[name]
+        if form == ":?":
+            raise Refused(f"{name}: {rest}")
+        return rest if form == ":-" else ""
+
+    return re.sub(r"\$\{([A-Z_]+)(?:(:-|:\?)([^}]*))?\}", one, value)
+
+
+def test_the_query_api_is_published_on_this_host_only_unless_an_address_is_given() -> None:
+    (published,) = _compose()["services"]["query"]["ports"]
+    assert interpolated(published, {}) == "127.0.0.1:8000:8000"
+    assert interpolated(published, {"QUERY_PUBLISH_ADDRESS": "0.0.0.0"}) == "0.0.0.0:8000:8000"
+    for name, service in _compose()["services"].items():  # nothing else is published beyond this host either
+        for port in service.get("ports", []):
+            assert interpolated(port, {}).startswith("127.0.0.1:"), (name, port)
+
+
+def test_compose_refuses_to_start_without_a_meilisearch_key_and_a_site_secret_of_its_own() -> None:
+    """The image runs in production (the Dockerfile's PAPERTRAIL_ENV), and Meilisearch with MEILI_ENV=production:
+    the public local key, the old default, is no default any more, nor is a site secret."""
+    services = _compose()["services"]
+    assert "papertrail-local-master-key" not in (ROOT / "docker-compose.yml").read_text()
+    wanted = {name: ["MEILI_MASTER_KEY"] for name in (*PAPERTRAIL, "query-worker", "meilisearch")}
+    wanted["query"].append("SITE_SECRET")
+    for name, variables in wanted.items():
+        for variable in variables:
+            with pytest.raises(Refused, match=variable):
+                interpolated(services[name]["environment"][variable], {})
+            given = interpolated(services[name]["environment"][variable], {variable: "k" * 48})
+            assert given == "k" * 48, (name, variable)
+    assert services["meilisearch"]["environment"]["MEILI_ENV"] == "production"
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^ENV PAPERTRAIL_ENV=production\b", dockerfile, re.MULTILINE)

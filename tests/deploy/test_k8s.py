@@ -233,9 +233,12 @@ def test_secrets_come_only_from_the_secret(example: list[dict[str, Any]]) -> Non
             v["name"]: v["valueFrom"]["secretKeyRef"] for v in spec["env"] if "secretKeyRef" in v.get("valueFrom", {})
         }
         assert set(from_secret) <= secret, f"{service}: not secret: {set(from_secret) - secret}"
-        # what the service cannot start without is required; the Meilisearch key only where the service uses it
+        # what the service cannot start without is required; the Meilisearch key only where the service uses it, the
+        # site secret where the query service serves pages (the image runs with PAPERTRAIL_ENV=production)
         needs = importlib.import_module(f"services.{service}.app").NEEDS
         required = {"MONGODB_URL"} | ({"MEILI_MASTER_KEY"} if "meilisearch" in needs else set())
+        role = next((v.get("value") for v in spec["env"] if v["name"] == "QUERY_ROLE"), None)
+        required |= {"SITE_SECRET"} if service == "query" and role != "worker" else set()
         assert {name for name, ref in from_secret.items() if not ref.get("optional")} == required, service
 
 

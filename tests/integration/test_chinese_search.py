@@ -6,7 +6,12 @@ and e5 as a passage); /api/papers?semantic=1 embeds the Chinese query with e5 as
 and the home page's search box, by words, answers by meaning when the Chinese words find nothing.
 
 The queries are not written here: each is the first clause of the corpus's own Chinese TL;DR of its paper (another
-system wrote it), as bench/zh_retrieval.py asks them; the papers are English only (title and abstract)."""
+system wrote it), as bench/zh_retrieval.py asks them; the papers are English only (title and abstract).
+
+Beside them, the six papers the tests' fake model summarizes (tests/fake_openai.py: the corpus's real Chinese TL;DR
+and 导读, titles translated by hand, ORIGIN.md) get an AI summary: a Chinese query finds them by words in their
+Chinese title and 导读, the API, the page and the Atom feed give one answer, and a keyword follow written in Chinese
+matches the one published last."""
 
 import asyncio
 import json
@@ -23,7 +28,8 @@ from papertrail.embedding import SearchEmbeddingSettings
 from papertrail.search_document import document_id
 from schemas import topics
 from tests.conftest import FIXTURES, Servers, wait_until
-from tests.integration.services import Pipeline, running_pipeline
+from tests.fake_openai import ADDITIONS, corpus_lines, running_fake_openai
+from tests.integration.services import Pipeline, create_user, running_pipeline
 from tests.matcher.corpus import read_lines
 from tests.normalizer.kafka_tools import publish_raw
 from tests.normalizer.sources import raw_record
@@ -36,6 +42,9 @@ PAPERS = 30  # the day's first 30 papers, beside the recorded arXiv page's
 ASKED = 10  # queries: the TL;DRs of every third of them
 FIRST = 5  # "in the first results"
 DEFAULT_SEARCH_MODEL = str(SearchEmbeddingSettings.model_fields["search_embedding_model"].default)
+SUMMARIZED = corpus_lines()  # the six papers the fake model knows
+TITLES_ZH: dict[str, str] = json.loads(ADDITIONS.read_text(encoding="utf-8"))["title_zh"]
+LAST = "2605.01011"  # CLEAR: published once a Chinese keyword follow exists
 
 
 @pytest.fixture(scope="module")
@@ -50,14 +59,26 @@ def lines() -> list[dict[str, Any]]:
 def pipeline(
     servers: Servers, tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]]
 ) -> Iterator[Pipeline]:
-    with running_pipeline(servers, tmp_path_factory.mktemp("zh"), SEARCH_EMBEDDING_MODEL=DEFAULT_SEARCH_MODEL) as pipe:
+    with (
+        running_fake_openai() as (_, openai_url),
+        running_pipeline(
+            servers,
+            tmp_path_factory.mktemp("zh"),
+            SEARCH_EMBEDDING_MODEL=DEFAULT_SEARCH_MODEL,
+            OPENAI_BASE_URL=openai_url,  # the fake knows the six SUMMARIZED papers only: the others' summaries fail
+            OPENAI_API_KEY="test-key",
+            OPENAI_MODEL="fake-model",
+        ) as pipe,
+    ):
+        summarized = [line for line in SUMMARIZED if line["id"] != LAST]
         raw = [
-            raw_record("corpus", line["id"], "corpus_json", json.dumps(line), datestamp="2026-05-01") for line in lines
+            raw_record("corpus", line["id"], "corpus_json", json.dumps(line), datestamp="2026-05-01")
+            for line in [*lines, *summarized]
         ]
         asyncio.run(publish_raw(pipe.env["KAFKA_BOOTSTRAP_SERVERS"], pipe.topic(topics.HARVEST_RAW), raw))
         with MongoClient[dict[str, Any]](servers.mongodb_url) as client:
             db = client[pipe.env["MONGODB_DATABASE"]]
-            wanted = {f"arxiv:{line['id']}" for line in lines}
+            wanted = {f"arxiv:{line['id']}" for line in [*lines, *summarized]}
             embedded = {"_id": {"$in": sorted(wanted)}, "state": "embedded"}
             wait_until(
                 lambda: db.search_vectors.count_documents(embedded) == len(wanted),
@@ -75,6 +96,11 @@ def pipeline(
         expected = len(wanted) + len(ARXIV_PAGE)
         wait_until(
             lambda: _get(pipe, "/api/papers", size=1)["total"] >= expected, timeout=120, what="every paper indexed"
+        )
+        wait_until(
+            lambda: _get(pipe, "/api/papers", summarized_since="2000-01-01", size=1)["total"] == len(summarized),
+            timeout=120,
+            what="the summaries of the papers the fake model knows, indexed",
         )
         yield pipe
 
@@ -113,12 +139,70 @@ def test_the_home_page_answers_a_chinese_search_by_meaning(pipeline: Pipeline, l
     # a query of Chinese words only: an English name inside it (some TL;DRs hold one) could match by words
     line = next(line for line in lines if not re.search(r"[A-Za-z0-9]", first_clause(line["AI"]["tldr"])))
     query = first_clause(line["AI"]["tldr"])
-    # the search box's default: by words, which no English paper holds
-    assert _get(pipeline, "/api/papers", q=query, semantic=0)["total"] == 0
+    # the search box's default: by words, which no English paper holds, so the API answers by meaning and says so
+    found = _get(pipeline, "/api/papers", q=query, semantic=0)
+    assert found["mode"] == "semantic" and found["by_meaning_instead"] and found["closest"] == 50
     page = httpx.get(pipeline.url("query", "/"), params={"q": query, "semantic": "0.0"}, timeout=30)
     assert page.status_code == 200
     assert 'id="chinese-by-meaning"' in page.text and 'id="chinese-hint"' not in page.text
     assert f"/papers/arxiv:{line['id']}" in page.text
+    # the 匹配方式 selector shows what answered, and the count says what it is
+    assert '<option value="1.0" selected>' in page.text and "按语义最相近的 50 篇以内" in page.text
+
+
+def test_a_chinese_query_finds_papers_by_words_of_their_chinese_title_and_guide(pipeline: Pipeline) -> None:
+    by_title = _get(
+        pipeline, "/api/papers", q="隐式评价", semantic=0
+    )  # 最少信息下的隐式评价：层次化组件选择中的价格形成
+    assert by_title["mode"] == "keyword" and not by_title["by_meaning_instead"]
+    assert [hit["paper_id"] for hit in by_title["hits"]] == ["arxiv:2605.00921"]
+    assert by_title["hits"][0]["title_zh"] == TITLES_ZH["2605.00921"]
+    # 留作者出法 is said only in the 导读 (method) of 2605.02620, neither its title nor its TL;DR
+    line = next(line for line in SUMMARIZED if line["id"] == "2605.02620")
+    assert "留作者出法" in line["AI"]["method"] and "留作者出法" not in line["AI"]["tldr"] + TITLES_ZH[line["id"]]
+    by_guide = _get(pipeline, "/api/papers", q="留作者出法", semantic=0)
+    assert by_guide["mode"] == "keyword" and by_guide["hits"][0]["paper_id"] == "arxiv:2605.02620"
+
+
+@pytest.mark.parametrize("query", ["隐式评价", "扩散模型加速"])  # found by words; by meaning instead
+def test_the_api_the_page_and_the_atom_feed_give_one_answer(pipeline: Pipeline, query: str) -> None:
+    api = _get(pipeline, "/api/papers", q=query, size=100)
+    listed = {hit["paper_id"] for hit in api["hits"]}
+    assert listed and api["total"] == len(listed) <= 50
+    page = httpx.get(pipeline.url("query", "/"), params={"q": query, "size": "100"}, timeout=30)
+    assert page.status_code == 200
+    assert set(re.findall(r'<article class="card" data-paper-id="([^"]+)"', page.text)) == listed
+    atom = httpx.get(pipeline.url("query", "/feeds/search.atom"), params={"q": query}, timeout=30)
+    assert atom.status_code == 200
+    assert {paper_id for paper_id in re.findall(r"<id>[^<]*/papers/([^<]+)</id>", atom.text)} == listed
+
+
+def test_a_chinese_keyword_follow_matches_a_new_paper(servers: Servers, pipeline: Pipeline) -> None:
+    """谦卑赤字 (the humility deficit) is said in the Chinese TL;DR of CLEAR, published only once the follow exists."""
+    token = create_user(pipeline.env, "zh-reader")
+    auth = {"Authorization": f"Bearer {token}"}
+    created = httpx.post(
+        pipeline.url("query", "/api/follows"),
+        headers=auth,
+        json={"kind": "keyword", "name": "谦卑赤字", "query": "谦卑赤字"},
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    follow = created.json()
+    assert follow["chinese_terms"] == ["谦卑赤字"] and follow["warning"] is None  # papers with summaries are held
+    line = next(line for line in SUMMARIZED if line["id"] == LAST)
+    record = raw_record("corpus", LAST, "corpus_json", json.dumps(line), datestamp="2026-05-05")
+    asyncio.run(publish_raw(pipeline.env["KAFKA_BOOTSTRAP_SERVERS"], pipeline.topic(topics.HARVEST_RAW), [record]))
+
+    def matches() -> list[dict[str, Any]]:
+        answer = httpx.get(pipeline.url("query", "/api/feed"), headers=auth, params={"limit": 50}, timeout=10)
+        answer.raise_for_status()
+        return [item for item in answer.json()["items"] if item["follow_id"] == follow["id"]]
+
+    wait_until(lambda: bool(matches()), timeout=240, what="the Chinese keyword follow's match")
+    (match,) = matches()
+    assert match["paper_id"] == f"arxiv:{LAST}"
+    assert {"term": "谦卑赤字", "field": "abstract"}.items() <= match["reasons"][0].items()
 
 
 def test_a_search_by_meaning_says_so_while_papers_still_wait_for_their_vectors(
@@ -129,12 +213,13 @@ def test_a_search_by_meaning_says_so_while_papers_still_wait_for_their_vectors(
     query = "大模型推理的奖励设计"
     with MongoClient[dict[str, Any]](servers.mongodb_url) as client:
         vectors = client[pipeline.env["MONGODB_DATABASE"]].search_vectors
-        total = _get(pipeline, "/api/papers", size=1)["total"]
+        # the index's count read anew each time: a paper published by an earlier test is indexed before its vector
         wait_until(
-            lambda: vectors.count_documents({"state": "embedded"}) == total,
+            lambda: vectors.count_documents({"state": "embedded"}) == _get(pipeline, "/api/papers", size=1)["total"],
             timeout=300,
             what="every indexed paper's search vector",
         )
+        total = _get(pipeline, "/api/papers", size=1)["total"]
 
         def page() -> str:
             answer = httpx.get(pipeline.url("query", "/"), params={"q": query, "semantic": "1.0"}, timeout=30)

@@ -3,8 +3,10 @@
 - ACL front matter: a store that an earlier release filled with a volume's front matter (stored, summarized later,
   indexed, matched by a follow) loses it when the normalizer starts, in every service; the same volume harvested
   again yields its papers and no front matter: no paper, no index document, no papers.new.v1 message, no count.
+  Its papers are cited as the volume prints them (booktitle, pages, month).
 - Hugging Face picks: `papertrail harvest hf` fetches the arXiv record of the pick from the replay server, and
-  the normalizer merges it in: the paper gets the record's categories and versions.
+  the normalizer merges it in: the paper gets the record's categories and versions; a pick's `javascript:` code
+  link is dropped by the normalizer and never reaches the paper page.
 """
 
 import asyncio
@@ -16,8 +18,10 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import bibtexparser
 import httpx
 import pytest
+from lxml import etree, html
 from pymongo import MongoClient
 
 from schemas import topics
@@ -32,13 +36,14 @@ from tests.integration.services import (
     running_services,
 )
 from tests.normalizer.kafka_tools import end_offsets, keys_on, publish_raw
-from tests.normalizer.sources import acl_records
+from tests.normalizer.sources import HF_FILES, acl_records, raw_record
 
 pytestmark = pytest.mark.integration
 
 VOLUME = "2024.acl-tutorials"  # the smallest recorded volume: 6 papers and its front matter
 FRONT = f"acl:{VOLUME}.0"
 HF_DAY = "2013-04-03"  # the pick naming the recorded arXivRaw record (tests/fixtures/harvester/README.md)
+HOSTILE_PICK = "2509.12201"  # an item of the recorded list of 2025-09-16 with a code and a project link
 PICK = "arxiv:" + json.loads((FIXTURES / f"harvester/hf_pick/daily_papers_{HF_DAY}.json").read_text())[0]["paper"]["id"]
 
 
@@ -154,6 +159,13 @@ def test_front_matter_held_is_withdrawn_at_start_and_never_made_again(
         papers = {f"acl:{r.record_id}" for r in records} - {FRONT}
         assert len(papers) == 6
         wait_until(lambda: system.indexed() == papers, timeout=90, what="the volume's 6 papers indexed")
+        # a paper is cited as its volume prints it (the stored record, read by the query service): title, pages
+        first = next(r for r in records if r.record_id == f"{VOLUME}.1")
+        cite = httpx.get(f"http://127.0.0.1:{system.ports['query']}/api/papers/acl:{VOLUME}.1/cite", timeout=10)
+        [entry] = bibtexparser.parse_string(cite.text).entries
+        volume = etree.fromstring(first.content.encode())
+        assert entry["booktitle"] == volume.findtext("meta/booktitle") and entry["month"] == "aug"
+        assert entry["pages"] == volume.findtext("paper/pages").replace("-", "--")
         assert {d["_id"] for d in db.papers.find({}, {"_id": 1})} == papers
         new_after = asyncio.run(keys_on(bootstrap, servers.topic(topics.PAPERS_NEW)))
         # one message per paper, none for the front matter (keys come partition by partition: compare counts)
@@ -161,6 +173,8 @@ def test_front_matter_held_is_withdrawn_at_start_and_never_made_again(
         overview = system.query("/api/overview")
         assert overview["new_papers"]["value"] == overview["total_papers"]["value"] == 6
         assert system.query("/api/papers", q="Proceedings")["total"] == 0
+        # filed under cs.CL, the 分类 filter finds the Anthology's papers
+        assert {hit["paper_id"] for hit in system.query("/api/papers", category="cs.CL", size=100)["hits"]} == papers
         assert db.matches.find_one({"paper_id": FRONT}) is None
         assert db.source_records.find_one({"_id": f"acl:{VOLUME}.0"}) is None
         dead = asyncio.run(end_offsets(bootstrap, servers.topic(f"{topics.HARVEST_RAW}.dlq")))
@@ -200,3 +214,32 @@ def test_a_picks_arxiv_record_is_fetched_and_merged_end_to_end(system: System, m
             what="the merged paper searchable",
         )
         assert hit["categories"] == ["hep-ph", "hep-ex"]
+
+
+def test_a_picks_javascript_link_never_reaches_the_paper_page(
+    system: System, servers: Servers, mongo: MongoClient
+) -> None:
+    """Hugging Face's item for 2509.12201 (the recorded list of 2025-09-16) with its `githubRepo` a `javascript:`
+    URL, as an upstream could send it: the normalizer stores the paper without it, counting the dropped link, and
+    the paper page links its project page and no script."""
+    db = mongo[system.env["MONGODB_DATABASE"]]
+    item = next(i for i in json.loads(HF_FILES[1].read_text()) if i["paper"]["id"] == HOSTILE_PICK)
+    item["paper"]["githubRepo"] = "javascript:alert(document.cookie)"
+    record = raw_record("hf", HOSTILE_PICK, "hf_daily_json", json.dumps(item), datestamp="2025-09-16")
+    paper_id = f"arxiv:{HOSTILE_PICK}"
+    with running_service("normalizer", system.env, system.logs) as normalizer:
+        asyncio.run(publish_raw(servers.kafka_bootstrap_servers, servers.topic(topics.HARVEST_RAW), [record]))
+        paper = wait_until(lambda: db.papers.find_one({"_id": paper_id}), timeout=60, what="the pick stored")
+        assert "code" not in paper["links"]
+        assert paper["links"]["project"] == item["paper"]["projectPage"]
+
+        def page() -> str | None:
+            response = httpx.get(f"http://127.0.0.1:{system.ports['query']}/papers/{paper_id}", timeout=10)
+            return response.text if response.status_code == 200 else None
+
+        hrefs = [str(h) for h in html.fromstring(wait_until(page, timeout=60, what="its page")).xpath("//a/@href")]
+        assert item["paper"]["projectPage"] in hrefs
+        assert not [h for h in hrefs if "script:" in h.lower()], hrefs
+        assert "code" not in system.query(f"/api/papers/{paper_id}")["paper"]["links"]
+        metrics = httpx.get(f"http://127.0.0.1:{normalizer}/metrics", timeout=5).text
+        assert 'papertrail_normalizer_links_dropped_total{kind="code",source="hf"} 1.0' in metrics

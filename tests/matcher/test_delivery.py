@@ -4,23 +4,25 @@ import asyncio
 import contextlib
 import json
 import threading
+import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from ipaddress import ip_address
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
-import httpx
 import pytest
 from pymongo import AsyncMongoClient
 
-from papertrail.guarded_http import GuardedTransport, system_resolver
+from papertrail.guarded_http import system_resolver
 from papertrail.outbound import IPAddress
+from papertrail.push import dingtalk, feishu
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.digest_mailer import DigestMaker
-from services.matcher.delivery.dispatcher import WebhookDispatcher
-from services.matcher.delivery.webhook_sender import WebhookSender, WebhookTarget, queued_delivery
+from services.matcher.delivery.dispatcher import open_webhooks
+from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery
 from services.matcher.delivery.webhooks import SIGNATURE_HEADER, delivery_id, verify_signature
 from services.matcher.matching.recorder import MatchRecorder
 from services.matcher.settings import MatcherSettings
@@ -33,11 +35,23 @@ SECRET = "s3cret-for-tests"
 
 class Receiver:
     """A real HTTP server answering webhook POSTs with the given statuses in turn (the last one repeats); `silent`:
-    one that takes each request and never answers (until the test ends)."""
+    one that takes each request and never answers (until the test ends). It listens on `address`, a loopback
+    address (the whole of 127.0.0.0/8 is), so tests can have receivers at different addresses."""
 
-    def __init__(self, statuses: list[int], *, silent: bool = False) -> None:
+    def __init__(
+        self,
+        statuses: list[int],
+        *,
+        silent: bool = False,
+        address: str = "127.0.0.1",
+        clock: "ManualClock | None" = None,
+        takes: tuple[float, ...] = (0.0,),
+        trickle_s: float = 0.0,
+        answer: bytes = b"",
+    ) -> None:
         self.statuses = statuses
         self.requests: list[tuple[dict[str, str], bytes]] = []
+        self.paths: list[str] = []
         self.released = threading.Event()
         if not silent:
             self.released.set()
@@ -47,17 +61,38 @@ class Receiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["content-length"]))
                 receiver.requests.append((dict(self.headers.items()), body))
+                receiver.paths.append(self.path)
                 receiver.released.wait()
+                if clock is not None:  # the answer takes this long by the sender's clock, at no wait
+                    clock.now += takes[min(len(receiver.requests), len(takes)) - 1]
                 status = receiver.statuses[min(len(receiver.requests), len(receiver.statuses)) - 1]
+                if trickle_s:  # the answer a byte at a time, each well inside a read's timeout
+                    self.trickle(f"HTTP/1.1 {status} OK\r\ncontent-length: 0\r\n\r\n".encode(), trickle_s)
+                    return
                 self.send_response(status)
-                self.send_header("content-length", "0")
+                self.send_header("content-length", str(len(answer)))
                 self.end_headers()
+                self.wfile.write(answer)
+
+            def trickle(self, answer: bytes, every_s: float) -> None:
+                for n in range(len(answer)):
+                    if receiver.closing.is_set():  # the test is over: the server waits for its threads
+                        return
+                    try:
+                        self.wfile.write(answer[n : n + 1])
+                        self.wfile.flush()
+                    except OSError:  # the sender hung up
+                        return
+                    time.sleep(every_s)
+                receiver.trickled.set()
 
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+        self.trickled = threading.Event()  # a trickled answer was sent to its end
+        self.closing = threading.Event()
+        self.server = ThreadingHTTPServer((address, 0), Handler)
+        self.url = f"http://{address}:{self.server.server_port}/hook"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self) -> "Receiver":
@@ -65,9 +100,20 @@ class Receiver:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.closing.set()
         self.released.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+class ManualClock:
+    """The sender's monotonic clock, moved by a receiver as it answers: how long an answer took, without waiting."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 def settings(servers: Servers, **overrides: object) -> MatcherSettings:
@@ -151,16 +197,24 @@ async def test_recorder_stores_and_announces_each_match_once(store: MatchStore) 
 
 
 class Webhooks:
-    """The matcher's webhook delivery as its lifespan wires it: the guarded client, the sender, the dispatcher
-    running; `resolver`: names the test makes up, all on 127.0.0.1."""
+    """The matcher's webhook delivery as its lifespan wires it (`open_webhooks`): the guarded client, the sender, the
+    dispatcher running; `names`: names the test makes up, resolved by the resolver the matcher's client and
+    dispatcher share, on 127.0.0.1 or (a dict) each on its loopback address; `clock`: the sender's."""
 
-    def __init__(self, store: MatchStore, config: MatcherSettings, names: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        store: MatchStore,
+        config: MatcherSettings,
+        names: tuple[str, ...] | dict[str, str] = (),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        hosts = names if isinstance(names, dict) else dict.fromkeys(names, "127.0.0.1")
+
         async def resolve(host: str, port: int) -> list[IPAddress]:
-            return [ip_address("127.0.0.1")] if host in names else await system_resolver(host, port)
+            return [ip_address(hosts[host])] if host in hosts else await system_resolver(host, port)
 
         self.store = store
-        self.client = httpx.AsyncClient(transport=GuardedTransport(config.webhook_policy, resolve))
-        self.dispatcher = WebhookDispatcher(store, WebhookSender(store, self.client, config), config)
+        self.dispatcher, self.client = open_webhooks(store, config, resolve, clock)
 
     async def __aenter__(self) -> "Webhooks":
         self.running = asyncio.create_task(self.dispatcher.run())
@@ -172,9 +226,10 @@ class Webhooks:
             await self.running
         await self.client.aclose()
 
-    async def queue(self, match: FollowMatched, url: str) -> int:
+    async def queue(self, match: FollowMatched, url: str, channel: str = "generic") -> int:
+        target = WebhookTarget(url, SECRET, channel)
         queued = await self.store.queue_deliveries(
-            [queued_delivery(match, WebhookTarget(url, SECRET), datetime.now(UTC))]
+            [queued_delivery(match, target, datetime.now(UTC), "https://papertrail.example")]
         )
         self.dispatcher.poke()
         return queued
@@ -224,7 +279,8 @@ async def test_failures_are_counted_per_host_so_a_new_url_there_does_not_start_a
     endpoint = await store.endpoint("u1", "127.0.0.1")
     assert endpoint["disabled"] is True
     assert (
-        endpoint["disabled_reason"] == "disabled after 2 consecutive failed deliveries; last: HTTP 500 after 2 attempts"
+        endpoint["disabled_reason"]
+        == "disabled after 2 consecutive failed or slow deliveries; last: HTTP 500 after 2 attempts"
     )
     assert outcomes[0]["error"] == "HTTP 500 after 2 attempts"
     assert outcomes[2]["error"] == endpoint["disabled_reason"]
@@ -289,18 +345,98 @@ async def test_an_allowed_name_is_delivered_to_with_its_own_host_header(servers:
     assert receiver.requests[0][0]["Host"] == f"hooks.lab.internal:{receiver.server.server_port}"
 
 
+# each group bot at a real local receiver: its path (the token where the bot's URL has it), its answer when it takes
+# the message, and a refusal it answers with HTTP 200 (replies recorded from the real bots: see test_push.py)
+BOTS = {
+    "feishu": ("/open-apis/bot/v2/hook/tok", b'{"StatusCode":0,"StatusMessage":"success"}',
+               b'{"code":19021,"data":{},"msg":"sign match fail or timestamp is not within one hour from current '
+               b'time"}'),
+    "dingtalk": ("/robot/send?access_token=tok", b'{"errcode":0,"errmsg":"ok"}',
+                 b'{"errcode":310000,"errmsg":"sign not match"}'),
+    "wecom": ("/cgi-bin/webhook/send?key=tok", b'{"errcode":0,"errmsg":"ok"}',
+              b'{"errcode":93000,"errmsg":"invalid webhook url"}'),
+}  # fmt: skip
+
+
+def sent_as_the_bot_asks(channel: str, path: str, body: dict[str, Any]) -> None:
+    """The request a bot got is in its format, signed with the secret as it documents."""
+    if channel == "feishu":
+        assert path == BOTS["feishu"][0]
+        assert body["msg_type"] == "post" and body["sign"] == feishu.sign(int(body["timestamp"]), SECRET)
+        assert body["content"]["post"]["zh_cn"]["content"][0] == [{"tag": "text", "text": a_match().paper_title}]
+    elif channel == "dingtalk":
+        parts = urlsplit(path)
+        query = parse_qs(parts.query)
+        assert parts.path == "/robot/send" and query["access_token"] == ["tok"]
+        assert query["sign"] == [dingtalk.sign(int(query["timestamp"][0]), SECRET)]
+        assert body["msgtype"] == "markdown" and a_match().paper_title in body["markdown"]["text"]
+    else:
+        assert path == BOTS["wecom"][0]
+        assert body["msgtype"] == "markdown" and a_match().paper_title in body["markdown"]["content"]
+
+
+@pytest.mark.parametrize("channel", sorted(BOTS))
+async def test_a_group_bot_gets_its_own_format_and_its_answer_decides_the_delivery(
+    servers: Servers, store: MatchStore, channel: str
+) -> None:
+    path, took, refused = BOTS[channel]
+    taken, turned_down = a_match("arxiv:2605.00001"), a_match("arxiv:2605.00002")
+    async with Webhooks(store, settings(servers)) as webhooks:
+        with Receiver([200], answer=took) as receiver:
+            url = f"http://127.0.0.1:{receiver.server.server_port}{path}"
+            await webhooks.queue(taken, url, channel)
+            delivered = await webhooks.closed(taken, url)
+        with Receiver([200], answer=refused) as refusing:
+            url = f"http://127.0.0.1:{refusing.server.server_port}{path}"
+            await webhooks.queue(turned_down, url, channel)
+            failed = await webhooks.closed(turned_down, url)
+    assert delivered["outcome"] == "delivered" and delivered["status"] == 200
+    headers, body = receiver.requests[0]
+    assert headers["content-type"] == "application/json; charset=utf-8"
+    sent_as_the_bot_asks(channel, receiver.paths[0], json.loads(body))
+    # the bot said no in its 200 answer: a failure, not tried again (a bad signature or a deleted bot stays so),
+    # with the bot's code and message kept, and counted against the host
+    assert failed["outcome"] == "failed" and len(refusing.requests) == 1
+    code = json.loads(refused).get("code") or json.loads(refused).get("errcode")
+    assert failed["error"].startswith(f"HTTP 200, bot error code {code}: ")
+    assert failed["error"].endswith("(not retried)")
+    endpoint = await store.endpoint("u1", "127.0.0.1")
+    assert endpoint["consecutive_failures"] == 1 and endpoint["last_error"] == failed["error"]
+
+
+async def test_slack_gets_its_text_and_its_status_decides(servers: Servers, store: MatchStore) -> None:
+    """Slack says no with its status code (a 404 `no_team`, as the real endpoint answers a deleted workspace's
+    webhook): not retried, as for a generic webhook."""
+    taken, turned_down = a_match("arxiv:2605.00001"), a_match("arxiv:2605.00002")
+    path = "/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"
+    async with Webhooks(store, settings(servers)) as webhooks:
+        with Receiver([200], answer=b"ok") as receiver:
+            url = f"http://127.0.0.1:{receiver.server.server_port}{path}"
+            await webhooks.queue(taken, url, "slack")
+            delivered = await webhooks.closed(taken, url)
+        with Receiver([404], answer=b"no_team") as refusing:
+            url = f"http://127.0.0.1:{refusing.server.server_port}{path}"
+            await webhooks.queue(turned_down, url, "slack")
+            failed = await webhooks.closed(turned_down, url)
+    assert delivered["outcome"] == "delivered" and receiver.paths == [path]
+    assert f"/papers/{taken.paper_id}|{taken.paper_title}>" in json.loads(receiver.requests[0][1])["text"]
+    assert failed["outcome"] == "failed" and failed["error"] == "HTTP 404 (not retried)"
+    assert len(refusing.requests) == 1
+
+
 async def test_a_receiver_that_never_answers_holds_up_no_other_users_delivery(
     servers: Servers, store: MatchStore
 ) -> None:
     config = settings(
-        servers, webhook_timeout_s=60, webhook_per_host=1, webhook_allowed_hosts="slow.example,fast.example"
+        servers, webhook_timeout_s=60, webhook_per_address=1, webhook_allowed_hosts="slow.example,fast.example"
     )
     slow_match, fast_match = a_match(user_id="u1"), a_match(user_id="u2", follow_id="f2")
     slow_next = a_match("arxiv:2605.00002", user_id="u1")
-    async with Webhooks(store, config, names=("slow.example", "fast.example")) as webhooks:
-        with Receiver([200], silent=True) as silent, Receiver([200]) as answering:
+    hosts = {"slow.example": "127.0.0.1", "fast.example": "127.0.0.2"}
+    async with Webhooks(store, config, hosts) as webhooks:
+        with Receiver([200], silent=True) as silent, Receiver([200], address="127.0.0.2") as answering:
             slow = silent.url.replace("127.0.0.1", "slow.example")
-            fast = answering.url.replace("127.0.0.1", "fast.example")
+            fast = answering.url.replace("127.0.0.2", "fast.example")
             await webhooks.queue(slow_match, slow)
             await webhooks.queue(slow_next, slow)  # the slow host's next delivery: waits for the host's bound
 
@@ -314,7 +450,110 @@ async def test_a_receiver_that_never_answers_holds_up_no_other_users_delivery(
             assert delivered["outcome"] == "delivered" and len(answering.requests) == 1
             slow_ones = await store.deliveries.find({"host": "slow.example"}).to_list()
             assert [d["outcome"] for d in slow_ones] == ["pending", "pending"]
-            assert len(silent.requests) == 1  # one at a time to the slow host (WEBHOOK_PER_HOST=1)
+            assert len(silent.requests) == 1  # one at a time to the slow host's address (WEBHOOK_PER_ADDRESS=1)
+
+
+async def test_names_of_one_address_share_its_bound_and_leave_the_other_slots_to_others(
+    servers: Servers, store: MatchStore
+) -> None:
+    """16 names of one wildcard domain, all one receiver that takes each request and never answers, each name the
+    webhook of another user: they hold WEBHOOK_PER_ADDRESS of the WEBHOOK_CONCURRENCY slots, not all of them, and
+    a delivery to another address goes through meanwhile."""
+    names = tuple(f"r{n}.wild.example" for n in range(16))
+    config = settings(
+        servers, webhook_timeout_s=60, webhook_concurrency=4, webhook_per_address=2, webhook_per_user=4,
+        webhook_allowed_hosts="127.0.0.0/8",
+    )  # fmt: skip
+    with Receiver([200], silent=True) as silent, Receiver([200], address="127.0.0.2") as answering:
+        hosts = dict.fromkeys(names, "127.0.0.1") | {"other.example": "127.0.0.2"}
+        async with Webhooks(store, config, hosts) as webhooks:
+            for n, name in enumerate(names):
+                match = a_match(f"arxiv:2605.{n:05d}", user_id=f"u{n}", follow_id=f"f{n}")
+                await webhooks.queue(match, silent.url.replace("127.0.0.1", name))
+
+            async def silent_holds_two() -> bool:
+                return len(silent.requests) >= 2
+
+            await wait_until_async(silent_holds_two, 30, "two requests held by the silent receiver")
+            other, url = a_match(user_id="v1", follow_id="g1"), answering.url.replace("127.0.0.2", "other.example")
+            await webhooks.queue(other, url)
+            delivered = await webhooks.closed(other, url)
+            assert delivered["outcome"] == "delivered" and len(answering.requests) == 1
+            assert len(silent.requests) == 2  # the other 14 names wait for the address's bound
+            assert webhooks.dispatcher.slots.receivers["127.0.0.1"] == 2
+            waiting = await store.deliveries.count_documents({"outcome": "pending", "claimed_until": None})
+            assert waiting == 14
+
+
+async def test_one_users_webhooks_at_many_addresses_hold_at_most_the_users_bound(
+    servers: Servers, store: MatchStore
+) -> None:
+    """A user's three webhooks at three addresses, each a receiver that never answers: WEBHOOK_PER_USER of them are
+    tried at once, and another user's delivery has a slot."""
+    config = settings(
+        servers, webhook_timeout_s=60, webhook_concurrency=3, webhook_per_address=2, webhook_per_user=2,
+        webhook_allowed_hosts="127.0.0.0/8",
+    )  # fmt: skip
+    addresses = ("127.0.0.11", "127.0.0.12", "127.0.0.13")
+    with contextlib.ExitStack() as receivers:
+        silent = [receivers.enter_context(Receiver([200], silent=True, address=a)) for a in addresses]
+        answering = receivers.enter_context(Receiver([200], address="127.0.0.2"))
+        hosts = {f"hook{n}.one-user.example": a for n, a in enumerate(addresses)} | {"other.example": "127.0.0.2"}
+        async with Webhooks(store, config, hosts) as webhooks:
+            for n, receiver in enumerate(silent):
+                match = a_match(f"arxiv:2605.{n:05d}", follow_id=f"f{n}")  # all of user u1
+                await webhooks.queue(match, receiver.url.replace(addresses[n], f"hook{n}.one-user.example"))
+
+            async def two_held() -> bool:
+                return sum(len(r.requests) for r in silent) >= 2
+
+            await wait_until_async(two_held, 30, "two of the user's requests held")
+            other, url = a_match(user_id="v1", follow_id="g1"), answering.url.replace("127.0.0.2", "other.example")
+            await webhooks.queue(other, url)
+            assert (await webhooks.closed(other, url))["outcome"] == "delivered"
+            assert sum(len(r.requests) for r in silent) == 2
+            assert webhooks.dispatcher.slots.users["u1"] == 2
+
+
+async def test_a_receiver_answering_just_inside_the_timeout_is_disabled_as_a_failing_one_would_be(
+    servers: Servers, store: MatchStore
+) -> None:
+    """Answers that take 8 s of the 10 s timeout (by the sender's clock, which the receiver moves) are delivered but
+    slow (over WEBHOOK_SLOW_FRACTION 0.5 of it): each counts against the host like a failure, a prompt answer starts
+    the count again, and two slow ones in a row disable the user's webhooks there, the reason recorded."""
+    clock = ManualClock()
+    config = settings(
+        servers, webhook_timeout_s=10, webhook_slow_fraction=0.5, webhook_max_attempts=1, webhook_disable_after=2
+    )
+    matches = [a_match(f"arxiv:2605.0000{n}") for n in range(5)]
+    with Receiver([200], clock=clock, takes=(8.0, 1.0, 8.0, 8.0)) as receiver:
+        async with Webhooks(store, config, clock=clock) as webhooks:
+            closed = []
+            for match in matches:  # one at a time: the answers take their times in this order
+                await webhooks.queue(match, receiver.url)
+                closed.append(await webhooks.closed(match, receiver.url))
+    assert [d["outcome"] for d in closed] == ["delivered"] * 4 + ["skipped_disabled"]
+    slow = "slow answer: HTTP 200 after 8.0 s (slow after 5 s)"
+    assert [d.get("slow") for d in closed[:4]] == [slow, None, slow, slow]
+    assert [d.get("disabled_endpoint") for d in closed[:4]] == [False, None, False, True]
+    assert len(receiver.requests) == 4
+    endpoint = await store.endpoint("u1", "127.0.0.1")
+    assert endpoint["disabled"] is True and endpoint["last_error"] == slow
+    assert endpoint["disabled_reason"] == f"disabled after 2 consecutive failed or slow deliveries; last: {slow}"
+    assert closed[4]["error"] == endpoint["disabled_reason"]
+
+
+async def test_an_answer_sent_a_byte_at_a_time_is_cut_off_at_the_timeout(servers: Servers, store: MatchStore) -> None:
+    """Each byte of the answer comes well inside a read's timeout, the whole of it (3.6 s) well after the request's:
+    no answer, as a receiver that never answers, so it cannot hold a slot for as long as it likes."""
+    config = settings(servers, webhook_timeout_s=0.5, webhook_max_attempts=1)
+    match = a_match()
+    with Receiver([200], trickle_s=0.1) as trickling:
+        async with Webhooks(store, config) as webhooks:
+            await webhooks.queue(match, trickling.url)
+            delivery = await webhooks.closed(match, trickling.url)
+    assert delivery["outcome"] == "failed" and delivery["error"] == "no answer after 1 attempts"
+    assert not trickling.trickled.is_set()  # hung up on before its end
 
 
 @pytest.fixture

@@ -66,5 +66,6 @@ def test_an_acl_paper_stays_ai_related_whatever_an_arxiv_record_adds() -> None:
     preprint = parse_raw(record)
     preprint.ids = PaperIds(arxiv=preprint.ids.arxiv, acl="2024.acl-long.1")
     change = merge(paper, preprint, content_hash=record.sha256, now=NOW, ai_categories=AI, next_seq=2)
-    assert change is not None and change.paper.categories == ["hep-ph", "hep-ex"]
+    # the Anthology's cs.CL kept beside the preprint's categories, its primary one first
+    assert change is not None and change.paper.categories == ["hep-ph", "cs.CL", "hep-ex"]
     assert change.paper.ai_related is True

@@ -235,3 +235,19 @@ def test_chinese_labels_and_punctuation() -> None:
         "code": "https://github.com/x/y",
         "dataset": "https://huggingface.co/datasets/x/y",
     }
+
+
+def test_a_source_link_that_is_no_web_link_is_dropped_when_the_record_is_read() -> None:
+    """Hugging Face's item for 2509.12201 with its `githubRepo` a `javascript:` URL (as a hostile or broken upstream
+    could send it): the record is read without that link, which is named for the log and the count; the item's other
+    links and the rest of the record are kept. Every parser's links pass the same check (`parse_raw`)."""
+    item = next(i for i in json.loads(HF_FILES[1].read_text()) if i["paper"]["id"] == "2509.12201")
+    item["paper"]["githubRepo"] = "javascript:alert(document.cookie)"
+    record = parse_raw(raw_record("hf", "2509.12201", "hf_daily_json", json.dumps(item), datestamp="2025-09-16"))
+    assert "code" not in record.links
+    assert record.links["project"] == "https://yangzhou24.github.io/OmniWorld/"
+    assert record.links["hf"] == "https://huggingface.co/papers/2509.12201" and "abs" in record.links
+    assert record.dropped_links == {"code": "javascript:alert(document.cookie)"}
+    assert record.title.startswith("OmniWorld") and record.community is not None
+    clean = parse_raw(next(r for r in hf_records(HF_FILES[1]) if r.record_id == "2509.12201"))
+    assert clean.dropped_links == {} and clean.links["code"] == "https://github.com/yangzhou24/OmniWorld"

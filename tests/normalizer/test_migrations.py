@@ -3,6 +3,7 @@ and recorded, not run at the next start, and changing nothing more when an opera
 papers are stored from recorded source files by the normalizer's own functions, then set back as older releases
 left them."""
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -13,12 +14,16 @@ from pymongo.asynchronous.database import AsyncDatabase
 from papertrail.migrations import COLLECTION, MigrationContext, MigrationRecord
 from papertrail.paper_ids import FINGERPRINT_SCHEME, arxiv_id_month
 from schemas import topics
-from schemas.events import PaperNormalized
+from schemas.events import PaperNormalized, RawRecord
+from services.normalizer.identity import merge
 from services.normalizer.migrations import MIGRATIONS, SCHEME_MIGRATIONS, refresh_fingerprints
+from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.store import PaperStore
 from tests.normalizer import sources
 from tests.normalizer.sources import ACL_RED_FM, acl_records, corpus_records, oai_records, red_fm_preprint
 from tests.normalizer.test_store import apply
+
+NOW = datetime(2026, 12, 7, tzinfo=UTC)
 
 
 class Published:
@@ -69,6 +74,7 @@ async def test_front_matter_papers_are_withdrawn_once_announced(scratch_db: Asyn
         (2, f"{len(front_ids)} front-matter papers withdrawn"),
         (6, "0 papers given a first-published date"),  # every ACL paper is dated by its volume
         (7, "0 papers given their venue claims"),  # stored with their claims
+        (8, "0 ACL Anthology papers given the category cs.CL"),  # stored with it
     ]
     assert {(topic, key) for topic, _, key in published.events} == {(topics.PAPERS_WITHDRAWN, i) for i in front_ids}
     assert await store.papers.count_documents({"_id": {"$in": sorted(front_ids)}}) == 0
@@ -187,3 +193,53 @@ async def test_papers_stored_before_venue_claims_get_them_announced_once(scratch
     assert await record.run(migration, context, again=True) == "0 papers given their venue claims"
     assert len(published.events) == len(claiming)  # nothing announced twice
     assert {doc["_id"]: doc["rev"] async for doc in store.papers.find()} == {i: d["rev"] for i, d in after.items()}
+
+
+def _preprint_filed_under(*categories: str) -> RawRecord:
+    """ACL_RED_FM's preprint (a derived listing line, tests/fixtures/normalizer/ORIGIN.md) filed under `categories`."""
+    line = json.loads(red_fm_preprint().content) | {"categories": list(categories)}
+    return sources.raw_record("corpus", line["id"], "corpus_json", json.dumps(line, ensure_ascii=False))
+
+
+async def test_the_anthologys_papers_get_cs_cl_after_their_preprints_categories() -> None:
+    """A merge: the Anthology's record gives cs.CL, the preprint its own; in either order."""
+    acl, preprint = acl_records(ACL_RED_FM)[0], _preprint_filed_under("cs.AI", "cs.LG")
+    assert parse_raw(acl).categories == ["cs.CL"]
+    for first, second in ((acl, preprint), (preprint, acl)):
+        start = merge(None, parse_raw(first), content_hash="a", now=NOW, ai_categories=frozenset(), next_seq=1)
+        assert start is not None
+        merged = merge(start.paper, parse_raw(second), content_hash="b", now=NOW, ai_categories=frozenset(), next_seq=2)
+        assert merged is not None and sorted(merged.paper.categories) == ["cs.AI", "cs.CL", "cs.LG"]
+        assert merged.paper.categories[0] == "cs.AI"  # the preprint's primary category stays first
+
+
+@pytest.mark.integration
+async def test_anthology_papers_stored_without_cs_cl_get_it_announced_once(scratch_db: AsyncDatabase) -> None:
+    store = PaperStore(scratch_db)
+    await store.ensure_indexes()
+    alone = acl_records()[1]
+    await apply(store, acl_records(ACL_RED_FM)[0], _preprint_filed_under("cs.AI"), alone, corpus_records()[0])
+    merged_paper = await store.papers.find_one({"ids.arxiv": "2306.09802", "ids.acl": {"$ne": None}}) or {}
+    merged, anthology = merged_paper["_id"], f"acl:{alone.record_id}"
+    # as a release before ACL records gave cs.CL stored them
+    await store.papers.update_one({"_id": merged}, {"$set": {"categories": ["cs.AI"]}})
+    await store.papers.update_one({"_id": anthology}, {"$set": {"categories": []}})
+    before = {doc["_id"]: doc async for doc in store.papers.find()}
+    published = Published()
+    context, record = MigrationContext(scratch_db, published), MigrationRecord(scratch_db)
+    migration = MIGRATIONS.numbered(8)
+    assert migration is not None
+
+    assert await record.run(migration, context) == "2 ACL Anthology papers given the category cs.CL"
+    after = {doc["_id"]: doc async for doc in store.papers.find()}
+    assert after[merged]["categories"] == ["cs.AI", "cs.CL"] and after[anthology]["categories"] == ["cs.CL"]
+    untouched = set(before) - {merged, anthology}
+    assert untouched and all(after[paper_id] == before[paper_id] for paper_id in untouched)
+    assert sorted(key for _, _, key in published.events) == sorted([merged, anthology])
+    for topic, event, _ in published.events:
+        assert topic == topics.PAPERS_NORMALIZED and isinstance(event, PaperNormalized) and event.kind == "updated"
+        assert (event.version.source, event.version.changed_fields) == ("papertrail", ["categories"])
+
+    assert await record.run(migration, context) is None  # the next start: recorded, not run
+    assert await record.run(migration, context, again=True) == "0 ACL Anthology papers given the category cs.CL"
+    assert len(published.events) == 2  # nothing announced twice

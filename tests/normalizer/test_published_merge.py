@@ -8,11 +8,12 @@ from datetime import UTC, datetime
 from papertrail.venues.accepted import accepted_venues
 from schemas.paper import Paper
 from services.harvester.sources.pmlr_bib import split_volume
+from services.normalizer.identity import merge
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.plan import Draft, plan_batch
 from services.normalizer.records import Incoming
 from tests.conftest import SOURCES
-from tests.normalizer.sources import raw_record
+from tests.normalizer.sources import acl_records, raw_record
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 AI = frozenset({"cs.LG", "cs.CL"})
@@ -128,3 +129,36 @@ def test_delivering_the_published_record_again_changes_nothing() -> None:
     plan = plan_batch([preprint, _pmlr("v267/acharya25a"), _pmlr("v267/acharya25a")], [], now=NOW, ai_categories=AI)
     [draft] = plan.drafts
     assert len(draft.versions) == 2 and len(draft.items) == 3
+
+
+def _acl(acl_id: str, volume_file: str = "2024.acl-long-10-11.xml") -> Incoming:
+    [raw] = [r for r in acl_records(SOURCES / "acl" / volume_file) if r.record_id == acl_id]
+    return Incoming(raw, parse_raw(raw))
+
+
+def test_an_acl_record_brings_its_volume_and_doi_to_the_preprint_it_joins() -> None:
+    acl = _acl("2024.acl-long.11")
+    preprint = _preprint(
+        "2309.08627",  # the paper's arXiv id; the line is written from the ACL record's title and authors
+        "Evaluating Dynamic Topic Models",
+        ["Charu Karakkaparambil James", "Mayank Nagda", "Nooshin Haji Ghassemi", "Marius Kloft", "Sophie Fellenz"],
+    )
+    [draft] = plan_batch([preprint, acl], [], now=NOW, ai_categories=AI).drafts
+    paper = draft.paper
+    assert paper is not None and paper.id == "arxiv:2309.08627" and paper.status == "published"
+    assert paper.published_in == acl.record.published_in and paper.published_in.pages == "160-176"
+    assert paper.ids.dois == ["10.18653/v1/2024.acl-long.11"]
+    assert draft.versions[-1].kind == "published" and "published_in" in draft.versions[-1].changed_fields
+
+
+def test_a_paper_stored_before_its_volume_was_kept_gets_it_when_its_record_comes_again() -> None:
+    """A paper an older release stored from its ACL record has no `published_in`; the record read again (a re-harvest
+    after READING 5) gives it, as a metadata update, and changes nothing once it is there."""
+    acl = _acl("2024.acl-long.10", "2024.acl.xml")
+    first = merge(None, acl.record, content_hash="h", now=NOW, ai_categories=AI, next_seq=1)
+    assert first is not None and first.paper.published_in is not None
+    stored = first.paper.model_copy(update={"published_in": None})  # as the release before it stored the paper
+    again = merge(stored, acl.record, content_hash="h", now=NOW, ai_categories=AI, next_seq=2)
+    assert again is not None and again.kind == "updated"
+    assert again.version.changed_fields == ["published_in"] and again.paper.published_in == first.paper.published_in
+    assert merge(again.paper, acl.record, content_hash="h", now=NOW, ai_categories=AI, next_seq=3) is None

@@ -6,15 +6,25 @@ import re
 from datetime import UTC, datetime
 from email.utils import format_datetime
 
+import bibtexparser
 import pytest
+from lxml import etree
 
 from papertrail.paper_ids import anthology_id
 from papertrail.text import tex_math
 from services.normalizer.parsers.arxiv_oai import ARXIV_RAW, parse_arxiv_raw
 from services.normalizer.parsers.registry import parse_batch, parse_raw
 from services.normalizer.records import UnparseableRecord
-from tests.conftest import SOURCES
-from tests.normalizer.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records, raw_record
+from tests.conftest import FIXTURES, SOURCES
+from tests.normalizer.sources import (
+    ACL_FILE,
+    HF_FILES,
+    acl_records,
+    corpus_records,
+    hf_records,
+    oai_records,
+    raw_record,
+)
 
 MARKUP = re.compile(r"</?(i|b|fixed-case|tex-math|url)>")
 
@@ -66,6 +76,60 @@ def test_acl_fixed_case_markup_and_author_ids(acl: dict) -> None:
 def test_acl_front_matter_is_flagged_not_a_paper(acl: dict) -> None:
     front = acl["2024.acl-long.0"]
     assert front.is_front_matter and front.title.startswith("Proceedings of the 62nd Annual Meeting")
+    assert front.published_in is None
+
+
+def test_every_acl_paper_keeps_its_pages_and_the_volume_that_prints_it(acl: dict) -> None:
+    """Each paper's `<pages>` and its volume's `<meta>` (title, editors, publisher, address, month), read from the
+    recorded file beside the parser: what the Anthology's BibTeX of the paper writes."""
+    collection = etree.parse(str(ACL_FILE)).getroot()
+    volumes = 0
+    for volume in collection.iterfind("volume"):
+        meta = volume.find("meta")
+        assert meta is not None
+        editors = [f"{e.findtext('first')} {e.findtext('last')}" for e in meta.iterfind("editor")]
+        for item in volume.iterfind("paper"):
+            printed = acl[f"{collection.get('id')}-{volume.get('id')}.{item.get('id')}"].published_in
+            assert printed.kind == volume.get("type") == "proceedings"
+            assert printed.pages == item.findtext("pages") and printed.booktitle == meta.findtext("booktitle")
+            assert [e.name for e in printed.editors] == editors
+            assert (printed.publisher, printed.address, printed.month) == (
+                meta.findtext("publisher"),
+                meta.findtext("address"),
+                meta.findtext("month"),
+            )
+        volumes += 1
+    assert volumes == 5
+
+
+def test_an_acl_title_is_kept_in_latex_as_the_anthologys_bibtex_writes_it(acl: dict) -> None:
+    """The genuine BibTeX the Anthology wrote for 2024.acl-long.10 and .534 (tests/fixtures/library/ORIGIN.md): the
+    letters `<fixed-case>` marks braced, so a style that lower-cases titles keeps `{C}hinese`."""
+    for acl_id, bib in (("2024.acl-long.10", "cscd-ns_anthology.bib"), ("2024.acl-long.534", "mera_anthology.bib")):
+        [entry] = bibtexparser.parse_string((FIXTURES / "library" / bib).read_text(encoding="utf-8")).entries
+        printed = acl[acl_id].published_in
+        assert printed.title_latex == entry["title"] and printed.booktitle_latex == entry["booktitle"]
+        assert printed.title == acl[acl_id].title  # and as readable text
+    printed = acl["2024.acl-long.698"].published_in  # SOTOPIA-π: a letter LaTeX names, braced with its case marks
+    assert printed.title_latex.startswith("{SOTOPIA}-{\\ensuremath{\\pi}}: ")
+
+
+def test_a_findings_paper_is_published_at_its_conferences_findings() -> None:
+    """A Findings volume names no conference in its `<venue>` (findings), only in its id (2024.findings-eacl): the
+    paper's venue names it, so the catalogue knows it as EACL's findings track."""
+    [paper] = [parse_raw(r) for r in acl_records(SOURCES / "acl/2024.findings-eacl-1.xml")]
+    assert paper.venue == "Findings of EACL 2024" and paper.year == 2024
+    assert paper.published_in.booktitle == "Findings of the Association for Computational Linguistics: EACL 2024"
+    assert paper.published_in.address == "St. Julian’s, Malta"
+
+
+def test_an_acl_paper_keeps_the_doi_its_volume_gives_it() -> None:
+    """The volume as the Anthology holds it since it registered DOIs (each paper's `<doi>`): the paper is found by
+    it and cited with it."""
+    papers = {r.record_id: parse_raw(r) for r in acl_records(SOURCES / "acl/2024.acl-long-10-11.xml")}
+    assert papers["2024.acl-long.10"].ids.dois == ["10.18653/v1/2024.acl-long.10"]
+    assert papers["2024.acl-long.11"].links["doi"] == "https://doi.org/10.18653/v1/2024.acl-long.11"
+    assert papers["2024.acl-long.10"].published_in.pages == "146-159"
 
 
 @pytest.mark.parametrize("path", HF_FILES, ids=lambda p: p.name)

@@ -220,6 +220,26 @@ async def test_a_record_read_by_an_older_reading_is_read_again_when_delivered_ag
     assert (await apply(store, record)).events == []  # read by this reading now: seen
 
 
+async def test_an_acl_paper_stored_before_reading_5_gets_its_volume_when_its_record_comes_again(
+    store: PaperStore,
+) -> None:
+    """What a re-harvest of the ACL collection files repairs (docs/operations.md, "Upgrades"): a paper stored by
+    reading 4, without the volume that prints it, gets it, and its event carries it."""
+    [record] = [r for r in acl_records() if r.record_id == "2024.acl-long.10"]
+    await apply(store, record)
+    stored = await store.papers.find_one({})
+    assert stored is not None and stored["published_in"]["pages"] == "146-159"
+    # as reading 4 left it: no volume, the record marked seen by that reading
+    await store.papers.update_one({}, {"$unset": {"published_in": ""}})
+    await store.source_records.update_many({}, {"$set": {"reading": 4}})
+    again = await apply(store, record)  # delivered again: `papertrail harvest acl --from …`
+    assert [(e.kind, e.version.changed_fields) for e in again.events] == [("updated", ["published_in"])]
+    assert again.events[0].paper.published_in is not None
+    repaired = await store.papers.find_one({})
+    assert repaired is not None and repaired["published_in"] == stored["published_in"]
+    assert (await apply(store, record)).events == []  # read by this reading now: seen
+
+
 async def test_a_stored_but_unemitted_change_is_emitted_on_redelivery(store: PaperStore) -> None:
     raw = corpus_records()[0]
     items = [Incoming(raw, parse_raw(raw))]

@@ -10,7 +10,7 @@ from ipaddress import ip_address
 import httpx
 import pytest
 
-from papertrail.guarded_http import GuardedTransport, system_resolver
+from papertrail.guarded_http import CONNECT_TO, GuardedTransport, system_resolver
 from papertrail.outbound import IPAddress, OutboundPolicy, OutboundRefused
 
 
@@ -87,3 +87,35 @@ async def test_an_allowed_name_is_reached_at_its_checked_address_with_its_own_ho
 
 async def test_the_system_resolver_answers_addresses() -> None:
     assert ip_address("127.0.0.1") in await system_resolver("127.0.0.1", 80)
+
+
+async def test_a_checked_address_given_to_the_request_is_connected_to_without_a_second_lookup(
+    server: tuple[int, list[str]],
+) -> None:
+    """What the webhook dispatcher counts a try against is where the try goes: a name answering another address to
+    a second lookup does not move it."""
+    port, hosts = server
+    resolve, lookups = resolving({"hooks.example": ["127.0.0.1"]})
+    policy = OutboundPolicy.from_setting("127.0.0.0/8")
+    url = f"http://hooks.example:{port}/hook"
+    async with httpx.AsyncClient(transport=(transport := GuardedTransport(policy, resolve))) as client:
+        address = await transport.checked_address(url, timeout=5)
+        assert address == ip_address("127.0.0.1") and lookups == ["hooks.example"]
+        response = await client.post(url, content=b"{}", extensions={CONNECT_TO: address})
+    assert response.status_code == 204 and hosts == [f"hooks.example:{port}"]
+    assert lookups == ["hooks.example"]  # the request did not resolve the name again
+
+
+async def test_a_given_address_is_checked_again_and_a_refused_url_has_no_address(
+    server: tuple[int, list[str]],
+) -> None:
+    port, hosts = server
+    resolve, _ = resolving({"hooks.example": ["127.0.0.1"]})
+    async with httpx.AsyncClient(transport=(transport := GuardedTransport(OutboundPolicy(), resolve))) as client:
+        with pytest.raises(OutboundRefused, match=r"hooks\.example \(127\.0\.0\.1\) is a loopback address"):
+            await transport.checked_address(f"http://hooks.example:{port}/hook", timeout=5)
+        with pytest.raises(OutboundRefused, match="loopback"):
+            await client.post(
+                f"http://hooks.example:{port}/hook", content=b"{}", extensions={CONNECT_TO: ip_address("127.0.0.1")}
+            )
+    assert hosts == []

@@ -46,6 +46,19 @@ def test_unknown_source_names_the_variable() -> None:
     assert "SOURCES" in result.stderr and "gopher" in result.stderr
 
 
+def test_production_with_the_public_meilisearch_key_or_no_site_secret_stops_naming_them() -> None:
+    """PAPERTRAIL_ENV=production (the image's) takes neither the key in this repository nor an API without its own
+    site secret; the secret's value is never echoed."""
+    production = {"PAPERTRAIL_ENV": "production", "KAFKA_BOOTSTRAP_SERVERS": f"127.0.0.1:{free_port()}"}
+    matcher = _start("matcher", production | {"MEILI_MASTER_KEY": "papertrail-local-master-key"})
+    assert matcher.returncode != 0 and "MEILI_MASTER_KEY" in matcher.stderr and "is public" in matcher.stderr
+    query = _start("query", production | {"MEILI_MASTER_KEY": "an-own-key-of-some-length"})
+    assert query.returncode != 0 and "SITE_SECRET" in query.stderr and "required" in query.stderr
+    short = _start("query", production | {"MEILI_MASTER_KEY": "an-own-key", "SITE_SECRET": "hunter2"})
+    assert "SITE_SECRET" in short.stderr and "hunter2" not in short.stderr
+    assert "Traceback" not in matcher.stderr + query.stderr + short.stderr
+
+
 def test_unreachable_broker_names_the_variable() -> None:
     port = free_port()  # nothing listens there
     result = _start("matcher", {"KAFKA_BOOTSTRAP_SERVERS": f"127.0.0.1:{port}", "STARTUP_TIMEOUT_S": "3"})

@@ -1,6 +1,9 @@
 """`papertrail smoke`'s verdicts and waiting, without servers: which checks pass, and how a failure names what was
 missing. (tests/integration/test_smoke.py runs the command against a real pipeline.)"""
 
+import html
+import json
+
 import pytest
 from aiokafka import TopicPartition
 
@@ -12,6 +15,7 @@ from papertrail_tools.smoke import (
     caught_up,
     dead_letters_verdict,
     failed_tasks_verdict,
+    guide_verdict,
     page_verdict,
     plain_paper,
     readiness,
@@ -21,6 +25,7 @@ from papertrail_tools.smoke import (
     searchable,
     wait_for,
 )
+from tests.conftest import FIXTURES
 
 TITLE = "Reproducing Kernel Banach Spaces with the l1 Norm"  # tests/fixtures/sources/arxiv_oai (a real record)
 
@@ -83,6 +88,22 @@ def test_a_page_passes_only_with_200_its_content_type_and_the_title_escaped_or_n
     wrong_type = page_verdict("topic feed", Page("f", 200, TITLE, "text/html"), TITLE, content_type="application/atom")
     assert not wrong_type.ok and "text/html, not application/atom" in wrong_type.detail
     assert not page_verdict("paper page", None, TITLE).ok
+
+
+def test_a_papers_ai_guide_is_shown_and_no_page_shows_readers_the_operators_setup() -> None:
+    line = json.loads((FIXTURES / "summarizer" / "corpus-2026-05-05.jsonl").read_text().splitlines()[0])
+    guide = line["AI"]["tldr"]  # deepseek-chat's real TL;DR, as a community summary brings it
+    url = f"http://127.0.0.1:8000/papers/arxiv:{line['id']}"
+    shown = Page(url, 200, f"<dd>{html.escape(guide)}</dd>", "text/html")
+    assert guide_verdict(shown, {"tldr_zh": guide}) == Verdict("AI 导读", True, f"{url} shows its AI 导读")
+    assert not guide_verdict(Page(url, 200, "<p>暂无 AI 导读</p>", "text/html"), {"tldr_zh": guide}).ok
+    none_yet = guide_verdict(Page(url, 200, "<p>暂无 AI 导读</p>", "text/html"), {"tldr_zh": None})
+    assert none_yet.ok and none_yet.detail.endswith("that it has none yet")
+    setup = guide_verdict(Page(url, 200, "<p>请运维设置 OPENAI_BASE_URL;make llm …</p>", "text/html"), {})
+    assert setup == Verdict(
+        "AI 导读", False, f"{url} shows the operator's setup (OPENAI_BASE_URL, make llm) to readers"
+    )
+    assert not guide_verdict(Page(url, 503, "down", "text/plain"), {}).ok and not guide_verdict(None, None).ok
 
 
 def test_search_passes_when_the_paper_is_listed() -> None:

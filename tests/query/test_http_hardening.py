@@ -1,7 +1,9 @@
 """What anyone can send the query service without signing in, over a real service process: days at the ends of the
 calendar and deeply nested follow expressions are answered (never a 500), every answer carries the security headers,
-a body past its route's cap is refused with 413 before it is read (declared or streamed), and /docs loads Swagger UI
-from this site (and renders under the policy, in headless Chromium where it is installed)."""
+a body past its route's cap is refused with 413 before it is read (declared or streamed), headers past their cap
+with 431, headers or a body that stall with 408, /metrics is shown only to the allowed networks, a feed's self link
+never echoes the Host header, and /docs loads Swagger UI from this site (and renders under the policy, in headless
+Chromium where it is installed)."""
 
 import socket
 import uuid
@@ -20,6 +22,8 @@ from tests.query.catalogue.test_pages import CHROMIUM, launch_chromium
 
 pytestmark = pytest.mark.integration
 CAP = 65_536  # MAX_BODY_BYTES here
+HEADER_CAP = 8_192  # HTTP_MAX_HEADER_BYTES here
+ATOM = "{http://www.w3.org/2005/Atom}"
 
 
 @dataclass
@@ -37,6 +41,11 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         "INDEX_NAME": f"papers_hardening_{run}",
         "TOPIC_PARTITIONS": "3",
         "MAX_BODY_BYTES": str(CAP),
+        "PUBLIC_URL": "http://papertrail.test",
+        "TRUSTED_PROXIES": "127.0.0.1",  # a request "from" another client by X-Forwarded-For
+        "HTTP_MAX_HEADER_BYTES": str(HEADER_CAP),
+        "HTTP_HEADER_TIMEOUT_S": "5",
+        "BODY_READ_TIMEOUT_S": "5",
     }
     with running_service("query", env, tmp_path_factory.mktemp("hardening")) as port:
         yield Site(f"http://127.0.0.1:{port}", port, create_user(env, "hardening"))
@@ -94,10 +103,10 @@ def test_no_page_runs_an_inline_script(site: Site) -> None:
         assert scripts and all(s.get("src", "").startswith("/static/") and not s.text for s in scripts), path
 
 
-def raw_request(site: Site, head: str, chunks: list[bytes]) -> bytes:
+def raw_request(site: Site, head: str, chunks: list[bytes], wait: float = 10) -> bytes:
     """Send a request head and body pieces over a plain socket (as a client that does not wait), then read the
-    answer's status line and headers."""
-    with socket.create_connection(("127.0.0.1", site.port), timeout=10) as conn:
+    answer's status line and headers (waiting at most `wait` seconds for each piece)."""
+    with socket.create_connection(("127.0.0.1", site.port), timeout=wait) as conn:
         conn.sendall(head.encode())
         try:
             for chunk in chunks:
@@ -138,6 +147,52 @@ def test_a_chunked_body_is_refused_once_it_passes_the_cap(site: Site) -> None:
     body = iter([b'{"kind": "keyword", ', b'"name": "ok", "query": "rag"}'])
     within = httpx.post(f"{site.base}/api/follows", headers=json_headers, content=body, timeout=10)
     assert within.status_code == 201, within.text  # a chunked body within the cap is taken
+
+
+def test_request_headers_past_their_cap_are_refused_with_431(site: Site) -> None:
+    """httptools, which uvicorn runs here, takes headers of any size (its h11_max_incomplete_event_size caps h11's
+    only): every request would be held in memory whole."""
+    big = f"GET /healthz HTTP/1.1\r\nHost: papertrail.test\r\nX-Padding: {'a' * (2 * HEADER_CAP)}\r\n\r\n"
+    answer = raw_request(site, big, [])
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+    assert httpx.get(f"{site.base}/healthz", headers={"X-Padding": "a" * (HEADER_CAP // 2)}).status_code == 200
+
+
+def test_headers_that_never_end_are_answered_408_and_the_connection_closed(site: Site) -> None:
+    """A client trickling (or never finishing) its headers held the connection for ever: it is answered once
+    HTTP_HEADER_TIMEOUT_S (5 s here) has passed; the socket waits up to 60 s for that answer."""
+    answer = raw_request(site, "GET /healthz HTTP/1.1\r\nHost: papertrail.test\r\n", [], wait=60)
+    assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+    silent = raw_request(site, "", [], wait=60)  # a connection that sends nothing at all
+    assert silent.startswith(b"HTTP/1.1 408 "), silent[:200]
+
+
+def test_a_body_that_stalls_is_answered_408(site: Site) -> None:
+    head = (
+        "POST /api/follows HTTP/1.1\r\nHost: papertrail.test\r\nContent-Type: application/json\r\n"
+        f"Authorization: Bearer {site.token}\r\nContent-Length: 100\r\n\r\n"
+    )
+    answer = raw_request(site, head, [b'{"kind": '], wait=60)  # 9 of the 100 bytes, then nothing more
+    assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+    assert b"application/problem+json" in answer
+
+
+def test_metrics_are_shown_only_to_the_allowed_networks_and_never_through_a_proxy(site: Site) -> None:
+    assert "papertrail_" in httpx.get(f"{site.base}/metrics", timeout=10).text  # this host: Prometheus beside it
+    for address in ("203.0.113.9", "10.1.2.3"):  # a public client; a private one, but passed on by a proxy
+        refused = httpx.get(f"{site.base}/metrics", headers={"X-Forwarded-For": address}, timeout=10)
+        assert refused.status_code == 404 and "papertrail_" not in refused.text, address
+
+
+@pytest.mark.parametrize("path", ["/feeds/search.atom?q=graph", "/feeds/topics/llm-reasoning.atom"])
+def test_a_feeds_self_link_is_under_public_url_whatever_host_the_request_names(site: Site, path: str) -> None:
+    """The self link echoed the Host header: a cache or feed service fetching with a forged one handed its readers
+    a feed pointing elsewhere."""
+    answer = httpx.get(f"{site.base}{path}", headers={"Host": "attacker.example"}, timeout=10)
+    assert answer.status_code == 200, answer.text
+    links = {link.get("rel"): link.get("href") for link in etree.fromstring(answer.content).iter(f"{ATOM}link")}
+    assert links["self"] == f"http://papertrail.test{path}"
+    assert "attacker.example" not in answer.text
 
 
 def test_docs_load_swagger_ui_from_this_site(site: Site) -> None:

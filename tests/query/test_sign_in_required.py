@@ -26,7 +26,7 @@ def client() -> Iterator[TestClient]:
     app = create_app(settings)
     nowhere = Clients(AsyncMongoClient(settings.mongodb_url, serverSelectionTimeoutMS=300)["unused"],
                       AsyncClient(settings.meili_url, "key", timeout=1))  # fmt: skip
-    app.state.resources = build_resources(settings, nowhere, broker_of(app))
+    app.state.resources = build_resources(settings, nowhere, broker_of(app), site_secret=b"s" * 32)
     yield TestClient(app)  # not entered: no lifespan, nothing opened
 
 

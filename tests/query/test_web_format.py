@@ -1,6 +1,7 @@
 """The pages' no-I/O parts: author cut, display-zone times, labels, browse parameters, the language pick,
 and the paper template rendering a summarized paper built by the real document function."""
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,6 +18,9 @@ from services.query.web import format as fmt
 from services.query.web.browse import api_query_to_page, parse_browse
 from services.query.web.i18n import STRINGS, Translator, pick_language
 from services.query.web.render import templates
+from tests.conftest import SOURCES
+from tests.normalizer.sources import acl_records, raw_record
+from tests.query.readers.library.papers import stored_papers
 
 ZH, EN = Translator("zh"), Translator("en")
 
@@ -369,13 +373,62 @@ def test_card_and_paper_page_show_the_abstract_as_read() -> None:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_paper_published_at_a_catalogue_venue_shows_it_with_its_rank_and_where_it_comes_from(lang: str) -> None:
     """A PMLR paper has no claim of its own: its card says where its published record puts it. A claim of its own
-    for the same edition is not said twice."""
+    for the same edition is not said twice, and says the proceedings too: the published record is the evidence."""
     t = Translator(lang)
     published = {"status": "published", "venue": "ICML 2025", "year": 2025, "venue_claims": []}
     (line,) = fmt.venue_lines(published, t)
     assert (line.text, line.source, line.accepted) == ("ICML 2025 · CCF-A", t("venue_source_proceedings"), True)
     assert line.source == ("会议论文集" if lang == "zh" else "proceedings")
-    (claimed,) = claims_from_comment("Accepted at ICML 2025")
+    (claimed,) = claims_from_comment("Accepted at ICML 2025 (Spotlight)")
     own = fmt.venue_lines(published | {"venue_claims": [claimed.model_dump(mode="json")]}, t)
-    assert [(x.text, x.source) for x in own] == [("ICML 2025 · CCF-A", t("venue_source_comment"))]
+    spotlight = t("presentation_spotlight")
+    assert [(x.text, x.source) for x in own] == [(f"ICML 2025 · CCF-A · {spotlight}", t("venue_source_proceedings"))]
+    preprint = {"status": "preprint", "venue": None, "venue_claims": [claimed.model_dump(mode="json")]}
+    assert [x.source for x in fmt.venue_lines(preprint, t)] == [t("venue_source_comment")]  # the authors' word only
     assert fmt.venue_lines({"status": "preprint", "venue": None, "venue_claims": []}, t) == []
+
+
+def test_an_anthology_paper_merged_with_its_preprint_says_its_proceedings_not_its_authors() -> None:
+    """The preprint's comment said "Accepted to ACL 2024"; the ACL record (2024.acl-long.10 as recorded, before the
+    Anthology gave it a DOI) joined it: the venue line says 会议论文集, on the page and on the card."""
+    acl = next(r for r in acl_records() if r.record_id == "2024.acl-long.10")
+    title, authors = (
+        "CSCD-NS: a Chinese Spelling Check Dataset for Native Speakers",
+        ["Yong Hu", "Fandong Meng", "Jie Zhou"],
+    )
+    line = {"id": "2211.08788", "categories": ["cs.CL"], "authors": authors, "title": title, "summary": "Preprint."}
+    line["comment"] = "Accepted to ACL 2024 main conference"  # the preprint written from the ACL record's title
+    preprint = raw_record("corpus", "2211.08788", "corpus_json", json.dumps(line))
+    [paper] = stored_papers([preprint, acl])
+    assert paper.ids.acl == "2024.acl-long.10" and [c.source for c in paper.venue_claims] == ["comment"]
+    t = Translator("zh")
+    version = PaperVersion(
+        paper_id=paper.id, seq=2, kind="published", source="acl", source_record_id="2024.acl-long.10",
+        observed_at=paper.updated_at, content_hash="x",
+    )  # fmt: skip
+    card = paper_document(
+        PaperEnriched(kind="published", paper=paper, version=version, summary=Summary(status="pending")), {}
+    )
+    for shown in (paper.model_dump(mode="json"), card):
+        assert [(x.text, x.source) for x in fmt.venue_lines(shown, t)] == [("ACL 2024 · CCF-A", "会议论文集")]
+
+
+def test_a_findings_paper_merged_with_its_preprint_says_one_line_its_proceedings() -> None:
+    """2024.findings-eacl.1 (Chem-FINESE) joined by its arXiv preprint, whose authors said "Accepted by Findings of
+    the Association for Computational Linguistics: EACL 2024": one line, EACL's findings, from the proceedings."""
+    [acl] = acl_records(SOURCES / "acl/2024.findings-eacl-1.xml")
+    held = stored_papers([acl])[0]
+    line = {"id": "2401.10189", "categories": ["cs.CL"], "title": held.title, "summary": "Preprint."}
+    line |= {"authors": [a.name for a in held.authors], "comment": "Accepted by Findings of the Association for "
+             "Computational Linguistics: EACL 2024"}  # fmt: skip
+    [paper] = stored_papers([raw_record("corpus", "2401.10189", "corpus_json", json.dumps(line)), acl])
+    assert (paper.id, paper.venue) == ("arxiv:2401.10189", "Findings of EACL 2024")
+    t = Translator("zh")
+    findings = t("track_findings")
+    assert [(x.text, x.source) for x in fmt.venue_lines(paper.model_dump(mode="json"), t)] == [
+        (f"EACL 2024 · {findings}", "会议论文集")
+    ]
+    # a comment naming the main conference is the authors' word, not the proceedings' (they print Findings)
+    (main,) = claims_from_comment("Accepted to EACL 2024")
+    shown = paper.model_dump(mode="json") | {"venue_claims": [main.model_dump(mode="json")]}
+    assert [x.source for x in fmt.venue_lines(shown, t)] == ["会议论文集", "作者注明"]

@@ -201,4 +201,5 @@ def test_the_token_hint_shows_its_command_as_code_not_backticks() -> None:
 
 def test_the_ai_summary_has_one_chinese_name() -> None:
     assert not [key for key, (zh, _) in STRINGS.items() if "AI 总结" in zh]
-    assert ZH("ai_summary") == "AI 导读" and "AI 导读" in ZH("new_summaries") and "AI 导读" in ZH("summary_pending")
+    assert ZH("ai_summary") == "AI 导读" and "AI 导读" in ZH("new_summaries") and "AI 导读" in ZH("summary_none")
+    assert "AI 导读" in ZH("summary_queued", place=3) and "AI 导读" in ZH("summary_failed")

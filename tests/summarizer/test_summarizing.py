@@ -2,6 +2,7 @@
 faults (429 + Retry-After, 500, timeout, invalid JSON, schema, refusal, endpoint down), budget and the sweep."""
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -13,12 +14,14 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from schemas.events import PaperNormalized
 from schemas.summary import Summary
+from services.normalizer.parsers.daily_arxiv import community_summary
 from services.summarizer.model import SummaryModel, make_openai_client
+from services.summarizer.policy import enriched_event
 from services.summarizer.prompt import PROMPT_VERSION
 from services.summarizer.settings import SummarizerSettings
 from services.summarizer.store import SummaryStore
 from services.summarizer.summarizing import Summarizer
-from tests.conftest import Servers, free_port
+from tests.conftest import FIXTURES, Servers, free_port
 from tests.fake_openai import FakeOpenAI, corpus_event, corpus_lines, running_fake_openai
 
 pytestmark = pytest.mark.integration
@@ -26,6 +29,7 @@ pytestmark = pytest.mark.integration
 LINES = corpus_lines()
 BY_ID = {line["id"]: line for line in LINES}
 CADFIT, LLM_MEDICINE, GAME_THEORY = BY_ID["2605.01171"], BY_ID["2605.01011"], BY_ID["2605.00921"]
+CHECKS_CORPUS = FIXTURES / "summarizer" / "checks-corpus.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -378,3 +382,64 @@ async def test_in_one_batch_the_latest_summary_of_a_paper_decides_whether_it_wai
     await h.summarizer.hold_pending(batch)
     await h.summarizer.settle(batch)
     assert await h.store.backlog() == 0
+
+
+def with_community_summary(line: dict[str, Any]) -> PaperNormalized:
+    """The paper's event once daily-arXiv-ai-enhanced's line of it was merged: its `AI` summary on the paper."""
+    event = corpus_event(line)
+    summary = community_summary(line["AI"], "2026-05-05")
+    return event.model_copy(update={"paper": event.paper.model_copy(update={"community_summary": summary})})
+
+
+async def test_without_a_model_a_community_summary_is_shown_and_ours_replaces_it(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    unconfigured = await harness(db, None)
+    event = with_community_summary(CADFIT)
+    shown = await unconfigured.handle(event)
+    assert (shown.status, shown.publisher, shown.model, shown.published_on) == (
+        "ok", "daily-arXiv-ai-enhanced", "deepseek-chat", "2026-05-05"
+    )  # fmt: skip
+    assert shown.tldr_zh == CADFIT["AI"]["tldr"] and shown.error == "no model configured"
+    assert await unconfigured.store.backlog() == 1  # it still waits for ours
+    assert await unconfigured.store.latest_for_paper(event.paper.id) is None  # never cached as ours
+
+    configured = await harness(db, fake[1])  # the service restarted with OPENAI_* set
+    assert await configured.summarizer.sweep(configured.emit, batch=10) == 1
+    ((emitted, ours),) = configured.emitted
+    assert emitted.paper.id == event.paper.id and (ours.status, ours.model, ours.publisher) == (
+        "ok",
+        "fake-deepseek",
+        None,
+    )
+    assert await configured.store.backlog() == 0
+    # an event that waited for its vector with the community summary is emitted again with ours
+    waited = enriched_event(event, shown)
+    assert await configured.summarizer.current_summary(waited) == ours
+
+
+async def test_a_community_summary_failing_a_check_is_not_shown(db: AsyncDatabase) -> None:
+    h = await harness(db, None)
+    checks = [json.loads(line) for line in CHECKS_CORPUS.read_text(encoding="utf-8").splitlines()]
+    by_id = {line["id"]: line for line in checks}
+    # deepseek-chat's real summaries: one names "GPT-4系列" the abstract does not, one is an English placeholder
+    for paper_id, check in (("2604.27043", "numbers"), ("2605.07170", "cjk_share")):
+        before = REGISTRY.get_sample_value("papertrail_summarizer_community_summaries_total", {"outcome": check}) or 0
+        summary = await h.handle(with_community_summary(by_id[paper_id]))
+        assert (summary.status, summary.publisher, summary.error) == ("pending", None, "no model configured")
+        after = REGISTRY.get_sample_value("papertrail_summarizer_community_summaries_total", {"outcome": check})
+        assert after == before + 1
+
+
+async def test_an_endpoint_down_shows_the_community_summary_and_the_paper_keeps_waiting(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    h = await harness(db, fake[1], openai_attempts=1)
+    openai_fake.down = True
+    shown = await h.handle(with_community_summary(LLM_MEDICINE))
+    assert shown.publisher == "daily-arXiv-ai-enhanced" and "unavailable" in (shown.error or "")
+    assert await h.summarizer.sweep(h.emit, batch=10) == 0 and h.emitted == []  # shown already: not emitted again
+    assert await h.store.backlog() == 1
+    openai_fake.down = False
+    assert await h.summarizer.sweep(h.emit, batch=10) == 1
+    assert [s.publisher for _, s in h.emitted] == [None] and await h.store.backlog() == 0

@@ -1,5 +1,6 @@
-"""Webhook bodies and their signature (HMAC-SHA256 of the exact body, sent as `X-PaperTrail-Signature`), and what an
-attempt's answer means for the delivery: delivered, tried again later, or failed. No I/O.
+"""Webhook bodies and their signature (HMAC-SHA256 of the exact body, sent as `X-PaperTrail-Signature`), what an
+attempt's answer means for the delivery (delivered, tried again later, or failed) and for its endpoint (a failure or
+a slow answer counts toward disabling it), and the slots tries take (per user and per receiving address). No I/O.
 
 A receiver checks a delivery by computing `sha256=` + hex(HMAC-SHA256(secret, raw request body)) and
 comparing it with the header in constant time (`verify_signature`).
@@ -8,10 +9,13 @@ comparing it with the header in constant time (`verify_signature`).
 import hashlib
 import hmac
 import json
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from ipaddress import IPv6Address, IPv6Network
 from typing import Literal
 
+from papertrail.outbound import IPAddress, embedded_ipv4
 from schemas.events import FollowMatched
 
 SIGNATURE_HEADER = "X-PaperTrail-Signature"
@@ -58,21 +62,150 @@ class Retries:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """What becomes of a delivery after a try: `retry` at `due_at`, or its outcome with the line its log shows."""
+    """What becomes of a delivery after a try: `retry` at `due_at`, or its outcome with the line its log shows;
+    `strike`: why a closed delivery counts against its endpoint (its failure, or a slow answer), None when it
+    counts for it (delivered in time) or is not closed yet."""
 
     outcome: Literal["delivered", "retry", "failed"]
     error: str | None = None
     due_at: datetime | None = None
+    strike: str | None = None
 
 
-def verdict(status: int | None, attempts: int, retries: Retries, now: datetime) -> Verdict:
-    """The delivery's fate after its `attempts`-th try answered `status` (None: no answer, whatever the reason, so
-    the log is no port scanner: a closed port, a timeout and a reset read the same)."""
+def slow_answer(status: int | None, took_s: float | None, slow_after_s: float) -> str | None:
+    """Why an answer was slow, or None: a receiver that answers just inside the timeout holds a slot for as long
+    as a failing one, so its answers count against it (WEBHOOK_SLOW_FRACTION of the timeout). No answer is never
+    slow: it is a failure, and its time is not shown (a timeout and a closed port read the same)."""
+    if status is None or took_s is None or took_s <= slow_after_s:
+        return None
+    return f"slow answer: HTTP {status} after {took_s:.1f} s (slow after {slow_after_s:g} s)"
+
+
+def verdict(
+    status: int | None,
+    attempts: int,
+    retries: Retries,
+    now: datetime,
+    took_s: float | None = None,
+    slow_after_s: float = float("inf"),
+    refused: str | None = None,
+) -> Verdict:
+    """The delivery's fate after its `attempts`-th try answered `status` in `took_s` seconds (None: no answer,
+    whatever the reason, so the log is no port scanner: a closed port, a timeout and a reset read the same).
+    `refused`: the error a group bot's 2xx answer names in its body (papertrail/push/), a failure all the same."""
     if status is not None and 200 <= status < 300:
-        return Verdict("delivered")
+        if refused is not None:  # the bot read the request and said no (a bad signature, a deleted bot)
+            failure = f"HTTP {status}, bot error {refused} (not retried)"
+            return Verdict("failed", failure, strike=failure)
+        return Verdict("delivered", strike=slow_answer(status, took_s, slow_after_s))
     said = "no answer" if status is None else f"HTTP {status}"
-    if status is not None and not retryable_status(status):
-        return Verdict("failed", f"{said} (not retried)")
-    if attempts < retries.max_attempts:
-        return Verdict("retry", due_at=now + retries.delay(attempts))
-    return Verdict("failed", f"{said} after {attempts} attempts")
+    if status is None or retryable_status(status):
+        if attempts < retries.max_attempts:
+            return Verdict("retry", due_at=now + retries.delay(attempts))
+        failure = f"{said} after {attempts} attempts"
+    else:
+        failure = f"{said} (not retried)"
+    return Verdict("failed", failure, strike=failure)
+
+
+def disabled_reason(strikes: int, last: str) -> str:
+    """What the webhook's state says of an endpoint disabled after `strikes` failed or slow deliveries in a row."""
+    return f"disabled after {strikes} consecutive failed or slow deliveries; last: {last}"
+
+
+UNRESOLVED = "host "  # a receiver known by its name only: it did not resolve, or resolved to a refused address
+
+
+def receiver_of(address: IPAddress | None, host: str) -> str:
+    """What a try's slot is counted against: the address it connects to (an IPv6 one by its /64, one site's
+    network, where a host may answer at as many addresses as it likes; an IPv6 address carrying an IPv4 one by that
+    IPv4 address), or its host's name when it has no address (the try then fails, and says why)."""
+    if address is None:
+        return UNRESOLVED + host
+    if isinstance(address, IPv6Address):
+        if (inner := embedded_ipv4(address)) is not None:
+            return str(inner)
+        return str(IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+class Slots:
+    """The webhook tries running in one matcher, counted per user and per receiver (`receiver_of`): a try takes a
+    slot of both, and may start only where both are under their bound (WEBHOOK_PER_USER, WEBHOOK_PER_ADDRESS), so
+    many names of one address, or one user's many addresses, cannot take every slot (WEBHOOK_CONCURRENCY).
+
+    A try is claimed before its host is resolved (resolving takes time, and a slow name server must not hold up
+    the others): it is counted against the receiver its host had last (`take`), and moved to the one it resolves to
+    now (`resolved`), or gives way if that one is full. The receiver of each host resolved lately is remembered
+    (the newest `remembered`), so the queue passes by the hosts of a full receiver (`busy_hosts`)."""
+
+    def __init__(self, per_user: int, per_receiver: int, remembered: int = 10_000) -> None:
+        self.per_user = per_user
+        self.per_receiver = per_receiver
+        self.remembered = remembered
+        self.users: Counter[str] = Counter()
+        self.receivers: Counter[str] = Counter()
+        self.routes: OrderedDict[str, str] = OrderedDict()  # host → its receiver when last resolved, oldest first
+        self.hosts_at: dict[str, set[str]] = {}  # receiver → the hosts routed there
+
+    def busy_users(self) -> list[str]:
+        """Users whose tries are at their bound: none of theirs is claimed now."""
+        return sorted(user for user, running in self.users.items() if running >= self.per_user)
+
+    def busy_hosts(self) -> list[str]:
+        """Hosts whose receiver (as last resolved; else their own name) is at its bound: none of theirs is claimed."""
+        busy: set[str] = set()
+        for receiver, running in self.receivers.items():
+            if running >= self.per_receiver:
+                busy |= self.hosts_at.get(receiver, set())
+                if receiver.startswith(UNRESOLVED):
+                    busy.add(receiver.removeprefix(UNRESOLVED))
+        return sorted(busy)
+
+    def take(self, user: str, host: str) -> str:
+        """A try of `user`'s to `host` is claimed: its slots taken, the receiver's as last known; that receiver."""
+        receiver = self.routes.get(host) or receiver_of(None, host)
+        self.users[user] += 1
+        self.receivers[receiver] += 1
+        return receiver
+
+    def resolved(self, user: str, host: str, counted: str, address: IPAddress | None) -> str | None:
+        """The try counted against `counted` has its address now (None: none): the receiver it is counted against
+        from here, or None when that receiver is full and the try gives way (its slots freed; tried again when the
+        receiver has room)."""
+        receiver = receiver_of(address, host)
+        if address is not None:
+            self._remember(host, receiver)
+        # the count it had is let go first: the same receiver may have filled since the claim (another try moved
+        # there while this one was being claimed), and the bound holds all the same
+        self._free(self.receivers, counted)
+        if self.receivers[receiver] >= self.per_receiver:
+            self._free(self.users, user)
+            return None
+        self.receivers[receiver] += 1
+        return receiver
+
+    def finished(self, user: str, receiver: str) -> None:
+        """A try ended: its slots are free."""
+        self._free(self.users, user)
+        self._free(self.receivers, receiver)
+
+    def _remember(self, host: str, receiver: str) -> None:
+        if (before := self.routes.pop(host, None)) is not None:
+            self._forget(host, before)
+        self.routes[host] = receiver
+        self.hosts_at.setdefault(receiver, set()).add(host)
+        while len(self.routes) > self.remembered:
+            self._forget(*self.routes.popitem(last=False))
+
+    def _forget(self, host: str, receiver: str) -> None:
+        hosts = self.hosts_at[receiver]
+        hosts.discard(host)
+        if not hosts:
+            del self.hosts_at[receiver]
+
+    @staticmethod
+    def _free(counter: Counter[str], key: str) -> None:
+        counter[key] -= 1
+        if counter[key] <= 0:
+            del counter[key]

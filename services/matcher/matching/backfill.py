@@ -16,21 +16,31 @@ from typing import Any
 import numpy as np
 from meilisearch_python_sdk import AsyncClient
 
-from papertrail.follows.rules import CompiledFollow, PaperText, match_one
-from papertrail.search_document import PaperFilter
+from papertrail.follows.rules import CompiledFollow, PaperText, chinese, match_one
+from papertrail.search_document import SUMMARY_ZH, PaperFilter
 from papertrail.similarity import seed_matrix, similar_match_columns
+from papertrail.text import has_cjk
 from papertrail.venues.catalogue import default_index
 from schemas.events import MatchReason
 from schemas.paper import Author
 from services.matcher.matching.similar import SimilarFollows
 from services.matcher.store import VECTORS_PER_READ, MatchStore
 
-RETRIEVE = ["paper_id", "title", "abstract", "authors", "author_keys", "categories"]
+RETRIEVE = ["paper_id", "title", "abstract", "authors", "author_keys", "categories", "title_zh", "summary"]
+# where a term in Chinese is looked for: the Chinese title, TL;DR and 导读 (PaperText reads them so too)
+CHINESE_SEARCHED = ["title_zh", "tldr_zh", *SUMMARY_ZH]
 
 
 def search_query(term_key: str) -> str:
-    """A term key as a Meilisearch query: a phrase search, or the words with the last one as a prefix."""
+    """A term key as a Meilisearch query: a phrase search, or the words with the last one as a prefix; a term in
+    Chinese as its words, every one required (Meilisearch cuts it into words; the rules then want it whole)."""
+    if has_cjk(term_key):
+        return term_key.removesuffix("*")
     return term_key[:-1] if term_key.endswith("*") else f'"{term_key}"'
+
+
+def searched_on(term_key: str) -> list[str]:
+    return CHINESE_SEARCHED if has_cjk(term_key) else ["title", "abstract"]
 
 
 class SeedsWithoutVectors(LookupError):
@@ -63,18 +73,18 @@ class Backfiller:
     async def candidates(self, compiled: CompiledFollow, now: datetime) -> dict[str, dict[str, Any]]:
         held = self.held(compiled, now)
         found: dict[str, dict[str, Any]] = {}
-        searches: list[tuple[str | None, PaperFilter]] = []
+        searches: list[tuple[str | None, list[str] | None, PaperFilter]] = []
         if compiled.author is not None:
-            searches.append((None, replace(held, author_key=compiled.author.key)))
+            searches.append((None, None, replace(held, author_key=compiled.author.key)))
         terms = sorted({t for rule in compiled.rules for t in rule.expression.positive_terms})
-        searches.extend((search_query(t), held) for t in terms)
-        for query, wanted in searches:
+        searches.extend((search_query(t), searched_on(t), held) for t in terms)
+        for query, fields, wanted in searches:
             results = await self.index.search(
                 query,
                 filter=wanted.clauses(),
                 limit=self.max_hits,
                 attributes_to_retrieve=RETRIEVE,
-                attributes_to_search_on=["title", "abstract"] if query else None,
+                attributes_to_search_on=fields,
                 matching_strategy="all",
             )
             for hit in results.hits:
@@ -105,8 +115,15 @@ class Backfiller:
             authors = full_authors.get(paper_id) or [
                 Author(name=name, key=key) for name, key in zip(names, keys, strict=False)
             ]
+            title_zh, summary_zh = chinese({"title_zh": doc.get("title_zh"), **(doc.get("summary") or {})})
             text = PaperText.build(
-                paper_id, doc.get("title", ""), doc.get("abstract", ""), doc.get("categories", []), authors
+                paper_id,
+                doc.get("title", ""),
+                doc.get("abstract", ""),
+                doc.get("categories", []),
+                authors,
+                title_zh=title_zh,
+                summary_zh=summary_zh,
             )
             reasons = match_one(compiled, text)
             if reasons:

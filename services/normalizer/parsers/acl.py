@@ -1,9 +1,12 @@
 """Parser for ACL Anthology records: one `<volume collection="…">` with its `<meta>` and one paper. Pure function.
 
 An anthology paper is published in its venue: status published, venue "<VENUE> <year>" from the volume
-meta. Titles and abstracts are MarkupText: `<fixed-case>` marks letters whose case must be kept (the text
-is already written in that case), `<tex-math>` holds LaTeX that becomes readable text, `<i>`/`<b>`/`<url>`
-are flattened. Front matter is parsed too but flagged: it is not a paper (the normalizer sets it aside).
+meta, and the volume as it prints the paper (`published_in`: the volume's title, editors, publisher, address and
+month, the paper's pages), which its citations write as the Anthology's own BibTeX does. Titles and abstracts are
+MarkupText: `<fixed-case>` marks letters whose case must be kept (the text is already written in that case),
+`<tex-math>` holds LaTeX that becomes readable text, `<i>`/`<b>`/`<url>` are flattened; for citations the titles are
+also kept in LaTeX, the case marks as braces. Front matter is parsed too but flagged: it is not a paper (the
+normalizer sets it aside).
 """
 
 import re
@@ -13,11 +16,14 @@ from lxml import etree
 
 from papertrail.names import make_author
 from papertrail.paper_ids import anthology_id
-from papertrail.text import squash, tex_math
-from schemas.paper import Author, PaperIds, SourceVersion
+from papertrail.text import latex_encoded, squash, tex_math
+from schemas.paper import Author, PaperIds, PublishedIn, SourceVersion
 from services.normalizer.records import ParsedRecord, UnparseableRecord
 
 ANTHOLOGY = "https://aclanthology.org"
+# arXiv's category of computational linguistics: every Anthology paper is filed under it, so the 分类 filter finds
+# the Anthology's papers beside the preprints their authors filed there (a merged preprint adds its own)
+ANTHOLOGY_CATEGORY = "cs.CL"
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
 # Paper 0 of a volume is its front matter (title page, preface, committees): `2024.acl-long.0`, `P19-1.0`.
 FRONT_MATTER_ID = re.compile(r"\.0$")
@@ -49,6 +55,29 @@ def markup_text(element: etree._Element | None) -> str:
             parts.append(markup_text(child))
         parts.append(child.tail or "")
     return squash("".join(parts))
+
+
+# MarkupText as LaTeX, as the Anthology writes it into BibTeX: its letters of kept case braced, its styles as commands.
+_LATEX_MARKUP = {"fixed-case": "{{{}}}", "i": "\\textit{{{}}}", "b": "\\textbf{{{}}}"}
+
+
+def markup_latex(element: etree._Element | None) -> str:
+    """MarkupText → LaTeX: text encoded (`&` → `{\\&}`), `<fixed-case>` braced (`{C}hinese`: BibTeX styles keep
+    its case), `<tex-math>` as `$…$`, `<url>` as `\\url{…}`, `<i>`/`<b>` as `\\textit`/`\\textbf`."""
+    return "" if element is None else squash(_latex(element))
+
+
+def _latex(element: etree._Element) -> str:
+    parts = [latex_encoded(element.text or "")]
+    for child in element:
+        if child.tag == "tex-math":
+            parts.append(f"${''.join(child.itertext())}$")
+        elif child.tag == "url":
+            parts.append(f"\\url{{{''.join(child.itertext())}}}")
+        else:
+            parts.append(_LATEX_MARKUP.get(str(child.tag), "{}").format(_latex(child)))
+        parts.append(latex_encoded(child.tail or ""))
+    return "".join(parts)
 
 
 def _source_xml(element: etree._Element | None) -> str:
@@ -83,10 +112,39 @@ def _author(person: etree._Element) -> Author:
     )
 
 
-def venue_name(venues: list[str], year: int | None) -> str | None:
+def published_in(volume: etree._Element, meta: etree._Element, paper: etree._Element) -> PublishedIn:
+    """The volume as it prints a paper: what the Anthology's BibTeX of the paper writes beside its authors and year
+    (a paper's own `<editor>`, `<journal>` or `<issue>`, rare, before its volume's)."""
+    title, booktitle = paper.find("title"), meta.find("booktitle")
+
+    def text(element: etree._Element, tag: str) -> str | None:
+        return squash(element.findtext(tag)) or None
+
+    return PublishedIn(
+        kind="journal" if volume.get("type") == "journal" else "proceedings",
+        title=markup_text(title),
+        title_latex=markup_latex(title),
+        booktitle=markup_text(booktitle),
+        booktitle_latex=markup_latex(booktitle),
+        journal=text(paper, "journal") or text(meta, "journal-title"),
+        volume=text(meta, "journal-volume"),
+        issue=text(paper, "issue") or text(meta, "journal-issue"),
+        editors=[_author(e) for e in paper.findall("editor") or meta.findall("editor")],
+        publisher=text(meta, "publisher"),
+        address=text(meta, "address"),
+        month=text(meta, "month"),
+        pages=text(paper, "pages"),
+    )
+
+
+def venue_name(venues: list[str], year: int | None, volume_id: str = "") -> str | None:
+    """The venue as papers hold it: "ACL 2024"; a Findings volume after the conference its id names
+    (`2024.findings-eacl`: "Findings of EACL 2024"), which is how the venue catalogue knows it."""
     if not venues:
         return None
     name = _VENUE_NAMES.get(venues[0].lower(), venues[0].upper())
+    if venues[0].lower() == "findings" and volume_id.isalpha():
+        name = f"Findings of {_VENUE_NAMES.get(volume_id.lower(), volume_id.upper())}"
     return f"{name} {year}" if year else name
 
 
@@ -147,11 +205,13 @@ def parse_acl(content: str) -> ParsedRecord:
         title=title,
         abstract=markup_text(abstract_element),
         authors=[_author(a) for a in item.iterfind("author")],
+        categories=[ANTHOLOGY_CATEGORY],
         links=links,
         versions=versions,
-        venue=venue_name(venues, year),
+        venue=venue_name(venues, year, volume_id),
         year=year,
         status="published",
+        published_in=None if front_matter else published_in(volume, meta, item),
         comments=squash(item.findtext("note")) or None,
         is_front_matter=front_matter,
         original={"title": _source_xml(title_element), "abstract": _source_xml(abstract_element)},

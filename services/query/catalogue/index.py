@@ -89,6 +89,7 @@ class SearchPage:
     facets: dict[str, dict[str, int]]
     mode: SearchMode = "keyword"
     min_score: float | None = None  # a search by meaning: the closeness a paper needed to match
+    closest: int | None = None  # a search by meaning alone: at most this many closest papers were listed
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,16 +315,36 @@ class PaperIndex:
         meaning = self.meaning_for(query.q) if mode != "keyword" else None
         vector = await self._query_vector(query.q, meaning) if meaning else None
         embedder, min_score = (meaning.embedder, meaning.min_score) if meaning else (EMBEDDER, self.min_score)
-        found = await self._search(search_body(query, attributes, vector, embedder, min_score))
+
+        async def run(wanted: PaperQuery, fields: list[str] | None, facets: list[str] = FACETS) -> SearchPage:
+            if wanted.closest is None:
+                return await self._search(search_body(wanted, fields, vector, embedder, min_score) | {"facets": facets})
+            # by meaning alone: among the closest papers only, counted as such
+            closest = await self._closest(wanted, vector, embedder, min_score)
+            if not closest:
+                return SearchPage(0, [], {})
+            wanted = replace(wanted, filter=replace(wanted.filter, paper_ids=closest))
+            return await self._search(search_body(wanted, fields, vector, embedder, min_score) | {"facets": facets})
+
+        found = await run(query, attributes)
         found.mode = mode
         found.min_score = min_score if meaning else None
+        found.closest = query.closest
         # Disjunctive facets: a facet whose filter is set is counted without it (with category=cs.CV, "cs.AI (16)"
         # is what choosing cs.AI instead finds), every other filter kept.
         for facet, unfiltered in _without_own_filter(query.filter):
-            alone = replace(query, filter=unfiltered, page=1, size=0)
-            body = search_body(alone, ["paper_id"], vector, embedder, min_score) | {"facets": [facet]}
-            found.facets[facet] = (await self._search(body)).facets.get(facet, {})
+            # one hit with a vector: Meilisearch counts no facets for a search with meaning that asks for none
+            alone = replace(query, filter=unfiltered, page=1, size=0 if vector is None else 1)
+            found.facets[facet] = (await run(alone, ["paper_id"], [facet])).facets.get(facet, {})
         return found
+
+    async def _closest(
+        self, query: PaperQuery, vector: list[float] | None, embedder: str, min_score: float
+    ) -> list[str]:
+        """The ids of the query's `closest` papers by meaning (its filters applied), the closest first."""
+        top = replace(query, sort="relevance", page=1, size=query.closest or 0)
+        body = search_body(top, ["paper_id"], vector, embedder, min_score) | {"facets": None}
+        return [hit["paper_id"] for hit in (await self._search(body)).hits]
 
     def meaning_for(self, text: str) -> Meaning:
         """How a text is searched by meaning: one holding CJK characters by the search vectors' multilingual model

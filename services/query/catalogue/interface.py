@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from papertrail.search_document import PaperFilter
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.atom import FEED_SIZE, render_atom
 from services.query.catalogue.reads.paper_lookup import PaperKey
@@ -35,6 +36,10 @@ class Catalogue:
 
     async def vectors_of(self, paper_ids: Sequence[str], model_key: str) -> dict[str, np.ndarray]:
         return await self._records.vectors.vectors_of(paper_ids, model_key)
+
+    async def summarized(self) -> int:
+        """How many indexed papers have an AI summary (the only ones holding Chinese words)."""
+        return await self._index.count(PaperFilter(summarized_since_ts=0))
 
     async def embedded(self, paper_ids: list[str]) -> set[str]:
         """Of these papers, those the summarizer has embedded (by any model)."""

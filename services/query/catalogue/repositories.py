@@ -28,7 +28,7 @@ from papertrail.collections import (
 )
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
 from schemas.events import HarvestStatus
-from schemas.summary import SUMMARY_PRIORITIES
+from schemas.summary import NO_MODEL_CONFIGURED, SUMMARY_PRIORITIES
 from services.query.catalogue.reads.paper_lookup import PaperKey, anthology_key, holder
 
 
@@ -188,6 +188,23 @@ class SummaryBacklog:
         last = len(SUMMARY_PRIORITIES) - 1
         groups = self.pending.aggregate([{"$group": {"_id": {"$ifNull": ["$priority", last]}, "papers": {"$sum": 1}}}])
         return {doc["_id"]: doc["papers"] async for doc in await groups}
+
+    async def place_of(self, paper_id: str) -> int | None:
+        """The paper's place in the summary sweep's queue (1: next), in the sweep's order (rank, the newest first,
+        the longest waiting first); None when it does not wait, or waits only because no model is configured
+        (then nothing is being written)."""
+        held = await self.pending.find_one({"_id": paper_id}, projection=["priority", "newest", "since", "reason"])
+        if held is None or held.get("reason") == NO_MODEL_CONFIGURED:
+            return None
+        rank, newest, since = held.get("priority", len(SUMMARY_PRIORITIES) - 1), held.get("newest"), held.get("since")
+        ahead = {
+            "$or": [
+                {"priority": {"$lt": rank}},
+                {"priority": rank, "newest": {"$gt": newest}},
+                {"priority": rank, "newest": newest, "since": {"$lt": since}},
+            ]
+        }
+        return await self.pending.count_documents(ahead) + 1
 
     async def waiting_by_reason(self, limit: int) -> list[tuple[str, int]]:
         """Why papers wait (no model, the day's budget spent, the endpoint down …), the commonest first."""

@@ -2,7 +2,8 @@
 the reads of the matcher's collections about them.
 
 Owned here (written only by this service): users, api_tokens, sessions, email_tokens, follows, corrections (readers'
-error reports), rate_limits (the write limits' windows); the library's collections are services/query/readers/library.
+error reports), rate_limits (the write limits' windows), site_keys (a local run's own site secret); the library's
+collections are services/query/readers/library.
 Read only: matches, webhook_endpoints, webhook_deliveries, digests (matcher).
 """
 
@@ -30,6 +31,7 @@ from papertrail.collections import (
     MATCHES,
     RATE_LIMITS,
     SESSIONS,
+    SITE_KEYS,
     USER_DATA,
     USERS,
     WEBHOOK_DELIVERIES,
@@ -37,11 +39,16 @@ from papertrail.collections import (
 )
 from papertrail.mongo import ensure_index
 from papertrail.outbound import url_host
+from papertrail.push.channels import GENERIC
 from schemas.events import Follow
 from services.query.readers.accounts.corrections import CorrectionReport
+from services.query.readers.accounts.rates import GRACE, Rate, Window, over, window
 
 TOKEN_PREFIX = "pt_"
 LAST_USED_EVERY = timedelta(minutes=1)  # a token's last use is written at most this often
+# what the matcher keeps to send a delivery, never shown in its log: the signed body and signature, a group bot's
+# signed URL and headers
+DELIVERY_HIDDEN = {"_id": 0, "body": 0, "signature": 0, "claimed_until": 0, "request_url": 0, "headers": 0}
 
 
 def token_hash(token: str) -> str:
@@ -116,13 +123,28 @@ class Users:
         await self.users.update_one({"_id": user_id, "email": {"$in": [None, ""]}}, {"$set": {"email": email}})
         return result.matched_count == 1
 
-    async def set_webhook(self, user_id: str, url: str | None) -> str | None:
-        """Set (or with None remove) the user's webhook; return the new signing secret. The time it was set lets the
-        matcher re-enable the user's webhooks on its host if they were disabled before."""
-        secret = secrets.token_hex(32) if url else None
-        changes = {"webhook_url": url, "webhook_secret": secret, "webhook_set_at": datetime.now(UTC)}
+    async def set_webhook(
+        self,
+        user_id: str,
+        url: str | None,
+        channel: str = GENERIC,
+        bot_secret: str | None = None,
+        language: str = "zh",
+    ) -> str | None:
+        """Set (or with None remove) the user's webhook; return the new signing secret of a generic one (a group
+        bot's is the one the bot gave, `bot_secret`, never returned). The time it was set lets the matcher re-enable
+        the user's webhooks on its host if they were disabled before."""
+        made = secrets.token_hex(32) if url and channel == GENERIC else None
+        changes = {
+            "webhook_url": url,
+            "webhook_secret": made or (bot_secret if url else None),
+            "webhook_channel": channel if url else None,
+            "webhook_language": language if url else None,
+            "webhook_signed": bool(made or bot_secret) if url else None,  # shown; the secret itself never read back
+            "webhook_set_at": datetime.now(UTC),
+        }
         await self.users.update_one({"_id": user_id}, {"$set": changes})
-        return secret
+        return made
 
     async def set_email(self, user_id: str, email: str | None) -> None:
         await self.users.update_one({"_id": user_id}, {"$set": {"email": email}})
@@ -157,6 +179,11 @@ class ApiTokens:
     async def revoke_token(self, user_id: str, token_id: str) -> bool:
         """Revoke one of this user's tokens (another user's token id reads as missing)."""
         return (await self.api_tokens.delete_one({"_id": token_id, "user_id": user_id})).deleted_count == 1
+
+    async def revoke_tokens(self, user_id: str) -> int:
+        """Revoke every token of the user (their password changed or was reset, or they signed out everywhere): a
+        token never outlives the secrets of the account that made it. How many were revoked."""
+        return (await self.api_tokens.delete_many({"user_id": user_id})).deleted_count
 
     async def user_for_token(self, token: str) -> dict[str, Any] | None:
         """The user of an API token, its last use noted (at most once a minute, so reads stay reads)."""
@@ -282,11 +309,16 @@ class Corrections:
         await ensure_index(self.corrections, [("status", 1), ("created_at", DESCENDING)])  # operators' list
         await self.corrections.create_index("user_id", sparse=True)  # a deleted user's reports lose their contact
 
-    async def add_correction(self, report: CorrectionReport) -> None:
-        await self.corrections.insert_one({"_id": report.id, **report.model_dump(mode="python", exclude={"id"})})
+    async def add_correction(self, report: CorrectionReport, reporter: str) -> None:
+        """Keep a report with its reporter's key (a user's id, or a keyed hash of an anonymous client's address:
+        never the address itself), by which their open reports on a paper are counted."""
+        doc = {"_id": report.id, **report.model_dump(mode="python", exclude={"id"}), "reporter": reporter}
+        await self.corrections.insert_one(doc)
 
-    async def count_open_corrections(self, paper_id: str) -> int:
-        return await self.corrections.count_documents({"paper_id": paper_id, "status": "open"})
+    async def count_open_corrections(self, paper_id: str, reporter: str | None = None) -> int:
+        """The paper's open reports; only this reporter's when one is given."""
+        query = {"paper_id": paper_id, "status": "open", **({"reporter": reporter} if reporter else {})}
+        return await self.corrections.count_documents(query)
 
     async def list_corrections(self, status: str | None = None, limit: int = 200) -> list[CorrectionReport]:
         """Reports, newest first; only those with this status when one is given."""
@@ -324,10 +356,35 @@ class WriteCounts:
             doc = await count_it()
         return int(doc["count"]) if doc else 1
 
+    async def past_rate(self, limit: str, rate: Rate, subject: str, now: datetime) -> Window | None:
+        """Count one write of `subject` in its window of `limit`: that window if the write is past the rate (to
+        refuse, or to leave undone), else None."""
+        current = window(limit, rate, subject, now)
+        return current if over(await self.count_write(current.key, current.ends_at + GRACE), rate) else None
+
     async def write_count(self, window_key: str) -> int:
         """How many writes its window has counted so far (0 for a window nothing was counted in)."""
         doc = await self.rate_limits.find_one({"_id": window_key}, {"count": 1})
         return int(doc["count"]) if doc else 0
+
+
+class SiteKeys:
+    """The site secret a local run makes for itself when SITE_SECRET is unset (`site_keys`): the first replica to
+    start inserts one, every replica reads that one, so all sign and check alike (and go on doing so after a
+    restart). Production requires SITE_SECRET and never reads this."""
+
+    SITE_SECRET = "site_secret"
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.site_keys = db[SITE_KEYS.name]
+
+    async def kept_secret(self) -> bytes:
+        made = {"_id": self.SITE_SECRET, "secret": secrets.token_urlsafe(48), "created_at": datetime.now(UTC)}
+        with contextlib.suppress(DuplicateKeyError):  # another replica made it first: theirs is the one
+            await self.site_keys.insert_one(made)
+        kept = await self.site_keys.find_one({"_id": self.SITE_SECRET})
+        assert kept is not None
+        return str(kept["secret"]).encode()
 
 
 class Matches:
@@ -373,9 +430,7 @@ class Deliveries:
     async def deliveries(self, user_id: str, limit: int = 100) -> list[dict[str, Any]]:
         """The user's latest deliveries (queued ones too), without the signed body the matcher keeps to send."""
         cursor = (
-            self.webhook_deliveries.find(
-                {"user_id": user_id}, {"_id": 0, "body": 0, "signature": 0, "claimed_until": 0}
-            )
+            self.webhook_deliveries.find({"user_id": user_id}, DELIVERY_HIDDEN)
             .sort("created_at", DESCENDING)
             .limit(limit)
         )

@@ -6,12 +6,13 @@ the reader typed calls it in its handler once the form is read: the 纠错 form)
 their own rule (`SignInFailures`), so that nobody can lock an account's owner out by failing to sign in to it."""
 
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from fastapi import Request
 
 from services.query.deps import resources_of, session_user
-from services.query.readers.accounts.rates import GRACE, Rate, Window, over, window
+from services.query.readers.accounts.keys import signature
+from services.query.readers.accounts.rates import GRACE, Rate, Window, window
 
 
 class WriteLimited(Exception):
@@ -55,39 +56,51 @@ class WriteLimit:
         resources = resources_of(request)
         rate = Rate.parse(getattr(resources.settings, f"limit_{self.name}"))
         now = datetime.now(UTC)
-        current = window(self.name, rate, subject, now)
-        if over(await resources.readers.write_counts.count_write(current.key, current.ends_at + GRACE), rate):
-            raise WriteLimited(self.name, current.retry_after(now))
+        if refused := await resources.readers.write_counts.past_rate(self.name, rate, subject, now):
+            raise WriteLimited(self.name, refused.retry_after(now))
+
+
+def reporter(request: Request, user: dict[str, Any] | None) -> str:
+    """Whose an error report is, for the cap on one reporter's open reports on a paper: the signed-in user, else the
+    client's address keyed by the site secret (the address itself is not kept)."""
+    if user:
+        return f"user:{user['_id']}"
+    return "address:" + signature(resources_of(request).site_secret, "reporter", client_address(request))[:22]
 
 
 class SignInFailures:
-    """Failed password sign-ins to one account, counted per account and per (account, client address). Past
-    `limit_login_per_account` failures in a window the account refuses (WriteLimited) only the addresses that have
-    themselves failed to sign in to it in that window: its owner, signing in from another address, is not refused by
-    someone else's guesses, and a guesser gets one try per fresh address (each also under `limit_login_per_address`)."""
+    """Failed password sign-ins to one account, counted per account, per (account, client address) and per (account,
+    browser that signed in to it before: keys.known_browser). Past `limit_login_per_account` failures in a window
+    the account refuses only the clients that have themselves been failing: a browser that signed in to it before
+    is refused only past that many failures of its own, whatever its address; any other client only when its address
+    failed to sign in to it in that window. Its owner, signing in from a browser they used before (a campus NAT
+    shared with the guesser) or from another address, is not refused by someone else's guesses, and a guesser gets
+    one try per fresh address (each also under `limit_login_per_address`)."""
 
     name = "login_per_account"
 
-    def _windows(self, request: Request, account: str, now: datetime) -> tuple[Rate, Window, Window]:
+    def _windows(self, request: Request, account: str, browser: str | None, now: datetime) -> tuple[Rate, list[Window]]:
+        """The rate, and the windows of [the account, this client] (the browser if known, else the address)."""
         rate = Rate.parse(resources_of(request).settings.limit_login_per_account)
-        by_account = window(self.name, rate, f"account:{account}", now)
-        from_here = window(self.name, rate, f"account:{account}:address:{client_address(request)}", now)
-        return rate, by_account, from_here
+        client = f"browser:{browser}" if browser else f"address:{client_address(request)}"
+        return rate, [window(self.name, rate, f"account:{account}", now),
+                      window(self.name, rate, f"account:{account}:{client}", now)]  # fmt: skip
 
-    async def check(self, request: Request, account: str) -> None:
-        """Before the password is checked: WriteLimited if this account is past its failures and this address is
-        one that failed it."""
-        readers, now = resources_of(request).readers, datetime.now(UTC)
-        rate, by_account, from_here = self._windows(request, account, now)
-        if (
-            await readers.write_counts.write_count(from_here.key)
-            and await readers.write_counts.write_count(by_account.key) >= rate.count
-        ):
+    async def check(self, request: Request, account: str, browser: str | None) -> None:
+        """Before the password is checked: WriteLimited if this account is past its failures and this client is one
+        that has been failing it."""
+        counts, now = resources_of(request).readers.write_counts, datetime.now(UTC)
+        rate, (by_account, by_client) = self._windows(request, account, browser, now)
+        if await counts.write_count(by_account.key) < rate.count:
+            return
+        failed_here = await counts.write_count(by_client.key)
+        failing = failed_here >= rate.count if browser else failed_here > 0  # a known browser may mistype
+        if failing:
             raise WriteLimited(self.name, by_account.retry_after(now))
 
-    async def failed(self, request: Request, account: str) -> None:
-        """Count a wrong password for this account, from this address."""
-        readers = resources_of(request).readers
-        _, by_account, from_here = self._windows(request, account, datetime.now(UTC))
-        await readers.write_counts.count_write(by_account.key, by_account.ends_at + GRACE)
-        await readers.write_counts.count_write(from_here.key, from_here.ends_at + GRACE)
+    async def failed(self, request: Request, account: str, browser: str | None) -> None:
+        """Count a wrong password for this account, from this client."""
+        counts = resources_of(request).readers.write_counts
+        _, windows = self._windows(request, account, browser, datetime.now(UTC))
+        for counted in windows:
+            await counts.count_write(counted.key, counted.ends_at + GRACE)

@@ -17,11 +17,12 @@ from schemas.paper import ClaimTrack
 from services.query.catalogue.reads.venues import FIELD_NAMES
 from services.query.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of
 from services.query.readers.accounts import follows as accounts
+from services.query.readers.accounts.keys import known_browser, known_browser_cookie
 from services.query.readers.accounts.users import BadAccountInput, awaits_operator, normalised_email, signed_in
 from services.query.readers.library.feed import FeedSort, feed_page
 from services.query.readers.library.recommend import BadFeedCursor
 from services.query.readers.repositories import ReaderRecords
-from services.query.readers.write_limits import SignInFailures, WriteLimit
+from services.query.readers.write_limits import SignInFailures, WriteLimit, client_address
 from services.query.web.i18n import Translator
 from services.query.web.refusals import validation_text
 from services.query.web.render import (
@@ -62,6 +63,9 @@ def login_required(request: Request) -> HTMLResponse:
 
 CSRF = [Depends(check_csrf)]
 SIGN_IN_FAILURES = SignInFailures()
+# Set when a browser signs in with the account's password: others' failures do not lock that browser out.
+KNOWN_BROWSER_COOKIE = "pt_known"
+KNOWN_BROWSER_S = 365 * 24 * 3600
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -70,19 +74,22 @@ async def show_login(request: Request, next: str = "/me/feed") -> HTMLResponse:
     return render(request, "login.html", user=await signed_in_user(request), next=local_path(next, "/me/feed"))
 
 
-@router.post(
-    "/login",
-    response_class=HTMLResponse,
-    dependencies=[*CSRF, Depends(WriteLimit("login_per_address", by="client"))],
-)
+SIGN_INS = WriteLimit("login_per_address", by="client")
+
+
+@router.post("/login", response_class=HTMLResponse, dependencies=CSRF)
 async def sign_in(request: Request, readers: ReadersDep) -> Response:
     """Check the address and password (or the pasted API token) and start a new session (a session this browser
-    held before ends: the id rotates at sign-in). A refusal never says whether the address has an account."""
+    held before ends: the id rotates at sign-in). A refusal never says whether the address has an account.
+    Attempts count against LIMIT_LOGIN_PER_ADDRESS per client: a browser that signed in to the account before
+    (its known-browser cookie) counts on its own, not with everyone else behind its address."""
     form = await form_fields(request)
     target = local_path(form.get("next"), "/me/feed")
     t = Translator(language(request))
     token = form.get("token", "").strip()
+    email, browser = "", None
     if token:
+        await SIGN_INS.count(request, "address:" + client_address(request))
         user = await readers.tokens.user_for_token(token)
         refusal = "login_bad_token"
     else:
@@ -90,10 +97,12 @@ async def sign_in(request: Request, readers: ReadersDep) -> Response:
             email = normalised_email(form.get("email", ""))
         except BadAccountInput:
             email = form.get("email", "").strip().casefold()
-        await SIGN_IN_FAILURES.check(request, email)
+        browser = known_browser(resources_of(request).site_secret, email, request.cookies.get(KNOWN_BROWSER_COOKIE))
+        await SIGN_INS.count(request, f"browser:{browser}" if browser else "address:" + client_address(request))
+        await SIGN_IN_FAILURES.check(request, email, browser)
         user = await signed_in(readers, email, form.get("password", ""))
         if user is None:
-            await SIGN_IN_FAILURES.failed(request, email)
+            await SIGN_IN_FAILURES.failed(request, email, browser)
         refusal = "login_bad_password"
     if user is None:
         return render(request, "login.html", 401, error=t(refusal), next=target, email=form.get("email", ""))
@@ -107,6 +116,10 @@ async def sign_in(request: Request, readers: ReadersDep) -> Response:
     session = await readers.sessions.create_session(user["_id"], datetime.now(UTC) + lifetime)
     response = see_other(target)
     start_session(request, response, session, int(lifetime.total_seconds()))
+    if email and not browser:  # signed in with the password: this browser is one the account knows from now on
+        cookie = known_browser_cookie(resources_of(request).site_secret, email)
+        response.set_cookie(KNOWN_BROWSER_COOKIE, cookie, max_age=KNOWN_BROWSER_S, httponly=True, samesite="lax",
+                            secure=settings.secure_cookies)  # fmt: skip
     return response
 
 
@@ -143,9 +156,11 @@ async def _follows_page(
 
 
 @router.get("/me/follows", response_class=HTMLResponse)
-async def show_follows(request: Request, user: Reader, readers: ReadersDep, created: str | None = None) -> HTMLResponse:
-    """Your follows and the form to add one."""
-    return await _follows_page(request, user, readers, created=created, form={})
+async def show_follows(
+    request: Request, user: Reader, readers: ReadersDep, created: str | None = None, cannot_match: str | None = None
+) -> HTMLResponse:
+    """Your follows and the form to add one; after adding one that cannot match anything yet, why."""
+    return await _follows_page(request, user, readers, created=created, cannot_match=cannot_match, form={})
 
 
 FOLLOW_WRITES = [*CSRF, Depends(WriteLimit("follow_writes", by="user"))]
@@ -173,7 +188,9 @@ async def add_follow(request: Request, user: Reader, readers: ReadersDep) -> Res
         t = Translator(language(request))
         detail = t(f"follow_rule_{error.rule}", **error.values) if t.has(f"follow_rule_{error.rule}") else str(error)
         return await _follows_page(request, user, readers, 400, error=detail, form=form)
-    return see_other("/me/follows?" + urlencode({"created": follow.name}))
+    # a follow that cannot match anything yet says why on the page it comes back to
+    warned = {"cannot_match": "chinese"} if follow.warning else {}
+    return see_other("/me/follows?" + urlencode({"created": follow.name, **warned}))
 
 
 def follow_body(form: dict[str, str]) -> dict[str, Any]:

@@ -1,5 +1,9 @@
 """Account pages: sign up (unless SIGNUP=closed), confirm the address, forgot / reset the password by a mailed link,
-and /me/account (address state, change password, API tokens created and revoked, sign out everywhere)."""
+and /me/account (address state, change password, API tokens created and revoked, sign out everywhere).
+
+An API token outlives no secret of its account: a password change, a reset and signing out everywhere revoke them
+all, and making one asks for the current password of a confirmed account (LIMIT_TOKEN_CREATES a window); every
+page that checks the current password counts against LIMIT_PASSWORD_CHECKS, so a session cannot guess it."""
 
 from datetime import UTC, datetime
 from typing import Any
@@ -10,6 +14,7 @@ from fastapi.responses import HTMLResponse, Response
 from services.query.deps import SESSION_COOKIE, ReadersDep, resources_of
 from services.query.readers.accounts import users
 from services.query.readers.accounts.users import BadAccountInput, checked_password, normalised_email
+from services.query.readers.repositories import ReaderRecords
 from services.query.readers.write_limits import WriteLimit
 from services.query.settings import QuerySettings
 from services.query.web.account import form_fields
@@ -18,8 +23,10 @@ from services.query.web.render import Reader, check_csrf, end_session, language,
 
 router = APIRouter(include_in_schema=False)
 CSRF = Depends(check_csrf)
-MAIL_PER_ACCOUNT = WriteLimit("mail_per_account", by="client")
+# per requesting client; per address, mails are held back rather than refused (users.held_back)
 MAILS = [CSRF, Depends(WriteLimit("mail_per_address", by="client"))]
+PASSWORD_CHECKS = [CSRF, Depends(WriteLimit("password_checks", by="user"))]
+TOKEN_CREATES = WriteLimit("token_creates", by="user")
 
 
 @router.get("/signup", response_class=HTMLResponse)
@@ -44,7 +51,6 @@ async def sign_up(request: Request, readers: ReadersDep) -> HTMLResponse:
     except BadAccountInput as error:
         message = t(str(error), min=settings.password_min_length)
         return render(request, "signup.html", 422, error=message, form={"email": form.get("email", "")})
-    await MAIL_PER_ACCOUNT.count(request, "mail:" + email)
     outcome = await users.sign_up(readers, settings, email, password)
     message = t(signup_notice(outcome, settings), email=email)
     return render(request, "notice.html", title=t("signup_title"), message=message)
@@ -55,7 +61,7 @@ def signup_notice(outcome: users.MailOutcome, settings: QuerySettings) -> str:
     (and then whether they can sign in now or wait for the operators)."""
     if outcome == "unmailed":
         return f"signup_unmailed_{settings.email_confirmation_without_smtp}"
-    return "signup_sent" if outcome == "sent" else "signup_failed"
+    return "signup_sent" if outcome in ("sent", "held") else "signup_failed"
 
 
 @router.get("/confirm", response_class=HTMLResponse)
@@ -86,7 +92,6 @@ async def forgot(request: Request, readers: ReadersDep) -> HTMLResponse:
         email = normalised_email(raw)
     except BadAccountInput as error:
         return render(request, "forgot.html", 422, error=t(str(error)), email=raw)
-    await MAIL_PER_ACCOUNT.count(request, "mail:" + email)
     if await users.request_reset(readers, resources_of(request).settings, email) == "unmailed":
         return render(request, "notice.html", title=t("forgot_title"), message=t("forgot_unmailed", email=email))
     return render(request, "notice.html", title=t("forgot_title"), message=t("forgot_sent", email=email))
@@ -127,27 +132,32 @@ async def show_account(request: Request, user: Reader) -> Response:
     return await _account_page(request, user, done=request.query_params.get("done"))
 
 
-@router.post("/me/account/password", response_class=HTMLResponse, dependencies=[CSRF])
+async def current_password_given(readers: ReaderRecords, user: dict[str, Any], form: dict[str, str]) -> bool:
+    """Whether the form's `current` field is the account's password (an operator's token user has none)."""
+    full = await readers.users.user_by_id(user["_id"]) or {}
+    return (
+        bool(full.get("account_email"))
+        and await users.signed_in(readers, full["account_email"], form.get("current", "")) is not None
+    )
+
+
+@router.post("/me/account/password", response_class=HTMLResponse, dependencies=PASSWORD_CHECKS)
 async def change_password(request: Request, user: Reader, readers: ReadersDep) -> Response:
     """A new password, given the current one (an operator's token user without one sets it through a reset); the
-    account's other sessions end."""
+    account's other sessions and every API token end."""
     settings = resources_of(request).settings
     t = Translator(language(request))
     form = await form_fields(request)
-    full = await readers.users.user_by_id(user["_id"]) or {}
-    current_ok = full.get("account_email") and await users.signed_in(
-        readers, full["account_email"], form.get("current", "")
-    )
-    if not current_ok:
+    if not await current_password_given(readers, user, form):
         return await _account_page(request, user, 403, error=t("password_wrong"))
     try:
         password = checked_password(form.get("password", ""), settings.password_min_length)
     except BadAccountInput as error:
         return await _account_page(request, user, 422, error=t(str(error), min=settings.password_min_length))
     await readers.users.set_password(user["_id"], await users.hash_password(password))
-    await readers.sessions.drop_sessions(
-        user["_id"], keep=request.cookies.get(SESSION_COOKIE)
-    )  # whoever knew the old one
+    # whoever knew the old one: their sessions and tokens end
+    await readers.sessions.drop_sessions(user["_id"], keep=request.cookies.get(SESSION_COOKIE))
+    await readers.tokens.revoke_tokens(user["_id"])
     return see_other("/me/account?done=password")
 
 
@@ -156,15 +166,25 @@ async def resend_confirmation(request: Request, user: Reader, readers: ReadersDe
     full = await readers.users.user_by_id(user["_id"]) or {}
     outcome: users.MailOutcome = "sent"
     if full.get("account_email") and not full.get("email_confirmed_at"):
-        await MAIL_PER_ACCOUNT.count(request, "mail:" + full["account_email"])
         outcome = await users.mail_link(readers, resources_of(request).settings, full, users.CONFIRM)
-    return see_other("/me/account?done=" + {"sent": "mailed", "unmailed": "unmailed", "failed": "mail_failed"}[outcome])
+    done = {"sent": "mailed", "held": "mailed", "unmailed": "unmailed", "failed": "mail_failed"}[outcome]
+    return see_other("/me/account?done=" + done)
 
 
-@router.post("/me/account/tokens", response_class=HTMLResponse, dependencies=[CSRF])
+@router.post("/me/account/tokens", response_class=HTMLResponse, dependencies=PASSWORD_CHECKS)
 async def create_token(request: Request, user: Reader, readers: ReadersDep) -> Response:
-    """A new API token, shown once on the page that answers (only its hash is kept)."""
-    name = (await form_fields(request)).get("name", "").strip()[:100] or datetime.now(UTC).strftime("%Y-%m-%d")
+    """A new API token, shown once on the page that answers (only its hash is kept): for a confirmed account that
+    gives its current password, so neither a borrowed session nor someone who signed up with another's address
+    can make a token that outlives them."""
+    form = await form_fields(request)
+    t = Translator(language(request))
+    if not await current_password_given(readers, user, form):
+        return await _account_page(request, user, 403, error=t("password_wrong"))
+    full = await readers.users.user_by_id(user["_id"]) or {}
+    if not full.get("email_confirmed_at"):
+        return await _account_page(request, user, 403, error=t("token_needs_confirmed"))
+    await TOKEN_CREATES.count(request, f"user:{user['_id']}")
+    name = form.get("name", "").strip()[:100] or datetime.now(UTC).strftime("%Y-%m-%d")
     token = await readers.tokens.create_token(user["_id"], name)
     return await _account_page(request, user, 201, new_token=token)
 
@@ -179,8 +199,9 @@ async def revoke_token(token_id: str, request: Request, user: Reader, readers: R
 
 @router.post("/me/account/sign-out-everywhere", dependencies=[CSRF])
 async def sign_out_everywhere(request: Request, user: Reader, readers: ReadersDep) -> Response:
-    """End every session of the account, this one included."""
+    """End every session of the account, this one included, and revoke its API tokens."""
     await readers.sessions.drop_sessions(user["_id"])
+    await readers.tokens.revoke_tokens(user["_id"])
     response = see_other("/login")
     end_session(request, response)
     return response

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from services.query.catalogue.reads.papers import paper_url
 from services.query.deps import CatalogueDep, ReadersDep
 from services.query.readers.accounts.corrections import FIELDS, CorrectionDraft, TooManyOpenReports, report_error
-from services.query.readers.write_limits import WriteLimit, WriteLimited
+from services.query.readers.write_limits import WriteLimit, WriteLimited, reporter
 from services.query.web.i18n import Translator
 from services.query.web.refusals import validation_text, write_limited_text
 from services.query.web.render import (
@@ -93,9 +93,11 @@ async def send_correction(paper_id: str, request: Request, catalogue: CatalogueD
         return await _form_page(request, paper, {}, 413, error=t("correct_too_long", limit=MAX_FORM_BYTES // 1024))
     try:
         draft = CorrectionDraft.model_validate({k: v for k, v in form.items() if k in ("field", "message", "contact")})
-        await report_error(readers.corrections, paper["_id"], draft, user["_id"] if user else None)
+        filer = reporter(request, user)
+        await report_error(readers.corrections, paper["_id"], draft, user["_id"] if user else None, filer)
     except ValidationError as error:
         return await _form_page(request, paper, form, 422, error=validation_text(error, t))
-    except TooManyOpenReports:
-        return await _form_page(request, paper, form, 429, error=t("correct_too_many_open"))
+    except TooManyOpenReports as refused:
+        why = t("correct_too_many_yours", count=refused.yours) if refused.yours else t("correct_too_many_open")
+        return await _form_page(request, paper, form, 429, error=why)
     return see_other(paper_url(paper["_id"]) + "?reported=1#reported")

@@ -14,6 +14,7 @@ from papertrail.follows.reasons import reason_text as plain_reason_text
 from papertrail.names import display_name_key
 from papertrail.text import Dollar, Formula, Styled, TexPart, has_han, tex_parts
 from papertrail.venues.accepted import AcceptedVenue, PaperVenues, accepted_venues
+from papertrail.web_links import is_web_link
 from services.query.web.i18n import Translator
 
 AUTHORS_SHOWN = 8  # the seed site shows eight authors on a card, then "等 N 位作者"
@@ -25,6 +26,7 @@ SOURCE_NAMES = {
     "hf": "Hugging Face",
     "pmlr": "PMLR",
     "dblp": "DBLP",
+    "daily_arxiv": "daily-arXiv-ai-enhanced",
 }
 ZONE_NAMES = {"Asia/Shanghai": "zone_beijing"}  # an i18n key; other zones are shown by their IANA name
 
@@ -82,7 +84,17 @@ def summary_provenance(
     summary: dict[str, Any], current_version: str | None, t: Translator, when: Callable[..., str]
 ) -> list[str]:
     """Who wrote the summary, when and from which version of the paper; and, when the paper has moved on since
-    (its text changed and the new version's summary is not written yet), a line saying so."""
+    (its text changed and the new version's summary is not written yet), a line saying so. A community summary
+    names its publisher, model and day."""
+    if summary.get("publisher"):
+        return [
+            t(
+                "summary_by_community",
+                publisher=summary["publisher"],
+                model=summary.get("model"),
+                date=summary.get("published_on"),
+            )
+        ]
     day, version = when(summary.get("generated_at"), "%Y-%m-%d"), summary.get("paper_version")
     if not version:
         return [t("summary_by", model=summary.get("model"), date=day)]
@@ -147,20 +159,24 @@ class VenueLine:
 def venue_lines(paper: dict[str, Any], t: Translator) -> list[VenueLine]:
     """Where a paper (a search document or a canonical paper) was published or says it was accepted: its published
     record's venue first ("ICML 2025 · CCF-A (会议论文集)", when no claim of its own names that edition), then its
-    claims, accepted ones first."""
+    claims, accepted ones first. A claim naming the published record's edition says the proceedings too: the paper
+    merged with its proceedings record is published there, whatever its comment said before."""
     claims = paper.get("venue_claims") or []
+    published = [v for v in accepted_venues(PaperVenues.of_document(paper)) if v.evidence == "proceedings"]
     lines = [
         VenueLine(
             " · ".join([venue.label, *([f"CCF-{venue.ccf_rank}"] if venue.ccf_rank else [])]),
             t("venue_source_proceedings"),
             accepted=True,
         )
-        for venue in accepted_venues(PaperVenues.of_document(paper))
-        if venue.evidence == "proceedings" and not any(_names_edition(claim, venue) for claim in claims)
+        for venue in published
+        if not any(_names_edition(claim, venue) for claim in claims)
     ]
     for claim in sorted(claims, key=lambda c: c.get("status") != "accepted"):
         edition = " ".join(str(part) for part in (claim.get("venue"), claim.get("year")) if part)
         source = t(f"venue_source_{claim.get('source')}") if t.has(f"venue_source_{claim.get('source')}") else ""
+        if any(_names_edition(claim, venue) for venue in published):
+            source = t("venue_source_proceedings")
         if claim.get("status") != "accepted":
             lines.append(VenueLine(t("venue_submitted", venue=edition), source, accepted=False))
             continue
@@ -180,9 +196,11 @@ def venue_lines(paper: dict[str, Any], t: Translator) -> list[VenueLine]:
 
 
 def _names_edition(claim: dict[str, Any], venue: AcceptedVenue) -> bool:
-    """Whether an accepted claim of the paper's own already says the published record's venue and year."""
+    """Whether an accepted claim of the paper's own already says the published record's venue, year and track (a
+    comment's "EACL 2024" is not the proceedings' Findings of EACL 2024)."""
     same_venue = claim.get("venue_key") == venue.venue_key if venue.venue_key else claim.get("venue") == venue.venue
-    return claim.get("status") == "accepted" and same_venue and claim.get("year") in (venue.year, None)
+    same_track = (claim.get("track") or "main") == venue.track
+    return claim.get("status") == "accepted" and same_venue and same_track and claim.get("year") in (venue.year, None)
 
 
 def status_label(status: str | None, t: Translator) -> str:
@@ -281,8 +299,9 @@ def page_numbers(page: int, total: int, size: int, around: int = 2) -> list[int 
 
 
 def paper_links(paper: dict[str, Any]) -> list[tuple[str, str]]:
-    """Named links of a paper (arXiv abs/pdf, DOI, anthology …), from its links and ids."""
-    links = dict(paper.get("links") or {})
+    """Named links of a paper (arXiv abs/pdf, DOI, anthology …), from its links and ids; only http(s) URLs (the
+    normalizer keeps no other, but a paper stored before it did holds its source's links as given)."""
+    links = {name: url for name, url in (paper.get("links") or {}).items() if is_web_link(url)}
     ids = paper.get("ids") or {}
     if ids.get("arxiv"):
         links.setdefault("abs", f"https://arxiv.org/abs/{ids['arxiv']}")
@@ -301,14 +320,9 @@ RESOURCE_KINDS = ("code", "dataset", "model", "demo", "project")
 
 
 def resource_links(paper: dict[str, Any]) -> list[tuple[str, str]]:
-    """(kind, URL) of the paper's code, data, model, demo and project page; only http(s) URLs, since a source's
-    own field is shown as it came and a `javascript:` one must never become a link."""
+    """(kind, URL) of the paper's code, data, model, demo and project page; only http(s) URLs, as `paper_links`."""
     links = paper.get("links") or {}
-    return [
-        (kind, links[kind])
-        for kind in RESOURCE_KINDS
-        if isinstance(links.get(kind), str) and links[kind].startswith(("https://", "http://"))
-    ]
+    return [(kind, links[kind]) for kind in RESOURCE_KINDS if is_web_link(links.get(kind))]
 
 
 LINK_LABELS = {"abs": "arXiv abs", "pdf": "PDF", "anthology": "ACL Anthology", "doi": "DOI", "hf": "Hugging Face"}
@@ -340,7 +354,7 @@ def _tex_html(parts: Iterable[TexPart]) -> str:
         else:
             inner = _tex_html(part.parts)
             # only a web address becomes a link: an author's `\href{javascript:…}` is shown as its text
-            if part.url.startswith(("https://", "http://")):
+            if is_web_link(part.url):
                 out.append(f'<a href="{escape(part.url)}" rel="noopener nofollow">{inner}</a>')
             else:
                 out.append(inner)

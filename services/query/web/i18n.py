@@ -77,7 +77,28 @@ STRINGS: dict[str, tuple[str, str]] = {
         "按关键词与语义匹配(综合得分 ≥ {score})",
         "matched by words and meaning (combined score ≥ {score})",
     ),
-    "mode_semantic": ("按语义匹配(相近度 ≥ {score})", "matched by meaning (closeness ≥ {score})"),
+    "follow_chinese_help": (
+        "中文词按字面匹配论文的中文标题(标题)与 AI 导读的中文 TL;DR、动机、方法、结果、结论(摘要),不必分词;"
+        '没有 AI 导读的英文论文只能用英文词匹配,可写成 大模型推理 OR "LLM inference"。',
+        "Chinese terms are matched as written in a paper's Chinese title (title) and its AI summary's Chinese TL;DR, "
+        "motivation, method, results and conclusion (abstract); English papers without an AI summary are matched by "
+        'English terms only: write 大模型推理 OR "LLM inference".',
+    ),
+    "follow_chinese_terms": (
+        "中文词 {terms}:匹配中文标题与 AI 导读",
+        "Chinese terms {terms}: matched in Chinese titles and AI summaries",
+    ),
+    "follow_chinese_no_summaries": (
+        "这个关注只有中文词,而目前还没有任何论文有 AI 导读(摘要模型未配置或尚未处理到),所以暂时匹配不到论文;"
+        '加上英文词(如 大模型推理 OR "LLM inference")即可匹配英文标题和摘要。',
+        "This follow has Chinese terms only, and no paper has an AI summary yet (no summary model, or it has not "
+        'reached them): it matches nothing until summaries are written. Add English words (大模型推理 OR "LLM '
+        'inference") to match English titles and abstracts.',
+    ),
+    "mode_semantic": (
+        "按语义最相近的 {closest} 篇以内(相近度 ≥ {score})",
+        "the {closest} closest by meaning at most (closeness ≥ {score})",
+    ),
     "filter_category": ("分类", "Category"),
     "filter_ai": ("AI 相关", "AI-related"),
     "filter_status": ("状态", "Status"),
@@ -181,7 +202,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "limit_login_per_account": ("这个账号的登录失败", "failed sign-ins to this account"),
     "limit_signup_per_address": ("注册", "sign-ups"),
     "limit_mail_per_address": ("发送邮件", "mails sent"),
-    "limit_mail_per_account": ("给这个账号发送邮件", "mails to this account"),
+    "limit_password_checks": ("核对当前密码", "current-password checks"),
+    "limit_token_creates": ("创建 API 令牌", "new API tokens"),
     # a follow's own rules (papertrail/follows/checks.py FollowRuleError.rule)
     "follow_rule_venue_needed": ("请填写会议或期刊,或选择一个领域", "Name a venue, or choose a field"),
     "follow_rule_similar_needed": (
@@ -236,7 +258,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "summary_result": ("结果", "Results"),
     "summary_conclusion": ("结论", "Conclusion"),
     "summary_keywords": ("关键词", "Keywords"),
-    "summary_pending": ("AI 导读尚未生成(排队中)。", "The AI summary is not written yet (pending)."),
+    "summary_queued": ("AI 导读生成中 · 队列第 {place} 位", "AI summary being written · number {place} in the queue"),
+    "summary_none": ("暂无 AI 导读", "No AI summary yet"),
     "summary_no_model": (
         "尚未配置摘要模型,所以这里还没有 AI 导读。要生成导读,请运维为摘要服务(summarizer)设置 OPENAI_BASE_URL 和 "
         "OPENAI_MODEL(任何 OpenAI 兼容的端点,如 DeepSeek、Ollama、vLLM;见 docs/configuration.md);"
@@ -246,8 +269,12 @@ STRINGS: dict[str, tuple[str, str]] = {
         "vLLM; see docs/configuration.md); offline, make llm installs and starts a local model that knows Chinese "
         "and prints those settings.",
     ),
-    "summary_failed": ("AI 导读生成失败:{error}", "The AI summary failed: {error}"),
+    "summary_failed": ("暂无 AI 导读(未能生成)", "No AI summary (it could not be written)"),
     "summary_by": ("由 {model} 于 {date} 生成", "Written by {model} on {date}"),
+    "summary_by_community": (
+        "社区导读:{publisher} 于 {date} 发布,由 {model} 生成;本站导读写好后将替换它",
+        "Community summary: published by {publisher} on {date}, written by {model}; ours replaces it once written",
+    ),
     "summary_by_version": ("由 {model} 于 {date} 根据 {version} 生成", "Written by {model} on {date} from {version}"),
     "summary_older_version": (
         "这是 {version} 的导读:论文已更新到 {current},新版本的导读尚未生成。",
@@ -563,10 +590,22 @@ STRINGS: dict[str, tuple[str, str]] = {
     "token_revoke": ("吊销", "Revoke"),
     "token_new": ("新令牌(只显示这一次,请立即保存):", "New token (shown this once: keep it now):"),
     "token_not_found": ("没有这个令牌。", "No such token."),
+    "token_needs_confirmed": (
+        "请先确认邮箱,再创建 API 令牌。",
+        "Confirm your address before creating an API token.",
+    ),
+    "tokens_end_note": (
+        "创建令牌需要当前密码。修改或重设密码、在所有设备上退出时,所有令牌都会被吊销。",
+        "Creating a token asks for your current password. Changing or resetting the password, and signing out "
+        "everywhere, revoke every token.",
+    ),
     "account_sessions": ("登录会话", "Sessions"),
     "account_sessions_count": ("当前有 {count} 个登录会话。", "{count} signed-in session(s)."),
     "account_sign_out_everywhere": ("在所有设备上退出", "Sign out everywhere"),
-    "done_password": ("密码已修改。", "Password changed."),
+    "done_password": (
+        "密码已修改;其他登录会话和所有 API 令牌已失效。",
+        "Password changed; your other sessions and every API token have ended.",
+    ),
     "done_mailed": ("确认邮件已发送。", "Confirmation mail sent."),
     "done_unmailed": (
         "本站没有配置邮件服务(SMTP),没有发送确认邮件。",
@@ -675,6 +714,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "correct_submit": ("提交纠错", "Send report"),
     "correct_error": ("无法提交:{detail}", "Cannot send the report: {detail}"),
     "correct_too_long": ("表单内容超过 {limit} KB,请缩短后再提交", "the form is longer than {limit} KB; shorten it"),
+    "correct_too_many_yours": (
+        "你对这篇论文提交的纠错还有 {count} 条待处理,请等运营人员处理后再提交。",
+        "You have {count} open error reports on this paper: please wait until operators have handled them.",
+    ),
     "correct_too_many_open": (
         "这篇论文已有多条待处理的纠错,请等运营人员处理后再提交。",
         "This paper already has many open error reports: please wait until operators have handled them.",

@@ -16,10 +16,11 @@ from pydantic import ValidationError
 from starlette.datastructures import UploadFile as StarletteUploadFile
 
 from services.query.deps import CatalogueDep, ImportsDep, LibraryDep, SettingsDep, resources_of
+from services.query.moments import in_utc
 from services.query.readers.library.citations import FORMATS
 from services.query.readers.library.files import library_file
-from services.query.readers.library.importing import MAX_FILE_BYTES, FileTooLarge, ImportBusy
-from services.query.readers.library.imports import MalformedLibrary
+from services.query.readers.library.importing import MAX_FILE_BYTES, ImportBusy
+from services.query.readers.library.imports import FileTooLarge, MalformedLibrary
 from services.query.readers.library.shelf import (
     MAX_TEXT_FILTER,
     BadCursor,
@@ -153,7 +154,7 @@ async def show_library(
     try:
         # a day as the page's date field gives it, from its start in the zone the pages show times in
         zone = ZoneInfo(settings.display_timezone)
-        since_time = datetime.fromisoformat(since).replace(tzinfo=zone).astimezone(UTC) if since else None
+        since_time = in_utc(datetime.fromisoformat(since).replace(tzinfo=zone)) if since else None
         after = LibraryCursor.decode(cursor) if cursor else None
     except (ValueError, BadCursor):
         since_time, after, problem = None, None, t("library_bad_filter")

@@ -2,7 +2,6 @@
 
 import asyncio
 import re
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, get_args
 from urllib.parse import quote
@@ -12,9 +11,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.search_document import SEARCH_EMBEDDER, PaperFilter
-from papertrail.text import has_cjk, has_han
+from papertrail.text import has_han
 from schemas.paper import ClaimTrack
-from schemas.summary import NO_MODEL_CONFIGURED
 from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.overview import overview, source_details, summary_progress
 from services.query.catalogue.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
@@ -22,7 +20,6 @@ from services.query.catalogue.reads.search import (
     AUTHOR_KEY_PATTERN,
     MEANING_MIN_SCORE,
     TOPIC_ID_PATTERN,
-    PaperQuery,
     SimilarSearch,
 )
 from services.query.catalogue.reads.topics import NoSuchTopic, topic_papers
@@ -49,11 +46,6 @@ TOPIC_ID = re.compile(TOPIC_ID_PATTERN)
 PAGE_SIZE = 20  # papers of a topic page
 
 
-def chinese_words_only(query: PaperQuery, index: PaperIndex) -> bool:
-    """A search by words alone of a text holding CJK characters, on an index whose search vectors read it."""
-    return query.mode == "keyword" and bool(query.q.strip()) and has_cjk(query.q) and index.searches_chinese
-
-
 async def _meaning_ready(index: PaperIndex, catalogue: CatalogueRecords, text: str) -> tuple[str, str] | None:
     """(papers with a vector of the model this text is searched by, papers indexed) while some still wait for one
     (a fresh start embeds its papers in the background, minutes for a thousand): a search by meaning sees only those."""
@@ -73,14 +65,9 @@ async def show_home(
     window = await overview(index, catalogue, settings, None)
     browse, problem, rejected = parse_browse(request.query_params.multi_items(), Translator(language(request)))
     results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
-    by_meaning_instead = False
     try:
         if not problem:  # a bad filter lists nothing: the whole collection would read as the filter's answer
             results = await find_papers(index, browse.query())
-        if not problem and not results["total"] and chinese_words_only(browse.query(), index):
-            # Chinese words found no English paper: the search vectors' multilingual model finds them by meaning
-            results = await find_papers(index, replace(browse.query(), semantic=1.0))
-            by_meaning_instead = True
     except NoVectors:  # the API says which of the two; a reader needs to know only that words still search
         problem = Translator(language(request))("meaning_unavailable")
     by_meaning = results.get("mode", "keyword") != "keyword"
@@ -95,8 +82,10 @@ async def show_home(
         overview=window, links=links, accepted=accepted, browse=browse, sorts=SORTS, results=results, problem=problem,
         rejected=rejected,
         track_names=get_args(ClaimTrack),
-        meaning_min_score=index.meaning_for(browse.q).min_score if by_meaning else MEANING_MIN_SCORE,
-        by_meaning_instead=by_meaning_instead,
+        meaning_min_score=results.get("min_score") or MEANING_MIN_SCORE,
+        by_meaning_instead=results.get("by_meaning_instead", False),
+        # the 匹配方式 selector shows what answered: by meaning, when Chinese words no paper holds were searched so
+        semantic_shown=1.0 if results.get("by_meaning_instead") else browse.semantic,
         meaning_ready=meaning_ready,
         # a Chinese search that found nothing, and a model that cannot read it: say why, not only "0 papers"
         chinese_hint=not results["total"] and has_han(browse.q or "") and settings.reads_chinese is False,
@@ -132,7 +121,7 @@ async def show_paper(
     return render(
         request, "paper.html", user=user, paper=detail, topic_hits=hits, reported=reported, marks=marks,
         citation=citation, cite_format=cite_format, cite_formats=FORMATS, cite_open="cite" in request.query_params,
-        similar=similar, no_model_configured=NO_MODEL_CONFIGURED,
+        similar=similar,
     )  # fmt: skip
 
 

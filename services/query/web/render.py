@@ -1,13 +1,11 @@
 """Rendering pages: the Jinja2 environment, the language, session and CSRF cookies, and the signed-in user.
 
-Every form carries a CSRF token bound to this browser's session: an HMAC keyed by the session's own secret id (its
-HttpOnly cookie), or, signed out, by a pre-session id (the HttpOnly `pt_csrf` cookie, rotated at sign-in and
-sign-out). Every POST of the pages is refused without it (`FormNotFromThisSite`): a cookie planted with the same value
-in the form does not pass, nor does a token issued for another session, since the field is never the cookie."""
+Every form carries a CSRF token bound to this browser's session: the site secret's signature (SITE_SECRET,
+readers/accounts/keys.py) of the session's own secret id (its HttpOnly cookie), or, signed out, of a pre-session id
+(the HttpOnly `pt_csrf` cookie, rotated at sign-in and sign-out). Every POST of the pages is refused without it
+(`FormNotFromThisSite`): a cookie planted with the same value in the form does not pass, nor does a token issued for
+another session, nor one made for a planted cookie by anyone without the secret."""
 
-import base64
-import hashlib
-import hmac
 import secrets
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +19,7 @@ from services.query.catalogue.reads.paper_lookup import NotAPaperId
 from services.query.catalogue.reads.papers import held_paper
 from services.query.catalogue.repositories import CatalogueRecords
 from services.query.deps import SESSION_COOKIE, resources_of, session_user
+from services.query.readers.accounts.keys import signature
 from services.query.web import format as fmt
 from services.query.web.i18n import Translator, pick_language
 
@@ -72,14 +71,13 @@ def csrf_token(request: Request) -> str:
     `render` when the browser has none yet)."""
     if not hasattr(request.state, "pre_session"):
         request.state.pre_session = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
-    return _bound_token(request.cookies.get(SESSION_COOKIE) or request.state.pre_session)
+    return _bound_token(request, request.cookies.get(SESSION_COOKIE) or request.state.pre_session)
 
 
-def _bound_token(binding: str) -> str:
-    """The token for a session (or pre-session) id: without the id, which never leaves its HttpOnly cookie, nobody
-    can make it, and the token does not give the id away."""
-    digest = hmac.new(binding.encode(), b"papertrail csrf v1", hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+def _bound_token(request: Request, binding: str) -> str:
+    """The token for a session (or pre-session) id: the site secret's signature of it, so nobody without the secret
+    can make one even for a cookie they planted, and the token does not give the id away."""
+    return signature(resources_of(request).site_secret, "csrf", binding)
 
 
 def set_csrf_cookie(request: Request, response: Response, pre_session: str) -> None:
@@ -97,7 +95,7 @@ async def check_csrf(request: Request) -> None:
     else:
         fields = parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True)
         sent = next((value for name, value in reversed(fields) if name == CSRF_FIELD), "")
-    if not binding or not secrets.compare_digest(sent.encode(), _bound_token(binding).encode()):
+    if not binding or not secrets.compare_digest(sent.encode(), _bound_token(request, binding).encode()):
         raise FormNotFromThisSite
 
 

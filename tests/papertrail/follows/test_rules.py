@@ -1,5 +1,6 @@
 """Matching real corpus papers against topic, keyword and author follows, with the exact reasons."""
 
+import json
 import random
 from datetime import UTC, datetime
 
@@ -7,14 +8,18 @@ import pytest
 
 from bench.match_follows import generate_follows
 from papertrail.follows.catalogue import load_catalogue
+from papertrail.follows.checks import chinese_terms, only_chinese
 from papertrail.follows.expressions import ExpressionError
 from papertrail.follows.rules import FollowIndex, PaperText, topics_by_id
 from schemas.events import Follow, MatchReason, Subtopic
 from schemas.paper import Author, Paper
-from tests.matcher.corpus import corpus_papers, sample_papers
+from schemas.summary import Summary
+from tests.fake_openai import ADDITIONS, corpus_lines, corpus_summary_fields
+from tests.matcher.corpus import corpus_papers, paper_from_line, sample_papers
 
 NOW = datetime(2026, 5, 20, tzinfo=UTC)
 PAPERS = sample_papers()
+ADDED_TITLES = json.loads(ADDITIONS.read_text(encoding="utf-8"))["title_zh"]  # hand-translated, ORIGIN.md says
 RAG_NOT_SURVEY = 'retrieval AND ("language model" OR LLM) NOT survey'
 
 
@@ -209,3 +214,33 @@ def test_automaton_and_naive_loop_agree_on_generated_follows_over_corpus_papers(
         total += len(fast)
         kinds |= {f.kind for f, _ in fast}
     assert total > 100 and kinds == {"topic", "keyword", "author"}  # the comparison is not vacuous
+
+
+def test_a_chinese_keyword_follow_matches_the_chinese_title_and_summary(index: FollowIndex) -> None:
+    """Chinese terms are matched as written (Chinese has no spaces between words) in the paper's Chinese title (as its
+    title) and its AI summary's Chinese TL;DR and 导读 (as its abstract); the English text alone holds none of them."""
+    clear = next(line for line in corpus_lines() if line["id"] == "2605.01011")
+    paper = paper_from_line(clear)
+    summary = Summary(status="ok", title_zh=ADDED_TITLES["2605.01011"], **corpus_summary_fields(clear))
+    index.upsert(follow("llm", "keyword", query="大语言模型"))  # in the Chinese title only
+    index.upsert(follow("abstain", "keyword", query="弃权 AND 谦卑赤字", fields="abstract"))  # in the TL;DR
+    index.upsert(follow("title-only", "keyword", query="谦卑赤字", fields="title"))
+    index.upsert(follow("mixed", "keyword", query="医学 AND LLMs"))  # 医学 in Chinese, LLMs in the English title
+    index.upsert(follow("absent", "keyword", query="扩散模型"))
+    for found in (index.match(PaperText.of(paper, summary)), index.match_naive(PaperText.of(paper, summary))):
+        hits = {f.id: reasons for f, reasons in found}
+        assert set(hits) == {"llm", "abstain", "mixed"}
+        assert hits["llm"] == [MatchReason(term="大语言模型", field="title")]
+        assert hits["abstain"] == [
+            MatchReason(term="弃权", field="abstract"),
+            MatchReason(term="谦卑赤字", field="abstract"),
+        ]
+        assert MatchReason(term="医学", field="title") in hits["mixed"]
+    assert index.match(PaperText.of(paper)) == []  # without its summary: English words only
+
+
+def test_chinese_terms_and_follows_of_chinese_terms_only() -> None:
+    assert chinese_terms('大模型推理 OR "LLM inference" NOT 综述') == ["大模型推理"]
+    assert only_chinese("大模型推理") and only_chinese("大模型 AND 推理 NOT survey") and only_chinese("LLM AND 推理")
+    assert not only_chinese('大模型推理 OR "LLM inference"') and not only_chinese("LLM NOT 推理")
+    assert not only_chinese("LLM inference")

@@ -13,7 +13,7 @@ from schemas.paper import Paper
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
 from tests.conftest import wait_until
-from tests.integration.services import ARXIV_CS_PAGE, Pipeline
+from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user
 from tests.query.conftest import ArxivPageSite
 
 pytestmark = pytest.mark.integration
@@ -171,6 +171,26 @@ def test_invalid_expression_is_a_400_naming_the_problem(api: tuple[Pipeline, dic
     )
     assert response.status_code == 400
     assert "query" in response.json()["detail"]
+
+
+def test_a_chinese_follow_that_cannot_match_without_summaries_says_why(api: tuple[Pipeline, dict[str, str]]) -> None:
+    """This site has no summary model: no paper holds Chinese words, so a follow of Chinese terms only is stored with a
+    warning saying why it matches nothing; one that English words can match too is not."""
+    pipeline, _ = api
+    token = create_user(pipeline.env, "zh-follower")  # a reader of their own: their follows' matches stay theirs
+
+    def create(query: str) -> dict[str, Any]:
+        body = {"kind": "keyword", "name": query, "query": query}
+        response = httpx.post(pipeline.url("query", "/api/follows"), headers=_auth(token), json=body)
+        assert response.status_code == 201, response.text
+        follow: dict[str, Any] = response.json()
+        return follow
+
+    chinese = create("大模型推理")
+    assert chinese["chinese_terms"] == ["大模型推理"] and "no paper has an AI summary" in chinese["warning"]
+    assert create("LLM AND 推理")["warning"] is not None  # 推理 is needed, and no paper holds it
+    either = create('大模型推理 OR "LLM inference"')
+    assert either["chinese_terms"] == ["大模型推理"] and either["warning"] is None
 
 
 def test_feed_and_atom_feed_show_matching_papers(api: tuple[Pipeline, dict[str, str]]) -> None:

@@ -5,6 +5,7 @@ multilingual model's and an English one by the papers' model's, and the search e
 
 from collections import Counter
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -156,6 +157,35 @@ async def test_search_by_words_meaning_or_both_says_which(index: PaperIndex, scr
     )
     assert all(hit["_rankingScore"] >= MEANING_MIN_SCORE for hit in scored["hits"])
     assert 0 < meaning.total < len(PAPERS)
+
+
+async def test_a_search_by_meaning_lists_the_closest_papers_and_counts_those(
+    index: PaperIndex, scratch_db: AsyncDatabase
+) -> None:
+    """Every paper has some closeness to any text: a search by meaning alone lists the k closest (50 on the site),
+    counted, paged and faceted as those k, not every paper above the floor."""
+    await attach_vectors(index, CatalogueRecords.of(scratch_db), SETTINGS.model_key)
+    question = "photographs and pictures understood by machines"
+    above_floor = await index.search(replace(PaperListing(q=question, semantic=1).query(), meaning_top_k=len(PAPERS)))
+    assert above_floor.total > 5  # the floor alone lets more through than the five asked for below
+    closest = replace(PaperListing(q=question, semantic=1, size=3).query(), meaning_top_k=5)
+    first, second = await index.search(closest), await index.search(replace(closest, page=2))
+    assert first.total == second.total == 5 and first.closest == 5
+    ranked = [hit["paper_id"] for hit in above_floor.hits]
+    assert [hit["paper_id"] for hit in first.hits + second.hits] == ranked[:5]
+    assert sum(first.facets["status"].values()) == 5
+    # a filter's own facet counts the k closest without it (what choosing another value would list)
+    in_cv = await index.search(
+        replace(PaperListing(q=question, semantic=1, category=["cs.CV"]).query(), meaning_top_k=5)
+    )
+    assert sum(in_cv.facets["status"].values()) == in_cv.total <= 5
+    assert sum(in_cv.facets["categories"].values()) >= 5
+    hybrid = await index.search(PaperListing(q=question, semantic=0.5, category=["cs.CV"]).query())
+    assert sum(hybrid.facets["categories"].values()) >= hybrid.total > 0, hybrid.facets
+    # words and a blend of both are not cut to k
+    assert (
+        await index.search(replace(PaperListing(q=question, semantic=0.5).query(), meaning_top_k=5))
+    ).closest is None
 
 
 LINES = {f"arxiv:{line['id']}": line for line in read_lines([DAY])}

@@ -72,3 +72,32 @@ async def test_an_empty_backlog_says_nothing_waits_and_no_model_note(scratch_db:
         "summary-progress"
     )
     assert not section.find_class("summary-no-model")
+
+
+async def test_a_waiting_papers_place_is_its_place_in_the_sweeps_order(scratch_db: AsyncDatabase) -> None:
+    """Readers' papers first, then the community's picks, then the rest, the newest first within a rank; no place
+    while nothing is being written (no model) or once the paper no longer waits."""
+    store = SummaryStore(scratch_db)
+    await store.ensure_indexes()
+    older, newer = (
+        corpus_event(line, published_at=NOW - timedelta(days=days)) for line, days in ((LINES[0], 3), (LINES[1], 1))
+    )
+    asked = corpus_event(LINES[2], published_at=NOW - timedelta(days=9))
+    picked = corpus_event(LINES[3], community=CommunityPick(date="2026-05-05", upvotes=3))
+    idle = corpus_event(LINES[4])
+    reason = "endpoint unavailable"
+    await store.hold_many(
+        [(e, paper_digest(e.paper), reason, summary_priority(e.paper)) for e in (older, newer, picked)]
+    )
+    await store.hold_many([(asked, paper_digest(asked.paper), reason, READERS)])
+    await store.hold_many([(idle, paper_digest(idle.paper), NO_MODEL_CONFIGURED, summary_priority(idle.paper))])
+    backlog = CatalogueRecords.of(scratch_db).summary_backlog
+
+    # the sweep's own order (the summarizer's query): the idle paper is in it too, taken once a model is configured
+    order = [event.paper.id for event, _ in await store.waiting(10)]
+    assert order[:3] == [asked.paper.id, picked.paper.id, newer.paper.id] and order.index(older.paper.id) > 2
+    for event in (asked, picked, newer, older):
+        assert await backlog.place_of(event.paper.id) == order.index(event.paper.id) + 1
+    assert await backlog.place_of(idle.paper.id) is None  # nothing is written while it waits for no model
+    await store.release_many([asked.paper.id])
+    assert await backlog.place_of(picked.paper.id) == 1 and await backlog.place_of(asked.paper.id) is None

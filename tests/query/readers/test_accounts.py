@@ -111,6 +111,12 @@ def sign_up(site: Site, email: str, password: str = PASSWORD) -> httpx.Client:
     return client
 
 
+def confirm(site: Site, email: str) -> None:
+    """Confirm the address by the link of its (first) confirmation mail."""
+    token = link_token(mail_to(site, email), "confirm")
+    assert post_form(browser(site.base), f"/confirm?token={token}", "/confirm", token=token).status_code == 200
+
+
 def sign_in(site: Site, email: str, password: str = PASSWORD) -> httpx.Client:
     client = browser(site.base)
     answer = post_form(client, "/login", "/login", email=email, password=password, next="/me/account")
@@ -172,20 +178,22 @@ def test_every_form_post_without_this_browsers_csrf_token_is_refused(site: Site)
 def test_a_planted_csrf_cookie_and_field_or_another_sessions_token_is_refused(site: Site) -> None:
     """The token is bound to the session (or, signed out, to the pre-session): a pair that was not issued for this
     browser's session does not pass, whatever the cookie holds."""
-    sign_up(site, "mo@example.org")
-    mo, eve = sign_in(site, "mo@example.org"), browser(site.base)
+    sign_up(site, "mu@example.org")
+    confirm(site, "mu@example.org")
+    mu, eve = sign_in(site, "mu@example.org"), browser(site.base)
     planted = "planted-by-a-sibling-subdomain"
-    for client, action in ((mo, "/me/account/tokens"), (eve, "/login")):  # signed in, and signed out
+    for client, action in ((mu, "/me/account/tokens"), (eve, "/login")):  # signed in, and signed out
         client.cookies.delete("pt_csrf")
         client.cookies.set("pt_csrf", planted)
         answer = client.post(
-            action, data={"csrf": planted, "name": "x", "email": "mo@example.org", "password": PASSWORD}
+            action, data={"csrf": planted, "name": "x", "email": "mu@example.org", "password": PASSWORD}
         )
         assert answer.status_code == 403, action
-    others = csrf_of(sign_in(site, "mo@example.org"), "/me/account")  # issued for another session of the same user
-    assert mo.post("/me/account/tokens", data={"csrf": others, "name": "x"}).status_code == 403
-    assert post_form(mo, "/me/account", "/me/account/tokens", name="mine").status_code == 201  # its own still works
-    assert post_form(eve, "/login", "/login", email="mo@example.org", password=PASSWORD).status_code == 303
+    others = csrf_of(sign_in(site, "mu@example.org"), "/me/account")  # issued for another session of the same user
+    assert mu.post("/me/account/tokens", data={"csrf": others, "name": "x", "current": PASSWORD}).status_code == 403
+    own = post_form(mu, "/me/account", "/me/account/tokens", name="mine", current=PASSWORD)
+    assert own.status_code == 201  # its own still works
+    assert post_form(eve, "/login", "/login", email="mu@example.org", password=PASSWORD).status_code == 303
 
 
 def test_sign_out_everywhere_ends_the_other_sessions(site: Site) -> None:
@@ -227,10 +235,11 @@ def test_a_forgotten_password_is_reset_by_a_single_use_mailed_link(site: Site) -
 
 
 def test_api_tokens_are_made_shown_once_listed_and_revoked_by_their_owner_only(site: Site) -> None:
-    sign_up(site, "el@example.org")
-    sign_up(site, "fu@example.org")
+    for email in ("el@example.org", "fu@example.org"):
+        sign_up(site, email)
+        confirm(site, email)
     el, fu = sign_in(site, "el@example.org"), sign_in(site, "fu@example.org")
-    made = post_form(el, "/me/account", "/me/account/tokens", name="laptop script")
+    made = post_form(el, "/me/account", "/me/account/tokens", name="laptop script", current=PASSWORD)
     assert made.status_code == 201
     token = html.fromstring(made.text).get_element_by_id("new-token").text_content()
     me = httpx.get(f"{site.base}/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=10)
@@ -319,8 +328,9 @@ def test_others_failed_sign_ins_never_refuse_the_owner_from_another_address(site
 
 def test_users_delete_removes_the_user_and_everything_of_theirs(site: Site) -> None:
     sign_up(site, "io@example.org")
+    confirm(site, "io@example.org")
     io = sign_in(site, "io@example.org")
-    token = html.fromstring(post_form(io, "/me/account", "/me/account/tokens", name="t").text)
+    token = html.fromstring(post_form(io, "/me/account", "/me/account/tokens", name="t", current=PASSWORD).text)
     api_token = token.get_element_by_id("new-token").text_content()
     auth = {"Authorization": f"Bearer {api_token}"}
     follow = {"kind": "keyword", "name": "g", "query": "graphs"}
@@ -495,6 +505,7 @@ def test_in_headless_chromium_sign_up_confirm_sign_in_and_manage_the_account(sit
             tab.wait_for_url("**/me/account")
             assert "已确认" in tab.locator("#account-email").inner_text()
             tab.locator("form.token-form input[name=name]").fill("zotero")
+            tab.locator("form.token-form input[name=current]").fill(PASSWORD)
             tab.get_by_role("button", name="创建令牌").click()
             assert tab.locator("#new-token").inner_text().startswith("pt_")
             tab.screenshot(path=shots / "03-account.png", full_page=True)

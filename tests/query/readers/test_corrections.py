@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from services.query.readers.accounts.corrections import (
     FIELDS,
     MAX_OPEN_PER_PAPER,
+    MAX_OPEN_PER_REPORTER,
     CorrectionDraft,
     TooManyOpenReports,
     file_report,
@@ -71,18 +72,27 @@ def test_the_schema_states_the_limits_the_validators_check(text: str) -> None:
 
 def test_a_filed_report_is_open_with_its_paper_reader_and_time() -> None:
     draft = CorrectionDraft(field="title_zh", message="标题应为《…》")
-    report = file_report("arxiv:hep-th/9901001", draft, open_reports=0, user_id="u1", now=NOW)
+    report = file_report("arxiv:hep-th/9901001", draft, open_reports=0, yours=0, user_id="u1", now=NOW)
     assert (report.paper_id, report.status, report.user_id, report.created_at) == (
         "arxiv:hep-th/9901001",
         "open",
         "u1",
         NOW,
     )
-    assert len(report.id) == 32 and report.id != file_report("p", draft, open_reports=0, user_id=None, now=NOW).id
+    other = file_report("p", draft, open_reports=0, yours=0, user_id=None, now=NOW)
+    assert len(report.id) == 32 and report.id != other.id
 
 
 def test_a_paper_holds_at_most_twenty_open_reports() -> None:
     draft = CorrectionDraft(field="other", message="again")
-    file_report("acl:2024.acl-long.1", draft, open_reports=MAX_OPEN_PER_PAPER - 1, user_id=None, now=NOW)
+    file_report("acl:2024.acl-long.1", draft, open_reports=MAX_OPEN_PER_PAPER - 1, yours=0, user_id=None, now=NOW)
     with pytest.raises(TooManyOpenReports, match="already has 20 open error reports"):
-        file_report("acl:2024.acl-long.1", draft, open_reports=MAX_OPEN_PER_PAPER, user_id=None, now=NOW)
+        file_report("acl:2024.acl-long.1", draft, open_reports=MAX_OPEN_PER_PAPER, yours=0, user_id=None, now=NOW)
+
+
+def test_one_reporter_holds_at_most_three_open_reports_on_a_paper_so_none_fills_its_cap_alone() -> None:
+    draft = CorrectionDraft(field="other", message="again")
+    file_report("acl:2024.acl-long.1", draft, open_reports=3, yours=MAX_OPEN_PER_REPORTER - 1, user_id=None, now=NOW)
+    with pytest.raises(TooManyOpenReports, match="you have 3 open error reports") as refused:
+        file_report("acl:2024.acl-long.1", draft, open_reports=3, yours=MAX_OPEN_PER_REPORTER, user_id=None, now=NOW)
+    assert refused.value.yours == 3 and MAX_OPEN_PER_REPORTER < MAX_OPEN_PER_PAPER

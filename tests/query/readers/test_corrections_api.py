@@ -2,6 +2,7 @@
 the query service as a real process; the API's 201 / 404 / 422 / 429 / 401, the form page round trip, and the
 operators' `papertrail corrections list|close`."""
 
+import itertools
 import re
 import uuid
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.integration
 OLD_STYLE = FIXTURES / "query/old_style_ids.jsonl"
 REPORTED = "arxiv:astro-ph/0601001"  # reports in most tests
 FLOODED = "arxiv:quant-ph/0201082"  # the open-report cap is tried on this one only
+ADDRESSES = (f"203.0.113.{n}" for n in itertools.count(1))  # a client each (TEST-NET-3, never contacted)
 
 
 @dataclass
@@ -27,8 +29,13 @@ class Site:
     base: str
     token: str
 
-    def post(self, paper_id: str, body: dict[str, Any], token: str | None = None) -> httpx.Response:
+    def post(
+        self, paper_id: str, body: dict[str, Any], token: str | None = None, address: str | None = None
+    ) -> httpx.Response:
+        """Report as a client of its own (a fresh address) unless an address is given: one client holds at most three
+        open reports on a paper."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers["X-Forwarded-For"] = address or next(ADDRESSES)
         return httpx.post(f"{self.base}/api/papers/{paper_id}/corrections", json=body, headers=headers, timeout=10)
 
 
@@ -39,7 +46,8 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         "MONGODB_DATABASE": f"papertrail_corr_{run}",
         "INDEX_NAME": f"papers_corr_{run}",
         "TOPIC_PARTITIONS": "3",
-        "LIMIT_CORRECTIONS": "1000/1d",  # these tests flood one paper from one address; the limit is tried apart
+        "LIMIT_CORRECTIONS": "1000/1d",  # these tests flood one paper; the limit is tried apart
+        "TRUSTED_PROXIES": "127.0.0.1",  # reports "from" other addresses by X-Forwarded-For
     }
     with running_services(["normalizer", "query"], env, tmp_path_factory.mktemp("corrections")) as ports:
         base = f"http://127.0.0.1:{ports['query']}"
@@ -93,14 +101,32 @@ def test_bad_reports_get_a_4xx_that_says_why(site: Site) -> None:
 
 
 def test_a_paper_takes_twenty_open_reports_then_429_until_one_is_closed(site: Site) -> None:
-    accepted = [site.post(FLOODED, {"field": "other", "message": f"report {n}"}) for n in range(20)]
+    accepted = [
+        site.post(FLOODED, {"field": "other", "message": f"report {n}"}, address=f"192.0.2.{n // 2}") for n in range(20)
+    ]
     assert [r.status_code for r in accepted] == [201] * 20
-    refused = site.post(FLOODED, {"field": "other", "message": "one more"})
+    refused = site.post(FLOODED, {"field": "other", "message": "one more"}, address="192.0.2.100")
     assert refused.status_code == 429 and "already has 20 open error reports" in refused.text
     assert site.post(REPORTED, {"field": "other", "message": "another paper is not capped"}).status_code == 201
     closed = papertrail_cli(site.env, "corrections", "close", accepted[0].json()["id"])
     assert f"report {accepted[0].json()['id']} on {FLOODED} is closed" in closed.stdout
-    assert site.post(FLOODED, {"field": "other", "message": "room again"}).status_code == 201
+    assert site.post(FLOODED, {"field": "other", "message": "room again"}, address="192.0.2.100").status_code == 201
+
+
+def test_one_anonymous_client_cannot_fill_a_papers_open_reports_and_keep_others_out(site: Site) -> None:
+    """The paper's cap is shared by everyone: one client (an address, or a user) holds at most three open reports on
+    one paper, so nobody alone keeps everyone else's reports out."""
+    flooder = "198.51.100.77"
+    sent = [site.post(REPORTED, {"field": "other", "message": f"copy {n}"}, address=flooder) for n in range(4)]
+    assert [r.status_code for r in sent] == [201, 201, 201, 429]
+    assert "you have 3 open error reports" in sent[3].json()["detail"]
+    assert site.post(REPORTED, {"field": "other", "message": "mine"}, address="198.51.100.78").status_code == 201
+    token = create_user(site.env, "flooder")
+    signed = [site.post(REPORTED, {"field": "other", "message": f"u{n}"}, token=token) for n in range(4)]
+    assert [r.status_code for r in signed] == [201, 201, 201, 429]  # a user, from any address, is one reporter
+    closed = papertrail_cli(site.env, "corrections", "close", sent[0].json()["id"])
+    assert closed.returncode == 0
+    assert site.post(REPORTED, {"field": "other", "message": "room again"}, address=flooder).status_code == 201
 
 
 def test_operators_list_by_status_and_close(site: Site) -> None:

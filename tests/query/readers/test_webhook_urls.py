@@ -1,13 +1,20 @@
 """Webhook URLs refused when written, over a real query service and MongoDB: what the security review reached
 through webhooks (Meilisearch's /keys, MongoDB, Kafka, the metadata service) is a 422 naming the field and the
-rule, for the user's webhook and a follow's, and an operator's network (WEBHOOK_ALLOWED_HOSTS) is allowed."""
+rule, for the user's webhook and a follow's, and an operator's network (WEBHOOK_ALLOWED_HOSTS) is allowed; the
+webhook's state says why its deliveries count against it (failures, slow answers)."""
 
+import json
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import httpx
 import pytest
+from pymongo import AsyncMongoClient
 
+from schemas.events import FollowMatched, MatchReason
+from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery
+from services.matcher.store import MatchStore
 from tests.conftest import Servers
 from tests.integration.services import create_user, running_service
 
@@ -30,7 +37,7 @@ INTERNAL_WEBHOOKS = [
 
 
 @pytest.fixture(scope="module")
-def query(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+def query(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
     run = uuid.uuid4().hex[:8]
     env = servers.environment() | {
         "MONGODB_DATABASE": f"papertrail_webhooks_{run}",
@@ -39,11 +46,13 @@ def query(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         "WEBHOOK_ALLOWED_HOSTS": "10.20.0.0/16",  # an operator's on-premises receivers
     }
     with running_service("query", env, tmp_path_factory.mktemp("webhooks")) as port:
-        yield f"http://127.0.0.1:{port}", create_user(env, "bo")
+        yield f"http://127.0.0.1:{port}", create_user(env, "bo"), env["MONGODB_DATABASE"]
 
 
-def test_webhooks_to_internal_addresses_or_with_credentials_are_422_naming_the_rule(query: tuple[str, str]) -> None:
-    base, token = query
+def test_webhooks_to_internal_addresses_or_with_credentials_are_422_naming_the_rule(
+    query: tuple[str, str, str],
+) -> None:
+    base, token, _ = query
     with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:
         for hook, rule in INTERNAL_WEBHOOKS:
             refused = api.put("/api/me/webhook", json={"url": hook})
@@ -61,3 +70,81 @@ def test_webhooks_to_internal_addresses_or_with_credentials_are_422_naming_the_r
         follow = {"kind": "keyword", "name": "on premises", "query": "kernel", "webhook_url": "http://10.20.1.3/hook"}
         made = api.post("/api/follows", json=follow)
         assert made.status_code == 201 and made.json()["webhook_url"] == "http://10.20.1.3/hook"
+
+
+async def test_the_webhooks_state_says_why_deliveries_count_against_it(
+    query: tuple[str, str, str], servers: Servers
+) -> None:
+    """Slow answers as the matcher records them (its MatchStore writes `webhook_endpoints`): the webhook's state
+    shows the last one and the count before the webhook is disabled, and the disabled reason after."""
+    base, token, database = query
+    slow = "slow answer: HTTP 200 after 8.0 s (slow after 5 s)"
+    async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:
+        assert (await api.put("/api/me/webhook", json={"url": "http://10.20.1.9/slow"})).status_code == 200
+        user_id = (await api.get("/api/me")).json()["id"]
+        client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
+        try:
+            matcher = MatchStore(client[database])
+            await matcher.endpoint_failed(user_id, "10.20.1.9", datetime.now(UTC), slow, disable_after=2)
+            state = (await api.get("/api/me/webhook")).json()
+            assert (state["disabled"], state["consecutive_failures"], state["last_error"]) == (False, 1, slow)
+            await matcher.endpoint_failed(user_id, "10.20.1.9", datetime.now(UTC), slow, disable_after=2)
+        finally:
+            await client.close()
+        state = (await api.get("/api/me/webhook")).json()
+    assert state["disabled"] is True and state["consecutive_failures"] == 2
+    assert state["disabled_reason"] == f"disabled after 2 consecutive failed or slow deliveries; last: {slow}"
+
+
+GROUP_BOT_REFUSALS = [
+    ({"url": "https://hooks.example.org/bot", "channel": "teams"}, "channel: 'teams' is none of generic, feishu, "),
+    (
+        {"url": "https://hooks.example.org/open-apis/bot/v2/hook/t", "channel": "feishu"},
+        "url: a feishu webhook is an https URL on open.feishu.cn or open.larksuite.com",
+    ),
+    (
+        {"url": "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=k", "channel": "wecom", "secret": "s"},
+        "secret: a wecom bot takes no signing secret",
+    ),
+    ({"url": "https://hooks.example.org/hook", "secret": "mine"}, "secret: a generic webhook's secret is made by"),
+]
+
+
+async def test_a_group_bots_webhook_is_checked_stored_and_shown_masked(
+    query: tuple[str, str, str], servers: Servers
+) -> None:
+    base, token, database = query
+    hook = "https://oapi.dingtalk.com/robot/send?access_token=0123456789abcdef"
+    async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:
+        for body, problem in GROUP_BOT_REFUSALS:
+            refused = await api.put("/api/me/webhook", json=body)
+            assert refused.status_code == 422, (body, refused.text)
+            assert refused.json()["detail"].startswith(problem), refused.text
+        bot = {"url": hook, "channel": "dingtalk", "secret": "SECabc123", "language": "en"}
+        made = await api.put("/api/me/webhook", json=bot)
+        assert made.status_code == 200, made.text
+        state = (await api.get("/api/me/webhook")).json()
+    shown = "https://oapi.dingtalk.com/robot/send?access_token=***cdef"
+    assert made.json()["url"] == state["url"] == shown  # whoever holds the URL can post to the group
+    assert made.json()["secret"] is None and state["secret"] is None  # the bot's secret is never shown
+    assert state["channel"] == "dingtalk" and state["language"] == "en" and state["signed"] is True
+    client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
+    try:
+        user = await client[database]["users"].find_one({"webhook_url": hook})
+        assert user is not None
+        stored = (user["webhook_channel"], user["webhook_secret"], user["webhook_language"])
+        assert stored == ("dingtalk", "SECabc123", "en")
+        # a delivery as the matcher queues it: its log shows the URL masked, and never the signed URL it sends to
+        match = FollowMatched(
+            user_id=user["_id"], follow_id="f1", follow_kind="keyword", paper_id="arxiv:2605.01386",
+            reasons=[MatchReason(term="retrieval", field="title")], matched_at=datetime.now(UTC),
+        )  # fmt: skip
+        target = WebhookTarget(hook, "SECabc123", "dingtalk", "en")
+        queued = queued_delivery(match, target, datetime.now(UTC), "https://papertrail.example")
+        assert await MatchStore(client[database]).queue_deliveries([queued]) == 1
+    finally:
+        await client.close()
+    async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:
+        logged = (await api.get("/api/me/webhook")).json()["deliveries"]
+    assert [(d["url"], d["channel"], d["outcome"]) for d in logged] == [(shown, "dingtalk", "pending")]
+    assert "0123456789abcdef" not in json.dumps(logged) and "request_url" not in logged[0]

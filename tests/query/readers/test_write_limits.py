@@ -17,7 +17,7 @@ from tests.conftest import FIXTURES, Servers, wait_until
 from tests.integration.services import create_user, papertrail_cli, running_service
 
 pytestmark = pytest.mark.integration
-PAPERS = ("arxiv:astro-ph/0601001", "arxiv:quant-ph/0201082")  # ten reports each stay under the per-paper cap
+PAPERS = ("arxiv:astro-ph/0601001", "arxiv:quant-ph/0201082")
 DAY = 86_400  # the tests' windows are a day long, so none ends while a test runs
 
 
@@ -57,8 +57,10 @@ def replicas(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iter
         yield Replicas(env, bases)
 
 
-def report(base: str, paper_id: str, headers: dict[str, str] | None = None) -> httpx.Response:
-    body: dict[str, Any] = {"field": "other", "message": "标题有误"}
+def report(
+    base: str, paper_id: str, headers: dict[str, str] | None = None, message: str = "标题有误"
+) -> httpx.Response:
+    body: dict[str, Any] = {"field": "other", "message": message}
     return httpx.post(f"{base}/api/papers/{paper_id}/corrections", json=body, headers=headers, timeout=10)
 
 
@@ -72,8 +74,11 @@ def assert_limited(response: httpx.Response) -> None:
 def test_the_21st_anonymous_report_from_one_address_is_refused_on_either_replica(replicas: Replicas) -> None:
     a, b, _ = replicas.bases
     one = {"X-Forwarded-For": "203.0.113.7"}
-    written = [report(base, paper, one) for base in (a, b) for paper in PAPERS for _ in range(5)]
-    assert [r.status_code for r in written] == [201] * 20
+    # three open reports per paper is all one client may hold: the rest of the 20 writes are refused blank reports,
+    # which count as writes all the same
+    stored = [report(a if n % 2 else b, PAPERS[n % 2], one) for n in range(6)]
+    blank = [report(a if n % 2 else b, PAPERS[n % 2], one, message=" ") for n in range(14)]
+    assert [r.status_code for r in stored + blank] == [201] * 6 + [422] * 14
     assert_limited(report(a, PAPERS[0], one))
     assert_limited(report(b, PAPERS[1], one))
     # another address, and a signed-in reader behind the same address (counted as a user), are unaffected
@@ -135,3 +140,13 @@ def test_the_correction_form_past_its_limit_keeps_the_readers_text_and_says_why_
         assert tree.xpath('//select[@name="field"]/option[@selected]/@value') == ["title_zh"]
         english = reader.post(form_url, data=typed, params={"lang": "en"})
         assert "Too many error reports for now: try again in" in english.text and typed["message"] in english.text
+
+
+def test_without_site_secret_the_replicas_share_the_one_made_for_the_database(replicas: Replicas) -> None:
+    """A local run without SITE_SECRET: the first replica makes a secret and keeps it in MongoDB, the others read it,
+    so a form one replica served is taken by another (a secret of each replica's own would refuse it with 403)."""
+    a, b, _ = replicas.bases
+    with httpx.Client(timeout=10) as visitor:
+        csrf = html.fromstring(visitor.get(f"{a}/login").text).xpath('//input[@name="csrf"]/@value')[0]
+        answer = visitor.post(f"{b}/login", data={"csrf": csrf, "email": "nobody@example.org", "password": "x" * 12})
+        assert answer.status_code == 401, answer.text  # the form was taken, the password checked (and wrong)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from services.query.api.problems import problem_responses
 from services.query.deps import BEARER, HELD_PAPER_ERRORS, HeldPaper, ReadersDep, bearer_token
 from services.query.readers.accounts.corrections import CorrectionDraft, TooManyOpenReports, report_error
-from services.query.readers.write_limits import WriteLimit
+from services.query.readers.write_limits import WriteLimit, reporter
 
 router = APIRouter(prefix="/api", tags=["corrections"])
 
@@ -48,14 +48,14 @@ OptionalUser = Annotated[dict[str, Any] | None, Depends(optional_user)]
     | problem_responses(
         (
             429,
-            "the paper has too many open reports, or this client (address or user) wrote too many reports in the "
-            "window (Retry-After says when to try again)",
+            "the paper has too many open reports, or this client (address or user) has too many open on it, or "
+            "wrote too many reports in the window (Retry-After says when to try again)",
         )
     ),
     openapi_extra={"security": [{}, {BEARER: []}]},  # anonymous or signed in
 )
 async def create_correction(
-    paper: HeldPaper, body: CorrectionDraft, readers: ReadersDep, user: OptionalUser
+    paper: HeldPaper, body: CorrectionDraft, readers: ReadersDep, user: OptionalUser, request: Request
 ) -> CorrectionCreated:
     """Report a wrong institution name, Chinese title, summary or author list; signed-in or anonymous.
 
@@ -63,7 +63,9 @@ async def create_correction(
     canonical paper, whose id the answer gives.
     """
     try:
-        report = await report_error(readers.corrections, paper["_id"], body, user["_id"] if user else None)
+        report = await report_error(
+            readers.corrections, paper["_id"], body, user["_id"] if user else None, reporter(request, user)
+        )
     except TooManyOpenReports as error:
         raise HTTPException(429, str(error)) from error
     return CorrectionCreated(id=report.id, status=report.status, paper_id=report.paper_id)

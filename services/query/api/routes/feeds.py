@@ -14,12 +14,20 @@ from services.query.catalogue.reads.search import TOPIC_ID_PATTERN, PaperSearch
 from services.query.catalogue.reads.venues import VENUE_KEY_PATTERN, venue_by_key
 from services.query.deps import PaperIndexDep, PapersDep, ReadersDep, SettingsDep
 from services.query.readers.accounts.follows import follow_feed
+from services.query.settings import QuerySettings
 
 ATOM = "application/atom+xml; charset=utf-8"
 ATOM_FEED: dict[int | str, dict[str, Any]] = {
     200: {"description": "an Atom feed", "content": {"application/atom+xml": {"schema": {"type": "string"}}}}
 }
 router = APIRouter(prefix="/feeds", tags=["feeds"], responses=ATOM_FEED | problem_responses(422))
+
+
+def feed_url(settings: QuerySettings, request: Request) -> str:
+    """The feed's own address (its rel="self" link) under PUBLIC_URL: never the request's Host header, which anyone
+    sending the request chooses (and a cache or feed service would then hand the chosen host to others)."""
+    query = f"?{request.url.query}" if request.url.query else ""
+    return f"{settings.public_url.rstrip('/')}{request.url.path}{query}"
 
 
 @router.get(
@@ -36,7 +44,7 @@ async def read_follow_feed(
     request: Request,
 ) -> Response:
     """The latest papers matching one follow."""
-    body = await follow_feed(readers, papers, settings.public_url, follow_id, key, str(request.url))
+    body = await follow_feed(readers, papers, settings.public_url, follow_id, key, feed_url(settings, request))
     if body is None:
         raise HTTPException(404, "no such feed (wrong follow id or key)")
     return Response(body, media_type=ATOM)
@@ -50,7 +58,9 @@ async def read_topic_feed(
     request: Request,
 ) -> Response:
     """The latest papers hitting a catalogue topic."""
-    return Response(await topic_feed(index, settings.public_url, topic_id, str(request.url)), media_type=ATOM)
+    return Response(
+        await topic_feed(index, settings.public_url, topic_id, feed_url(settings, request)), media_type=ATOM
+    )
 
 
 @router.get(
@@ -71,7 +81,7 @@ async def read_venue_feed(
     venue = venue_by_key(key)
     if venue is None:
         raise HTTPException(404, f"the catalogue holds no venue {key!r} (GET /api/venues lists them)")
-    body = await venue_feed(index, settings.public_url, venue, year, track, str(request.url))
+    body = await venue_feed(index, settings.public_url, venue, year, track, feed_url(settings, request))
     return Response(body, media_type=ATOM)
 
 
@@ -86,7 +96,7 @@ async def read_search_feed(
     them, for a feed reader."""
     query = search.paper_query(sort="ingested", page=1, size=FEED_SIZE)
     try:
-        body = await search_feed(index, settings.public_url, query, request.url.query, str(request.url))
+        body = await search_feed(index, settings.public_url, query, request.url.query, feed_url(settings, request))
     except NoVectors as error:
         raise HTTPException(503, str(error)) from error
     return Response(body, media_type=ATOM)

@@ -8,6 +8,8 @@ from pydantic import BaseModel, Field, HttpUrl
 
 from papertrail.follows.checks import FollowRuleError
 from papertrail.outbound import OutboundPolicy, OutboundRefused
+from papertrail.push.channel import Language, masked_url
+from papertrail.push.channels import CHANNEL_NAMES, CHANNELS, GENERIC
 from services.query.api.problems import problem_responses
 from services.query.catalogue.reads.search import Moment
 from services.query.deps import (
@@ -183,15 +185,64 @@ async def read_feed(
 
 
 class WebhookSet(BaseModel):
-    url: HttpUrl = Field(description="where each match is POSTed as JSON")
+    url: HttpUrl = Field(description="where each match is POSTed as JSON (a group bot: the webhook URL it gave)")
+    channel: str = Field(
+        GENERIC,
+        description="`generic`: PaperTrail's signed JSON; `feishu`, `dingtalk`, `wecom`: that group bot's own "
+        'message format (docs/operations.md, "Push channels")',
+        examples=["feishu"],
+    )
+    secret: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="the signing secret a Feishu (签名校验) or DingTalk (加签, `SEC…`) bot gave, if signing is on; "
+        "never shown again",
+    )
+    language: Language = Field("zh", description="the language of a group bot's messages")
+
+
+def check_channel(body: WebhookSet) -> None:
+    """A 422 naming the field when the channel is unknown, the URL is not its bot's, or a secret is given to a
+    channel that signs with none of the reader's."""
+    if body.channel not in CHANNEL_NAMES:
+        raise HTTPException(422, f"channel: {body.channel!r} is none of {', '.join(CHANNEL_NAMES)}")
+    channel = CHANNELS.get(body.channel)
+    if channel is None:
+        if body.secret is not None:
+            raise HTTPException(422, "secret: a generic webhook's secret is made by PaperTrail and shown once")
+        return
+    if (problem := channel.url_problem(str(body.url))) is not None:
+        raise HTTPException(422, f"url: {problem}")
+    if body.secret is not None and not channel.signs:
+        raise HTTPException(422, f"secret: a {channel.name} bot takes no signing secret (its key is in the URL)")
 
 
 class WebhookState(BaseModel):
-    url: str | None = Field(None, description="the webhook, if one is set")
-    secret: str | None = Field(None, description="HMAC-SHA256 signing secret; shown once, when the webhook is set")
-    disabled: bool = Field(False, description="the matcher stopped delivering after repeated failures")
-    disabled_reason: str | None = None
-    consecutive_failures: int = 0
+    url: str | None = Field(
+        None, description="the webhook, if one is set (a group bot's with its token masked: `***ab12`)"
+    )
+    channel: str = Field(GENERIC, description="the message format: `generic`, `feishu`, `dingtalk`, `wecom` or `slack`")
+    language: Language = Field("zh", description="the language of a group bot's messages")
+    signed: bool = Field(False, description="deliveries are signed (a generic webhook's always are)")
+    secret: str | None = Field(
+        None, description="a generic webhook's HMAC-SHA256 signing secret; shown once, when the webhook is set"
+    )
+    disabled: bool = Field(
+        False, description="the matcher stopped delivering after repeated failures or slow answers on the URL's host"
+    )
+    disabled_reason: str | None = Field(None, description="why, with the last failure or slow answer")
+    consecutive_failures: int = Field(
+        0,
+        description="failed or slow deliveries in a row to the URL's host (a delivery answered later than "
+        "WEBHOOK_SLOW_FRACTION of the timeout counts, though it was delivered); a prompt delivery starts it again",
+    )
+    last_error: str | None = Field(
+        None,
+        description="the latest failure or slow answer counted (`slow answer: HTTP 200 after 8.0 s (slow after "
+        "5 s)`), kept after a prompt delivery",
+        examples=["slow answer: HTTP 200 after 8.0 s (slow after 5 s)"],
+    )
     deliveries: list[dict[str, Any]] = Field(default_factory=list, description="latest delivery attempts")
 
 
@@ -202,12 +253,24 @@ class WebhookState(BaseModel):
     responses=problem_responses(400, WEBHOOK_REFUSED, 429),
 )
 async def set_webhook(body: WebhookSet, user: CurrentUser, readers: ReadersDep, settings: SettingsDep) -> WebhookState:
-    """Set your webhook; deliveries carry `X-PaperTrail-Signature: sha256=<hex HMAC of the body>`. Internal addresses
+    """Set your webhook; generic deliveries carry `X-PaperTrail-Signature: sha256=<hex HMAC of the body>`, a group
+    bot's (`channel`) are in its own format, signed as it asks when you give its `secret`. Internal addresses
     (loopback, private, link-local, ...) and URLs with credentials are refused (422), unless an operator allowed the
-    host (`WEBHOOK_ALLOWED_HOSTS`)."""
+    host (`WEBHOOK_ALLOWED_HOSTS`); a group bot's URL must be on its platform's host (422)."""
+    check_channel(body)
     check_webhook_url(settings.webhook_policy, "url", body.url)
-    secret = await readers.users.set_webhook(user["_id"], str(body.url))
-    return WebhookState(url=str(body.url), secret=secret)
+    url = str(body.url)
+    secret = await readers.users.set_webhook(user["_id"], url, body.channel, body.secret, body.language)
+    shown = shown_webhook(url, body.channel, body.language, signed=secret is not None or body.secret is not None)
+    return shown.model_copy(update={"secret": secret})
+
+
+def shown_webhook(url: str | None, channel: str, language: Language, signed: bool) -> WebhookState:
+    """The webhook as its owner sees it: a group bot's URL masked (whoever holds it can post to the group)."""
+    if url is None:
+        return WebhookState()
+    shown = masked_url(url) if channel in CHANNELS else url
+    return WebhookState(url=shown, channel=channel, language=language, signed=signed)
 
 
 @router.delete("/me/webhook", status_code=204, dependencies=WRITE_LIMIT, responses=RATE_LIMITED)
@@ -220,13 +283,23 @@ async def delete_webhook(user: CurrentUser, readers: ReadersDep) -> None:
 async def read_webhook(user: CurrentUser, readers: ReadersDep) -> WebhookState:
     """Your webhook's state and its delivery log (attempts, status codes, errors)."""
     url = user.get("webhook_url")
-    endpoint = await readers.deliveries.webhook_endpoint(user["_id"], url) if url else None
-    return WebhookState(
-        url=url,
-        disabled=bool(endpoint and endpoint.get("disabled")),
-        disabled_reason=(endpoint or {}).get("disabled_reason"),
-        consecutive_failures=(endpoint or {}).get("consecutive_failures", 0),
-        deliveries=await readers.deliveries.deliveries(user["_id"]),
+    endpoint = (await readers.deliveries.webhook_endpoint(user["_id"], url) if url else None) or {}
+    language: Language = "en" if user.get("webhook_language") == "en" else "zh"
+    channel = str(user.get("webhook_channel") or GENERIC)
+    # a webhook set before channels were is a generic one, signed
+    shown = shown_webhook(url, channel, language, bool(user.get("webhook_signed", True)))
+    deliveries = [
+        delivery | {"url": masked_url(delivery["url"])} if delivery.get("channel") in CHANNELS else delivery
+        for delivery in await readers.deliveries.deliveries(user["_id"])
+    ]
+    return shown.model_copy(
+        update={
+            "disabled": bool(endpoint.get("disabled")),
+            "disabled_reason": endpoint.get("disabled_reason"),
+            "consecutive_failures": endpoint.get("consecutive_failures", 0),
+            "last_error": endpoint.get("last_error"),
+            "deliveries": deliveries,
+        }
     )
 
 

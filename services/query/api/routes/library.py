@@ -13,8 +13,8 @@ from services.query.catalogue.reads.search import Moment
 from services.query.deps import HELD_PAPER_ERRORS, CurrentUser, HeldPaper, ImportsDep, LibraryDep
 from services.query.readers.library.citations import MEDIA_TYPES, CitationFormat, export
 from services.query.readers.library.files import CitationFile, citation_file, library_file
-from services.query.readers.library.importing import MAX_FILE_BYTES, VERDICTS_SHOWN, FileTooLarge, ImportBusy
-from services.query.readers.library.imports import MalformedLibrary, ResolutionStatus
+from services.query.readers.library.importing import MAX_FILE_BYTES, VERDICTS_SHOWN, ImportBusy
+from services.query.readers.library.imports import FileTooLarge, MalformedLibrary, ResolutionStatus
 from services.query.readers.library.shelf import (
     LIBRARY_CURSOR_PATTERN,
     BadCursor,
@@ -206,7 +206,8 @@ IMPORT_LINKS = {
         },
         **YOURS,
         **problem_responses(
-            (409, "an import of yours is still running"),
+            (400, "the body is not multipart form data that can be read"),
+            (409, "an import of yours is still running, or another file of yours is being read"),
             (413, "the file is larger, or holds more entries (LIBRARY_IMPORT_MAX_ENTRIES), than an import takes"),
             429,
         ),
@@ -223,7 +224,8 @@ async def import_library(
     resolved papers are saved to your library (a paper already saved keeps its tags and note, so the same file
     twice stores nothing twice). A file whose entries fit one chunk is answered done (201); a larger one runs in
     the background (202) and `GET /api/me/library/imports/{id}` shows its progress. A malformed file is a 422
-    naming the line; a file of more entries than LIBRARY_IMPORT_MAX_ENTRIES is a 413 naming both counts."""
+    naming the line; a file of more entries than LIBRARY_IMPORT_MAX_ENTRIES is a 413 naming the cap and the line of
+    the first entry past it, where reading stopped."""
     data = await file.read(MAX_FILE_BYTES + 1)
     try:
         job = await imports.create(user["_id"], data, file.filename or "", library_format)

@@ -33,6 +33,20 @@ class PaperSearchResponse(BaseModel):
         description="which search answered: keyword (words), hybrid (words and meaning blended by `semantic`) or "
         "semantic (meaning only); keyword when there is no `q` to embed"
     )
+    by_meaning_instead: bool = Field(
+        False,
+        description="true: `q` was searched by words (`semantic=0`), holds Chinese (Japanese, Korean) characters and "
+        "no paper holds them, so the multilingual search vectors answered by meaning (`mode`: semantic)",
+    )
+    closest: int | None = Field(
+        None,
+        description="a search by meaning alone lists at most this many papers, the closest first (fewer when fewer "
+        "reach `min_score`): `total` counts those listed, not every paper somewhat near",
+        examples=[50],
+    )
+    min_score: float | None = Field(
+        None, description="a search with weight on meaning: the ranking score a paper needed to be listed"
+    )
     hits: list[PaperHit]
     facets: dict[str, dict[str, int]] = Field(default_factory=dict, description="counts per filter value")
 
@@ -52,7 +66,17 @@ class PaperDetail(PaperHit):
         "word-level `diff` (runs with `op` equal, delete or insert and their `text`), for lists `added` and "
         "`removed`; versions recorded before this was kept list none",
     )
-    summary: dict[str, Any] | None = Field(None, description="the AI summary, or its status")
+    summary: dict[str, Any] | None = Field(
+        None,
+        description="the AI summary, or its status; a community summary (shown until ours is written) names its "
+        "`publisher`, `model` and `published_on`",
+    )
+    summary_queue_place: int | None = Field(
+        None,
+        description="while a summary of ours is being written: the paper's place in the queue (1 is next); null when "
+        "it is written, or when none is being written (no summary model configured)",
+        examples=[3],
+    )
     topic_reasons: dict[str, list[dict[str, Any]]] = Field(default_factory=dict, description="why it hits topics")
 
 

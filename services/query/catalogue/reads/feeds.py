@@ -10,6 +10,7 @@ from papertrail.venues.catalogue import Venue
 from schemas.paper import ClaimTrack
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.atom import FEED_SIZE, render_atom
+from services.query.catalogue.reads.papers import find_papers
 from services.query.catalogue.reads.search import PaperQuery
 
 
@@ -26,10 +27,11 @@ async def topic_feed(index: PaperIndex, site: str, topic_id: str, self_url: str)
 
 
 async def search_feed(index: PaperIndex, site: str, query: PaperQuery, query_string: str, self_url: str) -> bytes:
-    """The latest papers of a search, for a feed reader."""
-    results = await index.search(query)
+    """The latest papers of a search, for a feed reader: the papers the page lists for it (find_papers, so Chinese
+    words no paper holds are searched by meaning here too), newest first."""
+    results = await find_papers(index, query)
     path, title = f"/feeds/search?{query_string}", query.q or "all papers"
-    return render_atom(site_url=site, path=path, title=title, self_url=self_url, papers=results.hits)
+    return render_atom(site_url=site, path=path, title=title, self_url=self_url, papers=results["hits"])
 
 
 async def venue_feed(

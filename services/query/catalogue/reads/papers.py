@@ -10,9 +10,9 @@ from papertrail.names import display_name_key, initials_only
 from papertrail.search_document import PaperFilter, paper_fields
 from schemas.paper import Paper, VenueClaim
 from services.query.catalogue.changes import version_changes
-from services.query.catalogue.index import PaperIndex
+from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.paper_lookup import paper_key
-from services.query.catalogue.reads.search import PaperQuery, SimilarSearch
+from services.query.catalogue.reads.search import PaperQuery, SimilarSearch, by_meaning_instead
 from services.query.catalogue.repositories import CatalogueRecords
 
 
@@ -84,8 +84,15 @@ HIT_DEFAULTS = {name: field.get_default(call_default_factory=True) for name, fie
 
 
 async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
-    """One page of papers in the search response's shape (what the API returns and the home page shows)."""
+    """One page of papers in the search response's shape: what the API returns, the home page shows and the Atom
+    search feed lists. Chinese words that no paper holds are searched again by meaning (`by_meaning_instead`)."""
     found = await index.search(query, attributes=LIST_FIELDS)
+    instead = by_meaning_instead(query, found.total, index.searches_chinese)
+    if instead is not None:
+        try:
+            found = await index.search(instead, attributes=LIST_FIELDS)
+        except NoVectors:  # the words' answer stands: a search by words never fails for want of a vector
+            instead = None
     for hit in found.hits:
         for name, default in HIT_DEFAULTS.items():
             hit.setdefault(name, default)
@@ -95,6 +102,9 @@ async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
         "size": query.size,
         "sort": query.sort,
         "mode": found.mode,
+        "by_meaning_instead": instead is not None,
+        "closest": found.closest,
+        "min_score": found.min_score,
         "hits": found.hits,
         "facets": found.facets,
     }
@@ -146,13 +156,16 @@ async def paper_detail(paper: dict[str, Any], index: PaperIndex, catalogue: Cata
     document = await index.get(paper_id)
     canonical = record.model_dump(mode="json")
     history = await catalogue.papers.versions_of(paper_id)
+    summary = document.get("summary") if document is not None else None
+    waiting = summary is None or summary.get("status") == "pending" or bool(summary.get("publisher"))
     return {
         **(document if document is not None else canonical_hit(record)),
         "searchable": document is not None,
         "paper": canonical,
         "history": history,
         "changes": version_changes(canonical, history),
-        "summary": document.get("summary") if document is not None else None,
+        "summary": summary,
+        "summary_queue_place": await catalogue.summary_backlog.place_of(paper_id) if waiting else None,
         "topic_reasons": document.get("topic_reasons", {}) if document is not None else {},
     }
 

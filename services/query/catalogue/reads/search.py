@@ -4,16 +4,18 @@ route enforces, and the search of the index they make, its values quoted, never 
 (papertrail/search_document.py builds the filter)."""
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
 from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, Field
 
 from papertrail.embedding import MINILM_INT8
 from papertrail.search_document import SORT_FIELDS, PaperFilter, SortKey
+from papertrail.text import has_cjk
 from schemas.paper import ClaimTrack
+from services.query.moments import in_utc
 
 CATEGORY_PATTERN = r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$"  # cs.CL, math.GT, hep-th
 SOURCE_PATTERN = r"^[a-z_]+$"
@@ -26,6 +28,9 @@ SearchMode = Literal["keyword", "hybrid", "semantic"]
 # text, so without it the count was the whole collection. Each model has its own (`meaning_min_score`); this one is
 # the shipped MiniLM model's, 0.58 (a cosine of 0.16).
 MEANING_MIN_SCORE = MINILM_INT8.meaning_min_score
+# A search by meaning alone lists this many closest papers at most (fewer when fewer pass the closeness above): the
+# floor alone let a Chinese query "find" 169 papers, most of them only loosely near, and the count read as matches.
+MEANING_TOP_K = 50
 
 
 @dataclass(slots=True)
@@ -36,6 +41,7 @@ class PaperQuery:
     page: int = 1
     size: int = 20
     semantic: float = 0.0  # 0: words only; 1: meaning only (the query text's vector against the papers')
+    meaning_top_k: int = MEANING_TOP_K  # meaning only: how many of the closest papers are listed, at most
 
     @property
     def mode(self) -> SearchMode:
@@ -56,8 +62,25 @@ class PaperQuery:
     def matching(self) -> str | None:
         """Meilisearch's matchingStrategy: a query ordered by a time needs every word (else papers with only its
         first words, which relevance would rank below, would come first by date and be counted); relevance keeps
-        Meilisearch's own (the last words dropped as needed, ranked below those with all)."""
-        return "all" if self.q.strip() and self.sort != "relevance" else None
+        Meilisearch's own (the last words dropped as needed, ranked below those with all). A query in Chinese needs
+        every word too: Meilisearch cuts 多模态大模型幻觉 into words the reader never typed apart, and dropping the
+        last ones answered 多模态 alone (and a feed, sorted by time, would list other papers than the page)."""
+        q = self.q.strip()
+        return "all" if q and (self.sort != "relevance" or has_cjk(q)) else None
+
+    @property
+    def closest(self) -> int | None:
+        """A search by meaning alone lists the `meaning_top_k` closest papers (None: any other search)."""
+        return self.meaning_top_k if self.mode == "semantic" else None
+
+
+def by_meaning_instead(query: PaperQuery, found: int, searches_chinese: bool) -> PaperQuery | None:
+    """The search by meaning that answers a search by words in Chinese (Japanese, Korean) that found nothing, on an
+    index whose multilingual search vectors read it: most papers are English, and only those with an AI summary
+    hold Chinese words. None: the words' answer stands."""
+    if query.mode == "keyword" and found == 0 and searches_chinese and has_cjk(query.q):
+        return replace(query, semantic=1.0)
+    return None
 
 
 HAS_CODE = (
@@ -77,10 +100,17 @@ def _written_time(value: Any) -> Any:
     return value
 
 
+def _moment_in_utc(value: datetime | date) -> datetime | date:
+    """A moment in UTC, refused when that falls outside the years 1-9999 (`in_utc`); a day as it is."""
+    return in_utc(value) if isinstance(value, datetime) else value
+
+
 # a day, or a moment with its offset: a time without one would be read in the server's zone
-SearchTime = Annotated[AwareDatetime | date, BeforeValidator(_written_time)]  # a day is a UTC day
-# a moment with its offset, written as RFC 3339 (the feed's and the library's `since`)
-Moment = Annotated[AwareDatetime, BeforeValidator(_written_time)]
+SearchTime = Annotated[
+    AwareDatetime | date, BeforeValidator(_written_time), AfterValidator(_moment_in_utc)
+]  # a day is a UTC day
+# a moment with its offset, written as RFC 3339 (the feed's and the library's `since`), given in UTC
+Moment = Annotated[AwareDatetime, BeforeValidator(_written_time), AfterValidator(in_utc)]
 Categories = Annotated[
     list[Annotated[str, Field(pattern=CATEGORY_PATTERN)]], Field(description="categories (any of), e.g. cs.CL")
 ]

@@ -20,6 +20,9 @@ MAX_CONTACT = 200
 # Open reports one paper may hold: enough for every field several times over, few enough that one person
 # cannot bury the operators' list under copies.
 MAX_OPEN_PER_PAPER = 20
+# Open reports one reporter (a user, or an anonymous client's address) may hold on one paper: nobody alone fills the
+# paper's cap and keeps everyone else's reports out.
+MAX_OPEN_PER_REPORTER = 3
 
 
 def _text(value: str, what: str) -> str:
@@ -109,13 +112,25 @@ class CorrectionReport(CorrectionDraft):
 
 
 class TooManyOpenReports(Exception):
-    """The paper already holds the most open reports it may."""
+    """The paper, or this reporter on it, already holds the most open reports it may (`yours`: the reporter's cap,
+    with their count)."""
+
+    def __init__(self, message: str, yours: int | None = None) -> None:
+        super().__init__(message)
+        self.yours = yours
 
 
 def file_report(
-    paper_id: str, draft: CorrectionDraft, *, open_reports: int, user_id: str | None, now: datetime
+    paper_id: str, draft: CorrectionDraft, *, open_reports: int, yours: int, user_id: str | None, now: datetime
 ) -> CorrectionReport:
-    """A new open report on a paper, unless the paper already holds MAX_OPEN_PER_PAPER open ones."""
+    """A new open report on a paper, unless this reporter already has MAX_OPEN_PER_REPORTER open ones on it (`yours`)
+    or the paper MAX_OPEN_PER_PAPER."""
+    if yours >= MAX_OPEN_PER_REPORTER:
+        raise TooManyOpenReports(
+            f"you have {yours} open error reports on paper {paper_id} (at most {MAX_OPEN_PER_REPORTER} each); "
+            "please wait until operators have handled them",
+            yours,
+        )
     if open_reports >= MAX_OPEN_PER_PAPER:
         raise TooManyOpenReports(
             f"paper {paper_id} already has {open_reports} open error reports (at most {MAX_OPEN_PER_PAPER}); "
@@ -129,21 +144,23 @@ def file_report(
 class ReportsKept(Protocol):
     """Where reports are kept (the `Corrections` repository), as filing one needs it: this module knows no store."""
 
-    async def count_open_corrections(self, paper_id: str) -> int: ...
+    async def count_open_corrections(self, paper_id: str, reporter: str | None = None) -> int: ...
 
-    async def add_correction(self, report: CorrectionReport) -> None: ...
+    async def add_correction(self, report: CorrectionReport, reporter: str) -> None: ...
 
 
 async def report_error(
-    reports: ReportsKept, paper_id: str, draft: CorrectionDraft, user_id: str | None
+    reports: ReportsKept, paper_id: str, draft: CorrectionDraft, user_id: str | None, reporter: str
 ) -> CorrectionReport:
-    """Store a report on a held paper (by its canonical id); TooManyOpenReports when it holds too many open ones."""
+    """Store a report on a held paper (by its canonical id) from this reporter (write_limits.reporter);
+    TooManyOpenReports when they, or the paper, hold too many open ones."""
     report = file_report(
         paper_id,
         draft,
         open_reports=await reports.count_open_corrections(paper_id),
+        yours=await reports.count_open_corrections(paper_id, reporter),
         user_id=user_id,
         now=datetime.now(UTC),
     )
-    await reports.add_correction(report)
+    await reports.add_correction(report, reporter)
     return report

@@ -17,6 +17,8 @@ from papertrail.follows.checks import (
     FollowRuleError,
     catalogue_venue,
     check_follow,
+    chinese_terms,
+    only_chinese,
 )
 from papertrail.follows.reasons import reason_text
 from papertrail.similarity import DEFAULT_THRESHOLD
@@ -95,6 +97,19 @@ class FollowOut(Follow):
     seeds_without_vectors: list[str] = Field(
         default_factory=list, description="similar follow: the seed papers that have no vector yet"
     )
+    chinese_terms: list[str] = Field(
+        default_factory=list,
+        description="keyword follow: its terms written in Chinese (Japanese, Korean). Each is matched as written, "
+        "with or without spaces, in a paper's Chinese title (`fields` title) and its AI summary's Chinese TL;DR and "
+        "导读 (`fields` abstract): it finds only papers with an AI summary; the English title and abstract are "
+        "matched by the English terms",
+        examples=[["大模型推理"]],
+    )
+    warning: str | None = Field(
+        None,
+        description="in the answer that created it: why the follow cannot match anything yet (a follow of Chinese "
+        "terms only while no paper has an AI summary)",
+    )
 
 
 class NoSuchFollow(LookupError):
@@ -111,7 +126,22 @@ def _with_feed(follow: Follow, feed_key: str, embedded: set[str], *, show_secret
         feed_url=f"/feeds/follows/{follow.id}.atom?key={feed_key}",
         state=WAITING_FOR_VECTORS if waiting else "active",
         seeds_without_vectors=waiting,
+        chinese_terms=chinese_terms(follow.query) if follow.kind == "keyword" else [],
     )
+
+
+NO_SUMMARIES = (
+    "no paper has an AI summary yet (the summarizer has no model, or has not reached them): this follow's Chinese "
+    "terms are matched only in papers' Chinese titles and summaries, so it matches nothing until summaries are "
+    'written; add the English words (大模型推理 OR "LLM inference") to match English titles and abstracts'
+)
+
+
+async def _cannot_match(papers: Catalogue, follow: Follow) -> str | None:
+    """Why a new follow cannot match anything yet, if it cannot: one of Chinese terms only, with no AI summary held."""
+    if follow.kind == "keyword" and only_chinese(follow.query) and not await papers.summarized():
+        return NO_SUMMARIES
+    return None
 
 
 async def _embedded_seeds(papers: Catalogue, follows: list[Follow]) -> set[str]:
@@ -192,7 +222,9 @@ async def create_follow(
             action="created", follow_id=follow.id, user_id=follow.user_id, follow=follow, changed_at=follow.created_at
         )
     )
-    return _with_feed(follow, feed_key, await _embedded_seeds(papers, [follow]), show_secret=True)
+    created = _with_feed(follow, feed_key, await _embedded_seeds(papers, [follow]), show_secret=True)
+    created.warning = await _cannot_match(papers, follow)
+    return created
 
 
 async def list_follows(readers: ReaderRecords, papers: Catalogue, user_id: str) -> list[FollowOut]:

@@ -12,6 +12,7 @@ from email_validator import EmailNotValidError, validate_email
 from pwdlib import PasswordHash
 
 from papertrail.mail import send_mail
+from services.query.readers.accounts.rates import Rate
 from services.query.readers.repositories import ReaderRecords
 from services.query.settings import QuerySettings
 
@@ -21,9 +22,11 @@ passwords = PasswordHash.recommended()  # argon2id with pwdlib's parameters
 NO_ACCOUNT_HASH = passwords.hash("no account has this address")
 MAX_PASSWORD = 256
 CONFIRM, RESET = "confirm", "reset"
-# What became of an account mail: sent; not sent because no SMTP server is configured (SMTP_HOST unset); or tried
-# and refused by the server. Pages say which, never "sent" for the other two.
-MailOutcome = Literal["sent", "unmailed", "failed"]
+# What became of an account mail: sent; held back, because this address was sent this kind of mail as often as
+# LIMIT_MAIL_PER_ACCOUNT allows in this window (the link sent before still works; pages answer as for sent, so they
+# tell nobody how often the address was asked for); not sent because no SMTP server is configured (SMTP_HOST unset);
+# or tried and refused by the server. Pages never say "sent" for the last two.
+MailOutcome = Literal["sent", "held", "unmailed", "failed"]
 
 
 class BadAccountInput(ValueError):
@@ -95,11 +98,22 @@ async def mail_link(
     readers: ReaderRecords, settings: QuerySettings, user: dict[str, Any], purpose: str, address: str | None = None
 ) -> MailOutcome:
     """Mail the account's address (or, for a token user's first reset, `address`) a new single-use link (confirm
-    or reset); what became of the mail."""
+    or reset), unless it was sent as many of these as its limit allows in this window; what became of the mail."""
     email = address or user["account_email"]
+    if await held_back(readers, settings, email, purpose):
+        return "held"
     expires = datetime.now(UTC) + timedelta(hours=settings.email_token_hours)
     token = await readers.email_tokens.issue_email_token(user["_id"], purpose, email, expires)
     return await _send(settings, email, purpose, f"{settings.public_url.rstrip('/')}/{purpose}?token={token}")
+
+
+async def held_back(readers: ReaderRecords, settings: QuerySettings, email: str, purpose: str) -> bool:
+    """Count a mail of this purpose to this address; whether it is past LIMIT_MAIL_PER_ACCOUNT and is not to be sent.
+    The address is never refused: whoever asks (its owner, or anyone naming it) gets the same answer, and the address
+    gets at most that many mails of each kind a window, whose links go on working until they expire."""
+    rate = Rate.parse(settings.limit_mail_per_account)
+    window = await readers.write_counts.past_rate("mail_per_account", rate, f"{purpose}:{email}", datetime.now(UTC))
+    return window is not None
 
 
 async def _send(settings: QuerySettings, address: str, purpose: str, link: str) -> MailOutcome:
@@ -126,6 +140,8 @@ async def sign_up(readers: ReaderRecords, settings: QuerySettings, email: str, p
         user = await readers.users.user_by_id(user_id)
         assert user is not None
         return await mail_link(readers, settings, user, CONFIRM)
+    if await held_back(readers, settings, email, "taken"):
+        return "held"
     return await _send(settings, email, "taken", f"{settings.public_url.rstrip('/')}/forgot")
 
 
@@ -150,13 +166,15 @@ async def confirm_email(readers: ReaderRecords, token: str) -> bool:
 
 
 async def reset_password(readers: ReaderRecords, token: str, password: str) -> bool:
-    """Spend a reset link: the new password is set, every session of the account ends (whoever held one), and the
-    address counts as confirmed (the link reached it)."""
+    """Spend a reset link: the new password is set, every session and API token of the account ends (whoever held
+    one: someone who claimed the address before its owner confirmed it, say), and the address counts as confirmed
+    (the link reached it)."""
     used = await readers.email_tokens.use_email_token(token, RESET)
     if used is None:
         return False
     await readers.users.set_password(used["user_id"], await hash_password(password))
     await readers.users.claim_account_email(used["user_id"], used["email"])
     await readers.sessions.drop_sessions(used["user_id"])
+    await readers.tokens.revoke_tokens(used["user_id"])
     await readers.users.confirm_email(used["user_id"], used["email"], datetime.now(UTC))
     return True

@@ -1,18 +1,20 @@
 """A paper as a citation: BibTeX, RIS and CSL-JSON, each entry under a stable citation key. Pure.
 
 arXiv preprints come out as arXiv's own "Export BibTeX Citation" writes them (`@misc` with `eprint`,
-`archivePrefix = {arXiv}`, `primaryClass`, `url`); ACL Anthology papers as the Anthology writes them
-(`@inproceedings` with `booktitle`, or `@article` with `journal` for TACL and Computational Linguistics), with `url`
-and `doi`. What a paper record does not keep is left out rather than guessed: the Anthology's page range, month,
-address, publisher and editors, and the volume's full title (the booktitle is the venue as papers hold it,
-"ACL 2024").
+`archivePrefix = {arXiv}`, `primaryClass`, `url`); ACL Anthology papers as the Anthology's own BibTeX writes them
+(`@inproceedings` with the volume's title as `booktitle`, or `@article` with `journal` for TACL and Computational
+Linguistics), from the volume the paper's published record prints it in (`published_in`): the title with its case
+marks, editors, month, year, address, publisher, url, DOI, pages and abstract, in the Anthology's order. RIS and
+CSL-JSON carry the same: the volume's title, editors, publisher and place, the month, pages and DOI. An ACL paper
+stored before its record kept the volume is cited with its venue ("ACL 2024") as `booktitle` until its record comes
+again (docs/operations.md).
 
 An arXiv paper accepted at a venue of the catalogue (its published record, or an accepted claim of its journal
 reference, DOI or comment: papertrail/venues/accepted.py) is cited as published there: `@inproceedings` with the
 venue's name and edition as `booktitle` (`@article` with `journal` for a journal), the edition's year and the
 published DOI when the paper holds one, keeping its `eprint`. A workshop or a submission leaves it a preprint (a
 workshop at ICML is not the ICML proceedings, a submission no publication), and so does a venue outside the
-catalogue: a journal reference is free text ("Phys. Rev. B 89, 024402"), kept as a note. Page ranges are not held.
+catalogue: a journal reference is free text ("Phys. Rev. B 89, 024402"), kept as a note.
 """
 
 import json
@@ -20,20 +22,19 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Literal
 
 import bibtexparser
 import rispy
 from bibtexparser import model
-from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 # Name keys come from the normalizer, which made them; they move to the shared package with the restructuring.
 from papertrail.names import author_key, split_name
 from papertrail.paper_ids import ARXIV_OWN_DOI
+from papertrail.text import latex_encoded
 from papertrail.venues.accepted import AcceptedVenue, accepted_venues
 from papertrail.venues.catalogue import default_index
-from schemas.paper import Author, Paper
+from schemas.paper import Author, Paper, PublishedIn
 
 CitationFormat = Literal["bibtex", "ris", "csl-json"]
 FORMATS: tuple[CitationFormat, ...] = ("bibtex", "ris", "csl-json")
@@ -60,16 +61,10 @@ _ACL_OLD_JOURNAL_LETTERS = ("Q", "J")
 Kind = Literal["preprint", "proceedings", "journal"]
 
 
-@lru_cache(maxsize=1)
-def _latex_encoder() -> UnicodeToLatexEncoder:
-    # Braces around every replacement keep `{\"u}ller` one letter for BibTeX's sorting and case changes; characters
-    # LaTeX has no name for (Chinese, say) stay as they are: biber and modern BibTeX read UTF-8.
-    return UnicodeToLatexEncoder(
-        non_ascii_only=False,
-        replacement_latex_protection="braces-all",
-        unknown_char_policy="keep",
-        unknown_char_warning=False,
-    )
+# The months as a printed volume names them; their first three letters are BibTeX's macros (`month = aug`).
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")  # fmt: skip
+_PAGE_RANGE = re.compile(r"(?<=[0-9])[-–—]+(?=[0-9])")
 
 
 def _ascii_word(text: str) -> str:
@@ -103,8 +98,15 @@ def _is_journal(accepted: AcceptedVenue) -> bool:
 
 
 def container_title(paper: Paper) -> str:
-    """The proceedings' or journal's title: the venue as an ACL record holds it ("ACL 2024"), or the catalogue's name
-    of the venue accepted at with its edition ("International Conference on Machine Learning (ICML 2026)")."""
+    """The proceedings' or journal's title: as the volume the paper is printed in names it ("Proceedings of the 62nd
+    Annual Meeting of the Association for Computational Linguistics (Volume 1: Long Papers)"), else the venue as an
+    ACL record holds it ("ACL 2024"), or the catalogue's name of the venue accepted at with its edition
+    ("International Conference on Machine Learning (ICML 2026)")."""
+    printed = paper.published_in
+    if printed is not None and printed.kind == "proceedings":
+        return printed.booktitle
+    if printed is not None and printed.journal:  # a journal's volume is titled "…, Volume 12": the journal is not
+        return printed.journal
     accepted = publication(paper)
     if accepted is None:
         return paper.venue or ""
@@ -175,8 +177,11 @@ def _suffix(n: int) -> str:
 
 
 def kind(paper: Paper) -> Kind:
-    """What a citation calls the paper: an ACL Anthology paper is proceedings or a journal article, a paper accepted at
-    a venue (its publication) that venue's proceedings or journal, any other a preprint."""
+    """What a citation calls the paper: an ACL Anthology paper is proceedings or a journal article (as its volume
+    says, else by its collection), a paper accepted at a venue (its publication) that venue's proceedings or
+    journal, any other a preprint."""
+    if paper.published_in is not None:
+        return paper.published_in.kind
     acl = paper.ids.acl
     if not acl:
         accepted = publication(paper)
@@ -224,7 +229,7 @@ def bibtex_text(text: str) -> str:
 
 
 def _protected(text: str) -> str:
-    return re.sub(r"\S+", _brace_capitals, _latex_encoder().unicode_to_latex(text))
+    return re.sub(r"\S+", _brace_capitals, latex_encoded(text))
 
 
 def _brace_capitals(word: re.Match[str]) -> str:
@@ -245,11 +250,10 @@ def bibtex_names(authors: Sequence[Author]) -> str:
 
 
 def _bibtex_name(name: NameParts) -> str:
-    encode = _latex_encoder().unicode_to_latex
     if not name.given:  # one name: braced, or BibTeX would take its last word for the family name
-        return f"{{{encode(name.family)}}}"
+        return f"{{{latex_encoded(name.family)}}}"
     parts = [name.family, name.suffix, name.given] if name.suffix else [name.family, name.given]
-    return ", ".join(map(encode, parts))
+    return ", ".join(map(latex_encoded, parts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,27 +296,90 @@ def entry_keys(papers: Sequence[Paper], marks: Sequence["ShelfMarks | None"] | N
 
 
 def bibtex_entry(paper: Paper, key: str, marks: ShelfMarks | None = None) -> model.Entry:
-    fields = [("title", bibtex_text(paper.title)), ("author", bibtex_names(paper.authors))]
     paper_kind = kind(paper)
+    printed = paper.published_in
+    fields = _printed_fields(paper, printed, paper_kind) if printed else _bibtex_fields(paper, paper_kind)
+    if marks is not None:
+        fields += [
+            model.Field("keywords", bibtex_text(", ".join(marks.tags))),
+            model.Field("annote", bibtex_text(marks.note.strip())),
+        ]
+    entry_type = {"preprint": "misc", "proceedings": "inproceedings", "journal": "article"}[paper_kind]
+    return model.Entry(entry_type, key, [field for field in fields if field.value])
+
+
+def _bibtex_fields(paper: Paper, paper_kind: Kind) -> list[model.Field]:
+    """A preprint as arXiv writes it, or a paper published at a venue of the catalogue (or an ACL paper stored
+    before its volume was kept) with that venue's name as its container."""
+    fields = [("title", bibtex_text(paper.title)), ("author", bibtex_names(paper.authors))]
     if paper_kind == "proceedings":
         fields.append(("booktitle", bibtex_text(container_title(paper))))
     elif paper_kind == "journal":
         fields.append(("journal", bibtex_text(container_title(paper))))
     fields.append(("year", str(paper_year(paper))))
-    if paper.ids.arxiv:
-        fields += [("eprint", paper.ids.arxiv), ("archivePrefix", "arXiv")]
-        if paper.categories:
-            fields.append(("primaryClass", paper.categories[0]))
+    fields += _eprint_fields(paper)
     if doi := published_doi(paper):
         fields.append(("doi", bibtex_verbatim(doi)))
     if paper_kind == "preprint" and paper.journal_ref:
         fields.append(("note", bibtex_text(paper.journal_ref)))
     if url := paper_url(paper):
         fields.append(("url", bibtex_verbatim(url)))
-    if marks is not None:
-        fields += [("keywords", bibtex_text(", ".join(marks.tags))), ("annote", bibtex_text(marks.note.strip()))]
-    entry_type = {"preprint": "misc", "proceedings": "inproceedings", "journal": "article"}[paper_kind]
-    return model.Entry(entry_type, key, [model.Field(name, value) for name, value in fields if value])
+    return [model.Field(name, value) for name, value in fields]
+
+
+def _printed_fields(paper: Paper, printed: PublishedIn, paper_kind: Kind) -> list[model.Field]:
+    """A paper as the volume printing it is cited, in the fields and order of the ACL Anthology's own BibTeX: the
+    title as printed (its case marks braced), editors, the volume's title (a journal's name, volume and number),
+    month, year, address, publisher, url, DOI, pages (`146--159`), then the arXiv id when held, and the abstract."""
+    head = [
+        ("title", printed.title_latex),
+        ("author", bibtex_names(paper.authors)),
+        ("editor", bibtex_names(printed.editors)),
+    ]
+    if paper_kind == "journal":
+        journal = latex_encoded(printed.journal) if printed.journal else bibtex_text(container_title(paper))
+        head += [("journal", journal), ("volume", printed.volume or ""), ("number", printed.issue or "")]
+    else:
+        head.append(("booktitle", printed.booktitle_latex))
+    tail = [
+        ("year", str(paper_year(paper))),
+        ("address", latex_encoded(printed.address or "")),
+        ("publisher", latex_encoded(printed.publisher or "")),
+        ("url", bibtex_verbatim(paper_url(paper) or "")),
+        ("doi", bibtex_verbatim(published_doi(paper) or "")),
+        ("pages", _PAGE_RANGE.sub("--", printed.pages or "")),
+        *_eprint_fields(paper),
+        ("abstract", latex_encoded(paper.abstract)),
+    ]
+    month = [_month_field(printed.month)] if printed.month else []
+    return [model.Field(name, value) for name, value in head] + month + [model.Field(n, v) for n, v in tail]
+
+
+def _month_field(month: str) -> model.Field:
+    """A month BibTeX names as its macro, unquoted (`month = aug`); any other text as printed."""
+    number = _month_number(month)
+    if number is None:
+        return model.Field("month", latex_encoded(month))
+    return model.Field("month", _MONTHS[number - 1][:3], enclosing="no-enclosing")
+
+
+def _eprint_fields(paper: Paper) -> list[tuple[str, str]]:
+    if not paper.ids.arxiv:
+        return []
+    fields = [("eprint", paper.ids.arxiv), ("archivePrefix", "arXiv")]
+    return fields + ([("primaryClass", paper.categories[0])] if paper.categories else [])
+
+
+def _month_number(month: str | None) -> int | None:
+    """A printed month's number (`August` → 8, `aug` → 8), None when it names no single month."""
+    text = (month or "").strip().casefold()
+    return next((n for n, name in enumerate(_MONTHS, 1) if text in (name, name[:3])), None)
+
+
+def _page_range(pages: str | None) -> tuple[str, str]:
+    """`146-159` → ("146", "159"); a single page → (page, "")."""
+    first, _, last = _PAGE_RANGE.sub("-", pages or "").partition("-")
+    return first.strip(), last.strip()
 
 
 def to_bibtex(papers: Sequence[Paper], marks: Sequence[ShelfMarks | None] | None = None) -> str:
@@ -343,7 +410,10 @@ def ris_record(paper: Paper, key: str) -> dict[str, Any]:
             record |= {"publisher": "arXiv", "note": f"arXiv:{paper.ids.arxiv}"}
     else:
         record["secondary_title"] = container_title(paper)
-    if doi := any_doi(paper):
+    printed = paper.published_in
+    if printed is not None:
+        record |= _ris_printed(paper, printed)
+    if doi := published_doi(paper) if printed else any_doi(paper):
         record["doi"] = doi
     if url := paper_url(paper):
         record["urls"] = [url]
@@ -354,6 +424,25 @@ def ris_record(paper: Paper, key: str) -> dict[str, Any]:
     if paper.categories:
         record["keywords"] = list(paper.categories)
     return {name: value for name, value in record.items() if value}
+
+
+def _ris_printed(paper: Paper, printed: PublishedIn) -> dict[str, Any]:
+    """What the volume printing a paper adds to its RIS reference: the title as printed, the editors (A2), publisher,
+    place (CY), pages (SP, EP), a journal's volume and issue, and the month (`DA  - 2024/08//`)."""
+    first, last = _page_range(printed.pages)
+    month = _month_number(printed.month)
+    record = {
+        "title": printed.title,
+        "secondary_authors": [_ris_name(name_parts(editor)) for editor in printed.editors],
+        "publisher": printed.publisher,
+        "place_published": printed.address,
+        "start_page": first,
+        "end_page": last,
+        "volume": printed.volume,
+        "number": printed.issue,
+    }
+    # RIS dates are YYYY/MM/DD/other; the volume gives the month, not the day
+    return record | ({"date": f"{paper_year(paper)}/{month:02d}//"} if month else {})
 
 
 class _RisWriter(rispy.RisWriter):
@@ -400,13 +489,33 @@ def csl_item(paper: Paper, key: str) -> dict[str, Any]:
             item["note"] = paper.journal_ref
     elif title := container_title(paper):
         item["container-title"] = title
-    if doi := any_doi(paper):
+    printed = paper.published_in
+    if printed is not None:
+        item |= _csl_printed(paper, printed)
+    if doi := published_doi(paper) if printed else any_doi(paper):
         item["DOI"] = doi
     if url := paper_url(paper):
         item["URL"] = url
     if paper.abstract:
         item["abstract"] = paper.abstract
     return item
+
+
+def _csl_printed(paper: Paper, printed: PublishedIn) -> dict[str, Any]:
+    """What the volume printing a paper adds to its CSL item, as the Anthology's own CSL data names it: the title as
+    printed, `editor`, `publisher`, `publisher-place`, `page`, a journal's `volume` and `issue`; and the month."""
+    month = _month_number(printed.month)
+    item: dict[str, Any] = {
+        "title": printed.title,
+        "editor": [_csl_name(editor) for editor in printed.editors],
+        "publisher": printed.publisher,
+        "publisher-place": printed.address,
+        "page": printed.pages,
+        "volume": printed.volume,
+        "issue": printed.issue,
+        "issued": {"date-parts": [[paper_year(paper), month] if month else [paper_year(paper)]]},
+    }
+    return {name: value for name, value in item.items() if value}
 
 
 def _csl_name(author: Author) -> dict[str, str]:

@@ -1,6 +1,6 @@
-"""Importing a reader's library file: the file read once, in a worker process beside the service, into one stored
-document per entry; the entries resolved to papers over MongoDB a chunk at a time, each entry's verdict written on its
-own document, and each resolved paper saved to the library.
+"""Importing a reader's library file: the file read once, in a worker process beside the service (`LibraryReaders`),
+into one stored document per entry; the entries resolved to papers over MongoDB a chunk at a time, each entry's
+verdict written on its own document, and each resolved paper saved to the library.
 
 The job document holds what the import is (file name, format, total), where it is (`cursor`, the next entry) and its
 counts, never the entries or their verdicts: those are in `library_import_entries`, so a job of any size stays far
@@ -18,8 +18,8 @@ import os
 import uuid
 import zlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, datetime
 from functools import partial
@@ -34,6 +34,7 @@ from papertrail.mongo import ensure_index
 from services.query.catalogue.reads.paper_lookup import PaperKey
 from services.query.readers.library.imports import (
     CANDIDATE_FIELDS,
+    FileTooLarge,
     LibraryFormat,
     LookupKey,
     Resolution,
@@ -59,48 +60,102 @@ _VERDICT_FIELDS = ("paper_id", "by", "candidates")
 
 
 class ImportBusy(Exception):
-    """The reader has an import running already."""
+    """The reader has an import running already, or a file being read."""
 
 
-class FileTooLarge(Exception):
-    """A file larger than an import takes."""
+class LibraryReaders:
+    """Reads library files in worker processes beside the service, at most `processes` of them (each started at its
+    first file), one file at a time each. Reading a large .bib is seconds of pure-Python work, which in the service's
+    own process (a thread too, holding the GIL) would keep it from answering (docs/benchmarks.md), and which in a
+    single shared process would make every other reader's import wait behind it.
 
+    Fair shares: a reader whose file is being read (or waits for a process) has their next one refused (ImportBusy)
+    rather than queued, so one reader holds at most one process; files wait for a free process first come, first
+    served, only while every process reads another reader's file; and reading stops at the entry past `max_entries`,
+    so no file holds a process for longer than one of the cap. Each process is an executor of its own: one killed
+    (out of memory) fails its own file only."""
 
-class TooManyEntries(FileTooLarge):
-    """A file of more entries than an import takes (LIBRARY_IMPORT_MAX_ENTRIES)."""
-
-
-class LibraryReader:
-    """Reads library files in one worker process beside the service, one file at a time: reading a large .bib is
-    seconds of pure-Python work, which in the service's own process (a thread too, holding the GIL) would keep it
-    from answering (docs/benchmarks.md)."""
-
-    def __init__(self) -> None:
-        self._pool: ProcessPoolExecutor | None = None
+    def __init__(self, processes: int, max_entries: int, read: Callable[..., list[bytes]] = entry_documents) -> None:
+        self.processes, self.max_entries, self._read = processes, max_entries, read
+        self._workers: list[ProcessPoolExecutor | None] = [None] * processes
+        self._free: asyncio.Queue[int] | None = None  # the workers' numbers, each there while it reads nothing
+        self.reading: set[str] = set()  # the readers (user ids) whose file is being read or waits for a worker
 
     async def read(
         self, data: bytes, library_format: LibraryFormat | None, filename: str, job_id: str, user_id: str
     ) -> list[bytes]:
-        if self._pool is None:
-            # spawned, not forked: the service's threads (MongoDB's, Kafka's) do not survive a fork
-            self._pool = ProcessPoolExecutor(
-                1, multiprocessing.get_context("spawn"), initializer=end_with_parent, initargs=(os.getpid(),)
-            )
-        read = partial(entry_documents, data, library_format, filename, job_id, user_id)
+        """The file's entry documents (`entry_documents`), read in a worker process; ImportBusy while another file
+        of the reader's is being read."""
+        if user_id in self.reading:
+            raise ImportBusy("a file of yours is being read: wait until its import has started")
+        self.reading.add(user_id)
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, read)
-        except BrokenProcessPool:
-            self._pool = None  # the worker died (killed, out of memory): the next file gets a new one
+            number = await self._free_worker()  # first come, first served
+        except BaseException:
+            self.reading.discard(user_id)
             raise
+        task = partial(self._read, data, library_format, filename, job_id, user_id, self.max_entries)
+        worker = self._workers[number] or self._start(number)
+        try:
+            try:
+                reading = worker.submit(task)
+            except BrokenProcessPool:  # it died while it read nothing (killed): a new one reads the file
+                worker.shutdown(wait=False)
+                worker = self._start(number)
+                reading = worker.submit(task)
+        except BaseException:
+            self._done(number, user_id, worker, None)
+            raise
+        loop = asyncio.get_running_loop()
+
+        def done(_: Future[list[bytes]]) -> None:
+            # when the process is done with the file, not when its request stops waiting (a client gone): a reader
+            # who leaves and uploads again still holds one process at most
+            try:
+                loop.call_soon_threadsafe(self._done, number, user_id, worker, reading)
+            except RuntimeError:  # the loop closed: the service stopped
+                pass
+
+        reading.add_done_callback(done)
+        return await asyncio.wrap_future(reading)
+
+    async def _free_worker(self) -> int:
+        if self._free is None:
+            self._free = asyncio.Queue()
+            for number in range(self.processes):
+                self._free.put_nowait(number)
+        return await self._free.get()
+
+    def _start(self, number: int) -> ProcessPoolExecutor:
+        # spawned, not forked: the service's threads (MongoDB's, Kafka's) do not survive a fork
+        worker = ProcessPoolExecutor(
+            1, multiprocessing.get_context("spawn"), initializer=end_with_parent, initargs=(os.getpid(),)
+        )
+        self._workers[number] = worker
+        return worker
+
+    def _done(
+        self, number: int, user_id: str, worker: ProcessPoolExecutor, reading: Future[list[bytes]] | None
+    ) -> None:
+        """The worker free again, and the reader with it; a worker that died (killed, out of memory) is replaced at
+        its next file."""
+        if reading is None or (not reading.cancelled() and isinstance(reading.exception(), BrokenProcessPool)):
+            if self._workers[number] is worker:
+                self._workers[number] = None
+                worker.shutdown(wait=False, cancel_futures=True)
+        self.reading.discard(user_id)
+        if self._free is not None:
+            self._free.put_nowait(number)
 
     def close(self) -> None:
-        """Stop the worker, in the middle of a file too (the import it read for was not stored)."""
-        if self._pool is None:
-            return
-        for process in list(self._pool._processes.values()):
-            process.terminate()
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = None
+        """Stop the workers, in the middle of a file too (the import it read for was not stored)."""
+        for number, worker in enumerate(self._workers):
+            if worker is None:
+                continue
+            for process in list(worker._processes.values()):
+                process.terminate()
+            worker.shutdown(wait=False, cancel_futures=True)
+            self._workers[number] = None
 
 
 class MongoFinder:
@@ -155,15 +210,20 @@ def shown_verdict(document: Mapping[str, Any]) -> dict[str, Any]:
 
 class ImportJobs:
     def __init__(
-        self, db: AsyncDatabase, library: LibraryStore, chunk_size: int, max_entries: int, *, runs_jobs: bool = True
+        self,
+        db: AsyncDatabase,
+        library: LibraryStore,
+        chunk_size: int,
+        readers: LibraryReaders,
+        *,
+        runs_jobs: bool = True,
     ) -> None:
         self.jobs = db[LIBRARY_IMPORTS.name]
         self.entries = db[LIBRARY_IMPORT_ENTRIES.name]
         self.finder = MongoFinder(db)
         self.library = library
         self.chunk_size = chunk_size
-        self.max_entries = max_entries
-        self.reader = LibraryReader()
+        self.reader = readers
         self.running: dict[str, asyncio.Task[None]] = {}
         self.runs_jobs = runs_jobs  # False in the api role: the worker role's process runs the jobs
 
@@ -178,17 +238,13 @@ class ImportJobs:
         self, user_id: str, data: bytes, filename: str, library_format: LibraryFormat | None
     ) -> dict[str, Any]:
         """A job for the file, its entries read and stored first (MalformedLibrary names the line of what is wrong);
-        ImportBusy while the reader's last import runs, TooManyEntries past the cap."""
+        ImportBusy while the reader's last import runs or another file of theirs is being read, TooManyEntries at the
+        entry past the cap."""
         if len(data) > MAX_FILE_BYTES:
             raise FileTooLarge(f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
         await self._idle(user_id)
         job_id = uuid.uuid4().hex
         documents = await self.reader.read(data, library_format, filename, job_id, user_id)
-        if len(documents) > self.max_entries:
-            raise TooManyEntries(
-                f"the file holds {len(documents):,} entries and an import takes at most {self.max_entries:,} "
-                "(LIBRARY_IMPORT_MAX_ENTRIES): split it"
-            )
         await self._idle(user_id)  # again: reading a large file takes a while
         await self._store(documents)
         job: dict[str, Any] = {

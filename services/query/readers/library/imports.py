@@ -16,12 +16,12 @@ from functools import lru_cache
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
-import bibtexparser
 import rispy
 from bibtexparser.library import Library
 from bibtexparser.middlewares import BlockMiddleware, SeparateCoAuthors, SplitNameParts
 from bibtexparser.middlewares.parsestack import default_parse_stack
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry
+from bibtexparser.splitter import Splitter
 from pylatexenc import latexwalker
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
@@ -47,6 +47,9 @@ _TOKEN_SPLIT = re.compile(r"[\s{}()\[\]<>,;\"']+")
 # reads as written, and most values of a .bib are so: the parser is then spared, the bulk of a large file's reading.
 _LATEX_MARKUP = re.compile(r"[\\{}$%&#~^_`]|--|''|!`|\?`")
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|2\d\d\d)(?!\d)")
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_JSON_DECODER = json.JSONDecoder()
+_BIBTEX_OTHER_BLOCKS = ("@comment", "@preamble", "@string")
 _FIELD_RANK = {"ids.dois": 0, "ids.arxiv": 1, "ids.acl": 2}
 _RESOLVED_BY = {"ids.dois": "doi", "ids.arxiv": "arxiv", "ids.acl": "acl"}
 
@@ -60,6 +63,26 @@ class MalformedLibrary(ValueError):
 
     def __reduce__(self) -> tuple[type["MalformedLibrary"], tuple[str, int]]:
         return MalformedLibrary, (self.message, self.line)  # raised in the worker process that reads the file
+
+
+class FileTooLarge(ValueError):
+    """A file larger than an import takes."""
+
+
+class TooManyEntries(FileTooLarge):
+    """A file of more entries than an import takes (`cap`, LIBRARY_IMPORT_MAX_ENTRIES), found while reading it: `line`
+    is where the first entry past the cap starts (from 1), and nothing after it was read. `what` counts BibTeX's
+    @string, @preamble and @comment blocks apart, under the same cap."""
+
+    def __init__(self, cap: int, line: int, what: str = "entries") -> None:
+        super().__init__(
+            f"line {line}: the file holds more than {cap:,} {what} and an import takes at most {cap:,} "
+            "(LIBRARY_IMPORT_MAX_ENTRIES): split it before this line"
+        )
+        self.cap, self.line, self.what = cap, line, what
+
+    def __reduce__(self) -> tuple[type["TooManyEntries"], tuple[int, int, str]]:
+        return TooManyEntries, (self.cap, self.line, self.what)  # raised in the worker process that reads the file
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,16 +171,21 @@ class PaperFinder(Protocol):
 
 
 def read_library(
-    data: bytes | str, library_format: LibraryFormat | None = None, filename: str = ""
+    data: bytes | str,
+    library_format: LibraryFormat | None = None,
+    filename: str = "",
+    *,
+    max_entries: int | None = None,
 ) -> list[LibraryEntry]:
     """Every entry of a library file; MalformedLibrary names the line of the first thing that is wrong. The format
-    is the one given, else the file name's, else what the text looks like."""
+    is the one given, else the file name's, else what the text looks like. With `max_entries`, reading stops at the
+    entry past it (TooManyEntries): a file of millions of tiny entries costs no more than one of the cap."""
     text = _text(data)
     if not text.strip():
         raise MalformedLibrary("the file is empty", 1)
     chosen = library_format or sniff_format(text, filename)
     reader = {"bibtex": read_bibtex, "ris": read_ris, "csl-json": read_csl_json}[chosen]
-    entries = reader(text)
+    entries = reader(text, max_entries)
     if not entries:
         raise MalformedLibrary(f"no {chosen} entries in the file", 1)
     return entries
@@ -224,9 +252,36 @@ def _verbatim(value: str) -> str:
     return re.sub(r"\\([_%&#~])", r"\1", value.replace("{", "").replace("}", "")).strip()
 
 
-def read_bibtex(text: str) -> list[LibraryEntry]:
+class _CappedSplitter(Splitter):
+    """bibtexparser's splitter (the first pass, which finds the blocks), stopping at the first entry past the cap, or
+    the first @string, @preamble or @comment block past it (each costs as much to read as an entry)."""
+
+    def __init__(self, text: str, cap: int | None) -> None:
+        super().__init__(text)
+        self.cap = cap
+        self.entries = self.others = 0
+
+    def _next_mark(self, accept_eof: bool) -> re.Match[str] | None:
+        mark = super()._next_mark(accept_eof)
+        # the split's own loop, between blocks, is what takes the end of the file: a block starts at its "@" mark
+        # (counted here, before the block's parsing, whose errors bibtexparser logs as its own bugs)
+        if self.cap is not None and accept_eof and mark is not None and mark.group(0).startswith("@"):
+            if mark.group(0).lower().startswith(_BIBTEX_OTHER_BLOCKS):
+                self.others += 1
+                count, what = self.others, "@string, @preamble and @comment blocks"
+            else:
+                self.entries += 1
+                count, what = self.entries, "entries"
+            if count > self.cap:
+                raise TooManyEntries(self.cap, self._current_line + 1, what)  # the line entries are read at
+        return mark
+
+
+def read_bibtex(text: str, max_entries: int | None = None) -> list[LibraryEntry]:
     stack = [*default_parse_stack(), SeparateCoAuthors(), SplitNameParts()]
-    library = bibtexparser.parse_string(text, parse_stack=stack)
+    library = _CappedSplitter(text, max_entries).split()  # what bibtexparser.parse_string does, the split capped
+    for step in stack:
+        library = step.transform(library=library)
     entries: list[Entry] = list(library.entries)
     for failed in library.failed_blocks:
         if isinstance(failed, DuplicateBlockKeyBlock) and isinstance(failed.ignore_error_block, Entry):
@@ -282,9 +337,9 @@ def _ris_parser() -> rispy.RisParser:
     return rispy.RisParser()
 
 
-def read_ris(text: str) -> list[LibraryEntry]:
-    """RIS through rispy, after a pass that finds where each reference starts and what rispy would pass over in
-    silence: text outside a reference, and a reference the file ends inside."""
+def read_ris(text: str, max_entries: int | None = None) -> list[LibraryEntry]:
+    """RIS through rispy, after a pass that finds where each reference starts (stopping at the one past the cap) and
+    what rispy would pass over in silence: text outside a reference, and a reference the file ends inside."""
     parser = _ris_parser()
     starts: list[int] = []
     inside = False
@@ -294,6 +349,8 @@ def read_ris(text: str) -> list[LibraryEntry]:
         if tag == parser.START_TAG:
             if inside:
                 raise MalformedLibrary("a reference starts (TY) before the one above ends (ER)", number)
+            if max_entries is not None and len(starts) == max_entries:
+                raise TooManyEntries(max_entries, number)
             starts.append(number)
             inside = True
         elif tag == parser.END_TAG:
@@ -347,30 +404,54 @@ def _ris_name(name: str) -> tuple[str, str]:
     return split_name(name) if "," in name else ("", " ".join(name.split()))
 
 
-def read_csl_json(text: str) -> list[LibraryEntry]:
-    return [_csl_entry(item, line, n) for n, (item, line) in enumerate(_json_items(text), start=1)]
+def read_csl_json(text: str, max_entries: int | None = None) -> list[LibraryEntry]:
+    return [_csl_entry(item, line, n) for n, (item, line) in enumerate(_json_items(text, max_entries), start=1)]
 
 
-def _json_items(text: str) -> Iterator[tuple[Any, int]]:
-    """The items of a JSON array, each with the line it starts on."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise MalformedLibrary(f"not JSON: {exc.msg}", exc.lineno) from exc
-    if not isinstance(data, list):
-        raise MalformedLibrary("CSL-JSON is an array of items ([{…}, …]); this JSON is not an array", 1)
-    decoder, at = json.JSONDecoder(), text.index("[") + 1
-    for _ in data:  # the text parsed above, so each item is where the array says
-        at = _after_space(text, at)
-        item, end = decoder.raw_decode(text, at)
-        yield item, text.count("\n", 0, at) + 1
-        at = _after_space(text, end) + 1  # past the comma
+def _json_items(text: str, max_entries: int | None = None) -> Iterator[tuple[Any, int]]:
+    """The items of a JSON array, each with the line it starts on, decoded one at a time: reading stops at the item
+    past the cap (TooManyEntries), and at the first one that is no JSON or nests too deep for the decoder (each
+    level of an array or object is a call: 100,000 of them overflow it), which MalformedLibrary names."""
+    at = _after_space(text, 0)
+    line = text.count("\n", 0, at) + 1
+    if not text.startswith("[", at):
+        _decoded(text, at, line)  # a JSON error is said as one, before "not an array"
+        raise MalformedLibrary("CSL-JSON is an array of items ([{…}, …]); this JSON is not an array", line)
+    at = _after_space(text, at + 1)
+    counted_to, items = 0, 0
+    while not (items == 0 and text.startswith("]", at)):  # an empty array has no items
+        line += text.count("\n", counted_to, at)  # counted on from the last item: linear in the file's length
+        counted_to = at
+        if max_entries is not None and items == max_entries:
+            raise TooManyEntries(max_entries, line)
+        item, end = _decoded(text, at, line)
+        yield item, line
+        items += 1
+        at = _after_space(text, end)
+        if text.startswith("]", at):
+            break
+        if not text.startswith(",", at):
+            raise MalformedLibrary("not JSON: Expecting ',' delimiter", text.count("\n", 0, at) + 1)
+        at = _after_space(text, at + 1)
+    end = _after_space(text, at + 1)
+    if end < len(text):
+        raise MalformedLibrary("not JSON: Extra data", text.count("\n", 0, end) + 1)
 
 
 def _after_space(text: str, at: int) -> int:
-    while text[at].isspace():
-        at += 1
-    return at
+    """Where the text goes on after JSON's white space from `at`."""
+    space = _JSON_SPACE.match(text, at)
+    return space.end() if space else at
+
+
+def _decoded(text: str, at: int, line: int) -> tuple[Any, int]:
+    """The JSON value starting at `at` (on `line`) and where it ends; MalformedLibrary where it breaks."""
+    try:
+        return _JSON_DECODER.raw_decode(text, at)
+    except json.JSONDecodeError as exc:
+        raise MalformedLibrary(f"not JSON: {exc.msg}", exc.lineno) from exc
+    except RecursionError as exc:
+        raise MalformedLibrary("not JSON that can be read: arrays or objects nested too deep", line) from exc
 
 
 def _csl_entry(item: Any, line: int, number: int) -> LibraryEntry:

@@ -16,11 +16,12 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def entry_documents(
-    data: bytes, library_format: LibraryFormat | None, filename: str, job_id: str, user_id: str
+    data: bytes, library_format: LibraryFormat | None, filename: str, job_id: str, user_id: str, max_entries: int
 ) -> list[bytes]:
-    """The file's entries as the job stores them, BSON-encoded (MalformedLibrary names the line of what is wrong).
-    Runs in the worker process: reading is pure-Python work, and encoding there spares the service that too."""
-    entries = read_library(data, library_format, filename)
+    """The file's entries as the job stores them, BSON-encoded (MalformedLibrary names the line of what is wrong;
+    TooManyEntries the entry past `max_entries`, where reading stopped). Runs in a worker process: reading is
+    pure-Python work, and encoding there spares the service that too."""
+    entries = read_library(data, library_format, filename, max_entries=max_entries)
     return [
         bson.encode(
             {

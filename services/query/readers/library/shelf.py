@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from services.query.moments import in_utc
+
 MAX_TAGS = 20
 MAX_TAG_LENGTH = 40
 MAX_NOTE_LENGTH = 10_000
@@ -70,7 +72,7 @@ _LIBRARY_CURSOR = re.compile(LIBRARY_CURSOR_PATTERN)
 
 
 def epoch_ms(moment: datetime) -> int:
-    return (moment.replace(tzinfo=moment.tzinfo or UTC) - EPOCH) // timedelta(milliseconds=1)
+    return (in_utc(moment) - EPOCH) // timedelta(milliseconds=1)
 
 
 def from_epoch_ms(ms: int) -> datetime:

@@ -1,19 +1,24 @@
 """Citations of real papers (ACL 2024, arXiv OAI pages, the May 2026 listings): keys, BibTeX as arXiv and the ACL
-Anthology write it, RIS, CSL-JSON valid against the CSL schema."""
+Anthology write it (checked against the Anthology's own entries of the same papers, tests/fixtures/library/ORIGIN.md),
+RIS, CSL-JSON valid against the CSL schema."""
 
 import json
 import re
+from datetime import datetime
 
 import bibtexparser
 import jsonschema
 import pytest
 import rispy
 
+from papertrail.text import squash
 from papertrail.venues.claims import venue_claims
+from schemas.paper import Paper
 from services.query.readers.library import citations
 from services.query.readers.library.citations import bibtex_text, citation_keys, export, kind, name_parts, to_csl_json
-from tests.conftest import FIXTURES
-from tests.query.readers.library.papers import acl_2024, arxiv_oai, corpus_days, red_fm
+from tests.conftest import FIXTURES, SOURCES
+from tests.normalizer.sources import acl_records
+from tests.query.readers.library.papers import acl_2024, arxiv_oai, corpus_days, red_fm, stored_papers
 
 CSL_SCHEMA = json.loads((FIXTURES / "library/csl-data.json").read_text(encoding="utf-8"))
 
@@ -42,24 +47,98 @@ def test_an_arxiv_preprint_is_cited_as_arxiv_exports_it() -> None:
     assert fields["author"] == "Ma, Yinbin and Tuninetti, Daniela"
 
 
-def test_an_acl_paper_is_cited_as_the_anthology_does_with_its_venue_doi_and_url() -> None:
-    paper = next(p for p in acl_2024() if p.ids.acl == "2024.acl-long.534")
+def anthology_entry(name: str) -> tuple[str, dict[str, str]]:
+    """The ACL Anthology's own BibTeX of a paper, as recorded: its type and fields, line wraps squashed."""
+    entry_type, _, fields = fields_of((FIXTURES / "library" / name).read_text(encoding="utf-8"))
+    return entry_type, {name: squash(value) for name, value in fields.items()}
+
+
+def cited(paper: Paper) -> tuple[str, dict[str, str]]:
     entry_type, _, fields = fields_of(export([paper], "bibtex"))
-    assert entry_type == "inproceedings"
-    assert fields["booktitle"] == "{ACL} 2024"
-    assert fields["doi"] == "10.18653/v1/2024.acl-long.534"
-    assert fields["url"] == "https://aclanthology.org/2024.acl-long.534"
-    assert fields["title"] == "{MERA:} A Comprehensive {LLM} Evaluation in Russian"  # capitals kept by braces
+    return entry_type, {name: squash(value) for name, value in fields.items()}
+
+
+def recorded_acl_paper(acl_id: str, volume_file: str = "2024.acl.xml") -> Paper:
+    """An ACL paper as the normalizer stores it from a recorded volume file, exactly as recorded (no DOI added)."""
+    records = [r for r in acl_records(SOURCES / "acl" / volume_file) if r.record_id == acl_id]
+    return stored_papers(records)[0]
+
+
+def test_an_acl_paper_is_cited_field_for_field_as_the_anthologys_own_bibtex() -> None:
+    """2024.acl-long.10 from the volume as recorded on 2024-08-15 (before the Anthology registered DOIs) against the
+    Anthology's entry of it copied three days later: every field, in the Anthology's order; the keys differ only."""
+    entry_type, genuine = anthology_entry("cscd-ns_anthology.bib")
+    assert cited(recorded_acl_paper("2024.acl-long.10")) == (entry_type, genuine)
+    assert list(genuine)[:4] == ["title", "author", "editor", "booktitle"]  # the order is compared too
+
+
+def test_an_acl_paper_with_its_doi_is_cited_as_the_anthology_writes_it_since() -> None:
+    """2024.acl-long.11 from the volume as the Anthology holds it since (each paper's `<doi>`) against its entry as
+    the Anthology wrote it in 2025: the DOI between url and pages. Since late 2024 the Anthology writes its page's
+    address with a closing slash; PaperTrail keeps the address without one (both are the same page)."""
+    entry_type, genuine = anthology_entry("dtm_anthology.bib")
+    paper = recorded_acl_paper("2024.acl-long.11", "2024.acl-long-10-11.xml")
+    written_type, fields = cited(paper)
+    assert genuine["url"] == fields["url"] + "/"
+    assert (written_type, fields | {"url": genuine["url"]}) == (entry_type, genuine)
+    assert fields["doi"] == "10.18653/v1/2024.acl-long.11" == paper.ids.dois[0]
+
+
+def test_a_findings_paper_is_cited_field_for_field_as_the_anthologys_own_bibtex() -> None:
+    """2024.findings-eacl.1 against the Anthology's entry its authors copied: the Findings volume's title, and an
+    address with an apostrophe written as the Anthology writes it (`St. Julian{'}s, Malta`)."""
+    entry_type, genuine = anthology_entry("chem-finese_anthology.bib")
+    assert cited(recorded_acl_paper("2024.findings-eacl.1", "2024.findings-eacl-1.xml")) == (entry_type, genuine)
+
+
+def test_an_acl_title_keeps_the_letters_the_anthology_marks_and_the_anthologys_fields() -> None:
+    """2024.acl-long.534 against the Anthology's entry the MERA authors copied (its abstract left out of their copy):
+    `{R}ussian` keeps its capital in a style that lower-cases titles, which `Russian` would not."""
+    paper = next(p for p in acl_2024() if p.ids.acl == "2024.acl-long.534")  # with the DOI the Anthology gave it
+    entry_type, genuine = anthology_entry("mera_anthology.bib")
+    written_type, fields = cited(paper)
+    assert fields["title"] == "{MERA}: A Comprehensive {LLM} Evaluation in {R}ussian"
+    assert (written_type, {k: v for k, v in fields.items() if k != "abstract"}) == (entry_type, genuine)
     assert "eprint" not in fields  # no arXiv id held
+
+
+def test_ris_and_csl_json_carry_what_the_anthologys_entry_says() -> None:
+    """The same paper in RIS (as Zotero reads a conference paper) and CSL-JSON (as the Anthology's own CSL data
+    names the fields): the volume's title, editors, publisher, place, the month, the pages; read off the genuine
+    entry, not restated."""
+    _, genuine = anthology_entry("dtm_anthology.bib")
+    paper = recorded_acl_paper("2024.acl-long.11", "2024.acl-long-10-11.xml")
+    editors = genuine["editor"].split(" and ")
+    first, last = genuine["pages"].split("--")
+    month = datetime.strptime(genuine["month"], "%b").month  # the macro `aug`: 8
+    [ris] = rispy.loads(export([paper], "ris"))
+    assert ris["type_of_reference"] == "CPAPER" and ris["title"] == genuine["title"]
+    assert (ris["secondary_title"], ris["secondary_authors"]) == (genuine["booktitle"], editors)
+    assert (ris["publisher"], ris["place_published"]) == (genuine["publisher"], genuine["address"])
+    assert (ris["start_page"], ris["end_page"], ris["doi"]) == (first, last, genuine["doi"])
+    assert ris["date"] == f"{genuine['year']}/{month:02d}//" and ris["year"] == genuine["year"]
+    [csl] = json.loads(export([paper], "csl-json"))
+    jsonschema.validate([csl], CSL_SCHEMA)
+    assert (csl["type"], csl["title"], csl["container-title"]) == (
+        "paper-conference",
+        genuine["title"],
+        genuine["booktitle"],
+    )
+    assert [f"{e['family']}, {e['given']}" for e in csl["editor"]] == editors
+    assert (csl["publisher"], csl["publisher-place"]) == (genuine["publisher"], genuine["address"])
+    assert csl["page"] == f"{first}-{last}" and csl["DOI"] == genuine["doi"]
+    assert csl["issued"] == {"date-parts": [[int(genuine["year"]), month]]}
 
 
 def test_one_work_from_both_sources_is_cited_as_proceedings_with_its_arxiv_id_too() -> None:
     paper = red_fm()
     entry_type, key, fields = fields_of(export([paper], "bibtex"))
     assert (entry_type, key) == ("inproceedings", "huguetcabot2023redfm")
-    assert fields["eprint"] == "2306.09802" and fields["booktitle"] == "{ACL} 2023"
-    # the family name as the Anthology split it ("Huguet Cabot"), the accent in LaTeX
-    assert fields["author"].startswith("Huguet Cabot, Pere-Llu{\\'\\i}s and Tedeschi, Simone")
+    assert fields["eprint"] == "2306.09802"
+    # the family name as the Anthology split it ("Huguet Cabot"), the accent in LaTeX as the Anthology writes it
+    assert fields["author"].startswith("Huguet Cabot, Pere-Llu{\\'i}s and Tedeschi, Simone")
+    # the proceedings' volume, as the ACL record prints the paper
+    assert fields["booktitle"].startswith("Proceedings of the 61st Annual Meeting") and fields["pages"] == "4326--4343"
 
 
 def test_a_published_arxiv_paper_keeps_arxivs_entry_with_its_doi_and_journal_reference() -> None:
@@ -71,7 +150,11 @@ def test_a_published_arxiv_paper_keeps_arxivs_entry_with_its_doi_and_journal_ref
 
 
 def test_anthology_journals_are_articles_and_everything_else_of_the_anthology_proceedings() -> None:
-    paper = acl_2024()[0]
+    printed = acl_2024()[0]
+    assert printed.published_in is not None and printed.published_in.kind == kind(printed) == "proceedings"
+    journal = printed.published_in.model_copy(update={"kind": "journal"})  # the volume's type says which
+    assert kind(printed.model_copy(update={"published_in": journal})) == "journal"
+    paper = printed.model_copy(update={"published_in": None})  # stored before its volume was kept: its id says
     assert kind(paper) == "proceedings"
     for journal_id in ("2024.tacl-1.5", "2023.cl-1.3", "Q19-1001", "J19-1001"):
         assert kind(paper.model_copy(update={"ids": paper.ids.model_copy(update={"acl": journal_id})})) == "journal"

@@ -168,6 +168,8 @@ def test_an_entry_under_a_key_used_twice_is_still_imported() -> None:
         ("% only a comment\n", "bibtex", 1, "no bibtex entries"),
         (b"TY  - GEN\nTI  - caf\xe9\nER  -\n", "ris", 2, "not UTF-8"),
         ("Dear reader, here is my library.", None, 1, "not a BibTeX, RIS or CSL-JSON file"),
+        ("[" * 100_000 + "]" * 100_000, "csl-json", 1, "nested too deep"),  # RecursionError in json
+        ('[\n  {"id": "a"},\n  {"note": ' + "[" * 100_000 + "]" * 100_000 + "}\n]", "csl-json", 3, "nested too deep"),
     ],
 )
 def test_a_malformed_file_is_refused_naming_the_line(
@@ -258,3 +260,63 @@ def test_an_entry_stored_for_later_reads_back_the_same_and_a_malformed_file_cros
     assert [stored_entry(e.line, e.label, e.title, entry_record(e)) for e in entries] == entries
     error = pickle.loads(pickle.dumps(MalformedLibrary("no BibTeX entries", 3)))
     assert isinstance(error, MalformedLibrary) and error.line == 3 and str(error) == "line 3: no BibTeX entries"
+
+
+# Real files repeated past a cap, then something malformed: a reader that stops at the cap never reaches it.
+CAPPED = [
+    ("bibtex", ("acl-style-files_custom.bib", "mera_anthology.bib"), "@article{b,\n  title = {unclosed,\n}\n"),
+    ("ris", ("lpcode-mstf_references.ris",), "stray words\n"),
+    ("csl-json", ("manubot_references_excerpt.json", "zotero_csl_export_excerpt.json"), '{"id": }'),
+]
+
+
+def repeated(library_format: CitationFormat, names: tuple[str, ...], copies: int, tail: str = "") -> str:
+    """The real files one after another, `copies` times, then `tail`: CSL-JSON's items joined into one array."""
+    texts = [(LIBRARY / name).read_text(encoding="utf-8") for name in names]
+    if library_format != "csl-json":
+        return "\n".join(texts * copies) + "\n" + tail
+    items = [text.strip().removeprefix("[").removesuffix("]").strip() for text in texts]
+    return "[\n" + ",\n".join([*(items * copies), *([tail] if tail else [])]) + "\n]"
+
+
+@pytest.mark.parametrize(("library_format", "names", "tail"), CAPPED)
+def test_reading_stops_at_the_first_entry_past_the_cap_and_names_its_line(
+    library_format: CitationFormat, names: tuple[str, ...], tail: str
+) -> None:
+    """A file of more entries than an import takes is refused at the entry past the cap (its line named, so the
+    reader knows where to split): what follows is never read, here a malformed entry the whole parse would refuse."""
+    from services.query.readers.library.imports import TooManyEntries
+
+    each = len(read_library(repeated(library_format, names, 1), library_format))
+    cap = 2 * each
+    whole = read_library(repeated(library_format, names, 3), library_format)  # what the first entries are
+    with pytest.raises(MalformedLibrary):
+        read_library(repeated(library_format, names, 3, tail), library_format)
+    with pytest.raises(TooManyEntries) as refused:
+        read_library(repeated(library_format, names, 3, tail), library_format, max_entries=cap)
+    assert (refused.value.cap, refused.value.line) == (cap, whole[cap].line)
+    assert f"more than {cap:,} entries" in str(refused.value) and str(refused.value).startswith(
+        f"line {whole[cap].line}"
+    )
+    assert len(read_library(repeated(library_format, names, 2), library_format, max_entries=cap)) == cap  # at the cap
+
+
+def test_a_bib_file_of_more_string_or_comment_blocks_than_the_cap_is_refused_too() -> None:
+    """@string, @preamble and @comment blocks are no entries, but reading each costs as much: the same cap holds."""
+    from services.query.readers.library.imports import TooManyEntries
+
+    entry = (LIBRARY / "mera_anthology.bib").read_text(encoding="utf-8")
+    strings = "".join(f"@string{{s{n} = {{x}}}}\n@comment{{c{n}}}\n" for n in range(3))
+    assert len(read_library(strings + entry, "bibtex", max_entries=6)) == 1
+    with pytest.raises(TooManyEntries, match="more than 5 @string, @preamble and @comment blocks") as refused:
+        read_library(strings + entry, "bibtex", max_entries=5)
+    assert refused.value.line == 6
+
+
+def test_too_many_entries_crosses_processes() -> None:
+    """TooManyEntries is raised in the worker process that reads the file: it keeps its cap and line, pickled."""
+    from services.query.readers.library.imports import TooManyEntries
+
+    error = pickle.loads(pickle.dumps(TooManyEntries(50, 7, "entries")))
+    assert isinstance(error, TooManyEntries) and (error.cap, error.line, error.what) == (50, 7, "entries")
+    assert str(error).startswith("line 7: the file holds more than 50 entries")

@@ -1,11 +1,15 @@
 """The library and feedback over the real query service: save by any id a paper holds, idempotent writes, filters,
 cursor pages with the total, marks, and one reader never seeing or changing another's."""
 
+import base64
+import json
 from collections.abc import Iterator
+from typing import Any
 
 import bibtexparser
 import pytest
 
+from services.query.api.problems import PROBLEM_JSON
 from services.query.readers.library.citations import MEDIA_TYPES, ShelfMarks, export
 from tests.conftest import Servers
 from tests.query.readers.library.papers import arxiv_oai, red_fm
@@ -149,3 +153,41 @@ def test_the_library_or_one_tag_is_exported_and_only_the_readers_own(site: Site)
     (entry,) = bibtexparser.parse_string(one_tag.text).entries  # the reader's tags and note come along
     assert entry.fields_dict["keywords"].value == "to read" and entry.fields_dict["annote"].value == r"Sec. 3 {\&} 4"
     assert site.call("GET", "/api/me/library/export", reader=None).status_code == 401
+
+
+# Moments that parse, but whose time in UTC falls outside the years 1-9999 (year 1 at +14:00 is 31 December of year 0
+# in UTC): each was a 500 where a date-time is stored or compared in UTC (issue 37).
+BEYOND_UTC = ("0001-01-01T00:00:00+14:00", "0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59")
+
+
+def refused_as_a_problem(response: Any, *location: str, says: str = "1-9999") -> None:
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"] == PROBLEM_JSON
+    problem = response.json()
+    assert problem["status"] == 422 and says in problem["detail"], problem
+    if location:
+        assert [e["location"] for e in problem["errors"]] == [list(location)], problem
+
+
+@pytest.mark.parametrize("moment", BEYOND_UTC)
+def test_a_moment_beyond_the_years_utc_holds_is_refused_as_a_problem_everywhere(site: Site, moment: str) -> None:
+    """The library's and the feed's `since`, the search's `since`, `until` and `summarized_since` (API and Atom): one
+    check, a 422 problem naming the parameter, never a 500. A cursor's moment is milliseconds since 1970, at most 14
+    digits (before the year 5138): a cursor of the old form that carried such a moment is no cursor."""
+    refused_as_a_problem(site.call("GET", "/api/me/library", params={"since": moment}), "query", "since")
+    for sort in ("newest", "relevance"):
+        refused_as_a_problem(site.call("GET", "/api/feed", params={"since": moment, "sort": sort}), "query", "since")
+    for name in ("since", "until", "summarized_since"):
+        refused_as_a_problem(site.call("GET", "/api/papers", reader=None, params={name: moment}), "query", name)
+        refused_as_a_problem(site.call("GET", "/feeds/search.atom", reader=None, params={name: moment}), "query", name)
+    forged = base64.urlsafe_b64encode(json.dumps([moment, "x"]).encode()).decode().rstrip("=")
+    refused_as_a_problem(site.call("GET", "/api/me/library", params={"cursor": forged}), "query", "cursor", says="")
+    forged = base64.urlsafe_b64encode(json.dumps({"matched_at": moment, "id": "x"}).encode()).decode().rstrip("=")
+    refused_as_a_problem(site.call("GET", "/api/feed", params={"cursor": forged}), "query", "cursor", says="")
+    latest = f"{'9' * 14}.{'f' * 24}"  # the latest moment a cursor can carry, and a match id
+    assert site.call("GET", "/api/me/library", params={"cursor": f"{'9' * 14}.eA"}).status_code == 200
+    assert site.call("GET", "/api/feed", params={"cursor": latest}).status_code == 200
+    # the years' own ends, written in UTC, are still taken
+    for edge in ("0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "0001-01-01T00:00:00-14:00"):
+        assert site.call("GET", "/api/me/library", params={"since": edge}).status_code == 200, edge
+        assert site.call("GET", "/api/papers", reader=None, params={"since": edge}).status_code == 200, edge

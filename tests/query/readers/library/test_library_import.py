@@ -110,6 +110,7 @@ def test_an_exported_library_imported_again_resolves_every_entry_to_the_same_pap
         (b"@misc{a, title={ok}}\n\n@article{b,\n  title = {unclosed,\n}\n@misc{c, title={x}}\n", "bibtex", 3),
         (b"TY  - GEN\nTI  - A\nER  -\nstray words\n", None, 4),
         (b'[\n  {"id": "a", "type": "article"},\n  {"id": "b", "type": }\n]', "csl-json", 3),
+        (b"[" * 100_000 + b"]" * 100_000, "csl-json", 1),  # nested too deep for any JSON parser's recursion
     ],
 )
 def test_a_malformed_file_is_refused_naming_the_line(
@@ -120,12 +121,17 @@ def test_a_malformed_file_is_refused_naming_the_line(
     assert upload(site, "bo", "x.bib", b"", "docx").status_code == 422
 
 
-def test_a_file_of_more_entries_than_an_import_takes_is_refused_naming_both_counts(site: Site) -> None:
+def test_a_file_of_more_entries_than_an_import_takes_is_refused_at_the_entry_past_the_cap(site: Site) -> None:
+    """Reading stops at the entry past LIBRARY_IMPORT_MAX_ENTRIES (413 naming the cap and that entry's line): the
+    rest of the file, here a malformed entry that a whole reading would refuse (422), is never read."""
     real = b"\n".join((LIBRARY / name).read_bytes() for name in ("acl-style-files_custom.bib", "mera_anthology.bib"))
-    refused = upload(site, "bo", "over.bib", b"\n".join([real] * 6))  # 54 entries
+    broken = b"\n@article{b,\n  title = {unclosed,\n}\n"
+    assert upload(site, "bo", "whole.bib", real + broken).status_code == 422
+    refused = upload(site, "bo", "over.bib", b"\n".join([real] * 6) + broken)  # 54 entries, then the broken one
     assert refused.status_code == 413, refused.text
     detail = refused.json()["detail"]
-    assert "54 entries" in detail and f"at most {MAX_ENTRIES}" in detail and "LIBRARY_IMPORT_MAX_ENTRIES" in detail
+    assert f"more than {MAX_ENTRIES} entries" in detail and f"at most {MAX_ENTRIES}" in detail, detail
+    assert "LIBRARY_IMPORT_MAX_ENTRIES" in detail and re.search(r"line \d+", detail), detail
     assert site.db["library_imports"].count_documents({"filename": "over.bib"}) == 0
 
 

@@ -1,6 +1,7 @@
 """The library page and the 收藏 / 不相关 / 已读 buttons over the real query service, without JavaScript (forms that
 redirect back) and as the page's script posts them (JSON); each form carries the CSRF token field."""
 
+import base64
 import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -92,6 +93,25 @@ def test_tags_and_notes_are_edited_on_the_page_and_filter_it(site: Site) -> None
     with browser(site, "ana") as ana:  # another reader's page shows none of it
         assert first.id not in ana.get("/me/library").text
     assert httpx.get(f"{site.base}/me/library").status_code == 401
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"since": "0001-01-01"},  # the day's start in the pages' zone (UTC+8) is in year 0 in UTC
+        {"cursor": base64.urlsafe_b64encode(json.dumps(["0001-01-01T00:00:00+14:00", "x"]).encode()).decode()},
+    ],
+)
+def test_a_day_or_cursor_beyond_the_years_utc_holds_is_refused_on_the_library_page(
+    site: Site, params: dict[str, str]
+) -> None:
+    """The page says the filter is not valid (422), as for any other, rather than failing (500)."""
+    with browser(site, "cy") as cy:
+        page = cy.get("/me/library", params=params)
+        assert page.status_code == 422, page.text[:500]
+        assert "筛选条件无效" in page.text
+        home = cy.get("/", params={"since": "0001-01-01T00:00:00+14:00"})  # the papers' browser says it too
+        assert home.status_code == 422 and "起始日期" in home.text
 
 
 def test_the_paper_page_cites_it_in_the_chosen_format_and_the_library_page_exports(site: Site) -> None:
