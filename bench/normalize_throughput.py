@@ -31,7 +31,7 @@ from pymongo import AsyncMongoClient, UpdateOne  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from schemas import topics  # noqa: E402
 from services.normalizer.normalize import apply_batch, settle  # noqa: E402
-from services.normalizer.parsers import parse_raw  # noqa: E402
+from services.normalizer.parsers.registry import parse_raw  # noqa: E402
 from services.normalizer.records import Incoming  # noqa: E402
 from services.normalizer.settings import DEFAULT_AI_CATEGORIES  # noqa: E402
 from services.normalizer.store import PaperStore  # noqa: E402

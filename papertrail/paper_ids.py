@@ -9,9 +9,14 @@ from datetime import UTC, datetime
 from papertrail.names import surname_key
 from papertrail.text import title_key
 
-ARXIV_NEW_ID = re.compile(r"^\d{4}\.\d{4,5}$")  # 2401.12345, since April 2007
-ARXIV_OLD_ID = re.compile(r"^[a-z\-]+(\.[A-Z]{2})?/\d{7}$")  # hep-th/9901001, math.GT/0309136
-ARXIV_VERSION = re.compile(r"v\d+$", re.IGNORECASE)  # 2401.12345v2: one paper, whatever its version
+# The forms as regular expressions without anchors, ASCII digits only, written so that ECMAScript reads them as
+# Python does: the query API states them in its OpenAPI document (services/query/catalogue/reads/paper_lookup.py).
+ARXIV_NEW_FORM = r"[0-9]{4}\.[0-9]{4,5}"  # 2401.12345, since April 2007
+ARXIV_OLD_FORM = r"[a-z-]+(?:\.[A-Z]{2})?/[0-9]{7}"  # hep-th/9901001, math.GT/0309136
+ARXIV_VERSION_FORM = r"[Vv][0-9]+"  # 2401.12345v2: one paper, whatever its version
+ARXIV_NEW_ID = re.compile(f"^{ARXIV_NEW_FORM}$")
+ARXIV_OLD_ID = re.compile(f"^{ARXIV_OLD_FORM}$")
+ARXIV_VERSION = re.compile(f"{ARXIV_VERSION_FORM}$")
 # The DOI the ACL Anthology registers for a paper is this prefix and the paper's Anthology id (2024.acl-long.10).
 ANTHOLOGY_DOI_PREFIX = "10.18653/v1/"
 ARXIV_OWN_DOI = re.compile(r"^10\.48550/arxiv\.", re.IGNORECASE)  # the DOI arXiv registers for every paper

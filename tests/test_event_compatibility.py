@@ -31,7 +31,7 @@ from schemas.events import (
 from schemas.paper import Paper, PaperIds
 from schemas.summary import Summary
 from services.normalizer.identity import merge
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from services.summarizer.policy import new_paper_event
 from tests.fake_openai import corpus_event, corpus_lines
 from tests.normalizer.sources import acl_records

@@ -75,7 +75,9 @@ def module_name(root: Path, path: Path) -> str:
 
 def import_graph(root: Path) -> dict[str, set[str]]:
     """Each module of the project's packages → the project's modules it imports (`from a import b` is a.b when
-    that is a module, else a)."""
+    that is a module, else a), and the packages above each of those: importing a.b.c runs a/__init__.py and
+    a/b/__init__.py first, so a package whose `__init__` imports its own modules, one of which imports a module of
+    that package, is a circle too."""
     paths = {module_name(root, path): path for layer in LAYERS for path in (root / layer).rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
@@ -84,8 +86,10 @@ def import_graph(root: Path) -> dict[str, set[str]]:
         for _, module in imported_modules(ast.parse(path.read_text(encoding="utf-8")), package):
             parts = module.split(".")
             known = next((".".join(parts[:n]) for n in range(len(parts), 0, -1) if ".".join(parts[:n]) in paths), None)
-            if known is not None and known != name:
-                targets.add(known)
+            if known is None:
+                continue
+            above = [".".join(parts[:n]) for n in range(1, known.count(".") + 1)]
+            targets.update(m for m in (known, *above) if m in paths and m != name)
     return graph
 
 
@@ -142,8 +146,23 @@ def test_the_graph_reads_a_circle_from_files(tmp_path: Path) -> None:
     (tmp_path / "papertrail" / "two.py").write_text("def late():\n    from papertrail.one import x\n")
     (tmp_path / "papertrail" / "three.py").write_text("from . import one\n")
     graph = import_graph(tmp_path)
-    assert graph["papertrail.three"] == {"papertrail.one"}
+    assert graph["papertrail.three"] == {"papertrail.one", "papertrail"}
     assert circles(graph) == [["papertrail.one", "papertrail.two"]]
+
+
+def test_a_package_whose_init_imports_its_modules_that_import_the_package_is_a_circle(tmp_path: Path) -> None:
+    """`from web.render import x` runs web/__init__.py first: an `__init__` that imports render, or a module that
+    imports render, closes a circle through the package; a package whose `__init__` holds nothing does not."""
+    web = tmp_path / "services" / "web"
+    web.mkdir(parents=True)
+    (tmp_path / "services" / "__init__.py").write_text("")
+    (web / "__init__.py").write_text("from services.web.pages import router\n")
+    (web / "pages.py").write_text("from services.web.render import page\nrouter = page\n")
+    (web / "render.py").write_text("page = 1\n")
+    assert circles(import_graph(tmp_path)) == [["services.web", "services.web.pages"]]
+    (web / "__init__.py").write_text('"""The pages."""\n')
+    (web / "site.py").write_text("from services.web.pages import router\n")
+    assert circles(import_graph(tmp_path)) == []
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from services.normalizer.front_matter import REASON, set_aside_front_matter
 from services.normalizer.metrics import SET_ASIDE
 from services.normalizer.migrations import MIGRATIONS
 from services.normalizer.normalize import apply_batch, settle
-from services.normalizer.parsers import parse_batch
+from services.normalizer.parsers.registry import parse_batch
 from services.normalizer.settings import NormalizerSettings
 from services.normalizer.stopwatch import Stopwatch
 from services.normalizer.store import PaperStore

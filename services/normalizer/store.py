@@ -25,8 +25,8 @@ from papertrail.mongo import DUPLICATE_KEY, ensure_index, insert_else_update
 from papertrail.paper_ids import FINGERPRINT_SCHEME, fingerprint
 from schemas.paper import Paper, PaperIds, PaperVersion
 from services.normalizer.identity import id_keys, record_fingerprint
-from services.normalizer.parsers import READING
 from services.normalizer.parsers.acl import ANTHOLOGY_CATEGORY, FRONT_MATTER_ID
+from services.normalizer.parsers.registry import READING
 from services.normalizer.plan import Draft
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper
 

@@ -49,8 +49,8 @@ from services.query.readers.library.store import LibraryStore
 from services.query.readers.repositories import ReaderRecords, SiteKeys
 from services.query.readers.write_limits import WriteLimited
 from services.query.settings import QuerySettings
-from services.query.web import mount_web
 from services.query.web.i18n import Translator
+from services.query.web.mount import mount_web
 from services.query.web.refusals import write_limited_text
 from services.query.web.render import error_page, language
 

@@ -2,12 +2,14 @@
 dependencies on them and on the signed-in user, as Annotated aliases. All are `async def`: FastAPI runs a plain
 `def` dependency in its thread pool, a hop on every request."""
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import AfterValidator
 from starlette.convertors import Convertor, register_url_convertor
 
 from papertrail.kafka import DeadLetterPolicy, Publisher
@@ -16,7 +18,7 @@ from services.query.api.problems import problem_responses
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from services.query.catalogue.interface import Catalogue
-from services.query.catalogue.reads.paper_lookup import NotAPaperId
+from services.query.catalogue.reads.paper_lookup import MAX_ID_LENGTH, PAPER_ID_FORMS, paper_key
 from services.query.catalogue.reads.papers import held_paper
 from services.query.catalogue.repositories import CatalogueRecords
 from services.query.readers.library.importing import ImportJobs
@@ -122,12 +124,17 @@ PAPER_ID_DESCRIPTION = (
 )
 
 
+# The paths below a paper's own, and the library's own below /api/me/library/: what the paper-id address leaves them.
+BELOW_A_PAPER = "corrections|similar|cite"
+ADDRESSABLE_PAPER_ID = re.compile(f"^(?!imports/)(?!.*/(?:{BELOW_A_PAPER})$)(?:{PAPER_ID_FORMS})$")
+
+
 class PaperIdConvertor(Convertor[str]):
     """`{paper_id:paper_id}` in a route's path: any text, slashes included (hep-th/9901001, DOIs), but not one
     ending in /corrections, /similar or /cite (a paper's error reports, similar papers, citation), nor the library's
-    own `imports/…` and `export`, so a wrong method on any of those is 405 and not a paper id."""
+    own `import`, `imports/…` and `export`, so a wrong method on any of those is 405 and not a paper id."""
 
-    regex = r"(?!imports/|export$)(?!.*/(corrections|similar|cite)$).+"
+    regex = f"(?!imports/|import$|export$)(?!.*/({BELOW_A_PAPER})$).+"
 
     def convert(self, value: str) -> str:
         return value
@@ -139,26 +146,44 @@ class PaperIdConvertor(Convertor[str]):
 register_url_convertor("paper_id", PaperIdConvertor())
 
 
-async def get_held_paper(
-    paper_id: Annotated[str, Path(description=PAPER_ID_DESCRIPTION, examples=["arxiv:2401.12345"])],
-    catalogue: CatalogueDep,
-) -> dict[str, Any]:
-    """The paper (its `papers` document) holding the id in any of its forms: 422 naming what is wrong with text that
-    is no paper id, 404 for an id no paper holds."""
-    try:
-        paper = await held_paper(catalogue, paper_id)
-    except NotAPaperId as error:
-        raise HTTPException(422, str(error)) from error
+def addressable_paper_id(written: str) -> str:
+    """A paper id in any of its forms, as the document's pattern states them; a ValueError (a 422 naming the path
+    parameter) says what is wrong with any other text."""
+    if ADDRESSABLE_PAPER_ID.fullmatch(written):
+        return written
+    paper_key(written)  # NotAPaperId, a ValueError, names what is wrong with text that is no paper id
+    if written != written.strip():
+        raise ValueError(f"a paper id with space around it: write {written.strip()!r}")
+    raise ValueError(
+        f"{written!r}: an id ending in /{BELOW_A_PAPER.replace('|', ', /')} or beginning imports/ is read as "
+        "a path below a paper's or the library's own; address the paper by another id it holds"
+    )
+
+
+PaperIdText = Annotated[
+    str,
+    AfterValidator(addressable_paper_id),
+    Path(
+        description=PAPER_ID_DESCRIPTION,
+        examples=["arxiv:2401.12345"],
+        max_length=MAX_ID_LENGTH,
+        json_schema_extra={"pattern": ADDRESSABLE_PAPER_ID.pattern},
+    ),
+]
+
+
+async def get_held_paper(paper_id: PaperIdText, catalogue: CatalogueDep) -> dict[str, Any]:
+    """The paper (its `papers` document) holding the id in any of its forms: 404 for an id no paper holds."""
+    paper = await held_paper(catalogue, paper_id)
     if paper is None:
         raise HTTPException(404, f"no paper {paper_id!r}")
     return paper
 
 
 HeldPaper = Annotated[dict[str, Any], Depends(get_held_paper)]
-# the schema cannot say which text is a paper id (a DOI may end in anything): 422 names what is wrong with one
 HELD_PAPER_ERRORS = problem_responses(
     (404, "no paper holds this id"),
-    (422, "the text is no paper id (`detail` says what is wrong with it), or a parameter is not what the API takes"),
+    (422, "the text is no paper id, or a parameter is not what the API takes: `errors` says what is wrong"),
 )
 
 

@@ -8,7 +8,7 @@ import pytest
 from schemas.events import RawRecord
 from schemas.paper import Paper, PaperIds
 from services.normalizer.identity import merge
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.settings import DEFAULT_AI_CATEGORIES
 from tests.conftest import FIXTURES
 from tests.normalizer.sources import HF_FILES, acl_records, hf_records, oai_records

@@ -4,7 +4,7 @@ into the same papers: a correction, never a second first sighting. Over a real M
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import UnparseableRecord
 from services.normalizer.store import PaperStore
 from tests.normalizer.sources import announced_records, oai_records, raw_record

@@ -8,7 +8,7 @@ import pytest
 
 from schemas.events import RawRecord
 from services.normalizer.identity import merge
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import UnparseableRecord
 from tests.conftest import FIXTURES
 from tests.normalizer.sources import raw_record

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 
 from services.harvester.sources.dblp_xml import iter_records, source_record
-from services.normalizer.parsers import parse_batch
 from services.normalizer.parsers.dblp import catalogue_venue, parse_dblp, read_ees
+from services.normalizer.parsers.registry import parse_batch
 from services.normalizer.records import UnparseableRecord
 from tests.conftest import SOURCES
 from tests.normalizer.sources import raw_record

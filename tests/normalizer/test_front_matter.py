@@ -8,7 +8,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 from schemas.events import PaperWithdrawn, RawRecord
 from services.normalizer.front_matter import set_aside_front_matter
 from services.normalizer.normalize import withdraw_front_matter
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
 from tests.normalizer.sources import acl_records

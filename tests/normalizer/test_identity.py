@@ -7,7 +7,7 @@ from papertrail.names import author_key, split_author_list, split_name
 from papertrail.text import title_key
 from schemas.paper import PaperIds, SourceVersion
 from services.normalizer.identity import canonical_id, merge, record_fingerprint
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import ParsedRecord
 from tests.normalizer.sources import ACL_RED_FM, acl_records, parsed_arxiv, red_fm_preprint
 

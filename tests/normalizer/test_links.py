@@ -9,8 +9,8 @@ import pytest
 
 from services.normalizer.identity import merge
 from services.normalizer.links import clean_url, found_links, link_kind
-from services.normalizer.parsers import parse_raw
 from services.normalizer.parsers.arxiv_oai import arxiv_links
+from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import ParsedRecord
 from tests.conftest import SOURCES
 from tests.normalizer.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records, raw_record

@@ -17,7 +17,7 @@ from schemas import topics
 from schemas.events import PaperNormalized, RawRecord
 from services.normalizer.identity import merge
 from services.normalizer.migrations import MIGRATIONS, SCHEME_MIGRATIONS, refresh_fingerprints
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.store import PaperStore
 from tests.normalizer import sources
 from tests.normalizer.sources import (

@@ -8,8 +8,8 @@ import pytest
 from papertrail.venues.accepted import accepted_venues
 from schemas.paper import Paper
 from services.harvester.sources.pmlr_bib import split_volume
-from services.normalizer.parsers import parse_batch
 from services.normalizer.parsers.pmlr import parse_pmlr, split_authors
+from services.normalizer.parsers.registry import parse_batch
 from services.normalizer.records import UnparseableRecord
 from tests.conftest import SOURCES
 from tests.normalizer.sources import raw_record

@@ -9,7 +9,7 @@ from papertrail.venues.accepted import accepted_venues
 from schemas.paper import Paper
 from services.harvester.sources.pmlr_bib import split_volume
 from services.normalizer.identity import merge
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.plan import Draft, plan_batch
 from services.normalizer.records import Incoming
 from tests.conftest import SOURCES

@@ -14,7 +14,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from schemas.events import PaperNormalized, RawRecord
 from services.normalizer.normalize import Applied, apply_batch, settle
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
 from tests.normalizer.sources import (

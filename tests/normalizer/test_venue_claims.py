@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 from schemas.paper import SourceVersion
 from services.normalizer.identity import merge
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import ParsedRecord
 from tests.normalizer.sources import ACL_RED_FM, acl_records, parsed_arxiv, red_fm_preprint, with_anthology_doi
 

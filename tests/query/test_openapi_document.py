@@ -5,11 +5,19 @@ service to it in test_openapi_fuzz.py)."""
 import re
 from typing import Any
 
+import jsonschema_rs
 import pytest
+from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
 
 from services.query.api.problems import PROBLEM_JSON
 from services.query.app import create_app
 from services.query.catalogue.reads.freshness import parse_window
+from services.query.catalogue.reads.paper_lookup import PAPER_ID_PATTERN
+from services.query.deps import ADDRESSABLE_PAPER_ID, addressable_paper_id
+from services.query.readers.library.feed import FEED_CURSOR_PATTERN
+from services.query.readers.library.shelf import LIBRARY_CURSOR_PATTERN
 from services.query.settings import QuerySettings
 
 
@@ -61,3 +69,76 @@ def test_the_documented_window_is_exactly_what_the_overview_takes(document: dict
         except ValueError:
             taken = False
         assert bool(pattern.search(written)) == taken, written
+
+
+def paper_id_schema(document: dict[str, Any]) -> dict[str, Any]:
+    """The one schema every operation on a paper gives its `paper_id`."""
+    schemas = [
+        {k: v for k, v in parameter["schema"].items() if k in ("type", "pattern", "maxLength")}
+        for _, _, operation in operations(document)
+        for parameter in operation.get("parameters", [])
+        if parameter["name"] == "paper_id"
+    ]
+    assert len(schemas) >= 8 and all(schema == schemas[0] for schema in schemas)
+    return schemas[0]
+
+
+def taken(written: str) -> bool:
+    """Whether the routes on a paper take the text as its id (a 422 otherwise)."""
+    try:
+        addressable_paper_id(written)
+    except ValueError:
+        return False
+    return len(written) <= 300
+
+
+WRITTEN_IDS = [
+    "2401.12345", "2401.12345v2", "arXiv:hep-th/9901001V3", "math.GT/0309136", "10.18653/v1/2024.acl-long.1",
+    "DOI:10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-0", "https://doi.org/10.48550/arXiv.2401.12345",
+    "http:/export.arxiv.org/pdf/2401.12345v1.pdf", "https://aclanthology.org/P19-1001/", "acl:2024.ACL-long.1",
+    "openreview:QY7Au9nZwp", "pmlr:v267/acharya25a", "dblp:conf/acl/ChangSRM23",
+    # refused: space around, a path below a paper's or the library's, no id, too long, not ASCII
+    " 2401.12345", "2401.12345\n", "10.1234/x/cite", "10.1234/x/similar", "imports/1234567", "export", "hello",
+    "10.1234/" + "x" * 300, "10.1234/caf\u00e9", "\u0662\u0664\u0660\u0661.12345", "arxiv:2401.123", "acl:x",
+]  # fmt: skip
+
+
+# read as a client reads it: ECMAScript's regular expressions, by the validator schemathesis checks patterns with
+AS_A_CLIENT_READS = jsonschema_rs.validator_for({"pattern": ADDRESSABLE_PAPER_ID.pattern})
+
+
+def test_the_documented_paper_id_is_exactly_what_the_routes_on_a_paper_take(document: dict[str, Any]) -> None:
+    assert paper_id_schema(document) == {"type": "string", "maxLength": 300, "pattern": ADDRESSABLE_PAPER_ID.pattern}
+    assert sum(map(taken, WRITTEN_IDS)) == 13
+    for written in WRITTEN_IDS:
+        assert (AS_A_CLIENT_READS.is_valid(written) and len(written) <= 300) == taken(written), written
+
+
+@given(written=st.from_regex(ADDRESSABLE_PAPER_ID.pattern).filter(AS_A_CLIENT_READS.is_valid))
+def test_text_generated_by_the_documented_paper_id_is_taken(written: str) -> None:
+    """What a client generates from the pattern (Python's reading, which lets `$` pass a final newline, checked by
+    ECMAScript's, as schemathesis does) is an id the routes take."""
+    assert taken(written) or len(written) > 300, written
+
+
+def test_cursors_and_seeds_are_stated_as_they_are_read(document: dict[str, Any]) -> None:
+    for path, pattern in (("/api/feed", FEED_CURSOR_PATTERN), ("/api/me/library", LIBRARY_CURSOR_PATTERN)):
+        (cursor,) = [p for p in document["paths"][path]["get"]["parameters"] if p["name"] == "cursor"]
+        assert {"type": "string", "pattern": pattern}.items() <= cursor["schema"]["anyOf"][0].items(), path
+    seed = document["components"]["schemas"]["FollowCreate"]["properties"]["seeds"]["items"]
+    assert seed == {"type": "string", "minLength": 1, "maxLength": 300, "pattern": PAPER_ID_PATTERN}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/api/me/library/import", "POST"),
+        ("GET", "/api/me/library/import", "POST"),
+        ("DELETE", "/api/me/library/export", "GET"),
+        ("PUT", "/api/me/library/imports/" + "a" * 32, "GET"),
+    ],
+)
+def test_a_wrong_method_on_the_librarys_own_paths_is_405_not_a_paper_id(method: str, path: str, allowed: str) -> None:
+    """`import` is no paper id either: PUT /api/me/library/import is the import's path with a method it lacks."""
+    refused = TestClient(create_app(QuerySettings())).request(method, path)
+    assert (refused.status_code, refused.headers.get("allow")) == (405, allowed), refused.text

@@ -402,11 +402,16 @@ class Matches:
         self.matches = db[MATCHES.name]
 
     async def papers_page(
-        self, user_id: str, follow_id: str | None, after: tuple[bool, datetime, str] | None, limit: int
+        self,
+        user_id: str,
+        follow_id: str | None,
+        after: tuple[bool, datetime, str] | None,
+        limit: int,
+        skip: int = 0,
     ) -> list[dict[str, Any]]:
         """One page of the papers the user's matches (of one follow, or of all) name, once each: `_id` the paper,
         `at` its newest match, `backfill` True when every match of it came from a backfill. New ones first, newest
-        match first (then by paper id); after (backfill, at, paper id) when given."""
+        match first (then by paper id); after (backfill, at, paper id) when given, less the first `skip`."""
         pipeline: list[dict[str, Any]] = [
             {"$match": {"user_id": user_id, **({"follow_id": follow_id} if follow_id else {})}},
             {"$group": {"_id": "$paper_id", "at": {"$max": "$matched_at"}, "backfill": {"$min": "$backfill"}}},
@@ -420,7 +425,9 @@ class Matches:
             if not backfill:
                 later.append({"backfill": True})
             pipeline.append({"$match": {"$or": later}})
-        pipeline += [{"$sort": {"backfill": 1, "at": -1, "_id": -1}}, {"$limit": limit}]
+        pipeline.append({"$sort": {"backfill": 1, "at": -1, "_id": -1}})
+        pipeline += [{"$skip": skip}] if skip else []
+        pipeline.append({"$limit": limit})
         return [doc async for doc in await self.matches.aggregate(pipeline)]
 
     async def paper_counts(self, user_id: str, follow_id: str | None, since: datetime | None) -> dict[str, int]:

@@ -23,7 +23,7 @@ from pymongo.database import Database
 
 from schemas import topics
 from schemas.events import RawRecord
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from tests.conftest import Servers, wait_until
 from tests.integration.services import running_services
 from tests.normalizer.kafka_tools import publish_raw, skip_to_end

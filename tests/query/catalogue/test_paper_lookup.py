@@ -1,12 +1,20 @@
 """Written paper ids → the key papers hold them under, and which holder answers; without servers."""
 
+import re
 from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.query.catalogue.reads.paper_lookup import NotAPaperId, PaperKey, holder, paper_key
+from services.query.catalogue.reads.paper_lookup import (
+    MAX_ID_LENGTH,
+    PAPER_ID_FORMS,
+    NotAPaperId,
+    PaperKey,
+    holder,
+    paper_key,
+)
 
 ARXIV = PaperKey("ids.arxiv", "2212.09999")
 ACL = PaperKey("ids.acl", "2023.acl-long.2")
@@ -19,6 +27,7 @@ SICI = PaperKey("ids.dois", "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3
     [
         ("arxiv:2212.09999", ARXIV),
         ("2212.09999", ARXIV),
+        ("https://export.arXiv.org/ABS/2212.09999v3/", ARXIV),
         ("2212.09999v2", ARXIV),
         ("arXiv:2212.09999v12", ARXIV),
         ("ARXIV:2212.09999V1", ARXIV),
@@ -36,6 +45,8 @@ SICI = PaperKey("ids.dois", "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3
         ("ACL:2023.ACL-Long.2", ACL),
         ("https://aclanthology.org/2023.acl-long.2/", ACL),
         ("https://aclanthology.org/2023.acl-long.2.pdf", ACL),
+        ("HTTPS://WWW.ACLANTHOLOGY.ORG/2023.ACL-LONG.2.pdf/", ACL),
+        ("https://aclanthology.org/P19-1001.pdf", PaperKey("ids.acl", "P19-1001")),
         ("P19-1001", PaperKey("ids.acl", "P19-1001")),
         ("acl:W19-5301", PaperKey("ids.acl", "W19-5301")),
         ("10.18653/v1/2023.acl-long.2", DOI),
@@ -47,6 +58,8 @@ SICI = PaperKey("ids.dois", "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3
         ("https:/doi.org/10.18653/v1/2023.acl-long.2", DOI),
         ("doi.org/10.18653/v1/2023.acl-long.2", DOI),
         ("10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-0", SICI),
+        # arXiv's DOI prefix before what is no arXiv id is a DOI still: no paper holds it (404, not 422)
+        ("10.48550/arXiv.2212", PaperKey("ids.dois", "10.48550/arxiv.2212")),
     ],
 )
 def test_every_written_form_of_an_id_finds_its_key(written: str, key: PaperKey) -> None:
@@ -66,6 +79,8 @@ def test_every_written_form_of_an_id_finds_its_key(written: str, key: PaperKey) 
         ("doi:11.1234/x", "'11.1234/x' is not a DOI such as 10.18653/v1/2024.acl-long.1"),
         ("10.1/x", "is not a DOI"),
         ("10.18653/v1 2023", "is not a DOI"),
+        ("10.1234/caf\u00e9", "is not a DOI"),  # printable ASCII only, as the API's document states
+        ("\u0662\u0664\u0660\u0661.12345", "is not a paper id"),  # digits are 0-9, not any script's
         ("acl:drop table", "is not an ACL Anthology id"),
         ("acl:x", "is not an ACL Anthology id"),
         ("https://arxiv.org/abs/not-an-id", "is not an arXiv id"),
@@ -84,7 +99,7 @@ def test_text_that_is_no_paper_id_is_refused_naming_the_problem(written: str, pr
 
 
 @given(
-    number=st.from_regex(r"\A\d{4}\.\d{4,5}\Z"),
+    number=st.from_regex(r"\A[0-9]{4}\.[0-9]{4,5}\Z"),
     version=st.one_of(st.just(""), st.integers(1, 99).map(lambda n: f"v{n}")),
     form=st.sampled_from(["{}", "arxiv:{}", "arXiv:{}", "https://arxiv.org/abs/{}", "10.48550/arXiv.{}"]),
 )
@@ -94,13 +109,49 @@ def test_an_arxiv_id_in_any_form_and_version_is_the_same_key(number: str, versio
     assert paper_key(form.format(number + version)) == PaperKey("ids.arxiv", number)
 
 
-@given(doi=st.from_regex(r"\A10\.\d{4,9}/[A-Za-z0-9._;()/:-]{1,40}\Z"))
+@given(doi=st.from_regex(r"\A10\.[0-9]{4,9}/[A-Za-z0-9._;()/:-]{1,40}\Z"))
 def test_a_doi_in_any_case_and_any_prefix_is_the_same_key(doi: str) -> None:
     if doi.lower().startswith("10.48550/arxiv."):
         return  # arXiv's own DOIs become arXiv ids (above)
     expected = PaperKey("ids.dois", doi.lower())
     for written in (doi, doi.upper(), f"doi:{doi}", f"https://doi.org/{doi.swapcase()}"):
         assert paper_key(written) == expected
+
+
+ANY_FORM = re.compile(f"(?:{PAPER_ID_FORMS})")
+# the characters ids are written in, and some that no id holds, for text near an id
+NEAR_AN_ID = st.text(alphabet=st.sampled_from("0123456789.-/:vVaAxXiIrRcClLdDoOpPsSgGhHtTwW_ é"), max_size=40)
+
+
+def accepted(text: str) -> bool:
+    try:
+        paper_key(text)
+    except NotAPaperId:
+        return False
+    return True
+
+
+@given(written=st.from_regex(ANY_FORM, fullmatch=True).filter(lambda text: len(text) <= MAX_ID_LENGTH))
+def test_every_text_of_the_stated_forms_is_a_paper_id(written: str) -> None:
+    """PAPER_ID_FORMS (the pattern the API's document gives a paper id) claims nothing paper_key refuses."""
+    assert accepted(written)
+
+
+@given(written=st.one_of(NEAR_AN_ID, st.from_regex(ANY_FORM, fullmatch=True).flatmap(lambda id: mutated(id))))
+def test_a_paper_id_is_of_the_stated_forms(written: str) -> None:
+    """And paper_key takes nothing the pattern does not state (space around it aside)."""
+    assert accepted(written) == bool(ANY_FORM.fullmatch(written.strip()) and len(written.strip()) <= MAX_ID_LENGTH)
+
+
+def mutated(written: str) -> st.SearchStrategy[str]:
+    """`written` with a character dropped, doubled or replaced, or cut short: text one slip away from an id."""
+    places = st.integers(0, max(len(written) - 1, 0))
+    return st.one_of(
+        places.map(lambda at: written[:at] + written[at + 1 :]),
+        places.map(lambda at: written[:at] + written[at : at + 1] * 2 + written[at + 1 :]),
+        st.tuples(places, st.characters(codec="utf-8")).map(lambda p: written[: p[0]] + p[1] + written[p[0] + 1 :]),
+        places.map(lambda at: written[:at]),
+    )
 
 
 def test_a_key_names_the_canonical_id_of_a_paper_first_known_by_it() -> None:

@@ -22,7 +22,7 @@ from services.query.deps import (
 )
 from services.query.readers.accounts import follows as accounts
 from services.query.readers.accounts.follows import FollowCreate, FollowOut, NoSuchFollow
-from services.query.readers.library.feed import FeedSort, feed_page
+from services.query.readers.library.feed import FEED_CURSOR_PATTERN, FeedSort, feed_page
 from services.query.readers.library.recommend import BadFeedCursor
 from services.query.readers.write_limits import WriteLimit
 
@@ -176,7 +176,14 @@ async def read_feed(
     sort: Annotated[FeedSort, Query(description="newest matches of your follows, or 为你推荐 ranked")] = "newest",
     since: Annotated[Moment | None, Query(description="relevance: papers changed since (default: a week)")] = None,
     follow_id: Annotated[str | None, Query(pattern=FOLLOW_ID_PATTERN, description="only this follow's")] = None,
-    cursor: Annotated[str | None, Query(max_length=400)] = None,
+    cursor: Annotated[
+        str | None,
+        Query(
+            pattern=FEED_CURSOR_PATTERN,
+            description="the page before's `next_cursor`: `<ms since 1970>.<match id>` (after that match, in the "
+            "newest matches' feed, whatever `sort`) or `<n>` (n papers in)",
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> dict[str, Any]:
     """Your feed, a page at a time with the total: the papers your follows (or `follow_id`'s) matched, each once with

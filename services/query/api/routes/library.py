@@ -15,7 +15,14 @@ from services.query.readers.library.citations import MEDIA_TYPES, CitationFormat
 from services.query.readers.library.files import CitationFile, citation_file, library_file
 from services.query.readers.library.importing import MAX_FILE_BYTES, VERDICTS_SHOWN, ImportBusy
 from services.query.readers.library.imports import FileTooLarge, MalformedLibrary, ResolutionStatus
-from services.query.readers.library.shelf import BadCursor, EntryChange, LibraryCursor, Mark, library_filter
+from services.query.readers.library.shelf import (
+    LIBRARY_CURSOR_PATTERN,
+    BadCursor,
+    EntryChange,
+    LibraryCursor,
+    Mark,
+    library_filter,
+)
 from services.query.readers.library.store import citable
 from services.query.readers.write_limits import WriteLimit
 
@@ -75,7 +82,14 @@ async def list_library(
     tag: Annotated[str | None, Query(max_length=40, description="only entries with this tag")] = None,
     since: Annotated[Moment | None, Query(description="only entries saved at or after this time")] = None,
     q: Annotated[str | None, Query(max_length=200, description="text in the title or the note, case aside")] = None,
-    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    cursor: Annotated[
+        str | None,
+        Query(
+            pattern=LIBRARY_CURSOR_PATTERN,
+            max_length=1000,
+            description="the page before's `next_cursor`: a place in the list, `<ms since 1970>.<entry id, base64url>`",
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> dict[str, Any]:
     """Your saved papers, newest saved first, with the total and a cursor to the next page."""
@@ -171,6 +185,10 @@ def _job(job: dict[str, Any]) -> dict[str, Any]:
 
 
 JOB_HIDDEN = {"_id", "file", "user_id"}
+IMPORT_LINKS = {
+    operation: {"operationId": operation, "parameters": {"job_id": "$response.body#/id"}}
+    for operation in ("read_import", "read_import_entries")
+}
 
 
 @router.post(
@@ -179,7 +197,13 @@ JOB_HIDDEN = {"_id", "file", "user_id"}
     status_code=201,
     dependencies=[Depends(WriteLimit("imports", by="user"))],
     responses={
-        202: {"model": ImportJob, "description": "a large file: the import runs; follow its Location"},
+        # the job's id reads its progress and verdicts (and schemathesis's stateful phase follows these links)
+        201: {"links": IMPORT_LINKS},
+        202: {
+            "model": ImportJob,
+            "description": "a large file: the import runs; follow its Location",
+            "links": IMPORT_LINKS,
+        },
         **YOURS,
         **problem_responses(
             (400, "the body is not multipart form data that can be read"),

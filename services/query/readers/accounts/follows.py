@@ -25,7 +25,7 @@ from papertrail.similarity import DEFAULT_THRESHOLD
 from schemas.events import CcfFieldCode, Follow, FollowChanged, SeedPaper
 from schemas.paper import ClaimTrack
 from services.query.catalogue.interface import FEED_SIZE, Catalogue, render_atom
-from services.query.catalogue.reads.paper_lookup import MAX_ID_LENGTH, NotAPaperId, paper_key
+from services.query.catalogue.reads.paper_lookup import MAX_ID_LENGTH, PAPER_ID_PATTERN, NotAPaperId, paper_key
 from services.query.readers.repositories import ReaderRecords
 
 Announce = Callable[[FollowChanged], Awaitable[None]]
@@ -35,6 +35,10 @@ Announce = Callable[[FollowChanged], Awaitable[None]]
 # (docs/benchmarks.md); above 0.95 only near-duplicates are.
 MIN_THRESHOLD, MAX_THRESHOLD = 0.3, 0.95
 WAITING_FOR_VECTORS = "waiting for vectors"
+
+
+# a seed: the forms of a paper id stated as paper_key reads them; it names a seed of none (400, as the follow rules)
+SeedId = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, json_schema_extra={"pattern": PAPER_ID_PATTERN})]
 
 
 class FollowCreate(BaseModel):
@@ -53,7 +57,7 @@ class FollowCreate(BaseModel):
     orcid: str | None = Field(None, pattern=r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$", description="author follow: ORCID iD")
     source_author_id: str | None = Field(None, max_length=200, description="author follow: a source's author id")
     webhook_url: HttpUrl | None = Field(None, description="POST each match of this follow here (signed)")
-    seeds: list[Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]] = Field(
+    seeds: list[SeedId] = Field(
         default_factory=list,
         max_length=MAX_SEEDS,
         description="similar follow: papers it is like, by any id they hold (arXiv id, DOI, ACL Anthology id, URL)",
@@ -255,11 +259,13 @@ async def matched_page(
     after: tuple[bool, datetime, str] | None,
     limit: int,
     since: datetime | None,
+    skip: int = 0,
 ) -> tuple[list[dict[str, Any]], tuple[bool, datetime, str] | None]:
     """One page of the papers the user's follows (or one of them) matched, once each, new ones before backfilled
-    ones and newest match first, each with every match of it (every follow's reasons), its search document, and
-    `new` (matched after `since`, not by a backfill); where the next page starts (None on the last)."""
-    grouped = await readers.matches.papers_page(user_id, follow_id, after, limit + 1)
+    ones and newest match first (after a paper, less the first `skip`), each with every match of it (every follow's
+    reasons), its search document, and `new` (matched after `since`, not by a backfill); where the next page starts
+    (None on the last)."""
+    grouped = await readers.matches.papers_page(user_id, follow_id, after, limit + 1, skip)
     page = grouped[:limit]
     ids = [g["_id"] for g in page]
     found = await papers.by_ids(ids)

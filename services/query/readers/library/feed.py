@@ -2,16 +2,54 @@
 (ranked by their model), one cursor page at a time with the total. A reader with no model yet gets the follows-based
 feed."""
 
+import base64
+import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from services.query.catalogue.interface import Catalogue
-from services.query.moments import in_utc
 from services.query.readers.accounts.follows import matched_page
-from services.query.readers.library.recommend import BadFeedCursor, ReaderModels, decode_cursor, encode_cursor
+from services.query.readers.library.recommend import BadFeedCursor, ReaderModels
+from services.query.readers.library.shelf import MOMENT_MS, epoch_ms, from_epoch_ms
 from services.query.readers.repositories import ReaderRecords
 
 FeedSort = Literal["newest", "relevance"]
+MAX_OFFSET = 9999  # past the ranked feed's candidates (recommend.MAX_CANDIDATES) and any page of it
+# `<0|1>.<moment>.<paper id, base64url>`: after that paper (1: among the backfilled ones), in the feed of matched
+# papers; `<n>`: n papers in. Every text of this form is a place in a feed, so the API states it as the cursor's
+# pattern and takes any cursor a client sends by it.
+FEED_CURSOR_PATTERN = (
+    rf"^(?:[01]\.{MOMENT_MS}\.(?:[A-Za-z0-9_-]{{4}})*(?:[A-Za-z0-9_-]{{2,3}})?|[0-9]{{1,{len(str(MAX_OFFSET))}}})$"
+)
+_FEED_CURSOR = re.compile(FEED_CURSOR_PATTERN)
+
+
+@dataclass(frozen=True, slots=True)
+class FeedCursor:
+    """Where a page of the feed starts: after a paper (backfilled or not, its newest match's time, its id), which
+    the matched papers' feed hands out, or `offset` papers in, which the ranked feed hands out and the matched
+    papers' feed reads too (it answers a reader whose model is gone)."""
+
+    after: tuple[bool, datetime, str] | None = None
+    offset: int = 0
+
+    def encode(self) -> str:
+        if self.after is None:
+            return str(self.offset)
+        backfill, at, paper_id = self.after
+        paper = base64.urlsafe_b64encode(paper_id.encode()).decode().rstrip("=")
+        return f"{int(backfill)}.{epoch_ms(at)}.{paper}"
+
+    @classmethod
+    def decode(cls, text: str) -> "FeedCursor":
+        if not _FEED_CURSOR.fullmatch(text):
+            raise BadFeedCursor(f"not a cursor of this feed: {text[:40]!r}")
+        if "." not in text:
+            return cls(offset=int(text))
+        backfill, moment, paper = text.split(".", 2)
+        paper_id = base64.urlsafe_b64decode(paper + "=" * (-len(paper) % 4)).decode("utf-8", "replace")
+        return cls((backfill == "1", from_epoch_ms(int(moment)), paper_id))
 
 
 async def feed_page(
@@ -28,32 +66,20 @@ async def feed_page(
     limit: int,
     visited: datetime | None = None,
 ) -> dict[str, Any]:
-    """One page: `sort` says which feed answered (relevance falls back to newest when the reader has no model);
-    BadFeedCursor for a cursor this feed did not hand out. The newest feed lists each paper once with every
-    follow's reasons, the new ones (matched after `visited`, the reader's previous visit, are marked `new`) above
-    those found by backfills of new follows, and counts them: `total`, `new`, `backfilled`."""
-    position = decode_cursor(cursor) if cursor else None
-    model = await models.model(user_id) if sort == "relevance" and follow_id is None else None
+    """One page: `sort` says which feed answered (relevance falls back to newest when the reader has no model, and
+    a cursor after a paper continues the matched papers' feed it came from); BadFeedCursor for text that is no
+    cursor. The newest feed lists each paper once with every follow's reasons, the new ones (matched after
+    `visited`, the reader's previous visit, are marked `new`) above those found by backfills of new follows, and
+    counts them: `total`, `new`, `backfilled`."""
+    place = FeedCursor.decode(cursor) if cursor else FeedCursor()
+    ranks = sort == "relevance" and follow_id is None and place.after is None
+    model = await models.model(user_id) if ranks else None
     if model is not None:
-        offset = position.get("offset", 0) if isinstance(position, dict) else 0
-        if not isinstance(offset, int) or offset < 0:
-            raise BadFeedCursor("not a cursor of the ranked feed")
         start = since or datetime.now(UTC) - timedelta(days=window_days)
-        ranked = await models.ranked(user_id, model, start, offset, limit)
-        following = encode_cursor({"offset": ranked.next_offset}) if ranked.next_offset is not None else None
+        ranked = await models.ranked(user_id, model, start, place.offset, limit)
+        following = FeedCursor(offset=ranked.next_offset).encode() if ranked.next_offset is not None else None
         return {"sort": "relevance", "total": ranked.total, "items": ranked.items, "next_cursor": following}
-    after = None
-    if isinstance(position, dict) and "at" in position:
-        try:
-            at = in_utc(datetime.fromisoformat(position["at"]))
-            after = (bool(position["backfill"]), at, str(position["paper"]))
-        except (KeyError, TypeError, ValueError) as error:
-            raise BadFeedCursor("not a cursor of the feed") from error
-    elif position is not None:
-        raise BadFeedCursor("not a cursor of the feed")
     counts = await readers.matches.paper_counts(user_id, follow_id, visited)
-    items, last = await matched_page(readers, papers, user_id, follow_id, after, limit, visited)
-    following = (
-        encode_cursor({"backfill": last[0], "at": last[1].isoformat(), "paper": last[2]}) if last is not None else None
-    )
+    items, last = await matched_page(readers, papers, user_id, follow_id, place.after, limit, visited, place.offset)
+    following = FeedCursor(last).encode() if last is not None else None
     return {"sort": "newest", **counts, "last_visit": visited, "items": items, "next_cursor": following}

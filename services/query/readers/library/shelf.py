@@ -6,10 +6,9 @@ relevant = negative, or none) and whether and when the reader marked it read.
 """
 
 import base64
-import json
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -26,7 +25,7 @@ Label = Literal["positive", "negative"]
 
 
 class BadCursor(ValueError):
-    """A cursor this service did not hand out."""
+    """Text that is no cursor of the list (LIBRARY_CURSOR_PATTERN)."""
 
 
 def clean_tags(tags: list[str]) -> list[str]:
@@ -64,6 +63,22 @@ def changed_fields(entry: dict[str, Any] | None, change: EntryChange) -> dict[st
     return {name: value for name, value in given.items() if entry.get(name) != value}
 
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MOMENT_MS = "[0-9]{1,14}"  # a moment as milliseconds since 1970 (MongoDB keeps no finer), before the year 5138
+# `<moment>.<the entry's id, base64url>`: every text of this form is a place in the list, so the API states it as
+# the cursor's pattern, and a client generated from the document sends only cursors the list takes.
+LIBRARY_CURSOR_PATTERN = rf"^{MOMENT_MS}\.(?:[A-Za-z0-9_-]{{4}})*(?:[A-Za-z0-9_-]{{2,3}})?$"
+_LIBRARY_CURSOR = re.compile(LIBRARY_CURSOR_PATTERN)
+
+
+def epoch_ms(moment: datetime) -> int:
+    return (in_utc(moment) - EPOCH) // timedelta(milliseconds=1)
+
+
+def from_epoch_ms(ms: int) -> datetime:
+    return EPOCH + timedelta(milliseconds=ms)
+
+
 @dataclass(frozen=True, slots=True)
 class LibraryCursor:
     """Where the next page starts: after the entry saved at `saved_at` with this id (newest first)."""
@@ -72,16 +87,18 @@ class LibraryCursor:
     entry_id: str
 
     def encode(self) -> str:
-        raw = json.dumps([self.saved_at.isoformat(), self.entry_id]).encode()
-        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+        entry = base64.urlsafe_b64encode(self.entry_id.encode()).decode().rstrip("=")
+        return f"{epoch_ms(self.saved_at)}.{entry}"
 
     @classmethod
     def decode(cls, text: str) -> "LibraryCursor":
-        try:
-            saved_at, entry_id = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
-            return cls(in_utc(datetime.fromisoformat(saved_at)), str(entry_id))
-        except (ValueError, TypeError) as error:
-            raise BadCursor(f"not a cursor of this list: {text[:40]!r}") from error
+        """The place a cursor names; any text of LIBRARY_CURSOR_PATTERN names one (entries saved before its moment,
+        or at it with an id before its id), whether handed out or not. BadCursor for any other text."""
+        if not _LIBRARY_CURSOR.fullmatch(text):
+            raise BadCursor(f"not a cursor of this list: {text[:40]!r}")
+        moment, entry = text.split(".", 1)
+        entry_id = base64.urlsafe_b64decode(entry + "=" * (-len(entry) % 4)).decode("utf-8", "replace")
+        return cls(from_epoch_ms(int(moment)), entry_id)
 
 
 def library_filter(

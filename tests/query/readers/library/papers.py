@@ -9,7 +9,7 @@ from typing import Any
 from schemas.events import RawRecord
 from schemas.paper import Paper, PaperIds
 from services.normalizer.identity import contradicts, merge, paper_fingerprint, record_fingerprint
-from services.normalizer.parsers import parse_raw
+from services.normalizer.parsers.registry import parse_raw
 from services.query.catalogue.reads.paper_lookup import PaperKey
 from services.query.readers.library.imports import LookupKey, TitleAuthorKey
 from tests.normalizer.sources import (

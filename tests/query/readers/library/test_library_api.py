@@ -171,8 +171,9 @@ def refused_as_a_problem(response: Any, *location: str, says: str = "1-9999") ->
 
 @pytest.mark.parametrize("moment", BEYOND_UTC)
 def test_a_moment_beyond_the_years_utc_holds_is_refused_as_a_problem_everywhere(site: Site, moment: str) -> None:
-    """The library's and the feed's `since`, the search's `since`, `until` and `summarized_since` (API and Atom), and
-    the cursors that carry a time: one check, a 422 problem naming the parameter, never a 500."""
+    """The library's and the feed's `since`, the search's `since`, `until` and `summarized_since` (API and Atom): one
+    check, a 422 problem naming the parameter, never a 500. A cursor's moment is milliseconds since 1970, at most 14
+    digits (before the year 5138): a cursor of the old form that carried such a moment is no cursor."""
     refused_as_a_problem(site.call("GET", "/api/me/library", params={"since": moment}), "query", "since")
     for sort in ("newest", "relevance"):
         refused_as_a_problem(site.call("GET", "/api/feed", params={"since": moment, "sort": sort}), "query", "since")
@@ -180,9 +181,12 @@ def test_a_moment_beyond_the_years_utc_holds_is_refused_as_a_problem_everywhere(
         refused_as_a_problem(site.call("GET", "/api/papers", reader=None, params={name: moment}), "query", name)
         refused_as_a_problem(site.call("GET", "/feeds/search.atom", reader=None, params={name: moment}), "query", name)
     forged = base64.urlsafe_b64encode(json.dumps([moment, "x"]).encode()).decode().rstrip("=")
-    refused_as_a_problem(site.call("GET", "/api/me/library", params={"cursor": forged}), says="not a cursor")
+    refused_as_a_problem(site.call("GET", "/api/me/library", params={"cursor": forged}), "query", "cursor", says="")
     forged = base64.urlsafe_b64encode(json.dumps({"matched_at": moment, "id": "x"}).encode()).decode().rstrip("=")
-    refused_as_a_problem(site.call("GET", "/api/feed", params={"cursor": forged}), says="not a cursor")
+    refused_as_a_problem(site.call("GET", "/api/feed", params={"cursor": forged}), "query", "cursor", says="")
+    latest = f"{'9' * 14}.{'f' * 24}"  # the latest moment a cursor can carry, and a match id
+    assert site.call("GET", "/api/me/library", params={"cursor": f"{'9' * 14}.eA"}).status_code == 200
+    assert site.call("GET", "/api/feed", params={"cursor": latest}).status_code == 200
     # the years' own ends, written in UTC, are still taken
     for edge in ("0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "0001-01-01T00:00:00-14:00"):
         assert site.call("GET", "/api/me/library", params={"since": edge}).status_code == 200, edge

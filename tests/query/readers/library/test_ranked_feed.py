@@ -5,13 +5,14 @@ the ranked feed with scores and reasons a page at a time; no feedback, the follo
 import asyncio
 from collections import Counter
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from bson import ObjectId
 from lxml import html
 
-from papertrail.collections import PAPER_VECTORS
+from papertrail.collections import MATCHES, PAPER_VECTORS
 from papertrail.collections import PAPERS as PAPERS_COLLECTION
 from papertrail.embedders import open_embedder
 from papertrail.embedding import EmbeddingSettings, embedding_text
@@ -58,7 +59,7 @@ def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         servers,
         tmp_path_factory.mktemp("ranked-feed"),
         PAPERS,
-        readers=("ana", "bo"),
+        readers=("ana", "bo", "cy"),
         FEED_RETRAIN_DEBOUNCE_S="0",
         FEED_RETRAIN_POLL_S="0.3",
     ) as running:
@@ -158,3 +159,45 @@ def test_the_feed_page_has_a_for_you_tab(site: Site) -> None:
     with browser(site, "bo") as bo:
         fallback = html.fromstring(bo.get("/me/feed", params={"sort": "relevance"}).text)
         assert fallback.xpath('//p[@class="banner"]') and not fallback.xpath("//article[@data-score]")
+
+
+def test_the_newest_matches_page_by_any_cursor_of_the_documented_forms(site: Site) -> None:
+    """cy's matches (as the matcher records them), three at one moment: the newest feed pages through them after
+    each page's last match, none twice; `<n>` skips n; and once cy has a model, a cursor after a match still
+    continues the newest matches' feed, whatever `sort` asks."""
+    user_id = site.db["users"].find_one({"name": "cy"})["_id"]
+    moment = datetime(2026, 11, 30, 8, tzinfo=UTC)
+    times = [moment, moment, moment, *(moment - timedelta(minutes=n) for n in range(1, 5))]
+    site.db[MATCHES.name].insert_many(
+        [
+            {"_id": ObjectId(), "user_id": user_id, "follow_id": "f" * 32, "follow_kind": "keyword",
+             "paper_id": paper.id, "reasons": [], "matched_at": at, "announced": True}
+            for paper, at in zip(PAPERS, times, strict=False)
+        ]
+    )  # fmt: skip
+    newest = [
+        m["paper_id"] for m in site.db[MATCHES.name].find({"user_id": user_id}).sort([("matched_at", -1), ("_id", -1)])
+    ]
+
+    def feed(**params: Any) -> dict[str, Any]:
+        answer = site.call("GET", "/api/feed", reader="cy", params={"limit": 2, **params})
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    seen, cursors, page = [], [], feed(sort="newest")
+    while True:
+        seen += [item["paper_id"] for item in page["items"]]
+        if not page["next_cursor"]:
+            break
+        cursors.append(page["next_cursor"])
+        page = feed(sort="newest", cursor=page["next_cursor"])
+    assert seen == newest and len(cursors) == 3 and page["total"] == 7
+    assert [item["paper_id"] for item in feed(sort="newest", cursor="3")["items"]] == newest[3:5]
+    assert feed(sort="newest", cursor="9999")["items"] == []
+    for paper in PAPERS[:3]:
+        site.call("PUT", f"/api/me/feedback/{paper.id}", reader="cy", json={"mark": "save"})
+    for paper in PAPERS[-3:]:
+        site.call("PUT", f"/api/me/feedback/{paper.id}", reader="cy", json={"mark": "not_relevant"})
+    wait_until(lambda: ranked(site, "cy")["sort"] == "relevance", timeout=60, what="cy's model trained")
+    after_first_page = feed(sort="relevance", since=SINCE, cursor=cursors[0])
+    assert after_first_page["sort"] == "newest" and [i["paper_id"] for i in after_first_page["items"]] == newest[2:4]
