@@ -2,7 +2,6 @@
 (ranked by their model), one cursor page at a time with the total. A reader with no model yet gets the follows-based
 feed."""
 
-import base64
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -11,7 +10,7 @@ from typing import Any, Literal
 from services.query.catalogue.interface import Catalogue
 from services.query.readers.accounts.follows import matched_page
 from services.query.readers.library.recommend import BadFeedCursor, ReaderModels
-from services.query.readers.library.shelf import MOMENT_MS, epoch_ms, from_epoch_ms
+from services.query.readers.library.shelf import MOMENT_MS, TEXT_B64, b64_text, epoch_ms, from_epoch_ms, text_of_b64
 from services.query.readers.repositories import ReaderRecords
 
 FeedSort = Literal["newest", "relevance"]
@@ -19,9 +18,7 @@ MAX_OFFSET = 9999  # past the ranked feed's candidates (recommend.MAX_CANDIDATES
 # `<0|1>.<moment>.<paper id, base64url>`: after that paper (1: among the backfilled ones), in the feed of matched
 # papers; `<n>`: n papers in. Every text of this form is a place in a feed, so the API states it as the cursor's
 # pattern and takes any cursor a client sends by it.
-FEED_CURSOR_PATTERN = (
-    rf"^(?:[01]\.{MOMENT_MS}\.(?:[A-Za-z0-9_-]{{4}})*(?:[A-Za-z0-9_-]{{2,3}})?|[0-9]{{1,{len(str(MAX_OFFSET))}}})$"
-)
+FEED_CURSOR_PATTERN = rf"^(?:[01]\.{MOMENT_MS}\.{TEXT_B64}|[0-9]{{1,{len(str(MAX_OFFSET))}}})$"
 _FEED_CURSOR = re.compile(FEED_CURSOR_PATTERN)
 
 
@@ -38,8 +35,7 @@ class FeedCursor:
         if self.after is None:
             return str(self.offset)
         backfill, at, paper_id = self.after
-        paper = base64.urlsafe_b64encode(paper_id.encode()).decode().rstrip("=")
-        return f"{int(backfill)}.{epoch_ms(at)}.{paper}"
+        return f"{int(backfill)}.{epoch_ms(at)}.{b64_text(paper_id)}"
 
     @classmethod
     def decode(cls, text: str) -> "FeedCursor":
@@ -48,8 +44,7 @@ class FeedCursor:
         if "." not in text:
             return cls(offset=int(text))
         backfill, moment, paper = text.split(".", 2)
-        paper_id = base64.urlsafe_b64decode(paper + "=" * (-len(paper) % 4)).decode("utf-8", "replace")
-        return cls((backfill == "1", from_epoch_ms(int(moment)), paper_id))
+        return cls((backfill == "1", from_epoch_ms(int(moment)), text_of_b64(paper)))
 
 
 async def feed_page(

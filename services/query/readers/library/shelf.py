@@ -65,9 +65,10 @@ def changed_fields(entry: dict[str, Any] | None, change: EntryChange) -> dict[st
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MOMENT_MS = "[0-9]{1,14}"  # a moment as milliseconds since 1970 (MongoDB keeps no finer), before the year 5138
+TEXT_B64 = "(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?"  # text as unpadded base64url (of its UTF-8)
 # `<moment>.<the entry's id, base64url>`: every text of this form is a place in the list, so the API states it as
 # the cursor's pattern, and a client generated from the document sends only cursors the list takes.
-LIBRARY_CURSOR_PATTERN = rf"^{MOMENT_MS}\.(?:[A-Za-z0-9_-]{{4}})*(?:[A-Za-z0-9_-]{{2,3}})?$"
+LIBRARY_CURSOR_PATTERN = rf"^{MOMENT_MS}\.{TEXT_B64}$"
 _LIBRARY_CURSOR = re.compile(LIBRARY_CURSOR_PATTERN)
 
 
@@ -79,6 +80,15 @@ def from_epoch_ms(ms: int) -> datetime:
     return EPOCH + timedelta(milliseconds=ms)
 
 
+def b64_text(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def text_of_b64(written: str) -> str:
+    """The text of any TEXT_B64: bytes that are no UTF-8 read as U+FFFD, still a place to compare ids with."""
+    return base64.urlsafe_b64decode(written + "=" * (-len(written) % 4)).decode("utf-8", "replace")
+
+
 @dataclass(frozen=True, slots=True)
 class LibraryCursor:
     """Where the next page starts: after the entry saved at `saved_at` with this id (newest first)."""
@@ -87,8 +97,7 @@ class LibraryCursor:
     entry_id: str
 
     def encode(self) -> str:
-        entry = base64.urlsafe_b64encode(self.entry_id.encode()).decode().rstrip("=")
-        return f"{epoch_ms(self.saved_at)}.{entry}"
+        return f"{epoch_ms(self.saved_at)}.{b64_text(self.entry_id)}"
 
     @classmethod
     def decode(cls, text: str) -> "LibraryCursor":
@@ -97,8 +106,7 @@ class LibraryCursor:
         if not _LIBRARY_CURSOR.fullmatch(text):
             raise BadCursor(f"not a cursor of this list: {text[:40]!r}")
         moment, entry = text.split(".", 1)
-        entry_id = base64.urlsafe_b64decode(entry + "=" * (-len(entry) % 4)).decode("utf-8", "replace")
-        return cls(from_epoch_ms(int(moment)), entry_id)
+        return cls(from_epoch_ms(int(moment)), text_of_b64(entry))
 
 
 def library_filter(

@@ -161,23 +161,28 @@ def test_the_feed_page_has_a_for_you_tab(site: Site) -> None:
         assert fallback.xpath('//p[@class="banner"]') and not fallback.xpath("//article[@data-score]")
 
 
-def test_the_newest_matches_page_by_any_cursor_of_the_documented_forms(site: Site) -> None:
-    """cy's matches (as the matcher records them), three at one moment: the newest feed pages through them after
-    each page's last match, none twice; `<n>` skips n; and once cy has a model, a cursor after a match still
-    continues the newest matches' feed, whatever `sort` asks."""
+def test_the_newest_feed_pages_by_any_cursor_of_the_documented_forms(site: Site) -> None:
+    """cy's matches (as the matcher records them): new papers, three matched at one moment, one by two follows, then
+    two a backfill found. The newest feed pages through the papers after each page's last, each once, none twice,
+    across from the new to the backfilled; `<n>` skips n; and once cy has a model, a cursor after a paper still
+    continues the newest feed, whatever `sort` asks."""
     user_id = site.db["users"].find_one({"name": "cy"})["_id"]
     moment = datetime(2026, 11, 30, 8, tzinfo=UTC)
     times = [moment, moment, moment, *(moment - timedelta(minutes=n) for n in range(1, 5))]
+    matched = [(paper.id, at, n >= 5) for n, (paper, at) in enumerate(zip(PAPERS, times, strict=False))]
+    matched.append((PAPERS[3].id, moment - timedelta(hours=1), False))  # a second follow's older match
     site.db[MATCHES.name].insert_many(
         [
-            {"_id": ObjectId(), "user_id": user_id, "follow_id": "f" * 32, "follow_kind": "keyword",
-             "paper_id": paper.id, "reasons": [], "matched_at": at, "announced": True}
-            for paper, at in zip(PAPERS, times, strict=False)
+            {"_id": ObjectId(), "user_id": user_id, "follow_id": f"{n % 2:x}" * 32, "follow_kind": "keyword",
+             "paper_id": paper_id, "reasons": [], "matched_at": at, "backfill": backfill, "announced": True}
+            for n, (paper_id, at, backfill) in enumerate(matched)
         ]
     )  # fmt: skip
-    newest = [
-        m["paper_id"] for m in site.db[MATCHES.name].find({"user_id": user_id}).sort([("matched_at", -1), ("_id", -1)])
-    ]
+    # the feed's order: new before backfilled, newest match first, then the greater paper id
+    papers = {paper_id: (backfill, at) for paper_id, at, backfill in matched[:7]}  # the extra match is older
+    newest = sorted(
+        sorted(papers, reverse=True), key=lambda paper_id: (papers[paper_id][0], -papers[paper_id][1].timestamp())
+    )
 
     def feed(**params: Any) -> dict[str, Any]:
         answer = site.call("GET", "/api/feed", reader="cy", params={"limit": 2, **params})
@@ -191,7 +196,7 @@ def test_the_newest_matches_page_by_any_cursor_of_the_documented_forms(site: Sit
             break
         cursors.append(page["next_cursor"])
         page = feed(sort="newest", cursor=page["next_cursor"])
-    assert seen == newest and len(cursors) == 3 and page["total"] == 7
+    assert seen == newest and [c[:2] for c in cursors] == ["0.", "0.", "1."] and page["total"] == 7
     assert [item["paper_id"] for item in feed(sort="newest", cursor="3")["items"]] == newest[3:5]
     assert feed(sort="newest", cursor="9999")["items"] == []
     for paper in PAPERS[:3]:
