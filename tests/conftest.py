@@ -86,6 +86,12 @@ class Servers:
         return self.name_prefix + name
 
 
+def nested_pytest_env() -> dict[str, str]:
+    """The environment for a pytest run a test starts: without the outer run's PYTEST_ADDOPTS, whose --basetemp (a
+    measurement's, say) the inner run would empty as it starts, servers' data dirs and all."""
+    return {name: value for name, value in os.environ.items() if name != "PYTEST_ADDOPTS"}
+
+
 def ephemeral_port_start() -> int:
     try:
         return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])

@@ -2,12 +2,12 @@
 run for real under pytest-xdist (each worker's limits reach the controller, which prints the list), and its lines from
 reports alone."""
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+from tests.conftest import nested_pytest_env
 from tests.time_limits import TimeAgainstLimits
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +50,7 @@ def test_a_run_on_workers_lists_each_test_over_a_quarter_of_its_limit(tmp_path: 
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "2", "-p", "no:cacheprovider", "--timeout", "600", "test_timed.py"],
         cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300,
-        env=os.environ | {"PYTHONPATH": str(ROOT)},
+        env=nested_pytest_env() | {"PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-3000:]
     listed = {line.split()[-1]: line for line in run.stdout.splitlines() if " s of " in line}
