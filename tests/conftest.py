@@ -86,6 +86,12 @@ class Servers:
         return self.name_prefix + name
 
 
+def nested_pytest_env() -> dict[str, str]:
+    """The environment for a pytest run a test starts: without the outer run's PYTEST_ADDOPTS, whose --basetemp (a
+    measurement's, say) the inner run would empty as it starts, servers' data dirs and all."""
+    return {name: value for name, value in os.environ.items() if name != "PYTEST_ADDOPTS"}
+
+
 def ephemeral_port_start() -> int:
     try:
         return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
@@ -225,26 +231,31 @@ def _local_stack(folder: Path) -> Iterator[Servers]:
         stack.down(settings, log=lambda line: None)
 
 
-# The modules that take longest (pytest --durations shows them: pipelines, drills, whole demos), ending as here. Under
+# The modules that take longest, slowest first: a run prints them at its end ("the 15 slowest modules", marking those
+# missing here), and this order is that of a whole run on two cores (docs/benchmarks.md, 2026-12-07). Under
 # pytest-xdist they start first, so the run does not end waiting on one of them that began last.
 SLOW_MODULES = (
-    "query/test_openapi_fuzz.py",
+    "papertrail/test_local_model.py",
+    "integration/test_chinese_search.py",
     "query/readers/library/test_library_import_large.py",
     "integration/test_smoke.py",
+    "query/catalogue/test_paper_vectors.py",
     "papertrail_tools/test_run.py",
+    "integration/test_local_prometheus.py",
+    "query/test_openapi_fuzz.py",
     "papertrail_tools/test_run_gives_up.py",
-    "resilience/test_kill_services.py",
-    "resilience/test_dependency_restarts.py",
-    "test_math_pages.py",
     "test_api.py",
     "test_pages.py",
     "test_paper_ids.py",
-    "integration/test_local_prometheus.py",
+    "query/readers/library/test_ranked_feed.py",
+    "query/readers/test_accounts.py",
+    "resilience/test_kill_services.py",
+    "papertrail/test_startup.py",
+    "resilience/test_dependency_restarts.py",
+    "test_math_pages.py",
     "papertrail/follows/test_rules.py",
     "test_topic_retag.py",
     "integration/test_matcher_backfill_retry.py",
-    "integration/test_chinese_search.py",
-    "papertrail/test_local_model.py",
     "integration/test_similar_follows.py",
     "test_library_import_restart.py",
 )

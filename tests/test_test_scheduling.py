@@ -4,12 +4,13 @@ fixtures start once), every test once. Sorting the
 workers' collections instead of the controller's queue once sent tests by index to the wrong workers: modules ran
 split over several workers, starting their pipelines twice, and a test ran without the tests before it."""
 
-import os
 import re
 import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from tests.conftest import nested_pytest_env
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = ["tests/papertrail/follows/test_expressions.py", "tests/papertrail/test_text.py", "tests/test_schemas.py"]
@@ -18,13 +19,13 @@ MODULES = ["tests/papertrail/follows/test_expressions.py", "tests/papertrail/tes
 def test_each_module_runs_whole_on_one_worker_and_every_test_once() -> None:
     collected = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *MODULES],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT, capture_output=True, text=True, check=True, env=nested_pytest_env(),
     ).stdout  # fmt: skip
     expected = {line for line in collected.splitlines() if "::" in line}
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "3", "--dist", "loadfile", "-v", "-p", "no:cacheprovider", *MODULES],
         cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
-        env=os.environ | {"PYTEST_SLOW_MODULES": MODULES[-1]},
+        env=nested_pytest_env() | {"PYTEST_SLOW_MODULES": MODULES[-1]},
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-3000:]
     assert "scheduling tests via SlowestModulesFirst" in run.stdout

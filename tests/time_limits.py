@@ -1,8 +1,8 @@
 """A pytest plugin: at the end of a run, each test whose setup, call and teardown took a large share of its
 pytest-timeout limit, as "NN s of 300 s", so that a module fixture or a test creeping towards its limit shows before
 a loaded machine pushes it over (the budget: no test, fixture or setup needs more than half of its limit); and the
-modules that took longest, each marked when the scheduler does not hand it out first (tests/conftest.py's
-SLOW_MODULES, a list kept by hand from these lines).
+modules that took longest, each of a minute or more marked when the scheduler does not hand it out first
+(tests/conftest.py's SLOW_MODULES, a list kept by hand from these lines).
 
 pytest-timeout's limit covers the whole item (its `timeout_func_only` is off here): a module-scoped fixture's setup
 counts against the first test that needs it. Under pytest-xdist each worker sends its reports to the controller; the
@@ -18,6 +18,7 @@ from pytest_timeout import get_env_settings
 SHOWN_FROM = 0.25  # share of its limit from which a test is listed
 BUDGET = 0.5  # share of its limit a test may need
 MODULES_SHOWN = 15
+SLOW_MODULE_S = 60  # a module that takes this long in all is marked when the scheduler does not hand it out first
 
 
 def limit_of(item: pytest.Item) -> float | None:
@@ -79,7 +80,8 @@ class TimeAgainstLimits:
             modules[nodeid.split("::", 1)[0]] += timed.total
         slowest = sorted(modules.items(), key=lambda entry: -entry[1])[:MODULES_SHOWN]
         return [
-            f"{seconds:5.0f} s  {module}{'' if self.handed_out_first(module) else '  (not in SLOW_MODULES)'}"
+            f"{seconds:5.0f} s  {module}"
+            + ("  (not in SLOW_MODULES)" if seconds >= SLOW_MODULE_S and not self.handed_out_first(module) else "")
             for module, seconds in slowest
         ]
 
