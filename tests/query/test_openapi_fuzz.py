@@ -31,7 +31,7 @@ HERE = Path(__file__).parent
 PAPERS = 5  # real ones, so paper, search and corrections answer 200 and 201 too, not only errors
 # per operation in the fuzzing phase: with the coverage phase's boundary cases (every parameter's, every method's)
 # some 2,000 cases, which a loaded two-core machine runs in well under half the test's timeout
-EXAMPLES = 15
+EXAMPLES = 5
 
 
 @pytest.fixture(scope="module")
