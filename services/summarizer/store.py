@@ -33,7 +33,7 @@ from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, SEARCH_VECTORS_MO
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.paper import Paper, PaperVersion
 from schemas.paper_vector import PaperVector
-from schemas.summary import Summary
+from schemas.summary import NO_MODEL_CONFIGURED, Summary
 
 _SUMMARY_FIELDS = tuple(Summary.model_fields)
 
@@ -157,6 +157,12 @@ class SummaryStore:
 
     async def note_attempt(self, paper_id: str, reason: str) -> None:
         await self.pending.update_one({"_id": paper_id}, {"$inc": {"attempts": 1}, "$set": {"reason": reason}})
+
+    async def queue_papers_held_for_no_model(self) -> int:
+        """Papers held because no model was configured wait for this one now: they lose that reason, so readers see
+        their place in the queue (a sweep that stops at the endpoint's first refusal would never reach most)."""
+        held = await self.pending.update_many({"reason": NO_MODEL_CONFIGURED}, {"$unset": {"reason": ""}})
+        return held.modified_count
 
     async def backlog(self) -> int:
         # the collection's count, not a scan of it: the gauge is refreshed every sweep, however long the backlog

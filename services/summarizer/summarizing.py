@@ -55,6 +55,7 @@ class Summarizer:
         self.daily_token_budget = daily_token_budget
         self.interest = interest
         self.interest_read_to = datetime.now(UTC) - INTEREST_LOOKBACK
+        self.model_queue_opened = False
 
     async def summary_for(self, event: PaperNormalized, *, fresh: bool | None = None) -> Summary:
         """The paper's summary: cached, freshly written, failed, or pending (then the paper is held for the sweep).
@@ -176,6 +177,9 @@ class Summarizer:
         """
         if self.model is None:
             return 0
+        if not self.model_queue_opened:  # papers held while no model was configured are in the queue now
+            await self.store.queue_papers_held_for_no_model()
+            self.model_queue_opened = True
         await self.raise_what_readers_asked_for()
         waiting = await self.store.waiting(batch)
         settled = 0

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import LIBRARY, MATCHES, READER_PICKS
+from papertrail.collections import LIBRARY, MATCHES, READER_PICKS, SUMMARY_PENDING
 from papertrail.text import paper_digest
 from schemas.events import PaperNormalized
 from schemas.paper import CommunityPick
+from schemas.summary import NO_MODEL_CONFIGURED
 from services.summarizer.metrics import BACKLOG
 from services.summarizer.policy import COMMUNITY, NEWEST, READERS, summary_priority
 from services.summarizer.store import ReaderInterest, SummaryStore
@@ -64,3 +65,19 @@ async def test_readers_asks_then_community_picks_then_the_newest(scratch_db: Asy
     )
     assert await summarizer.raise_what_readers_asked_for() == 1
     assert [event.paper.id for event, _ in await store.waiting(10)][-1] == newer.paper.id
+
+
+async def test_papers_held_for_no_model_join_the_queue_once_a_model_is_configured(scratch_db: AsyncDatabase) -> None:
+    """A summarizer started with a model queues the papers held while none was configured (readers then see their
+    place), and leaves the other reasons as they are."""
+    store = SummaryStore(scratch_db)
+    await store.ensure_indexes()
+    unmodelled, down = [_event(0, 1), _event(1, 2)], _event(2, 3)
+    await store.hold_many([(e, paper_digest(e.paper), NO_MODEL_CONFIGURED, NEWEST) for e in unmodelled])
+    await store.hold_many([(down, paper_digest(down.paper), "pending", NEWEST)])
+    await store.note_attempt(down.paper.id, "endpoint down")
+
+    assert await store.queue_papers_held_for_no_model() == 2
+    reasons = {doc["_id"]: doc.get("reason") async for doc in scratch_db[SUMMARY_PENDING.name].find({}, ["reason"])}
+    assert reasons == {unmodelled[0].paper.id: None, unmodelled[1].paper.id: None, down.paper.id: "endpoint down"}
+    assert await store.queue_papers_held_for_no_model() == 0
