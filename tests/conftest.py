@@ -99,11 +99,25 @@ def ephemeral_port_start() -> int:
         return 32768
 
 
+def worker_ports() -> tuple[int, int]:
+    """This pytest-xdist worker's own slice of the ports below the ephemeral range: a port found free here and bound a
+    moment later by a service cannot be taken meanwhile by another worker's service (a CI trial's query service port
+    answered as another worker's service did)."""
+    low, high = 10_000, ephemeral_port_start()
+    worker, workers = os.environ.get("PYTEST_XDIST_WORKER", ""), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if not worker.startswith("gw") or workers < 2:
+        return low, high
+    width = (high - low) // workers
+    start = low + int(worker[2:]) * width
+    return start, start + width
+
+
 def free_port() -> int:
     """A port free now, below the kernel's ephemeral range: a port from that range (what binding port 0 gives) can be
     handed to some client's outgoing connection before the server we start binds it."""
+    low, high = worker_ports()
     for _ in range(200):
-        port = random.randrange(10_000, ephemeral_port_start())
+        port = random.randrange(low, high)
         with socket.socket() as sock:
             try:
                 sock.bind(("127.0.0.1", port))
