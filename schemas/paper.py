@@ -26,6 +26,37 @@ ClaimSource = Literal["comment", "journal_ref", "doi"]
 VersionKind = Literal["first_observed", "new_version", "published", "metadata_correction"]
 
 
+EvidenceKind = Literal["domain", "name", "alias", "acronym", "label", "parent", "correction"]
+
+
+class AuthorInstitution(BaseModel):
+    """One of an author's affiliations as written, with the ROR record it was matched to (none when no record was
+    matched: the words are kept, never guessed)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    affiliation: str = Field(description="the affiliation as the source or the paper's first page wrote it")
+    ror: str | None = Field(
+        None, description="the matched ROR id (the record's URL tail)", examples=["03cve4549"], exclude_if=left_out
+    )
+    name: str | None = Field(
+        None, description="the ROR record's name", examples=["Tsinghua University"], exclude_if=left_out
+    )
+    name_zh: str | None = Field(
+        None, description="the ROR record's Chinese label, when it has one", examples=["清华大学"], exclude_if=left_out
+    )
+    country: str | None = Field(None, description="ISO 3166 country code of the record", exclude_if=left_out)
+    evidence: EvidenceKind | None = Field(
+        None, description="what matched: an email domain, the name, an alias, an acronym, a label", exclude_if=left_out
+    )
+    source: str | None = Field(
+        None,
+        description="where the affiliation was read: the source's record, or the paper's first page",
+        examples=["acl", "arxiv_html", "pdf"],
+        exclude_if=left_out,
+    )
+
+
 class Author(BaseModel):
     """One author, in the order the source lists them."""
 
@@ -37,6 +68,11 @@ class Author(BaseModel):
         examples=["zhang w"],
     )
     affiliations: list[str] = Field(default_factory=list, description="affiliations, when the source gives them")
+    institutions: list[AuthorInstitution] = Field(
+        default_factory=list,
+        description="the affiliations matched to the ROR registry, in the author's order; left out when none",
+        exclude_if=left_out,
+    )
     orcid: str | None = Field(None, description="ORCID iD when the source gives one")
     source_ids: dict[str, str] = Field(
         default_factory=dict, description="the author's id per source, e.g. {'hf': '68c8cece…'}"
