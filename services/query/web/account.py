@@ -3,6 +3,7 @@ checks, as the API's) and the feed. Signing in (e-mail and password, or an API t
 whose id lives in an HttpOnly, SameSite=Lax cookie; no GET changes anything, and every POST carries the CSRF token."""
 
 import re
+from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
 from typing import Any, get_args
 from urllib.parse import parse_qsl, urlencode
@@ -297,25 +298,26 @@ async def add_push_channel(request: Request, user: Reader, readers: ReadersDep) 
     return see_other("/me/follows?" + urlencode({"push_added": made.name}) + "#push")
 
 
-@router.post("/me/push-channels/{channel_id}/delete", dependencies=FOLLOW_WRITES)
-async def remove_push_channel(channel_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
-    """Remove one of your push channels; its follows push to the default from now on."""
+async def _push_channels_changed(request: Request, user: dict[str, Any], change: Awaitable[None]) -> Response:
+    """Back to the push channels once `change` is made; a 404 page when it names none of the reader's."""
     try:
-        await push.remove_push_channel(readers, user["_id"], channel_id)
+        await change
     except accounts.NoSuchPushChannel:
         return error_page(request, 404, Translator(language(request))("push_not_found"), user)
     return see_other("/me/follows#push")
+
+
+@router.post("/me/push-channels/{channel_id}/delete", dependencies=FOLLOW_WRITES)
+async def remove_push_channel(channel_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
+    """Remove one of your push channels; its follows push to the default from now on."""
+    return await _push_channels_changed(request, user, push.remove_push_channel(readers, user["_id"], channel_id))
 
 
 @router.post("/me/push-default", dependencies=FOLLOW_WRITES)
 async def set_push_default(request: Request, user: Reader, readers: ReadersDep) -> Response:
     """Where follows without a channel of their own push (none: to your webhook, if any)."""
     chosen = (await form_fields(request)).get("push_channel_id") or None
-    try:
-        await push.set_push_default(readers, user["_id"], chosen)
-    except accounts.NoSuchPushChannel:
-        return error_page(request, 404, Translator(language(request))("push_not_found"), user)
-    return see_other("/me/follows#push")
+    return await _push_channels_changed(request, user, push.set_push_default(readers, user["_id"], chosen))
 
 
 @router.post("/me/follows/{follow_id}/push", dependencies=FOLLOW_WRITES)
