@@ -253,3 +253,15 @@ def test_an_older_consumer_reads_the_runs_of_every_source_but_the_watcher() -> N
     errors = list(older.iter_errors(watched))
     assert len(errors) == 1 and "'announcement' was unexpected" in errors[0].message
     assert HarvestStatus.model_validate(watched).announcement == report
+
+
+def test_a_follows_push_channel_is_written_only_when_chosen_and_fails_an_older_consumer_on_it_alone() -> None:
+    """A follow using its owner's default is written as before; one sent to a push channel names it by id only."""
+    _before_venue_follows("follows.changed.v1").validate(_changed(kind="keyword", query="retrieval"))
+    event = _changed(kind="keyword", query="retrieval", push_channel_id="c" * 32)
+    assert event["follow"]["push_channel_id"] == "c" * 32
+    errors = list(_before_venue_follows("follows.changed.v1").iter_errors(event))
+    assert errors and all(tuple(e.absolute_path)[:1] == ("follow",) for e in errors)
+    assert all("push_channel_id" in e.message for e in errors)
+    again = FollowChanged.model_validate(event).follow
+    assert again is not None and again.push_channel_id == "c" * 32

@@ -43,7 +43,7 @@ def follow_links(*operations: str) -> dict[str, Any]:
 
 
 NO_SUCH_FOLLOW = problem_responses((404, "you have no follow of this id"), 422)
-# follow and webhook writes count against LIMIT_FOLLOW_WRITES per user
+# follow, webhook and push channel writes count against LIMIT_FOLLOW_WRITES per user
 WRITE_LIMIT = [Depends(WriteLimit("follow_writes", by="user"))]
 RATE_LIMITED = problem_responses(429)
 WEBHOOK_REFUSED = (
