@@ -310,7 +310,10 @@ async def _push_channels_changed(request: Request, user: dict[str, Any], change:
 @router.post("/me/push-channels/{channel_id}/delete", dependencies=FOLLOW_WRITES)
 async def remove_push_channel(channel_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
     """Remove one of your push channels; its follows push to the default from now on."""
-    return await _push_channels_changed(request, user, push.remove_push_channel(readers, user["_id"], channel_id))
+    announce = resources_of(request).announce_follow_change
+    return await _push_channels_changed(
+        request, user, push.remove_push_channel(readers, announce, user["_id"], channel_id)
+    )
 
 
 @router.post("/me/push-default", dependencies=FOLLOW_WRITES)

@@ -340,10 +340,12 @@ async def add_push_channel(
     dependencies=WRITE_LIMIT,
     responses=problem_responses(NO_SUCH_CHANNEL, 422, 429),
 )
-async def remove_push_channel(channel_id: ChannelId, user: CurrentUser, readers: ReadersDep) -> None:
+async def remove_push_channel(
+    channel_id: ChannelId, user: CurrentUser, readers: ReadersDep, announce: FollowAnnouncerDep
+) -> None:
     """Remove a push channel; the follows that pushed there push to the default from now on."""
     try:
-        await push.remove_push_channel(readers, user["_id"], channel_id)
+        await push.remove_push_channel(readers, announce, user["_id"], channel_id)
     except NoSuchPushChannel as error:
         raise HTTPException(404, str(error)) from error
 

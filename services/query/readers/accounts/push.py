@@ -159,10 +159,13 @@ async def list_push_channels(readers: ReaderRecords, user_id: str) -> list[PushC
     ]
 
 
-async def remove_push_channel(readers: ReaderRecords, user_id: str, channel_id: str) -> None:
-    """Remove it; the follows that pushed there push to the default from now on."""
+async def remove_push_channel(readers: ReaderRecords, announce: Announce, user_id: str, channel_id: str) -> None:
+    """Remove it; the follows that pushed there push to the default from now on (each announced so)."""
     if not await readers.users.remove_push_channel(user_id, channel_id):
         raise NoSuchPushChannel(f"you have no push channel {channel_id}")
+    for follow, _ in await readers.follows.list_follows(user_id):
+        if follow.push_channel_id == channel_id:
+            await push_follow_to(readers, announce, user_id, follow.id, None)
 
 
 async def set_push_default(readers: ReaderRecords, user_id: str, channel_id: str | None) -> None:
