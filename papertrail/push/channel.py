@@ -64,8 +64,11 @@ def masked_url(url: str) -> str:
     can post to the group."""
     parts = urlsplit(url)
     head, _, last = parts.path.rpartition("/")
-    path = f"{head}/{masked(last)}" if parts.query == "" and last else parts.path
-    path = "/".join("bot" + masked(s[3:]) if s.startswith("bot") and ":" in s else s for s in path.split("/"))
+    segments = parts.path.split("/")
+    if any(s.startswith("bot") and ":" in s for s in segments):  # Telegram's: its own segment, the method after it
+        path = "/".join("bot" + masked(s[3:]) if s.startswith("bot") and ":" in s else s for s in segments)
+    else:
+        path = f"{head}/{masked(last)}" if parts.query == "" and last else parts.path
     query = "&".join(f"{key}={masked(value)}" for key, value in parse_qsl(parts.query, keep_blank_values=True))
     return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
 

@@ -3,6 +3,7 @@
 import asyncio
 import contextlib
 import json
+import logging
 import threading
 import time
 import uuid
@@ -442,10 +443,12 @@ def telegram_url(receiver: Receiver) -> str:
 
 
 async def test_telegram_gets_send_message_and_its_flood_limit_is_waited_for(
-    servers: Servers, store: MatchStore
+    servers: Servers, store: MatchStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A chat over its flood limit answers 429 with `retry_after` (1 s here, the backoff 0.05 s): the next try is
-    due no sooner, and then delivered."""
+    due no sooner, and then delivered. The bot's token is never logged, even with httpx's request log on."""
+    caplog.set_level(logging.DEBUG, logger="papertrail")
+    caplog.set_level(logging.INFO, logger="httpx")  # where an operator's LOG_LEVELS turns its request log on
     match = a_match()
     async with Webhooks(store, settings(servers)) as webhooks:
         with Receiver([429, 200], answers=(TELEGRAM_FLOOD, TELEGRAM_TOOK)) as receiver:
@@ -461,6 +464,10 @@ async def test_telegram_gets_send_message_and_its_flood_limit_is_waited_for(
     sent = json.loads(body)
     assert sent["chat_id"] == "-1001234567890" and sent["parse_mode"] == "HTML"
     assert f'/papers/{match.paper_id}">{match.paper_title}</a>' in sent["text"]
+    requests_logged = [r.getMessage() for r in caplog.records if r.name == "httpx"]
+    assert len(requests_logged) == 2 and all("/bot***ew11/sendMessage" in line for line in requests_logged)
+    ours = [r.getMessage() + str(r.__dict__) for r in caplog.records if r.name.split(".")[0] in ("papertrail", "httpx")]
+    assert ours and not any(TELEGRAM_TOKEN.split(":")[1] in line for line in ours)
 
 
 async def test_a_telegram_refusal_is_kept_with_its_description_and_not_retried(

@@ -284,6 +284,10 @@ def test_a_bots_url_is_shown_with_its_token_masked() -> None:
     assert masked_url(WECOM_URL) == "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=***5aaa"
     assert masked_url(TELEGRAM_URL) == "https://api.telegram.org/bot***ew11/sendMessage?chat_id=***7890"
     assert TELEGRAM_TOKEN.split(":")[1][:-4] not in masked_url(TELEGRAM_URL)
+    # as sent (the chat in the body), and as httpx logs it
+    assert masked_url(f"https://api.telegram.org/bot{TELEGRAM_TOKEN}/sendMessage") == (
+        "https://api.telegram.org/bot***ew11/sendMessage"
+    )
 
 
 def test_every_channel_is_registered_once_by_its_name() -> None:
