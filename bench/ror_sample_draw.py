@@ -7,7 +7,11 @@ added by reading each string).
 - 170 of the 942 distinct affiliations of the ACL Anthology's 2024.acl.xml (/work/shared/fixtures/sources/acl/),
   drawn with random.Random(40).sample from their sorted list.
 
-Usage: .venv/bin/python bench/ror_sample_draw.py > /tmp/drawn.jsonl"""
+The held-out sample (bench/ror_heldout.jsonl), drawn after the matcher's rules were written and labelled before it
+was run on them: every distinct affiliation of the other ACL files in tests/fixtures/sources/acl/ not in the first
+sample, then 45 of 2024.acl.xml's remaining distinct affiliations, random.Random(41).sample from their sorted list.
+
+Usage: .venv/bin/python bench/ror_sample_draw.py [--heldout] > /tmp/drawn.jsonl"""
 
 import json
 import random
@@ -45,21 +49,43 @@ def arxiv_api() -> list[str]:
     return list(found)
 
 
-def acl(count: int = 170) -> list[str]:
-    found: set[str] = set()
-    for element in ElementTree.parse(SHARED / "acl" / "2024.acl.xml").iter("affiliation"):
+def acl_file(path: Path) -> list[str]:
+    found: dict[str, None] = {}
+    for element in ElementTree.parse(path).iter("affiliation"):
         if squash(element.text):
-            found.add(squash(element.text))
-    return random.Random(40).sample(sorted(found), count)
+            found[squash(element.text)] = None
+    return list(found)
+
+
+def acl(count: int = 170) -> list[str]:
+    return random.Random(40).sample(sorted(acl_file(SHARED / "acl" / "2024.acl.xml")), count)
+
+
+def drawn() -> list[tuple[str, str]]:
+    seen: dict[str, str] = {}
+    for source, strings in (("arxiv_oai", arxiv_oai()), ("arxiv_api", arxiv_api()), ("acl", acl())):
+        for affiliation in strings:
+            seen.setdefault(affiliation, source)
+    return list(seen.items())
+
+
+def heldout() -> list[tuple[str, str]]:
+    seen = {affiliation for affiliation, _ in drawn()}
+    found: dict[str, str] = {}
+    for path in sorted((REPO / "tests" / "fixtures" / "sources" / "acl").glob("*.xml")):
+        if path.name != "2024.acl.xml":
+            for affiliation in acl_file(path):
+                if affiliation not in seen and affiliation not in found:
+                    found[affiliation] = f"acl {path.name}"
+    rest = sorted(set(acl_file(SHARED / "acl" / "2024.acl.xml")) - seen - set(found))
+    for affiliation in random.Random(41).sample(rest, 45):
+        found[affiliation] = "acl 2024.acl.xml"
+    return list(found.items())
 
 
 def main() -> None:
-    seen: set[str] = set()
-    for source, strings in (("arxiv_oai", arxiv_oai()), ("arxiv_api", arxiv_api()), ("acl", acl())):
-        for affiliation in strings:
-            if affiliation not in seen:
-                seen.add(affiliation)
-                sys.stdout.write(json.dumps({"affiliation": affiliation, "source": source}, ensure_ascii=False) + "\n")
+    for affiliation, source in heldout() if "--heldout" in sys.argv else drawn():
+        sys.stdout.write(json.dumps({"affiliation": affiliation, "source": source}, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

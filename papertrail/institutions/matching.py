@@ -24,6 +24,8 @@ _ABBREVIATIONS = {
     "labs": "laboratories",
     "sciences": "science",  # "Chinese Academy of Science" is written for "… of Sciences"
 }
+# Words names are written with and without ("University of Illinois at Urbana-Champaign"): left out on both sides.
+_DROPPED = frozenset({"at"})
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"  # kana, hanzi, hangul
 _CJK = re.compile(f"([{_CJK_CHARS}])")
 _CJK_GAP = re.compile(f"(?<=[{_CJK_CHARS}]) (?=[{_CJK_CHARS}])")
@@ -59,7 +61,7 @@ def folded(text: str) -> str:
     character a word."""
     text = text.replace("&", " and ")
     words = fold(text if text.isascii() else _CJK.sub(r" \1 ", text)).split()
-    return " ".join(_ABBREVIATIONS.get(word, word) for word in words)
+    return " ".join(_ABBREVIATIONS.get(word, word) for word in words if word not in _DROPPED)
 
 
 def _phrases(record: Institution, records: dict[str, Institution]) -> Iterable[tuple[str, str]]:
@@ -111,6 +113,8 @@ class _Affiliation:
     hard: set[tuple[int, int]]  # (start, end) of each part between punctuation
     starts: set[int]
     ends: set[int]
+    joins: list[int]  # the words after each "and": the ACL Anthology joins an author's affiliations so
+    part_of: list[int]  # each word's part
 
     @classmethod
     def read(cls, text: str) -> "_Affiliation":
@@ -118,6 +122,8 @@ class _Affiliation:
         hard: set[tuple[int, int]] = set()
         starts: set[int] = set()
         ends: set[int] = set()
+        joins: list[int] = []
+        part_of: list[int] = []
         for part in _PARTS.split(text):
             part_words = folded(part).split()
             if part_words[:1] == ["the"]:  # "The University of Tokyo": names are indexed without it
@@ -125,15 +131,33 @@ class _Affiliation:
             if not part_words:
                 continue
             begin = len(words)
+            part_of += [len(hard)] * len(part_words)
             words += part_words
             hard.add((begin, len(words)))
             starts.add(begin)
             ends.add(len(words))
             for i, word in enumerate(part_words):
                 if word == "and":
+                    joins.append(begin + i + 1)
                     ends.add(begin + i)
                     starts.add(begin + i + 1 + (part_words[i + 1 : i + 2] == ["the"]))
-        return cls(words, hard, starts, ends)
+        return cls(words, hard, starts, ends, joins, part_of)
+
+    def unit_words(self, spans: dict[str, tuple[int, int]], ror: str) -> list[str]:
+        """The words that go with one institution's name: those of its part and of the parts before it back to the
+        previous institution's, less the institutions' names ("TJUNLP Lab, College of …, Tianjin University"; in
+        "Department of …, University A, University B" the department is A's alone)."""
+        if ror not in spans:
+            return []
+        part = self.part_of[spans[ror][0]]
+        earlier = [self.part_of[start] for other, (start, _) in spans.items() if other != ror]
+        first = max([p + 1 for p in earlier if p < part], default=0)
+        named = {i for start, end in spans.values() for i in range(start, end)}
+        return [word for i, word in enumerate(self.words) if first <= self.part_of[i] <= part and i not in named]
+
+    def joined(self, a: tuple[int, int], b: tuple[int, int]) -> bool:
+        """Whether two names stand in affiliations joined by "and" (not one written with the other's name)."""
+        return sum(join <= a[0] for join in self.joins) != sum(join <= b[0] for join in self.joins)
 
 
 class InstitutionMatcher:
@@ -275,22 +299,22 @@ class InstitutionMatcher:
         if not found:
             for ror in self._email_matches(emails):
                 found.setdefault(ror, "domain")
-        # an institution and its own unit both named: the unit is the more specific
+        # an institution and its own unit named together ("Institute of Computing Technology, Chinese Academy of
+        # Sciences"): the unit is the more specific; named as two affiliations ("… and University of Potsdam"): both
         for ror in list(found):
-            if any(ror in self._ancestors(other) for other in found if other != ror):
+            units = [other for other in found if other != ror and ror in self._ancestors(other)]
+            if any(not (ror in spans and unit in spans and read.joined(spans[ror], spans[unit])) for unit in units):
                 del found[ror]
         if not found:
             return [AuthorInstitution(affiliation=affiliation)]
-        named = {i for start, end in spans.values() for i in range(start, end)}
-        unit = [word for i, word in enumerate(read.words) if i not in named]  # the words no institution's name took
-        return [self._institution(affiliation, unit, ror, found[ror], ror in spans) for ror in found]
+        return [self._institution(affiliation, read.unit_words(spans, ror), ror, found[ror]) for ror in found]
 
-    def _institution(self, affiliation: str, unit: list[str], ror: str, kind: str, by_name: bool) -> AuthorInstitution:
-        """`unit`: the affiliation's words outside the institutions' names; naming a lab or a department there makes
-        the match a parent's."""
+    def _institution(self, affiliation: str, unit: list[str], ror: str, kind: str) -> AuthorInstitution:
+        """`unit`: the words written with the institution's name; naming a lab or a department there makes the
+        match a parent's."""
         record = self.records[ror]
         evidence: EvidenceKind = _KIND_OF[kind] if kind in _KIND_OF else kind  # type: ignore[assignment]
-        if by_name and _UNIT.search(_CJK_GAP.sub("", " ".join(unit))):
+        if _UNIT.search(_CJK_GAP.sub("", " ".join(unit))):
             evidence = "parent"
         return AuthorInstitution(
             affiliation=affiliation,

@@ -49,6 +49,19 @@ def test_rules_on_genuine_records(small: InstitutionMatcher, affiliation: str, e
     assert matched(small, affiliation) == expected
 
 
+def test_a_department_goes_with_the_institution_written_after_it_alone() -> None:
+    affiliation = (
+        "Department of Computer Science, University of Massachusetts at Amherst, Imperial College London, "
+        "National Technical University of Athens and Microsoft"
+    )
+    assert [(i.ror, i.evidence) for i in shipped_matcher().match(affiliation)] == [
+        ("0072zz521", "parent"),
+        ("041kmwe10", "name"),
+        ("03cx6bg69", "name"),
+        ("00d0nc645", "name"),
+    ]
+
+
 def test_a_match_carries_the_record_and_keeps_the_words(small: InstitutionMatcher) -> None:
     [found] = small.match("天津大学智能与计算学院TJUNLP实验室")
     assert found.affiliation == "天津大学智能与计算学院TJUNLP实验室"
@@ -107,6 +120,9 @@ def test_authors_without_affiliations_are_left_as_they_are(small: InstitutionMat
             "Mohamed bin Zayed University of Artificial Intelligence and Technical University of Darmstadt",
             ["05n911h24"],
         ),
+        # two affiliations joined by "and", one a unit of the other in ROR: both are the author's
+        ("Hasso Plattner Institute and University of Potsdam", ["058rn5r42", "03bnmw459"]),
+        ("University of Massachusetts at Amherst", ["0072zz521"]),
         ("Skolkovo Institute of Science and Technology", []),
         ("NOVA School of Science and Technology", []),
         ("Northeastern University", []),  # Boston's or Shenyang's: not said
