@@ -92,10 +92,10 @@ def main() -> None:
     gc.collect()
     resident = rss_mb() - before
     tracemalloc.start()
-    from papertrail.institutions.catalogue import read_catalogue
+    from papertrail.institutions.catalogue import catalogue_records
     from papertrail.institutions.matching import InstitutionMatcher
 
-    kept = InstitutionMatcher(read_catalogue())
+    kept = InstitutionMatcher(catalogue_records())
     gc.collect()
     held = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()

@@ -1,10 +1,10 @@
 """The ROR catalogue: a compact copy of the Research Organization Registry's records (names, aliases, acronyms,
 labels by language, types, country, domains, parent/child links), shipped as ror-catalogue.json.gz beside this
-module and read once per process."""
+module and read once per process (by the matcher, papertrail/institutions/matching.py)."""
 
 import gzip
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import orjson
@@ -107,7 +107,15 @@ def read_catalogue(path: Path = CATALOGUE_PATH) -> RorCatalogue:
     return RorCatalogue.from_json(gzip.decompress(path.read_bytes()))
 
 
-@cache
-def shipped_catalogue() -> RorCatalogue:
-    """The catalogue shipped with the package, read at its first use (not at import) and kept."""
-    return read_catalogue()
+def catalogue_records(path: Path = CATALOGUE_PATH) -> Iterator[Institution]:
+    """The catalogue's records one by one, each let go once taken (the whole file is not held as objects)."""
+    try:
+        document = orjson.loads(gzip.decompress(path.read_bytes()))
+        rows = document["records"]
+        if document["fields"] != list(FIELDS):
+            raise CatalogueError(f"fields {document['fields']} are not {list(FIELDS)}")
+    except (orjson.JSONDecodeError, KeyError, TypeError) as error:
+        raise CatalogueError(f"{path}: not a ROR catalogue: {error}") from error
+    del document
+    while rows:
+        yield Institution.from_row(rows.pop())

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from papertrail.institutions.catalogue import Institution, RorCatalogue, read_catalogue
+from papertrail.institutions.catalogue import Institution, catalogue_records
 from papertrail.text import fold
 from schemas.paper import Author, AuthorInstitution, EvidenceKind
 
@@ -26,6 +26,7 @@ _ABBREVIATIONS = {
 }
 # Words names are written with and without ("University of Illinois at Urbana-Champaign"): left out on both sides.
 _DROPPED = frozenset({"at"})
+_REWRITTEN = re.compile(r"\b(?:" + "|".join(sorted(_ABBREVIATIONS.keys() | _DROPPED)) + r")\b")
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"  # kana, hanzi, hangul
 _CJK = re.compile(f"([{_CJK_CHARS}])")
 _CJK_GAP = re.compile(f"(?<=[{_CJK_CHARS}]) (?=[{_CJK_CHARS}])")
@@ -59,20 +60,14 @@ _KIND_ORDER = "nlab"
 def folded(text: str) -> str:
     """The form names are compared in: `text.fold` with "&" read as "and", abbreviations spelled out, each CJK
     character a word."""
-    text = text.replace("&", " and ")
-    words = fold(text if text.isascii() else _CJK.sub(r" \1 ", text)).split()
-    return " ".join(_ABBREVIATIONS.get(word, word) for word in words if word not in _DROPPED)
+    text = fold(text.replace("&", " and ") if text.isascii() else _CJK.sub(r" \1 ", text.replace("&", " and ")))
+    if not _REWRITTEN.search(text):  # most names: nothing to spell out or leave out
+        return text
+    return " ".join(_ABBREVIATIONS.get(word, word) for word in text.split() if word not in _DROPPED)
 
 
-def _phrases(record: Institution, records: dict[str, Institution]) -> Iterable[tuple[str, str]]:
+def _phrases(record: Institution) -> Iterable[tuple[str, str]]:
     yield record.name, "n"
-    bare = re.sub(r"\s*\([^)]*\)\s*$", "", record.name)  # "Google (United States)" is written "Google"
-    # a subsidiary's bare name is its group's ("Google (Australia)"), and so is one whose group is not in the
-    # catalogue ("Honda (Germany)")
-    if bare != record.name and all(
-        parent in records and not records[parent].name.startswith(bare) for parent in record.parents
-    ):
-        yield bare, "b"
     for alias in record.aliases:
         yield alias, "a"
     for _, label in record.labels:
@@ -167,38 +162,55 @@ class InstitutionMatcher:
     is a few dozen words, so that is a few hundred look-ups, and the dict is quicker to build and smaller than an
     automaton over the same 120,000 names."""
 
-    def __init__(self, catalogue: RorCatalogue) -> None:
-        self.records = {
-            ror: _Record(record.name, record.name_zh, record.country, record.parents, record.active)
-            for ror, record in catalogue.institutions.items()
-        }
-        names: dict[str, str | tuple[str, ...]] = {}
+    def __init__(self, institutions: Iterable[Institution]) -> None:
+        """`institutions`: each record once, in any order; an iterator is read once and not kept (the shipped
+        catalogue's records are let go one by one as they are indexed)."""
+        self.records: dict[str, _Record] = {}
+        self.names: dict[str, str | tuple[str, ...]] = {}
         acronyms: dict[str, set[str]] = defaultdict(set)
         domains: dict[str, set[str]] = defaultdict(set)
-        for record in catalogue.institutions.values():
-            kinds: dict[str, str] = {}
-            for phrase, kind in _phrases(record, catalogue.institutions):
-                key = folded(phrase).removeprefix("the ")
-                if _usable(key) and (key not in kinds or _KIND_ORDER.index(kind) < _KIND_ORDER.index(kinds[key])):
-                    kinds[key] = kind
-            for key, kind in kinds.items():
-                entry = record.id + kind
-                earlier = names.get(key)
-                if earlier is None:
-                    names[key] = entry  # most names are one record's: a str, not a tuple, keeps the index small
-                else:
-                    names[key] = (earlier, entry) if isinstance(earlier, str) else (*earlier, entry)
+        bare_names: list[tuple[str, str]] = []
+        for record in institutions:
+            self.records[record.id] = _Record(
+                record.name, record.name_zh, record.country, record.parents, record.active
+            )
+            for phrase, kind in _phrases(record):
+                self._add(phrase, record.id, kind)
+            bare = re.sub(r"\s*\([^)]*\)\s*$", "", record.name)  # "Google (United States)" is written "Google"
+            if bare != record.name:
+                bare_names.append((record.id, bare))
             for acronym in record.acronyms:
                 acronyms[acronym.replace(" ", "")].add(record.id)
             for domain in record.domains:
                 domains[domain].add(record.id)
-        self.names = names
+        for ror, bare in bare_names:
+            # a subsidiary's bare name is its group's ("Google (Australia)"), and so is one whose group is not in
+            # the catalogue ("Honda (Germany)")
+            parents = self.records[ror].parents
+            if all(parent in self.records and not self.records[parent].name.startswith(bare) for parent in parents):
+                self._add(bare, ror, "b")
+        names = self.names
         self.longest = max((key.count(" ") + 1 for key in names), default=0)
         in_names = Counter(word for key in names for word in set(key.split()))
         self.common = frozenset(word for word, count in in_names.items() if count >= _COMMON)
         # an acronym as written ("CfA", not "CFA"), when one record has it
         self.acronyms = {acronym: next(iter(ids)) for acronym, ids in acronyms.items() if len(ids) == 1}
         self.domains = {domain: next(iter(ids)) for domain, ids in domains.items() if len(ids) == 1}
+
+    def _add(self, phrase: str, ror: str, kind: str) -> None:
+        key = folded(phrase).removeprefix("the ")
+        if not _usable(key):
+            return
+        earlier = self.names.get(key)
+        entries = () if earlier is None else (earlier,) if isinstance(earlier, str) else earlier
+        mine = next((entry for entry in entries if entry[:-1] == ror), None)
+        if mine is not None:  # the record's name already there: the better kind of the two stays
+            if _KIND_ORDER.index(kind) < _KIND_ORDER.index(mine[-1]):
+                entries = tuple(ror + kind if entry == mine else entry for entry in entries)
+        else:
+            entries = (*entries, ror + kind)
+        # most names are one record's: a str, not a tuple, keeps the index small
+        self.names[key] = entries[0] if len(entries) == 1 else entries
 
     def _ancestors(self, ror: str) -> set[str]:
         seen: set[str] = set()
@@ -345,7 +357,7 @@ class InstitutionMatcher:
 def shipped_matcher() -> InstitutionMatcher:
     """The matcher over the shipped catalogue, built at its first use and kept for the process (the catalogue
     itself is let go once indexed)."""
-    return InstitutionMatcher(read_catalogue())
+    return InstitutionMatcher(catalogue_records())
 
 
 def match_author(

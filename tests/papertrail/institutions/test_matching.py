@@ -14,7 +14,7 @@ RECORDS = Path(__file__).resolve().parents[2] / "fixtures/ror/ror-records"
 
 @pytest.fixture(scope="module")
 def small() -> InstitutionMatcher:
-    return InstitutionMatcher(build(RECORDS).catalogue)
+    return InstitutionMatcher(build(RECORDS).catalogue.institutions.values())
 
 
 def matched(matcher: InstitutionMatcher, affiliation: str, emails: tuple[str, ...] = ()) -> list[tuple[str, str]]:
