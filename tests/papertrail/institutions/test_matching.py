@@ -30,6 +30,8 @@ def matched(matcher: InstitutionMatcher, affiliation: str, emails: tuple[str, ..
         # the Chinese label, the unit's words around it (the issue's own example)
         ("天津大学智能与计算学院TJUNLP实验室", [("012tb2g32", "parent")]),
         ("TJUNLP Lab, College of Intelligence and Computing, Tianjin University", [("012tb2g32", "parent")]),
+        ("清华大学", [("03cve4549", "label")]),
+        ("中国科学院计算技术研究所", [("0090r4d87", "label")]),  # not the academy its name holds
         # an institute and the academy it belongs to: the institute is the more specific
         ("Institute of Computing Technology, Chinese Academy of Sciences", [("0090r4d87", "name")]),
         # a name two records share (Beijing's and Germany's), settled by the parent named beside it
