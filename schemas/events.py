@@ -21,6 +21,7 @@ RawFormat = Literal[
     "daily_arxiv_json",
     "pmlr_bibtex",
     "dblp_xml",
+    "arxiv_html_authors",
 ]
 NormalizedKind = Literal["new", "revised", "published", "updated"]
 

@@ -1,0 +1,219 @@
+"""Affiliations read from arXiv's HTML rendering (genuine pages, tests/fixtures/first_page/ORIGIN.md): the author
+block cut from the page, read into authors with their affiliations and emails, merged into the arXiv paper's
+authors without holding it back or overwriting a source's own affiliations; every bad page a counted outcome."""
+
+from datetime import UTC, datetime
+
+import pytest
+from prometheus_client import REGISTRY
+
+from papertrail.names import make_author
+from schemas.events import RawRecord
+from schemas.paper import PaperIds
+from services.harvester.sources.arxiv_html_page import PageRejected, author_block
+from services.normalizer.identity import merge
+from services.normalizer.parsers.arxiv_html import read_author_block
+from services.normalizer.parsers.registry import parse_raw
+from services.normalizer.plan import plan_batch
+from services.normalizer.records import Incoming, ParsedRecord, StoredPaper, UnparseableRecord
+from tests.conftest import FIXTURES
+from tests.normalizer.sources import raw_record
+
+PAGES = FIXTURES / "first_page"
+NOW = datetime(2026, 12, 7, tzinfo=UTC)
+
+# Labelled by reading each page: the (author, affiliation) pairs it states, in its order.
+STATED = {
+    "2312.17141v1": [
+        ("Dario Stein", "Radboud University Nijmegen, Erasmusplein 1, Nijmegen, The Netherlands"),
+        ("Sam Staton", "University of Oxford, Parks Road, OX1 3QD, Oxford, United Kingdom"),
+    ],
+    "2609.04056v1": [
+        ("Karine Beauchard", "Univ Rennes, CNRS, IRMAR - UMR 6625, F-35000 Rennes, France"),
+        ("Frédéric Marbach", "DMA, École normale supérieure, Université PSL, CNRS, 75005 Paris, France"),
+    ],
+    "2507.00150v1": [
+        ("Pau Ramos", "National Astronomical Observatory of Japan, Mitaka-shi, Tokyo 181-8588, Japan"),
+        ("Jesús M. Corral-Santana", "European Southern Observatory, Alonso de Córdova 3107, Vitacura, Santiago, Chile"),
+        (
+            "Camila Navarrete",
+            "Université Côte d’Azur, Observatoire de la Côte d’Azur, CNRS, Laboratoire Lagrange, Bd de l’Observatoire, "
+            "CS 34229, 06304, Nice Cedex 4, France",
+        ),
+        (
+            "Teresa Antoja",
+            "Institut de Ciències del Cosmos (ICCUB), Universitat de Barcelona (UB), Martí i Franquès 1, E-08028 "
+            "Barcelona, Spain",
+        ),
+        (
+            "Teresa Antoja",
+            "Departament de Física Quàntica i Astrofísica (FQA), Universitat de Barcelona (UB), Martí i Franquès 1, "
+            "E-08028 Barcelona, Spain",
+        ),
+        (
+            "Teresa Antoja",
+            "Institut d’Estudis Espacials de Catalunya (IEEC), c. Gran Capità, 2-4, E-08034 Barcelona, Spain",
+        ),
+        (
+            "Felipe Gran",
+            "Université Côte d’Azur, Observatoire de la Côte d’Azur, CNRS, Laboratoire Lagrange, Bd de l’Observatoire, "
+            "CS 34229, 06304, Nice Cedex 4, France",
+        ),
+    ],
+    "2410.00260v2": [("Neha Narwal", "AWS AI")],
+    "2609.03768v1": [],
+}
+# The papers' author lists as arXiv's metadata gives them (the page names only some of 2410.00260's eight).
+METADATA_AUTHORS = {
+    "2410.00260v2": [
+        "Vinayak Arannil",
+        "Neha Narwal",
+        "Sourav Sanjukta Bhabesh",
+        "Sai Nikhil Thirandas",
+        "Darren Yow-Bang Wang",
+        "Graham Horwood",
+        "Alex Anto Chirayath",
+        "Gouri Pandeshwar",
+    ],
+    "2507.00150v1": [
+        "Julio A. Carballo-Bello",
+        "Pau Ramos",
+        "Jesús M. Corral-Santana",
+        "Camila Navarrete",
+        "Teresa Antoja",
+        "Felipe Gran",
+        "Matías Blaña",
+        "Marcelo D. Mora",
+    ],
+}
+
+
+def _page(name: str) -> bytes:
+    return (PAGES / f"{name}.authors.html").read_bytes()
+
+
+def _raw(arxiv_id: str, block: str) -> RawRecord:
+    return raw_record("arxiv_html", arxiv_id, "arxiv_html_authors", block)
+
+
+def _paper(arxiv_id: str, names: list[str], affiliations: dict[str, list[str]] | None = None) -> StoredPaper:
+    record = ParsedRecord(
+        source="arxiv",
+        record_id=arxiv_id.split("v")[0],
+        ids=PaperIds(arxiv=arxiv_id.split("v")[0]),
+        title="A paper",
+        abstract="Its abstract.",
+        authors=[make_author(n, affiliations=(affiliations or {}).get(n)) for n in names],
+    )
+    change = merge(None, record, content_hash="arxiv", now=NOW, ai_categories=frozenset(), next_seq=1)
+    assert change is not None
+    return StoredPaper(change.paper, rev=1, version_count=1, fingerprints=[], last_versions=[])
+
+
+@pytest.mark.parametrize("page", sorted(STATED))
+def test_the_author_block_reads_as_the_page_states_it(page: str) -> None:
+    authors = read_author_block(author_block(_page(page)))
+    pairs = [(a.name, affiliation) for a in authors for affiliation in a.affiliations]
+    if page == "2410.00260v2":  # its first "affiliation" is a list of co-authors; the merge drops it (below)
+        pairs = pairs[1:]
+    assert pairs == STATED[page]
+
+
+def test_emails_are_read_from_contacts_and_from_an_email_group() -> None:
+    stein, staton = read_author_block(author_block(_page("2312.17141v1")))
+    assert (stein.emails, staton.emails) == (("dario.stein@ru.nl",), ("sam.staton@cs.ox.ac.uk",))
+    bhabesh = read_author_block(author_block(_page("2410.00260v2")))[2]
+    assert bhabesh.affiliations == () and len(bhabesh.emails) == 8
+    assert {e.split("@")[1] for e in bhabesh.emails} == {"amazon.com"}
+    (imoto,) = read_author_block(author_block(_page("2609.03768v1")))
+    assert imoto.affiliations == () and imoto.emails == ("fumihiro.imo@gmail.com",)
+
+
+def test_a_creator_with_two_names_or_none_is_not_read() -> None:
+    names = [a.name for a in read_author_block(author_block(_page("2507.00150v1")))]
+    assert "Julio A. Carballo-Bello" in names and not any("Mora" in n for n in names)
+    assert len(names) == 6  # eight creators: one holds two names, one none
+
+
+def test_the_affiliations_join_the_arxiv_paper_in_author_order() -> None:
+    held = _paper("2507.00150v1", METADATA_AUTHORS["2507.00150v1"])
+    record = parse_raw(_raw("2507.00150v1", author_block(_page("2507.00150v1"))))
+    change = merge(held.paper, record, content_hash="page", now=NOW, ai_categories=frozenset(), next_seq=2)
+    assert change is not None and change.kind == "updated" and change.version.changed_fields[0] == "authors"
+    got = [(a.name, x) for a in change.paper.authors for x in a.affiliations]
+    assert got == [(name, affiliation) for name, affiliation in STATED["2507.00150v1"]]
+    assert [a.name for a in change.paper.authors] == METADATA_AUTHORS["2507.00150v1"]
+    assert (change.paper.title, change.paper.abstract) == ("A paper", "Its abstract.")
+    # the same page again changes nothing
+    assert merge(change.paper, record, content_hash="page", now=NOW, ai_categories=frozenset(), next_seq=3) is None
+
+
+def test_an_affiliation_naming_co_authors_is_dropped() -> None:
+    held = _paper("2410.00260v2", METADATA_AUTHORS["2410.00260v2"])
+    record = parse_raw(_raw("2410.00260v2", author_block(_page("2410.00260v2"))))
+    change = merge(held.paper, record, content_hash="page", now=NOW, ai_categories=frozenset(), next_seq=2)
+    assert change is not None
+    assert {a.name: a.affiliations for a in change.paper.authors if a.affiliations} == {"Neha Narwal": ["AWS AI"]}
+
+
+def test_a_sources_own_affiliations_are_kept() -> None:
+    own = {"Dario Stein": ["Radboud University"]}
+    held = _paper("2312.17141v1", ["Dario Stein", "Sam Staton"], own)
+    record = parse_raw(_raw("2312.17141v1", author_block(_page("2312.17141v1"))))
+    change = merge(held.paper, record, content_hash="page", now=NOW, ai_categories=frozenset(), next_seq=2)
+    assert change is not None
+    stein, staton = change.paper.authors
+    assert stein.affiliations == ["Radboud University"]
+    assert staton.affiliations == [STATED["2312.17141v1"][1][1]]
+
+
+def _set_aside(reason: str) -> float:
+    return REGISTRY.get_sample_value("papertrail_normalizer_records_set_aside_total", {"reason": reason}) or 0.0
+
+
+def test_a_page_before_its_paper_starts_no_paper_and_is_counted() -> None:
+    raw = _raw("2312.17141v1", author_block(_page("2312.17141v1")))
+    before = _set_aside("first_page_before_paper")
+    plan = plan_batch([Incoming(raw, parse_raw(raw))], [], now=NOW, ai_categories=frozenset())
+    assert plan.drafts == [] and _set_aside("first_page_before_paper") == before + 1
+    # with its paper held, the same record joins it (and adds no fingerprint of its empty title)
+    held = _paper("2312.17141v1", ["Dario Stein", "Sam Staton"])
+    plan = plan_batch([Incoming(raw, parse_raw(raw))], [held], now=NOW, ai_categories=frozenset())
+    (draft,) = plan.drafts
+    assert draft.paper is not None and draft.paper.authors[1].affiliations
+    assert len(draft.fingerprints) == 1
+
+
+def test_a_record_whose_id_is_no_arxiv_id_is_refused() -> None:
+    with pytest.raises(UnparseableRecord, match="no arXiv id"):
+        parse_raw(_raw("not-an-id", author_block(_page("2312.17141v1"))))
+
+
+# Bad pages: each a counted reason, nothing read from it.
+
+
+def test_a_page_over_the_cap_is_not_parsed() -> None:
+    with pytest.raises(PageRejected) as rejected:
+        author_block(b" " * (50 * 1024 * 1024))
+    assert rejected.value.reason == "too_large"
+
+
+def test_a_page_that_is_not_arxivs_is_rejected() -> None:
+    with pytest.raises(PageRejected) as rejected:
+        author_block((PAGES / "feedgen-1.0.0-docs-index.html").read_bytes())
+    assert rejected.value.reason == "not_arxiv_html"
+
+
+def test_a_page_without_an_author_block_is_rejected() -> None:
+    page = _page("2312.17141v1").decode("utf-8")
+    start, end = page.index('<div class="ltx_authors">'), page.index('<div class="ltx_dates">')
+    with pytest.raises(PageRejected) as rejected:
+        author_block((page[:start] + page[end:]).encode("utf-8"))
+    assert rejected.value.reason == "no_author_block"
+
+
+@pytest.mark.parametrize("body", [b"", b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n"])
+def test_an_empty_or_binary_body_is_rejected(body: bytes) -> None:
+    with pytest.raises(PageRejected) as rejected:
+        author_block(body)
+    assert rejected.value.reason in {"not_html", "not_arxiv_html"}
