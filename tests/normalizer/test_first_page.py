@@ -2,6 +2,7 @@
 block cut from the page, read into authors with their affiliations and emails, merged into the arXiv paper's
 authors without holding it back or overwriting a source's own affiliations; every bad page a counted outcome."""
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -22,70 +23,11 @@ from tests.normalizer.sources import raw_record
 PAGES = FIXTURES / "first_page"
 NOW = datetime(2026, 12, 7, tzinfo=UTC)
 
-# Labelled by reading each page: the (author, affiliation) pairs it states, in its order.
-STATED = {
-    "2312.17141v1": [
-        ("Dario Stein", "Radboud University Nijmegen, Erasmusplein 1, Nijmegen, The Netherlands"),
-        ("Sam Staton", "University of Oxford, Parks Road, OX1 3QD, Oxford, United Kingdom"),
-    ],
-    "2609.04056v1": [
-        ("Karine Beauchard", "Univ Rennes, CNRS, IRMAR - UMR 6625, F-35000 Rennes, France"),
-        ("Frédéric Marbach", "DMA, École normale supérieure, Université PSL, CNRS, 75005 Paris, France"),
-    ],
-    "2507.00150v1": [
-        ("Pau Ramos", "National Astronomical Observatory of Japan, Mitaka-shi, Tokyo 181-8588, Japan"),
-        ("Jesús M. Corral-Santana", "European Southern Observatory, Alonso de Córdova 3107, Vitacura, Santiago, Chile"),
-        (
-            "Camila Navarrete",
-            "Université Côte d’Azur, Observatoire de la Côte d’Azur, CNRS, Laboratoire Lagrange, Bd de l’Observatoire, "
-            "CS 34229, 06304, Nice Cedex 4, France",
-        ),
-        (
-            "Teresa Antoja",
-            "Institut de Ciències del Cosmos (ICCUB), Universitat de Barcelona (UB), Martí i Franquès 1, E-08028 "
-            "Barcelona, Spain",
-        ),
-        (
-            "Teresa Antoja",
-            "Departament de Física Quàntica i Astrofísica (FQA), Universitat de Barcelona (UB), Martí i Franquès 1, "
-            "E-08028 Barcelona, Spain",
-        ),
-        (
-            "Teresa Antoja",
-            "Institut d’Estudis Espacials de Catalunya (IEEC), c. Gran Capità, 2-4, E-08034 Barcelona, Spain",
-        ),
-        (
-            "Felipe Gran",
-            "Université Côte d’Azur, Observatoire de la Côte d’Azur, CNRS, Laboratoire Lagrange, Bd de l’Observatoire, "
-            "CS 34229, 06304, Nice Cedex 4, France",
-        ),
-    ],
-    "2410.00260v2": [("Neha Narwal", "AWS AI")],
-    "2609.03768v1": [],
-}
-# The papers' author lists as arXiv's metadata gives them (the page names only some of 2410.00260's eight).
-METADATA_AUTHORS = {
-    "2410.00260v2": [
-        "Vinayak Arannil",
-        "Neha Narwal",
-        "Sourav Sanjukta Bhabesh",
-        "Sai Nikhil Thirandas",
-        "Darren Yow-Bang Wang",
-        "Graham Horwood",
-        "Alex Anto Chirayath",
-        "Gouri Pandeshwar",
-    ],
-    "2507.00150v1": [
-        "Julio A. Carballo-Bello",
-        "Pau Ramos",
-        "Jesús M. Corral-Santana",
-        "Camila Navarrete",
-        "Teresa Antoja",
-        "Felipe Gran",
-        "Matías Blaña",
-        "Marcelo D. Mora",
-    ],
-}
+# Labelled by reading each page (labels.json): the (author, affiliation) pairs it states beside a name, in its order,
+# and the papers' author lists as arXiv's metadata gives them (the page names only some of 2410.00260's eight).
+LABELS = json.loads((PAGES / "labels.json").read_text(encoding="utf-8"))["pages"]
+STATED = {page: [tuple(pair) for pair in label["pairs"]] for page, label in LABELS.items()}
+METADATA_AUTHORS = {page: label["authors"] for page, label in LABELS.items()}
 
 
 def _page(name: str) -> bytes:
@@ -125,6 +67,8 @@ def test_emails_are_read_from_contacts_and_from_an_email_group() -> None:
     bhabesh = read_author_block(author_block(_page("2410.00260v2")))[2]
     assert bhabesh.affiliations == () and len(bhabesh.emails) == 8
     assert {e.split("@")[1] for e in bhabesh.emails} == {"amazon.com"}
+    bund = read_author_block(author_block(_page("2609.00246v1")))[0]
+    assert bund.emails == ("daniel.bund@tum.de", "michael.petter@tum.de")  # mailto:{daniel.bund,michael.petter}@…
     (imoto,) = read_author_block(author_block(_page("2609.03768v1")))
     assert imoto.affiliations == () and imoto.emails == ("fumihiro.imo@gmail.com",)
 

@@ -99,8 +99,9 @@ def read_author_block(block: str) -> list[PageAuthor]:
             if _INSTITUTION_WORDS.search(text) and not _NOT_AFFILIATION.search(text) and "@" not in text:
                 affiliations.append(text)
         for contact in creator.xpath(_EMAILS):
-            hrefs = [h[len("mailto:") :] for h in contact.xpath(".//a/@href") if h.startswith("mailto:")]
-            emails.extend(hrefs or _emails_in(_text(contact)))
+            # a mailto may hold a group too: mailto:{a,b}@example.com
+            mailto = [e for h in contact.xpath(".//a/@href") if h.startswith("mailto:") for e in _emails_in(h[7:])]
+            emails.extend(mailto or _emails_in(_text(contact)))
         authors.append(
             PageAuthor(
                 name=name,

@@ -1,0 +1,121 @@
+"""First-page reading: how right the author → affiliation pairs are, and how fast and small the reading is.
+
+Quality: every labelled genuine arXiv page (tests/fixtures/first_page/labels.json, labelled by reading) is cut
+(`author_block`), read (`read_author_block`) and merged into its paper's authors (`with_page_affiliations`, the
+normalizer's merge); each pair the merge gives an author is right when the label states it. Precision: right pairs
+of all given; recall: right pairs of all the page states (those it puts beside no single name included).
+
+Speed: the same cut and read, per page, in 1 process and in 2 (a process pool: two cores), over the excerpts, and
+over `--page PATH` (any large genuine HTML page: a whole page's parse costs what the excerpt's does not; it is
+rejected as no arXiv rendering after the parse, which is the cost that counts). Memory: the peak resident size of a
+worker after reading, and tracemalloc's peak for one page.
+
+    uv run python bench/first_page.py [--page PATH] [--seconds 3]     (docs/benchmarks.md, "First pages")
+PDF first pages are not read (no genuine PDF sample to verify a reading against), so there is nothing to measure.
+"""
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+import tracemalloc
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from papertrail.names import make_author  # noqa: E402
+from services.harvester.sources.arxiv_html_page import PageRejected, author_block  # noqa: E402
+from services.normalizer.first_page import with_page_affiliations  # noqa: E402
+from services.normalizer.parsers.arxiv_html import read_author_block  # noqa: E402
+
+PAGES = ROOT / "tests" / "fixtures" / "first_page"
+
+
+def quality() -> tuple[int, int, int, list[str]]:
+    """Pairs given, pairs right, pairs stated; the wrong ones."""
+    labels = json.loads((PAGES / "labels.json").read_text(encoding="utf-8"))["pages"]
+    given = right = stated = 0
+    wrong: list[str] = []
+    for page, label in sorted(labels.items()):
+        read = read_author_block(author_block((PAGES / f"{page}.authors.html").read_bytes()))
+        authors = with_page_affiliations([make_author(name) for name in label["authors"]], read)
+        truth = {tuple(pair) for pair in label["pairs"]}
+        stated += len(truth) + len(label["unattributed"])
+        for author in authors:
+            for affiliation in author.affiliations:
+                given += 1
+                if (author.name, affiliation) in truth:
+                    right += 1
+                else:
+                    wrong.append(f"{page}: {author.name} → {affiliation}")
+    return given, right, stated, wrong
+
+
+def read_page(page: bytes) -> int:
+    """Cut and read one page; the number of authors read (0 for a page that is no arXiv rendering)."""
+    try:
+        return len(read_author_block(author_block(page)))
+    except PageRejected:
+        return 0
+
+
+def _loop(pages: list[bytes], seconds: float) -> tuple[int, int]:
+    done, ended = 0, time.monotonic() + seconds
+    while time.monotonic() < ended:
+        for page in pages:
+            read_page(page)
+            done += 1
+    return done, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def throughput(pages: list[bytes], workers: int, seconds: float) -> tuple[float, int]:
+    """Pages per second across `workers` processes, and the largest worker's peak resident size (kB)."""
+    with ProcessPoolExecutor(workers) as pool:
+        started = time.monotonic()
+        results = list(pool.map(_loop, [pages] * workers, [seconds] * workers))
+        elapsed = time.monotonic() - started
+    return sum(done for done, _ in results) / elapsed, max(rss for _, rss in results)
+
+
+def traced_peak(page: bytes) -> int:
+    tracemalloc.start()
+    read_page(page)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--page", type=Path, help="a large genuine HTML page, for a whole page's parse")
+    parser.add_argument("--seconds", type=float, default=3.0)
+    args = parser.parse_args()
+
+    given, right, stated, wrong = quality()
+    print(f"pages labelled: {len(json.loads((PAGES / 'labels.json').read_text())['pages'])}")
+    print(
+        f"pairs given {given}, right {right} (precision {right / given:.2f}); stated {stated} (recall "
+        f"{right / stated:.2f})"
+    )
+    for line in wrong:
+        print(f"  wrong: {line}")
+
+    excerpts = [p.read_bytes() for p in sorted(PAGES.glob("*.authors.html"))]
+    sets = [("excerpts (article head, 1.5-12 kB)", excerpts)]
+    if args.page is not None:
+        whole = args.page.read_bytes()
+        sets.append((f"{args.page.name} ({len(whole) / 1e6:.2f} MB)", [whole]))
+    print(f"cores: {os.cpu_count()}, load: {os.getloadavg()[0]:.1f}")
+    for name, pages in sets:
+        for workers in (1, 2):
+            rate, rss = throughput(pages, workers, args.seconds)
+            print(f"{name}: {workers} process(es) {rate:,.0f} pages/s, worker peak RSS {rss / 1024:.0f} MB")
+        print(f"{name}: tracemalloc peak for one page {max(traced_peak(p) for p in pages) / 1e6:.2f} MB")
+
+
+if __name__ == "__main__":
+    main()
