@@ -75,8 +75,9 @@ def demo_environment(replay_url: str) -> dict[str, str]:
         "HF_API_URL": replay_url,
         "DAILY_ARXIV_URL": f"{replay_url}/{COMMUNITY_REPOSITORY}",
         "DAILY_ARXIV_MIN_REQUEST_INTERVAL_S": "0",
-        # the first pages of arXiv papers: the replay server's recorded ones, a 404 (no_html) for any other
+        # the first pages of arXiv papers: the replay server's recorded ones, a 404 (no_pdf) for any other
         "ARXIV_HTML_URL": f"{replay_url}/html",
+        "ARXIV_PDF_URL": f"{replay_url}/pdf",
     }
 
 

@@ -22,6 +22,7 @@ RawFormat = Literal[
     "pmlr_bibtex",
     "dblp_xml",
     "arxiv_html_authors",
+    "arxiv_pdf_first_page",
 ]
 NormalizedKind = Literal["new", "revised", "published", "updated"]
 

@@ -16,8 +16,9 @@ from services.harvester.runner import Publishing
 
 OUTCOMES = Counter(
     "papertrail_harvester_first_pages_total",
-    "arXiv papers whose first page was looked for, by outcome: read (its author block published), no_html (arXiv "
-    "has no HTML rendering of it), too_large, not_html, not_arxiv_html, no_author_block.",
+    "arXiv papers whose first page was looked for, by outcome: read (its HTML author block published), read_pdf "
+    "(no HTML rendering: its PDF's first-page head published), no_pdf (neither), too_large, not_html, "
+    "not_arxiv_html, no_author_block, not_pdf, no_text.",
     ["outcome"],
 )
 # arXiv renders HTML for papers submitted from December 2023 on; an older id would only cost a request per 3 s

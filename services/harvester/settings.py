@@ -108,6 +108,15 @@ class HarvesterSettings(InfraSettings):
         description="arXiv's HTML renderings; a paper's first page (its author block) is read at <url>/<arXiv id>, "
         "through the arXiv connection at its pace (ARXIV_MIN_REQUEST_INTERVAL_S)",
     )
+    arxiv_pdf_url: str = Field(
+        "https://arxiv.org/pdf",
+        description="arXiv's PDFs; a paper without an HTML rendering has its first page read from <url>/<arXiv id>",
+    )
+    arxiv_pdf_max_bytes: int = Field(
+        20 * 1024 * 1024,
+        ge=1024,
+        description="a PDF larger than this is not read (counted as too_large); arXiv accepts submissions to 50 MB",
+    )
     arxiv_html_interval_s: float = Field(
         600, gt=0, description="seconds between runs of arxiv_html (each reads the pages queued since the last)"
     )
@@ -154,6 +163,7 @@ class HarvesterSettings(InfraSettings):
         "pmlr_url",
         "daily_arxiv_url",
         "arxiv_html_url",
+        "arxiv_pdf_url",
     )
     @classmethod
     def _http_url(cls, value: str) -> str:

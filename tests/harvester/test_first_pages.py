@@ -44,6 +44,7 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
 def _html_settings(replay: Replay, max_bytes: int = 8 * 1024 * 1024) -> HarvesterSettings:
     return HarvesterSettings(
         arxiv_html_url=f"{replay.url}/html",
+        arxiv_pdf_url=f"{replay.url}/pdf",
         arxiv_html_max_bytes=max_bytes,
         arxiv_min_request_interval_s=0,
         http_retries=1,
@@ -76,13 +77,14 @@ async def test_the_source_reads_each_queued_page_once(
 ) -> None:
     await queue.enqueue(["2312.17141", "2609.03768", "2601.00001"], NOW)
     source, _ = build_sources(["arxiv_html"], _html_settings(replay), http, queue)["arxiv_html"]
-    before = {outcome: _outcome(outcome) for outcome in ("read", "no_html")}
+    before = {outcome: _outcome(outcome) for outcome in ("read", "no_pdf")}
     status = await run_source(source, store, published.publish_raw, published.publish_status)
     assert status.state == "finished"
     assert [r.record_id for r in published.raw] == ["2609.03768", "2312.17141"]
     assert {(r.source, r.format) for r in published.raw} == {("arxiv_html", "arxiv_html_authors")}
-    assert [r["path"] for r in replay.requests()] == ["/html/2609.03768", "/html/2601.00001", "/html/2312.17141"]
-    assert (_outcome("read"), _outcome("no_html")) == (before["read"] + 2, before["no_html"] + 1)
+    paths = ["/html/2609.03768", "/html/2601.00001", "/pdf/2601.00001", "/html/2312.17141"]
+    assert [r["path"] for r in replay.requests()] == paths  # no HTML, then no PDF either
+    assert (_outcome("read"), _outcome("no_pdf")) == (before["read"] + 2, before["no_pdf"] + 1)
     # what it published is what the normalizer reads: the block's authors with their affiliations
     stein, staton = parse_raw(published.raw[1]).page_authors or []
     assert stein.affiliations[0].startswith("Radboud University Nijmegen")
@@ -90,6 +92,20 @@ async def test_the_source_reads_each_queued_page_once(
 
     again = await run_source(source, store, published.publish_raw, published.publish_status)
     assert again.state == "finished" and again.records == 0 and await queue.pending(10) == []
+
+
+async def test_a_paper_without_html_has_its_pdfs_first_page_read(
+    replay: Replay, queue: FirstPageQueue, http: httpx.AsyncClient
+) -> None:
+    # (the queue takes ids from 2312 on, whose HTML arXiv renders; this genuine PDF is of an older paper)
+    source, _ = build_sources(["arxiv_html"], _html_settings(replay), http, queue)["arxiv_html"]
+    assert isinstance(source, ArxivHtmlSource)
+    outcome, (record,) = await source.read("2304.02623")
+    assert outcome == "read_pdf" and (record.record_id, record.format) == ("2304.02623", "arxiv_pdf_first_page")
+    assert [r["path"] for r in replay.requests()] == ["/html/2304.02623", "/pdf/2304.02623"]
+    authors = parse_raw(raw_record("arxiv_html", record.record_id, record.format, record.content)).page_authors or []
+    assert [a.name for a in authors][:2] == ["Zejiang Shen", "Tal August"]
+    assert authors[0].affiliations == ("Massachusetts Institute of Technology",)
 
 
 async def test_a_page_over_the_cap_is_not_read(

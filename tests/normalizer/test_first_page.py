@@ -12,8 +12,11 @@ from papertrail.names import make_author
 from schemas.events import RawRecord
 from schemas.paper import PaperIds
 from services.harvester.sources.arxiv_html_page import PageRejected, author_block
+from services.harvester.sources.arxiv_pdf_page import first_page_head
+from services.normalizer.first_page import with_page_affiliations
 from services.normalizer.identity import merge
 from services.normalizer.parsers.arxiv_html import read_author_block
+from services.normalizer.parsers.arxiv_pdf import read_first_page_head
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.plan import plan_batch
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper, UnparseableRecord
@@ -161,3 +164,39 @@ def test_an_empty_or_binary_body_is_rejected(body: bytes) -> None:
     with pytest.raises(PageRejected) as rejected:
         author_block(body)
     assert rejected.value.reason in {"not_html", "not_arxiv_html"}
+
+
+# PDF first pages (tests/fixtures/first_page/pdf/ORIGIN.md): the head of the text above the abstract.
+
+PDFS = PAGES / "pdf"
+PDF_LABELS = json.loads((PDFS / "labels.json").read_text(encoding="utf-8"))["pages"]
+
+
+def test_the_first_page_head_is_the_text_above_the_abstract() -> None:
+    head = first_page_head((PDFS / "2304.02623v1.pdf").read_bytes())
+    assert head + "\n" == (PDFS / "2304.02623v1.head.txt").read_text(encoding="utf-8")
+    assert head.startswith("Beyond Summarization:") and "ABSTRACT" not in head
+
+
+@pytest.mark.parametrize("page", sorted(PDF_LABELS))
+def test_a_pdf_head_reads_as_the_page_states_it(page: str) -> None:
+    authors = read_first_page_head((PDFS / f"{page}.head.txt").read_text(encoding="utf-8"))
+    merged = with_page_affiliations([make_author(n) for n in PDF_LABELS[page]["authors"]], authors)
+    pairs = [(a.name, affiliation) for a in merged for affiliation in a.affiliations]
+    assert pairs == [tuple(pair) for pair in PDF_LABELS[page]["pairs"]]
+
+
+def test_a_pdf_heads_emails_are_read_where_a_block_pairs_them() -> None:
+    authors = read_first_page_head((PDFS / "2302.07302v1.head.txt").read_text(encoding="utf-8"))
+    assert {a.name: a.emails for a in authors}["Amy X. Zhang"] == ("axz@cs.uw.edu",)
+
+
+def test_a_pdf_that_does_not_parse_or_is_too_large_is_rejected() -> None:
+    pdf = (PDFS / "2304.02623v1.pdf").read_bytes()
+    for body, reason in ((pdf[: len(pdf) // 2], "not_pdf"), (b"<html>moved</html>", "not_pdf")):
+        with pytest.raises(PageRejected) as rejected:
+            first_page_head(body)
+        assert rejected.value.reason == reason
+    with pytest.raises(PageRejected) as rejected:
+        first_page_head(b"%PDF-1.5\n" + b" " * (50 * 1024 * 1024))
+    assert rejected.value.reason == "too_large"

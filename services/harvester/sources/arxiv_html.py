@@ -1,10 +1,9 @@
-"""arXiv's HTML renderings: for each queued arXiv paper (first_pages.py), its page at <ARXIV_HTML_URL>/<id>, read
-through the arXiv connection at arXiv's pace, capped, its author block published as an `arxiv_html_authors` record.
+"""arXiv's first pages: for each queued arXiv paper (first_pages.py), its HTML rendering at <ARXIV_HTML_URL>/<id>, or,
+when arXiv has none (404), its PDF at <ARXIV_PDF_URL>/<id>; read through the arXiv connection at arXiv's pace, capped,
+and published as the page's author block (`arxiv_html_authors`) or the PDF's first-page head (`arxiv_pdf_first_page`).
 
 A page that gives none is settled with its reason and nothing is published for it; the paper was published, and is
-searchable, before its page was even looked for. A paper arXiv renders no HTML for (404) is `no_html`: its PDF is not
-read (no genuine PDF sample to verify a reading against; docs/architecture.md). A run that cannot reach arXiv fails
-and leaves the rest queued for the next.
+searchable, before its page was even looked for. A run that cannot reach arXiv fails and leaves the rest queued.
 """
 
 import asyncio
@@ -17,6 +16,7 @@ from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRecord
 from services.harvester.sources.arxiv_html_page import PageRejected, author_block
+from services.harvester.sources.arxiv_pdf_page import first_page_head
 
 
 class ArxivHtmlSource:
@@ -26,6 +26,8 @@ class ArxivHtmlSource:
         self.base_url = settings.arxiv_html_url.rstrip("/")
         self.batch = settings.arxiv_html_batch
         self.max_bytes = settings.arxiv_html_max_bytes
+        self.pdf_url = settings.arxiv_pdf_url.rstrip("/")
+        self.pdf_max_bytes = settings.arxiv_pdf_max_bytes
         self.fetcher = fetcher
         self.queue = queue
 
@@ -45,7 +47,7 @@ class ArxivHtmlSource:
         """The outcome of looking for the paper's first page, and its record when there is one."""
         body = await self.fetcher.get_capped(f"{self.base_url}/{arxiv_id}", max_bytes=self.max_bytes)
         if body.missing:
-            return "no_html", []
+            return await self.read_pdf(arxiv_id)
         if body.over_cap:
             return "too_large", []
         try:  # lxml holds the GIL for the whole parse: off the event loop, the harvester's other runs go on
@@ -53,3 +55,17 @@ class ArxivHtmlSource:
         except PageRejected as rejected:
             return rejected.reason, []
         return "read", [SourceRecord.of(arxiv_id, "arxiv_html_authors", block, None)]
+
+    async def read_pdf(self, arxiv_id: str) -> tuple[str, list[SourceRecord]]:
+        """A paper without an HTML rendering: its PDF's first page (outcomes `read_pdf`, `no_pdf` and the PDF's
+        reasons)."""
+        body = await self.fetcher.get_capped(f"{self.pdf_url}/{arxiv_id}", max_bytes=self.pdf_max_bytes)
+        if body.missing:
+            return "no_pdf", []
+        if body.over_cap:
+            return "too_large", []
+        try:
+            head = await asyncio.to_thread(first_page_head, body.content, max_bytes=self.pdf_max_bytes)
+        except PageRejected as rejected:
+            return rejected.reason, []
+        return "read_pdf", [SourceRecord.of(arxiv_id, "arxiv_pdf_first_page", head, None)]

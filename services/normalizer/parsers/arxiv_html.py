@@ -15,6 +15,7 @@ hold for arXiv papers.
 """
 
 import re
+from collections.abc import Callable
 
 from lxml import etree, html
 
@@ -23,7 +24,7 @@ from schemas.events import RawRecord
 from schemas.paper import PaperIds
 from services.normalizer.records import PageAuthor, ParsedRecord, UnparseableRecord
 
-_ARXIV_ID = re.compile(r"^(?P<id>(\d{4}\.\d{4,5})|([a-z-]+(\.[A-Z]{2})?/\d{7}))(v\d+)?$")
+ARXIV_ID = re.compile(r"^(?P<id>(\d{4}\.\d{4,5})|([a-z-]+(\.[A-Z]{2})?/\d{7}))(v\d+)?$")
 
 
 def _has_class(name: str) -> str:
@@ -45,7 +46,7 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _EMAIL_GROUP = re.compile(r"\{([^{}]*)\}\s*@\s*([\w-]+(?:\.[\w-]+)+)")
 _MARKS = " \t\n,;*†‡§¶#"
 _SEVERAL_NAMES = re.compile(r",|\band\b|&")
-_INSTITUTION_WORDS = re.compile(
+INSTITUTION_WORDS = re.compile(
     r"univ|institut|college|school|department|dept\.|laborator|\blab\b|centre|center|academy|academia|cnrs|inria"
     r"|\binc\b|corporation|company|observator|hospital|research|polytechn|école|ecole|universit",
     re.IGNORECASE,
@@ -56,17 +57,21 @@ _NOT_AFFILIATION = re.compile(
 
 
 def parse_arxiv_html_authors(raw: RawRecord) -> ParsedRecord:
-    """The record: its id is the page's arXiv id (with version); it joins the paper of that id and carries only
-    the authors the page names."""
-    match = _ARXIV_ID.match(raw.record_id)
+    return first_page_record(raw, read_author_block, "arXiv HTML author block")
+
+
+def first_page_record(raw: RawRecord, read: Callable[[str], list[PageAuthor]], what: str) -> ParsedRecord:
+    """A first page's record: its id is the paper's arXiv id (a version allowed); it joins the paper of that id and
+    carries only the authors the page names, as `read` reads them."""
+    match = ARXIV_ID.match(raw.record_id)
     if match is None:
-        raise UnparseableRecord(f"arXiv HTML author block: {raw.record_id!r} is no arXiv id")
+        raise UnparseableRecord(f"{what}: {raw.record_id!r} is no arXiv id")
     return ParsedRecord(
         source=raw.source,
         record_id=raw.record_id,
         ids=PaperIds(arxiv=match.group("id")),
         title="",
-        page_authors=read_author_block(raw.content),
+        page_authors=read(raw.content),
     )
 
 
@@ -88,7 +93,7 @@ def read_author_block(block: str) -> list[PageAuthor]:
         affiliations: list[str] = []
         for contact in creator.xpath(_AFFILIATIONS):
             text = _text(contact)
-            found = _emails_in(text)
+            found = emails_in(text)
             emails.extend(found)
             words = _without_emails(text).strip(_MARKS)
             if re.search(r"[^\W\d_]", words):
@@ -96,12 +101,12 @@ def read_author_block(block: str) -> list[PageAuthor]:
         for note in creator.xpath(_THANKS):
             content = note.xpath(_NOTE_CONTENT)
             text = _text(content[0]).strip(_MARKS) if content else ""
-            if _INSTITUTION_WORDS.search(text) and not _NOT_AFFILIATION.search(text) and "@" not in text:
+            if INSTITUTION_WORDS.search(text) and not _NOT_AFFILIATION.search(text) and "@" not in text:
                 affiliations.append(text)
         for contact in creator.xpath(_EMAILS):
             # a mailto may hold a group too: mailto:{a,b}@example.com
-            mailto = [e for h in contact.xpath(".//a/@href") if h.startswith("mailto:") for e in _emails_in(h[7:])]
-            emails.extend(mailto or _emails_in(_text(contact)))
+            mailto = [e for h in contact.xpath(".//a/@href") if h.startswith("mailto:") for e in emails_in(h[7:])]
+            emails.extend(mailto or emails_in(_text(contact)))
         authors.append(
             PageAuthor(
                 name=name,
@@ -137,7 +142,7 @@ def _skipped(node: etree._Element) -> bool:
     return bool(_SKIPPED_CLASSES.intersection((node.get("class") or "").split()))
 
 
-def _emails_in(text: str) -> list[str]:
+def emails_in(text: str) -> list[str]:
     """Emails written out, a group `{a, b}@example.com` counted as one per name."""
     found: list[str] = []
     for group in _EMAIL_GROUP.finditer(text):
