@@ -9,7 +9,7 @@ from prometheus_client import Counter
 from pymongo import UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import HARVEST_FIRST_PAGES
+from papertrail.collections import HARVEST_FIRST_PAGES, PAPERS
 from papertrail.paper_ids import ARXIV_NEW_ID
 from schemas.events import HarvestStatus, RawRecord
 from services.harvester.runner import Publishing
@@ -35,6 +35,7 @@ class FirstPageQueue:
 
     def __init__(self, db: AsyncDatabase) -> None:
         self.pages = db[HARVEST_FIRST_PAGES.name]
+        self.held = db[PAPERS.name]  # the normalizer's, read only: the back catalogue to queue
 
     async def ensure_indexes(self) -> None:
         await self.pages.create_index([("outcome", 1), ("_id", -1)])
@@ -50,6 +51,20 @@ class FirstPageQueue:
                 ],
                 ordered=False,
             )
+
+    async def enqueue_held(self, at: dt.datetime, chunk: int = 1000) -> int:
+        """Queue the first page of every arXiv paper the store holds (the back catalogue: papers stored before this
+        stage ran); the queue takes them newest first like the rest. Returns how many were looked at."""
+        cursor = self.held.find({"ids.arxiv": {"$gte": HTML_SINCE}}, {"ids.arxiv": 1})
+        batch: list[str] = []
+        seen = 0
+        async for doc in cursor:
+            batch.append(doc["ids"]["arxiv"])
+            if len(batch) >= chunk:
+                await self.enqueue(batch, at)
+                seen, batch = seen + len(batch), []
+        await self.enqueue(batch, at)
+        return seen + len(batch)
 
     async def pending(self, limit: int) -> list[str]:
         """The ids still to look for, newest first (the papers readers see first)."""

@@ -135,12 +135,16 @@ def _report(status: HarvestStatus) -> int:
     return 0
 
 
-async def harvest(name: str, from_date: str | None, until_date: str | None) -> int:
-    """One run of a configured source now; `--from` makes it a backfill that leaves the checkpoint alone."""
+async def harvest(name: str, from_date: str | None, until_date: str | None, *, held: bool = False) -> int:
+    """One run of a configured source now; `--from` makes it a backfill that leaves the checkpoint alone; `held`
+    (arxiv_html) first queues the first pages of the papers the store holds."""
     settings = load_settings(HarvesterSettings, "harvest")
     http = make_http_client(settings)
     try:
         async with harvesting(settings) as context:
+            if held:
+                queued = await context.first_pages.enqueue_held(dt.datetime.now(dt.UTC))
+                console.print(f"{queued} held arXiv papers queued for their first page (each once)")
             source, _ = build_source(name, settings, http, context.first_pages)
             status = await _run(context, source, f"harvest {name}", from_date, until_date)
     except LeaseHeld as held:

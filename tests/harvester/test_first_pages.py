@@ -72,6 +72,18 @@ async def test_published_arxiv_papers_are_queued_once_newest_first(queue: FirstP
     assert await queue.pending(1) == ["2609.03768"]
 
 
+async def test_the_back_catalogue_is_queued_from_the_papers_held(
+    scratch_db: AsyncDatabase, queue: FirstPageQueue
+) -> None:
+    held = [{"_id": f"arxiv:{i}", "ids": {"arxiv": i}} for i in ("2312.17141", "2609.03768", "2304.02623")]
+    await scratch_db["papers"].insert_many([*held, {"_id": "acl:2024.acl-long.1", "ids": {"acl": "2024.acl-long.1"}}])
+    await queue.enqueue(["2609.03768"], NOW)
+    await queue.settle("2609.03768", "read", NOW)
+    assert await queue.enqueue_held(NOW, chunk=1) == 2  # 2304.02623: before arXiv's HTML
+    # a page read before stays read; the rest wait, newest first
+    assert await queue.pending(10) == ["2312.17141"]
+
+
 async def test_the_source_reads_each_queued_page_once(
     replay: Replay, queue: FirstPageQueue, store: HarvestStore, http: httpx.AsyncClient, published: Published
 ) -> None:
