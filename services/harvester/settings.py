@@ -121,7 +121,11 @@ class HarvesterSettings(InfraSettings):
         600, gt=0, description="seconds between runs of arxiv_html (each reads the pages queued since the last)"
     )
     arxiv_html_batch: int = Field(
-        200, ge=1, le=5000, description="first pages one arxiv_html run reads at most (at 3 s each: 10 minutes)"
+        100,
+        ge=1,
+        le=5000,
+        description="first pages one arxiv_html run reads at most (at 3 s each, 6 s with a PDF: 5-10 minutes, well "
+        "inside the SourceStale alert's three intervals)",
     )
     arxiv_html_max_bytes: int = Field(
         8 * 1024 * 1024,
