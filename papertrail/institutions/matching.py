@@ -6,7 +6,7 @@ as written with no ROR id: precision first, never a guess."""
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -380,13 +380,27 @@ def match_author(
     return institutions
 
 
-def with_institutions(authors: list[Author], *, source: str, matcher: InstitutionMatcher | None = None) -> list[Author]:
-    """Authors whose affiliations are not matched yet, matched (`source`: where the affiliations were read); the
-    catalogue is only loaded when an author has affiliations."""
+def with_institutions(
+    authors: list[Author],
+    *,
+    source: str,
+    emails: Mapping[str, Iterable[str]] | None = None,
+    matcher: InstitutionMatcher | None = None,
+) -> list[Author]:
+    """Authors whose affiliations are not matched yet, matched (`source`: where the affiliations were read; `emails`:
+    an author's addresses by author key, where the source gives them); the catalogue is only loaded when an author
+    has affiliations to match."""
     if not any(author.affiliations and not author.institutions for author in authors):
         return authors
+    emails = emails or {}
     return [
-        author.model_copy(update={"institutions": match_author(author.affiliations, source=source, matcher=matcher)})
+        author.model_copy(
+            update={
+                "institutions": match_author(
+                    author.affiliations, emails.get(author.key, ()), source=source, matcher=matcher
+                )
+            }
+        )
         if author.affiliations and not author.institutions
         else author
         for author in authors

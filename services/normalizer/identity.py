@@ -19,11 +19,13 @@ from datetime import datetime
 from typing import Literal
 
 from papertrail.institutions.matching import with_institutions
+from papertrail.names import make_author
 from papertrail.paper_ids import fingerprint
 from papertrail.venues.claims import venue_claims
 from papertrail.web_links import web_links
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionBefore, VersionKind
+from services.normalizer.first_page import with_page_affiliations
 from services.normalizer.links import found_links
 from services.normalizer.parsers.acl import ANTHOLOGY_CATEGORY
 from services.normalizer.records import PUBLISHED_STRENGTH, ParsedRecord, PublishedFrom, first_published
@@ -217,6 +219,8 @@ def merge(
     next_seq: int,
 ) -> Change | None:
     """Apply a parsed record to the paper it belongs to (or start one); None when nothing changes."""
+    if record.page_authors is not None:
+        return _merge_first_page(existing, record, content_hash=content_hash, now=now, next_seq=next_seq)
     latest = record.latest_version
     first = record.first_published
     # Links found in the text fill only the kinds that no source's own field gives (here or held before).
@@ -318,6 +322,36 @@ def merge(
         before=version_before(existing, changed),
     )
     return Change(paper=paper, kind=kind, version=version)
+
+
+def _merge_first_page(
+    existing: Paper | None, record: ParsedRecord, *, content_hash: str, now: datetime, next_seq: int
+) -> Change | None:
+    """A first-page record's affiliations put on the authors of the paper it names (an update); it starts no paper
+    and changes nothing else of it."""
+    if existing is None or record.page_authors is None:
+        return None
+    paper = existing.model_copy(deep=True)
+    paper.authors = with_page_affiliations(existing.authors, record.page_authors)
+    # the page's affiliations matched to ROR, the emails beside each name counting as evidence
+    emails = {make_author(author.name).key: author.emails for author in record.page_authors}
+    paper.authors = with_institutions(paper.authors, source=record.source, emails=emails)
+    changed = changed_fields(existing, paper)
+    if not changed:
+        return None
+    paper.updated_at = now
+    version = PaperVersion(
+        paper_id=paper.id,
+        seq=next_seq,
+        kind="metadata_correction",
+        source=record.source,
+        source_record_id=record.record_id,
+        observed_at=now,
+        changed_fields=changed,
+        content_hash=content_hash,
+        before=version_before(existing, changed),
+    )
+    return Change(paper=paper, kind="updated", version=version)
 
 
 def dated_as_stored(

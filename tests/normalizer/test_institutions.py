@@ -1,12 +1,14 @@
-"""Authors' affiliations matched to ROR institutions when a paper is built: genuine ACL Anthology and arXiv records,
-per author in author order, kept through a merge with a source that gives no affiliations."""
+"""Authors' affiliations matched to ROR institutions when a paper is built: genuine ACL Anthology and arXiv records
+and an arXiv HTML first page, per author in author order, kept through a merge with a source that gives none."""
 
 from datetime import UTC, datetime
 
+from services.harvester.sources.arxiv_html_page import author_block
 from services.normalizer.identity import merge
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import ParsedRecord
-from tests.normalizer.sources import acl_records, arxiv_line, oai_records
+from tests.conftest import FIXTURES
+from tests.normalizer.sources import acl_records, arxiv_line, oai_records, raw_record
 
 NOW = datetime(2026, 12, 7, tzinfo=UTC)
 AI = frozenset({"cs.CL"})
@@ -76,3 +78,19 @@ def test_arxiv_metadata_affiliations_are_matched_too() -> None:
     assert by_affiliation["Swinburne Uni, Au"] == "031rekg67"
     assert by_affiliation["NAOC"] is None  # no record the string names without doubt: kept as written
     assert {i.source for a in paper.authors for i in a.institutions} == {"arxiv"}
+
+
+def test_a_first_pages_affiliations_are_matched_as_they_join_the_paper() -> None:
+    # the arXiv HTML author block of 2312.17141v1 (tests/fixtures/first_page/ORIGIN.md) joining its arXiv paper
+    held = _built(parse_raw(arxiv_line("2312.17141", "A paper", ["Dario Stein", "Sam Staton"], "Its abstract.", [])))
+    block = author_block((FIXTURES / "first_page" / "2312.17141v1.authors.html").read_bytes())
+    page = parse_raw(raw_record("arxiv_html", "2312.17141v1", "arxiv_html_authors", block))
+    change = merge(held, page, content_hash="page", now=NOW, ai_categories=AI, next_seq=2)
+    assert change is not None
+    assert [[(i.ror, i.name, i.source) for i in a.institutions] for a in change.paper.authors] == [
+        [("016xsfp80", "Radboud University Nijmegen", "arxiv_html")],
+        [("052gg0110", "University of Oxford", "arxiv_html")],
+    ]
+    assert change.paper.authors[1].institutions[0].affiliation == (
+        "University of Oxford, Parks Road, OX1 3QD, Oxford, United Kingdom"
+    )
