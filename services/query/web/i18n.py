@@ -125,6 +125,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "(a multilingual model: Chinese words find English papers) or to set a summary model (see "
         "docs/configuration.md).",
     ),
+    "more_by_meaning": (
+        "按语义相近的更多论文(不含上面这些中文词,多为尚无中文导读的英文论文)",
+        "More papers close in meaning (without these Chinese words: mostly English papers with no Chinese summary yet)",
+    ),
     "chinese_by_meaning_instead": (
         "这些中文词在论文里没有字面匹配(论文多为英文);下面是按语义找到的论文:多语言模型读懂中文检索词,"
         "找出意思相近的英文论文。",

@@ -65,7 +65,7 @@ async def show_home(
     """The overview of the window, source freshness and the paper browser."""
     window = await overview(index, catalogue, settings, None)
     browse, problem, rejected = parse_browse(request.query_params.multi_items(), Translator(language(request)))
-    results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
+    results: dict[str, Any] = {"total": 0, "hits": [], "more_by_meaning": [], "facets": {}}
     try:
         if not problem:  # a bad filter lists nothing: the whole collection would read as the filter's answer
             results = await find_papers(index, browse.query())

@@ -48,6 +48,12 @@ class PaperSearchResponse(BaseModel):
         None, description="a search with weight on meaning: the ranking score a paper needed to be listed"
     )
     hits: list[PaperHit]
+    more_by_meaning: list[PaperHit] = Field(
+        default_factory=list,
+        description="a search by words (`semantic=0`) in Chinese (Japanese, Korean) that found fewer than 10 papers "
+        "(only papers with an AI summary hold Chinese words): up to 10 more closest in meaning by the multilingual "
+        "search vectors, those in `hits` left out; not counted in `total`; empty otherwise",
+    )
     facets: dict[str, dict[str, int]] = Field(default_factory=dict, description="counts per filter value")
 
 

@@ -12,7 +12,13 @@ from schemas.paper import Paper, VenueClaim
 from services.query.catalogue.changes import version_changes
 from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.paper_lookup import paper_key
-from services.query.catalogue.reads.search import PaperQuery, SimilarSearch, by_meaning_instead
+from services.query.catalogue.reads.search import (
+    MORE_BY_MEANING,
+    PaperQuery,
+    SimilarSearch,
+    also_by_meaning,
+    by_meaning_instead,
+)
 from services.query.catalogue.repositories import CatalogueRecords
 
 
@@ -85,7 +91,8 @@ HIT_DEFAULTS = {name: field.get_default(call_default_factory=True) for name, fie
 
 async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
     """One page of papers in the search response's shape: what the API returns, the home page shows and the Atom
-    search feed lists. Chinese words that no paper holds are searched again by meaning (`by_meaning_instead`)."""
+    search feed lists. Chinese words that no paper holds are searched again by meaning (`by_meaning_instead`); those
+    that only a few papers hold are followed by the papers closest in meaning (`more_by_meaning`)."""
     found = await index.search(query, attributes=LIST_FIELDS)
     instead = by_meaning_instead(query, found.total, index.searches_chinese)
     if instead is not None:
@@ -93,7 +100,15 @@ async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
             found = await index.search(instead, attributes=LIST_FIELDS)
         except NoVectors:  # the words' answer stands: a search by words never fails for want of a vector
             instead = None
-    for hit in found.hits:
+    more: list[dict[str, Any]] = []
+    if (also := also_by_meaning(query, found.total, index.searches_chinese)) is not None:
+        try:
+            near = await index.search(also, attributes=LIST_FIELDS)
+        except NoVectors:  # the words' answer stands alone
+            near = None
+        by_words = {hit["paper_id"] for hit in found.hits}
+        more = [hit for hit in near.hits if hit["paper_id"] not in by_words][:MORE_BY_MEANING] if near else []
+    for hit in [*found.hits, *more]:
         for name, default in HIT_DEFAULTS.items():
             hit.setdefault(name, default)
     return {
@@ -106,6 +121,7 @@ async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
         "closest": found.closest,
         "min_score": found.min_score,
         "hits": found.hits,
+        "more_by_meaning": more,
         "facets": found.facets,
     }
 

@@ -83,6 +83,27 @@ def by_meaning_instead(query: PaperQuery, found: int, searches_chinese: bool) ->
     return None
 
 
+# A search by words in Chinese that finds fewer papers than this (only papers with an AI summary hold Chinese words)
+# lists, below them, up to MORE_BY_MEANING more that are closest in meaning: most papers are English only
+FEW_BY_WORDS = 10
+MORE_BY_MEANING = 10
+
+
+def also_by_meaning(query: PaperQuery, found: int, searches_chinese: bool) -> PaperQuery | None:
+    """The search by meaning whose closest papers follow the first page of a search by words in Chinese that found
+    only a few (most papers hold no Chinese words, and those with a summary say a subject in one wording of many); None
+    when the words' answer stands alone. Asked for enough to leave out the papers the words found."""
+    if (
+        query.mode == "keyword"
+        and query.page == 1
+        and 0 < found < FEW_BY_WORDS
+        and searches_chinese
+        and has_cjk(query.q)
+    ):
+        return replace(query, semantic=1.0, sort="relevance", size=found + MORE_BY_MEANING)
+    return None
+
+
 HAS_CODE = (
     "true: only papers with a code link (`links.code`: a source's own field, or a GitHub, GitLab … repository "
     "named in the abstract or comments); false: only papers without one"
