@@ -343,6 +343,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "presentation_poster": ("Poster", "Poster"),
     "presentation_best_paper": ("最佳论文", "Best paper"),
     "filter_venue": ("会议/期刊", "Venue"),
+    "filter_institution": ("机构", "Institution"),
     "filter_venue_year": ("年份", "Year"),
     "filter_ccf_rank": ("CCF 等级", "CCF rank"),
     "filter_track": ("类别", "Track"),
@@ -419,6 +420,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "author_names": ("署名:{names}", "Appears as: {names}"),
     "author_papers": ("{total} 篇论文", "{total} papers"),
     "author_bad_key": ("作者标识无效:{key}", "Not an author key: {key}"),
+    "institution_papers": ("{total} 篇论文", "{total} papers"),
+    "institution_not_found": (
+        "还没有论文的作者来自这个机构:{ror}",
+        "No paper has an author at this institution yet: {ror}",
+    ),
+    "institution_bad_id": ("不是 ROR 机构标识:{ror}(形如 03cve4549)", "Not a ROR id: {ror} (like 03cve4549)"),
+    "institution_ror_record": ("ROR 记录", "ROR record"),
+    "institution_search_papers": ("在论文库中筛选", "Filter the paper browser"),
     "author_initial_page": (
         "「{name}」只写了名字的首字母,可能是下列任何一位作者;这里只列出署名正是「{name}」的论文。",
         "“{name}” gives only initials and may be any of the authors below; listed here are only the papers "
