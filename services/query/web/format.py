@@ -258,6 +258,9 @@ def reason_text(reason: dict[str, Any], lang: str) -> str:
     title (or the description) and the score."""
     if reason.get("field") == "venue":
         return venue_reason_text(reason, lang)
+    if reason.get("field") == "institution":  # '作者来自 清华大学' / 'an author at Tsinghua University'
+        name = reason.get("term_zh") if lang == "zh" and reason.get("term_zh") else reason.get("term", "")
+        return f"作者来自 {name}" if lang == "zh" else plain_reason_text(reason)
     if reason.get("field") == "similar":
         score = f"{reason.get('score') or 0:.2f}"
         if reason.get("seed_id"):

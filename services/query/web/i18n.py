@@ -206,6 +206,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "limit_token_creates": ("创建 API 令牌", "new API tokens"),
     # a follow's own rules (papertrail/follows/checks.py FollowRuleError.rule)
     "follow_rule_venue_needed": ("请填写会议或期刊,或选择一个领域", "Name a venue, or choose a field"),
+    "follow_rule_institution_needed": (
+        "请填写机构的 ROR 标识(形如 03cve4549)",
+        "Give the institution's ROR id (like 03cve4549)",
+    ),
     "follow_rule_similar_needed": (
         "请至少填写一篇种子论文或一段描述",
         "Give at least one seed paper or a description",
@@ -410,6 +414,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "follow_here_search": ("关注这个搜索", "Follow this search"),
     "follow_here_similar": ("关注与本文相似的新论文", "Follow papers like this one"),
     "follow_here_venue": ("关注 {venue}", "Follow {venue}"),
+    "follow_here_institution": ("关注这个机构", "Follow this institution"),
     "follow_here_search_feed": ("这个搜索的 Atom", "This search's Atom feed"),
     "follow_here_bad_next": (
         "关注未添加:返回地址不是本站的页面",
@@ -652,6 +657,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "follow_kind_topic": ("专题", "Topic"),
     "follow_kind_similar": ("相似论文", "Papers like these"),
     "follow_kind_venue": ("会议/期刊", "Venue"),
+    "follow_kind_institution": ("机构", "Institution"),
+    "follow_institution": (
+        "机构的 ROR 标识(机构页上的 03cve4549 之类;在机构页点「关注」更方便)",
+        "The institution's ROR id (like 03cve4549, shown on its page, where 关注 does it in one click)",
+    ),
     "follow_venue": ("会议或期刊(简称或全称,如 ICML)", "Venue (acronym or name, e.g. ICML)"),
     "follow_venue_year": ("年份(可选)", "Year (optional)"),
     "follow_venue_track": ("类别", "Track"),

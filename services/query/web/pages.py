@@ -192,7 +192,7 @@ async def show_institution(ror: str, request: Request, index: PaperIndexDep, pag
     marks = await marks_of(request, user, [hit["paper_id"] for hit in institution["hits"]])
     return render(
         request, "institution.html", user=user, institution=institution, marks=marks,
-        pages=fmt.page_numbers(page, institution["papers"], PAGE_SIZE),
+        pages=fmt.page_numbers(page, institution["papers"], PAGE_SIZE), here=await follows_here(request, user),
     )  # fmt: skip
 
 

@@ -7,6 +7,7 @@ and the Atom search feed, with facet counts; /api/institutions lists and finds t
 a 404 and a 422. Headless Chromium shows a card and a paper page at desktop and phone width."""
 
 import asyncio
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,8 +24,9 @@ from schemas.paper import Author, AuthorInstitution, Paper, PaperVersion
 from schemas.summary import Institution, Summary
 from services.normalizer.parsers.registry import parse_raw
 from tests.conftest import Servers, wait_until
+from tests.integration.services import create_user
 from tests.normalizer.sources import acl_records
-from tests.query.catalogue.test_pages import launch_chromium, needs_chromium
+from tests.query.catalogue.test_pages import launch_chromium, needs_chromium, signed_in
 from tests.query.readers.library.site import Site, query_service, reader_database
 
 pytestmark = pytest.mark.integration
@@ -227,3 +229,32 @@ def test_in_headless_chromium_a_card_and_a_paper_page_show_institutions(site: Si
                     tab.screenshot(path=str(tmp_path / f"institution-{lang}-{width}.png"))
         finally:
             browser.close()
+
+
+class _OnSite:
+    """The site as test_pages' sign-in helper addresses a pipeline's query service."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+
+    def url(self, service: str, path: str) -> str:
+        return self.site.url(path)
+
+
+def test_an_institution_is_followed_in_one_click_from_its_page(site: Site) -> None:
+    token = create_user(site.env, f"institutions-{uuid.uuid4().hex[:10]}")
+    with signed_in(_OnSite(site), token) as client:  # type: ignore[arg-type]
+        tree = html.fromstring(client.get("/institutions/03cve4549").text)
+        form = tree.xpath('//span[@class="follow-here"][@data-kind="institution"]//form[@action="/follow"]')[0]
+        answer = client.post("/follow", data={i.get("name"): i.get("value") for i in form.xpath(".//input")})
+        assert answer.status_code == 303 and answer.headers["location"] == "/institutions/03cve4549"
+        followed = html.fromstring(client.get("/institutions/03cve4549").text)
+        assert "已关注" in words(followed.xpath('//span[@class="follow-here"]')[0])
+        listed = words(html.fromstring(client.get("/me/follows").text).find_class("follow")[0])
+        assert listed.startswith("机构 Tsinghua University") and "03cve4549" in listed
+    made = httpx.get(site.url("/api/follows"), headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
+    assert [(f["kind"], f["institution"], f["name"]) for f in made] == [
+        ("institution", "03cve4549", "Tsinghua University")]  # fmt: skip
+    refused = httpx.post(site.url("/api/follows"), headers={"Authorization": f"Bearer {token}"}, timeout=10,
+                         json={"kind": "institution", "name": "THU"})  # fmt: skip
+    assert refused.status_code == 400 and "ROR id" in refused.json()["detail"]
