@@ -11,10 +11,13 @@ the model's names, as it did before, rather than nothing.
 """
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from papertrail.names import display_name_key
 from papertrail.text import fold
+from schemas.paper import Author, AuthorInstitution
 
 # A ROR id as its record's URL ends: a leading 0, six characters of Crockford's base 32 (no i, l, o, u), and two
 # check digits (https://ror.readme.io/docs/identifier).
@@ -136,3 +139,38 @@ def searchable_names(
     for inst in summary_institutions:
         names += [inst.get("name_zh") or "", inst.get("name") or ""]
     return list(dict.fromkeys(n for n in names if n))
+
+
+CORRECTION = "correction"  # an institution an operator set from a reader's report: evidence and source
+
+
+def corrected(institution: AuthorInstitution) -> AuthorInstitution:
+    """An institution as an operator's correction sets it: its evidence and source say so, and merges keep it."""
+    return institution.model_copy(update={"evidence": CORRECTION, "source": CORRECTION})
+
+
+def is_corrected(author: Author) -> bool:
+    return any(inst.evidence == CORRECTION for inst in author.institutions)
+
+
+def keep_corrections(authors: Sequence[Author], held: Sequence[Author]) -> list[Author]:
+    """The authors, each whose held twin carries an operator's correction keeping that correction's institutions:
+    a later record of the paper, or matching again, never undoes one. A twin is the held author of the same full
+    name as written, in turn; else, when one author on each side has it, the held author of the same family name and
+    initial (`Y. Li` then; but `li y` is Yangning and Yinghui Li alike: a key two authors share names neither)."""
+    by_name: dict[str, list[Author]] = {}
+    by_key: dict[str, list[Author]] = {}
+    for author in held:
+        by_name.setdefault(display_name_key(author.name), []).append(author)
+        by_key.setdefault(author.key, []).append(author)
+    keys = Counter(author.key for author in authors)
+    kept = []
+    for author in authors:
+        same = by_name.get(display_name_key(author.name))
+        twin = same.pop(0) if same else None
+        if twin is None and keys[author.key] == 1 and len(by_key.get(author.key, [])) == 1:
+            twin = by_key[author.key][0]
+        if twin is not None and is_corrected(twin):
+            author = author.model_copy(update={"institutions": twin.institutions})
+        kept.append(author)
+    return kept

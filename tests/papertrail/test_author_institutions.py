@@ -67,3 +67,18 @@ def test_ids_names_and_searchable_words() -> None:
     assert display_name("Baidu (China)") == "Baidu" and display_name("(X)") == "(X)"
     names = searchable_names([author(TSINGHUA, LAB)], [{"name": "Tsinghua University", "name_zh": "清华大学"}])
     assert names == ["清华大学", "Tsinghua University", "Tsinghua University, Tsinghua University", LAB.affiliation]
+
+
+def test_an_operators_correction_is_kept_by_the_authors_name_key_and_nothing_else_is() -> None:
+    from papertrail.author_institutions import corrected, keep_corrections
+    from papertrail.names import make_author
+
+    held = [make_author("Yangning Li").model_copy(update={"institutions": [corrected(TSINGHUA)]}),
+            make_author("Zhongli Li").model_copy(update={"institutions": [BAIDU]})]  # fmt: skip
+    # a later record lists the authors afresh, another before them, and without the institutions
+    later = [make_author("Yinghui Li"), make_author("Yangning Li"), make_author("Zhongli Li")]
+    kept = keep_corrections(later, held)
+    assert [[i.ror for i in a.institutions] for a in kept] == [[], ["03cve4549"], []]
+    assert kept[1].institutions[0].evidence == "correction" and kept[1].institutions[0].source == "correction"
+    # written with initials only by another source: the one author of that family name and initial
+    assert [[i.ror for i in a.institutions] for a in keep_corrections([make_author("Y. Li")], held)] == [["03cve4549"]]
