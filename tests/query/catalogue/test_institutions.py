@@ -26,10 +26,11 @@ from services.normalizer.parsers.registry import parse_raw
 from tests.conftest import Servers, wait_until
 from tests.integration.services import create_user
 from tests.normalizer.sources import acl_records
-from tests.query.catalogue.test_pages import launch_chromium, needs_chromium, signed_in
+from tests.query.catalogue.test_pages import ARTIFACTS, launch_chromium, needs_chromium, signed_in
 from tests.query.readers.library.site import Site, query_service, reader_database
 
 pytestmark = pytest.mark.integration
+SHOTS = ARTIFACTS.parent / "institutions"  # what the pages looked like, for a person to look at
 
 # The ROR records (ror-community/ror-records: id, name, Chinese label, country) each affiliation below was matched
 # to by reading it.
@@ -208,6 +209,7 @@ def test_the_home_page_and_the_search_feed_filter_by_institution(site: Site) -> 
 def test_in_headless_chromium_a_card_and_a_paper_page_show_institutions(site: Site, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
+    SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = launch_chromium(playwright, tmp_path / "profile", javascript=False)
         try:
@@ -226,7 +228,7 @@ def test_in_headless_chromium_a_card_and_a_paper_page_show_institutions(site: Si
                     own.locator("a").click()
                     tab.wait_for_url("**/institutions/03cve4549*")
                     assert tab.locator("h1").inner_text() == shown
-                    tab.screenshot(path=str(tmp_path / f"institution-{lang}-{width}.png"))
+                    tab.screenshot(path=str(SHOTS / f"institution-{lang}-{width}.png"), full_page=True)
         finally:
             browser.close()
 
