@@ -21,6 +21,8 @@ RawFormat = Literal[
     "daily_arxiv_json",
     "pmlr_bibtex",
     "dblp_xml",
+    "arxiv_html_authors",
+    "arxiv_pdf_first_page",
 ]
 NormalizedKind = Literal["new", "revised", "published", "updated"]
 

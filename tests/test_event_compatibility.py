@@ -1,6 +1,7 @@
 """papers.new.v1 gained venue claims the same way (left out of a paper without any), and the volume printing a
-paper (`published_in`, left out of a paper no volume prints); harvest.status.v1 the announcement watcher's report (left
-out of every other source's run).
+paper (`published_in`, left out of a paper no volume prints) and its authors' ROR institutions (`institutions`, left out
+of an author without affiliations); harvest.status.v1 the announcement watcher's report (left out of every other
+source's run).
 
 follows.changed.v1 and follows.matched.v1 gained `similar` follows without breaking their consumers: an event of a
 kind an older consumer knows is written exactly as before (the new fields are left out when unused), so the older
@@ -34,7 +35,7 @@ from services.normalizer.identity import merge
 from services.normalizer.parsers.registry import parse_raw
 from services.summarizer.policy import new_paper_event
 from tests.fake_openai import corpus_event, corpus_lines
-from tests.normalizer.sources import acl_records
+from tests.normalizer.sources import acl_records, parsed_arxiv
 
 BEFORE = Path(__file__).parent / "fixtures" / "schemas"
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -171,9 +172,52 @@ def test_an_acl_paper_carries_its_volume_and_only_it_is_new() -> None:
     )
     assert event["paper"]["published_in"]["pages"] == "146-159"
     errors = list(_before_published_in().iter_errors(event))
-    # a consumer refusing unknown fields refuses it on that field alone: upgrade consumers before the normalizer
-    assert errors and all("published_in" in e.message for e in errors)
+    # a consumer refusing unknown fields refuses it on that field alone (and on the authors' institutions, added
+    # since): upgrade consumers before the normalizer
+    assert any("published_in" in e.message for e in errors)
+    assert all("published_in" in e.message or "institutions" in e.message for e in errors)
     assert PaperNew.model_validate(event).paper.published_in == change.paper.published_in
+
+
+def _before_institutions() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(
+        json.loads((BEFORE / "papers.new.v1.before-institutions.json").read_text(encoding="utf-8"))
+    )
+
+
+def test_a_paper_without_affiliations_is_written_as_before_institutions() -> None:
+    change = merge(None, parsed_arxiv(NOW), content_hash="h", now=NOW, ai_categories=frozenset(), next_seq=1)
+    assert change is not None
+    event = json.loads(
+        PaperNew(paper=change.paper, summary=Summary(status="pending"), first_seen=NOW).model_dump_json()
+    )
+    assert [sorted(author) for author in event["paper"]["authors"]] == [
+        ["affiliations", "key", "name", "orcid", "source_ids"]
+    ] * 2
+    _before_institutions().validate(event)
+
+
+def test_matched_affiliations_fail_an_older_strict_consumer_on_institutions_alone() -> None:
+    [raw] = [r for r in acl_records() if r.record_id == "2024.acl-long.6"]  # two of its four authors affiliated
+    change = merge(None, parse_raw(raw), content_hash=raw.sha256, now=NOW, ai_categories=frozenset(), next_seq=1)
+    assert change is not None
+    event = json.loads(
+        PaperNew(paper=change.paper, summary=Summary(status="pending"), first_seen=NOW).model_dump_json()
+    )
+    assert [author.get("institutions", [{}])[0].get("ror") for author in event["paper"]["authors"]] == [
+        "05t8y2r12",
+        None,
+        None,
+        "05t8y2r12",
+    ]
+    errors = list(_before_institutions().iter_errors(event))
+    assert errors and all("institutions" in e.message for e in errors)
+    # the older model reads the event with the field ignored, as a lenient consumer does; the new one keeps it
+    lenient = json.loads(json.dumps(event))
+    for author in lenient["paper"]["authors"]:
+        author.pop("institutions", None)
+    _before_institutions().validate(lenient)
+    assert PaperNew.model_validate(event).paper.authors == change.paper.authors
 
 
 def _before_venue_follows(topic: str) -> jsonschema.Draft202012Validator:

@@ -24,6 +24,7 @@ from papertrail.kafka import Publisher, StaticMembershipBroker, batch_options, c
 from papertrail.leases import Leases, run_under_lease
 from papertrail.metrics import RequestMetrics
 from papertrail.migrations import MigrationContext, MigrationRecord, publishing_on
+from papertrail.query_hubs import reference_queries
 from papertrail.service import Clients, Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged
@@ -99,6 +100,7 @@ def build_resources(
         query_embedder, min_score=settings.meaning_min_score,
         search_dimensions=search.embedding_dimensions if search else 0, search_embedder=search_embedder,
         search_min_score=search.meaning_min_score if search else settings.meaning_min_score,
+        search_hub_reference=reference_queries(search.embedding_model) if search else None,
     )  # fmt: skip
     library = LibraryStore(clients.db)
     runs_jobs = settings.query_role in WORK_ROLES
