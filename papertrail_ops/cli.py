@@ -38,9 +38,9 @@ def add_commands(commands: Any) -> None:
     )
     corrections.add_argument("--author", type=int, help="apply: the author's position (1 for the first)")
     corrections.add_argument("--ror", help="apply: the ROR id of the author's institution (e.g. 03cve4549)")
-    corrections.add_argument("--name", help="apply, with --ror: the ROR record's name")
-    corrections.add_argument("--name-zh", help="apply, with --ror: the record's Chinese label")
-    corrections.add_argument("--country", help="apply, with --ror: the record's country code (CN)")
+    corrections.add_argument("--name", help="apply, with --ror: the record's name (default: the ROR catalogue's)")
+    corrections.add_argument("--name-zh", help="apply, with --ror: its Chinese label (default: the catalogue's)")
+    corrections.add_argument("--country", help="apply, with --ror: its country code, CN (default: the catalogue's)")
     corrections.add_argument("--affiliation", help="apply: the affiliation as written (alone: matched to no record)")
     from services.harvester.cli import add_commands as add_harvester_commands
 

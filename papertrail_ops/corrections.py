@@ -8,6 +8,7 @@ import asyncio
 from datetime import UTC, datetime
 
 from papertrail.author_institutions import is_ror_id
+from papertrail.institutions.catalogue import read_catalogue
 from papertrail.kafka import kafka_name, make_broker
 from papertrail.mongo import database, make_mongo_client
 from papertrail.service import load_settings
@@ -23,11 +24,18 @@ from services.query.readers.accounts.cli import REPORT_ID, correction_report, ma
 def institution_of(
     affiliation: str | None, ror: str | None, name: str | None, name_zh: str | None, country: str | None
 ) -> AuthorInstitution:
-    """The institution the operator names: a ROR record (its id and name, the Chinese label and country when it has
-    them) with the words as written (the record's name when none), or words matched to no record."""
+    """The institution the operator names: a ROR record (its id; its name, Chinese label and country as the shipped
+    catalogue holds them, unless given) with the words as written (the record's name when none), or words matched
+    to no record."""
     if ror is not None:
-        if not is_ror_id(ror) or not name:
-            raise CorrectionRefused("--ror takes a ROR id (like 03cve4549) and needs --name, the record's name")
+        if not is_ror_id(ror):
+            raise CorrectionRefused(f"--ror {ror!r} is no ROR id (like 03cve4549)")
+        record = read_catalogue().institutions.get(ror) if not name else None
+        if not name and record is None:
+            raise CorrectionRefused(f"the ROR catalogue holds no {ror}: give its --name (and --name-zh, --country)")
+        if record is not None:
+            name, name_zh, country = record.name, name_zh or record.name_zh, country or record.country
+        assert name is not None
         return AuthorInstitution(affiliation=affiliation or name, ror=ror, name=name, name_zh=name_zh, country=country)
     if not affiliation:
         raise CorrectionRefused("name the institution: --ror ID --name NAME [--name-zh …], or --affiliation WORDS")

@@ -22,9 +22,9 @@ from tests.normalizer.sources import acl_records, with_anthology_doi
 pytestmark = pytest.mark.integration
 RECORD = next(r for r in acl_records() if r.record_id == "2024.acl-long.469")
 PAPER = "acl:2024.acl-long.469"
-# the eighth author as the Anthology lists him: "Baidu Ernie-bot"; ROR's record 03vs3wt56, Baidu (China), 百度
-APPLY = ["--author", "8", "--ror", "03vs3wt56", "--name", "Baidu (China)", "--name-zh", "百度", "--country", "CN",
-         "--affiliation", "Baidu Ernie-bot"]  # fmt: skip
+# the eighth author as the Anthology lists him: "Baidu Ernie-bot"; ROR's record 03vs3wt56, Baidu (China), 百度, its
+# names and country taken from the shipped ROR catalogue
+APPLY = ["--author", "8", "--ror", "03vs3wt56", "--affiliation", "Baidu Ernie-bot"]
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +60,8 @@ def test_an_applied_correction_is_shown_and_survives_the_next_harvest(
     report = filed.json()["id"]
     refused = papertrail_cli(env, "corrections", "apply", report, "--author", "12", "--affiliation", "x", check=False)
     assert refused.returncode == 1 and "has 11 authors: no author 12" in refused.stdout
+    unknown = papertrail_cli(env, "corrections", "apply", report, "--author", "8", "--ror", "0aaaaaa00", check=False)
+    assert unknown.returncode == 1 and "the ROR catalogue holds no 0aaaaaa00" in unknown.stdout
     done = papertrail_cli(env, "corrections", "apply", report, *APPLY)
     assert f"report {report} applied to {PAPER}" in done.stdout and "Baidu (China) (03vs3wt56)" in done.stdout
 
