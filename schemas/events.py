@@ -299,6 +299,12 @@ class Follow(BaseModel):
     )
     webhook_url: str | None = Field(None, description="POST each match of this follow to this URL")
     webhook_secret: str | None = Field(None, description="key of the HMAC-SHA256 signature of webhook bodies")
+    push_channel_id: str | None = Field(
+        None,
+        exclude_if=left_out,
+        description="the owner's push channel (a group bot, a Telegram chat) this follow's matches go to; absent: "
+        "the owner's default channel, else their webhook",
+    )
     seeds: list[SeedPaper] = Field(
         default_factory=list, exclude_if=left_out, description="similar follow: the papers it is like (1-20)"
     )

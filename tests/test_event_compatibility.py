@@ -329,3 +329,15 @@ def test_an_institution_follow_and_its_match_fail_such_a_consumer_on_the_kind_an
                                      "categories": [], "subtopic": None, "subtopic_id": None}  # fmt: skip
     assert list(_before_institution_follows("follows.matched.v1").iter_errors(written))
     assert FollowMatched.model_validate(written).reasons[0].term_zh == "清华大学"
+
+
+def test_a_follows_push_channel_is_written_only_when_chosen_and_fails_an_older_consumer_on_it_alone() -> None:
+    """A follow using its owner's default is written as before; one sent to a push channel names it by id only."""
+    _before_venue_follows("follows.changed.v1").validate(_changed(kind="keyword", query="retrieval"))
+    event = _changed(kind="keyword", query="retrieval", push_channel_id="c" * 32)
+    assert event["follow"]["push_channel_id"] == "c" * 32
+    errors = list(_before_venue_follows("follows.changed.v1").iter_errors(event))
+    assert errors and all(tuple(e.absolute_path)[:1] == ("follow",) for e in errors)
+    assert all("push_channel_id" in e.message for e in errors)
+    again = FollowChanged.model_validate(event).follow
+    assert again is not None and again.push_channel_id == "c" * 32
