@@ -167,7 +167,7 @@ class PaperWithdrawn(BaseModel):
     withdrawn_at: datetime = Field(description="when PaperTrail withdrew it (UTC)")
 
 
-FollowKind = Literal["keyword", "author", "topic", "similar", "venue"]
+FollowKind = Literal["keyword", "author", "topic", "similar", "venue", "institution"]
 CcfFieldCode = Literal["AI", "CG", "CT", "DB", "DS", "HI", "MX", "NW", "SC", "SE"]
 VenueEvidence = Literal[ClaimSource, "proceedings"]
 
@@ -175,7 +175,7 @@ VenueEvidence = Literal[ClaimSource, "proceedings"]
 class MatchReason(BaseModel):
     """Why a paper matched a follow: which subtopic, which term, in which field; for a `similar` follow, which seed
     paper (or the description) it was closest to, and the score; for a `venue` follow, the venue and edition the paper
-    was accepted at, from which field and version."""
+    was accepted at, from which field and version; for an `institution` follow, the institution an author is at."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -183,12 +183,13 @@ class MatchReason(BaseModel):
     subtopic_id: str | None = Field(None, description="id of that subtopic", examples=["math-reasoning"])
     term: str = Field(
         description="term or author key that hit; for a similar follow, the closest seed's title, or `description`; "
-        "for a venue follow, the venue and year accepted at (and the track, when not the main one)",
-        examples=["reasoning", "ICML 2026"],
+        "for a venue follow, the venue and year accepted at (and the track, when not the main one); for an "
+        "institution follow, the institution's name (ROR's)",
+        examples=["reasoning", "ICML 2026", "Tsinghua University"],
     )
-    field: Literal["title", "abstract", "authors", "categories", "keywords", "similar", "venue"] = Field(
+    field: Literal["title", "abstract", "authors", "categories", "keywords", "similar", "venue", "institution"] = Field(
         description="where it hit; `similar`: the paper's vector is close to the follow's seeds; `venue`: the paper "
-        "was accepted at a followed venue"
+        "was accepted at a followed venue; `institution`: an author is at the followed institution"
     )
     categories: list[str] = Field(default_factory=list, description="categories that satisfied the filter")
     seed_id: str | None = Field(
@@ -209,6 +210,12 @@ class MatchReason(BaseModel):
     )
     source_version: str | None = Field(
         None, exclude_if=left_out, description="venue follow: the version whose comment says so", examples=["v3"]
+    )
+    term_zh: str | None = Field(
+        None,
+        exclude_if=left_out,
+        description="institution follow: the institution's Chinese name (ROR's label), when it has one",
+        examples=["清华大学"],
     )
     name_match: Literal["initials", "initial", "family"] | None = Field(
         None,
@@ -263,7 +270,8 @@ class SeedPaper(BaseModel):
 
 class Follow(BaseModel):
     """A user's follow of a keyword expression, an author, a topic, papers like some seed papers or a description
-    (`similar`), or the papers accepted at a venue (one of the catalogue, or every venue of a CCF field and rank)."""
+    (`similar`), the papers accepted at a venue (one of the catalogue, or every venue of a CCF field and rank), or the
+    papers with an author at an institution (`institution`, by its ROR id)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -326,6 +334,12 @@ class Follow(BaseModel):
     )
     venue_rank: Literal["A", "B", "C"] | None = Field(
         None, exclude_if=left_out, description="venue follow: only venues of this CCF rank", examples=["A"]
+    )
+    institution: str | None = Field(
+        None,
+        exclude_if=left_out,
+        description="institution follow: the ROR id of the institution an author of the paper is at",
+        examples=["03cve4549"],
     )
 
 

@@ -51,6 +51,18 @@ def _changed(**fields: Any) -> dict[str, Any]:
     return json.loads(event.model_dump_json())  # as the query service publishes it
 
 
+def _abstract_match(fields: dict[str, Any]) -> dict[str, Any]:
+    """follows.matched.v1 of a follow of these fields matching on a term of the abstract, as the models write it."""
+    match = follow_matched(
+        Follow(id="f1", user_id="u1", name="mine", created_at=NOW, **fields),
+        "arxiv:2605.00001",
+        "A paper",
+        [MatchReason(term="retrieval", field="abstract")],
+        NOW,
+    )
+    return dict(json.loads(match.model_dump_json()))
+
+
 @pytest.mark.parametrize(
     "fields",
     [
@@ -63,14 +75,7 @@ def test_an_older_consumer_reads_the_new_events_of_the_kinds_it_knows(fields: di
     event = _changed(**fields)
     assert not {"seeds", "description", "threshold"} & set(event["follow"])
     _older("follows.changed.v1").validate(event)
-    match = follow_matched(
-        Follow(id="f1", user_id="u1", name="mine", created_at=NOW, **fields),
-        "arxiv:2605.00001",
-        "A paper",
-        [MatchReason(term="retrieval", field="abstract")],
-        NOW,
-    )
-    _older("follows.matched.v1").validate(json.loads(match.model_dump_json()))
+    _older("follows.matched.v1").validate(_abstract_match(fields))
 
 
 def test_a_similar_follow_fails_an_older_consumer_on_its_kind_alone() -> None:
@@ -230,14 +235,7 @@ def test_a_consumer_from_before_venue_follows_reads_the_kinds_it_knows(fields: d
     event = _changed(**fields)
     assert not {k for k in event["follow"] if k.startswith("venue_")}
     _before_venue_follows("follows.changed.v1").validate(event)
-    match = follow_matched(
-        Follow(id="f1", user_id="u1", name="mine", created_at=NOW, **fields),
-        "arxiv:2605.00001",
-        "A paper",
-        [MatchReason(term="retrieval", field="abstract")],
-        NOW,
-    )
-    _before_venue_follows("follows.matched.v1").validate(json.loads(match.model_dump_json()))
+    _before_venue_follows("follows.matched.v1").validate(_abstract_match(fields))
 
 
 def test_a_venue_follow_and_its_match_fail_such_a_consumer_on_the_kind_and_its_own_fields_alone() -> None:
@@ -297,6 +295,40 @@ def test_an_older_consumer_reads_the_runs_of_every_source_but_the_watcher() -> N
     errors = list(older.iter_errors(watched))
     assert len(errors) == 1 and "'announcement' was unexpected" in errors[0].message
     assert HarvestStatus.model_validate(watched).announcement == report
+
+
+def _before_institution_follows(topic: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(
+        json.loads((BEFORE / f"{topic}.before-institution-follows.json").read_text())
+    )
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"kind": "keyword", "query": "retrieval AND LLM"},
+        {"kind": "venue", "venue_key": "AI/icml", "venue_year": 2026},
+    ],
+)
+def test_a_consumer_from_before_institution_follows_reads_the_kinds_it_knows(fields: dict[str, Any]) -> None:
+    event = _changed(**fields)
+    assert "institution" not in event["follow"]
+    _before_institution_follows("follows.changed.v1").validate(event)
+    _before_institution_follows("follows.matched.v1").validate(_abstract_match(fields))
+
+
+def test_an_institution_follow_and_its_match_fail_such_a_consumer_on_the_kind_and_its_own_fields_alone() -> None:
+    event = _changed(kind="institution", institution="03cve4549")
+    errors = list(_before_institution_follows("follows.changed.v1").iter_errors(event))
+    assert errors and all(tuple(e.absolute_path)[:1] == ("follow",) for e in errors)
+    again = FollowChanged.model_validate(event).follow
+    assert again is not None and again.institution == "03cve4549"
+    reason = MatchReason(term="Tsinghua University", term_zh="清华大学", field="institution")
+    written = json.loads(follow_matched(again, "acl:2024.acl-long.469", "A paper", [reason], NOW).model_dump_json())
+    assert written["reasons"][0] == {"term": "Tsinghua University", "term_zh": "清华大学", "field": "institution",
+                                     "categories": [], "subtopic": None, "subtopic_id": None}  # fmt: skip
+    assert list(_before_institution_follows("follows.matched.v1").iter_errors(written))
+    assert FollowMatched.model_validate(written).reasons[0].term_zh == "清华大学"
 
 
 def test_a_follows_push_channel_is_written_only_when_chosen_and_fails_an_older_consumer_on_it_alone() -> None:

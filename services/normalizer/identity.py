@@ -7,8 +7,9 @@ record with arXiv id Y, nor one ACL id, OpenReview forum, PMLR entry or DBLP key
 title but different first authors therefore never merge, and neither do two arXiv papers that share title and first
 author. Published venues win for status, venue and the volume that prints the paper; the newest version wins for
 title and abstract; ids, categories, sources, links and authors' affiliations (each matched to ROR institutions) /
-ORCID / source ids accumulate; a code, data, model, demo or project link found in the abstract or comments fills only
-a kind no source's own field gives.
+ORCID / source ids accumulate, and an operator's correction of an author's institutions is kept
+(papertrail/author_institutions.py); a code, data, model, demo or project link found in the abstract or comments
+fills only a kind no source's own field gives.
 The venue claims are read again from the merged paper's comments, journal reference and DOIs: the newest version's
 comment wins, as it does for the comment itself.
 """
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from papertrail.author_institutions import keep_corrections
 from papertrail.institutions.matching import with_institutions
 from papertrail.names import make_author
 from papertrail.paper_ids import fingerprint
@@ -302,6 +304,8 @@ def merge(
         else:
             kind = "updated"
 
+    if existing is not None:  # an operator's correction of an author's institutions outlives every later record
+        paper.authors = keep_corrections(paper.authors, existing.authors)
     paper.venue_claims = venue_claims(paper.comments, paper.journal_ref, paper.ids.dois)
     paper.ai_related = is_ai_related(paper, ai_categories)
     changed = changed_fields(existing, paper)

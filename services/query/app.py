@@ -29,7 +29,17 @@ from papertrail.service import Clients, Readiness, health_routes, open_resources
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.api.problems import install_problem_details, on_api, one_value_each, problem_response
-from services.query.api.routes import corrections, feeds, follows, library, overview, papers, tokens, venues
+from services.query.api.routes import (
+    corrections,
+    feeds,
+    follows,
+    institutions,
+    library,
+    overview,
+    papers,
+    tokens,
+    venues,
+)
 from services.query.api.routes import topics as topic_routes
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
@@ -219,6 +229,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
         tokens.router,
         feeds.router,
         venues.router,
+        institutions.router,
     )
     for router in routers if serves_http else ():  # the worker role serves only /healthz, /readyz, /metrics
         app.include_router(router)

@@ -24,6 +24,7 @@ from papertrail.search_document import (
     CHINESE_FIELDS,
     EMBEDDER,
     FILTERABLE,
+    INSTITUTION_FACET,
     SEARCH_EMBEDDER,
     SEARCHABLE,
     SORTABLE,
@@ -35,7 +36,7 @@ from papertrail.text import has_cjk
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument
 from services.query.catalogue.reads.search import MEANING_MIN_SCORE, PaperQuery, SearchMode
 
-FACETS = ["categories", "sources", "status", "ai_related", "year", "venue", *VENUE_FACETS]
+FACETS = ["categories", "sources", "status", "ai_related", "year", "venue", *VENUE_FACETS, INSTITUTION_FACET]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
 # overview's counts need the exact figure. Raising it costs nothing measurable here (bench/search_latency.py).
 MAX_TOTAL_HITS = 10_000_000
@@ -142,6 +143,7 @@ def _without_own_filter(wanted: PaperFilter) -> list[tuple[str, PaperFilter]]:
         ("status", wanted.status is not None, replace(wanted, status=None)),
         ("ai_related", wanted.ai_related is not None, replace(wanted, ai_related=None)),
         ("venue", wanted.venue is not None, replace(wanted, venue=None)),
+        (INSTITUTION_FACET, wanted.institution is not None, replace(wanted, institution=None)),
     ]
     return [(facet, cleared) for facet, is_set, cleared in unfiltered if is_set]
 
@@ -296,6 +298,15 @@ class PaperIndex:
         """How many documents matching the filter hold each value of `facet`."""
         body = {"filter": wanted.clauses() or None, "page": 1, "hitsPerPage": 0, "facets": [facet]}
         return (await self._search(body)).facets.get(facet, {})
+
+    async def institution_entries(self, words: str = "", wanted: PaperFilter | None = None) -> dict[str, int]:
+        """How many papers of the filter hold each institution entry (search_document.INSTITUTION_FACET), among
+        those whose institutions' names hold every one of `words`, when given."""
+        body: dict[str, Any] = {"filter": (wanted or PaperFilter()).clauses() or None, "page": 1, "hitsPerPage": 0,
+                                "facets": [INSTITUTION_FACET]}  # fmt: skip
+        if words.strip():
+            body |= {"q": words.strip(), "attributesToSearchOn": ["institutions"], "matchingStrategy": "all"}
+        return (await self._search(body)).facets.get(INSTITUTION_FACET, {})
 
     async def pages(self, fields: list[str], page_size: int = 1000) -> AsyncIterator[list[dict[str, Any]]]:
         """Every document (only `fields` of it), a page at a time, in the index's own order."""

@@ -381,8 +381,19 @@ class Corrections:
         await self.corrections.update_one(
             {"_id": report_id, "status": "open"}, {"$set": {"status": "closed", "closed_at": now}}
         )
+        return await self.get_correction(report_id)
+
+    async def get_correction(self, report_id: str) -> CorrectionReport | None:
         doc = await self.corrections.find_one({"_id": report_id})
         return CorrectionReport.model_validate({**doc, "id": doc["_id"]}) if doc else None
+
+    async def mark_applied(self, report_id: str, now: datetime, applied: str) -> CorrectionReport | None:
+        """Mark an open report applied, saying what was applied; None when there is no such report."""
+        await self.corrections.update_one(
+            {"_id": report_id, "status": "open"},
+            {"$set": {"status": "applied", "closed_at": now, "applied": applied}},
+        )
+        return await self.get_correction(report_id)
 
 
 class WriteCounts:

@@ -232,9 +232,8 @@ def created_url(follow: accounts.FollowOut) -> str:
 def follow_body(form: dict[str, str]) -> dict[str, Any]:
     """The form's fields as the API's follow body: only the kind's own field, blank ones left out."""
     kind = form.get("kind", "keyword")
-    own = {"keyword": "query", "author": "author", "topic": "topic_id", "similar": "description", "venue": "venue"}.get(
-        kind, "query"
-    )
+    own = {"keyword": "query", "author": "author", "topic": "topic_id", "similar": "description", "venue": "venue",
+           "institution": "institution"}.get(kind, "query")  # fmt: skip
     value = form.get(own, "").strip()
     body: dict[str, Any] = {"kind": kind, "name": form.get("name", "").strip() or value, own: value or None}
     if kind == "keyword":

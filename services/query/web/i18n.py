@@ -210,6 +210,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "limit_token_creates": ("创建 API 令牌", "new API tokens"),
     # a follow's own rules (papertrail/follows/checks.py FollowRuleError.rule)
     "follow_rule_venue_needed": ("请填写会议或期刊,或选择一个领域", "Name a venue, or choose a field"),
+    "follow_rule_institution_needed": (
+        "请填写机构的 ROR 标识(形如 03cve4549)",
+        "Give the institution's ROR id (like 03cve4549)",
+    ),
     "follow_rule_similar_needed": (
         "请至少填写一篇种子论文或一段描述",
         "Give at least one seed paper or a description",
@@ -347,6 +351,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "presentation_poster": ("Poster", "Poster"),
     "presentation_best_paper": ("最佳论文", "Best paper"),
     "filter_venue": ("会议/期刊", "Venue"),
+    "filter_institution": ("机构", "Institution"),
     "filter_venue_year": ("年份", "Year"),
     "filter_ccf_rank": ("CCF 等级", "CCF rank"),
     "filter_track": ("类别", "Track"),
@@ -413,6 +418,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "follow_here_search": ("关注这个搜索", "Follow this search"),
     "follow_here_similar": ("关注与本文相似的新论文", "Follow papers like this one"),
     "follow_here_venue": ("关注 {venue}", "Follow {venue}"),
+    "follow_here_institution": ("关注这个机构", "Follow this institution"),
     "follow_here_search_feed": ("这个搜索的 Atom", "This search's Atom feed"),
     "follow_here_bad_next": (
         "关注未添加:返回地址不是本站的页面",
@@ -423,6 +429,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "author_names": ("署名:{names}", "Appears as: {names}"),
     "author_papers": ("{total} 篇论文", "{total} papers"),
     "author_bad_key": ("作者标识无效:{key}", "Not an author key: {key}"),
+    "institution_papers": ("{total} 篇论文", "{total} papers"),
+    "institution_not_found": (
+        "还没有论文的作者来自这个机构:{ror}",
+        "No paper has an author at this institution yet: {ror}",
+    ),
+    "institution_bad_id": ("不是 ROR 机构标识:{ror}(形如 03cve4549)", "Not a ROR id: {ror} (like 03cve4549)"),
+    "institution_ror_record": ("ROR 记录", "ROR record"),
+    "institution_search_papers": ("在论文库中筛选", "Filter the paper browser"),
     "author_initial_page": (
         "「{name}」只写了名字的首字母,可能是下列任何一位作者;这里只列出署名正是「{name}」的论文。",
         "“{name}” gives only initials and may be any of the authors below; listed here are only the papers "
@@ -647,6 +661,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "follow_kind_topic": ("专题", "Topic"),
     "follow_kind_similar": ("相似论文", "Papers like these"),
     "follow_kind_venue": ("会议/期刊", "Venue"),
+    "follow_kind_institution": ("机构", "Institution"),
+    "follow_institution": (
+        "机构的 ROR 标识(机构页上的 03cve4549 之类;在机构页点「关注」更方便)",
+        "The institution's ROR id (like 03cve4549, shown on its page, where 关注 does it in one click)",
+    ),
     "follow_venue": ("会议或期刊(简称或全称,如 ICML)", "Venue (acronym or name, e.g. ICML)"),
     "follow_venue_year": ("年份(可选)", "Year (optional)"),
     "follow_venue_track": ("类别", "Track"),

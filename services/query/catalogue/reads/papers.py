@@ -6,8 +6,9 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
+from papertrail.author_institutions import institution_counts
 from papertrail.names import display_name_key, initials_only
-from papertrail.search_document import PaperFilter, paper_fields
+from papertrail.search_document import INSTITUTION_FACET, PaperFilter, paper_fields
 from schemas.paper import Paper, VenueClaim
 from services.query.catalogue.changes import version_changes
 from services.query.catalogue.index import NoVectors, PaperIndex
@@ -72,6 +73,28 @@ class PaperHit(BaseModel):
     )
     accepted: bool = Field(False, description="accepted somewhere: an accepted claim, or a published record")
     topic_ids: list[str] = []
+    institution_ids: list[str] = Field(
+        default_factory=list,
+        description="the ROR ids of the authors' institutions, in author order (each author's own, with the "
+        "affiliation as written, in `authors_detail[].institutions`)",
+        examples=[["03cve4549", "03vs3wt56"]],
+    )
+    shown_institutions: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="the paper's institutions as a card shows them, each once in author order: `name` (ROR's, or "
+        "the affiliation as written when unmatched), `name_zh`, `ror` (null when unmatched); the AI summary's "
+        "names (no `ror`) when no author has a matched institution",
+        examples=[
+            [
+                {
+                    "name": "Tsinghua University",
+                    "name_zh": "清华大学",
+                    "ror": "03cve4549",
+                    "affiliation": "Tsinghua University, Tsinghua University",
+                }
+            ]
+        ],
+    )
     community: dict[str, Any] | None = None
     updated_ts: int | None = None
     ingested_ts: int | None = None
@@ -111,6 +134,10 @@ async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
     for hit in [*found.hits, *more]:
         for name, default in HIT_DEFAULTS.items():
             hit.setdefault(name, default)
+    facets = dict(found.facets)
+    institutions, institution_names = institution_counts(facets.pop(INSTITUTION_FACET, {}))
+    if institutions:
+        facets["institution"] = institutions
     return {
         "total": found.total,
         "page": query.page,
@@ -122,7 +149,8 @@ async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
         "min_score": found.min_score,
         "hits": found.hits,
         "more_by_meaning": more,
-        "facets": found.facets,
+        "facets": facets,
+        "institution_names": institution_names,
     }
 
 

@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, Field
 
+from papertrail.author_institutions import ROR_ID_PATTERN
 from papertrail.embedding import MINILM_INT8
 from papertrail.search_document import SORT_FIELDS, PaperFilter, SortKey
 from papertrail.text import has_cjk
@@ -185,6 +186,12 @@ class PaperSearch(BaseModel):
         description="an author page's key: the full name as written ('li yinghui'), or family name and initial "
         "('li y': every author it may stand for)",
     )
+    institution: str | None = Field(
+        None,
+        pattern=ROR_ID_PATTERN,
+        description="a ROR id: papers one of whose authors is at that institution (GET /api/institutions lists them)",
+        examples=["03cve4549"],
+    )
     since: Since = None
     until: SearchTime | None = Field(None, description="up to this time (a day is inclusive)")
     summarized_since: SearchTime | None = Field(
@@ -207,6 +214,7 @@ class PaperSearch(BaseModel):
             has_code=self.has_code,
             topic_id=self.topic,
             author=self.author,
+            institution=self.institution,
             summarized_since_ts=_epoch(self.summarized_since),
             dated_by="updated" if sort == "relevance" else sort,  # the date range applies to the chosen time
             since_ts=_epoch(self.since),

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, HttpUrl
 
+from papertrail.author_institutions import ROR_ID_PATTERN
 from papertrail.follows.catalogue import topic_title
 from papertrail.follows.checks import (
     MAX_DESCRIPTION_CHARS,
@@ -42,7 +43,7 @@ SeedId = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, json_schem
 
 
 class FollowCreate(BaseModel):
-    kind: Literal["keyword", "author", "topic", "similar", "venue"] = Field(description="what to follow")
+    kind: Literal["keyword", "author", "topic", "similar", "venue", "institution"] = Field(description="what to follow")
     name: str = Field(min_length=1, max_length=200, description="what you call it")
     query: str | None = Field(
         None, max_length=2000, description='keyword expression, e.g. retrieval AND ("language model" OR LLM) NOT survey'
@@ -91,6 +92,13 @@ class FollowCreate(BaseModel):
         None, description="venue follow without `venue`: every catalogue venue of this CCF field"
     )
     venue_rank: Literal["A", "B", "C"] | None = Field(None, description="venue follow: only venues of this CCF rank")
+    institution: str | None = Field(
+        None,
+        pattern=ROR_ID_PATTERN,
+        description="institution follow: the ROR id of the institution (GET /api/institutions); papers with an "
+        "author there match",
+        examples=["03cve4549"],
+    )
 
 
 class FollowOut(Follow):
@@ -211,10 +219,14 @@ async def create_follow(
         description=description,
         venue=body.venue,
         venue_field=body.venue_field,
+        institution=body.institution,
     )
     await check_push_channel(readers, user_id, body.push_channel_id)
     venue_fields = {"venue", "venue_year", "venue_track", "venue_field", "venue_rank"}
-    fields = body.model_dump(exclude={"webhook_url", "seeds", "description", "threshold", *venue_fields})
+    fields = body.model_dump(
+        exclude={"webhook_url", "seeds", "description", "threshold", *venue_fields}
+        | ({"institution"} if body.kind != "institution" else set())
+    )
     if body.kind == "venue":
         fields |= {
             "venue_key": catalogue_venue(body.venue).key if body.venue else None,
