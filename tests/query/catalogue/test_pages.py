@@ -103,8 +103,9 @@ def test_cards_show_the_papers_in_the_api_order(site: tuple[Pipeline, dict[str, 
     status = {"published": "正式发表", "preprint": "预印本"}[expected["hits"][0]["status"]]
     assert "首次观测 · 记录 #1" in text(first) and "原文摘要" in text(first) and status in text(first)
     assert expected["hits"][0]["paper_id"] in text(first)
-    report_link = first.xpath('.//a[@class="correct-link"]')[0]  # 纠错: no institutions yet, so "other"
-    assert report_link.get("href") == f"/papers/{expected['hits'][0]['paper_id']}/correct?field=other"
+    report_link = first.xpath('.//a[@class="correct-link"]')[0]  # 纠错 beside the institutions, else "other"
+    field = "institutions" if first.find_class("insts") else "other"
+    assert report_link.get("href") == f"/papers/{expected['hits'][0]['paper_id']}/correct?field={field}"
     # the second page continues where the first stopped
     second = doc(page(pipeline, "/", sort="published", page=2)).find_class("card")
     assert (
@@ -494,7 +495,7 @@ def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
             tab.locator("details.token-login").get_by_role("button", name="登录").click()
             tab.wait_for_url("**/me/follows")
             tab.locator("form.follow-form input[name=query]").fill("kernel")
-            tab.locator("form.follow-form").first.get_by_role("button", name="关注").click()
+            tab.locator("form.follow-form:has(input[name=query])").first.get_by_role("button", name="关注").click()
             assert "kernel" in tab.locator(".follow").first.inner_text()
             tab.screenshot(path=ARTIFACTS / "05-follows.png", full_page=True)
 
@@ -714,7 +715,7 @@ def test_in_headless_chromium_pages_fit_at_desktop_and_phone_width(
             tab.locator("details.token-login").get_by_role("button", name="登录").click()
             tab.wait_for_url("**/me/follows")
             tab.locator("form.follow-form input[name=query]").fill("kernel")  # a follow listed on the page
-            tab.locator("form.follow-form").first.get_by_role("button", name="关注").click()
+            tab.locator("form.follow-form:has(input[name=query])").first.get_by_role("button", name="关注").click()
             for lang in ("zh", "en"):
                 for width in (1400, 390):
                     tab.set_viewport_size({"width": width, "height": 900})
