@@ -35,7 +35,11 @@ def same_venue(a: str, b: str) -> bool:
     """Folded names alike, a year written into one ignored; full names alike when one holds the other ("World
     Conference" as the parser cut it, "World Conference on eXplainable Artificial Intelligence" labelled)."""
     x, y = (re.sub(r"^(?:ieee|acm) |\s*\d+$", "", fold(n)) for n in (a, b))
-    return x == y or (" " in x and " " in y and (x in y or y in x))
+    if x == y or (" " in x and " " in y and (x in y or y in x)):
+        return True
+    # one venue by two of its catalogue names: "TIP" found, "IEEE Transactions on Image Processing" labelled
+    known = [default_index().resolve(re.sub(r"\s*\d{4}$", "", n)) for n in (a, b)]
+    return known[0] is not None and known[0] == known[1]
 
 
 def ratio(n: int, d: int) -> str:

@@ -35,7 +35,6 @@ ACCEPTED: list[tuple[str, tuple[object, ...]]] = [
     ("2605.05831", ("CVPR", 2026, "accepted", "main", None)),  # IEEE/CVF Conference on … (CVPR) 2026
     ("2605.05692", ("ICIP", 2026, "accepted", "main", None)),  # 2026 IEEE International Conference on Image Processing
     ("2605.00572", ("IEEE CEC", 2026, "accepted", "main", None)),  # IEEE Congress on Evolutionary Computation (CEC)
-    ("2605.00658", ("ACM SIGGRAPH", 2026, "accepted", "main", None)),  # ACM TOG (Proceedings of SIGGRAPH 2026)
     ("2605.14403", ("MICCAI", 2026, "accepted", "main", None)),  # MICCAI2026 early acceptance
     ("2605.16568", ("ESWC", 2026, "accepted", "doctoral", None)),  # ESWC 2026 PhD Symposium
     # venues the catalogue does not hold: as written, unranked
@@ -62,7 +61,7 @@ SUBMITTED: list[tuple[str, tuple[object, ...]]] = [
     ("2605.14061", ("NeurIPS", 2026, "submitted", "main", None)),  # In submission at NeurIPS 2026
     ("2605.28897", ("EMNLP", 2026, "submitted", "main", None)),  # Under Review EMNLP 26
     ("2605.05657", ("NeurIPS", 2026, "submitted", "datasets_benchmarks", None)),  # … Track Submission Under review
-    ("2605.09020", ("IEEE TPAMI", None, "submitted", "journal", None)),  # Submitted to IEEE TPAMI
+    ("2605.09020", ("TPAMI", None, "submitted", "journal", None)),  # Submitted to IEEE TPAMI: the CCF list's
     ("2604.28125", ("IJES", 2026, "accepted", "main", None)),  # submitted and accepted to IJES 2026: the nearer cue
 ]
 NOTHING = [
@@ -145,11 +144,12 @@ def test_a_journal_reference_is_a_publication() -> None:
     (found,) = claims_from_journal_ref("Proceedings of ICML 2026, PMLR 267")
     assert (found.venue, found.year, found.status, found.source) == ("ICML", 2026, "accepted", "journal_ref")
     (journal,) = claims_from_journal_ref("IEEE Transactions on Image Processing, vol. 35, pp. 1-12, 2026")
-    assert (journal.venue, journal.venue_key, journal.track, journal.year) == (
-        "IEEE Transactions on Image Processing",
-        None,
+    assert (journal.venue, journal.venue_key, journal.track, journal.year, journal.ccf_rank) == (
+        "TIP",
+        "CG/j-tip",
         "journal",
         2026,
+        "A",
     )
     assert claims_from_journal_ref("  ") == []
 
