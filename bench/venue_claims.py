@@ -27,6 +27,8 @@ from tests.normalizer.sources import corpus_comments  # noqa: E402
 SAMPLES = {
     "labelled while the rules were written (210 comments)": ROOT / "tests/fixtures/venues/claims_sample.json",
     "held out, labelled blind (80 comments)": ROOT / "tests/fixtures/venues/claims_heldout.json",
+    "sealed before issue 41's rules, drawn and labelled blind after them (130 comments)": ROOT
+    / "tests/fixtures/venues/claims_blind.json",
 }
 HEADING = "## Venue claims from comments (issue 24)"
 

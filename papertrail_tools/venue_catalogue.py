@@ -88,8 +88,8 @@ def refresh(root: Path, out: Path = CATALOGUE_PATH) -> int:
 JOURNALS_ORIGIN = (
     "the CCF recommended list's journals as WenyanLiu/CCFrank4dblp (https://github.com/WenyanLiu/CCFrank4dblp) "
     "holds them in data/dataGen.js (the copy read: tests/fixtures/sources/ccfrank4dblp/, its commit in "
-    "tests/fixtures/sources/SOURCES.md; the 2026 edition of the list, its README says); each journal's CCF field that of its block's conferences in catalogue.json, "
-    "matched by DBLP key"
+    "tests/fixtures/sources/SOURCES.md; the 2026 edition of the list, its README says); each journal's CCF field "
+    "that of its block's conferences in catalogue.json, matched by DBLP key"
 )
 JOURNALS_LICENSE = "MIT (c) 2019-2023 WenyanLiu: https://github.com/WenyanLiu/CCFrank4dblp/blob/master/LICENSE"
 

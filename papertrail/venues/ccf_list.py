@@ -27,7 +27,7 @@ def rank_rows(text: str) -> list[list[str]]:
         match = LINE.match(line)
         if match and match.group("row").count("\t") >= 2:
             cells = [cell.strip() for cell in match.group("row").split("\t")]
-            rows.append((cells + ["", ""])[:5])
+            rows.append([*cells, "", ""][:5])
     if not rows:
         raise RankListError("no tab-separated rank rows (rank, abbreviation, name, DBLP stream, DBLP page)")
     return rows

@@ -28,13 +28,14 @@ ACCEPTED = re.compile(
     re.IGNORECASE,
 )
 SUBMITTED = re.compile(
-    r"\b(?:submitted|submission|under review|in review|under consideration|review(?:ed)? (?:at|for|by)|"
+    r"\b(?:submitted|submission|submit to|under review|in review|under consideration|review(?:ed)? (?:at|for|by)|"
     r"conditionally accepted|preprint under review|manuscript under)\b",
     re.IGNORECASE,
 )
 # Sentences about other work: the claim is not this paper's.
 ELSEWHERE = re.compile(
-    r"\b(?:extension|extended version|extends|journal version|conference version|previous(?:ly)?|prior|earlier|"
+    r"\b(?:extension|extended version|full version|extends|journal version|conference version|previous(?:ly)?|prior|"
+    r"earlier|"
     r"preliminary|based on (?:our|the)|builds? on|companion|tutorial|keynote|invited talk|superseded|rejected|"
     r"withdrawn|candidate|nominee|nominated|finalist)\b",
     re.IGNORECASE,
@@ -62,7 +63,7 @@ SENTENCES = re.compile(
 )
 YEAR_AFTER = re.compile(
     r"^(?P<joint>[-/][A-Z][A-Za-z]{1,9}(?=[\s\-_']*(?:19|20)?\d{2}\b))?"
-    r"(?:\s+(?i:findings?|workshops?|main(?:\s+(?:conference|track))?|industry\s+track|demo\s+track))?"
+    r"(?:\s+(?i:findings?|workshops?|SRW|main(?:\s+(?:conference|track))?|industry\s+track|demo\s+track))?"
     r"[\s\-_')\],]*(?:'|’)?(?P<year>(?:19|20)\d{2}|\d{2})(?![0-9])"
 )
 YEAR_ANY = re.compile(r"(?<![0-9])(20[0-3]\d)(?![0-9])")
@@ -168,7 +169,8 @@ def _mention_pattern(index: VenueIndex) -> re.Pattern[str]:
     acronyms: set[str] = set()
     for venue in index.venues.values():
         for name in (venue.acronym, *venue.aliases):
-            if venue.type == "journal" and (len(re.findall("[A-Z]", name)) < 3 or " " in name.strip("IEEACM ")):
+            short = re.sub(r"^(?:IEEE|ACM)\s+", "", name)
+            if venue.type == "journal" and (len(re.findall("[A-Z]", short)) < 3 or " " in short):
                 continue  # a journal's short name is read only when its capitals say so: "AI", "PR" are words
             if not name.startswith(("Proc", "Advances", "The ")) and len(name) <= 25:
                 acronyms.add(name)
@@ -192,9 +194,12 @@ def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
             continue
         name = match.group("acronym") or match.group("full")
         if match.group("full") and NAME_GOES_ON.match(sentence[match.end() :]):
-            continue
-        if match.group("full") and re.match(r"\s+[A-Z][a-z]", sentence[match.end() :]) and _is_journal(name, index):
-            continue  # "Proceedings of the IEEE Intelligent Vehicles Symposium" is no "Proceedings of the IEEE"  # "… Conference on Pattern Recognition and Artificial Intelligence" is another venue
+            continue  # "… Conference on Pattern Recognition and Artificial Intelligence" is another venue
+        if _is_journal(name, index) and re.match(
+            r"\s+[A-Z][a-z]|\s*\((?!\s*\d)[^)]*\)\s*(?:\d{4}\s*)?(?i:conference|workshop|symposium)",
+            sentence[match.end() :],
+        ):
+            continue  # "Proceedings of the IEEE Intelligent Vehicles Symposium", "… in Medicine (AIME) 2026 Conference"
         if re.match(r"\s+Rolling\s+Review", sentence[match.end() :]):
             continue  # ACL Rolling Review reviews for several venues: not ACL
         after = YEAR_AFTER.match(sentence[match.end() :])
@@ -241,7 +246,8 @@ def _misspelt(sentence: str, index: VenueIndex) -> Iterator[Mention]:
             (
                 index.resolve(name)
                 for name in _spellings(written)
-                if (name.upper() in index.acronyms_upper or (name.isupper() and name != written))
+                if (name == written or len(written) >= 4)  # a swap in three letters makes another acronym: ASC, SAC
+                and (name.upper() in index.acronyms_upper or (name.isupper() and name != written))
                 and index.resolve(name) is not None
             ),
             None,
@@ -302,9 +308,11 @@ def _spelt_right(text: str) -> str:
 def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | None:
     before = sentence[: mention.start]
     after = sentence[mention.end : next_start]
+    # a workshop's long name may stand between the cue and its host: "Accepted by the 21st Workshop on … , ACL 2026"
+    window = before if WORKSHOP.search(sentence) else before[-80:]
     # the cue nearest the venue: "submitted and accepted to IJES 2026" is an acceptance
-    cues = [(m.end(), 1, "submitted") for m in SUBMITTED.finditer(before[-80:])]
-    cues += [(m.end(), 0, "accepted") for m in ACCEPTED.finditer(before[-80:])]
+    cues = [(m.end(), 1, "submitted") for m in SUBMITTED.finditer(window)]
+    cues += [(m.end(), 0, "accepted") for m in ACCEPTED.finditer(window)]
     if cues:
         return max(cues)[2]  # type: ignore[return-value]
     cues = [(m.start(), 0, "submitted") for m in SUBMITTED.finditer(after[:60])]
