@@ -143,7 +143,8 @@ def corpus() -> None:
     print(f"### The corpus\n\n{n} papers ({sum(1 for c in papers.values() if c)} with a comment).\n")
     print(f"- accepted somewhere: {len(accepted)} ({len(accepted) / n:.1%})")
     print(f"- accepted at a catalogue venue: {len(catalogued)}; in its main track: {len(main_track)}")
-    print("- with a CCF rank (main, findings or a journal): " + ", ".join(f"CCF-{r} {k}" for r, k in sorted(ranked.items())))
+    ranks = ", ".join(f"CCF-{r} {k}" for r, k in sorted(ranked.items()))
+    print(f"- with a CCF rank (main, findings or a journal): {ranks}")
     print(f"- only submitted / under review: {len(submitted)}")
     print(f"- reading every comment: {elapsed * 1000:.0f} ms ({elapsed / n * 1e6:.0f} µs a paper)")
 
