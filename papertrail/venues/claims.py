@@ -187,19 +187,36 @@ def _mention_pattern(index: VenueIndex) -> re.Pattern[str]:
     )
 
 
+def _names(sentence: str, index: VenueIndex) -> Iterator[re.Match[str]]:
+    """The catalogue names written in the sentence. A journal's full name inside another venue's is none, and the
+    search goes on inside it: "Proceedings of the IEEE/CVF Conference on Computer Vision …" is CVPR's."""
+    pattern = _mention_pattern(index)
+    position = 0
+    while match := pattern.search(sentence, position):
+        name = match.group("acronym") or match.group("full")
+        if _is_journal(name, index) and (
+            re.match(
+                r"\s+[A-Z]|/|\s*\((?!\s*\d)[^)]*\)\s*(?:\d{4}\s*)?(?i:conference|workshop|symposium)",
+                sentence[match.end() :],
+            )
+            or re.search(r"(?i:conference|workshop|symposium)\s+on\s+$", sentence[: match.start()])
+        ):
+            # "Proceedings of the IEEE Intelligent Vehicles Symposium", "… in Medicine (AIME) 2026 Conference",
+            # "Conference on Artificial Intelligence in Medicine": other venues
+            position = match.start() + 1
+            continue
+        yield match
+        position = match.end()
+
+
 def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
     taken = 0  # the end of the last mention: a joint edition's partner ("IJCAI-ECAI 2026") is no venue of its own
-    for match in _mention_pattern(index).finditer(sentence):
+    for match in _names(sentence, index):
         if match.start() < taken:
             continue
         name = match.group("acronym") or match.group("full")
         if match.group("full") and NAME_GOES_ON.match(sentence[match.end() :]):
             continue  # "… Conference on Pattern Recognition and Artificial Intelligence" is another venue
-        if _is_journal(name, index) and re.match(
-            r"\s+[A-Z][a-z]|\s*\((?!\s*\d)[^)]*\)\s*(?:\d{4}\s*)?(?i:conference|workshop|symposium)",
-            sentence[match.end() :],
-        ):
-            continue  # "Proceedings of the IEEE Intelligent Vehicles Symposium", "… in Medicine (AIME) 2026 Conference"
         if re.match(r"\s+Rolling\s+Review", sentence[match.end() :]):
             continue  # ACL Rolling Review reviews for several venues: not ACL
         after = YEAR_AFTER.match(sentence[match.end() :])
@@ -246,7 +263,8 @@ def _misspelt(sentence: str, index: VenueIndex) -> Iterator[Mention]:
             (
                 index.resolve(name)
                 for name in _spellings(written)
-                if (name == written or len(written) >= 4)  # a swap in three letters makes another acronym: ASC, SAC
+                # a swap makes another venue's acronym of three letters (ASC, SAC) or four in capitals (ICSA, ISCA)
+                if (name == written or len(written) >= (5 if written.isupper() else 4))
                 and (name.upper() in index.acronyms_upper or (name.isupper() and name != written))
                 and index.resolve(name) is not None
             ),

@@ -193,6 +193,12 @@ ISSUE_41: list[tuple[str, tuple[object, ...]]] = [
     ("2605.21131", ("TPAMI", None, "submitted", "journal", "A")),  # Submitted to IEEE T-PAMI
     ("2605.20608", ("IEEE Networking Letters", None, "accepted", "journal", None)),  # not on the CCF list
     ("2605.21747", ("IV", 2026, "accepted", "main", None)),  # Proceedings of the IEEE Intelligent Vehicles Symposium
+    # a journal's full name inside a conference's ("Proceedings of the IEEE"): the conference's
+    ("2605.11650", ("ISIT", 2026, "accepted", "main", None)),  # Proceedings of the IEEE ISIT 2026
+    ("2605.29098", ("CVPR", 2026, "accepted", "main", "A")),  # Proceedings of the IEEE/CVF Conference on … (CVPR), 2026
+    ("2605.16414", ("IJCNN", 2026, "accepted", "main", "C")),  # To be published in ICJNN 2026: two letters swapped
+    # … Conference on Software Architecture (ICSA 2026): another venue, not ISCA with two letters swapped
+    ("2604.28001", ("ICSA", 2026, "accepted", "main", None)),
 ]
 
 
@@ -225,3 +231,9 @@ def test_a_journal_named_by_its_iso_abbreviation_is_that_journal() -> None:
         "A",
         2024,
     )
+
+
+def test_a_conference_named_like_a_journal_is_not_the_journal() -> None:
+    # "… proceedings of 24th International Conference on Artificial Intelligence in Medicine, Ottawa …": AIME, whose
+    # name holds the journal Artificial Intelligence in Medicine's (CCF-C); no claim of the journal
+    assert all(c.track != "journal" for c in claims_from_comment(comments()["2605.00892"]))
