@@ -402,8 +402,27 @@ def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSo
     )
 
 
+# the host a workshop is held at, when the catalogue does not hold it: "… Workshop … at LREC 2026", "co-located with"
+HOSTED = re.compile(
+    r"(?:\bat|\bco-?located\s+with|\bin\s+conjunction\s+with|@)\s*(?:the\s+)?"
+    r"(?P<name>[A-Z][A-Za-z]{1,15})(?:-[A-Z][A-Za-z]{1,15})?[\s'’-]*(?P<year>(?:19|20)\d{2})\b"
+)
+
+
 def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
-    """A venue the catalogue does not hold, named after an acceptance phrase: kept as written, unranked."""
+    """A venue the catalogue does not hold, named after an acceptance phrase, or a workshop's host: kept as
+    written, unranked."""
+    hosts = [
+        h
+        for h in (HOSTED.finditer(sentence) if WORKSHOP.search(sentence) else ())
+        if h.group("name") not in UNNAMED and not re.match(r"\s*(?i:workshop)", sentence[h.end() :])
+    ]  # "at the SIGUL2026 Workshop co-located with LREC2026": the last named, and no workshop's own name
+    host = hosts[-1] if hosts else None
+    if host:
+        mention = Mention(host.start("name"), host.end(), None, host.group("name"), int(host.group("year")), False)
+        status = _status(sentence, mention, len(sentence))
+        if status is not None:
+            return [_claim(sentence, mention, status, "comment")]
     match = UNKNOWN_VENUE.search(sentence)
     if not match:
         return []

@@ -186,6 +186,9 @@ ISSUE_41: list[tuple[str, tuple[object, ...]]] = [
     ("2605.20033", ("ICLR", 2026, "accepted", "workshop", None)),  # ICLR 2026 Workshop VerifAI-2
     ("2605.12988", ("ACL", 2026, "accepted", "workshop", None)),  # … Workshop on … (BEA 2026), co-located with ACL
     ("2605.07606", ("ACL", 2026, "accepted", "workshop", None)),  # Accepted at the … Shared Task @ ACL 2026 (1st place)
+    # a host the catalogue does not hold: named as written, the workshop's track
+    ("2605.03450", ("LREC", 2026, "accepted", "workshop", None)),  # Presented at the … Workshop on … at LREC 2026
+    ("2605.26947", ("LREC", 2026, "accepted", "workshop", None)),  # at the SIGUL2026 Workshop co-located with LREC2026
     # journals: track journal, the CCF list's rank
     ("2605.13202", ("TCSVT", None, "accepted", "journal", "B")),  # … IEEE Transactions on Circuits and Systems for …
     ("2605.08911", ("TCSVT", None, "accepted", "journal", "B")),  # Accepted by IEEE TCSVT
