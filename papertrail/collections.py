@@ -19,6 +19,7 @@ HARVEST_CHECKPOINTS = Collection("harvest_checkpoints", "harvester")
 HARVEST_RUNS = Collection("harvest_runs", "harvester")
 HARVEST_LEASES = Collection("harvest_leases", "harvester")
 HARVEST_ANNOUNCED = Collection("harvest_announced", "harvester")
+HARVEST_FIRST_PAGES = Collection("harvest_first_pages", "harvester")  # arXiv papers whose HTML page is to be read
 # the summarizer
 SUMMARIES = Collection("summaries", "summarizer")
 SUMMARY_PENDING = Collection("summary_pending", "summarizer")

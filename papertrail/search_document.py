@@ -10,6 +10,12 @@ from typing import Any, Literal
 
 import numpy as np
 
+from papertrail.author_institutions import (
+    institution_entries,
+    institution_ids,
+    paper_institutions,
+    searchable_names,
+)
 from papertrail.names import display_name_key
 from papertrail.text import tex_plain
 from papertrail.venues.accepted import accepted_claims
@@ -62,7 +68,11 @@ FILTERABLE = [
     "ccf_ranks",
     "venue_tracks",
     "venue_tags",
+    # the authors' institutions: ROR ids (the `institution` filter, follows), and each with its names (the facet)
+    "institution_ids",
+    "institution_entries",
 ]
+INSTITUTION_FACET = "institution_entries"
 VENUE_FACETS = ["accepted", "accepted_venues", "venue_years", "ccf_ranks", "venue_tracks"]
 SORTABLE = ["updated_ts", "ingested_ts", "published_ts"]
 # The index's user-provided embedder: each document's `_vectors.paper` is the paper's vector from `paper_vectors`
@@ -96,6 +106,7 @@ def _ts(value: Any) -> int | None:
 def paper_fields(paper: Paper) -> dict[str, Any]:
     """The fields of a paper's document that its canonical record alone gives (no summary, version or topics): what
     the query service shows of a paper the index does not hold yet."""
+    authors_detail = [a.model_dump(mode="json", exclude={"source_ids"}) for a in paper.authors]
     return {
         "paper_id": paper.id,
         "title": paper.title,
@@ -116,7 +127,9 @@ def paper_fields(paper: Paper) -> dict[str, Any]:
         "current_version": paper.current_version,
         "versions": [v.model_dump(mode="json") for v in paper.versions],
         "has_revisions": len(paper.versions) > 1,
-        "authors_detail": [a.model_dump(mode="json", exclude={"source_ids"}) for a in paper.authors],
+        "authors_detail": authors_detail,
+        "institution_ids": institution_ids(authors_detail),
+        "institution_entries": institution_entries(authors_detail),
         "community": paper.community.model_dump(mode="json") if paper.community else None,
         "links": paper.links,
         "comments": paper.comments,
@@ -174,6 +187,8 @@ def _claim_tags(claim: VenueClaim) -> Iterator[str]:
 def paper_document(event: PaperEnriched, topic_reasons: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """The document of a paper; `topic_reasons` are the catalogue topics it hits (the query service tags them)."""
     paper, summary = event.paper, event.summary
+    authors = [a.model_dump(mode="json") for a in paper.authors]
+    model_named = [i.model_dump() for i in summary.institutions]
     return {
         "id": document_id(paper.id),
         **paper_fields(paper),
@@ -181,7 +196,10 @@ def paper_document(event: PaperEnriched, topic_reasons: dict[str, list[dict[str,
         "tldr_zh": summary.tldr_zh,
         "tldr_en": summary.tldr_en,
         "summary_status": summary.status,
-        "institutions": [i.name_zh for i in summary.institutions] + [i.name for i in summary.institutions],
+        # searched by words: the authors' institutions (ROR's names, as written) and the summary's
+        "institutions": searchable_names(authors, model_named),
+        # what a card shows: the authors' institutions, or the summary's where none (lists carry no summary)
+        "shown_institutions": paper_institutions(authors, model_named),
         "keywords": summary.keywords,
         "version_seq": event.version.seq,
         "version_kind": event.version.kind,
@@ -224,6 +242,7 @@ class PaperFilter:
     has_revisions: bool | None = None
     has_code: bool | None = None
     topic_id: str | None = None
+    institution: str | None = None  # a ROR id: papers one of whose authors is at that institution
     summarized_since_ts: int | None = None
     dated_by: DatedSort = "updated"
     since_ts: int | None = None
@@ -263,6 +282,8 @@ class PaperFilter:
             clauses.append("links.code EXISTS" if self.has_code else "NOT links.code EXISTS")
         if self.topic_id:
             clauses.append(f"topic_ids = {quote(self.topic_id)}")
+        if self.institution:
+            clauses.append(f"institution_ids = {quote(self.institution)}")
         if self.summarized_since_ts is not None:
             clauses.append(f"summarized_ts >= {int(self.summarized_since_ts)}")
         time_field = SORT_FIELDS[self.dated_by]

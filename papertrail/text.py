@@ -157,9 +157,10 @@ def readable(text: str | None) -> str:
 
 def fold(text: str) -> str:
     """Lower-case, diacritics removed, punctuation dropped, spaces squashed: the form keys compare in."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return squash(_NON_WORD.sub(" ", stripped.casefold()))
+    if not text.isascii():  # ASCII has nothing to decompose: most names, folded by the ten thousand
+        decomposed = unicodedata.normalize("NFKD", text)
+        text = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return squash(_NON_WORD.sub(" ", text.casefold()))
 
 
 def _formula_text(match: re.Match[str]) -> str:

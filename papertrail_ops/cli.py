@@ -28,10 +28,20 @@ def add_commands(commands: Any) -> None:
         "name", help="create: the user's name; delete, password, confirm: the user's name or account address"
     )
     users.add_argument("--email", help="password: also make this the user's account address (to sign in with)")
-    corrections = commands.add_parser("corrections", help="readers' error reports (纠错): list them, close one")
-    corrections.add_argument("action", choices=["list", "close"])
-    corrections.add_argument("id", nargs="?", help="close: the report's id (as listed)")
-    corrections.add_argument("--status", choices=["open", "closed"], help="list: only reports with this status")
+    corrections = commands.add_parser(
+        "corrections", help="readers' error reports (纠错): list them, close one, apply one on institutions"
+    )
+    corrections.add_argument("action", choices=["list", "close", "apply"])
+    corrections.add_argument("id", nargs="?", help="close, apply: the report's id (as listed)")
+    corrections.add_argument(
+        "--status", choices=["open", "closed", "applied"], help="list: only reports with this status"
+    )
+    corrections.add_argument("--author", type=int, help="apply: the author's position (1 for the first)")
+    corrections.add_argument("--ror", help="apply: the ROR id of the author's institution (e.g. 03cve4549)")
+    corrections.add_argument("--name", help="apply, with --ror: the record's name (default: the ROR catalogue's)")
+    corrections.add_argument("--name-zh", help="apply, with --ror: its Chinese label (default: the catalogue's)")
+    corrections.add_argument("--country", help="apply, with --ror: its country code, CN (default: the catalogue's)")
+    corrections.add_argument("--affiliation", help="apply: the affiliation as written (alone: matched to no record)")
     from services.harvester.cli import add_commands as add_harvester_commands
 
     add_harvester_commands(commands)
@@ -59,6 +69,11 @@ def run(args: argparse.Namespace) -> bool:
             sys.exit(set_password(args.name, args.email, password))
         user_id, token = create_user(args.name)
         print(f"user {args.name} ({user_id}) created; API token (shown once):\n{token}")
+    elif args.command == "corrections" and args.action == "apply":
+        from papertrail_ops.corrections import apply_command
+
+        named = {k: getattr(args, k) for k in ("affiliation", "ror", "name", "name_zh", "country")}
+        sys.exit(apply_command(args.id, args.author, **named))
     elif args.command == "corrections":
         from services.query.readers.accounts.cli import corrections_command
 

@@ -44,6 +44,19 @@ def main(argv: list[str] | None = None) -> None:
         "--from", dest="source", required=True, metavar="PATH", help="a checkout of ccf-deadlines / dataGen.js"
     )
     venues.add_argument("--out", metavar="FILE", help="write here instead of the file under papertrail/venues/")
+    institutions = commands.add_parser(
+        "institutions",
+        help="rebuild the ROR catalogue (papertrail/institutions/ror-catalogue.json.gz) from ROR's records",
+    )
+    institutions.add_argument("action", choices=["refresh"])
+    institutions.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        metavar="PATH",
+        help="a checkout (or bare copy, or zip) of ror-community/ror-records, or a ROR data dump (zip or JSON)",
+    )
+    institutions.add_argument("--out", metavar="FILE", help="write here instead of the shipped catalogue")
     smoke = commands.add_parser(
         "smoke", help="check a running deployment as a new reader sees it (ready, searchable, pages, no dead letter)"
     )
@@ -93,6 +106,13 @@ def main(argv: list[str] | None = None) -> None:
         if args.action == "journals":
             sys.exit(refresh_journals(Path(args.source), Path(args.out) if args.out else JOURNALS_PATH))
         sys.exit(refresh(Path(args.source), Path(args.out) if args.out else CATALOGUE_PATH))
+    elif args.command == "institutions":
+        from pathlib import Path
+
+        from papertrail.institutions.catalogue import CATALOGUE_PATH as ROR_CATALOGUE_PATH
+        from papertrail_tools.ror_catalogue import refresh as refresh_institutions
+
+        sys.exit(refresh_institutions(Path(args.source), Path(args.out) if args.out else ROR_CATALOGUE_PATH))
     elif args.command == "settings":
         from papertrail_tools.settings_doc import DOC, markdown
 

@@ -63,7 +63,7 @@ def demo_environment(replay_url: str) -> dict[str, str]:
     (docs/benchmarks.md, "the demo's first embedding"). A service's own default stays one thread."""
     return {
         "EMBEDDING_THREADS": os.environ.get("EMBEDDING_THREADS", "2"),
-        "SOURCES": '["arxiv", "acl"]',
+        "SOURCES": '["arxiv", "acl", "arxiv_html"]',
         "ARXIV_OAI_URL": f"{replay_url}/oai",
         "ARXIV_METADATA_PREFIX": "arXiv",
         "ARXIV_START_DATE": "2015-01-16",
@@ -75,6 +75,9 @@ def demo_environment(replay_url: str) -> dict[str, str]:
         "HF_API_URL": replay_url,
         "DAILY_ARXIV_URL": f"{replay_url}/{COMMUNITY_REPOSITORY}",
         "DAILY_ARXIV_MIN_REQUEST_INTERVAL_S": "0",
+        # the first pages of arXiv papers: the replay server's recorded ones, a 404 (no_pdf) for any other
+        "ARXIV_HTML_URL": f"{replay_url}/html",
+        "ARXIV_PDF_URL": f"{replay_url}/pdf",
     }
 
 

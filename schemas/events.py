@@ -21,6 +21,8 @@ RawFormat = Literal[
     "daily_arxiv_json",
     "pmlr_bibtex",
     "dblp_xml",
+    "arxiv_html_authors",
+    "arxiv_pdf_first_page",
 ]
 NormalizedKind = Literal["new", "revised", "published", "updated"]
 
@@ -165,7 +167,7 @@ class PaperWithdrawn(BaseModel):
     withdrawn_at: datetime = Field(description="when PaperTrail withdrew it (UTC)")
 
 
-FollowKind = Literal["keyword", "author", "topic", "similar", "venue"]
+FollowKind = Literal["keyword", "author", "topic", "similar", "venue", "institution"]
 CcfFieldCode = Literal["AI", "CG", "CT", "DB", "DS", "HI", "MX", "NW", "SC", "SE"]
 VenueEvidence = Literal[ClaimSource, "proceedings"]
 
@@ -173,7 +175,7 @@ VenueEvidence = Literal[ClaimSource, "proceedings"]
 class MatchReason(BaseModel):
     """Why a paper matched a follow: which subtopic, which term, in which field; for a `similar` follow, which seed
     paper (or the description) it was closest to, and the score; for a `venue` follow, the venue and edition the paper
-    was accepted at, from which field and version."""
+    was accepted at, from which field and version; for an `institution` follow, the institution an author is at."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -181,12 +183,13 @@ class MatchReason(BaseModel):
     subtopic_id: str | None = Field(None, description="id of that subtopic", examples=["math-reasoning"])
     term: str = Field(
         description="term or author key that hit; for a similar follow, the closest seed's title, or `description`; "
-        "for a venue follow, the venue and year accepted at (and the track, when not the main one)",
-        examples=["reasoning", "ICML 2026"],
+        "for a venue follow, the venue and year accepted at (and the track, when not the main one); for an "
+        "institution follow, the institution's name (ROR's)",
+        examples=["reasoning", "ICML 2026", "Tsinghua University"],
     )
-    field: Literal["title", "abstract", "authors", "categories", "keywords", "similar", "venue"] = Field(
+    field: Literal["title", "abstract", "authors", "categories", "keywords", "similar", "venue", "institution"] = Field(
         description="where it hit; `similar`: the paper's vector is close to the follow's seeds; `venue`: the paper "
-        "was accepted at a followed venue"
+        "was accepted at a followed venue; `institution`: an author is at the followed institution"
     )
     categories: list[str] = Field(default_factory=list, description="categories that satisfied the filter")
     seed_id: str | None = Field(
@@ -207,6 +210,12 @@ class MatchReason(BaseModel):
     )
     source_version: str | None = Field(
         None, exclude_if=left_out, description="venue follow: the version whose comment says so", examples=["v3"]
+    )
+    term_zh: str | None = Field(
+        None,
+        exclude_if=left_out,
+        description="institution follow: the institution's Chinese name (ROR's label), when it has one",
+        examples=["清华大学"],
     )
     name_match: Literal["initials", "initial", "family"] | None = Field(
         None,
@@ -261,7 +270,8 @@ class SeedPaper(BaseModel):
 
 class Follow(BaseModel):
     """A user's follow of a keyword expression, an author, a topic, papers like some seed papers or a description
-    (`similar`), or the papers accepted at a venue (one of the catalogue, or every venue of a CCF field and rank)."""
+    (`similar`), the papers accepted at a venue (one of the catalogue, or every venue of a CCF field and rank), or the
+    papers with an author at an institution (`institution`, by its ROR id)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -289,6 +299,12 @@ class Follow(BaseModel):
     )
     webhook_url: str | None = Field(None, description="POST each match of this follow to this URL")
     webhook_secret: str | None = Field(None, description="key of the HMAC-SHA256 signature of webhook bodies")
+    push_channel_id: str | None = Field(
+        None,
+        exclude_if=left_out,
+        description="the owner's push channel (a group bot, a Telegram chat) this follow's matches go to; absent: "
+        "the owner's default channel, else their webhook",
+    )
     seeds: list[SeedPaper] = Field(
         default_factory=list, exclude_if=left_out, description="similar follow: the papers it is like (1-20)"
     )
@@ -318,6 +334,12 @@ class Follow(BaseModel):
     )
     venue_rank: Literal["A", "B", "C"] | None = Field(
         None, exclude_if=left_out, description="venue follow: only venues of this CCF rank", examples=["A"]
+    )
+    institution: str | None = Field(
+        None,
+        exclude_if=left_out,
+        description="institution follow: the ROR id of the institution an author of the paper is at",
+        examples=["03cve4549"],
     )
 
 

@@ -1,6 +1,7 @@
 """papers.new.v1 gained venue claims the same way (left out of a paper without any), and the volume printing a
-paper (`published_in`, left out of a paper no volume prints); harvest.status.v1 the announcement watcher's report (left
-out of every other source's run).
+paper (`published_in`, left out of a paper no volume prints) and its authors' ROR institutions (`institutions`, left out
+of an author without affiliations); harvest.status.v1 the announcement watcher's report (left out of every other
+source's run).
 
 follows.changed.v1 and follows.matched.v1 gained `similar` follows without breaking their consumers: an event of a
 kind an older consumer knows is written exactly as before (the new fields are left out when unused), so the older
@@ -34,7 +35,7 @@ from services.normalizer.identity import merge
 from services.normalizer.parsers.registry import parse_raw
 from services.summarizer.policy import new_paper_event
 from tests.fake_openai import corpus_event, corpus_lines
-from tests.normalizer.sources import acl_records
+from tests.normalizer.sources import acl_records, parsed_arxiv
 
 BEFORE = Path(__file__).parent / "fixtures" / "schemas"
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -50,6 +51,18 @@ def _changed(**fields: Any) -> dict[str, Any]:
     return json.loads(event.model_dump_json())  # as the query service publishes it
 
 
+def _abstract_match(fields: dict[str, Any]) -> dict[str, Any]:
+    """follows.matched.v1 of a follow of these fields matching on a term of the abstract, as the models write it."""
+    match = follow_matched(
+        Follow(id="f1", user_id="u1", name="mine", created_at=NOW, **fields),
+        "arxiv:2605.00001",
+        "A paper",
+        [MatchReason(term="retrieval", field="abstract")],
+        NOW,
+    )
+    return dict(json.loads(match.model_dump_json()))
+
+
 @pytest.mark.parametrize(
     "fields",
     [
@@ -62,14 +75,7 @@ def test_an_older_consumer_reads_the_new_events_of_the_kinds_it_knows(fields: di
     event = _changed(**fields)
     assert not {"seeds", "description", "threshold"} & set(event["follow"])
     _older("follows.changed.v1").validate(event)
-    match = follow_matched(
-        Follow(id="f1", user_id="u1", name="mine", created_at=NOW, **fields),
-        "arxiv:2605.00001",
-        "A paper",
-        [MatchReason(term="retrieval", field="abstract")],
-        NOW,
-    )
-    _older("follows.matched.v1").validate(json.loads(match.model_dump_json()))
+    _older("follows.matched.v1").validate(_abstract_match(fields))
 
 
 def test_a_similar_follow_fails_an_older_consumer_on_its_kind_alone() -> None:
@@ -166,9 +172,52 @@ def test_an_acl_paper_carries_its_volume_and_only_it_is_new() -> None:
     )
     assert event["paper"]["published_in"]["pages"] == "146-159"
     errors = list(_before_published_in().iter_errors(event))
-    # a consumer refusing unknown fields refuses it on that field alone: upgrade consumers before the normalizer
-    assert errors and all("published_in" in e.message for e in errors)
+    # a consumer refusing unknown fields refuses it on that field alone (and on the authors' institutions, added
+    # since): upgrade consumers before the normalizer
+    assert any("published_in" in e.message for e in errors)
+    assert all("published_in" in e.message or "institutions" in e.message for e in errors)
     assert PaperNew.model_validate(event).paper.published_in == change.paper.published_in
+
+
+def _before_institutions() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(
+        json.loads((BEFORE / "papers.new.v1.before-institutions.json").read_text(encoding="utf-8"))
+    )
+
+
+def test_a_paper_without_affiliations_is_written_as_before_institutions() -> None:
+    change = merge(None, parsed_arxiv(NOW), content_hash="h", now=NOW, ai_categories=frozenset(), next_seq=1)
+    assert change is not None
+    event = json.loads(
+        PaperNew(paper=change.paper, summary=Summary(status="pending"), first_seen=NOW).model_dump_json()
+    )
+    assert [sorted(author) for author in event["paper"]["authors"]] == [
+        ["affiliations", "key", "name", "orcid", "source_ids"]
+    ] * 2
+    _before_institutions().validate(event)
+
+
+def test_matched_affiliations_fail_an_older_strict_consumer_on_institutions_alone() -> None:
+    [raw] = [r for r in acl_records() if r.record_id == "2024.acl-long.6"]  # two of its four authors affiliated
+    change = merge(None, parse_raw(raw), content_hash=raw.sha256, now=NOW, ai_categories=frozenset(), next_seq=1)
+    assert change is not None
+    event = json.loads(
+        PaperNew(paper=change.paper, summary=Summary(status="pending"), first_seen=NOW).model_dump_json()
+    )
+    assert [author.get("institutions", [{}])[0].get("ror") for author in event["paper"]["authors"]] == [
+        "05t8y2r12",
+        None,
+        None,
+        "05t8y2r12",
+    ]
+    errors = list(_before_institutions().iter_errors(event))
+    assert errors and all("institutions" in e.message for e in errors)
+    # the older model reads the event with the field ignored, as a lenient consumer does; the new one keeps it
+    lenient = json.loads(json.dumps(event))
+    for author in lenient["paper"]["authors"]:
+        author.pop("institutions", None)
+    _before_institutions().validate(lenient)
+    assert PaperNew.model_validate(event).paper.authors == change.paper.authors
 
 
 def _before_venue_follows(topic: str) -> jsonschema.Draft202012Validator:
@@ -186,14 +235,7 @@ def test_a_consumer_from_before_venue_follows_reads_the_kinds_it_knows(fields: d
     event = _changed(**fields)
     assert not {k for k in event["follow"] if k.startswith("venue_")}
     _before_venue_follows("follows.changed.v1").validate(event)
-    match = follow_matched(
-        Follow(id="f1", user_id="u1", name="mine", created_at=NOW, **fields),
-        "arxiv:2605.00001",
-        "A paper",
-        [MatchReason(term="retrieval", field="abstract")],
-        NOW,
-    )
-    _before_venue_follows("follows.matched.v1").validate(json.loads(match.model_dump_json()))
+    _before_venue_follows("follows.matched.v1").validate(_abstract_match(fields))
 
 
 def test_a_venue_follow_and_its_match_fail_such_a_consumer_on_the_kind_and_its_own_fields_alone() -> None:
@@ -253,3 +295,49 @@ def test_an_older_consumer_reads_the_runs_of_every_source_but_the_watcher() -> N
     errors = list(older.iter_errors(watched))
     assert len(errors) == 1 and "'announcement' was unexpected" in errors[0].message
     assert HarvestStatus.model_validate(watched).announcement == report
+
+
+def _before_institution_follows(topic: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(
+        json.loads((BEFORE / f"{topic}.before-institution-follows.json").read_text())
+    )
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"kind": "keyword", "query": "retrieval AND LLM"},
+        {"kind": "venue", "venue_key": "AI/icml", "venue_year": 2026},
+    ],
+)
+def test_a_consumer_from_before_institution_follows_reads_the_kinds_it_knows(fields: dict[str, Any]) -> None:
+    event = _changed(**fields)
+    assert "institution" not in event["follow"]
+    _before_institution_follows("follows.changed.v1").validate(event)
+    _before_institution_follows("follows.matched.v1").validate(_abstract_match(fields))
+
+
+def test_an_institution_follow_and_its_match_fail_such_a_consumer_on_the_kind_and_its_own_fields_alone() -> None:
+    event = _changed(kind="institution", institution="03cve4549")
+    errors = list(_before_institution_follows("follows.changed.v1").iter_errors(event))
+    assert errors and all(tuple(e.absolute_path)[:1] == ("follow",) for e in errors)
+    again = FollowChanged.model_validate(event).follow
+    assert again is not None and again.institution == "03cve4549"
+    reason = MatchReason(term="Tsinghua University", term_zh="清华大学", field="institution")
+    written = json.loads(follow_matched(again, "acl:2024.acl-long.469", "A paper", [reason], NOW).model_dump_json())
+    assert written["reasons"][0] == {"term": "Tsinghua University", "term_zh": "清华大学", "field": "institution",
+                                     "categories": [], "subtopic": None, "subtopic_id": None}  # fmt: skip
+    assert list(_before_institution_follows("follows.matched.v1").iter_errors(written))
+    assert FollowMatched.model_validate(written).reasons[0].term_zh == "清华大学"
+
+
+def test_a_follows_push_channel_is_written_only_when_chosen_and_fails_an_older_consumer_on_it_alone() -> None:
+    """A follow using its owner's default is written as before; one sent to a push channel names it by id only."""
+    _before_venue_follows("follows.changed.v1").validate(_changed(kind="keyword", query="retrieval"))
+    event = _changed(kind="keyword", query="retrieval", push_channel_id="c" * 32)
+    assert event["follow"]["push_channel_id"] == "c" * 32
+    errors = list(_before_venue_follows("follows.changed.v1").iter_errors(event))
+    assert errors and all(tuple(e.absolute_path)[:1] == ("follow",) for e in errors)
+    assert all("push_channel_id" in e.message for e in errors)
+    again = FollowChanged.model_validate(event).follow
+    assert again is not None and again.push_channel_id == "c" * 32

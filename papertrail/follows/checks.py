@@ -3,6 +3,7 @@ it with, and what a `similar` follow needs, checked where the query service acce
 
 from collections.abc import Sequence
 
+from papertrail.author_institutions import is_ror_id
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.expressions import ExpressionError, parse_expression
 from papertrail.text import has_cjk
@@ -32,8 +33,15 @@ def check_follow(
     description: str | None = None,
     venue: str | None = None,
     venue_field: str | None = None,
+    institution: str | None = None,
 ) -> None:
-    if kind == "venue":
+    if kind == "institution":
+        if not institution or not is_ror_id(institution):
+            raise FollowRuleError(
+                "an institution follow needs `institution`, a ROR id (e.g. 03cve4549; GET /api/institutions?q=)",
+                "institution_needed",
+            )
+    elif kind == "venue":
         if venue is None and venue_field is None:
             raise FollowRuleError(
                 "a venue follow needs `venue` (e.g. ICML, AI/icml) or `venue_field` (e.g. AI)", "venue_needed"

@@ -18,8 +18,11 @@ def reason_text(reason: dict[str, Any]) -> str:
     """`retrieval(abstract)`, `math reasoning: reasoning(abstract)`, `author Jane Doe`, `author Y. Li (initial only)`
     (an author follow matched through less than the name as written), or for a similar follow
     `similar to "SafeConv: …" (0.74)` (the closest seed paper) or `similar to your description (0.71)`, or for a
-    venue follow `accepted at ICML 2026 (comment of v3)`."""
+    venue follow `accepted at ICML 2026 (comment of v3)`, or for an institution follow `an author at Tsinghua
+    University`."""
     field = reason.get("field")
+    if field == "institution":
+        return f"an author at {reason['term']}"
     if field == "venue":
         evidence = venue_evidence(reason)
         return f"accepted at {reason['term']} ({evidence})" if evidence else f"accepted at {reason['term']}"

@@ -109,6 +109,30 @@ class Rule:
 
 
 @dataclass(frozen=True, slots=True)
+class InstitutionRule:
+    """An institution follow: papers one of whose authors' affiliations was matched to this ROR record."""
+
+    ror: str
+
+    def reasons(self, paper: PaperText, categories: frozenset[str]) -> list[MatchReason]:
+        """One reason, "an author at Tsinghua University", however many of the paper's authors are there."""
+        if not _categories_ok(paper, categories):
+            return []
+        for author in paper.authors:
+            for inst in author.institutions:
+                if inst.ror == self.ror:
+                    name = inst.name or inst.affiliation
+                    matched = sorted(categories & paper.categories)
+                    return [MatchReason(term=name, term_zh=inst.name_zh, field="institution", categories=matched)]
+        return []
+
+
+def institution_ids(paper: PaperText) -> set[str]:
+    """The ROR ids of the paper's authors' institutions: the institution follows it may match."""
+    return {inst.ror for author in paper.authors for inst in author.institutions if inst.ror}
+
+
+@dataclass(frozen=True, slots=True)
 class VenueRule:
     """A venue follow: one catalogue venue (an edition, a track), or every venue of a CCF field (of a rank). The rank
     is the venue's: a claim's own `ccf_rank` is set for its main track only."""
@@ -183,6 +207,7 @@ class CompiledFollow:
     rules: tuple[Rule, ...] = ()
     author: AuthorRule | None = None
     venue: VenueRule | None = None
+    institution: InstitutionRule | None = None
     # Follows with equal signatures (the same catalogue topic, the same expression) have equal reasons for
     # a paper, so matching evaluates each signature once per paper however many users share it.
     signature: tuple = ()
@@ -256,6 +281,11 @@ def compile_follow(follow: Follow, topics: dict[str, Topic]) -> CompiledFollow:
             follow.venue_key, follow.venue_year, follow.venue_track, follow.venue_field, follow.venue_rank
         )
         return CompiledFollow(follow, venue=venue, signature=("venue", venue, categories))
+    if follow.kind == "institution":
+        if not follow.institution:
+            raise ValueError("an institution follow needs an institution (a ROR id)")
+        institution = InstitutionRule(follow.institution)
+        return CompiledFollow(follow, institution=institution, signature=("institution", institution, categories))
     subtopics = follow.subtopics
     if follow.topic_id:
         if follow.topic_id not in topics:
@@ -319,6 +349,8 @@ def follow_reasons(compiled: CompiledFollow, paper: PaperText, hits: dict[str, s
     follow_categories = frozenset(compiled.follow.categories)
     if compiled.venue is not None:
         return compiled.venue.reasons(paper, follow_categories)
+    if compiled.institution is not None:
+        return compiled.institution.reasons(paper, follow_categories)
     if compiled.author is not None:
         if not _categories_ok(paper, follow_categories):
             return []
@@ -384,6 +416,8 @@ class FollowIndex:
     by_source_id: dict[tuple[str, str], set[tuple]] = field(default_factory=dict)
     # venue follows by the venue key they name, or by the CCF field they cover: a paper's accepted venues look them up
     by_venue: dict[str, set[tuple]] = field(default_factory=dict)
+    # institution follows by the ROR id they name: a paper's authors' institutions look them up
+    by_institution: dict[str, set[tuple]] = field(default_factory=dict)
     rebuilds: int = 0
     _automaton: ahocorasick.Automaton | None = None
     _patterns: set[tuple[str, str]] = field(default_factory=set)  # (kind, key) currently in the automaton
@@ -430,6 +464,8 @@ class FollowIndex:
                 self.by_source_id.setdefault(author.source_id, set()).add(sig)
         if (venue := compiled.venue) is not None:
             self.by_venue.setdefault(_venue_slot(venue.venue_key, venue.ccf_field), set()).add(sig)
+        if (institution := compiled.institution) is not None:
+            self.by_institution.setdefault(institution.ror, set()).add(sig)
 
     def _unlink_group(self, compiled: CompiledFollow) -> None:
         sig = compiled.signature
@@ -445,12 +481,14 @@ class FollowIndex:
                 _unlink(self.by_source_id, author.source_id, sig)
         if (venue := compiled.venue) is not None:
             _unlink(self.by_venue, _venue_slot(venue.venue_key, venue.ccf_field), sig)
+        if (institution := compiled.institution) is not None:
+            _unlink(self.by_institution, institution.ror, sig)
 
     def __len__(self) -> int:
         return len(self.follows)
 
     def count_by_kind(self) -> dict[str, int]:
-        counts = {"keyword": 0, "author": 0, "topic": 0, "similar": 0, "venue": 0}
+        counts = {"keyword": 0, "author": 0, "topic": 0, "similar": 0, "venue": 0, "institution": 0}
         for compiled in self.follows.values():
             counts[compiled.follow.kind] += 1
         return counts
@@ -504,6 +542,9 @@ class FollowIndex:
                     found |= self.by_venue.get(_venue_slot(venue.venue_key, None), set())
                 if venue.ccf_field:
                     found |= self.by_venue.get(_venue_slot(None, venue.ccf_field), set())
+        if self.by_institution:
+            for ror in institution_ids(paper):
+                found |= self.by_institution.get(ror, set())
         return found
 
     def match(self, paper: Paper | PaperText) -> list[tuple[Follow, list[MatchReason]]]:
@@ -516,7 +557,7 @@ class FollowIndex:
         for signature in self.candidates(text, slots[2], author_keys):
             group = groups[signature]
             compiled = group.compiled
-            if compiled.author is None and compiled.venue is None:
+            if compiled.author is None and compiled.venue is None and compiled.institution is None:
                 reasons = compiled.fast_reasons(text, slots)
             else:
                 reasons = follow_reasons(compiled, text, {})

@@ -59,11 +59,16 @@ def masked(secret: str) -> str:
 
 
 def masked_url(url: str) -> str:
-    """A bot's webhook URL as the API shows it: the token in its last path segment (Feishu) and every query value
-    (DingTalk's access_token, WeCom's key) masked; whoever holds the URL can post to the group."""
+    """A bot's webhook URL as the API shows it: the token in its last path segment (Feishu), in a `bot<token>`
+    segment (Telegram) and every query value (DingTalk's access_token, WeCom's key) masked; whoever holds the URL
+    can post to the group."""
     parts = urlsplit(url)
     head, _, last = parts.path.rpartition("/")
-    path = f"{head}/{masked(last)}" if parts.query == "" and last else parts.path
+    segments = parts.path.split("/")
+    if any(s.startswith("bot") and ":" in s for s in segments):  # Telegram's: its own segment, the method after it
+        path = "/".join("bot" + masked(s[3:]) if s.startswith("bot") and ":" in s else s for s in segments)
+    else:
+        path = f"{head}/{masked(last)}" if parts.query == "" and last else parts.path
     query = "&".join(f"{key}={masked(value)}" for key, value in parse_qsl(parts.query, keep_blank_values=True))
     return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
 
@@ -92,13 +97,15 @@ def answer_error(answer: bytes, code_keys: tuple[str, ...], message_keys: tuple[
 class Channel:
     """A push channel: its name; the hosts its webhooks are on (a URL elsewhere is refused when it is set: a bot's
     URL is copied from the bot's settings, and one elsewhere is a mistake or a way around the channel); whether it
-    signs with a secret the bot gives; the request for a match; the error in a 200 answer."""
+    signs with a secret the bot gives; the request for a match; the error its answer names (a 200 answer's is a
+    refusal; another status's says why); the wait a flood-limited answer asks for, if the bot documents one."""
 
     name: str
     hosts: tuple[str, ...]
     signs: bool
     request: Callable[[Message, str, str | None, datetime], PushRequest]  # message, webhook URL, secret, now
     refusal: Callable[[bytes], str | None]
+    retry_after: Callable[[bytes], float | None] | None = None
 
     def url_problem(self, url: str) -> str | None:
         """Why the URL is no webhook of this channel, or None."""

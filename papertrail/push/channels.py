@@ -1,7 +1,7 @@
 """The push channels, by the name a webhook's `channel` gives: one line per channel. `generic` (PaperTrail's own
 signed JSON, services/matcher/delivery/webhooks.py) is the default and is not listed here."""
 
-from papertrail.push import dingtalk, feishu, slack, wecom
+from papertrail.push import dingtalk, feishu, slack, telegram, wecom
 from papertrail.push.channel import Channel
 
 GENERIC = "generic"
@@ -10,5 +10,6 @@ CHANNELS: dict[str, Channel] = {
     dingtalk.CHANNEL.name: dingtalk.CHANNEL,
     wecom.CHANNEL.name: wecom.CHANNEL,
     slack.CHANNEL.name: slack.CHANNEL,
+    telegram.CHANNEL.name: telegram.CHANNEL,
 }
 CHANNEL_NAMES = (GENERIC, *CHANNELS)

@@ -15,6 +15,7 @@ from papertrail.kafka import StaticMembershipBroker, make_broker
 from papertrail.service import Clients, service_app
 from schemas import topics
 from services.harvester.announced import AnnouncedPapers, LedgeredPublishing
+from services.harvester.first_pages import FirstPageQueue, QueueingPublishing
 from services.harvester.publishers import HarvestPublishers
 from services.harvester.runner import Publishing, init_metrics, restore_freshness
 from services.harvester.scheduler import build_sources, make_http_client, run_forever, watch_announcements
@@ -36,6 +37,7 @@ class HarvesterResources:
     http: httpx.AsyncClient
     publishers: HarvestPublishers
     announced: AnnouncedPapers
+    first_pages: FirstPageQueue
     schedules: list[asyncio.Task[None]] = field(default_factory=list)
 
 
@@ -50,9 +52,11 @@ async def start_schedules(resources: Resources) -> None:
         publishers = LedgeredPublishing(
             publishers, resources.announced, dt.timedelta(seconds=settings.arxiv_feed_gap_s)
         )
+    if "arxiv_html" in settings.sources:  # each arXiv paper published queues its first page
+        publishers = QueueingPublishing(publishers, resources.first_pages)
     init_metrics(settings.sources)
     arxiv_feed.init_metrics(settings.arxiv_feed_categories if "arxiv_feed" in settings.sources else [])
-    built = build_sources(settings.sources, settings, resources.http)
+    built = build_sources(settings.sources, settings, resources.http, resources.first_pages)
     await restore_freshness(store, {name: interval for name, (_, interval) in built.items()})
     for name, (source, interval) in built.items():
         if isinstance(source, arxiv_feed.ArxivAnnouncementSource):  # on arXiv's announcement schedule
@@ -78,7 +82,12 @@ def build_resources(
         broker.declared_publisher(topics.HARVEST_RAW), broker.declared_publisher(topics.HARVEST_STATUS)
     )
     return HarvesterResources(
-        settings, HarvestStore(clients.db), make_http_client(settings), publishers, AnnouncedPapers(clients.db)
+        settings,
+        HarvestStore(clients.db),
+        make_http_client(settings),
+        publishers,
+        AnnouncedPapers(clients.db),
+        FirstPageQueue(clients.db),
     )
 
 
@@ -94,6 +103,7 @@ def create_app(settings: HarvesterSettings) -> AsgiFastStream:
         try:
             await resources.store.ensure_indexes()
             await resources.announced.ensure_indexes()
+            await resources.first_pages.ensure_indexes()
             yield resources
         finally:
             await resources.http.aclose()

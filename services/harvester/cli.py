@@ -20,6 +20,11 @@ def add_commands(commands: Any) -> None:
     harvest_cmd.add_argument(
         "--ids", nargs="+", metavar="ID", help="arxiv only: fetch these papers now (a gap the announcement left)"
     )
+    harvest_cmd.add_argument(
+        "--held",
+        action="store_true",
+        help="arxiv_html only: first queue the first page of every arXiv paper the store holds (the back catalogue)",
+    )
     import_cmd = commands.add_parser(
         "import", help="bulk-import a Kaggle arXiv snapshot, a corpus file or DBLP's dblp.xml.gz dump"
     )
@@ -40,7 +45,9 @@ def main(args: argparse.Namespace) -> None:
                 sys.exit(f"papertrail harvest: {value!r} is not a date YYYY-MM-DD")
         if args.ids:
             sys.exit(asyncio.run(harvest_ids(_arxiv_ids(args))))
-        sys.exit(asyncio.run(harvest(args.source, args.from_date, args.until_date)))
+        if args.held and args.source != "arxiv_html":
+            sys.exit("papertrail harvest: --held goes with the source arxiv_html")
+        sys.exit(asyncio.run(harvest(args.source, args.from_date, args.until_date, held=args.held)))
     if not args.file.is_file():
         sys.exit(f"papertrail import: {args.file} is not a file")
     sys.exit(asyncio.run(import_file(args.file, args.format, args.restart)))

@@ -2,10 +2,24 @@
 
 import datetime as dt
 import email.utils
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
 
 import httpx
 import stamina
 from aiolimiter import AsyncLimiter
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class CappedBody:
+    """A body read under a cap: its bytes, or why there are none."""
+
+    content: bytes = b""
+    missing: bool = False  # 404
+    over_cap: bool = False  # larger than the cap: not read past it
 
 
 class SourceUnavailable(Exception):
@@ -68,12 +82,20 @@ class PoliteFetcher:
     ) -> httpx.Response:
         """The response (2xx, or 304 to a conditional request, or with `missing_ok` a 404: a source whose files
         are named by date has none for some days); retries 429 / 5xx / timeouts, else raises."""
+        return await self._retrying(url, lambda: self._get_once(url, params, headers, missing_ok))
+
+    async def get_capped(self, url: str, *, max_bytes: int) -> CappedBody:
+        """A body read no further than `max_bytes` (a larger one, by its Content-Length or as it streams, is
+        dropped unread: `over_cap`); a 404 is `missing`. Retries and raises as `get` does."""
+        return await self._retrying(url, lambda: self._get_capped_once(url, max_bytes))
+
+    async def _retrying(self, url: str, once: Callable[[], Awaitable[T]]) -> T:
         try:
             async for attempt in stamina.retry_context(
                 on=self._backoff, attempts=self.retries + 1, timeout=None, wait_initial=1.0, wait_max=60.0
             ):
                 with attempt:
-                    return await self._get_once(url, params, headers, missing_ok)
+                    return await once()
         except _RetryableStatus as exc:
             raise SourceUnavailable(f"{url}: {exc} after {self.retries + 1} attempts") from exc
         except httpx.HTTPError as exc:
@@ -93,3 +115,23 @@ class PoliteFetcher:
         if response.status_code >= 400:
             raise SourceUnavailable(f"{response.url}: HTTP {response.status_code}")
         return response
+
+    async def _get_capped_once(self, url: str, max_bytes: int) -> CappedBody:
+        if self.limiter is not None:
+            await self.limiter.acquire()
+        async with self.client.stream("GET", url) as response:
+            if response.status_code >= 500 or response.status_code == 429:
+                raise _RetryableStatus(response.status_code, parse_retry_after(response.headers.get("Retry-After")))
+            if response.status_code == 404:
+                return CappedBody(missing=True)
+            if response.status_code >= 400:
+                raise SourceUnavailable(f"{response.url}: HTTP {response.status_code}")
+            declared = response.headers.get("Content-Length", "")
+            if declared.isdigit() and int(declared) > max_bytes:
+                return CappedBody(over_cap=True)
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body.extend(chunk)
+                if len(body) > max_bytes:
+                    return CappedBody(over_cap=True)
+            return CappedBody(content=bytes(body))

@@ -25,6 +25,7 @@ from schemas.events import HarvestStatus
 from services.harvester.announced import AnnouncedPapers, LedgeredPublishing
 from services.harvester.app import NEEDS, TOPICS
 from services.harvester.bulk import BulkFileSource, BulkKind, DblpDumpSource, sniff_kind
+from services.harvester.first_pages import FirstPageQueue
 from services.harvester.lease import LeaseHeld, source_lease
 from services.harvester.publishers import HarvestPublishers
 from services.harvester.runner import Publishing, init_metrics, run_source
@@ -42,6 +43,7 @@ class Harvesting:
     store: HarvestStore
     publishers: HarvestPublishers
     announced: AnnouncedPapers
+    first_pages: FirstPageQueue
 
 
 @asynccontextmanager
@@ -50,12 +52,17 @@ async def harvesting(settings: HarvesterSettings) -> AsyncIterator[Harvesting]:
     broker = make_broker(settings, "harvester-cli")
     publishers = HarvestPublishers.declare(broker)
     async with open_resources(settings, "harvester-cli", broker, Readiness(), topics=TOPICS, needs=NEEDS) as clients:
-        store, announced = HarvestStore(clients.db), AnnouncedPapers(clients.db)
+        store, announced, first_pages = (
+            HarvestStore(clients.db),
+            AnnouncedPapers(clients.db),
+            FirstPageQueue(clients.db),
+        )
         await store.ensure_indexes()
         await announced.ensure_indexes()
+        await first_pages.ensure_indexes()
         await broker.start()
         try:
-            yield Harvesting(settings, store, publishers, announced)
+            yield Harvesting(settings, store, publishers, announced, first_pages)
         finally:
             await broker.stop()
 
@@ -128,13 +135,17 @@ def _report(status: HarvestStatus) -> int:
     return 0
 
 
-async def harvest(name: str, from_date: str | None, until_date: str | None) -> int:
-    """One run of a configured source now; `--from` makes it a backfill that leaves the checkpoint alone."""
+async def harvest(name: str, from_date: str | None, until_date: str | None, *, held: bool = False) -> int:
+    """One run of a configured source now; `--from` makes it a backfill that leaves the checkpoint alone; `held`
+    (arxiv_html) first queues the first pages of the papers the store holds."""
     settings = load_settings(HarvesterSettings, "harvest")
     http = make_http_client(settings)
     try:
-        source, _ = build_source(name, settings, http)
         async with harvesting(settings) as context:
+            if held:
+                queued = await context.first_pages.enqueue_held(dt.datetime.now(dt.UTC))
+                console.print(f"{queued} held arXiv papers queued for their first page (each once)")
+            source, _ = build_source(name, settings, http, context.first_pages)
             status = await _run(context, source, f"harvest {name}", from_date, until_date)
     except LeaseHeld as held:
         console.print(f"[red]{held}; try again when that run has finished")

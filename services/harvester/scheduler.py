@@ -6,6 +6,7 @@ import logging
 
 import httpx
 
+from services.harvester.first_pages import FirstPageQueue
 from services.harvester.http import PoliteFetcher
 from services.harvester.lease import LeaseHeld, source_lease
 from services.harvester.runner import Publishing, run_source
@@ -14,6 +15,7 @@ from services.harvester.sources import Source
 from services.harvester.sources.acl import AclAnthologySource
 from services.harvester.sources.arxiv import ArxivIdsSource, ArxivOaiSource, ArxivRecordFetcher
 from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
+from services.harvester.sources.arxiv_html import ArxivHtmlSource
 from services.harvester.sources.daily_arxiv import DailyArxivSource
 from services.harvester.sources.hf import HfDailyPapersSource
 from services.harvester.sources.pmlr import PmlrSource
@@ -47,12 +49,15 @@ def polite_fetcher(settings: HarvesterSettings, client: httpx.AsyncClient, min_i
 
 
 def build_sources(
-    names: list[str], settings: HarvesterSettings, client: httpx.AsyncClient
+    names: list[str],
+    settings: HarvesterSettings,
+    client: httpx.AsyncClient,
+    first_pages: FirstPageQueue | None = None,
 ) -> dict[str, tuple[Source, float]]:
-    """The source modules called `names`, each with its run interval in seconds.
+    """The source modules called `names`, each with its run interval in seconds (`arxiv_html` reads `first_pages`).
 
-    arXiv gets one fetcher for the whole process: the arXiv source's ListRecords and the Hugging Face source's
-    GetRecord of each pick both go through it, so together they keep arXiv's one request per 3 s.
+    arXiv gets one fetcher for the whole process: the arXiv source's ListRecords, the Hugging Face source's
+    GetRecord of each pick and the HTML pages all go through it, so together they keep arXiv's one request per 3 s.
     """
 
     def fetcher(min_interval_s: float) -> PoliteFetcher:
@@ -76,6 +81,10 @@ def build_sources(
             built[name] = hf, settings.hf_interval_s
         elif name == "pmlr":
             built[name] = PmlrSource(settings, fetcher(settings.pmlr_min_request_interval_s)), settings.pmlr_interval_s
+        elif name == "arxiv_html":
+            if first_pages is None:
+                raise ValueError("arxiv_html reads the queue of first pages: give it the database's")
+            built[name] = ArxivHtmlSource(settings, arxiv, first_pages), settings.arxiv_html_interval_s
         elif name == "daily_arxiv":
             community = DailyArxivSource(settings, fetcher(settings.daily_arxiv_min_request_interval_s))
             built[name] = community, settings.daily_arxiv_interval_s
@@ -90,9 +99,11 @@ def build_ids_source(arxiv_ids: list[str], settings: HarvesterSettings, client: 
     return ArxivIdsSource(arxiv_ids, ArxivRecordFetcher(settings, fetcher))
 
 
-def build_source(name: str, settings: HarvesterSettings, client: httpx.AsyncClient) -> tuple[Source, float]:
+def build_source(
+    name: str, settings: HarvesterSettings, client: httpx.AsyncClient, first_pages: FirstPageQueue | None = None
+) -> tuple[Source, float]:
     """The source module called `name` and its run interval in seconds (a manual run's one source)."""
-    return build_sources([name], settings, client)[name]
+    return build_sources([name], settings, client, first_pages)[name]
 
 
 async def run_once(

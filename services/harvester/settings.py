@@ -6,7 +6,7 @@ from pydantic import Field, field_validator
 
 from papertrail.settings import InfraSettings
 
-KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf", "pmlr", "daily_arxiv")
+KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf", "pmlr", "daily_arxiv", "arxiv_html")
 # a category of arXiv's taxonomy as the feed URL names it: cs, cs.AI, hep-ph, q-bio.NC, astro-ph.GA
 CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
 
@@ -14,9 +14,10 @@ CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
 class HarvesterSettings(InfraSettings):
     http_port: int = Field(8001, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
     sources: list[str] = Field(
-        ["arxiv", "daily_arxiv"],
+        ["arxiv", "daily_arxiv", "arxiv_html"],
         description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf, pmlr, "
-        "daily_arxiv (daily-arXiv-ai-enhanced's Chinese summaries)",
+        "daily_arxiv (daily-arXiv-ai-enhanced's Chinese summaries), arxiv_html (the first page of each arXiv paper "
+        "published: its authors' affiliations)",
     )
 
     arxiv_oai_url: str = Field("https://oaipmh.arxiv.org/oai", description="arXiv OAI-PMH base URL")
@@ -102,6 +103,36 @@ class HarvesterSettings(InfraSettings):
         2.0, ge=0, description="pause between two daily-arXiv-ai-enhanced requests"
     )
 
+    arxiv_html_url: str = Field(
+        "https://arxiv.org/html",
+        description="arXiv's HTML renderings; a paper's first page (its author block) is read at <url>/<arXiv id>, "
+        "through the arXiv connection at its pace (ARXIV_MIN_REQUEST_INTERVAL_S)",
+    )
+    arxiv_pdf_url: str = Field(
+        "https://arxiv.org/pdf",
+        description="arXiv's PDFs; a paper without an HTML rendering has its first page read from <url>/<arXiv id>",
+    )
+    arxiv_pdf_max_bytes: int = Field(
+        20 * 1024 * 1024,
+        ge=1024,
+        description="a PDF larger than this is not read (counted as too_large); arXiv accepts submissions to 50 MB",
+    )
+    arxiv_html_interval_s: float = Field(
+        600, gt=0, description="seconds between runs of arxiv_html (each reads the pages queued since the last)"
+    )
+    arxiv_html_batch: int = Field(
+        100,
+        ge=1,
+        le=5000,
+        description="first pages one arxiv_html run reads at most (at 3 s each, 6 s with a PDF: 5-10 minutes, well "
+        "inside the SourceStale alert's three intervals)",
+    )
+    arxiv_html_max_bytes: int = Field(
+        8 * 1024 * 1024,
+        ge=1024,
+        description="a first page larger than this is not read (counted as too_large); arXiv's are a few MB at most",
+    )
+
     lease_ttl_s: float = Field(
         300, gt=0, description="a source's run lease expires this long after its holder stops renewing it"
     )
@@ -129,7 +160,14 @@ class HarvesterSettings(InfraSettings):
         return value
 
     @field_validator(
-        "arxiv_oai_url", "arxiv_feed_url", "acl_anthology_url", "hf_api_url", "pmlr_url", "daily_arxiv_url"
+        "arxiv_oai_url",
+        "arxiv_feed_url",
+        "acl_anthology_url",
+        "hf_api_url",
+        "pmlr_url",
+        "daily_arxiv_url",
+        "arxiv_html_url",
+        "arxiv_pdf_url",
     )
     @classmethod
     def _http_url(cls, value: str) -> str:

@@ -34,7 +34,12 @@ class MatcherSettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, Webho
         4, ge=1, le=20, description="tries per webhook delivery (each a turn in the delivery queue, not a wait)"
     )
     webhook_backoff_s: float = Field(1.0, ge=0, description="first wait between webhook tries; doubles each try")
-    webhook_backoff_max_s: float = Field(60.0, ge=0, description="longest wait between webhook tries")
+    webhook_backoff_max_s: float = Field(
+        60.0,
+        ge=0,
+        description="longest wait between webhook tries (a Telegram chat over its flood limit may ask for longer: "
+        "its retry_after is waited for, up to a day)",
+    )
     webhook_timeout_s: float = Field(
         10.0,
         gt=0,
@@ -52,7 +57,7 @@ class MatcherSettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, Webho
         5,
         ge=1,
         description="consecutive failed or slow deliveries to one host that disable a user's webhooks on that host "
-        "(whatever their URLs)",
+        "(whatever their URLs: the webhook, push channels, follows' own)",
     )
     webhook_concurrency: int = Field(32, ge=1, le=1000, description="webhook tries running at once, per matcher")
     webhook_per_address: int = Field(

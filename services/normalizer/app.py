@@ -2,6 +2,7 @@
 papers that are none (ACL front matter) are set aside (those held from earlier releases are withdrawn by migration 2,
 services/normalizer/migrations.py)."""
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,6 +13,7 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
+from papertrail.institutions.matching import shipped_matcher
 from papertrail.kafka import (
     DeadLetterPolicy,
     Publisher,
@@ -127,6 +129,8 @@ def create_app(settings: NormalizerSettings) -> AsgiFastStream:
         # before any record is consumed: the papers' fingerprints must be the current scheme's (migrations.py)
         migrating = MigrationContext(clients.db, publishing_on(broker, settings))
         await MigrationRecord(clients.db).run_pending(MIGRATIONS, migrating)
+        # the ROR catalogue read and indexed off the event loop, before the first affiliation needs it (seconds)
+        await asyncio.to_thread(shipped_matcher)
         yield resources
 
     return service_app(settings, SERVICE, broker, open_normalizer, topics=TOPICS, needs=NEEDS)

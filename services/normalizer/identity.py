@@ -6,8 +6,10 @@ author's family name and their initial, and only when no id contradicts it (a pa
 record with arXiv id Y, nor one ACL id, OpenReview forum, PMLR entry or DBLP key another). Two records with the same
 title but different first authors therefore never merge, and neither do two arXiv papers that share title and first
 author. Published venues win for status, venue and the volume that prints the paper; the newest version wins for
-title and abstract; ids, categories, sources, links and authors' affiliations / ORCID / source ids accumulate; a code,
-data, model, demo or project link found in the abstract or comments fills only a kind no source's own field gives.
+title and abstract; ids, categories, sources, links and authors' affiliations (each matched to ROR institutions) /
+ORCID / source ids accumulate, and an operator's correction of an author's institutions is kept
+(papertrail/author_institutions.py); a code, data, model, demo or project link found in the abstract or comments
+fills only a kind no source's own field gives.
 The venue claims are read again from the merged paper's comments, journal reference and DOIs: the newest version's
 comment wins, as it does for the comment itself.
 """
@@ -17,11 +19,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from papertrail.author_institutions import keep_corrections
+from papertrail.institutions.matching import with_institutions
+from papertrail.names import make_author
 from papertrail.paper_ids import fingerprint
 from papertrail.venues.claims import venue_claims
 from papertrail.web_links import web_links
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionBefore, VersionKind
+from services.normalizer.first_page import with_page_affiliations
 from services.normalizer.links import found_links
 from services.normalizer.parsers.acl import ANTHOLOGY_CATEGORY
 from services.normalizer.records import PUBLISHED_STRENGTH, ParsedRecord, PublishedFrom, first_published
@@ -110,6 +116,7 @@ def enrich_authors(authors: list[Author], other: list[Author]) -> list[Author]:
             author.model_copy(
                 update={
                     "affiliations": author.affiliations or twin.affiliations,
+                    "institutions": author.institutions or twin.institutions,
                     "orcid": author.orcid or twin.orcid,
                     "source_ids": twin.source_ids | author.source_ids,
                 }
@@ -214,17 +221,21 @@ def merge(
     next_seq: int,
 ) -> Change | None:
     """Apply a parsed record to the paper it belongs to (or start one); None when nothing changes."""
+    if record.page_authors is not None:
+        return _merge_first_page(existing, record, content_hash=content_hash, now=now, next_seq=next_seq)
     latest = record.latest_version
     first = record.first_published
     # Links found in the text fill only the kinds that no source's own field gives (here or held before).
     found = found_links(record.abstract, record.comments)
+    # each author's affiliations matched to ROR, labelled with the source that gave them
+    authors = with_institutions(record.authors, source=record.source)
     if existing is None:
         paper = Paper(
             id=canonical_id(record.ids),
             ids=record.ids,
             title=record.title,
             abstract=record.abstract,
-            authors=record.authors,
+            authors=authors,
             categories=record.categories,
             venue=record.venue,
             year=record.year,
@@ -263,10 +274,10 @@ def merge(
         paper.versions = in_order([*dated(existing.versions, record.versions), *new_versions])
         if newest or not existing.abstract:
             paper.title, paper.abstract = record.title, record.abstract or existing.abstract
-            if record.authors:
-                paper.authors = enrich_authors(record.authors, existing.authors)
+            if authors:
+                paper.authors = enrich_authors(authors, existing.authors)
         else:
-            paper.authors = enrich_authors(existing.authors, record.authors)
+            paper.authors = enrich_authors(existing.authors, authors)
         primary = record.categories[:1] if record.source == "arxiv" else existing.categories[:1]
         paper.categories = list(dict.fromkeys([*primary, *existing.categories, *record.categories]))
         if record.status == "published":
@@ -293,6 +304,8 @@ def merge(
         else:
             kind = "updated"
 
+    if existing is not None:  # an operator's correction of an author's institutions outlives every later record
+        paper.authors = keep_corrections(paper.authors, existing.authors)
     paper.venue_claims = venue_claims(paper.comments, paper.journal_ref, paper.ids.dois)
     paper.ai_related = is_ai_related(paper, ai_categories)
     changed = changed_fields(existing, paper)
@@ -313,6 +326,36 @@ def merge(
         before=version_before(existing, changed),
     )
     return Change(paper=paper, kind=kind, version=version)
+
+
+def _merge_first_page(
+    existing: Paper | None, record: ParsedRecord, *, content_hash: str, now: datetime, next_seq: int
+) -> Change | None:
+    """A first-page record's affiliations put on the authors of the paper it names (an update); it starts no paper
+    and changes nothing else of it."""
+    if existing is None or record.page_authors is None:
+        return None
+    paper = existing.model_copy(deep=True)
+    paper.authors = with_page_affiliations(existing.authors, record.page_authors)
+    # the page's affiliations matched to ROR, the emails beside each name counting as evidence
+    emails = {make_author(author.name).key: author.emails for author in record.page_authors}
+    paper.authors = with_institutions(paper.authors, source=record.source, emails=emails)
+    changed = changed_fields(existing, paper)
+    if not changed:
+        return None
+    paper.updated_at = now
+    version = PaperVersion(
+        paper_id=paper.id,
+        seq=next_seq,
+        kind="metadata_correction",
+        source=record.source,
+        source_record_id=record.record_id,
+        observed_at=now,
+        changed_fields=changed,
+        content_hash=content_hash,
+        before=version_before(existing, changed),
+    )
+    return Change(paper=paper, kind="updated", version=version)
 
 
 def dated_as_stored(

@@ -11,6 +11,7 @@ from datetime import datetime
 from schemas.events import NormalizedKind, PaperNormalized
 from schemas.paper import Paper, PaperVersion
 from services.normalizer.identity import contradicts, id_keys, merge, paper_fingerprint, record_fingerprint
+from services.normalizer.metrics import SET_ASIDE
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper
 
 KIND_OF_VERSION: dict[str, NormalizedKind] = {
@@ -86,6 +87,10 @@ def plan_batch(
     for item in items:
         record = item.record
         draft = drafts.find(record)
+        if draft is None and record.page_authors is not None:
+            # a first page completes a paper and starts none: without the paper it names it has nothing to do
+            SET_ASIDE.labels("first_page_before_paper").inc()
+            continue
         if draft is None:
             draft = Draft(None, None, [], 0)
         change = merge(
@@ -110,7 +115,9 @@ def plan_batch(
         draft.versions.append(change.version)
         draft.events.append(_event(change.version.kind, change.paper, change.version, item))
         draft.items.append(item)
-        for fp in (record_fingerprint(record), paper_fingerprint(change.paper)):
+        # a first page has no title: its fingerprint would join it to nothing it belongs to
+        own = [] if record.page_authors is not None else [record_fingerprint(record)]
+        for fp in (*own, paper_fingerprint(change.paper)):
             if fp not in draft.fingerprints:
                 draft.fingerprints.append(fp)
         if is_new:

@@ -23,6 +23,15 @@ PublishedFrom = Literal["versions", "listing", "id_month"]
 PUBLISHED_STRENGTH: dict[str | None, int] = {None: 0, "id_month": 1, "listing": 2, "versions": 3}
 
 
+@dataclass(frozen=True, slots=True)
+class PageAuthor:
+    """One author as the paper's first page names them, with the affiliations and emails written beside the name."""
+
+    name: str
+    affiliations: tuple[str, ...] = ()
+    emails: tuple[str, ...] = ()
+
+
 class UnparseableRecord(ValueError):
     """The raw record cannot be turned into a parsed record; it goes to the dead-letter topic."""
 
@@ -51,6 +60,9 @@ class ParsedRecord:
     original: dict[str, str] = field(default_factory=dict)  # title/abstract as the source wrote them
     listed_on: datetime | None = None  # the day a daily listing announced the paper (the corpus' files)
     dropped_links: dict[str, str] = field(default_factory=dict)  # the source's links that were no http(s) URL
+    # a first-page record (arXiv's HTML author block): no paper of its own, only its authors' affiliations for the
+    # paper its id names; None for every other record
+    page_authors: list[PageAuthor] | None = None
 
     @property
     def latest_version(self) -> SourceVersion | None:

@@ -122,6 +122,10 @@ class PaperStore:
                 found.setdefault(paper_id, stored)
         return list(found.values())
 
+    async def held_paper(self, paper_id: str) -> StoredPaper | None:
+        """The paper of this canonical id as stored, or None."""
+        return (await self._find_papers([{"_id": paper_id}])).get(paper_id)
+
     async def _find_papers(self, lookups: list[dict[str, Any]]) -> dict[str, StoredPaper]:
         found: dict[str, StoredPaper] = {}
         for docs in await asyncio.gather(*(self.papers.find(f).to_list(None) for f in lookups)):

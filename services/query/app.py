@@ -24,11 +24,22 @@ from papertrail.kafka import Publisher, StaticMembershipBroker, batch_options, c
 from papertrail.leases import Leases, run_under_lease
 from papertrail.metrics import RequestMetrics
 from papertrail.migrations import MigrationContext, MigrationRecord, publishing_on
+from papertrail.query_hubs import reference_queries
 from papertrail.service import Clients, Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.api.problems import install_problem_details, on_api, one_value_each, problem_response
-from services.query.api.routes import corrections, feeds, follows, library, overview, papers, tokens, venues
+from services.query.api.routes import (
+    corrections,
+    feeds,
+    follows,
+    institutions,
+    library,
+    overview,
+    papers,
+    tokens,
+    venues,
+)
 from services.query.api.routes import topics as topic_routes
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
@@ -89,6 +100,7 @@ def build_resources(
         query_embedder, min_score=settings.meaning_min_score,
         search_dimensions=search.embedding_dimensions if search else 0, search_embedder=search_embedder,
         search_min_score=search.meaning_min_score if search else settings.meaning_min_score,
+        search_hub_reference=reference_queries(search.embedding_model) if search else None,
     )  # fmt: skip
     library = LibraryStore(clients.db)
     runs_jobs = settings.query_role in WORK_ROLES
@@ -217,6 +229,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
         tokens.router,
         feeds.router,
         venues.router,
+        institutions.router,
     )
     for router in routers if serves_http else ():  # the worker role serves only /healthz, /readyz, /metrics
         app.include_router(router)

@@ -107,7 +107,7 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, SearchEmbeddingSettings, W
         "20/1h", description=f"error reports per client address (anonymous) or per user; {RATE_HELP}"
     )
     limit_follow_writes: RateSetting = Field(
-        "60/1h", description="follow and webhook writes (add, remove, set) per user"
+        "60/1h", description="follow, webhook and push channel writes (add, remove, set) per user"
     )
     limit_library_writes: RateSetting = Field(
         "600/1h", description="library and feedback writes (save, change, remove, the one-click marks) per user"

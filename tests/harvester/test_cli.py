@@ -12,6 +12,7 @@ from tests.integration.spawner import ZYGOTE
     [
         (["harvest", "arxiv", "--from", "2024-13-01"], "'2024-13-01' is not a date YYYY-MM-DD"),
         (["harvest", "dblp"], "invalid choice: 'dblp'"),
+        (["harvest", "arxiv", "--held"], "--held goes with the source arxiv_html"),
         (["import", "/nonexistent/snapshot.json"], "/nonexistent/snapshot.json is not a file"),
         (["import", "x.json", "--format", "csv"], "invalid choice: 'csv'"),
     ],

@@ -96,6 +96,9 @@ def serve(control_fd: int) -> None:
             importlib.import_module(module)
         except ImportError:
             pass
+    from papertrail.institutions.matching import shipped_matcher
+
+    shipped_matcher()  # the ROR catalogue indexed once here, not again in every normalizer forked
     threads = len(os.listdir("/proc/self/task"))
     control = os.fdopen(control_fd, "w", buffering=1)
     if threads != 1 or threading.active_count() != 1:  # a fork would copy a thread's locks without the thread

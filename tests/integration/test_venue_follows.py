@@ -29,7 +29,7 @@ def with_comment(paper: Paper, comment: str, version: str) -> Paper:
     )
 
 
-async def _hold(servers: Servers, env: dict[str, str], mongo: MongoClient, paper: Paper) -> None:
+async def hold(servers: Servers, env: dict[str, str], mongo: MongoClient, paper: Paper) -> None:
     """A paper the normalizer stored and the query service indexed: what a backfill finds."""
     body = paper.model_dump(mode="python", exclude={"id"}, exclude_none=True)
     mongo[env["MONGODB_DATABASE"]].papers.replace_one({"_id": paper.id}, {"_id": paper.id, **body}, upsert=True)
@@ -45,7 +45,7 @@ async def test_a_venue_follow_backfills_and_matches_an_acceptance_once_it_arrive
     matcher: dict, servers: Servers, mongo: MongoClient
 ) -> None:
     held = with_comment(PAPERS["arxiv:2605.00224"], ACCEPTED, "v2")
-    await _hold(servers, matcher["env"], mongo, held)
+    await hold(servers, matcher["env"], mongo, held)
     icml = Follow(
         id=f"icml-{RUN}",
         user_id=USER,

@@ -3,6 +3,7 @@
 import asyncio
 import contextlib
 import json
+import logging
 import threading
 import time
 import uuid
@@ -18,7 +19,7 @@ from pymongo import AsyncMongoClient
 
 from papertrail.guarded_http import system_resolver
 from papertrail.outbound import IPAddress
-from papertrail.push import dingtalk, feishu
+from papertrail.push import dingtalk, feishu, telegram
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.digest_mailer import DigestMaker
 from services.matcher.delivery.dispatcher import open_webhooks
@@ -34,7 +35,8 @@ SECRET = "s3cret-for-tests"
 
 
 class Receiver:
-    """A real HTTP server answering webhook POSTs with the given statuses in turn (the last one repeats); `silent`:
+    """A real HTTP server answering webhook POSTs with the given statuses (and `answers`, bodies) in turn (the last one
+    repeats); `silent`:
     one that takes each request and never answers (until the test ends). It listens on `address`, a loopback
     address (the whole of 127.0.0.0/8 is), so tests can have receivers at different addresses."""
 
@@ -48,6 +50,7 @@ class Receiver:
         takes: tuple[float, ...] = (0.0,),
         trickle_s: float = 0.0,
         answer: bytes = b"",
+        answers: tuple[bytes, ...] = (),
     ) -> None:
         self.statuses = statuses
         self.requests: list[tuple[dict[str, str], bytes]] = []
@@ -69,10 +72,11 @@ class Receiver:
                 if trickle_s:  # the answer a byte at a time, each well inside a read's timeout
                     self.trickle(f"HTTP/1.1 {status} OK\r\ncontent-length: 0\r\n\r\n".encode(), trickle_s)
                     return
+                said = answers[min(len(receiver.requests), len(answers)) - 1] if answers else answer
                 self.send_response(status)
-                self.send_header("content-length", str(len(answer)))
+                self.send_header("content-length", str(len(said)))
                 self.end_headers()
-                self.wfile.write(answer)
+                self.wfile.write(said)
 
             def trickle(self, answer: bytes, every_s: float) -> None:
                 for n in range(len(answer)):
@@ -422,6 +426,65 @@ async def test_slack_gets_its_text_and_its_status_decides(servers: Servers, stor
     assert f"/papers/{taken.paper_id}|{taken.paper_title}>" in json.loads(receiver.requests[0][1])["text"]
     assert failed["outcome"] == "failed" and failed["error"] == "HTTP 404 (not retried)"
     assert len(refusing.requests) == 1
+
+
+TELEGRAM_TOKEN = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11"  # the Bot API documentation's example token
+# the Bot API's answers (quoted in test_push.py): a message taken, and flood control asking for a second's wait
+TELEGRAM_TOOK = b'{"ok":true,"result":{"message_id":42,"chat":{"id":-1001234567890}}}'
+TELEGRAM_FLOOD = (
+    b'{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 1","parameters":{"retry_after":1}}'
+)
+
+
+def telegram_url(receiver: Receiver) -> str:
+    """A Telegram target as PaperTrail keeps it, at the local receiver (api.telegram.org's path and query)."""
+    official = telegram.webhook_url(TELEGRAM_TOKEN, "-1001234567890")
+    return official.replace("https://api.telegram.org", f"http://127.0.0.1:{receiver.server.server_port}")
+
+
+async def test_telegram_gets_send_message_and_its_flood_limit_is_waited_for(
+    servers: Servers, store: MatchStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A chat over its flood limit answers 429 with `retry_after` (1 s here, the backoff 0.05 s): the next try is
+    due no sooner, and then delivered. The bot's token is never logged, even with httpx's request log on."""
+    caplog.set_level(logging.DEBUG, logger="papertrail")
+    caplog.set_level(logging.INFO, logger="httpx")  # where an operator's LOG_LEVELS turns its request log on
+    match = a_match()
+    async with Webhooks(store, settings(servers)) as webhooks:
+        with Receiver([429, 200], answers=(TELEGRAM_FLOOD, TELEGRAM_TOOK)) as receiver:
+            url = telegram_url(receiver)
+            await webhooks.queue(match, url, "telegram")
+            delivery = await webhooks.closed(match, url)
+    assert delivery["outcome"] == "delivered" and [a["status"] for a in delivery["attempts"]] == [429, 200]
+    first, second = delivery["attempts"]
+    assert second["at"] - first["at"] >= timedelta(seconds=1)
+    assert receiver.paths == [f"/bot{TELEGRAM_TOKEN}/sendMessage"] * 2  # the token in the path, the chat in the body
+    headers, body = receiver.requests[0]
+    assert headers["content-type"] == "application/json; charset=utf-8"
+    sent = json.loads(body)
+    assert sent["chat_id"] == "-1001234567890" and sent["parse_mode"] == "HTML"
+    assert f'/papers/{match.paper_id}">{match.paper_title}</a>' in sent["text"]
+    requests_logged = [r.getMessage() for r in caplog.records if r.name == "httpx"]
+    assert len(requests_logged) == 2 and all("/bot***ew11/sendMessage" in line for line in requests_logged)
+    ours = [r.getMessage() + str(r.__dict__) for r in caplog.records if r.name.split(".")[0] in ("papertrail", "httpx")]
+    assert ours and not any(TELEGRAM_TOKEN.split(":")[1] in line for line in ours)
+
+
+async def test_a_telegram_refusal_is_kept_with_its_description_and_not_retried(
+    servers: Servers, store: MatchStore
+) -> None:
+    match = a_match()
+    gone = b'{"ok":false,"error_code":403,"description":"Forbidden: bot was kicked from the group chat"}'
+    async with Webhooks(store, settings(servers)) as webhooks:
+        with Receiver([403], answer=gone) as receiver:
+            url = telegram_url(receiver)
+            await webhooks.queue(match, url, "telegram")
+            delivery = await webhooks.closed(match, url)
+    assert delivery["outcome"] == "failed" and len(receiver.requests) == 1
+    said = "HTTP 403, bot error code 403: Forbidden: bot was kicked from the group chat (not retried)"
+    assert delivery["error"] == said
+    endpoint = await store.endpoint("u1", "127.0.0.1")
+    assert endpoint["consecutive_failures"] == 1 and endpoint["last_error"] == delivery["error"]
 
 
 async def test_a_receiver_that_never_answers_holds_up_no_other_users_delivery(

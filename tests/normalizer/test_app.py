@@ -6,6 +6,7 @@ others stored. (The flows over real Kafka: test_dead_letters.py, tests/integrati
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -16,13 +17,22 @@ from pymongo import AsyncMongoClient
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.kafka import dead_letter_topic
+from papertrail.names import make_author
 from papertrail.service import Clients, provide
 from schemas import topics
+from schemas.paper import PaperIds
+from services.harvester.sources.arxiv_html_page import author_block
 from services.harvester.sources.pmlr_bib import split_volume
 from services.normalizer.app import build_resources, create_app
+from services.normalizer.identity import merge
+from services.normalizer.plan import Draft
+from services.normalizer.records import ParsedRecord
 from services.normalizer.settings import NormalizerSettings
-from tests.conftest import SOURCES, broker_of, free_port
+from services.normalizer.store import PaperStore
+from tests.conftest import FIXTURES, SOURCES, broker_of, free_port
 from tests.normalizer.sources import acl_records, raw_record
+
+NOW = datetime(2026, 12, 7, tzinfo=UTC)
 
 
 @dataclass
@@ -106,3 +116,40 @@ async def test_a_pmlr_entry_with_broken_braces_is_parked_and_the_others_normaliz
     assert len(seen.normalized) == len(records) - 1 == 20
     stored = {doc["ids"]["pmlr"] async for doc in scratch_db.papers.find({}, {"ids.pmlr": 1})}
     assert stored == {r.record_id for r in records} - {"v267/aamand25a"}
+
+
+@pytest.mark.integration
+async def test_a_first_page_completes_the_stored_paper_after_it_and_waits_for_none(scratch_db: AsyncDatabase) -> None:
+    """A genuine arXiv page's author block on harvest.raw.v1 (tests/fixtures/first_page): the arXiv paper stored
+    before it gets its authors' affiliations in an `updated` event; a page whose paper is not held starts no paper,
+    parks nothing and is counted."""
+    page = (FIXTURES / "first_page" / "2312.17141v1.authors.html").read_bytes()
+    first_page = raw_record("arxiv_html", "2312.17141", "arxiv_html_authors", author_block(page))
+    orphan = raw_record("arxiv_html", "2609.03768", "arxiv_html_authors", author_block(page))
+    record = ParsedRecord(
+        source="arxiv",
+        record_id="2312.17141",
+        ids=PaperIds(arxiv="2312.17141"),
+        title="Probabilistic Programming with Exact Conditions",
+        abstract="We spell out the paradigm of exact conditioning.",
+        authors=[make_author("Dario Stein"), make_author("Sam Staton")],
+    )
+    start = merge(None, record, content_hash="arxiv", now=NOW, ai_categories=frozenset(), next_seq=1)
+    assert start is not None
+    held = Draft(None, start.paper, [], 1, versions=[start.version])
+    assert await PaperStore(scratch_db).save([held]) == set()
+    reason = {"reason": "first_page_before_paper"}
+    before = REGISTRY.get_sample_value("papertrail_normalizer_records_set_aside_total", reason) or 0
+    settings = NormalizerSettings(mongodb_url="mongodb://unused")  # the database is scratch_db's
+    async with in_memory(settings, scratch_db) as (broker, seen):
+        await broker.publish_batch(first_page, orphan, topic=topics.HARVEST_RAW)
+    assert seen.parked == [] and len(seen.normalized) == 1
+    assert seen.normalized[0]["kind"] == "updated"
+    stored = await scratch_db.papers.find_one({"_id": start.paper.id})
+    assert stored is not None
+    assert [a["affiliations"][0].split(",")[0] for a in stored["authors"]] == [
+        "Radboud University Nijmegen",
+        "University of Oxford",
+    ]
+    assert await scratch_db.papers.count_documents({}) == 1
+    assert REGISTRY.get_sample_value("papertrail_normalizer_records_set_aside_total", reason) == before + 1

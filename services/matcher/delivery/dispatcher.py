@@ -16,6 +16,7 @@ import httpx
 
 from papertrail.guarded_http import GuardedTransport, Resolver, system_resolver
 from papertrail.outbound import IPAddress, OutboundRefused
+from papertrail.push.channel import masked_url
 from services.matcher.delivery.webhook_sender import WebhookSender
 from services.matcher.delivery.webhooks import Slots
 from services.matcher.settings import MatcherSettings
@@ -137,6 +138,19 @@ class WebhookDispatcher:
                     await self.wake.wait()
 
 
+class MaskedRequestUrls(logging.Filter):
+    """httpx logs each request's URL (at INFO, where an operator's LOG_LEVELS asks for it); a bot's URL carries its
+    credential (a Telegram bot's token, a Feishu hook's), so the URLs it logs are masked as the API shows them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(masked_url(str(a)) if isinstance(a, httpx.URL) else a for a in record.args)
+        return True
+
+
+HTTPX_LOG = logging.getLogger("httpx")
+
+
 def open_webhooks(
     store: MatchStore,
     settings: MatcherSettings,
@@ -146,6 +160,8 @@ def open_webhooks(
     """The webhooks' dispatcher and HTTP client (closed by the caller): one guarded transport, whose resolver answers
     both the dispatcher's count per address and the connection, which goes to the address counted. Every webhook
     goes through the outbound policy, checked again when connecting (papertrail/guarded_http.py)."""
+    if not any(isinstance(f, MaskedRequestUrls) for f in HTTPX_LOG.filters):
+        HTTPX_LOG.addFilter(MaskedRequestUrls())
     transport = GuardedTransport(settings.webhook_policy, resolver)
     client = httpx.AsyncClient(transport=transport, follow_redirects=False)
     sender = WebhookSender(store, client, settings, monotonic)

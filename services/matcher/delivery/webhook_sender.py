@@ -14,7 +14,7 @@ import httpx
 
 from papertrail.guarded_http import CONNECT_TO
 from papertrail.outbound import IPAddress, OutboundRefused, url_host
-from papertrail.push.channel import ANSWER_LIMIT, LANGUAGES, Language, match_message
+from papertrail.push.channel import ANSWER_LIMIT, Language, match_message
 from papertrail.push.channels import CHANNELS, GENERIC
 from schemas.events import Follow, FollowMatched
 from services.matcher.delivery.webhooks import (
@@ -53,20 +53,28 @@ class WebhookTarget:
 
 
 def webhook_target(follow: Follow | None, user: dict[str, Any] | None) -> WebhookTarget | None:
-    """The follow's own webhook, else the user's (`webhook_url` / `webhook_secret` / `webhook_channel` /
-    `webhook_language` on the user document)."""
+    """Where a follow's match goes: the follow's own webhook (a generic one, given with the follow); else the owner's
+    push channel the follow names (`push_channel_id`), else the owner's default push channel (`push_default`);
+    else the owner's webhook (`webhook_url` / `webhook_secret` / `webhook_channel` / `webhook_language`). A channel
+    removed since reads as none: the next in that order is taken."""
     if follow is not None and follow.webhook_url:
         return WebhookTarget(follow.webhook_url, follow.webhook_secret or "")
-    if user and user.get("webhook_url"):
-        channel = str(user.get("webhook_channel") or GENERIC)
-        language = user.get("webhook_language")
-        return WebhookTarget(
-            str(user["webhook_url"]),
-            str(user.get("webhook_secret") or ""),
-            channel,
-            language if language in LANGUAGES else "zh",
+    if not user:
+        return None
+    channels = {str(c.get("id")): c for c in user.get("push_channels") or [] if c.get("url")}
+    wanted = follow.push_channel_id if follow is not None else None
+    chosen = channels.get(wanted or "") or channels.get(str(user.get("push_default") or ""))
+    if chosen is not None:
+        return _target(chosen["url"], chosen.get("secret"), chosen.get("channel"), chosen.get("language"))
+    if user.get("webhook_url"):
+        return _target(
+            user["webhook_url"], user.get("webhook_secret"), user.get("webhook_channel"), user.get("webhook_language")
         )
     return None
+
+
+def _target(url: str, secret: str | None, channel: str | None, language: str | None) -> WebhookTarget:
+    return WebhookTarget(str(url), str(secret or ""), str(channel or GENERIC), "en" if language == "en" else "zh")
 
 
 def queued_delivery(match: FollowMatched, target: WebhookTarget, now: datetime, public_url: str) -> dict[str, Any]:
@@ -128,6 +136,18 @@ async def read_head(response: httpx.Response, limit: int) -> bytes:
     return bytes(head[:limit])
 
 
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A try's answer: its status (None: none) and the seconds it took; `refused`: the outbound policy stopped the
+    request; `bot_error`: the error a bot's answer names in its body; `retry_after_s`: the wait it asks for."""
+
+    status: int | None
+    took_s: float | None
+    refused: bool = False
+    bot_error: str | None = None
+    retry_after_s: float | None = None
+
+
 class WebhookSender:
     """One try of a queued delivery: POSTed through the guarded client (papertrail/guarded_http.py), logged with the
     status code only, and what follows decided by `webhooks.verdict`; `monotonic` times the answer (tests move it)."""
@@ -164,14 +184,18 @@ class WebhookSender:
         connecting); return what became of it (delivered, retry, failed)."""
         ident, user_id, host = delivery["_id"], delivery["user_id"], delivery["host"]
         now = datetime.now(UTC)
-        status, took_s, refused, bot_error = await self._post(delivery, address)
+        answer = await self._post(delivery, address)
+        status = answer.status
         attempt: dict[str, Any] = {"at": now} | ({"status": status} if status is not None else {"error": "no answer"})
         # refused: not tried again (the host's addresses are what they are), and counted as the host's failure
         fate = (
             Verdict("failed", REFUSED, strike=REFUSED)
-            if refused
-            else verdict(status, len(delivery["attempts"]) + 1, self.retries, now, took_s, self.slow_after_s, bot_error)
-        )
+            if answer.refused
+            else verdict(
+                status, len(delivery["attempts"]) + 1, self.retries, now, answer.took_s, self.slow_after_s,
+                answer.bot_error, answer.retry_after_s,
+            )
+        )  # fmt: skip
         if fate.outcome == "retry":
             await self.store.delivery_tried(ident, attempt, {"due_at": fate.due_at})
             return self._counted("retry")
@@ -193,23 +217,22 @@ class WebhookSender:
         return self._counted(fate.outcome)
 
     async def _set_again(self, user_id: str, host: str, endpoint: dict[str, Any]) -> bool:
-        """Re-enable the user's webhooks on the host if they set their webhook (PUT /api/me/webhook) to a URL there
-        since it was disabled: their word that the receiver works again. A new follow's URL is not (that was the
-        way round the count)."""
+        """Re-enable the user's webhooks on the host if they set their webhook (PUT /api/me/webhook) to a URL there,
+        or added a push channel there, since it was disabled: their word that the receiver works again. A new
+        follow's URL is not (that was the way round the count)."""
         user = await self.store.user(user_id) or {}
-        set_at, disabled_at = user.get("webhook_set_at"), endpoint.get("disabled_at")
-        if set_at is None or disabled_at is None or set_at <= disabled_at:
+        disabled_at = endpoint.get("disabled_at")
+        if disabled_at is None:
             return False
-        if url_host(str(user.get("webhook_url") or "")) != host:
+        set_at = [(user.get("webhook_set_at"), user.get("webhook_url"))]
+        set_at += [(channel.get("set_at"), channel.get("url")) for channel in user.get("push_channels") or []]
+        if not any(at is not None and at > disabled_at and url_host(str(url or "")) == host for at, url in set_at):
             return False
         await self.store.endpoint_enabled(user_id, host)
         return True
 
-    async def _post(
-        self, delivery: dict[str, Any], address: IPAddress | None
-    ) -> tuple[int | None, float | None, bool, str | None]:
-        """The status the receiver answered (None: none), the seconds it took, whether the outbound policy stopped
-        the request, and the error a group bot's answer names in its body."""
+    async def _post(self, delivery: dict[str, Any], address: IPAddress | None) -> "Answer":
+        """What the receiver answered (the outbound policy may have stopped the request)."""
         channel = CHANNELS.get(delivery.get("channel") or GENERIC)
         if channel is None:
             url = delivery["url"]
@@ -228,23 +251,26 @@ class WebhookSender:
             # httpx's timeout bounds each read: the whole try is bounded too, or a receiver sending its answer a byte
             # at a time would hold the slot for days
             async with asyncio.timeout(timeout):
-                # the answer's body is never read: only its status matters, and a receiver cannot make us hold a
-                # huge one
+                # a generic receiver's answer body is never read: only its status matters, and a receiver cannot
+                # make us hold a huge one
                 async with self.client.stream(
                     "POST", url, content=content, headers=headers, timeout=timeout,
                     extensions={CONNECT_TO: address} if address is not None else None,
                 ) as response:  # fmt: skip
                     took_s = self.monotonic() - started
-                    if channel is None or not 200 <= response.status_code < 300:
-                        return response.status_code, took_s, False, None
-                    # a bot answers 200 and says in the body whether it took the message: its head is read
-                    answer = await read_head(response, ANSWER_LIMIT)
-                    return response.status_code, self.monotonic() - started, False, channel.refusal(answer)
+                    if channel is None:
+                        return Answer(response.status_code, took_s)
+                    # a bot says in the head of its body whether it took the message (a 200's), or why not and how
+                    # long to wait (another status's)
+                    head = await read_head(response, ANSWER_LIMIT)
+                    wait = channel.retry_after(head) if channel.retry_after is not None else None
+                    took_s = self.monotonic() - started
+                    return Answer(response.status_code, took_s, bot_error=channel.refusal(head), retry_after_s=wait)
         except OutboundRefused as error:
             log.warning("webhook refused", extra={"delivery_id": delivery["_id"], "reason": str(error)})
-            return None, None, True, None
+            return Answer(None, None, refused=True)
         except (httpx.HTTPError, TimeoutError):
-            return None, None, False, None
+            return Answer(None, None)
 
     @staticmethod
     def _counted(outcome: str) -> str:

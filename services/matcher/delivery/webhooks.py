@@ -118,19 +118,25 @@ def verdict(
     took_s: float | None = None,
     slow_after_s: float = float("inf"),
     refused: str | None = None,
+    retry_after_s: float | None = None,
 ) -> Verdict:
     """The delivery's fate after its `attempts`-th try answered `status` in `took_s` seconds (None: no answer,
     whatever the reason, so the log is no port scanner: a closed port, a timeout and a reset read the same).
-    `refused`: the error a group bot's 2xx answer names in its body (papertrail/push/), a failure all the same."""
+    `refused`: the error a bot's answer names in its body (papertrail/push/): with a 2xx status a failure all the
+    same, with another said with it. `retry_after_s`: the wait a bot's flood-limited answer asks for (Telegram's
+    `retry_after`); the next try is no sooner."""
     if status is not None and 200 <= status < 300:
         if refused is not None:  # the bot read the request and said no (a bad signature, a deleted bot)
             failure = f"HTTP {status}, bot error {refused} (not retried)"
             return Verdict("failed", failure, strike=failure)
         return Verdict("delivered", strike=slow_answer(status, took_s, slow_after_s))
     said = "no answer" if status is None else f"HTTP {status}"
+    if refused is not None:
+        said += f", bot error {refused}"
     if status is None or retryable_status(status):
         if attempts < retries.max_attempts:
-            return Verdict("retry", due_at=now + retries.delay(attempts))
+            wait = max(retries.delay(attempts), timedelta(seconds=retry_after_s or 0))
+            return Verdict("retry", due_at=now + wait)
         failure = f"{said} after {attempts} attempts"
     else:
         failure = f"{said} (not retried)"

@@ -1,11 +1,13 @@
 """Backfill of a new follow: papers already held (the query service's Meilisearch index) that satisfy it.
 
 Meilisearch finds candidates — one search per positive term (phrase search, every word required), one filter
-on the author key, or for a venue follow one on the papers accepted (at its venue) — restricted to papers ingested
+on the author key, for a venue follow one on the papers accepted (at its venue), for an institution follow one on
+its ROR id (the documents' `institution_ids`) — restricted to papers ingested
 in the last BACKFILL_DAYS days and to the follow's categories; the matcher's own rules then decide, so a candidate
 Meilisearch returns loosely never becomes a match the live path would not make. Author follows read the
 candidates' authors (affiliations, ORCID, source ids) from `papers`, which the Meilisearch documents flatten; venue
-follows read the candidates' claims, published record and version from there too.
+follows read the candidates' claims, published record and version from there too, institution follows their
+authors' institutions.
 """
 
 import time
@@ -106,6 +108,8 @@ class Backfiller:
             return await self.run_similar(compiled, now)
         if compiled.venue is not None:
             return await self.run_venue(compiled, now)
+        if compiled.institution is not None:
+            return await self.run_institution(compiled, now)
         started = time.perf_counter()
         docs = await self.candidates(compiled, now)
         full_authors = await self.store.paper_authors(list(docs)) if compiled.author is not None else {}
@@ -139,6 +143,18 @@ class Backfiller:
         assert rule is not None
         venue = default_index().venues.get(rule.venue_key) if rule.venue_key else None
         wanted = replace(self.held(compiled, now), accepted=True, venue=venue.acronym if venue else None)
+        return await self.run_on_stored(compiled, wanted, started)
+
+    async def run_institution(self, compiled: CompiledFollow, now: datetime) -> tuple[int, list]:
+        """The window's newest papers with an author at the follow's institution, decided by the matcher's rules on
+        the stored papers."""
+        started = time.perf_counter()
+        rule = compiled.institution
+        assert rule is not None
+        return await self.run_on_stored(compiled, replace(self.held(compiled, now), institution=rule.ror), started)
+
+    async def run_on_stored(self, compiled: CompiledFollow, wanted: PaperFilter, started: float) -> tuple[int, list]:
+        """The newest papers the filter finds, read as the normalizer stored them and decided by the rules."""
         results = await self.index.search(
             "",
             filter=wanted.clauses(),

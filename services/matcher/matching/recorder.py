@@ -69,10 +69,14 @@ class BackfillRunner:
     async def run(self, compiled: CompiledFollow, attempt: int = 0) -> int:
         if attempt:
             await asyncio.sleep(self.retry_s[attempt - 1])
-        follow = compiled.follow
         async with self.one_at_a_time:
-            if self.index.follows.get(follow.id) is not compiled:
-                return 0  # changed or deleted meanwhile: its newer version had its own event
+            current = self.index.follows.get(compiled.follow.id)
+            if current is None:
+                return 0  # deleted meanwhile
+            # changed meanwhile (an update, such as its push channel, starts no backfill of its own): the version it
+            # has now is backfilled, once (its claim)
+            compiled = current
+            follow = compiled.follow
             now = datetime.now(UTC)
             vectors = await self.backfiller.vectors_of(compiled)
             if vectors == 0:

@@ -52,6 +52,7 @@ def similar_reason(titles: dict[str, str], seed: str, score: float) -> MatchReas
             "score": round(score, 4),
             "evidence": None,
             "source_version": None,
+            "term_zh": None,
             "name_match": None,
         },
     )

@@ -12,8 +12,10 @@ from schemas.events import RawRecord
 from services.normalizer.metrics import LINKS_DROPPED
 from services.normalizer.parsers.acl import parse_acl
 from services.normalizer.parsers.arxiv_atom import parse_arxiv_atom
+from services.normalizer.parsers.arxiv_html import parse_arxiv_html_authors
 from services.normalizer.parsers.arxiv_json import parse_corpus_line, parse_kaggle_arxiv
 from services.normalizer.parsers.arxiv_oai import parse_arxiv, parse_arxiv_raw
+from services.normalizer.parsers.arxiv_pdf import parse_arxiv_pdf_first_page
 from services.normalizer.parsers.daily_arxiv import parse_daily_arxiv
 from services.normalizer.parsers.dblp import parse_dblp
 from services.normalizer.parsers.hf_daily import parse_hf_daily
@@ -45,6 +47,8 @@ PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
     "daily_arxiv_json": parse_daily_arxiv,
     "pmlr_bibtex": lambda raw: parse_pmlr(raw.content),
     "dblp_xml": lambda raw: parse_dblp(raw.content),
+    "arxiv_html_authors": parse_arxiv_html_authors,
+    "arxiv_pdf_first_page": parse_arxiv_pdf_first_page,
 }
 
 

@@ -5,6 +5,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 import orjson
 from meilisearch_python_sdk import AsyncClient
 from meilisearch_python_sdk.errors import MeilisearchApiError
@@ -18,10 +19,12 @@ from prometheus_client import Counter, Histogram
 
 from papertrail.embedding import Embedder
 from papertrail.kafka import DependencyRefused, UnprocessableMessage
+from papertrail.query_hubs import hub_corrected, hub_scores
 from papertrail.search_document import (
     CHINESE_FIELDS,
     EMBEDDER,
     FILTERABLE,
+    INSTITUTION_FACET,
     SEARCH_EMBEDDER,
     SEARCHABLE,
     SORTABLE,
@@ -33,7 +36,7 @@ from papertrail.text import has_cjk
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument
 from services.query.catalogue.reads.search import MEANING_MIN_SCORE, PaperQuery, SearchMode
 
-FACETS = ["categories", "sources", "status", "ai_related", "year", "venue", *VENUE_FACETS]
+FACETS = ["categories", "sources", "status", "ai_related", "year", "venue", *VENUE_FACETS, INSTITUTION_FACET]
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
 # overview's counts need the exact figure. Raising it costs nothing measurable here (bench/search_latency.py).
 MAX_TOTAL_HITS = 10_000_000
@@ -140,8 +143,24 @@ def _without_own_filter(wanted: PaperFilter) -> list[tuple[str, PaperFilter]]:
         ("status", wanted.status is not None, replace(wanted, status=None)),
         ("ai_related", wanted.ai_related is not None, replace(wanted, ai_related=None)),
         ("venue", wanted.venue is not None, replace(wanted, venue=None)),
+        (INSTITUTION_FACET, wanted.institution is not None, replace(wanted, institution=None)),
     ]
     return [(facet, cleared) for facet, is_set, cleared in unfiltered if is_set]
+
+
+# A Chinese search by meaning alone reads this many times its closest papers by cosine and keeps the closest once
+# each one's closeness to Chinese queries in general is taken off (papertrail/query_hubs)
+HUB_POOL = 3
+
+
+def _vector_of(hit: dict[str, Any], embedder: str) -> list[float] | None:
+    """The hit's vector for `embedder` as Meilisearch returns it with retrieveVectors: {"embeddings": [[…]]}."""
+    held = (hit.get("_vectors") or {}).get(embedder) or {}
+    embeddings = held.get("embeddings") if isinstance(held, dict) else held
+    if not embeddings:
+        return None
+    first = embeddings[0]
+    return list(first) if isinstance(first, list) else list(embeddings)
 
 
 class NoVectors(Exception):
@@ -162,6 +181,7 @@ class PaperIndex:
         search_dimensions: int = 0,
         search_embedder: Embedder | None = None,
         search_min_score: float = MEANING_MIN_SCORE,
+        search_hub_reference: np.ndarray | None = None,
     ) -> None:
         self.client = client
         self.query_embedder = query_embedder  # embeds the text of a search by meaning: the papers' model
@@ -177,6 +197,9 @@ class PaperIndex:
             if search_embedder and search_dimensions
             else None
         )
+        # the search model's reference queries (papertrail/query_hubs): a Chinese search by meaning alone ranks its
+        # closest papers by cosine less each paper's closeness to Chinese queries in general; None: by cosine
+        self.search_hub_reference = search_hub_reference if self.search_meaning is not None else None
 
     async def ensure(self) -> None:
         """Create the index if missing and apply the settings kept in code; safe to repeat. The search vectors'
@@ -276,6 +299,15 @@ class PaperIndex:
         body = {"filter": wanted.clauses() or None, "page": 1, "hitsPerPage": 0, "facets": [facet]}
         return (await self._search(body)).facets.get(facet, {})
 
+    async def institution_entries(self, words: str = "", wanted: PaperFilter | None = None) -> dict[str, int]:
+        """How many papers of the filter hold each institution entry (search_document.INSTITUTION_FACET), among
+        those whose institutions' names hold every one of `words`, when given."""
+        body: dict[str, Any] = {"filter": (wanted or PaperFilter()).clauses() or None, "page": 1, "hitsPerPage": 0,
+                                "facets": [INSTITUTION_FACET]}  # fmt: skip
+        if words.strip():
+            body |= {"q": words.strip(), "attributesToSearchOn": ["institutions"], "matchingStrategy": "all"}
+        return (await self._search(body)).facets.get(INSTITUTION_FACET, {})
+
     async def pages(self, fields: list[str], page_size: int = 1000) -> AsyncIterator[list[dict[str, Any]]]:
         """Every document (only `fields` of it), a page at a time, in the index's own order."""
         offset = 0
@@ -323,8 +355,16 @@ class PaperIndex:
             closest = await self._closest(wanted, vector, embedder, min_score)
             if not closest:
                 return SearchPage(0, [], {})
-            wanted = replace(wanted, filter=replace(wanted.filter, paper_ids=closest))
-            return await self._search(search_body(wanted, fields, vector, embedder, min_score) | {"facets": facets})
+            among = replace(wanted, filter=replace(wanted.filter, paper_ids=closest))
+            if wanted.sort != "relevance" or embedder != SEARCH_EMBEDDER or self.search_hub_reference is None:
+                return await self._search(search_body(among, fields, vector, embedder, min_score) | {"facets": facets})
+            # ranked by the hub-corrected closeness: the whole list at once (at most `closest`), the page cut here
+            every = replace(among, page=1, size=len(closest))
+            found = await self._search(search_body(every, fields, vector, embedder, min_score) | {"facets": facets})
+            place = {paper_id: n for n, paper_id in enumerate(closest)}
+            ranked = sorted(found.hits, key=lambda hit: place.get(hit.get("paper_id", ""), len(place)))
+            first = (wanted.page - 1) * wanted.size
+            return SearchPage(found.total, ranked[first : first + wanted.size], found.facets)
 
         found = await run(query, attributes)
         found.mode = mode
@@ -341,10 +381,23 @@ class PaperIndex:
     async def _closest(
         self, query: PaperQuery, vector: list[float] | None, embedder: str, min_score: float
     ) -> list[str]:
-        """The ids of the query's `closest` papers by meaning (its filters applied), the closest first."""
-        top = replace(query, sort="relevance", page=1, size=query.closest or 0)
+        """The ids of the query's `closest` papers by meaning (its filters applied), the closest first. By the search
+        vectors with a hub reference: of the HUB_POOL × `closest` nearest by cosine, those nearest once each paper's
+        closeness to Chinese queries in general is taken off (papertrail/query_hubs)."""
+        wanted = query.closest or 0
+        reference = self.search_hub_reference if embedder == SEARCH_EMBEDDER else None
+        top = replace(query, sort="relevance", page=1, size=wanted if reference is None else wanted * HUB_POOL)
         body = search_body(top, ["paper_id"], vector, embedder, min_score) | {"facets": None}
-        return [hit["paper_id"] for hit in (await self._search(body)).hits]
+        if reference is None:
+            return [hit["paper_id"] for hit in (await self._search(body)).hits]
+        hits = (await self._search(body | {"retrieveVectors": True, "showRankingScore": True})).hits
+        held = [hit for hit in hits if _vector_of(hit, embedder) is not None]
+        if not held:
+            return []
+        hubs = hub_scores(np.array([_vector_of(hit, embedder) for hit in held], dtype=np.float32), reference)
+        cosines = np.array([2 * float(hit["_rankingScore"]) - 1 for hit in held])  # Meilisearch's (1 + cos) / 2
+        order = np.argsort(-hub_corrected(cosines, hubs), kind="stable")
+        return [held[i]["paper_id"] for i in order[:wanted]]
 
     def meaning_for(self, text: str) -> Meaning:
         """How a text is searched by meaning: one holding CJK characters by the search vectors' multilingual model

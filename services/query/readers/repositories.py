@@ -55,8 +55,12 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+# a user as signed in reads it: no password hash, no webhook's or push channel's secret
+SECRETS_LEFT_OUT = {"password_hash": 0, "webhook_secret": 0, "push_channels.secret": 0}
+
+
 class Users:
-    """The users (`users`): accounts, operators' token users, their digest address and webhook."""
+    """The users (`users`): accounts, operators' token users, their digest address, webhook and push channels."""
 
     def __init__(self, db: AsyncDatabase) -> None:
         self.users = db[USERS.name]
@@ -154,6 +158,36 @@ class Users:
         await self.users.update_one({"_id": user_id}, {"$set": changes})
         return made
 
+    async def add_push_channel(self, user_id: str, channel: dict[str, Any], limit: int) -> bool:
+        """Add a named push channel (`push_channels`, on the user: the matcher reads them with the user); False when
+        the user has `limit` already. Its `set_at` lets the matcher re-enable the user's webhooks on its host."""
+        channel = channel | {"set_at": datetime.now(UTC)}
+        result = await self.users.update_one(
+            {"_id": user_id, f"push_channels.{limit - 1}": {"$exists": False}}, {"$push": {"push_channels": channel}}
+        )
+        return result.modified_count == 1
+
+    async def push_channels(self, user_id: str) -> tuple[list[dict[str, Any]], str | None]:
+        """The user's push channels without their secrets, and the id of the default one (None: none)."""
+        doc = await self.users.find_one({"_id": user_id}, {"push_channels": 1, "push_default": 1})
+        channels = [{k: v for k, v in c.items() if k != "secret"} for c in (doc or {}).get("push_channels") or []]
+        return channels, (doc or {}).get("push_default")
+
+    async def remove_push_channel(self, user_id: str, channel_id: str) -> bool:
+        """Remove one (and stop it being the default); False when the user has none of this id."""
+        result = await self.users.update_one(
+            {"_id": user_id, "push_channels.id": channel_id}, {"$pull": {"push_channels": {"id": channel_id}}}
+        )
+        await self.users.update_one({"_id": user_id, "push_default": channel_id}, {"$set": {"push_default": None}})
+        return result.modified_count == 1
+
+    async def set_push_default(self, user_id: str, channel_id: str | None) -> bool:
+        """Send the matches of follows without a channel of their own to this one (None: to the user's webhook, if
+        any); False when the user has no channel of this id."""
+        held = {} if channel_id is None else {"push_channels.id": channel_id}
+        result = await self.users.update_one({"_id": user_id, **held}, {"$set": {"push_default": channel_id}})
+        return result.matched_count == 1
+
     async def set_email(self, user_id: str, email: str | None) -> None:
         await self.users.update_one({"_id": user_id}, {"$set": {"email": email}})
 
@@ -201,7 +235,7 @@ class ApiTokens:
         now = datetime.now(UTC)
         if found["last_used_at"] is None or found["last_used_at"].replace(tzinfo=UTC) < now - LAST_USED_EVERY:
             await self.api_tokens.update_one({"_id": found["_id"]}, {"$set": {"last_used_at": now}})
-        return await self.users.find_one({"_id": found["user_id"]}, {"password_hash": 0, "webhook_secret": 0})
+        return await self.users.find_one({"_id": found["user_id"]}, SECRETS_LEFT_OUT)
 
 
 class Sessions:
@@ -230,7 +264,7 @@ class Sessions:
         found = await self.sessions.find_one({"_id": token_hash(session), "expires_at": {"$gt": datetime.now(UTC)}})
         if found is None:
             return None
-        return await self.users.find_one({"_id": found["user_id"]}, {"password_hash": 0, "webhook_secret": 0})
+        return await self.users.find_one({"_id": found["user_id"]}, SECRETS_LEFT_OUT)
 
     async def drop_session(self, session: str) -> None:
         await self.sessions.delete_one({"_id": token_hash(session)})
@@ -301,6 +335,15 @@ class Follows:
         doc = await self.follows.find_one({"_id": follow_id, "feed_key": feed_key})
         return self._follow(doc)[0] if doc else None
 
+    async def set_push_channel(self, user_id: str, follow_id: str, channel_id: str | None) -> tuple[Follow, str] | None:
+        """Send a follow's matches to this push channel of its owner's (None: to the owner's default); the follow
+        as it is now, or None when the user has no follow of this id."""
+        change = {"$set": {"push_channel_id": channel_id}} if channel_id else {"$unset": {"push_channel_id": ""}}
+        doc = await self.follows.find_one_and_update(
+            {"_id": follow_id, "user_id": user_id}, change, return_document=ReturnDocument.AFTER
+        )
+        return self._follow(doc) if doc else None
+
     async def delete_follow(self, user_id: str, follow_id: str) -> bool:
         result = await self.follows.delete_one({"_id": follow_id, "user_id": user_id})
         return result.deleted_count == 1
@@ -338,8 +381,19 @@ class Corrections:
         await self.corrections.update_one(
             {"_id": report_id, "status": "open"}, {"$set": {"status": "closed", "closed_at": now}}
         )
+        return await self.get_correction(report_id)
+
+    async def get_correction(self, report_id: str) -> CorrectionReport | None:
         doc = await self.corrections.find_one({"_id": report_id})
         return CorrectionReport.model_validate({**doc, "id": doc["_id"]}) if doc else None
+
+    async def mark_applied(self, report_id: str, now: datetime, applied: str) -> CorrectionReport | None:
+        """Mark an open report applied, saying what was applied; None when there is no such report."""
+        await self.corrections.update_one(
+            {"_id": report_id, "status": "open"},
+            {"$set": {"status": "applied", "closed_at": now, "applied": applied}},
+        )
+        return await self.get_correction(report_id)
 
 
 class WriteCounts:

@@ -3,6 +3,7 @@ checks, as the API's) and the feed. Signing in (e-mail and password, or an API t
 whose id lives in an HttpOnly, SameSite=Lax cookie; no GET changes anything, and every POST carries the CSRF token."""
 
 import re
+from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
 from typing import Any, get_args
 from urllib.parse import parse_qsl, urlencode
@@ -13,10 +14,12 @@ from pydantic import ValidationError
 
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.follows.checks import FollowRuleError
+from papertrail.push.channels import CHANNEL_NAMES
 from schemas.paper import ClaimTrack
 from services.query.catalogue.reads.venues import FIELD_NAMES
 from services.query.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of
 from services.query.readers.accounts import follows as accounts
+from services.query.readers.accounts import push
 from services.query.readers.accounts.keys import known_browser, known_browser_cookie
 from services.query.readers.accounts.users import BadAccountInput, awaits_operator, normalised_email, signed_in
 from services.query.readers.library.feed import FeedSort, feed_page
@@ -138,6 +141,7 @@ async def _follows_page(
 ) -> HTMLResponse:
     follows = await accounts.list_follows(readers, resources_of(request).papers, user["_id"])
     counts = await readers.matches.follow_counts(user["_id"])
+    channels = await push.list_push_channels(readers, user["_id"])
     similar = {
         "default_threshold": resources_of(request).settings.similar_threshold,
         "threshold_range": (accounts.MIN_THRESHOLD, accounts.MAX_THRESHOLD),
@@ -152,6 +156,8 @@ async def _follows_page(
         topics=load_catalogue(),
         venue_fields=FIELD_NAMES,
         venue_tracks=list(get_args(ClaimTrack)),
+        push_channels=channels,
+        push_kinds=CHANNEL_NAMES,
         **similar,
         **context,
     )
@@ -159,10 +165,18 @@ async def _follows_page(
 
 @router.get("/me/follows", response_class=HTMLResponse)
 async def show_follows(
-    request: Request, user: Reader, readers: ReadersDep, created: str | None = None, cannot_match: str | None = None
+    request: Request,
+    user: Reader,
+    readers: ReadersDep,
+    created: str | None = None,
+    cannot_match: str | None = None,
+    push_added: str | None = None,
 ) -> HTMLResponse:
-    """Your follows and the form to add one; after adding one that cannot match anything yet, why."""
-    return await _follows_page(request, user, readers, created=created, cannot_match=cannot_match, form={})
+    """Your follows and the form to add one (after adding one that cannot match anything yet, why); your push
+    channels, the default one, and the channel each follow pushes to."""
+    return await _follows_page(
+        request, user, readers, created=created, cannot_match=cannot_match, push_added=push_added, form={}
+    )
 
 
 FOLLOW_WRITES = [*CSRF, Depends(WriteLimit("follow_writes", by="user"))]
@@ -218,9 +232,8 @@ def created_url(follow: accounts.FollowOut) -> str:
 def follow_body(form: dict[str, str]) -> dict[str, Any]:
     """The form's fields as the API's follow body: only the kind's own field, blank ones left out."""
     kind = form.get("kind", "keyword")
-    own = {"keyword": "query", "author": "author", "topic": "topic_id", "similar": "description", "venue": "venue"}.get(
-        kind, "query"
-    )
+    own = {"keyword": "query", "author": "author", "topic": "topic_id", "similar": "description", "venue": "venue",
+           "institution": "institution"}.get(kind, "query")  # fmt: skip
     value = form.get(own, "").strip()
     body: dict[str, Any] = {"kind": kind, "name": form.get("name", "").strip() or value, own: value or None}
     if kind == "keyword":
@@ -260,6 +273,70 @@ async def remove_follow(follow_id: str, request: Request, user: Reader, readers:
         return error_page(request, 404, Translator(language(request))("follow_not_found"), user)
     # a page's 已关注 button comes back to its page; anything but a path of this site to the follows page
     return see_other(local_path((await form_fields(request)).get("next"), "/me/follows"))
+
+
+@router.post("/me/push-channels", response_class=HTMLResponse, dependencies=FOLLOW_WRITES)
+async def add_push_channel(request: Request, user: Reader, readers: ReadersDep) -> Response:
+    """Add a push channel with the API's checks; a refusal is shown on the page, and so is a generic webhook's
+    signing secret, once."""
+    form = await form_fields(request)
+    t = Translator(language(request))
+    fields: dict[str, Any] = {
+        k: v.strip() for k, v in form.items() if k in push.PushChannelCreate.model_fields and v.strip()
+    }
+    fields["default"] = "default" in form
+    try:
+        body = push.PushChannelCreate.model_validate(fields)
+        made = await push.add_push_channel(readers, resources_of(request).settings.webhook_policy, user["_id"], body)
+    except ValidationError as error:
+        return await _follows_page(request, user, readers, 422, push_error=validation_text(error, t), push_form=form)
+    except (push.BadPushTarget, push.TooManyPushChannels) as error:
+        return await _follows_page(request, user, readers, 422, push_error=str(error), push_form=form)
+    if made.secret:  # a generic webhook's signing secret: shown this once
+        return await _follows_page(request, user, readers, push_added=made.name, push_secret=made.secret)
+    return see_other("/me/follows?" + urlencode({"push_added": made.name}) + "#push")
+
+
+async def _push_channels_changed(request: Request, user: dict[str, Any], change: Awaitable[None]) -> Response:
+    """Back to the push channels once `change` is made; a 404 page when it names none of the reader's."""
+    try:
+        await change
+    except accounts.NoSuchPushChannel:
+        return error_page(request, 404, Translator(language(request))("push_not_found"), user)
+    return see_other("/me/follows#push")
+
+
+@router.post("/me/push-channels/{channel_id}/delete", dependencies=FOLLOW_WRITES)
+async def remove_push_channel(channel_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
+    """Remove one of your push channels; its follows push to the default from now on."""
+    announce = resources_of(request).announce_follow_change
+    return await _push_channels_changed(
+        request, user, push.remove_push_channel(readers, announce, user["_id"], channel_id)
+    )
+
+
+@router.post("/me/push-default", dependencies=FOLLOW_WRITES)
+async def set_push_default(request: Request, user: Reader, readers: ReadersDep) -> Response:
+    """Where follows without a channel of their own push (none: to your webhook, if any)."""
+    chosen = (await form_fields(request)).get("push_channel_id") or None
+    return await _push_channels_changed(request, user, push.set_push_default(readers, user["_id"], chosen))
+
+
+@router.post("/me/follows/{follow_id}/push", dependencies=FOLLOW_WRITES)
+async def push_follow_to(follow_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
+    """Push one follow's matches to one of your push channels (none chosen: to the default)."""
+    t = Translator(language(request))
+    chosen = (await form_fields(request)).get("push_channel_id") or None
+    if not FOLLOW_ID.match(follow_id) or (chosen is not None and not FOLLOW_ID.match(chosen)):
+        return error_page(request, 404, t("not_found"), user)
+    announce = resources_of(request).announce_follow_change
+    try:
+        await push.push_follow_to(readers, announce, user["_id"], follow_id, chosen)
+    except accounts.NoSuchFollow:
+        return error_page(request, 404, t("follow_not_found"), user)
+    except accounts.NoSuchPushChannel:
+        return error_page(request, 404, t("push_not_found"), user)
+    return see_other(f"/me/follows#follow-{follow_id}")
 
 
 @router.get("/me/feed", response_class=HTMLResponse)

@@ -1,5 +1,6 @@
 """关注 from where the reader is: the follow a page's button offers (an author, a search's words, papers like one
-paper, a venue), as the form fields /follow posts, and whether the reader already follows the same thing. No I/O."""
+paper, a venue, an institution), as the form fields /follow posts, and whether the reader already follows the same
+thing. No I/O."""
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -50,6 +51,11 @@ def venue(written: str, year: int | None = None) -> Offer | None:
     return {"kind": "venue", "venue": found.key, **edition, "name": name}
 
 
+def institution(ror: str, name: str) -> Offer:
+    """An institution follow of the institution whose page this is."""
+    return {"kind": "institution", "institution": ror, "name": name[:NAME_CHARS]}
+
+
 def search_feed_url(pairs: Iterable[tuple[str, str]]) -> str:
     """The Atom feed of the search a home page address asks for (the feed takes the page's search parameters)."""
     return "/feeds/search.atom?" + urlencode([(k, v) for k, v in pairs if k not in NOT_THE_SEARCH and v.strip()])
@@ -71,6 +77,8 @@ def same_thing(follow: Follow, offer: Mapping[str, str]) -> bool:
         year = int(offer["venue_year"]) if offer.get("venue_year") else None
         narrowed = follow.venue_track or follow.venue_rank
         return not narrowed and (follow.venue_key, follow.venue_year) == (offer["venue"], year)
+    if follow.kind == "institution":
+        return not follow.categories and follow.institution == offer["institution"]
     return False
 
 

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from markupsafe import Markup, escape
 
+from papertrail.author_institutions import author_institutions, paper_institutions
 from papertrail.follows.catalogue import topic_name
 from papertrail.follows.reasons import reason_text as plain_reason_text
 from papertrail.names import display_name_key
@@ -52,6 +53,17 @@ def author_line(
     ]
     shown = people if limit is None else people[:limit]
     return AuthorLine(shown=shown, total=len(people))
+
+
+def institutions_line(authors: list[dict[str, Any]], summary: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The 机构 line of a card or paper page: the authors' institutions, each once, in author order; the summary's
+    when no author has any (papertrail/author_institutions.py says why)."""
+    return paper_institutions(authors, (summary or {}).get("institutions") or [])
+
+
+def institutions_of(author: dict[str, Any]) -> list[dict[str, Any]]:
+    """One author's institutions, as the paper page lists them beside the author."""
+    return author_institutions(author)
 
 
 def as_utc(value: Any) -> datetime | None:
@@ -246,6 +258,9 @@ def reason_text(reason: dict[str, Any], lang: str) -> str:
     title (or the description) and the score."""
     if reason.get("field") == "venue":
         return venue_reason_text(reason, lang)
+    if reason.get("field") == "institution":  # '作者来自 清华大学' / 'an author at Tsinghua University'
+        name = reason.get("term_zh") if lang == "zh" and reason.get("term_zh") else reason.get("term", "")
+        return f"作者来自 {name}" if lang == "zh" else plain_reason_text(reason)
     if reason.get("field") == "similar":
         score = f"{reason.get('score') or 0:.2f}"
         if reason.get("seed_id"):

@@ -125,6 +125,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "(a multilingual model: Chinese words find English papers) or to set a summary model (see "
         "docs/configuration.md).",
     ),
+    "more_by_meaning": (
+        "按语义相近的更多论文(不含上面这些中文词,多为尚无中文导读的英文论文)",
+        "More papers close in meaning (without these Chinese words: mostly English papers with no Chinese summary yet)",
+    ),
     "chinese_by_meaning_instead": (
         "这些中文词在论文里没有字面匹配(论文多为英文);下面是按语义找到的论文:多语言模型读懂中文检索词,"
         "找出意思相近的英文论文。",
@@ -206,6 +210,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "limit_token_creates": ("创建 API 令牌", "new API tokens"),
     # a follow's own rules (papertrail/follows/checks.py FollowRuleError.rule)
     "follow_rule_venue_needed": ("请填写会议或期刊,或选择一个领域", "Name a venue, or choose a field"),
+    "follow_rule_institution_needed": (
+        "请填写机构的 ROR 标识(形如 03cve4549)",
+        "Give the institution's ROR id (like 03cve4549)",
+    ),
     "follow_rule_similar_needed": (
         "请至少填写一篇种子论文或一段描述",
         "Give at least one seed paper or a description",
@@ -343,6 +351,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "presentation_poster": ("Poster", "Poster"),
     "presentation_best_paper": ("最佳论文", "Best paper"),
     "filter_venue": ("会议/期刊", "Venue"),
+    "filter_institution": ("机构", "Institution"),
     "filter_venue_year": ("年份", "Year"),
     "filter_ccf_rank": ("CCF 等级", "CCF rank"),
     "filter_track": ("类别", "Track"),
@@ -409,6 +418,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "follow_here_search": ("关注这个搜索", "Follow this search"),
     "follow_here_similar": ("关注与本文相似的新论文", "Follow papers like this one"),
     "follow_here_venue": ("关注 {venue}", "Follow {venue}"),
+    "follow_here_institution": ("关注这个机构", "Follow this institution"),
     "follow_here_search_feed": ("这个搜索的 Atom", "This search's Atom feed"),
     "follow_here_bad_next": (
         "关注未添加:返回地址不是本站的页面",
@@ -419,6 +429,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "author_names": ("署名:{names}", "Appears as: {names}"),
     "author_papers": ("{total} 篇论文", "{total} papers"),
     "author_bad_key": ("作者标识无效:{key}", "Not an author key: {key}"),
+    "institution_papers": ("{total} 篇论文", "{total} papers"),
+    "institution_not_found": (
+        "还没有论文的作者来自这个机构:{ror}",
+        "No paper has an author at this institution yet: {ror}",
+    ),
+    "institution_bad_id": ("不是 ROR 机构标识:{ror}(形如 03cve4549)", "Not a ROR id: {ror} (like 03cve4549)"),
+    "institution_ror_record": ("ROR 记录", "ROR record"),
+    "institution_search_papers": ("在论文库中筛选", "Filter the paper browser"),
     "author_initial_page": (
         "「{name}」只写了名字的首字母,可能是下列任何一位作者;这里只列出署名正是「{name}」的论文。",
         "“{name}” gives only initials and may be any of the authors below; listed here are only the papers "
@@ -643,6 +661,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "follow_kind_topic": ("专题", "Topic"),
     "follow_kind_similar": ("相似论文", "Papers like these"),
     "follow_kind_venue": ("会议/期刊", "Venue"),
+    "follow_kind_institution": ("机构", "Institution"),
+    "follow_institution": (
+        "机构的 ROR 标识(机构页上的 03cve4549 之类;在机构页点「关注」更方便)",
+        "The institution's ROR id (like 03cve4549, shown on its page, where 关注 does it in one click)",
+    ),
     "follow_venue": ("会议或期刊(简称或全称,如 ICML)", "Venue (acronym or name, e.g. ICML)"),
     "follow_venue_year": ("年份(可选)", "Year (optional)"),
     "follow_venue_track": ("类别", "Track"),
@@ -716,6 +739,51 @@ STRINGS: dict[str, tuple[str, str]] = {
     "feed_of_follow": ("只看「{follow}」的匹配", "Only “{follow}”'s matches"),
     "feed_all_follows": ("全部关注", "All follows"),
     "follow_matches": ("{count} 篇匹配", "{count} matches"),
+    "push_title": ("推送渠道", "Push channels"),
+    "push_help": (
+        "把关注的新论文推送到飞书、钉钉、企业微信群机器人,Slack 或 Telegram。"
+        "每个关注可以选自己的渠道,其余推送到默认渠道。",
+        "Send your follows' new papers to a Feishu, DingTalk or WeCom group bot, Slack or Telegram. Each follow may "
+        "pick its own channel; the others push to the default one.",
+    ),
+    "push_empty": ("还没有推送渠道。", "No push channels yet."),
+    "push_add": ("添加推送渠道", "Add a push channel"),
+    "push_add_submit": ("添加", "Add"),
+    "push_name": ("名称", "Name"),
+    "push_kind": ("类型", "Kind"),
+    "push_kind_generic": ("Webhook(签名 JSON)", "Webhook (signed JSON)"),
+    "push_kind_feishu": ("飞书群机器人", "Feishu group bot"),
+    "push_kind_dingtalk": ("钉钉群机器人", "DingTalk group bot"),
+    "push_kind_wecom": ("企业微信群机器人", "WeCom group bot"),
+    "push_kind_slack": ("Slack", "Slack"),
+    "push_kind_telegram": ("Telegram", "Telegram"),
+    "push_url": ("Webhook 地址(Telegram 不填)", "Webhook URL (not for Telegram)"),
+    "push_secret": (
+        "签名密钥(飞书签名校验、钉钉加签)或 Telegram 机器人 token",
+        "Signing secret (Feishu, DingTalk) or the Telegram bot token",
+    ),
+    "push_chat_id": ("Telegram 会话 ID(仅 Telegram)", "Telegram chat id (Telegram only)"),
+    "push_language": ("消息语言", "Message language"),
+    "push_make_default": ("设为默认渠道", "Make it the default"),
+    "push_form_help": (
+        "地址和 token 保存后只显示末四位。",
+        "URLs and tokens are shown with all but their last four characters masked once saved.",
+    ),
+    "push_added": ("已添加推送渠道「{name}」。", "Push channel “{name}” added."),
+    "push_secret_once": (
+        "这个 Webhook 的签名密钥只显示这一次:",
+        "This webhook's signing secret, shown this once:",
+    ),
+    "push_error": ("无法添加推送渠道:{detail}", "Cannot add the push channel: {detail}"),
+    "push_is_default": ("默认", "Default"),
+    "push_disabled": ("已暂停:{reason}", "Paused: {reason}"),
+    "push_remove": ("删除", "Remove"),
+    "push_not_found": ("没有这个推送渠道(可能已经删除)。", "No such push channel (it may be removed already)."),
+    "push_default_label": ("其余关注推送到", "Other follows push to"),
+    "push_default_none": ("不推送(或账户的 Webhook)", "Nowhere (or your account's webhook)"),
+    "push_to": ("推送到", "Push to"),
+    "push_to_default": ("默认渠道", "The default"),
+    "push_save": ("保存", "Save"),
     "error_title": ("出错了", "Something went wrong"),
     "not_found": ("页面不存在。", "Page not found."),
     # error reports ("纠错")

@@ -1,4 +1,5 @@
-"""Public pages: home (overview and paper browser), paper, topics, topic, author and sources. Read-only GETs."""
+"""Public pages: home (overview and paper browser), paper, topics, topic, author, institution and sources. Read-only
+GETs."""
 
 import asyncio
 import re
@@ -9,11 +10,13 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from papertrail.author_institutions import is_ror_id
 from papertrail.follows.catalogue import load_catalogue
 from papertrail.search_document import SEARCH_EMBEDDER, PaperFilter
 from papertrail.text import has_han
 from schemas.paper import ClaimTrack
 from services.query.catalogue.index import NoVectors, PaperIndex
+from services.query.catalogue.reads.institutions import institution_papers
 from services.query.catalogue.reads.overview import overview, source_details, summary_progress
 from services.query.catalogue.reads.papers import author_papers, find_papers, paper_detail, paper_url, similar_papers
 from services.query.catalogue.reads.search import (
@@ -65,7 +68,7 @@ async def show_home(
     """The overview of the window, source freshness and the paper browser."""
     window = await overview(index, catalogue, settings, None)
     browse, problem, rejected = parse_browse(request.query_params.multi_items(), Translator(language(request)))
-    results: dict[str, Any] = {"total": 0, "hits": [], "facets": {}}
+    results: dict[str, Any] = {"total": 0, "hits": [], "more_by_meaning": [], "facets": {}}
     try:
         if not problem:  # a bad filter lists nothing: the whole collection would read as the filter's answer
             results = await find_papers(index, browse.query())
@@ -172,6 +175,25 @@ async def show_author(key: str, request: Request, index: PaperIndexDep) -> Respo
     if author["key"] != key:  # an old initial key that stands for one name: that name's page
         return RedirectResponse(f"/authors/{quote(author['key'])}", status_code=307)
     return render(request, "author.html", user=user, author=author, here=await follows_here(request, user))
+
+
+@router.get("/institutions/{ror}", response_class=HTMLResponse)
+async def show_institution(ror: str, request: Request, index: PaperIndexDep, page: int = 1) -> Response:
+    """An institution's papers, newest first, with its Chinese name: 404 for an id no paper names, 422 for text that
+    is no ROR id."""
+    user = await signed_in_user(request)
+    t = Translator(language(request))
+    if not is_ror_id(ror):
+        return error_page(request, 422, t("institution_bad_id", ror=ror), user)
+    page = min(max(page, 1), 1000)
+    institution = await institution_papers(index, ror, page, PAGE_SIZE)
+    if institution is None:
+        return error_page(request, 404, t("institution_not_found", ror=ror), user)
+    marks = await marks_of(request, user, [hit["paper_id"] for hit in institution["hits"]])
+    return render(
+        request, "institution.html", user=user, institution=institution, marks=marks,
+        pages=fmt.page_numbers(page, institution["papers"], PAGE_SIZE), here=await follows_here(request, user),
+    )  # fmt: skip
 
 
 @router.get("/sources", response_class=HTMLResponse)

@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
@@ -24,6 +25,7 @@ from papertrail.embedding import (
     SearchEmbeddingSettings,
     embedding_text,
 )
+from papertrail.query_hubs import hub_corrected, hub_scores, reference_queries
 from papertrail.search import make_search_client
 from papertrail.search_document import SEARCH_EMBEDDER, PaperFilter, paper_document, with_vector
 from papertrail.settings import InfraSettings
@@ -259,6 +261,65 @@ async def test_a_chinese_search_ranks_the_search_vectors_and_an_english_one_the_
         assert await catalogue.index_state.search_vectors_model(name) == SEARCH_OFF
         chinese = PaperListing(q=first_clause(LINES[SEARCHED[0].id]["AI"]["tldr"]), semantic=1)
         assert (await off.search(chinese.query())).min_score == MEANING_MIN_SCORE  # by MiniLM, as before
+    finally:
+        await client.delete_index_if_exists(name)
+        await client.aclose()
+
+
+async def test_a_chinese_search_by_meaning_ranks_a_paper_close_to_every_chinese_query_below_one_close_to_this(
+    servers: Servers, search_embedder: Embedder
+) -> None:
+    """A hub (a paper near the Chinese reference queries in general) that is a little closer to the query by cosine
+    than another paper comes second once its hub score is taken off, on every page; without a reference, first."""
+    assert SEARCH is not None
+    reference = reference_queries(SEARCH.embedding_model)
+    assert reference is not None and reference.shape == (400, SEARCH.embedding_dimensions)
+    (outcome,) = await search_embedder.embed(["三维高斯泼溅"], "query")
+    assert outcome.vector is not None
+    query = np.asarray(outcome.vector) / np.linalg.norm(outcome.vector)
+    chinese_queries = reference.mean(axis=0) / np.linalg.norm(reference.mean(axis=0))
+    elsewhere = np.random.default_rng(0).standard_normal(query.shape[0])
+    for direction in (query, chinese_queries):  # a direction near neither the query nor Chinese queries in general
+        elsewhere -= (elsewhere @ direction) * direction
+    hub, particular = (
+        v / np.linalg.norm(v) for v in (query + chinese_queries, query + 0.4 * elsewhere / np.linalg.norm(elsewhere))
+    )
+    cosines = np.array([query @ hub, query @ particular])
+    hubs = hub_scores(np.vstack([hub, particular]), reference)
+    assert cosines[0] > cosines[1] and hub_corrected(cosines, hubs).argmax() == 1  # the case this test is about
+    assert min(cosines) > 2 * SEARCH.meaning_min_score - 1  # both pass the closeness floor
+
+    client = make_search_client(InfraSettings(meili_url=servers.meili_url, meili_master_key=servers.meili_master_key))
+    name = "papers_search_hubs_test"
+    try:
+        by_cosine, corrected = (
+            PaperIndex(
+                client,
+                name,
+                120,
+                SETTINGS.embedding_dimensions,
+                None,
+                search_dimensions=SEARCH.embedding_dimensions,
+                search_embedder=search_embedder,
+                search_min_score=SEARCH.meaning_min_score,
+                search_hub_reference=held,
+            )
+            for held in (None, reference)
+        )
+        await by_cosine.ensure()
+        papers = {"hub": PAPERS[0], "particular": PAPERS[2]}
+        await by_cosine.upsert([
+            with_vector(with_vector(paper_document(enriched(papers[kind]), {}), None), vector, SEARCH_EMBEDDER)
+            for kind, vector in (("hub", hub), ("particular", particular))
+        ])  # fmt: skip
+        wanted = PaperListing(q="三维高斯泼溅", semantic=1, sort="relevance")
+        first = [hit["paper_id"] for hit in (await by_cosine.search(wanted.query())).hits]
+        assert first == [papers["hub"].id, papers["particular"].id]
+        found = await corrected.search(wanted.query())
+        assert [hit["paper_id"] for hit in found.hits] == [papers["particular"].id, papers["hub"].id]
+        assert found.total == 2 and found.mode == "semantic"
+        second_page = await corrected.search(wanted.model_copy(update={"page": 2, "size": 1}).query())
+        assert [hit["paper_id"] for hit in second_page.hits] == [papers["hub"].id] and second_page.total == 2
     finally:
         await client.delete_index_if_exists(name)
         await client.aclose()

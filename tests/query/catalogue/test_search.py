@@ -6,7 +6,14 @@ import pytest
 from pydantic import ValidationError
 
 from papertrail.search_document import PaperFilter, venue_fields
-from services.query.catalogue.reads.search import PaperListing, PaperQuery, PaperSearch, SimilarSearch
+from services.query.catalogue.reads.search import (
+    MORE_BY_MEANING,
+    PaperListing,
+    PaperQuery,
+    PaperSearch,
+    SimilarSearch,
+    also_by_meaning,
+)
 
 
 def test_a_query_sorts_newest_first_by_its_time_and_filters_by_its_filter() -> None:
@@ -165,3 +172,26 @@ def test_a_journal_paper_is_found_by_the_journals_names_rank_and_track() -> None
     assert finds(venue="IEEE Transactions on Circuits and Systems for Video Technology", ccf_rank="B")
     assert finds(venue="IEEE TCSVT", track="journal") and finds(ccf_rank="B", track="journal")
     assert not finds(track="main") and not finds(ccf_rank="A")
+
+
+@pytest.mark.parametrize(
+    ("q", "semantic", "page", "found", "searches_chinese", "more"),
+    [
+        ("隐式评价", 0.0, 1, 1, True, True),  # one paper holds the words: the closest in meaning follow
+        ("隐式评价", 0.0, 1, 9, True, True),
+        ("隐式评价", 0.0, 1, 10, True, False),  # a page's worth by words: they stand alone
+        ("隐式评价", 0.0, 1, 0, True, False),  # none: answered by meaning instead (by_meaning_instead)
+        ("隐式评价", 0.0, 2, 3, True, False),  # only below the first page
+        ("隐式评价", 1.0, 1, 3, True, False),  # already by meaning
+        ("隐式评价", 0.0, 1, 3, False, False),  # no multilingual search vectors
+        ("implicit evaluation", 0.0, 1, 3, True, False),  # English words: the papers hold them
+    ],
+)
+def test_a_chinese_search_by_words_that_finds_few_is_followed_by_the_closest_in_meaning(
+    q: str, semantic: float, page: int, found: int, searches_chinese: bool, more: bool
+) -> None:
+    query = PaperQuery(q=q, semantic=semantic, page=page, sort="updated")
+    also = also_by_meaning(query, found, searches_chinese)
+    assert (also is not None) == more
+    if also is not None:  # the closest first, enough to leave out those the words found
+        assert (also.mode, also.sort, also.page, also.size) == ("semantic", "relevance", 1, found + MORE_BY_MEANING)

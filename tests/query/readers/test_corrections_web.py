@@ -39,7 +39,7 @@ def test_the_thank_you_notice_shows_only_after_a_report() -> None:
 
 def test_cards_and_topic_entries_link_the_form_with_or_without_institutions() -> None:
     paper = summarized_paper()
-    without = {**paper, "paper_id": "arxiv:hep-th/9901001", "summary": {"status": "pending"}}
+    without = {**paper, "paper_id": "arxiv:hep-th/9901001", "summary": {"status": "pending"}, "shown_institutions": []}
     macros = templates.env.get_template("_macros.html").make_module({"t": Translator("zh"), "lang": "zh", "fmt": fmt})
     cards = [html.fromstring(str(macros.card(p))) for p in (paper, without)]  # type: ignore[attr-defined]
     assert [c.find_class("correct-link")[0].get("href") for c in cards] == [

@@ -148,3 +148,95 @@ async def test_a_group_bots_webhook_is_checked_stored_and_shown_masked(
         logged = (await api.get("/api/me/webhook")).json()["deliveries"]
     assert [(d["url"], d["channel"], d["outcome"]) for d in logged] == [(shown, "dingtalk", "pending")]
     assert "0123456789abcdef" not in json.dumps(logged) and "request_url" not in logged[0]
+
+
+TELEGRAM_TOKEN = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11"  # the Bot API documentation's example token
+TELEGRAM_REFUSALS = [
+    ({"channel": "telegram", "chat_id": "-1001234567890"}, "secret: a telegram target needs its bot token"),
+    ({"channel": "telegram", "secret": TELEGRAM_TOKEN}, "secret: a telegram target needs its bot token"),
+    ({"channel": "telegram", "secret": "123456:ABC/../getMe", "chat_id": "-100123"}, "secret: a Telegram bot token"),
+    ({"channel": "telegram", "secret": TELEGRAM_TOKEN, "chat_id": "-100 123"}, "chat_id: a chat's numeric id"),
+    (
+        {"channel": "telegram", "url": "https://api.telegram.org/bot1:x/sendMessage", "secret": TELEGRAM_TOKEN,
+         "chat_id": "-100123"},
+        "url: a telegram target is its bot token (secret) and chat_id",
+    ),
+    ({"url": "https://hooks.example.org/hook", "chat_id": "-100123"}, "chat_id: only a telegram target has a chat"),
+]  # fmt: skip
+
+
+async def test_a_telegram_bot_is_its_token_and_chat_and_its_token_is_never_shown(
+    query: tuple[str, str, str], servers: Servers
+) -> None:
+    base, token, database = query
+    async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:
+        for body, problem in TELEGRAM_REFUSALS:
+            refused = await api.put("/api/me/webhook", json=body)
+            assert refused.status_code == 422, (body, refused.text)
+            assert refused.json()["detail"].startswith(problem), refused.text
+        bot = {"channel": "telegram", "secret": TELEGRAM_TOKEN, "chat_id": "-1001234567890", "language": "en"}
+        made = await api.put("/api/me/webhook", json=bot)
+        assert made.status_code == 200, made.text
+        state = (await api.get("/api/me/webhook")).json()
+        user_id = (await api.get("/api/me")).json()["id"]
+    shown = "https://api.telegram.org/bot***ew11/sendMessage?chat_id=***7890"
+    assert made.json()["url"] == state["url"] == shown and state["channel"] == "telegram"
+    assert made.json()["secret"] is None and state["signed"] is False  # the token is the URL's, not a signature's
+    assert "DEF1234ghIkl" not in made.text + json.dumps(state)
+    client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
+    try:
+        user = await client[database]["users"].find_one({"_id": user_id})
+    finally:
+        await client.close()
+    assert user is not None and user["webhook_channel"] == "telegram"
+    assert user["webhook_url"] == f"https://api.telegram.org/bot{TELEGRAM_TOKEN}/sendMessage?chat_id=-1001234567890"
+
+
+async def test_push_channels_are_the_readers_own_and_a_follow_is_pushed_to_one(
+    query: tuple[str, str, str], servers: Servers
+) -> None:
+    """Named push channels: checked as a webhook is, listed masked, one the default; a follow sent to one of its
+    owner's (announced), never to another reader's; removing a channel leaves its follows to the default."""
+    base, token, database = query
+    other = create_user(
+        servers.environment() | {"MONGODB_DATABASE": database}, f"other-{uuid.uuid4().hex[:6]}"
+    )  # another reader, on the same service
+    feishu = {"name": "组会群", "channel": "feishu", "url": "https://open.feishu.cn/open-apis/bot/v2/hook/abcd-1234"}
+    tg = {"name": "Telegram", "channel": "telegram", "secret": TELEGRAM_TOKEN, "chat_id": "@papertrail_cs_cl"}
+    async with (
+        httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api,
+        httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {other}"}, timeout=10) as theirs,
+    ):
+        refused = await api.post("/api/me/push-channels", json=feishu | {"url": "http://10.21.0.1/hook"})
+        assert refused.status_code == 422 and refused.json()["detail"].startswith("url: a feishu webhook is")
+        group = (await api.post("/api/me/push-channels", json=feishu)).json()
+        chat = (await api.post("/api/me/push-channels", json=tg | {"default": True})).json()
+        listed = (await api.get("/api/me/push-channels")).json()
+        follow = (await api.post("/api/follows", json={"kind": "keyword", "name": "k", "query": "kernel"})).json()
+        pushed = await api.put(f"/api/follows/{follow['id']}/push", json={"push_channel_id": group["id"]})
+        # another reader can neither use these channels nor point this follow anywhere
+        assert (await theirs.get("/api/me/push-channels")).json() == []
+        mine = {"push_channel_id": group["id"]}
+        assert (await theirs.put(f"/api/follows/{follow['id']}/push", json=mine)).status_code == 404
+        theirs_follow = {"kind": "keyword", "name": "t", "query": "kernel", "push_channel_id": group["id"]}
+        assert (await theirs.post("/api/follows", json=theirs_follow)).status_code == 422
+        assert (await theirs.delete(f"/api/me/push-channels/{group['id']}")).status_code == 404
+        assert (await api.get(f"/api/follows/{follow['id']}")).json()["push_channel_id"] == group["id"]
+        assert (await api.delete(f"/api/me/push-channels/{group['id']}")).status_code == 204
+        after = (await api.get("/api/me/push-channels")).json()
+        assert (await api.get(f"/api/follows/{follow['id']}")).json().get("push_channel_id") is None
+    assert pushed.status_code == 200 and pushed.json()["push_channel_id"] == group["id"]
+    assert group["url"] == "https://open.feishu.cn/open-apis/bot/v2/hook/***1234" and group["secret"] is None
+    assert chat["url"] == "https://api.telegram.org/bot***ew11/sendMessage?chat_id=***s_cl" and chat["default"]
+    assert [(c["name"], c["channel"], c["default"]) for c in listed] == [
+        ("组会群", "feishu", False),
+        ("Telegram", "telegram", True),
+    ]
+    assert TELEGRAM_TOKEN not in json.dumps(listed) and "abcd-1234" not in json.dumps(listed)
+    assert [c["id"] for c in after] == [chat["id"]]
+    client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
+    try:
+        stored = await client[database]["follows"].find_one({"_id": follow["id"]})
+    finally:
+        await client.close()
+    assert stored is not None and "push_channel_id" not in stored  # its channel removed: to the default again

@@ -4,12 +4,12 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
-from pydantic import BaseModel, Field, HttpUrl
+from pydantic import BaseModel, Field
 
 from papertrail.follows.checks import FollowRuleError
 from papertrail.outbound import OutboundPolicy, OutboundRefused
 from papertrail.push.channel import Language, masked_url
-from papertrail.push.channels import CHANNEL_NAMES, CHANNELS, GENERIC
+from papertrail.push.channels import CHANNELS, GENERIC
 from services.query.api.problems import problem_responses
 from services.query.catalogue.reads.search import Moment
 from services.query.deps import (
@@ -21,7 +21,9 @@ from services.query.deps import (
     SettingsDep,
 )
 from services.query.readers.accounts import follows as accounts
-from services.query.readers.accounts.follows import FollowCreate, FollowOut, NoSuchFollow
+from services.query.readers.accounts import push
+from services.query.readers.accounts.follows import FollowCreate, FollowOut, NoSuchFollow, NoSuchPushChannel
+from services.query.readers.accounts.push import PushTarget
 from services.query.readers.library.feed import FEED_CURSOR_PATTERN, FeedSort, feed_page
 from services.query.readers.library.recommend import BadFeedCursor
 from services.query.readers.write_limits import WriteLimit
@@ -41,7 +43,7 @@ def follow_links(*operations: str) -> dict[str, Any]:
 
 
 NO_SUCH_FOLLOW = problem_responses((404, "you have no follow of this id"), 422)
-# follow and webhook writes count against LIMIT_FOLLOW_WRITES per user
+# follow, webhook and push channel writes count against LIMIT_FOLLOW_WRITES per user
 WRITE_LIMIT = [Depends(WriteLimit("follow_writes", by="user"))]
 RATE_LIMITED = problem_responses(429)
 WEBHOOK_REFUSED = (
@@ -102,6 +104,8 @@ async def create_follow(
         return await accounts.create_follow(readers, papers, announce, user["_id"], body, settings.similar_threshold)
     except FollowRuleError as error:
         raise HTTPException(400, str(error)) from error
+    except NoSuchPushChannel as error:
+        raise HTTPException(422, str(error)) from error
 
 
 @router.get("/follows", response_model=list[FollowOut])
@@ -202,45 +206,18 @@ async def read_feed(
         raise HTTPException(422, str(error)) from error
 
 
-class WebhookSet(BaseModel):
-    url: HttpUrl = Field(description="where each match is POSTed as JSON (a group bot: the webhook URL it gave)")
-    channel: str = Field(
-        GENERIC,
-        description="`generic`: PaperTrail's signed JSON; `feishu`, `dingtalk`, `wecom`: that group bot's own "
-        'message format (docs/operations.md, "Push channels")',
-        examples=["feishu"],
-    )
-    secret: str | None = Field(
-        None,
-        min_length=1,
-        max_length=200,
-        description="the signing secret a Feishu (签名校验) or DingTalk (加签, `SEC…`) bot gave, if signing is on; "
-        "never shown again",
-    )
-    language: Language = Field("zh", description="the language of a group bot's messages")
-
-
-def check_channel(body: WebhookSet) -> None:
-    """A 422 naming the field when the channel is unknown, the URL is not its bot's, or a secret is given to a
-    channel that signs with none of the reader's."""
-    if body.channel not in CHANNEL_NAMES:
-        raise HTTPException(422, f"channel: {body.channel!r} is none of {', '.join(CHANNEL_NAMES)}")
-    channel = CHANNELS.get(body.channel)
-    if channel is None:
-        if body.secret is not None:
-            raise HTTPException(422, "secret: a generic webhook's secret is made by PaperTrail and shown once")
-        return
-    if (problem := channel.url_problem(str(body.url))) is not None:
-        raise HTTPException(422, f"url: {problem}")
-    if body.secret is not None and not channel.signs:
-        raise HTTPException(422, f"secret: a {channel.name} bot takes no signing secret (its key is in the URL)")
+class WebhookSet(PushTarget):
+    """The reader's webhook: where the matches of follows without a push channel of their own go, when no push
+    channel is the default."""
 
 
 class WebhookState(BaseModel):
     url: str | None = Field(
         None, description="the webhook, if one is set (a group bot's with its token masked: `***ab12`)"
     )
-    channel: str = Field(GENERIC, description="the message format: `generic`, `feishu`, `dingtalk`, `wecom` or `slack`")
+    channel: str = Field(
+        GENERIC, description="the message format: `generic`, `feishu`, `dingtalk`, `wecom`, `slack` or `telegram`"
+    )
     language: Language = Field("zh", description="the language of a group bot's messages")
     signed: bool = Field(False, description="deliveries are signed (a generic webhook's always are)")
     secret: str | None = Field(
@@ -271,24 +248,24 @@ class WebhookState(BaseModel):
     responses=problem_responses(400, WEBHOOK_REFUSED, 429),
 )
 async def set_webhook(body: WebhookSet, user: CurrentUser, readers: ReadersDep, settings: SettingsDep) -> WebhookState:
-    """Set your webhook; generic deliveries carry `X-PaperTrail-Signature: sha256=<hex HMAC of the body>`, a group
-    bot's (`channel`) are in its own format, signed as it asks when you give its `secret`. Internal addresses
-    (loopback, private, link-local, ...) and URLs with credentials are refused (422), unless an operator allowed the
-    host (`WEBHOOK_ALLOWED_HOSTS`); a group bot's URL must be on its platform's host (422)."""
-    check_channel(body)
-    check_webhook_url(settings.webhook_policy, "url", body.url)
-    url = str(body.url)
-    secret = await readers.users.set_webhook(user["_id"], url, body.channel, body.secret, body.language)
-    shown = shown_webhook(url, body.channel, body.language, signed=secret is not None or body.secret is not None)
+    """Set your webhook; generic deliveries carry `X-PaperTrail-Signature: sha256=<hex HMAC of the body>`, a bot's
+    (`channel`) are in its own format, signed as it asks when you give its `secret` (Telegram: its bot token and
+    `chat_id`). Internal addresses (loopback, private, link-local, ...) and URLs with credentials are refused (422),
+    unless an operator allowed the host (`WEBHOOK_ALLOWED_HOSTS`); a bot's URL must be on its platform's host (422)."""
+    try:
+        url, bot_secret = push.checked_target(settings.webhook_policy, body)
+    except push.BadPushTarget as error:
+        raise HTTPException(422, str(error)) from error
+    secret = await readers.users.set_webhook(user["_id"], url, body.channel, bot_secret, body.language)
+    shown = shown_webhook(url, body.channel, body.language, signed=secret is not None or bot_secret is not None)
     return shown.model_copy(update={"secret": secret})
 
 
 def shown_webhook(url: str | None, channel: str, language: Language, signed: bool) -> WebhookState:
-    """The webhook as its owner sees it: a group bot's URL masked (whoever holds it can post to the group)."""
+    """The webhook as its owner sees it: a bot's URL masked (whoever holds it can post to the group)."""
     if url is None:
         return WebhookState()
-    shown = masked_url(url) if channel in CHANNELS else url
-    return WebhookState(url=shown, channel=channel, language=language, signed=signed)
+    return WebhookState(url=push.shown_url(url, channel), channel=channel, language=language, signed=signed)
 
 
 @router.delete("/me/webhook", status_code=204, dependencies=WRITE_LIMIT, responses=RATE_LIMITED)
@@ -319,6 +296,100 @@ async def read_webhook(user: CurrentUser, readers: ReadersDep) -> WebhookState:
             "deliveries": deliveries,
         }
     )
+
+
+PUSH_REFUSED = (
+    422,
+    "a field is not what the API takes, or the target is not its channel's or one webhooks may "
+    "not reach: `detail` names the field and the rule",
+)
+NO_SUCH_CHANNEL = (404, "you have no push channel of this id")
+ChannelId = Annotated[str, Path(pattern=push.CHANNEL_ID_PATTERN, description="push channel id")]
+
+
+@router.get("/me/push-channels", response_model=list[push.PushChannelOut])
+async def list_push_channels(user: CurrentUser, readers: ReadersDep) -> list[push.PushChannelOut]:
+    """Your push channels (group bots, Telegram chats, webhooks), each a follow's matches may go to; `default`: where
+    the matches of follows without a channel of their own go (none: to your webhook, if you set one)."""
+    return await push.list_push_channels(readers, user["_id"])
+
+
+@router.post(
+    "/me/push-channels",
+    response_model=push.PushChannelOut,
+    status_code=201,
+    dependencies=WRITE_LIMIT,
+    responses=problem_responses(400, PUSH_REFUSED, (409, "you have the most push channels one may have"), 429),
+)
+async def add_push_channel(
+    body: push.PushChannelCreate, user: CurrentUser, readers: ReadersDep, settings: SettingsDep
+) -> push.PushChannelOut:
+    """Add a push channel: checked as for your webhook (PUT /api/me/webhook); a generic one's signing secret is shown
+    once, here; a bot's URL and token are shown masked from now on."""
+    try:
+        return await push.add_push_channel(readers, settings.webhook_policy, user["_id"], body)
+    except push.BadPushTarget as error:
+        raise HTTPException(422, str(error)) from error
+    except push.TooManyPushChannels as error:
+        raise HTTPException(409, str(error)) from error
+
+
+@router.delete(
+    "/me/push-channels/{channel_id}",
+    status_code=204,
+    dependencies=WRITE_LIMIT,
+    responses=problem_responses(NO_SUCH_CHANNEL, 422, 429),
+)
+async def remove_push_channel(
+    channel_id: ChannelId, user: CurrentUser, readers: ReadersDep, announce: FollowAnnouncerDep
+) -> None:
+    """Remove a push channel; the follows that pushed there push to the default from now on."""
+    try:
+        await push.remove_push_channel(readers, announce, user["_id"], channel_id)
+    except NoSuchPushChannel as error:
+        raise HTTPException(404, str(error)) from error
+
+
+class PushChoice(BaseModel):
+    push_channel_id: str | None = Field(
+        None, pattern=push.CHANNEL_ID_PATTERN, description="one of your push channels; null: none"
+    )
+
+
+@router.put(
+    "/me/push-default",
+    status_code=204,
+    dependencies=WRITE_LIMIT,
+    responses=problem_responses(400, (404, "you have no push channel of this id"), 422, 429),
+)
+async def set_push_default(body: PushChoice, user: CurrentUser, readers: ReadersDep) -> None:
+    """Where the matches of follows without a channel of their own go (null: to your webhook, if you set one)."""
+    try:
+        await push.set_push_default(readers, user["_id"], body.push_channel_id)
+    except NoSuchPushChannel as error:
+        raise HTTPException(404, str(error)) from error
+
+
+@router.put(
+    "/follows/{follow_id}/push",
+    response_model=FollowOut,
+    dependencies=WRITE_LIMIT,
+    responses=problem_responses(400, (404, "you have no follow, or no push channel, of this id"), 422, 429),
+)
+async def push_follow_to(
+    follow_id: FollowId,
+    body: PushChoice,
+    user: CurrentUser,
+    readers: ReadersDep,
+    papers: PapersDep,
+    announce: FollowAnnouncerDep,
+) -> FollowOut:
+    """Push this follow's matches to one of your push channels (null: to your default one), from its next match."""
+    try:
+        await push.push_follow_to(readers, announce, user["_id"], follow_id, body.push_channel_id)
+        return await accounts.read_follow(readers, papers, user["_id"], follow_id)
+    except (NoSuchFollow, NoSuchPushChannel) as error:
+        raise HTTPException(404, str(error)) from error
 
 
 class EmailSet(BaseModel):

@@ -24,6 +24,12 @@ from services.query.deps import HELD_PAPER_ERRORS, CatalogueDep, HeldPaper, Pape
 router = APIRouter(prefix="/api", tags=["papers"], responses=problem_responses(422))
 
 
+class InstitutionName(BaseModel):
+    name: str = Field(description="the ROR record's name", examples=["Tsinghua University"])
+    name_zh: str | None = Field(None, description="its Chinese label, when ROR has one", examples=["清华大学"])
+    country: str | None = Field(None, description="ISO 3166 country code", examples=["CN"])
+
+
 class PaperSearchResponse(BaseModel):
     total: int = Field(description="papers matching the query and filters")
     page: int
@@ -48,7 +54,22 @@ class PaperSearchResponse(BaseModel):
         None, description="a search with weight on meaning: the ranking score a paper needed to be listed"
     )
     hits: list[PaperHit]
-    facets: dict[str, dict[str, int]] = Field(default_factory=dict, description="counts per filter value")
+    more_by_meaning: list[PaperHit] = Field(
+        default_factory=list,
+        description="a search by words (`semantic=0`) in Chinese (Japanese, Korean) that found fewer than 10 papers "
+        "(only papers with an AI summary hold Chinese words): up to 10 more closest in meaning by the multilingual "
+        "search vectors, those in `hits` left out; not counted in `total`; empty otherwise",
+    )
+    facets: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="counts per filter value; `institution`: papers per ROR id (the most counted 100)",
+        examples=[{"categories": {"cs.CL": 12}, "institution": {"03cve4549": 3, "03vs3wt56": 1}}],
+    )
+    institution_names: dict[str, InstitutionName] = Field(
+        default_factory=dict,
+        description="the names of the institutions the `institution` facet counts, by ROR id",
+        examples=[{"03cve4549": {"name": "Tsinghua University", "name_zh": "清华大学"}}],
+    )
 
 
 class PaperDetail(PaperHit):

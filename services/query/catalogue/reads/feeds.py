@@ -28,10 +28,12 @@ async def topic_feed(index: PaperIndex, site: str, topic_id: str, self_url: str)
 
 async def search_feed(index: PaperIndex, site: str, query: PaperQuery, query_string: str, self_url: str) -> bytes:
     """The latest papers of a search, for a feed reader: the papers the page lists for it (find_papers, so Chinese
-    words no paper holds are searched by meaning here too), newest first."""
+    words no paper holds are searched by meaning here too, and those few hold are followed by the closest in meaning),
+    newest first."""
     results = await find_papers(index, query)
     path, title = f"/feeds/search?{query_string}", query.q or "all papers"
-    return render_atom(site_url=site, path=path, title=title, self_url=self_url, papers=results["hits"])
+    papers = [*results["hits"], *results["more_by_meaning"]]
+    return render_atom(site_url=site, path=path, title=title, self_url=self_url, papers=papers)
 
 
 async def venue_feed(

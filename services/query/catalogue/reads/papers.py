@@ -6,13 +6,20 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
+from papertrail.author_institutions import institution_counts
 from papertrail.names import display_name_key, initials_only
-from papertrail.search_document import PaperFilter, paper_fields
+from papertrail.search_document import INSTITUTION_FACET, PaperFilter, paper_fields
 from schemas.paper import Paper, VenueClaim
 from services.query.catalogue.changes import version_changes
 from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.paper_lookup import paper_key
-from services.query.catalogue.reads.search import PaperQuery, SimilarSearch, by_meaning_instead
+from services.query.catalogue.reads.search import (
+    MORE_BY_MEANING,
+    PaperQuery,
+    SimilarSearch,
+    also_by_meaning,
+    by_meaning_instead,
+)
 from services.query.catalogue.repositories import CatalogueRecords
 
 
@@ -66,6 +73,28 @@ class PaperHit(BaseModel):
     )
     accepted: bool = Field(False, description="accepted somewhere: an accepted claim, or a published record")
     topic_ids: list[str] = []
+    institution_ids: list[str] = Field(
+        default_factory=list,
+        description="the ROR ids of the authors' institutions, in author order (each author's own, with the "
+        "affiliation as written, in `authors_detail[].institutions`)",
+        examples=[["03cve4549", "03vs3wt56"]],
+    )
+    shown_institutions: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="the paper's institutions as a card shows them, each once in author order: `name` (ROR's, or "
+        "the affiliation as written when unmatched), `name_zh`, `ror` (null when unmatched); the AI summary's "
+        "names (no `ror`) when no author has a matched institution",
+        examples=[
+            [
+                {
+                    "name": "Tsinghua University",
+                    "name_zh": "清华大学",
+                    "ror": "03cve4549",
+                    "affiliation": "Tsinghua University, Tsinghua University",
+                }
+            ]
+        ],
+    )
     community: dict[str, Any] | None = None
     updated_ts: int | None = None
     ingested_ts: int | None = None
@@ -85,7 +114,8 @@ HIT_DEFAULTS = {name: field.get_default(call_default_factory=True) for name, fie
 
 async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
     """One page of papers in the search response's shape: what the API returns, the home page shows and the Atom
-    search feed lists. Chinese words that no paper holds are searched again by meaning (`by_meaning_instead`)."""
+    search feed lists. Chinese words that no paper holds are searched again by meaning (`by_meaning_instead`); those
+    that only a few papers hold are followed by the papers closest in meaning (`more_by_meaning`)."""
     found = await index.search(query, attributes=LIST_FIELDS)
     instead = by_meaning_instead(query, found.total, index.searches_chinese)
     if instead is not None:
@@ -93,9 +123,21 @@ async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
             found = await index.search(instead, attributes=LIST_FIELDS)
         except NoVectors:  # the words' answer stands: a search by words never fails for want of a vector
             instead = None
-    for hit in found.hits:
+    more: list[dict[str, Any]] = []
+    if (also := also_by_meaning(query, found.total, index.searches_chinese)) is not None:
+        try:
+            near = await index.search(also, attributes=LIST_FIELDS)
+        except NoVectors:  # the words' answer stands alone
+            near = None
+        by_words = {hit["paper_id"] for hit in found.hits}
+        more = [hit for hit in near.hits if hit["paper_id"] not in by_words][:MORE_BY_MEANING] if near else []
+    for hit in [*found.hits, *more]:
         for name, default in HIT_DEFAULTS.items():
             hit.setdefault(name, default)
+    facets = dict(found.facets)
+    institutions, institution_names = institution_counts(facets.pop(INSTITUTION_FACET, {}))
+    if institutions:
+        facets["institution"] = institutions
     return {
         "total": found.total,
         "page": query.page,
@@ -106,7 +148,9 @@ async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
         "closest": found.closest,
         "min_score": found.min_score,
         "hits": found.hits,
-        "facets": found.facets,
+        "more_by_meaning": more,
+        "facets": facets,
+        "institution_names": institution_names,
     }
 
 

@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, Field
 
+from papertrail.author_institutions import ROR_ID_PATTERN
 from papertrail.embedding import MINILM_INT8
 from papertrail.search_document import SORT_FIELDS, PaperFilter, SortKey
 from papertrail.text import has_cjk
@@ -80,6 +81,27 @@ def by_meaning_instead(query: PaperQuery, found: int, searches_chinese: bool) ->
     hold Chinese words. None: the words' answer stands."""
     if query.mode == "keyword" and found == 0 and searches_chinese and has_cjk(query.q):
         return replace(query, semantic=1.0)
+    return None
+
+
+# A search by words in Chinese that finds fewer papers than this (only papers with an AI summary hold Chinese words)
+# lists, below them, up to MORE_BY_MEANING more that are closest in meaning: most papers are English only
+FEW_BY_WORDS = 10
+MORE_BY_MEANING = 10
+
+
+def also_by_meaning(query: PaperQuery, found: int, searches_chinese: bool) -> PaperQuery | None:
+    """The search by meaning whose closest papers follow the first page of a search by words in Chinese that found
+    only a few (most papers hold no Chinese words, and those with a summary say a subject in one wording of many); None
+    when the words' answer stands alone. Asked for enough to leave out the papers the words found."""
+    if (
+        query.mode == "keyword"
+        and query.page == 1
+        and 0 < found < FEW_BY_WORDS
+        and searches_chinese
+        and has_cjk(query.q)
+    ):
+        return replace(query, semantic=1.0, sort="relevance", size=found + MORE_BY_MEANING)
     return None
 
 
@@ -164,6 +186,12 @@ class PaperSearch(BaseModel):
         description="an author page's key: the full name as written ('li yinghui'), or family name and initial "
         "('li y': every author it may stand for)",
     )
+    institution: str | None = Field(
+        None,
+        pattern=ROR_ID_PATTERN,
+        description="a ROR id: papers one of whose authors is at that institution (GET /api/institutions lists them)",
+        examples=["03cve4549"],
+    )
     since: Since = None
     until: SearchTime | None = Field(None, description="up to this time (a day is inclusive)")
     summarized_since: SearchTime | None = Field(
@@ -186,6 +214,7 @@ class PaperSearch(BaseModel):
             has_code=self.has_code,
             topic_id=self.topic,
             author=self.author,
+            institution=self.institution,
             summarized_since_ts=_epoch(self.summarized_since),
             dated_by="updated" if sort == "relevance" else sort,  # the date range applies to the chosen time
             since_ts=_epoch(self.since),

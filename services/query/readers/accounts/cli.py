@@ -1,5 +1,6 @@
 """`papertrail users create NAME` (prints the token once; only its hash is stored) and the operators'
-`papertrail corrections list|close`: readers' error reports, which carry contact addresses, so no public API."""
+`papertrail corrections list|close` (and the reports `corrections apply` reads and marks): readers' error reports,
+which carry contact addresses, so no public API."""
 
 import asyncio
 import re
@@ -157,6 +158,18 @@ def corrections_command(action: str, report_id: str | None, status: str | None) 
     return 0
 
 
+def correction_report(report_id: str) -> CorrectionReport | None:
+    """The report of this id, or None (`corrections apply` reads what it corrects from it)."""
+    return _with_readers(lambda readers: readers.corrections.get_correction(report_id), "corrections")
+
+
+def mark_applied(report_id: str, applied: str) -> CorrectionReport | None:
+    """Mark the report applied, with what was applied (the operators' list shows it)."""
+    return _with_readers(
+        lambda readers: readers.corrections.mark_applied(report_id, datetime.now(UTC), applied), "corrections"
+    )
+
+
 def _shown(text: str) -> str:
     """Readers' text as it may be printed on an operator's terminal: control characters (escape sequences
     that could rewrite the screen) are shown as \\x.. instead of being sent to it."""
@@ -167,8 +180,9 @@ def _report_lines(r: CorrectionReport) -> str:
     """One report: a header line an operator can copy the id from, then the reader's message indented."""
     who = [f"contact={_shown(r.contact)}" if r.contact else "", f"user={r.user_id}" if r.user_id else ""]
     header = f"{r.id}  {r.status:<6}  {r.created_at:%Y-%m-%d %H:%M}Z  {_shown(r.paper_id)}  [{r.field}]"
+    applied = [f"applied: {_shown(r.applied)}"] if r.applied else []
     return (
-        " ".join([header, *filter(None, who)])
+        " ".join([header, *filter(None, who), *applied])
         + "\n"
         + "\n".join(f"    {_shown(line)}" for line in r.message.splitlines())
     )

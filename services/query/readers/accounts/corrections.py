@@ -2,7 +2,8 @@
 and filing one with whatever keeps them (readers/repositories.py: Corrections).
 
 The Chinese institution names, Chinese titles and summaries are written by a model and are sometimes wrong;
-a reader says what is wrong and what it should be, and an operator reads the open reports and closes them.
+a reader says what is wrong and what it should be, and an operator reads the open reports and closes them, or applies
+one on `institutions` (papertrail_ops/corrections.py: the normalizer stores it, and no later record undoes it).
 """
 
 import uuid
@@ -12,7 +13,7 @@ from typing import Literal, Protocol, get_args
 from pydantic import BaseModel, Field, field_validator
 
 CorrectionField = Literal["institutions", "title_zh", "summary", "authors", "other"]
-CorrectionStatus = Literal["open", "closed"]
+CorrectionStatus = Literal["open", "closed", "applied"]
 FIELDS: tuple[str, ...] = get_args(CorrectionField)
 STATUSES: tuple[str, ...] = get_args(CorrectionStatus)
 MAX_MESSAGE = 2000
@@ -109,6 +110,7 @@ class CorrectionReport(CorrectionDraft):
     created_at: datetime
     status: CorrectionStatus = "open"
     closed_at: datetime | None = None
+    applied: str | None = Field(None, description="what an operator applied, as the operators' list shows it")
 
 
 class TooManyOpenReports(Exception):

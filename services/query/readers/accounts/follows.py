@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, HttpUrl
 
+from papertrail.author_institutions import ROR_ID_PATTERN
 from papertrail.follows.catalogue import topic_title
 from papertrail.follows.checks import (
     MAX_DESCRIPTION_CHARS,
@@ -42,7 +43,7 @@ SeedId = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, json_schem
 
 
 class FollowCreate(BaseModel):
-    kind: Literal["keyword", "author", "topic", "similar", "venue"] = Field(description="what to follow")
+    kind: Literal["keyword", "author", "topic", "similar", "venue", "institution"] = Field(description="what to follow")
     name: str = Field(min_length=1, max_length=200, description="what you call it")
     query: str | None = Field(
         None, max_length=2000, description='keyword expression, e.g. retrieval AND ("language model" OR LLM) NOT survey'
@@ -57,6 +58,12 @@ class FollowCreate(BaseModel):
     orcid: str | None = Field(None, pattern=r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$", description="author follow: ORCID iD")
     source_author_id: str | None = Field(None, max_length=200, description="author follow: a source's author id")
     webhook_url: HttpUrl | None = Field(None, description="POST each match of this follow here (signed)")
+    push_channel_id: str | None = Field(
+        None,
+        pattern=r"^[0-9a-f]{32}$",
+        description="push this follow's matches to this one of your push channels (GET /api/me/push-channels); "
+        "absent: to your default one, else your webhook",
+    )
     seeds: list[SeedId] = Field(
         default_factory=list,
         max_length=MAX_SEEDS,
@@ -85,6 +92,13 @@ class FollowCreate(BaseModel):
         None, description="venue follow without `venue`: every catalogue venue of this CCF field"
     )
     venue_rank: Literal["A", "B", "C"] | None = Field(None, description="venue follow: only venues of this CCF rank")
+    institution: str | None = Field(
+        None,
+        pattern=ROR_ID_PATTERN,
+        description="institution follow: the ROR id of the institution (GET /api/institutions); papers with an "
+        "author there match",
+        examples=["03cve4549"],
+    )
 
 
 class FollowOut(Follow):
@@ -114,6 +128,16 @@ class FollowOut(Follow):
 
 class NoSuchFollow(LookupError):
     """The user has no follow of this id (another user's follow id reads as missing too)."""
+
+
+class NoSuchPushChannel(LookupError):
+    """The user has no push channel of this id."""
+
+
+async def check_push_channel(readers: ReaderRecords, user_id: str, channel_id: str | None) -> None:
+    """NoSuchPushChannel unless the user has this push channel (None: the default, always there)."""
+    if channel_id is not None and channel_id not in {c["id"] for c in (await readers.users.push_channels(user_id))[0]}:
+        raise NoSuchPushChannel(f"push_channel_id: you have no push channel {channel_id}")
 
 
 def _with_feed(follow: Follow, feed_key: str, embedded: set[str], *, show_secret: bool = False) -> FollowOut:
@@ -195,9 +219,14 @@ async def create_follow(
         description=description,
         venue=body.venue,
         venue_field=body.venue_field,
+        institution=body.institution,
     )
+    await check_push_channel(readers, user_id, body.push_channel_id)
     venue_fields = {"venue", "venue_year", "venue_track", "venue_field", "venue_rank"}
-    fields = body.model_dump(exclude={"webhook_url", "seeds", "description", "threshold", *venue_fields})
+    fields = body.model_dump(
+        exclude={"webhook_url", "seeds", "description", "threshold", *venue_fields}
+        | ({"institution"} if body.kind != "institution" else set())
+    )
     if body.kind == "venue":
         fields |= {
             "venue_key": catalogue_venue(body.venue).key if body.venue else None,
