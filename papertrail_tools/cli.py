@@ -35,11 +35,15 @@ def main(argv: list[str] | None = None) -> None:
     schemas = commands.add_parser("schemas", help="export or check the JSON Schema and AsyncAPI files")
     schemas.add_argument("action", choices=["export", "check"])
     venues = commands.add_parser(
-        "venues", help="rebuild the venue catalogue (papertrail/venues/catalogue.json) from ccfddl/ccf-deadlines"
+        "venues",
+        help="rebuild the venue catalogue: `refresh` its conferences (catalogue.json) from a ccfddl/ccf-deadlines "
+        "checkout, `journals` the CCF list's journals (ccf_journals.json) from CCFrank4dblp's data/dataGen.js",
     )
-    venues.add_argument("action", choices=["refresh"])
-    venues.add_argument("--from", dest="source", required=True, metavar="DIR", help="a checkout of ccf-deadlines")
-    venues.add_argument("--out", metavar="FILE", help="write here instead of papertrail/venues/catalogue.json")
+    venues.add_argument("action", choices=["refresh", "journals"])
+    venues.add_argument(
+        "--from", dest="source", required=True, metavar="PATH", help="a checkout of ccf-deadlines / dataGen.js"
+    )
+    venues.add_argument("--out", metavar="FILE", help="write here instead of the file under papertrail/venues/")
     institutions = commands.add_parser(
         "institutions",
         help="rebuild the ROR catalogue (papertrail/institutions/ror-catalogue.json.gz) from ROR's records",
@@ -96,9 +100,11 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "venues":
         from pathlib import Path
 
-        from papertrail.venues.catalogue import CATALOGUE_PATH
-        from papertrail_tools.venue_catalogue import refresh
+        from papertrail.venues.catalogue import CATALOGUE_PATH, JOURNALS_PATH
+        from papertrail_tools.venue_catalogue import refresh, refresh_journals
 
+        if args.action == "journals":
+            sys.exit(refresh_journals(Path(args.source), Path(args.out) if args.out else JOURNALS_PATH))
         sys.exit(refresh(Path(args.source), Path(args.out) if args.out else CATALOGUE_PATH))
     elif args.command == "institutions":
         from pathlib import Path

@@ -1,4 +1,5 @@
-"""`papertrail venues refresh`: rebuild papertrail/venues/catalogue.json from a checkout of ccfddl/ccf-deadlines.
+"""`papertrail venues refresh`: rebuild papertrail/venues/catalogue.json from a checkout of ccfddl/ccf-deadlines;
+`papertrail venues journals`: papertrail/venues/ccf_journals.json from CCFrank4dblp's data/dataGen.js.
 
 A maintainer's command, not an operator's: its output is a file committed with the code and shipped in the
 image (read-only there), and it reads YAML, which only the development environment installs."""
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import yaml  # type: ignore[import-untyped]
 
-from papertrail.venues.catalogue import CATALOGUE_PATH, Catalogue, Venue
+from papertrail.venues.catalogue import CATALOGUE_PATH, JOURNALS_PATH, Catalogue, Venue, load
+from papertrail.venues.ccf_list import journals_from_rank_list
 from papertrail.venues.ccfddl import SourceFormatError, add_accept_rates, venues_from_file
 
 LICENSE = "MIT (c) 2021 CCFDDL: https://github.com/ccfddl/ccf-deadlines/blob/main/LICENSE"
@@ -81,3 +83,21 @@ def refresh(root: Path, out: Path = CATALOGUE_PATH) -> int:
     for error in built.errors:
         print(f"skipped {error}")
     return 1 if built.errors else 0
+
+
+JOURNALS_ORIGIN = (
+    "the CCF recommended list's journals as WenyanLiu/CCFrank4dblp (https://github.com/WenyanLiu/CCFrank4dblp) "
+    "holds them in data/dataGen.js (the copy read: tests/fixtures/sources/ccfrank4dblp/, its commit in "
+    "tests/fixtures/sources/SOURCES.md; the 2026 edition of the list, its README says); each journal's CCF field "
+    "that of its block's conferences in catalogue.json, matched by DBLP key"
+)
+JOURNALS_LICENSE = "MIT (c) 2019-2023 WenyanLiu: https://github.com/WenyanLiu/CCFrank4dblp/blob/master/LICENSE"
+
+
+def refresh_journals(source: Path, out: Path = JOURNALS_PATH) -> int:
+    """Write the journals, their fields read against the shipped conferences."""
+    journals = journals_from_rank_list(source.read_text(encoding="utf-8"), load(CATALOGUE_PATH).venues)
+    catalogue = Catalogue(origin=JOURNALS_ORIGIN, license=JOURNALS_LICENSE, venues=journals)
+    out.write_text(catalogue.model_dump_json(indent=1, exclude_none=True) + "\n", encoding="utf-8")
+    print(f"wrote {out}: {len(journals)} journals, {sum(j.field is not None for j in journals)} with a CCF field")
+    return 0

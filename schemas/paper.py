@@ -159,7 +159,9 @@ class VenueClaim(BaseModel):
     track: ClaimTrack = Field("main", description="main unless the paper says which other track")
     workshop: str | None = Field(None, description="the workshop's name, as written", examples=["Workshop on AI4Math"])
     presentation: Presentation | None = Field(None, description="oral, spotlight, highlight, poster, best paper")
-    ccf_rank: Literal["A", "B", "C"] | None = Field(None, description="the venue's CCF rank (main track only)")
+    ccf_rank: Literal["A", "B", "C"] | None = Field(
+        None, description="the venue's CCF rank: a conference's for its main and findings tracks, a journal's own"
+    )
     source: ClaimSource = Field(description="the field it was read from")
     text: str = Field(description="the words it was read from", examples=["Accepted to ICML 2026 (Spotlight)"])
 

@@ -1,5 +1,6 @@
 """The venue catalogue: one record per venue (acronym, aliases, type, CCF field and rank, CORE and THCPL ranks,
-DBLP key, editions), shipped as catalogue.json beside this module and looked up by acronym or alias."""
+DBLP key, editions), shipped beside this module — catalogue.json (the conferences, from ccf-deadlines) and
+ccf_journals.json (the CCF list's journals) — and looked up by acronym, alias or a journal's abbreviated name."""
 
 import re
 import unicodedata
@@ -11,6 +12,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 CATALOGUE_PATH = Path(__file__).with_name("catalogue.json")
+JOURNALS_PATH = Path(__file__).with_name("ccf_journals.json")
+# words an abbreviated journal name leaves out: "IEEE Trans. Pattern Anal. Mach. Intell."
+_SKIPPED = frozenset({"on", "of", "and", "for", "in", "the", "an", "a", "&"})
 
 CcfField = Literal["AI", "CG", "CT", "DB", "DS", "HI", "MX", "NW", "SC", "SE"]
 CcfRank = Literal["A", "B", "C"]
@@ -78,7 +82,9 @@ def fold(name: str) -> str:
 
 class VenueIndex:
     """Acronyms and aliases → venues. A name shared by two venues (FSE: software engineering and cryptography)
-    resolves to none: a claim names it as written rather than guess its rank."""
+    resolves to none: a claim names it as written rather than guess its rank. A name a conference shares with
+    journals only (WWW, CSCW, AAMAS) is the conference's: that is how papers cite it; the journal keeps its full
+    name."""
 
     def __init__(self, venues: list[Venue]) -> None:
         self.venues = {v.key: v for v in venues}
@@ -86,13 +92,39 @@ class VenueIndex:
         for venue in venues:
             for name in (venue.acronym, venue.name, *venue.aliases):
                 names[fold(name)].add(venue.key)
+        for name, keys in names.items():
+            conferences = {k for k in keys if self.venues[k].type != "journal"}
+            if len(conferences) == 1 and len(keys) > 1:
+                names[name] = conferences
         self._names = {name: next(iter(keys)) for name, keys in names.items() if len(keys) == 1 and name}
         self.ambiguous = frozenset(name for name, keys in names.items() if len(keys) > 1)
         self.acronyms = frozenset(fold(v.acronym) for v in venues)
+        self.acronyms_upper = frozenset(v.acronym.upper() for v in venues if v.type != "journal")
+        self._journal_words = [
+            (words, v.key)
+            for v in venues
+            if v.type == "journal" and len(words := [w for w in fold(v.name).split() if w not in _SKIPPED]) >= 2
+        ]
 
     def resolve(self, name: str) -> Venue | None:
-        key = self._names.get(fold(name))
+        key = self._names.get(fold(name)) or self._abbreviated(name)
         return self.venues[key] if key else None
+
+    def _abbreviated(self, name: str) -> str | None:
+        """The one journal whose full name the name abbreviates word by word, ISO 4 style ("IEEE Trans. Pattern
+        Anal. Mach. Intell.", "IEEE J. Sel. Areas Commun."): each written word the start of the full name's word
+        in its place; only a name with an abbreviated word (a dot) is read so."""
+        if "." not in name:
+            return None
+        written = [w for w in fold(name).split() if w not in _SKIPPED]
+        if len(written) < 2:
+            return None
+        found = {
+            key
+            for words, key in self._journal_words
+            if len(words) == len(written) and all(w.startswith(a) for a, w in zip(written, words, strict=True))
+        }
+        return next(iter(found)) if len(found) == 1 else None
 
     def known(self, name: str) -> bool:
         """Whether the name is a catalogue name at all, even an ambiguous one."""
@@ -109,8 +141,8 @@ def load(path: Path = CATALOGUE_PATH) -> Catalogue:
 
 @cache
 def default_index() -> VenueIndex:
-    """The shipped catalogue's index, read once per process."""
-    return VenueIndex(load().venues)
+    """The shipped catalogue's index (its conferences and the CCF list's journals), read once per process."""
+    return VenueIndex(load().venues + load(JOURNALS_PATH).venues)
 
 
 def venue_record(index: VenueIndex, name: str) -> Venue:

@@ -436,3 +436,17 @@ def test_a_findings_paper_merged_with_its_preprint_says_one_line_its_proceedings
     (main,) = claims_from_comment("Accepted to EACL 2024")
     shown = paper.model_dump(mode="json") | {"venue_claims": [main.model_dump(mode="json")]}
     assert [x.source for x in fmt.venue_lines(shown, t)] == ["会议论文集", "作者注明"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_journal_papers_venue_line_says_the_journal_its_rank_and_journal(lang: str) -> None:
+    """arXiv 2605.00474's comment (May 2026 corpus): "Accepted to IEEE Transactions on Pattern Analysis and Machine
+    Intelligence (TPAMI), 2026": the CCF list's TPAMI, CCF-A, a journal; never a conference's main track."""
+    from tests.normalizer.sources import corpus_comments
+
+    t = Translator(lang)
+    claims = [c.model_dump(mode="json") for c in claims_from_comment(corpus_comments()["2605.00474"])]
+    lines = fmt.venue_lines({"status": "preprint", "venue": None, "venue_claims": claims}, t)
+    assert [(x.text, x.source) for x in lines] == [
+        (f"TPAMI 2026 · CCF-A · {t('track_journal')}", t("venue_source_comment"))
+    ]

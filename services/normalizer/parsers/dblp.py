@@ -34,19 +34,25 @@ PUBLICATIONS = ("article", "inproceedings", "incollection")
 
 
 @cache
-def _venues_by_dblp_key() -> dict[str, Venue]:
-    """The catalogue's venues by their DBLP key; a key two venues share names neither."""
-    found: dict[str, list[Venue]] = {}
+def _venues_by_dblp_key() -> dict[tuple[str, str], Venue]:
+    """The catalogue's venues by DBLP stream (journals/ for a journal, conf/ else) and key; a stream two venues
+    share names neither. conf/www and journals/www are two venues."""
+    found: dict[tuple[str, str], list[Venue]] = {}
     for venue in default_index().venues.values():
         if venue.dblp:
-            found.setdefault(venue.dblp.lower(), []).append(venue)
+            kind = "journals" if venue.type == "journal" else "conf"
+            found.setdefault((kind, venue.dblp.lower()), []).append(venue)
     return {key: venues[0] for key, venues in found.items() if len(venues) == 1}
 
 
 def catalogue_venue(dblp_key: str) -> Venue | None:
-    """The catalogue venue of a record's stream: `conf/icml/Foo25` → ICML, `journals/tods/Bar24` → TODS."""
+    """The catalogue venue of a record's stream: `conf/icml/Foo25` → ICML, `journals/pami/Bar24` → TPAMI."""
     parts = dblp_key.split("/")
-    return _venues_by_dblp_key().get(parts[1].lower()) if len(parts) >= 3 else None
+    if len(parts) < 3:
+        return None
+    by_key = _venues_by_dblp_key()
+    # a conference catalogue record may carry a journal's key (PVLDB's papers are VLDB's): the conf/ one then
+    return by_key.get((parts[0].lower(), parts[1].lower())) or by_key.get(("conf", parts[1].lower()))
 
 
 def _text(element: etree._Element | None) -> str:

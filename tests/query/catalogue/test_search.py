@@ -150,6 +150,30 @@ def test_a_published_record_without_claims_is_found_by_its_venue_year_and_rank()
     assert venue_fields(paper.model_copy(update={"status": "preprint"}))["venue_tags"] == []
 
 
+def test_a_journal_paper_is_found_by_the_journals_names_rank_and_track() -> None:
+    """arXiv 2605.13202's comment (May 2026 corpus): "Accepted for publication in IEEE Transactions on Circuits and
+    Systems for Video Technology (TCSVT)". Its claim is the journal's, ranked B on the CCF list, track journal."""
+    from papertrail.venues.claims import venue_claims
+    from schemas.paper import Paper, PaperIds
+    from tests.normalizer.sources import corpus_comments
+
+    moment = datetime(2026, 5, 20, tzinfo=UTC)
+    claims = venue_claims(corpus_comments()["2605.13202"], None, [])
+    paper = Paper(id="arxiv:2605.13202", ids=PaperIds(arxiv="2605.13202"), title="t", venue_claims=claims,
+                  first_seen=moment, updated_at=moment)  # fmt: skip
+    fields = venue_fields(paper)
+    assert (fields["accepted_venues"], fields["ccf_ranks"], fields["venue_tracks"]) == (["TCSVT"], ["B"], ["journal"])
+
+    def finds(**wanted: object) -> bool:
+        (clause,) = PaperFilter(**wanted).clauses()  # type: ignore[arg-type]
+        values = [c.split(" = ", 1)[1] for c in (clause if isinstance(clause, list) else [clause])]
+        return any(v.strip('"') in fields["venue_tags"] for v in values)
+
+    assert finds(venue="IEEE Transactions on Circuits and Systems for Video Technology", ccf_rank="B")
+    assert finds(venue="IEEE TCSVT", track="journal") and finds(ccf_rank="B", track="journal")
+    assert not finds(track="main") and not finds(ccf_rank="A")
+
+
 @pytest.mark.parametrize(
     ("q", "semantic", "page", "found", "searches_chinese", "more"),
     [
