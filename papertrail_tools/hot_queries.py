@@ -310,7 +310,7 @@ HOT_QUERIES: tuple[HotQuery, ...] = (
     HotQuery("query", "library imports left running, each poll (IMPORT_POLL_S)", LIBRARY_IMPORTS,
              lambda db, now: _library(db).resume(), _import_job),
     HotQuery("query", "an import's chunk of entries, each chunk", LIBRARY_IMPORT_ENTRIES,
-             lambda db, now: _library(db).chunk_entries("job-3", 200, 300), _import_entry),
+             lambda db, now: _library(db).chunk_entries("job-1", 200, 300), _import_entry),
     HotQuery("query", "an import's papers by id, each chunk", PAPERS,
              lambda db, now: MongoFinder(db).holders([PaperKey("ids.arxiv", "2500.00007")]), _paper),
     HotQuery("query", "reader models due for training, each poll (FEED_RETRAIN_POLL_S)", READER_MODELS,
