@@ -86,7 +86,7 @@ async def measure(query: HotQuery, db: Any, recorded: Recorded) -> str:
     plan, used = await used_indexes(query, db, recorded)
     indexed = await calls_per_second(query, db)
     if not used:
-        return f"{indexed:9.1f}/s  (no index of its own: {plan})"
+        return f"{indexed:9.3g}/s  (no index of its own: {plan})"
     collection, dropped = db[query.collection.name], set[str]()
     try:
         while used - dropped:
@@ -98,12 +98,12 @@ async def measure(query: HotQuery, db: Any, recorded: Recorded) -> str:
             except Exception:  # a query that names its index (a hint) fails without it
                 break
         try:
-            without = f"{await calls_per_second(query, db):9.1f}/s"
+            without = f"{await calls_per_second(query, db):9.3g}/s"
         except Exception as error:
             without = f"fails ({type(error).__name__})"
     finally:
         await ensure_indexes(db)
-    return f"{indexed:9.1f}/s  without {', '.join(sorted(dropped))}: {without}  plan: {plan}"
+    return f"{indexed:9.3g}/s  without {', '.join(sorted(dropped))}: {without}  plan: {plan}"
 
 
 async def run(url: str, args: argparse.Namespace) -> None:
