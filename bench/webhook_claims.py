@@ -8,12 +8,9 @@ uses `--mongodb-url` (a real MongoDB, where one is at hand); drops its database 
 """
 
 import argparse
-import asyncio
 import os
 import platform
-import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,11 +21,11 @@ from pymongo import ASCENDING, AsyncMongoClient, ReturnDocument
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.stand_in import run_on_mongodb  # noqa: E402
 from papertrail.collections import WEBHOOK_DELIVERIES  # noqa: E402
 from schemas.events import FollowMatched, MatchReason  # noqa: E402
 from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery  # noqa: E402
 from services.matcher.store import PENDING_BY_DUE, MatchStore, claimable  # noqa: E402
-from tests.conftest import free_port, wait_until  # noqa: E402
 from tests.matcher.corpus import corpus_papers  # noqa: E402
 
 USERS, HOSTS, LEASE = 50, 20, timedelta(seconds=60)
@@ -128,24 +125,7 @@ def main() -> None:
     machine = f"{platform.node()} · {platform.machine()} · python {platform.python_version()}"
     print(f"{machine} · {datetime.now(UTC):%F %R} UTC · load {os.getloadavg()[0]:.1f}")
     print(f"{args.deliveries} deliveries queued, {args.claims} claims each")
-    if args.mongodb_url:
-        asyncio.run(run(args.mongodb_url, args))
-        return
-    with tempfile.TemporaryDirectory() as folder:
-        port = free_port()
-        command = [str(Path(sys.executable).parent / "secantusd-py"), "--host", "127.0.0.1", "--port", str(port),
-                   "--storage-path", folder, "--log-level", "WARNING"]  # fmt: skip
-        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            url = f"mongodb://127.0.0.1:{port}"
-            from pymongo import MongoClient
-
-            wait_until(lambda: MongoClient(url, serverSelectionTimeoutMS=500).admin.command("ping"), 60, what="mongodb")
-            print("server: secantusdb (the local MongoDB stand-in)")
-            asyncio.run(run(url, args))
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    run_on_mongodb(args.mongodb_url, lambda url: run(url, args))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ class HarvestStore:
 
     async def ensure_indexes(self) -> None:
         await self.runs.create_index([("source", 1), ("started_at", -1)])
+        await self.runs.create_index([("source", 1), ("state", 1), ("started_at", -1)])  # freshness, each run
 
     async def load_checkpoint(self, source: str) -> dict[str, Any]:
         doc = await self.checkpoints.find_one({"_id": source})

@@ -92,6 +92,7 @@ class MatchStore:
         with contextlib.suppress(OperationFailure):  # the index the queue had before (issue 38)
             await self.deliveries.drop_index("pending_by_due")
         await self.digests.create_index([("user_id", 1), ("day", -1)])
+        await self.digests.create_index([("sent_at", 1), ("day", -1)])  # each digest run: the days not mailed yet
 
     # follows and users (read only) ----------------------------------------------------------------------
     async def all_follows(self, kind: str | None = None) -> list[Follow]:
@@ -394,5 +395,6 @@ class MatchStore:
         )
 
     async def unsent_digests(self, since_day: str) -> list[dict[str, Any]]:
-        cursor = self.digests.find({"sent_at": {"$exists": False}, "day": {"$gte": since_day}}).sort("day", DESCENDING)
+        # `sent_at` null (a missing field is indexed as null), not `$exists: false`: an equality an index serves
+        cursor = self.digests.find({"sent_at": None, "day": {"$gte": since_day}}).sort("day", DESCENDING)
         return [doc async for doc in cursor]

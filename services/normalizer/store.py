@@ -96,6 +96,7 @@ class PaperStore:
             options: dict[str, Any] = {"unique": True, "sparse": True} if unique else {}
             await ensure_index(self.db[collection], [(key, ASCENDING)], **options)
         await ensure_index(self.versions, [("paper_id", ASCENDING), ("seq", ASCENDING)], unique=True)
+        await ensure_index(self.versions, [("kind", ASCENDING), ("observed_at", ASCENDING)])  # the query's overview
 
     async def unseen(self, items: list[Incoming]) -> list[Incoming]:
         """The items whose exact content (source record + sha256) was not fully handled before, by this READING."""

@@ -5,12 +5,14 @@
 No other file touches MongoDB for the summarizer.
 """
 
+import contextlib
 from datetime import UTC, datetime
 from typing import Any
 
 from pymongo import ASCENDING, DESCENDING, DeleteOne, ReplaceOne, UpdateOne
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
+from pymongo.errors import OperationFailure
 
 from papertrail.collections import (
     EMBEDDING_BUDGET,
@@ -235,8 +237,14 @@ class StoredVectors:
         self.papers = db[PAPERS.name]  # the normalizer's: read to queue papers that have no vector of this model
 
     async def ensure_indexes(self) -> None:
-        await self.vectors.create_index([("content_hash", ASCENDING), ("model", ASCENDING)])
-        await self.vectors.create_index([("model", ASCENDING)])
+        # the model first: each query names one model, and an index led by the model serves a filter of it with
+        # one more field (the cache's content hashes, the query service's count of settled states) on MongoDB and on
+        # the local stand-in alike; the model alone is their prefix
+        await self.vectors.create_index([("model", ASCENDING), ("content_hash", ASCENDING)])
+        await self.vectors.create_index([("model", ASCENDING), ("state", ASCENDING)])
+        for before in ("content_hash_1_model_1", "model_1"):  # what they replace (issue 42)
+            with contextlib.suppress(OperationFailure):
+                await self.vectors.drop_index(before)
 
     async def record_model(self, model_key: str) -> None:
         """The model the vectors are made with from now on (`none`: none are made): the matcher and the query
@@ -313,6 +321,7 @@ class VectorStore(StoredVectors):
     async def ensure_indexes(self) -> None:
         await super().ensure_indexes()
         await self.pending.create_index([("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)])
+        await self.pending.create_index([("since", ASCENDING)])  # the sweep's order: the longest waiting first
 
     async def hold_many(self, held: list[tuple[PaperEnriched, str]]) -> None:
         """(event as emitted, content hash) per paper waiting for its vector; a newer event replaces an older one."""

@@ -2,7 +2,9 @@
 example overlay, every object passes Kubernetes' JSON schemas (kubernetes-validate ships them), and the manifests
 agree with the code: probes on the port each service listens on, only real settings in its ConfigMaps and Secret,
 secrets never in a ConfigMap, INSTANCE_ID from the pod name, one Deployment and one PodDisruptionBudget per service
-(two for query, one per process role), and a Prometheus job per service named as the alert rules expect."""
+(two for query, one per process role), and a Prometheus job per service named as the alert rules expect. With KEDA
+(components/keda, overlays/example-keda): ScaledObjects that pass KEDA's own CRD schema, one Kafka trigger for each
+consumer group the code's subscribers join, never more replicas than partitions."""
 
 import base64
 import importlib
@@ -12,6 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, get_args
 
+import jsonschema
 import kubernetes_validate
 import pytest
 import yaml  # type: ignore[import-untyped]
@@ -22,10 +25,14 @@ from pydantic_settings import BaseSettings
 from papertrail.settings import InfraSettings
 from papertrail_tools.cli import SERVICES
 from papertrail_tools.settings_doc import settings_class, variable_name
+from tests.conftest import broker_of
 
 K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.37"
 OVERLAY = "overlays/example"
+KEDA_OVERLAY = "overlays/example-keda"
+# KEDA's ScaledObject CRD as kedacore/keda publishes it (tests/fixtures/k8s/ORIGIN.md)
+SCALED_OBJECT_CRD = Path(__file__).resolve().parents[1] / "fixtures" / "k8s" / "keda.sh_scaledobjects.yaml"
 # Consumers in a group per service: replicas beyond the topic's partitions get no partition.
 GROUPED = ("normalizer", "summarizer", "matcher", "query-worker")
 # The Deployments: one per service, and query's two process roles (QUERY_ROLE) as two.
@@ -340,3 +347,86 @@ def test_prometheus_relabel_rules_pass_promtool(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(config))
     result = subprocess.run(["promtool", "check", "config", "--syntax-only", str(path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def with_keda(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    return render(tmp_path_factory.mktemp("keda"), KEDA_OVERLAY)
+
+
+def strict(schema: Any) -> Any:
+    """The schema with every object's unknown fields refused, as kubernetes-validate's strict mode does: the API
+    server would prune a misspelt field (a `minReplicaCounts`) and KEDA would run on the default."""
+    if isinstance(schema, dict):
+        schema = {key: strict(value) for key, value in schema.items()}
+        if schema.get("type") == "object" and "properties" in schema and "additionalProperties" not in schema:
+            schema["additionalProperties"] = False
+        return schema
+    return [strict(item) for item in schema] if isinstance(schema, list) else schema
+
+
+def scaled_object_schema() -> dict[str, Any]:
+    crd = yaml.safe_load(SCALED_OBJECT_CRD.read_text())
+    (version,) = [v for v in crd["spec"]["versions"] if v["served"] and v["storage"]]
+    schema = strict(version["schema"]["openAPIV3Schema"])
+    schema["properties"]["apiVersion"]["const"] = f"{crd['spec']['group']}/{version['name']}"
+    schema["properties"]["kind"]["const"] = crd["spec"]["names"]["kind"]
+    schema["properties"]["metadata"] = {"type": "object"}  # ObjectMeta: checked by the API server, not the CRD
+    return dict(schema)
+
+
+def consumer_groups(
+    deployment: dict[str, Any], objects: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> set[tuple[str, str]]:
+    """(consumer group, topic) of every subscriber in a group that the Deployment's pods run, from the service's own
+    create_app under the settings its pods get (a KAFKA_NAME_PREFIX included)."""
+    service = service_of(deployment)
+    settings = settings_in_pod(service, deployment, objects, monkeypatch)
+    app = importlib.import_module(f"services.{service}.app").create_app(settings)
+    return {
+        (subscriber.group_id, topic)
+        for subscriber in broker_of(app).subscribers
+        if subscriber.group_id
+        for topic in subscriber.topic_names
+    }
+
+
+def test_scaled_objects_pass_kedas_schema_and_the_rest_kubernetes(with_keda: list[dict[str, Any]]) -> None:
+    schema = scaled_object_schema()
+    scaled = [o for o in with_keda if o["kind"] == "ScaledObject"]
+    assert scaled
+    for document in with_keda:
+        if document["kind"] == "ScaledObject":
+            jsonschema.validate(document, schema)
+        else:
+            kubernetes_validate.validate(document, KUBERNETES_VERSION, strict=True)
+    misspelt = scaled[0] | {"spec": scaled[0]["spec"] | {"minReplicaCounts": 1}}
+    with pytest.raises(jsonschema.ValidationError):  # the check itself catches what the API server would prune
+        jsonschema.validate(misspelt, schema)
+
+
+def test_each_consuming_deployment_scales_on_the_lag_of_every_group_its_pods_join(
+    with_keda: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deployments, scaled = by_kind(with_keda, "Deployment"), by_kind(with_keda, "ScaledObject")
+    partitions = int(generated(with_keda, "ConfigMap", "papertrail-common")["data"]["TOPIC_PARTITIONS"])
+    grouped = {name: consumer_groups(d, with_keda, monkeypatch) for name, d in deployments.items()}
+    assert {name for name, groups in grouped.items() if groups} == set(scaled) == set(GROUPED)
+    for name, so in scaled.items():
+        spec, deployment = so["spec"], deployments[name]
+        assert (
+            spec["scaleTargetRef"] == {"name": name}
+            and so["metadata"]["namespace"] == deployment["metadata"]["namespace"]
+        )
+        # at least one: the sweeps, webhook queue, digests and the worker's jobs run whatever the lag
+        assert 1 <= spec["minReplicaCount"] <= spec["maxReplicaCount"] <= partitions, name
+        assert "replicas" not in deployment["spec"], f"{name}: kubectl apply would reset what KEDA scaled"
+        environment = pod_environment(deployment, with_keda)
+        triggers = set()
+        for trigger in spec["triggers"]:
+            metadata = trigger["metadata"]
+            assert trigger["type"] == "kafka" and environment[metadata["bootstrapServersFromEnv"]], name
+            assert int(metadata["lagThreshold"]) > 0 and metadata["allowIdleConsumers"] == "false"
+            assert metadata["offsetResetPolicy"] == "earliest"  # the services' consumers' auto_offset_reset
+            triggers.add((metadata["consumerGroup"], metadata["topic"]))
+        assert triggers == grouped[name], name

@@ -197,14 +197,14 @@ class SummaryBacklog:
         if held is None or held.get("reason") == NO_MODEL_CONFIGURED:
             return None
         rank, newest, since = held.get("priority", len(SUMMARY_PRIORITIES) - 1), held.get("newest"), held.get("since")
-        ahead = {
-            "$or": [
-                {"priority": {"$lt": rank}},
-                {"priority": rank, "newest": {"$gt": newest}},
-                {"priority": rank, "newest": newest, "since": {"$lt": since}},
-            ]
-        }
-        return await self.pending.count_documents(ahead) + 1
+        # three counts, each a range of the sweep's index, rather than one `$or` of them: MongoDB-protocol servers
+        # without plans for `$or` (the local stack's) count it by reading every waiting paper
+        ahead = (
+            {"priority": {"$lt": rank}},
+            {"priority": rank, "newest": {"$gt": newest}},
+            {"priority": rank, "newest": newest, "since": {"$lt": since}},
+        )
+        return sum([await self.pending.count_documents(part) for part in ahead]) + 1
 
     async def waiting_by_reason(self, limit: int) -> list[tuple[str, int]]:
         """Why papers wait (no model, the day's budget spent, the endpoint down …), the commonest first."""

@@ -356,6 +356,13 @@ class ImportJobs:
         finally:
             self.running.pop(job_id, None)
 
+    async def chunk_entries(
+        self, job_id: str, start: int, end: int, fields: dict[str, int] | None = None
+    ) -> list[dict[str, Any]]:
+        """The job's entries `start` to `end` (excluded), in file order."""
+        chunk = {"job_id": job_id, "n": {"$gte": start, "$lt": end}}
+        return await self.entries.find(chunk, fields).sort("n", 1).to_list(None)
+
     async def run(self, job_id: str) -> None:
         job = await self.jobs.find_one({"_id": job_id, "state": "running"})
         if job is None:
@@ -368,8 +375,7 @@ class ImportJobs:
         cursor, total = job["cursor"], job["total"]
         while cursor < total:
             end = min(cursor + self.chunk_size, total)
-            chunk = {"job_id": job_id, "n": {"$gte": cursor, "$lt": end}}
-            documents = await self.entries.find(chunk).sort("n", 1).to_list(None)
+            documents = await self.chunk_entries(job_id, cursor, end)
             if len(documents) != end - cursor:
                 raise RuntimeError(f"entries {cursor}-{end} of import {job_id} are missing: {len(documents)} stored")
             pending = [d for d in documents if "status" not in d]
@@ -382,8 +388,7 @@ class ImportJobs:
                     for d, r in zip(pending, resolutions, strict=True)
                 ]
                 await self.entries.bulk_write(writes, ordered=False)
-                fields = {"status": 1, "paper_id": 1, "label": 1}
-                documents = await self.entries.find(chunk, fields).sort("n", 1).to_list(None)
+                documents = await self.chunk_entries(job_id, cursor, end, {"status": 1, "paper_id": 1, "label": 1})
             resolved = [d["paper_id"] for d in documents if d["status"] == "resolved"]
             keys = {d["paper_id"]: d.get("label") or "" for d in documents if d["status"] == "resolved"}
             await self.library.add_imported(job["user_id"], resolved, job_id, datetime.now(UTC), keys)

@@ -70,6 +70,7 @@ class ReaderModels:
     async def ensure_indexes(self) -> None:
         await self.models.create_index([("pending", 1), ("changed_at", 1)])
         await self.feedback.create_index([("user_id", 1), ("label", 1), ("labelled_at", DESCENDING)])
+        await self.feedback.create_index([("paper_id", 1)])  # the picks: who marked which of the day's papers
 
     # training ------------------------------------------------------------------------------------------------
     async def stale_readers(self, now: datetime) -> list[tuple[str, datetime]]:
@@ -195,10 +196,7 @@ class ReaderModels:
         ids = list(vectors)
         matrix = np.array([vectors[p] for p in ids], dtype=np.float32).reshape(-1, self.dimensions)
         table = await asyncio.to_thread(ranking.scores_of_readers, [m for _, m in models], matrix)
-        marked: dict[str, set[str]] = {}
-        labelled = self.feedback.find({"paper_id": {"$in": ids}, "label": {"$ne": None}}, {"user_id": 1, "paper_id": 1})
-        async for doc in labelled:
-            marked.setdefault(doc["user_id"], set()).add(doc["paper_id"])
+        marked = await self.marked_among(ids)
         for (user_id, _), row in zip(models, table, strict=True):
             order = np.argsort(-row, kind="stable")
             best = [i for i in order if ids[i] not in marked.get(user_id, set())][:size]
@@ -207,6 +205,17 @@ class ReaderModels:
                 {"_id": user_id}, {"user_id": user_id, "computed_at": now, "picks": picks}, upsert=True
             )
         return len(models)
+
+    async def marked_among(self, paper_ids: list[str]) -> dict[str, set[str]]:
+        """Of these papers, those each reader has marked (saved, not relevant), by reader."""
+        marked: dict[str, set[str]] = {}
+        # the label is checked here, not in the filter: a filter of the paper ids alone is one range of their index
+        async for doc in self.feedback.find(
+            {"paper_id": {"$in": paper_ids}}, {"user_id": 1, "paper_id": 1, "label": 1}
+        ):
+            if doc.get("label") is not None:
+                marked.setdefault(doc["user_id"], set()).add(doc["paper_id"])
+        return marked
 
     # ranking -------------------------------------------------------------------------------------------------
     async def model(self, user_id: str) -> ReaderModel | None:

@@ -63,6 +63,7 @@ class LibraryStore:
         # boundary entry of a `$gte` on a descending key
         await ensure_index(self.entries, [("user_id", 1), ("saved_at", 1), ("_id", 1)])
         await ensure_index(self.entries, [("user_id", 1), ("tags", 1)])
+        await ensure_index(self.entries, [("saved_at", 1)])  # the summarizer's sweep: papers saved since it last read
         await ensure_index(self.feedback, [("user_id", 1), ("paper_id", 1)])  # a reader's marks on a page's papers
         await ensure_index(self.feedback, [("user_id", 1), ("updated_at", DESCENDING)])
 
