@@ -109,9 +109,11 @@ async def translate_all(model: TitleModel, titles: list[str]) -> list[str | None
     return list(await asyncio.gather(*(one(title) for title in titles)))  # the model's slots bound the concurrency
 
 
-def wait_ready(base_url: str, timeout_s: float = 300) -> None:
+def wait_ready(server: subprocess.Popen[bytes], base_url: str, timeout_s: float = 300) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"the title server stopped ({server.returncode}): /tmp/zh_titles_server.log")
         try:
             with urllib.request.urlopen(f"{base_url}/models", timeout=5):
                 return
@@ -142,7 +144,7 @@ def main() -> None:
     with open("/tmp/zh_titles_server.log", "w") as server_log:
         server = subprocess.Popen(command, stdout=server_log, stderr=subprocess.STDOUT)
     try:
-        wait_ready(base_url)
+        wait_ready(server, base_url)
         settings = SummarizerSettings(
             titles_base_url=base_url,
             titles_model=packaged.name,
