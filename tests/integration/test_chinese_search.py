@@ -219,7 +219,6 @@ def test_a_search_by_meaning_says_so_while_papers_still_wait_for_their_vectors(
             timeout=300,
             what="every indexed paper's search vector",
         )
-        total = _get(pipeline, "/api/papers", size=1)["total"]
 
         def page() -> str:
             answer = httpx.get(pipeline.url("query", "/"), params={"q": query, "semantic": "1.0"}, timeout=30)
@@ -228,17 +227,23 @@ def test_a_search_by_meaning_says_so_while_papers_still_wait_for_their_vectors(
 
         # every indexed paper settled: the note goes (a paper an earlier test published may be indexed just now)
         wait_until(lambda: 'id="meaning-partial"' not in page(), timeout=120, what="no note of papers still waiting")
-        total = _get(pipeline, "/api/papers", size=1)["total"]
-        waiting = vectors.find_one({"state": "embedded"}, {"_id": 1})
+        indexed = [hit["paper_id"] for hit in _get(pipeline, "/api/papers", size=10)["hits"]]
+        waiting = vectors.find_one({"_id": {"$in": indexed}, "state": "embedded"}, {"_id": 1})
         assert waiting is not None
-        note = f"{total:,} 篇论文中已有 {total - 1:,} 篇可按语义匹配"
+        seen: list[str] = []
 
         def says_one_waits() -> bool:  # as one still being made (the summarizer's sweep may settle it again meanwhile)
             vectors.update_one({"_id": waiting["_id"]}, {"$set": {"state": "pending"}})
+            total = _get(pipeline, "/api/papers", size=1)["total"]  # read anew: an earlier test's paper may land
             text = page()
-            return 'id="meaning-partial"' in text and note in text
+            found = re.search(r'id="meaning-partial">([^<]*)<', text)
+            states = {d["_id"]: d["n"] for d in vectors.aggregate([{"$group": {"_id": "$state", "n": {"$sum": 1}}}])}
+            seen[:] = [f"total {total}, vectors {states}, note {found.group(1) if found else None!r}"]
+            return found is not None and f"{total:,} 篇论文中已有 {total - 1:,} 篇可按语义匹配" in found.group(1)
 
         try:
             wait_until(says_one_waits, timeout=60, what="the note that one paper still waits")
+        except AssertionError as failure:
+            raise AssertionError(f"{failure}; the page last said: {seen}") from None
         finally:
             vectors.update_one({"_id": waiting["_id"]}, {"$set": {"state": "embedded"}})
