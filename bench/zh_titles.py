@@ -115,7 +115,7 @@ def wait_ready(server: subprocess.Popen[bytes], base_url: str, timeout_s: float 
         if server.poll() is not None:
             raise SystemExit(f"the title server stopped ({server.returncode}): /tmp/zh_titles_server.log")
         try:
-            with urllib.request.urlopen(f"{base_url}/models", timeout=5):
+            with urllib.request.urlopen(f"{base_url.removesuffix('/v1')}/health", timeout=5):  # 503 while loading
                 return
         except OSError:
             time.sleep(1)
@@ -145,54 +145,62 @@ def main() -> None:
         server = subprocess.Popen(command, stdout=server_log, stderr=subprocess.STDOUT)
     try:
         wait_ready(server, base_url)
-        settings = SummarizerSettings(
-            titles_base_url=base_url,
-            titles_model=packaged.name,
-            titles_concurrency=args.concurrency,
-            titles_timeout_s=600,
-        )  # type: ignore[call-arg]
-        client = make_titles_client(settings)
-        model = TitleModel(client, settings)
-
-        seeds, hands = seed_pairs(), hand_pairs()
-        references = seeds + hands
-        load_before = os.getloadavg()
-        cpu_before, started = cpu_seconds(server.pid), time.monotonic()
-        answers = asyncio.run(translate_all(model, [english for english, _ in references]))
-        quality_s, quality_cpu = time.monotonic() - started, cpu_seconds(server.pid) - cpu_before
-
-        day = day_titles(args.papers)
-        cpu_before, started = cpu_seconds(server.pid), time.monotonic()
-        day_answers = asyncio.run(translate_all(model, day))
-        wall_s, cpu_s = time.monotonic() - started, cpu_seconds(server.pid) - cpu_before
-        load_after = os.getloadavg()
+        asyncio.run(measure(args, packaged.name, base_url, server.pid))
     finally:
         server.terminate()
         server.wait(timeout=60)
 
-    def scores(pairs: list[tuple[str, str]], got: list[str | None]) -> str:
-        hyps = [g or "" for g in got]
-        refs = [chinese for _, chinese in pairs]
-        echo = chrf([english for english, _ in pairs], refs)
-        return f"chrF {chrf(hyps, refs):.1f} (English echoed: {echo:.1f}); {sum(g is None for g in got)} refused"
 
-    print(f"model {packaged.name}, {args.threads} threads, {args.concurrency} slots, nice {args.nice}")
+def scores(pairs: list[tuple[str, str]], got: list[str | None]) -> str:
+    references = [chinese for _, chinese in pairs]
+    echo = chrf([english for english, _ in pairs], references)
+    refused = sum(g is None for g in got)
+    return f"chrF {chrf([g or '' for g in got], references):.1f} (English echoed: {echo:.1f}); {refused} refused"
+
+
+async def measure(args: argparse.Namespace, model_name: str, base_url: str, pid: int) -> None:
+    """Both phases in one event loop (the client's concurrency limit belongs to it), each printed when done."""
+    settings = SummarizerSettings(
+        titles_base_url=base_url, titles_model=model_name, titles_concurrency=args.concurrency, titles_timeout_s=600
+    )  # type: ignore[call-arg]
+    client = make_titles_client(settings)
+    model = TitleModel(client, settings)
+    print(f"model {model_name}, {args.threads} threads, {args.concurrency} slots, nice {args.nice}", flush=True)
+    seeds, hands = seed_pairs(), hand_pairs()
+    references = seeds + hands
+    load_before = os.getloadavg()
+    cpu_before, started = cpu_seconds(pid), time.monotonic()
+    answers = await translate_all(model, [english for english, _ in references])
+    quality_s, quality_cpu = time.monotonic() - started, cpu_seconds(pid) - cpu_before
     print(f"seed pairs ({len(seeds)}): {scores(seeds, answers[: len(seeds)])}")
     print(f"hand translations ({len(hands)}): {scores(hands, answers[len(seeds) :])}")
-    print(f"quality set: {len(references)} titles in {quality_s:.0f} s, server CPU {quality_cpu:.0f} s")
+    print(
+        f"quality set: {len(references)} titles in {quality_s:.0f} s = {len(references) / quality_s * 60:.1f} "
+        f"papers/min wall; server CPU {quality_cpu:.0f} s = {quality_cpu / len(references):.2f} CPU-s a title; "
+        f"load average {load_before[0]:.1f} → {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    with args.pairs_out.open("w", encoding="utf-8") as out:
+        for (english, reference), got in zip(references, answers, strict=True):
+            out.write(json.dumps({"en": english, "ref": reference, "model": got}, ensure_ascii=False) + "\n")
+    print(f"pairs written to {args.pairs_out}", flush=True)
+
+    day = day_titles(args.papers)
+    load_before = os.getloadavg()
+    cpu_before, started = cpu_seconds(pid), time.monotonic()
+    day_answers = await translate_all(model, day)
+    wall_s, cpu_s = time.monotonic() - started, cpu_seconds(pid) - cpu_before
     titled = sum(a is not None for a in day_answers)
     print(
         f"day titles: {len(day)} in {wall_s:.0f} s = {len(day) / wall_s * 60:.1f} papers/min wall "
         f"({titled} titled); server CPU {cpu_s:.0f} s = {cpu_s / len(day):.2f} CPU-s a title, "
-        f"two free cores at most {2 * 60 * len(day) / cpu_s:.0f} papers/min"
+        f"two free cores at most {2 * 60 * len(day) / cpu_s:.0f} papers/min; "
+        f"load average {load_before[0]:.1f} → {os.getloadavg()[0]:.1f}"
     )
-    print(f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f} (1 min)")
-    with args.pairs_out.open("w", encoding="utf-8") as out:
-        for (english, reference), got in zip(references, answers, strict=True):
-            out.write(json.dumps({"en": english, "ref": reference, "model": got}, ensure_ascii=False) + "\n")
+    with args.pairs_out.open("a", encoding="utf-8") as out:
         for english, got in zip(day, day_answers, strict=True):
             out.write(json.dumps({"en": english, "ref": None, "model": got}, ensure_ascii=False) + "\n")
-    print(f"pairs written to {args.pairs_out}")
+    await client.close()
 
 
 if __name__ == "__main__":
