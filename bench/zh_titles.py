@@ -132,6 +132,7 @@ def main() -> None:
     parser.add_argument(
         "--nice", type=int, default=19, help="the server's niceness (19 as served; 0 to measure on a busy machine)"
     )
+    parser.add_argument("--no-quality", action="store_true", help="time the corpus day only")
     parser.add_argument("--pairs-out", type=Path, default=Path("/tmp/zh_titles_pairs.jsonl"))
     args = parser.parse_args()
 
@@ -158,14 +159,8 @@ def scores(pairs: list[tuple[str, str]], got: list[str | None]) -> str:
     return f"chrF {chrf([g or '' for g in got], references):.1f} (English echoed: {echo:.1f}); {refused} refused"
 
 
-async def measure(args: argparse.Namespace, model_name: str, base_url: str, pid: int) -> None:
-    """Both phases in one event loop (the client's concurrency limit belongs to it), each printed when done."""
-    settings = SummarizerSettings(
-        titles_base_url=base_url, titles_model=model_name, titles_concurrency=args.concurrency, titles_timeout_s=600
-    )  # type: ignore[call-arg]
-    client = make_titles_client(settings)
-    model = TitleModel(client, settings)
-    print(f"model {model_name}, {args.threads} threads, {args.concurrency} slots, nice {args.nice}", flush=True)
+async def quality(model: TitleModel, pid: int, pairs_out: Path) -> None:
+    """chrF against both references, timed; every pair written to `pairs_out` for the hand check."""
     seeds, hands = seed_pairs(), hand_pairs()
     references = seeds + hands
     load_before = os.getloadavg()
@@ -180,10 +175,24 @@ async def measure(args: argparse.Namespace, model_name: str, base_url: str, pid:
         f"load average {load_before[0]:.1f} → {os.getloadavg()[0]:.1f}",
         flush=True,
     )
-    with args.pairs_out.open("w", encoding="utf-8") as out:
+    with pairs_out.open("w", encoding="utf-8") as out:
         for (english, reference), got in zip(references, answers, strict=True):
             out.write(json.dumps({"en": english, "ref": reference, "model": got}, ensure_ascii=False) + "\n")
-    print(f"pairs written to {args.pairs_out}", flush=True)
+    print(f"pairs written to {pairs_out}", flush=True)
+
+
+async def measure(args: argparse.Namespace, model_name: str, base_url: str, pid: int) -> None:
+    """Both phases in one event loop (the client's concurrency limit belongs to it), each printed when done."""
+    settings = SummarizerSettings(
+        titles_base_url=base_url, titles_model=model_name, titles_concurrency=args.concurrency, titles_timeout_s=600
+    )  # type: ignore[call-arg]
+    client = make_titles_client(settings)
+    model = TitleModel(client, settings)
+    print(f"model {model_name}, {args.threads} threads, {args.concurrency} slots, nice {args.nice}", flush=True)
+    if not args.no_quality:
+        await quality(model, pid, args.pairs_out)
+    else:
+        args.pairs_out.write_text("")
 
     day = day_titles(args.papers)
     load_before = os.getloadavg()
