@@ -15,7 +15,7 @@ sends titles through the summarizer's own client (services/summarizer/title_mode
 
 Writes every pair (English, reference, model) to `--pairs-out` for a hand check.
 
-    uv run python bench/zh_titles.py [--model qwen2.5-coder-1.5b-instruct] [--papers 60] [--threads 2]
+    uv run python bench/zh_titles.py [--papers 60] [--concurrency 4] [--nice 19] [--no-quality]
 """
 
 import argparse
@@ -127,7 +127,7 @@ def main() -> None:
     parser.add_argument("--model", default=DEFAULT_MODEL, choices=sorted(MODELS))
     parser.add_argument("--papers", type=int, default=60, help="corpus titles timed")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--concurrency", type=int, default=2, help="TITLES_CONCURRENCY (the server's slots)")
+    parser.add_argument("--concurrency", type=int, default=4, help="TITLES_CONCURRENCY (the server's slots)")
     parser.add_argument("--port", type=int, default=8097)
     parser.add_argument(
         "--nice", type=int, default=19, help="the server's niceness (19 as served; 0 to measure on a busy machine)"

@@ -18,8 +18,10 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--parallel", type=int, default=2, help="requests decoded together (continuous batching)")
-    parser.add_argument("--context", type=int, default=2048, help="context per parallel slot")
+    # Titles decoded together share each step's reading of the weights, so more slots cost less CPU a title
+    # (docs/benchmarks.md); TITLES_CONCURRENCY's default matches.
+    parser.add_argument("--parallel", type=int, default=4, help="requests decoded together (continuous batching)")
+    parser.add_argument("--context", type=int, default=512, help="context per slot: the prompt and a title fit")
     args = parser.parse_args()
 
     import xllamacpp  # type: ignore[import-not-found]  # in .llm/titles-venv only

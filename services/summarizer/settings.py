@@ -53,7 +53,7 @@ class SummarizerSettings(InfraSettings, SearchEmbeddingSettings):
     )
     titles_model: str | None = Field(None, description="its model name, e.g. qwen2.5-coder-1.5b-instruct")
     titles_concurrency: int = Field(
-        2, ge=1, le=64, description="title requests in flight at once (the local server's parallel slots)"
+        4, ge=1, le=64, description="title requests in flight at once (the local server's parallel slots, 4)"
     )
     titles_batch: int = Field(16, ge=1, le=10_000, description="waiting papers titled per title sweep")
     titles_sweep_interval_s: float = Field(
