@@ -9,7 +9,7 @@ export UV_PYTHON_DOWNLOADS := never
 # it imports from source, each time: a service start took 6.5 CPU-s instead of 2.2, a test worker's collection 25.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install system-deps run demo llm stack-up stack-down test test-fast lint schemas clean
+.PHONY: install system-deps run demo llm titles stack-up stack-down test test-fast lint schemas clean
 
 # Debian packages some tests drive: Chromium and a Chinese font (browser tests and their screenshots),
 # Prometheus with promtool (alert rules, metrics; the local stack's Prometheus) and Alertmanager, kcat (an outside
@@ -49,6 +49,9 @@ demo: install
 # start the services with the OPENAI_* settings it prints (README, "Summaries with no endpoint"). LLM_ARGS: --model …
 llm: install
 	$(UV) run papertrail llm $(LLM_ARGS)
+
+titles: install
+	$(UV) run papertrail llm --titles $(LLM_ARGS)
 
 stack-up: install
 	$(UV) run papertrail stack up

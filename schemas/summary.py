@@ -69,3 +69,10 @@ class Summary(BaseModel):
         "in summaries written before it was recorded, in those without a version label, and on papers.new.v1",
         examples=["v2"],
     )
+    title_model: str | None = Field(
+        None,
+        exclude_if=left_out,
+        description="the local model that translated `title_zh` while the paper waits for a summary (no summary "
+        "endpoint: TITLES_BASE_URL); absent when the summary's own model wrote the title",
+        examples=["qwen2.5-coder-1.5b-instruct"],
+    )

@@ -6,7 +6,9 @@ refusals, usage) and of POST /v1/embeddings (a list of inputs, `dimensions`, usa
 the text's sha256, so the same text always gets the same one), and can be told to misbehave: the next requests get
 a 429 with Retry-After, a 500, a reply slower than the client's timeout, invalid JSON, JSON that breaks the schema,
 a refusal, a valid answer that fails a summary check (a number the paper does not state, an English TL;DR in
-the Chinese field), or vectors of the wrong length; or it can be down.
+the Chinese field), or vectors of the wrong length; or it can be down. Asked for a title alone (the summarizer's title
+path, services/summarizer/titles.py), it answers with the hand translation of a corpus paper's title, or echoes the
+English title when told to.
 """
 
 import asyncio
@@ -37,8 +39,19 @@ ADDITIONS = FIXTURES / "summarizer" / "additions.json"
 AI_CATEGORIES = {"cs.AI", "cs.CL", "cs.CV", "cs.LG", "cs.MA", "cs.NE", "cs.IR", "cs.RO", "stat.ML"}
 
 Fault = Literal[
-    "429", "500", "timeout", "invalid_json", "schema", "refusal", "short_vectors", "invented_number", "english_tldr"
+    "429",
+    "500",
+    "timeout",
+    "invalid_json",
+    "schema",
+    "refusal",
+    "short_vectors",
+    "invented_number",
+    "english_tldr",
+    "english_title",
 ]
+# The system prompt's start of the summarizer's title path (services/summarizer/titles.py)
+TITLE_PROMPT = "Translate the title of a computer-science paper"
 
 
 def corpus_lines() -> list[dict[str, Any]]:
@@ -146,6 +159,11 @@ class FakeOpenAI:
             self.down = False
             self.delay_s = 0.0
             self.max_in_flight = 0
+
+    def title_for(self, body: dict[str, Any]) -> str | None:
+        """The hand translation of the corpus title asked about in a title request (its last message)."""
+        line = self.papers.get(body["messages"][-1]["content"])
+        return self.title_zh.get(line["id"]) if line else None
 
     def answer_for(self, body: dict[str, Any]) -> dict[str, Any] | None:
         """The structured answer a good model would give, from the corpus line of the paper asked about."""
@@ -269,6 +287,11 @@ def make_app(state: FakeOpenAI) -> FastAPI:
         fault, failure = await _misbehave(body, state.requests)
         if failure is not None:
             return failure
+        if body["messages"][0]["content"].startswith(TITLE_PROMPT):
+            title = state.title_for(body)
+            if title is None:
+                return _error(400, "fake server: title not in the test corpus", "invalid_request_error")
+            return _completion(body, body["messages"][-1]["content"] if fault == "english_title" else title)
         answer = state.answer_for(body)
         if answer is None:
             return _error(400, "fake server: paper not in the test corpus", "invalid_request_error")

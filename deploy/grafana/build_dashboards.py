@@ -404,6 +404,19 @@ def summarizer() -> dict[str, Any]:
             ),
             panel(
                 "timeseries",
+                "Chinese titles without an endpoint, by outcome",
+                "papertrail_summarizer_titles_total: the title path's titles (TITLES_BASE_URL, no summary endpoint): "
+                "written, cached, invalid (no Chinese title), rejected, unavailable (the local server down).",
+                [
+                    target(
+                        "sum by (outcome) (increase(papertrail_summarizer_titles_total[$__rate_interval]))",
+                        "{{outcome}}",
+                    )
+                ],
+                "short",
+            ),
+            panel(
+                "timeseries",
                 "Summary check failures by check",
                 "papertrail_summarizer_check_failures_total: answers failing a check before the summary is kept "
                 "(cjk_share, tldr_copy, numbers, keywords); a failed check gets one repair request, then the summary "

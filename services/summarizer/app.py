@@ -34,10 +34,13 @@ from services.summarizer.store import (
     MongoTokenBudget,
     ReaderInterest,
     SummaryStore,
+    TitleStore,
     VectorStore,
     search_vectors,
 )
 from services.summarizer.summarizing import Summarizer
+from services.summarizer.title_model import TitleModel, Titles, make_titles_client
+from services.summarizer.titling import TitleSweep
 from services.summarizer.vectors import PaperVectors, SearchVectors
 
 SERVICE = "summarizer"
@@ -100,12 +103,15 @@ async def build_resources(
     await search_store.record_model(settings.search_model_key)  # `none` when off: the query service checks it
     openai_client = make_openai_client(settings) if settings.model_configured else None
     model = SummaryModel(openai_client, settings) if openai_client else None
+    titles_client = make_titles_client(settings) if settings.titles_configured else None
+    titles = Titles(TitleStore(clients.db), TitleModel(titles_client, settings)) if titles_client else None
     summarizer = Summarizer(
         store,
         model,
         daily_token_budget=settings.daily_token_budget,
         parallel=settings.summary_concurrency,
         interest=ReaderInterest(clients.db),
+        titles=titles,
     )
     embedder = open_embedder(settings, MongoTokenBudget(vector_store))
     search_settings = settings.search_embedding
@@ -122,6 +128,9 @@ async def build_resources(
         summary_batch=settings.sweep_batch,
         vector_interval_s=settings.embedding_sweep_interval_s,
         vector_batch=settings.embedding_sweep_batch,
+        titles=TitleSweep(store, titles, parallel=settings.titles_concurrency) if titles else None,
+        title_interval_s=settings.titles_sweep_interval_s,
+        title_batch=settings.titles_batch,
     )
     try:
         yield SummarizerResources(enrichment, sweeps, broker.dead_letters)
@@ -132,6 +141,8 @@ async def build_resources(
             await search_embedder.close()
         if openai_client:
             await openai_client.close()
+        if titles_client:
+            await titles_client.close()
 
 
 def create_app(settings: SummarizerSettings) -> AsgiFastStream:

@@ -11,6 +11,7 @@ from schemas.summary import Summary
 from services.summarizer.policy import enriched_event, new_paper_event
 from services.summarizer.store import AnnouncedPapers
 from services.summarizer.summarizing import Summarizer
+from services.summarizer.titling import TitleSweep
 from services.summarizer.vectors import PaperVectors
 
 Summarized = list[tuple[PaperNormalized, Summary]]
@@ -78,9 +79,10 @@ class Enrichment:
 
 
 class Sweeps:
-    """The two background sweeps, started once the broker can publish: papers pending a summary, papers pending a
-    vector. Each emits a paper again with what the other wrote (a summary, a vector) just before: one at a time, so
-    the later event of a paper carries both, never an older summary after a newer one."""
+    """The background sweeps, started once the broker can publish: papers pending a summary, papers pending a
+    vector, and with no summary endpoint but a title model, waiting papers' Chinese titles. Each emits a paper again
+    with what the others wrote (a summary or title, a vector) just before: one at a time, so the later event of a
+    paper carries both, never an older summary after a newer one."""
 
     def __init__(
         self,
@@ -90,8 +92,12 @@ class Sweeps:
         summary_batch: int,
         vector_interval_s: float,
         vector_batch: int,
+        titles: TitleSweep | None = None,
+        title_interval_s: float = 30.0,
+        title_batch: int = 16,
     ) -> None:
         self.enrichment = enrichment
+        self.titles, self.title_interval_s, self.title_batch = titles, title_interval_s, title_batch
         self.summary_interval_s, self.summary_batch = summary_interval_s, summary_batch
         self.vector_interval_s, self.vector_batch = vector_interval_s, vector_batch
         self.emitting = asyncio.Lock()
@@ -121,6 +127,10 @@ class Sweeps:
             asyncio.create_task(summaries, name="summary sweep"),
             asyncio.create_task(vectors, name="vector sweep"),
         ]
+        if self.titles is not None:
+            # the summary sweep's emit: the title's event carries the vector's state as it is now
+            titles = self.titles.run(self.emit_summarized, interval_s=self.title_interval_s, batch=self.title_batch)
+            self.tasks.append(asyncio.create_task(titles, name="title sweep"))
 
     async def stop(self) -> None:
         for sweep in self.tasks:  # none when the service stopped before it finished starting

@@ -62,3 +62,15 @@ SEARCH_VECTORS = Counter(
     "pending, embedded, failed.",
     ["state"],
 )
+TITLES = Counter(
+    "papertrail_summarizer_titles_total",
+    "The title path's Chinese titles (no summary endpoint; TITLES_BASE_URL), by outcome: written (the local model's "
+    "answer kept), cached (a title translated before), invalid (an answer that is no Chinese title, kept as such), "
+    "rejected (the endpoint refused the request), unavailable (endpoint down: the papers wait for the next sweep).",
+    ["outcome"],
+)
+TITLE_SECONDS = Histogram(
+    "papertrail_summarizer_title_seconds",
+    "Latency of one title request to the local model.",
+    buckets=(0.5, 1, 2, 5, 10, 20, 30, 60, 120),
+)

@@ -46,12 +46,27 @@ class SummarizerSettings(InfraSettings, SearchEmbeddingSettings):
         "with the search vectors' multilingual-e5-small-q4 ~0.19 more)",
     )
 
-    @field_validator("openai_base_url", "openai_model", mode="before")
+    titles_base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible endpoint of a local model that gives waiting papers a Chinese title alone while "
+        "no summary endpoint is set (`make titles`); ignored when OPENAI_BASE_URL is set (summaries carry titles)",
+    )
+    titles_model: str | None = Field(None, description="its model name, e.g. qwen2.5-coder-1.5b-instruct")
+    titles_concurrency: int = Field(
+        4, ge=1, le=64, description="title requests in flight at once (the local server's parallel slots, 4)"
+    )
+    titles_batch: int = Field(16, ge=1, le=10_000, description="waiting papers titled per title sweep")
+    titles_sweep_interval_s: float = Field(
+        30.0, gt=0, description="wait of the title sweep after it found nothing to do or the endpoint down"
+    )
+    titles_timeout_s: float = Field(120.0, gt=0, description="timeout of one title request")
+
+    @field_validator("openai_base_url", "openai_model", "titles_base_url", "titles_model", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: str | None) -> str | None:
         return value or None
 
-    @field_validator("openai_base_url")
+    @field_validator("openai_base_url", "titles_base_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
@@ -61,3 +76,8 @@ class SummarizerSettings(InfraSettings, SearchEmbeddingSettings):
     @property
     def model_configured(self) -> bool:
         return bool(self.openai_base_url and self.openai_model)
+
+    @property
+    def titles_configured(self) -> bool:
+        """The title path runs only without a summary endpoint: with one, every summary carries its title."""
+        return bool(self.titles_base_url and self.titles_model) and not self.model_configured

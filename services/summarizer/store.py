@@ -1,6 +1,6 @@
 """The summarizer's collections: `summaries` (the cache), `summary_pending` (papers waiting), `summary_budget`,
-`papers_announced` (the public topic's papers), and the vectors' `paper_vectors`, `search_vectors`,
-`embedding_pending`, `embedding_budget` and `embedding_model`.
+`papers_announced` (the public topic's papers), `title_translations` (the title path's Chinese titles), and the
+vectors' `paper_vectors`, `search_vectors`, `embedding_pending`, `embedding_budget` and `embedding_model`.
 
 No other file touches MongoDB for the summarizer.
 """
@@ -28,6 +28,7 @@ from papertrail.collections import (
     SUMMARIES,
     SUMMARY_BUDGET,
     SUMMARY_PENDING,
+    TITLE_TRANSLATIONS,
     Collection,
 )
 from papertrail.mongo import insert_else_update
@@ -36,6 +37,7 @@ from schemas.events import PaperEnriched, PaperNormalized
 from schemas.paper import Paper, PaperVersion
 from schemas.paper_vector import PaperVector
 from schemas.summary import NO_MODEL_CONFIGURED, Summary
+from services.summarizer.titles import KnownTitle
 
 _SUMMARY_FIELDS = tuple(Summary.model_fields)
 
@@ -74,6 +76,9 @@ class SummaryStore:
     async def ensure_indexes(self) -> None:
         await self.summaries.create_index([("paper_ids", ASCENDING), ("generated_at", DESCENDING)])
         await self.pending.create_index([("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)])
+        await self.pending.create_index(
+            [("titled", ASCENDING), ("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]
+        )
 
     # the cache
 
@@ -102,10 +107,13 @@ class SummaryStore:
 
     # papers waiting for a summary: the whole event, so the sweep can emit it again without reading `papers`
 
-    async def hold_many(self, held: list[tuple[PaperNormalized, str, str, int]]) -> None:
+    async def hold_many(
+        self, held: list[tuple[PaperNormalized, str, str, int]], *, titled: frozenset[str] = frozenset()
+    ) -> None:
         """(event, content hash, reason, priority) per paper, keyed by paper: a newer event of the same paper replaces
         the older one (its summary would be stale) and keeps the higher of the two ranks. Most are new papers, so they
-        are inserted in one round trip."""
+        are inserted in one round trip. `titled`: papers whose event went out with a Chinese title already (the title
+        path has nothing to do for them)."""
         now = datetime.now(UTC)
         await insert_else_update(
             self.pending,
@@ -121,6 +129,7 @@ class SummaryStore:
                         "content_hash": digest,
                         "reason": reason,
                         "newest": event.paper.published_at or event.paper.first_seen,
+                        "titled": event.paper.id in titled,  # whether the title path is done with this event
                     }
                 ]
             ],
@@ -132,6 +141,20 @@ class SummaryStore:
         order = [("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]
         cursor = self.pending.find({}, sort=order, limit=limit)
         return [(PaperNormalized.model_validate(d["event"]), d["content_hash"]) async for d in cursor]
+
+    async def waiting_untitled(self, limit: int) -> list[tuple[PaperNormalized, str, str]]:
+        """Waiting papers the title path has not looked at with their current event, in the summary sweep's order,
+        with the content hash and the reason they wait with."""
+        order = [("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]
+        cursor = self.pending.find({"titled": {"$ne": True}}, sort=order, limit=limit)
+        return [
+            (PaperNormalized.model_validate(d["event"]), d["content_hash"], d.get("reason") or NO_MODEL_CONFIGURED)
+            async for d in cursor
+        ]
+
+    async def mark_titled(self, paper_id: str, digest: str) -> None:
+        """The title path is done with this event of the paper (a newer event, another hash, is looked at again)."""
+        await self.pending.update_one({"_id": paper_id, "content_hash": digest}, {"$set": {"titled": True}})
 
     async def prioritize(self, paper_ids: set[str], priority: int) -> int:
         """Raise these waiting papers to `priority` (never lower one); how many were raised."""
@@ -179,6 +202,32 @@ class SummaryStore:
     async def spend(self, day: str, tokens_in: int, tokens_out: int) -> None:
         await self.budget.update_one(
             {"_id": day}, {"$inc": {"tokens_in": tokens_in, "tokens_out": tokens_out, "calls": 1}}, upsert=True
+        )
+
+
+class TitleStore:
+    """`title_translations`: one Chinese title per title text, model and prompt version (titles.title_key)."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.titles = db[TITLE_TRANSLATIONS.name]
+
+    async def find(self, key: str) -> KnownTitle | None:
+        doc = await self.titles.find_one({"_id": key})
+        return KnownTitle(doc.get("title_zh"), doc["model"], doc.get("error")) if doc else None
+
+    async def save(self, key: str, title: str, known: KnownTitle) -> None:
+        await self.titles.update_one(
+            {"_id": key},
+            {
+                "$set": {
+                    "title": title,
+                    "title_zh": known.title_zh,
+                    "model": known.model,
+                    "error": known.error,
+                    "generated_at": datetime.now(UTC),
+                }
+            },
+            upsert=True,
         )
 
 

@@ -28,6 +28,7 @@ from services.summarizer.policy import (
 )
 from services.summarizer.prompt import PROMPT_VERSION
 from services.summarizer.store import ReaderInterest, SummaryStore
+from services.summarizer.title_model import Titles
 
 # How far back readers' matches and saves count when the summarizer starts: older asks were seen by an earlier run.
 INTEREST_LOOKBACK = timedelta(days=30)
@@ -48,12 +49,14 @@ class Summarizer:
         daily_token_budget: int,
         parallel: int = 1,
         interest: ReaderInterest | None = None,
+        titles: Titles | None = None,
     ) -> None:
         self.store = store
         self.parallel = parallel  # papers the sweep works on at once; the model's own limit still applies
         self.model = model  # None: no endpoint configured
         self.daily_token_budget = daily_token_budget
         self.interest = interest
+        self.titles = titles  # the title path (no endpoint, TITLES_BASE_URL): Chinese titles of waiting papers
         self.interest_read_to = datetime.now(UTC) - INTEREST_LOOKBACK
         self.model_queue_opened = False
 
@@ -86,7 +89,7 @@ class Summarizer:
         elif decision.action == "pending":
             if decision.reason == "daily token budget spent":
                 FAILURES.labels("budget").inc()
-            summary = self.meanwhile(paper, decision.reason or "pending")
+            summary = await self.titled(paper, self.meanwhile(paper, decision.reason or "pending"))
         else:
             assert self.model is not None and key is not None
             summary = await self._write(event, key, digest)
@@ -144,7 +147,11 @@ class Summarizer:
                 return reused_summary(cached, event.paper, same_text=True)
         if event.kind == "updated" and (ours := await self.store.latest_for_paper(event.paper.id)):
             return ours
-        return event.summary
+        return await self.titled(event.paper, event.summary)
+
+    async def titled(self, paper: Paper, summary: Summary) -> Summary:
+        """A waiting paper's summary with the Chinese title the title path wrote for it, when there is one."""
+        return await self.titles.attach(paper, summary) if self.titles else summary
 
     async def hold_pending(self, summarized: list[tuple[PaperNormalized, Summary]]) -> None:
         """Before the events are emitted: each paper whose latest summary is pending waits for the sweep, with that
@@ -155,7 +162,8 @@ class Summarizer:
                 (e, paper_digest(e.paper), s.error or "pending", summary_priority(e.paper))
                 for e, s in latest.values()
                 if waits_for_ours(s)
-            ]
+            ],
+            titled=frozenset(e.paper.id for e, s in latest.values() if s.title_zh),
         )
 
     async def settle(self, summarized: list[tuple[PaperNormalized, Summary]]) -> None:

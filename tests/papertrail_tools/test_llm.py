@@ -3,11 +3,25 @@
 itself is measured in bench/ (docs/benchmarks.md), never needed by a test."""
 
 import hashlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from papertrail_tools.llm import DEFAULT_MODEL, MODELS, LlmError, join_parts, server_command, summarizer_environment
+from papertrail_tools.llm import (
+    DEFAULT_MODEL,
+    MODELS,
+    TITLE_SERVER,
+    XLLAMACPP,
+    XLLAMACPP_SHA256,
+    LlmError,
+    join_parts,
+    server_command,
+    summarizer_environment,
+    titles_environment,
+    titles_server_command,
+)
 from services.summarizer.settings import SummarizerSettings
 
 
@@ -44,3 +58,19 @@ def test_the_server_is_named_as_the_summarizer_asks_for_it() -> None:
     )
     assert settings.model_configured and settings.openai_model == model.name
     assert settings.openai_base_url == "http://127.0.0.1:8090/v1" and settings.openai_output == "json_object"
+
+
+def test_the_title_server_yields_the_cpu_and_is_named_as_the_summarizer_asks_for_it() -> None:
+    assert XLLAMACPP.count("==") == 1 and len(XLLAMACPP_SHA256) == 64  # the prebuilt runtime, pinned
+    model = MODELS[DEFAULT_MODEL]
+    command = titles_server_command(Path(sys.executable), Path("/m.gguf"), model, "127.0.0.1", 8091, 2)
+    assert command[:5] == ["nice", "-n", "19", sys.executable, str(TITLE_SERVER)]
+    assert command[command.index("--alias") + 1] == model.name and command[command.index("--threads") + 1] == "2"
+    settings = SummarizerSettings.model_validate(
+        {k.lower(): v for k, v in titles_environment(model, "127.0.0.1", 8091).items()}
+    )
+    assert settings.titles_configured and settings.titles_model == model.name
+    assert settings.titles_base_url == "http://127.0.0.1:8091/v1"
+    # the script takes the command's arguments: without the runtime (never in this venv) it stops at its import
+    ran = subprocess.run([sys.executable, *command[4:]], capture_output=True, text=True, timeout=60)
+    assert ran.returncode != 0 and "No module named 'xllamacpp'" in ran.stderr, ran.stderr

@@ -268,3 +268,21 @@ def test_the_sources_page_says_which_records_a_run_asked_for_beside_when_it_ran(
         )
         assert [text(td) for td in section.find_class("run-window")] == ["2016-01-17", "2015-01-16 → 2016-01-17"]
         assert note in text(section)
+
+
+# issue 38: a Chinese title from the local title model while the paper waits for its 导读 ---------------------------
+def test_a_waiting_paper_shows_the_title_models_chinese_title_with_its_provenance() -> None:
+    waiting = Summary(
+        status="pending", error="no model configured", title_zh="基于引用增强的大模型对话生成", title_model="qwen-local"
+    )
+    paper = detail(acl_paper(), summary=waiting)
+    assert paper["title_zh"] == "基于引用增强的大模型对话生成"  # the search document's: what the cards show
+    zh_page = paper_page(paper, "zh")
+    assert text(zh_page.find_class("title-zh")[0]) == "基于引用增强的大模型对话生成"
+    assert text(zh_page.find_class("title-provenance")[0]) == "中文标题由本地模型 qwen-local 机器翻译"
+    assert zh_page.find_class("summary-none") and not zh_page.find_class("summary-fields")  # still no 导读
+    en_page = paper_page(paper, "en")
+    assert "machine-translated by the local model qwen-local" in text(en_page.find_class("title-provenance")[0])
+    # a title the summary's own model wrote names no other model
+    ours = paper_page(detail(acl_paper(), summary=Summary(status="ok", title_zh="标题", tldr_zh="导读")), "zh")
+    assert not ours.find_class("title-provenance")

@@ -5,6 +5,7 @@ are made with; a new paper passes on to papers.enriched.v1 and the public papers
 (The same against real Kafka, with a model endpoint: test_summarizing.py, test_public_topic.py.)"""
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -17,20 +18,23 @@ from papertrail.kafka import dead_letter_topic
 from papertrail.paper_vectors import VECTORS_MODEL_ID
 from papertrail.service import Clients, provide
 from schemas import topics
-from services.summarizer.app import build_resources, create_app
+from services.summarizer.app import SummarizerResources, build_resources, create_app
 from services.summarizer.settings import SummarizerSettings
 from tests.conftest import broker_of
-from tests.fake_openai import corpus_event, corpus_lines
+from tests.fake_openai import corpus_event, corpus_lines, running_fake_openai
 
 pytestmark = pytest.mark.integration
 
 SETTINGS = SummarizerSettings()  # no summary model configured: summaries are pending
 
 
-@pytest.fixture
-async def memory(scratch_db: AsyncDatabase) -> AsyncIterator[tuple[Any, dict[str, list[Any]]]]:
-    """The app's broker in memory with the resources its lifespan builds, and what reached its outputs."""
-    broker = broker_of(create_app(SETTINGS))
+@asynccontextmanager
+async def app_in_memory(
+    settings: SummarizerSettings, db: AsyncDatabase
+) -> AsyncIterator[tuple[Any, dict[str, list[Any]], SummarizerResources]]:
+    """The app's broker in memory with the resources its lifespan builds, what reached its outputs, and the
+    resources."""
+    broker = broker_of(create_app(settings))
     seen: dict[str, list[Any]] = {topics.PAPERS_ENRICHED: [], topics.PAPERS_NEW: [], "parked": []}
     broker.subscriber(topics.PAPERS_ENRICHED)(lambda body: seen[topics.PAPERS_ENRICHED].append(body))
     broker.subscriber(topics.PAPERS_NEW)(lambda body: seen[topics.PAPERS_NEW].append(body))
@@ -41,9 +45,15 @@ async def memory(scratch_db: AsyncDatabase) -> AsyncIterator[tuple[Any, dict[str
 
     async with (
         TestKafkaBroker(broker) as in_memory,
-        build_resources(SETTINGS, Clients(scratch_db), broker) as resources,
+        build_resources(settings, Clients(db), broker) as resources,
     ):
         provide(in_memory.context, resources)
+        yield in_memory, seen, resources
+
+
+@pytest.fixture
+async def memory(scratch_db: AsyncDatabase) -> AsyncIterator[tuple[Any, dict[str, list[Any]]]]:
+    async with app_in_memory(SETTINGS, scratch_db) as (in_memory, seen, _):
         yield in_memory, seen
 
 
@@ -88,3 +98,24 @@ async def test_a_new_paper_delivered_again_is_announced_on_the_public_topic_once
     await broker.publish_batch(new.model_dump(mode="json"), topic=topics.PAPERS_NORMALIZED)
     assert [m["paper"]["id"] for m in seen[topics.PAPERS_NEW]] == [new.paper.id]
     assert [m["kind"] for m in seen[topics.PAPERS_ENRICHED]] == ["new", "new"]  # the internal topic may repeat
+
+
+async def test_with_a_title_model_a_waiting_paper_is_passed_on_again_with_its_chinese_title(
+    scratch_db: AsyncDatabase,
+) -> None:
+    cadfit = next(line for line in corpus_lines() if line["id"] == "2605.01171")
+    with running_fake_openai() as (fake, url):
+        settings = SummarizerSettings(titles_base_url=url, titles_model="fake-qwen")  # type: ignore[call-arg]
+        async with app_in_memory(settings, scratch_db) as (broker, seen, resources):
+            new = corpus_event(cadfit)
+            await broker.publish_batch(new.model_dump(mode="json"), topic=topics.PAPERS_NORMALIZED)
+            assert [m["summary"].get("title_zh") for m in seen[topics.PAPERS_ENRICHED]] == [None]  # not held up
+            assert fake.requests == []
+            title_sweep = resources.sweeps.titles
+            assert title_sweep is not None  # wired: no summary endpoint, a title model
+            assert await title_sweep.sweep(resources.sweeps.emit_summarized, 10) == (1, True)
+    again = seen[topics.PAPERS_ENRICHED][-1]
+    assert (again["kind"], again["paper"]["id"], again["summary"]["status"]) == ("new", new.paper.id, "pending")
+    assert again["summary"]["title_zh"] == "CADFit：基于混合优化的精确网格到CAD程序生成"
+    assert again["summary"]["title_model"] == "fake-qwen"
+    assert [m["paper"]["id"] for m in seen[topics.PAPERS_NEW]] == [new.paper.id]  # announced once, as before

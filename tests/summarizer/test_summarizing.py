@@ -3,13 +3,10 @@ faults (429 + Retry-After, 500, timeout, invalid JSON, schema, refusal, endpoint
 
 import asyncio
 import json
-import uuid
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 from prometheus_client import REGISTRY
-from pymongo import AsyncMongoClient
 from pymongo.asynchronous.database import AsyncDatabase
 
 from schemas.events import PaperNormalized
@@ -21,8 +18,8 @@ from services.summarizer.prompt import PROMPT_VERSION
 from services.summarizer.settings import SummarizerSettings
 from services.summarizer.store import SummaryStore
 from services.summarizer.summarizing import Summarizer
-from tests.conftest import FIXTURES, Servers, free_port
-from tests.fake_openai import FakeOpenAI, corpus_event, corpus_lines, running_fake_openai
+from tests.conftest import FIXTURES, free_port
+from tests.fake_openai import FakeOpenAI, corpus_event, corpus_lines
 
 pytestmark = pytest.mark.integration
 
@@ -30,29 +27,6 @@ LINES = corpus_lines()
 BY_ID = {line["id"]: line for line in LINES}
 CADFIT, LLM_MEDICINE, GAME_THEORY = BY_ID["2605.01171"], BY_ID["2605.01011"], BY_ID["2605.00921"]
 CHECKS_CORPUS = FIXTURES / "summarizer" / "checks-corpus.jsonl"
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[tuple[FakeOpenAI, str]]:
-    with running_fake_openai() as served:
-        yield served
-
-
-@pytest.fixture
-def openai_fake(fake: tuple[FakeOpenAI, str]) -> FakeOpenAI:
-    fake[0].reset()
-    return fake[0]
-
-
-@pytest.fixture
-async def db(servers: Servers) -> AsyncIterator[AsyncDatabase]:
-    client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
-    name = f"summarizer_test_{uuid.uuid4().hex[:8]}"
-    try:
-        yield client[name]
-    finally:
-        await client.drop_database(name)
-        await client.close()
 
 
 def settings_for(base_url: str | None, **overrides: Any) -> SummarizerSettings:

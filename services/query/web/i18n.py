@@ -279,6 +279,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "summary_failed": ("暂无 AI 导读(未能生成)", "No AI summary (it could not be written)"),
     "summary_by": ("由 {model} 于 {date} 生成", "Written by {model} on {date}"),
+    "title_by_model": (
+        "中文标题由本地模型 {model} 机器翻译",
+        "Chinese title machine-translated by the local model {model}",
+    ),
     "summary_by_community": (
         "社区导读:{publisher} 于 {date} 发布,由 {model} 生成;本站导读写好后将替换它",
         "Community summary: published by {publisher} on {date}, written by {model}; ours replaces it once written",
