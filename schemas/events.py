@@ -87,6 +87,13 @@ class HarvestStatus(BaseModel):
     announcement: AnnouncementReport | None = Field(
         None, exclude_if=left_out, description="announcement watcher (arxiv_feed): what its window saw; else absent"
     )
+    skipped: list[str] = Field(
+        [],
+        exclude_if=left_out,
+        description="what the run read but could not use and left out, each named with why (a ccf_deadlines file); "
+        "absent when nothing was",
+        examples=[["conference/AI/icml.yml: not readable YAML: while parsing a flow mapping …"]],
+    )
 
 
 class PaperNormalized(BaseModel):

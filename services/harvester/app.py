@@ -21,7 +21,7 @@ from services.harvester.runner import Publishing, init_metrics, restore_freshnes
 from services.harvester.scheduler import build_sources, make_http_client, run_forever, watch_announcements
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import arxiv_feed
-from services.harvester.store import HarvestStore
+from services.harvester.store import HarvestStore, VenueCatalogueStore
 
 SERVICE = "harvester"
 NEEDS = ("kafka", "mongodb")  # checked before the service starts serving
@@ -38,6 +38,7 @@ class HarvesterResources:
     publishers: HarvestPublishers
     announced: AnnouncedPapers
     first_pages: FirstPageQueue
+    venue_catalogue: VenueCatalogueStore
     schedules: list[asyncio.Task[None]] = field(default_factory=list)
 
 
@@ -56,7 +57,7 @@ async def start_schedules(resources: Resources) -> None:
         publishers = QueueingPublishing(publishers, resources.first_pages)
     init_metrics(settings.sources)
     arxiv_feed.init_metrics(settings.arxiv_feed_categories if "arxiv_feed" in settings.sources else [])
-    built = build_sources(settings.sources, settings, resources.http, resources.first_pages)
+    built = build_sources(settings.sources, settings, resources.http, resources.first_pages, resources.venue_catalogue)
     await restore_freshness(store, {name: interval for name, (_, interval) in built.items()})
     for name, (source, interval) in built.items():
         if isinstance(source, arxiv_feed.ArxivAnnouncementSource):  # on arXiv's announcement schedule
@@ -88,6 +89,7 @@ def build_resources(
         publishers,
         AnnouncedPapers(clients.db),
         FirstPageQueue(clients.db),
+        VenueCatalogueStore(clients.db),
     )
 
 

@@ -20,6 +20,8 @@ class CappedBody:
     content: bytes = b""
     missing: bool = False  # 404
     over_cap: bool = False  # larger than the cap: not read past it
+    not_modified: bool = False  # 304 to a conditional request
+    etag: str | None = None
 
 
 class SourceUnavailable(Exception):
@@ -84,10 +86,11 @@ class PoliteFetcher:
         are named by date has none for some days); retries 429 / 5xx / timeouts, else raises."""
         return await self._retrying(url, lambda: self._get_once(url, params, headers, missing_ok))
 
-    async def get_capped(self, url: str, *, max_bytes: int) -> CappedBody:
+    async def get_capped(self, url: str, *, max_bytes: int, headers: dict[str, str] | None = None) -> CappedBody:
         """A body read no further than `max_bytes` (a larger one, by its Content-Length or as it streams, is
-        dropped unread: `over_cap`); a 404 is `missing`. Retries and raises as `get` does."""
-        return await self._retrying(url, lambda: self._get_capped_once(url, max_bytes))
+        dropped unread: `over_cap`); a 404 is `missing`, a 304 to a conditional request `not_modified`. Retries and
+        raises as `get` does."""
+        return await self._retrying(url, lambda: self._get_capped_once(url, max_bytes, headers))
 
     async def _retrying(self, url: str, once: Callable[[], Awaitable[T]]) -> T:
         try:
@@ -116,16 +119,19 @@ class PoliteFetcher:
             raise SourceUnavailable(f"{response.url}: HTTP {response.status_code}")
         return response
 
-    async def _get_capped_once(self, url: str, max_bytes: int) -> CappedBody:
+    async def _get_capped_once(self, url: str, max_bytes: int, headers: dict[str, str] | None) -> CappedBody:
         if self.limiter is not None:
             await self.limiter.acquire()
-        async with self.client.stream("GET", url) as response:
+        async with self.client.stream("GET", url, headers=headers) as response:
             if response.status_code >= 500 or response.status_code == 429:
                 raise _RetryableStatus(response.status_code, parse_retry_after(response.headers.get("Retry-After")))
             if response.status_code == 404:
                 return CappedBody(missing=True)
             if response.status_code >= 400:
                 raise SourceUnavailable(f"{response.url}: HTTP {response.status_code}")
+            etag = response.headers.get("ETag")
+            if response.status_code == 304:
+                return CappedBody(not_modified=True, etag=etag)
             declared = response.headers.get("Content-Length", "")
             if declared.isdigit() and int(declared) > max_bytes:
                 return CappedBody(over_cap=True)
@@ -134,4 +140,4 @@ class PoliteFetcher:
                 body.extend(chunk)
                 if len(body) > max_bytes:
                     return CappedBody(over_cap=True)
-            return CappedBody(content=bytes(body))
+            return CappedBody(content=bytes(body), etag=etag)

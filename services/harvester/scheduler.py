@@ -16,10 +16,11 @@ from services.harvester.sources.acl import AclAnthologySource
 from services.harvester.sources.arxiv import ArxivIdsSource, ArxivOaiSource, ArxivRecordFetcher
 from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
 from services.harvester.sources.arxiv_html import ArxivHtmlSource
+from services.harvester.sources.ccf_deadlines import CcfDeadlinesSource
 from services.harvester.sources.daily_arxiv import DailyArxivSource
 from services.harvester.sources.hf import HfDailyPapersSource
 from services.harvester.sources.pmlr import PmlrSource
-from services.harvester.store import HarvestStore
+from services.harvester.store import HarvestStore, VenueCatalogueStore
 
 log = logging.getLogger("papertrail.harvester")
 
@@ -27,6 +28,7 @@ ERROR_PAUSE_S = 60.0  # after an unexpected error outside a run (database down),
 # The announcement watcher runs once per announcement, not on an interval; its freshness is judged against the
 # longest quiet spell arXiv's schedule has: Thursday evening to Sunday evening.
 ANNOUNCEMENT_GAP_S = 72 * 3600.0
+CCF_DEADLINES_MIN_REQUEST_INTERVAL_S = 1.0  # one archive a run; a retry waits at least this long
 
 
 def make_http_client(settings: HarvesterSettings) -> httpx.AsyncClient:
@@ -53,8 +55,10 @@ def build_sources(
     settings: HarvesterSettings,
     client: httpx.AsyncClient,
     first_pages: FirstPageQueue | None = None,
+    venue_catalogue: VenueCatalogueStore | None = None,
 ) -> dict[str, tuple[Source, float]]:
-    """The source modules called `names`, each with its run interval in seconds (`arxiv_html` reads `first_pages`).
+    """The source modules called `names`, each with its run interval in seconds (`arxiv_html` reads `first_pages`,
+    `ccf_deadlines` writes `venue_catalogue`).
 
     arXiv gets one fetcher for the whole process: the arXiv source's ListRecords, the Hugging Face source's
     GetRecord of each pick and the HTML pages all go through it, so together they keep arXiv's one request per 3 s.
@@ -88,6 +92,11 @@ def build_sources(
         elif name == "daily_arxiv":
             community = DailyArxivSource(settings, fetcher(settings.daily_arxiv_min_request_interval_s))
             built[name] = community, settings.daily_arxiv_interval_s
+        elif name == "ccf_deadlines":
+            if venue_catalogue is None:
+                raise ValueError("ccf_deadlines keeps the venues it reads: give it the database's venue catalogue")
+            ccfddl = CcfDeadlinesSource(settings, fetcher(CCF_DEADLINES_MIN_REQUEST_INTERVAL_S), venue_catalogue)
+            built[name] = ccfddl, settings.ccf_deadlines_interval_s
         else:
             raise ValueError(f"unknown source {name!r} in SOURCES")
     return built
@@ -100,10 +109,14 @@ def build_ids_source(arxiv_ids: list[str], settings: HarvesterSettings, client: 
 
 
 def build_source(
-    name: str, settings: HarvesterSettings, client: httpx.AsyncClient, first_pages: FirstPageQueue | None = None
+    name: str,
+    settings: HarvesterSettings,
+    client: httpx.AsyncClient,
+    first_pages: FirstPageQueue | None = None,
+    venue_catalogue: VenueCatalogueStore | None = None,
 ) -> tuple[Source, float]:
     """The source module called `name` and its run interval in seconds (a manual run's one source)."""
-    return build_sources([name], settings, client, first_pages)[name]
+    return build_sources([name], settings, client, first_pages, venue_catalogue)[name]
 
 
 async def run_once(

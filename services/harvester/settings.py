@@ -6,7 +6,7 @@ from pydantic import Field, field_validator
 
 from papertrail.settings import InfraSettings
 
-KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf", "pmlr", "daily_arxiv", "arxiv_html")
+KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf", "pmlr", "daily_arxiv", "arxiv_html", "ccf_deadlines")
 # a category of arXiv's taxonomy as the feed URL names it: cs, cs.AI, hep-ph, q-bio.NC, astro-ph.GA
 CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
 
@@ -14,10 +14,11 @@ CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
 class HarvesterSettings(InfraSettings):
     http_port: int = Field(8001, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
     sources: list[str] = Field(
-        ["arxiv", "daily_arxiv", "arxiv_html"],
+        ["arxiv", "daily_arxiv", "arxiv_html", "ccf_deadlines"],
         description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf, pmlr, "
         "daily_arxiv (daily-arXiv-ai-enhanced's Chinese summaries), arxiv_html (the first page of each arXiv paper "
-        "published: its authors' affiliations)",
+        "published: its authors' affiliations), ccf_deadlines (the venue catalogue's editions, deadlines and "
+        "acceptance rates)",
     )
 
     arxiv_oai_url: str = Field("https://oaipmh.arxiv.org/oai", description="arXiv OAI-PMH base URL")
@@ -133,6 +134,18 @@ class HarvesterSettings(InfraSettings):
         description="a first page larger than this is not read (counted as too_large); arXiv's are a few MB at most",
     )
 
+    ccf_deadlines_url: str = Field(
+        "https://codeload.github.com/ccfddl/ccf-deadlines/tar.gz/refs/heads/main",
+        description="the ccfddl/ccf-deadlines repository as a tar.gz archive (GitHub's, one top folder): its "
+        "conference/ and accept_rates/ files are read, asked again only when its ETag changed",
+    )
+    ccf_deadlines_interval_s: float = Field(
+        12 * 3600, gt=0, description="seconds between ccf-deadlines runs (one request each, about 7 MB when changed)"
+    )
+    ccf_deadlines_max_bytes: int = Field(
+        64 * 1024 * 1024, ge=1024, description="an archive larger than this is not read (the run fails, naming it)"
+    )
+
     lease_ttl_s: float = Field(
         300, gt=0, description="a source's run lease expires this long after its holder stops renewing it"
     )
@@ -168,6 +181,7 @@ class HarvesterSettings(InfraSettings):
         "daily_arxiv_url",
         "arxiv_html_url",
         "arxiv_pdf_url",
+        "ccf_deadlines_url",
     )
     @classmethod
     def _http_url(cls, value: str) -> str:
