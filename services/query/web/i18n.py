@@ -381,6 +381,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "deadlines_none": ("没有即将到来的截稿。", "No upcoming deadlines."),
     "deadlines_ics": ("订阅日历 (iCal)", "Subscribe (iCal)"),
     "deadlines_unranked": ("无", "none"),
+    "deadlines_awaited_title": ("尚未公布截稿的会议", "Deadlines not announced yet"),
+    "deadlines_awaited": (
+        "{venue} {year}: 尚未公布 (上届截稿 {last})",
+        "{venue} {year}: not announced yet (last deadline {last})",
+    ),
     # a paper's own resources, on cards and the paper page (Paper.links kinds)
     "link_code": ("代码", "Code"),
     "link_dataset": ("数据", "Data"),
