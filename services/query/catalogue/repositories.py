@@ -6,15 +6,12 @@ Read only: papers and paper_versions (normalizer), paper_vectors, search_vectors
 (summarizer), venue_catalogue (harvester).
 """
 
-import logging
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
 from pymongo import DESCENDING
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
@@ -28,10 +25,9 @@ from papertrail.collections import (
     SOURCE_RUNS,
     SUMMARIES,
     SUMMARY_PENDING,
-    VENUE_CATALOGUE,
 )
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
-from papertrail.venues.catalogue import Venue, current_venues, default_index, venue_of_document
+from papertrail.venue_catalogue import VenueCatalogue
 from schemas.events import HarvestStatus
 from schemas.summary import NO_MODEL_CONFIGURED, SUMMARY_PRIORITIES
 from services.query.catalogue.reads.paper_lookup import PaperKey, anthology_key, holder
@@ -231,35 +227,6 @@ class SummaryBacklog:
             ]
         )
         return {doc["_id"]: doc["summaries"] async for doc in await groups}
-
-
-log = logging.getLogger("papertrail.query")
-
-
-class VenueCatalogue:
-    """The venue catalogue as it stands: the shipped one (conferences and journals) with the harvester's newer
-    readings of ccf-deadlines (`venue_catalogue`) over it, read again at most every CACHE_S seconds (the harvester
-    refreshes it a few times a day; a page must not read 350 documents each time)."""
-
-    CACHE_S = 300.0
-
-    def __init__(self, db: AsyncDatabase, clock: Callable[[], float] = time.monotonic) -> None:
-        self.documents = db[VENUE_CATALOGUE.name]
-        self.clock = clock
-        self._venues: list[Venue] | None = None
-        self._read_at = 0.0
-
-    async def current(self) -> list[Venue]:
-        if self._venues is None or self.clock() - self._read_at > self.CACHE_S:
-            harvested = []
-            async for document in self.documents.find({}):
-                try:
-                    harvested.append(venue_of_document(document))
-                except (KeyError, ValidationError) as error:  # a newer harvester's form: the shipped record stays
-                    log.warning("venue not read", extra={"venue": document.get("_id"), "error": str(error)})
-            self._venues = current_venues(list(default_index().venues.values()), harvested)
-            self._read_at = self.clock()
-        return self._venues
 
 
 @dataclass(frozen=True, slots=True)
