@@ -477,6 +477,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "next_run": ("下次扫描", "Next run"),
     "last_error": ("最近错误", "Last error"),
     "recent_runs": ("最近运行", "Recent runs"),
+    "run_skipped": ("已跳过 {what}", "Skipped {what}"),
     "run_started": ("运行开始", "Run started"),
     "run_finished": ("运行结束", "Run finished"),
     "run_state": ("状态", "State"),
