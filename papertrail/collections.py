@@ -20,6 +20,7 @@ HARVEST_RUNS = Collection("harvest_runs", "harvester")
 HARVEST_LEASES = Collection("harvest_leases", "harvester")
 HARVEST_ANNOUNCED = Collection("harvest_announced", "harvester")
 HARVEST_FIRST_PAGES = Collection("harvest_first_pages", "harvester")  # arXiv papers whose HTML page is to be read
+HARVEST_CITATIONS = Collection("harvest_citations", "harvester")  # each paper's citation count: when to ask again
 # the summarizer
 SUMMARIES = Collection("summaries", "summarizer")
 SUMMARY_PENDING = Collection("summary_pending", "summarizer")

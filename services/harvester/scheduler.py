@@ -6,6 +6,7 @@ import logging
 
 import httpx
 
+from services.harvester.citation_queue import CitationQueue
 from services.harvester.first_pages import FirstPageQueue
 from services.harvester.http import PoliteFetcher
 from services.harvester.lease import LeaseHeld, source_lease
@@ -19,6 +20,7 @@ from services.harvester.sources.arxiv_html import ArxivHtmlSource
 from services.harvester.sources.daily_arxiv import DailyArxivSource
 from services.harvester.sources.hf import HfDailyPapersSource
 from services.harvester.sources.pmlr import PmlrSource
+from services.harvester.sources.semantic_scholar import SemanticScholarSource
 from services.harvester.store import HarvestStore
 
 log = logging.getLogger("papertrail.harvester")
@@ -53,8 +55,10 @@ def build_sources(
     settings: HarvesterSettings,
     client: httpx.AsyncClient,
     first_pages: FirstPageQueue | None = None,
+    citations: CitationQueue | None = None,
 ) -> dict[str, tuple[Source, float]]:
-    """The source modules called `names`, each with its run interval in seconds (`arxiv_html` reads `first_pages`).
+    """The source modules called `names`, each with its run interval in seconds (`arxiv_html` reads `first_pages`,
+    `semantic_scholar` the `citations` queue).
 
     arXiv gets one fetcher for the whole process: the arXiv source's ListRecords, the Hugging Face source's
     GetRecord of each pick and the HTML pages all go through it, so together they keep arXiv's one request per 3 s.
@@ -88,6 +92,11 @@ def build_sources(
         elif name == "daily_arxiv":
             community = DailyArxivSource(settings, fetcher(settings.daily_arxiv_min_request_interval_s))
             built[name] = community, settings.daily_arxiv_interval_s
+        elif name == "semantic_scholar":
+            if citations is None:
+                raise ValueError("semantic_scholar reads the citation queue: give it the database's")
+            s2 = fetcher(settings.s2_min_request_interval_s)
+            built[name] = SemanticScholarSource(settings, s2, citations), settings.s2_interval_s
         else:
             raise ValueError(f"unknown source {name!r} in SOURCES")
     return built
@@ -100,10 +109,14 @@ def build_ids_source(arxiv_ids: list[str], settings: HarvesterSettings, client: 
 
 
 def build_source(
-    name: str, settings: HarvesterSettings, client: httpx.AsyncClient, first_pages: FirstPageQueue | None = None
+    name: str,
+    settings: HarvesterSettings,
+    client: httpx.AsyncClient,
+    first_pages: FirstPageQueue | None = None,
+    citations: CitationQueue | None = None,
 ) -> tuple[Source, float]:
     """The source module called `name` and its run interval in seconds (a manual run's one source)."""
-    return build_sources([name], settings, client, first_pages)[name]
+    return build_sources([name], settings, client, first_pages, citations)[name]
 
 
 async def run_once(

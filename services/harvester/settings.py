@@ -2,11 +2,11 @@
 
 import re
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 
 from papertrail.settings import InfraSettings
 
-KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf", "pmlr", "daily_arxiv", "arxiv_html")
+KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf", "pmlr", "daily_arxiv", "arxiv_html", "semantic_scholar")
 # a category of arXiv's taxonomy as the feed URL names it: cs, cs.AI, hep-ph, q-bio.NC, astro-ph.GA
 CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
 
@@ -17,7 +17,7 @@ class HarvesterSettings(InfraSettings):
         ["arxiv", "daily_arxiv", "arxiv_html"],
         description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf, pmlr, "
         "daily_arxiv (daily-arXiv-ai-enhanced's Chinese summaries), arxiv_html (the first page of each arXiv paper "
-        "published: its authors' affiliations)",
+        "published: its authors' affiliations), semantic_scholar (citation counts; off unless named)",
     )
 
     arxiv_oai_url: str = Field("https://oaipmh.arxiv.org/oai", description="arXiv OAI-PMH base URL")
@@ -133,6 +133,28 @@ class HarvesterSettings(InfraSettings):
         description="a first page larger than this is not read (counted as too_large); arXiv's are a few MB at most",
     )
 
+    s2_api_url: str = Field(
+        "https://api.semanticscholar.org/graph/v1",
+        description="Semantic Scholar's Academic Graph API; the semantic_scholar source asks <url>/paper/batch for the "
+        "citation counts of the papers due (citation schedule: docs/operations.md)",
+    )
+    s2_api_key: SecretStr | None = Field(
+        None,
+        description="Semantic Scholar API key (sent as x-api-key); without one the source shares the API's "
+        "unauthenticated pool, which answers 429 more often",
+    )
+    s2_batch: int = Field(100, ge=1, le=500, description="papers asked per batch request (the API takes 500 at most)")
+    s2_batches_per_run: int = Field(
+        20, ge=1, le=1000, description="batch requests one semantic_scholar run makes at most"
+    )
+    s2_interval_s: float = Field(3600, gt=0, description="seconds between runs of semantic_scholar")
+    s2_min_request_interval_s: float = Field(
+        1.0, ge=0, description="pause between two Semantic Scholar requests (the API's published limit: 1 per second)"
+    )
+    s2_max_pause_s: float = Field(
+        600, gt=0, description="the longest pause between batches a run of 429 answers slows the source down to"
+    )
+
     lease_ttl_s: float = Field(
         300, gt=0, description="a source's run lease expires this long after its holder stops renewing it"
     )
@@ -168,6 +190,7 @@ class HarvesterSettings(InfraSettings):
         "daily_arxiv_url",
         "arxiv_html_url",
         "arxiv_pdf_url",
+        "s2_api_url",
     )
     @classmethod
     def _http_url(cls, value: str) -> str:
