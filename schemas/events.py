@@ -23,6 +23,7 @@ RawFormat = Literal[
     "dblp_xml",
     "arxiv_html_authors",
     "arxiv_pdf_first_page",
+    "s2_paper_json",
 ]
 NormalizedKind = Literal["new", "revised", "published", "updated"]
 

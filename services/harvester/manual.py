@@ -25,6 +25,7 @@ from schemas.events import HarvestStatus
 from services.harvester.announced import AnnouncedPapers, LedgeredPublishing
 from services.harvester.app import NEEDS, TOPICS
 from services.harvester.bulk import BulkFileSource, BulkKind, DblpDumpSource, sniff_kind
+from services.harvester.citation_queue import CitationQueue
 from services.harvester.first_pages import FirstPageQueue
 from services.harvester.lease import LeaseHeld, source_lease
 from services.harvester.publishers import HarvestPublishers
@@ -44,6 +45,7 @@ class Harvesting:
     publishers: HarvestPublishers
     announced: AnnouncedPapers
     first_pages: FirstPageQueue
+    citations: CitationQueue
     venue_catalogue: VenueCatalogueStore
 
 
@@ -53,17 +55,21 @@ async def harvesting(settings: HarvesterSettings) -> AsyncIterator[Harvesting]:
     broker = make_broker(settings, "harvester-cli")
     publishers = HarvestPublishers.declare(broker)
     async with open_resources(settings, "harvester-cli", broker, Readiness(), topics=TOPICS, needs=NEEDS) as clients:
-        store, announced, first_pages = (
+        store, announced, first_pages, citations = (
             HarvestStore(clients.db),
             AnnouncedPapers(clients.db),
             FirstPageQueue(clients.db),
+            CitationQueue(clients.db),
         )
         await store.ensure_indexes()
         await announced.ensure_indexes()
         await first_pages.ensure_indexes()
+        await citations.ensure_indexes()
         await broker.start()
         try:
-            yield Harvesting(settings, store, publishers, announced, first_pages, VenueCatalogueStore(clients.db))
+            yield Harvesting(
+                settings, store, publishers, announced, first_pages, citations, VenueCatalogueStore(clients.db)
+            )
         finally:
             await broker.stop()
 
@@ -148,7 +154,9 @@ async def harvest(name: str, from_date: str | None, until_date: str | None, *, h
             if held:
                 queued = await context.first_pages.enqueue_held(dt.datetime.now(dt.UTC))
                 console.print(f"{queued} held arXiv papers queued for their first page (each once)")
-            source, _ = build_source(name, settings, http, context.first_pages, context.venue_catalogue)
+            source, _ = build_source(
+                name, settings, http, context.first_pages, context.citations, context.venue_catalogue
+            )
             status = await _run(context, source, f"harvest {name}", from_date, until_date)
     except LeaseHeld as held:
         console.print(f"[red]{held}; try again when that run has finished")

@@ -100,6 +100,7 @@ def build_resources(
         query_embedder, min_score=settings.meaning_min_score,
         search_dimensions=search.embedding_dimensions if search else 0, search_embedder=search_embedder,
         search_min_score=search.meaning_min_score if search else settings.meaning_min_score,
+        search_floor_margin=search.meaning_floor_margin if search else 0.0,
         search_hub_reference=reference_queries(search.embedding_model) if search else None,
     )  # fmt: skip
     library = LibraryStore(clients.db)

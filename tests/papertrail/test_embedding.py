@@ -15,6 +15,7 @@ from papertrail.embedding import (
     cache_key,
     embedding_text,
     l2_normalised,
+    meaning_floor,
 )
 from papertrail.paper_vectors import search_model_mismatch
 from papertrail.service import settings_error_message
@@ -141,3 +142,18 @@ def test_a_search_model_other_than_the_summarizers_is_a_reason_to_stop() -> None
     assert problem is not None and "SEARCH_EMBEDDING_MODEL" in problem and "makes no search vectors" in problem
     other = search_model_mismatch({"model": "local/other/384/256"}, e5)
     assert other is not None and "local/other/384/256" in other and e5 in other
+
+
+@pytest.mark.parametrize(
+    ("best", "floor", "margin", "needed"),
+    [
+        (0.95, 0.90, 0.015, 0.90),  # a closest paper well past the floor: the floor
+        (0.91, 0.90, 0.015, 0.895),  # within the margin above it: the margin behind the closest
+        (0.895, 0.90, 0.015, 0.885),  # under it: still the margin behind
+        (0.80, 0.90, 0.015, 0.885),  # far under it: never below the floor less the margin
+        (0.95, 0.58, 0.0, 0.58),  # a model without a margin: its floor, always
+        (0.50, 0.58, 0.0, 0.58),
+    ],
+)
+def test_the_score_a_search_by_meaning_alone_needs(best: float, floor: float, margin: float, needed: float) -> None:
+    assert meaning_floor(best, floor, margin) == pytest.approx(needed)

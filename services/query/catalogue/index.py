@@ -17,7 +17,7 @@ from meilisearch_python_sdk.models.settings import (
 )
 from prometheus_client import Counter, Histogram
 
-from papertrail.embedding import Embedder
+from papertrail.embedding import Embedder, meaning_floor
 from papertrail.kafka import DependencyRefused, UnprocessableMessage
 from papertrail.query_hubs import hub_corrected, hub_scores
 from papertrail.search_document import (
@@ -103,6 +103,7 @@ class Meaning:
     embedder: str
     query_embedder: Embedder
     min_score: float
+    floor_margin: float = 0.0  # how far below min_score a search by meaning alone may follow its closest paper
 
 
 def search_body(
@@ -181,6 +182,7 @@ class PaperIndex:
         search_dimensions: int = 0,
         search_embedder: Embedder | None = None,
         search_min_score: float = MEANING_MIN_SCORE,
+        search_floor_margin: float = 0.0,
         search_hub_reference: np.ndarray | None = None,
     ) -> None:
         self.client = client
@@ -193,7 +195,7 @@ class PaperIndex:
         # the search vectors' embedder (SEARCH_EMBEDDING_MODEL); 0: off, and the index has no such embedder
         self.search_dimensions = search_dimensions
         self.search_meaning = (
-            Meaning(SEARCH_EMBEDDER, search_embedder, search_min_score)
+            Meaning(SEARCH_EMBEDDER, search_embedder, search_min_score, search_floor_margin)
             if search_embedder and search_dimensions
             else None
         )
@@ -347,14 +349,26 @@ class PaperIndex:
         meaning = self.meaning_for(query.q) if mode != "keyword" else None
         vector = await self._query_vector(query.q, meaning) if meaning else None
         embedder, min_score = (meaning.embedder, meaning.min_score) if meaning else (EMBEDDER, self.min_score)
+        margin = meaning.floor_margin if meaning else 0.0
 
         async def run(wanted: PaperQuery, fields: list[str] | None, facets: list[str] = FACETS) -> SearchPage:
             if wanted.closest is None:
-                return await self._search(search_body(wanted, fields, vector, embedder, min_score) | {"facets": facets})
+                found = await self._search(
+                    search_body(wanted, fields, vector, embedder, min_score) | {"facets": facets}
+                )
+                found.min_score = min_score
+                return found
             # by meaning alone: among the closest papers only, counted as such
-            closest = await self._closest(wanted, vector, embedder, min_score)
+            closest, floor = await self._closest(wanted, vector, embedder, min_score, margin)
             if not closest:
-                return SearchPage(0, [], {})
+                return SearchPage(0, [], {}, min_score=floor)
+            found = await among_closest(wanted, fields, facets, closest, floor)
+            found.min_score = floor
+            return found
+
+        async def among_closest(
+            wanted: PaperQuery, fields: list[str] | None, facets: list[str], closest: list[str], min_score: float
+        ) -> SearchPage:
             among = replace(wanted, filter=replace(wanted.filter, paper_ids=closest))
             if wanted.sort != "relevance" or embedder != SEARCH_EMBEDDER or self.search_hub_reference is None:
                 return await self._search(search_body(among, fields, vector, embedder, min_score) | {"facets": facets})
@@ -368,7 +382,7 @@ class PaperIndex:
 
         found = await run(query, attributes)
         found.mode = mode
-        found.min_score = min_score if meaning else None
+        found.min_score = found.min_score if meaning else None
         found.closest = query.closest
         # Disjunctive facets: a facet whose filter is set is counted without it (with category=cs.CV, "cs.AI (16)"
         # is what choosing cs.AI instead finds), every other filter kept.
@@ -379,25 +393,30 @@ class PaperIndex:
         return found
 
     async def _closest(
-        self, query: PaperQuery, vector: list[float] | None, embedder: str, min_score: float
-    ) -> list[str]:
-        """The ids of the query's `closest` papers by meaning (its filters applied), the closest first. By the search
+        self, query: PaperQuery, vector: list[float] | None, embedder: str, min_score: float, margin: float = 0.0
+    ) -> tuple[list[str], float]:
+        """The ids of the query's `closest` papers by meaning (its filters applied), the closest first, and the score
+        they needed (`meaning_floor`: the floor, or less for a query whose closest paper lies near it). By the search
         vectors with a hub reference: of the HUB_POOL × `closest` nearest by cosine, those nearest once each paper's
         closeness to Chinese queries in general is taken off (papertrail/query_hubs)."""
         wanted = query.closest or 0
         reference = self.search_hub_reference if embedder == SEARCH_EMBEDDER else None
         top = replace(query, sort="relevance", page=1, size=wanted if reference is None else wanted * HUB_POOL)
-        body = search_body(top, ["paper_id"], vector, embedder, min_score) | {"facets": None}
+        body = search_body(top, ["paper_id"], vector, embedder, min_score - margin) | {"facets": None}
+        if reference is not None:
+            body |= {"retrieveVectors": True}
+        hits = (await self._search(body | {"showRankingScore": True})).hits
+        floor = meaning_floor(float(hits[0]["_rankingScore"]), min_score, margin) if hits else min_score
+        hits = [hit for hit in hits if float(hit["_rankingScore"]) >= floor]
         if reference is None:
-            return [hit["paper_id"] for hit in (await self._search(body)).hits]
-        hits = (await self._search(body | {"retrieveVectors": True, "showRankingScore": True})).hits
+            return [hit["paper_id"] for hit in hits[:wanted]], floor
         held = [hit for hit in hits if _vector_of(hit, embedder) is not None]
         if not held:
-            return []
+            return [], floor
         hubs = hub_scores(np.array([_vector_of(hit, embedder) for hit in held], dtype=np.float32), reference)
         cosines = np.array([2 * float(hit["_rankingScore"]) - 1 for hit in held])  # Meilisearch's (1 + cos) / 2
         order = np.argsort(-hub_corrected(cosines, hubs), kind="stable")
-        return [held[i]["paper_id"] for i in order[:wanted]]
+        return [held[i]["paper_id"] for i in order[:wanted]], floor
 
     def meaning_for(self, text: str) -> Meaning:
         """How a text is searched by meaning: one holding CJK characters by the search vectors' multilingual model

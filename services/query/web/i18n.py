@@ -114,6 +114,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sort_updated": ("版本更新", "Version update"),
     "sort_ingested": ("本站收录", "Ingested"),
     "sort_published": ("首次发表", "First published"),
+    "sort_cited": ("被引次数", "Most cited"),
+    "sort_hot": ("月均被引", "Citations a month"),
+    "found_cited": ("找到 {total} 篇论文 · 按{sort}排序", "Found {total} papers · sorted by {sort}"),
+    "filter_min_citations": ("被引至少", "Cited at least"),
+    "citations_label": ("被引", "Cited"),
+    "citations_per_month": ("月均 {value}", "{value} a month"),
+    "citations_as_of": ("{source}，{day}", "{source}, {day}"),
     "found": ("找到 {total} 篇论文 · 按{sort}时间排序", "Found {total} papers · sorted by {sort} time"),
     "chinese_query_hint": (
         "没有找到:论文多为英文,而这里的本地语义模型只懂英文(多语言检索向量已关闭),中文词还没有 AI 导读可匹配。"

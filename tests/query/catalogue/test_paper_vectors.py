@@ -323,3 +323,67 @@ async def test_a_chinese_search_by_meaning_ranks_a_paper_close_to_every_chinese_
     finally:
         await client.delete_index_if_exists(name)
         await client.aclose()
+
+
+async def test_a_short_chinese_query_lists_its_closest_papers_just_below_the_floor_and_a_close_one_keeps_it(
+    servers: Servers, search_embedder: Embedder
+) -> None:
+    """A short query lies less close to everything: papers a little under the model's floor, behind a closest one
+    also under it, are listed; a query whose closest paper clears the floor by more than the margin keeps it."""
+    assert SEARCH is not None
+    (outcome,) = await search_embedder.embed(["三维高斯泼溅"], "query")
+    assert outcome.vector is not None
+    query = np.asarray(outcome.vector) / np.linalg.norm(outcome.vector)
+    rng = np.random.default_rng(1)
+
+    def at(cosine: float) -> np.ndarray:
+        """A unit vector at this cosine to the query."""
+        aside = rng.standard_normal(query.shape[0])
+        aside -= (aside @ query) * query
+        return cosine * query + np.sqrt(1 - cosine**2) * aside / np.linalg.norm(aside)
+
+    floor = 2 * SEARCH.meaning_min_score - 1  # e5's floor as a cosine
+    margin = 2 * SEARCH.meaning_floor_margin
+    assert margin > 0
+    client = make_search_client(InfraSettings(meili_url=servers.meili_url, meili_master_key=servers.meili_master_key))
+    name = "papers_search_floor_test"
+    try:
+        fixed, relative = (
+            PaperIndex(
+                client,
+                name,
+                120,
+                SETTINGS.embedding_dimensions,
+                None,
+                search_dimensions=SEARCH.embedding_dimensions,
+                search_embedder=search_embedder,
+                search_min_score=SEARCH.meaning_min_score,
+                search_floor_margin=held,
+            )
+            for held in (0.0, SEARCH.meaning_floor_margin)
+        )
+        await fixed.ensure()
+        short = {  # the closest under the floor, one within the margin behind it, one past the floor less the margin
+            PAPERS[0].id: floor - margin / 3, PAPERS[2].id: floor - margin * 2 / 3, PAPERS[4].id: floor - margin * 1.5
+        }  # fmt: skip
+        papers = {p.id: p for p in PAPERS[:6:2]}
+        await fixed.upsert([
+            with_vector(with_vector(paper_document(enriched(papers[i]), {}), None), at(c), SEARCH_EMBEDDER)
+            for i, c in short.items()
+        ])  # fmt: skip
+        wanted = PaperListing(q="三维高斯泼溅", semantic=1, sort="relevance").query()
+        assert (await fixed.search(wanted)).total == 0  # the floor alone: nothing
+        found = await relative.search(wanted)
+        assert [hit["paper_id"] for hit in found.hits] == [PAPERS[0].id, PAPERS[2].id] and found.total == 2
+        assert found.min_score is not None and found.min_score < SEARCH.meaning_min_score  # the page says so
+
+        # a closest paper well past the floor: the one under it stays out
+        await fixed.upsert([
+            with_vector(with_vector(paper_document(enriched(PAPERS[6]), {}), None), at(floor + margin * 2),
+                        SEARCH_EMBEDDER)
+        ])  # fmt: skip
+        found = await relative.search(wanted)
+        assert [hit["paper_id"] for hit in found.hits] == [PAPERS[6].id] and found.min_score == SEARCH.meaning_min_score
+    finally:
+        await client.delete_index_if_exists(name)
+        await client.aclose()
