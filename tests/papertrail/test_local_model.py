@@ -4,6 +4,7 @@ sense, bad input, the event loop; for e5: Chinese queries near their English pap
 token cut."""
 
 import asyncio
+import os
 import re
 import threading
 from collections.abc import AsyncIterator, Sequence
@@ -206,3 +207,14 @@ def test_the_e5_weights_are_checked_by_sha256() -> None:
     with pytest.raises(ModelFileError, match=r"e5-small-q4\.bin: sha256 1571fc98.* is not the expected 0{64}"):
         packaged_file(PackagedFile(E5_SMALL_Q4.weights.package, E5_SMALL_Q4.weights.path, "0" * 64))
     assert packaged_file(E5_SMALL_Q4.weights).name == "e5-small-q4.bin"
+
+
+async def test_threads_waiting_for_work_sleep_instead_of_spinning(e5: LocalEmbedder) -> None:
+    """On a shared machine a model's idle threads spinning cost as much CPU again as the work at two threads
+    (docs/benchmarks.md): onnxruntime's and the e5 engine's OpenMP threads are told to sleep."""
+    minilm = open_embedder(EmbeddingSettings(embedding_model=MINILM_INT8.id, embedding_threads=2))
+    assert isinstance(minilm, LocalEmbedder) and isinstance(minilm.model, LocalModel)
+    options = minilm.model.session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    await minilm.close()
+    assert os.environ.get("OMP_WAIT_POLICY") == "PASSIVE"  # read by the engine's libgomp as it loads
