@@ -26,6 +26,7 @@ SOURCE_NAMES = {
     "acl": "ACL Anthology",
     "hf": "Hugging Face",
     "pmlr": "PMLR",
+    "openreview": "OpenReview",
     "dblp": "DBLP",
     "daily_arxiv": "daily-arXiv-ai-enhanced",
 }
