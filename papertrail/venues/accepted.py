@@ -24,6 +24,12 @@ class AcceptedVenue:
     source_version: str | None  # the version whose comment or journal reference says so
 
     @property
+    def edition_rank(self) -> str | None:
+        """The rank a venue line shows beside the edition, as a claim of the same track carries it: the venue's for
+        its main and findings tracks and a journal, none for a workshop, a demo or another track."""
+        return self.ccf_rank if self.track in ("main", "findings", "journal") else None
+
+    @property
     def label(self) -> str:
         """ "ICML 2026", "ACL 2026 findings": the edition, and the track when it is not the main one."""
         edition = f"{self.venue} {self.year}" if self.year else self.venue

@@ -104,9 +104,7 @@ class HarvesterSettings(InfraSettings):
         1000, ge=1, le=1000, description="notes asked for per request (the API answers at most 1000)"
     )
     openreview_interval_s: float = Field(24 * 3600, gt=0, description="seconds between OpenReview runs")
-    openreview_min_request_interval_s: float = Field(
-        2.0, ge=0, description="pause between two OpenReview requests (the API limits anonymous clients)"
-    )
+    openreview_min_request_interval_s: float = Field(2.0, ge=0, description="pause between two OpenReview requests")
 
     hf_api_url: str = Field("https://huggingface.co", description="Hugging Face base URL (…/api/daily_papers)")
     hf_days: int = Field(2, ge=0, le=60, description="read today's list and the previous HF_DAYS days'")

@@ -178,7 +178,7 @@ def venue_lines(paper: dict[str, Any], t: Translator) -> list[VenueLine]:
     published = [v for v in accepted_venues(PaperVenues.of_document(paper)) if v.evidence == "proceedings"]
     lines = [
         VenueLine(
-            " · ".join([venue.label, *([f"CCF-{venue.ccf_rank}"] if venue.ccf_rank else [])]),
+            " · ".join([venue.label, *([f"CCF-{venue.edition_rank}"] if venue.edition_rank else [])]),
             t("venue_source_proceedings"),
             accepted=True,
         )
