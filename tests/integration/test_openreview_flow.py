@@ -76,4 +76,4 @@ def test_the_paper_page_says_where_it_was_published(pipeline: Pipeline) -> None:
     page = html.fromstring(httpx.get(pipeline.url("query", f"/papers/{PAPER}"), timeout=10).text)
     shown = [" ".join(p.text_content().split()) for p in page.xpath("//p[@class='venues']")]
     # NeurIPS' workshop track: no CCF-A beside it, as the ccf_rank filter does not count it
-    assert shown == ["会议/期刊 NeurIPS 2025 workshop (会议论文集)"], shown
+    assert shown == ["会议/期刊 NeurIPS 2025 · Workshop on RegML · Poster (会议论文集)"], shown
