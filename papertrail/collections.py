@@ -20,6 +20,9 @@ HARVEST_RUNS = Collection("harvest_runs", "harvester")
 HARVEST_LEASES = Collection("harvest_leases", "harvester")
 HARVEST_ANNOUNCED = Collection("harvest_announced", "harvester")
 HARVEST_FIRST_PAGES = Collection("harvest_first_pages", "harvester")  # arXiv papers whose HTML page is to be read
+HARVEST_CITATIONS = Collection("harvest_citations", "harvester")  # each paper's citation count: when to ask again
+# ccf-deadlines' venues as last read (the ccf_deadlines source), over the shipped catalogue: deadlines, editions, rates
+VENUE_CATALOGUE = Collection("venue_catalogue", "harvester")
 # the summarizer
 SUMMARIES = Collection("summaries", "summarizer")
 SUMMARY_PENDING = Collection("summary_pending", "summarizer")

@@ -6,6 +6,7 @@ the index searches, filters and sorts by, and the filter builder. Filter values 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import numpy as np
@@ -71,10 +72,14 @@ FILTERABLE = [
     # the authors' institutions: ROR ids (the `institution` filter, follows), and each with its names (the facet)
     "institution_ids",
     "institution_entries",
+    # the paper's citation count (the `min_citations` filter; sort `cited`)
+    "citation_count",
 ]
 INSTITUTION_FACET = "institution_entries"
 VENUE_FACETS = ["accepted", "accepted_venues", "venue_years", "ccf_ranks", "venue_tracks"]
-SORTABLE = ["updated_ts", "ingested_ts", "published_ts"]
+# `citations_per_month`: the paper's citations per month since it was first published (sort `hot`), as of the moment
+# its document was written
+SORTABLE = ["updated_ts", "ingested_ts", "published_ts", "citation_count", "citations_per_month"]
 # The index's user-provided embedder: each document's `_vectors.paper` is the paper's vector from `paper_vectors`
 # (the summarizer's), or null while it has none.
 EMBEDDER = "paper"
@@ -82,9 +87,20 @@ EMBEDDER = "paper"
 # vector from `search_vectors` (a multilingual model's), or null; a search whose text holds CJK characters uses it.
 SEARCH_EMBEDDER = "paper_multilingual"
 DatedSort = Literal["updated", "ingested", "published"]
-# relevance: Meilisearch's own ranking of the query's matches (the default with a query); the others, newest first
-SortKey = Literal["relevance", "updated", "ingested", "published"]
-SORT_FIELDS: dict[str, str] = {"updated": "updated_ts", "ingested": "ingested_ts", "published": "published_ts"}
+# relevance: Meilisearch's own ranking of the query's matches (the default with a query); the dated ones, newest first;
+# cited, the most cited first; hot, the most cited per month since first publication first
+SortKey = Literal["relevance", "updated", "ingested", "published", "cited", "hot"]
+SORT_FIELDS: dict[str, str] = {
+    "updated": "updated_ts",
+    "ingested": "ingested_ts",
+    "published": "published_ts",
+    "cited": "citation_count",
+    "hot": "citations_per_month",
+}
+# A paper younger than this counts as this old in its citations per month: a week-old paper's two citations are
+# not a hundred a month.
+HOT_MIN_AGE = timedelta(days=30)
+MONTH = timedelta(days=365.25 / 12)
 
 
 def with_vector(document: dict[str, Any], vector: np.ndarray | None, embedder: str = EMBEDDER) -> dict[str, Any]:
@@ -138,7 +154,18 @@ def paper_fields(paper: Paper) -> dict[str, Any]:
         "updated_ts": _ts(paper.version_updated_at or paper.updated_at),
         "ingested_ts": _ts(paper.first_seen),
         "published_ts": _ts(paper.published_at),
+        "citations": paper.citations.model_dump(mode="json") if paper.citations else None,
+        "citation_count": paper.citations.count if paper.citations else None,
     }
+
+
+def citations_per_month(paper: Paper, now: datetime) -> float | None:
+    """The paper's citations per month since it was first published, as of `now` (a paper younger than a month
+    counted a month old); None without a count or a first-published date."""
+    if paper.citations is None or paper.published_at is None:
+        return None
+    age = max(now - paper.published_at, HOT_MIN_AGE)
+    return round(paper.citations.count / (age / MONTH), 3)
 
 
 def author_names(names: Iterable[str]) -> list[str]:
@@ -243,6 +270,7 @@ class PaperFilter:
     has_code: bool | None = None
     topic_id: str | None = None
     institution: str | None = None  # a ROR id: papers one of whose authors is at that institution
+    min_citations: int | None = None  # papers cited at least this often (papers without a count are left out)
     summarized_since_ts: int | None = None
     dated_by: DatedSort = "updated"
     since_ts: int | None = None
@@ -284,6 +312,8 @@ class PaperFilter:
             clauses.append(f"topic_ids = {quote(self.topic_id)}")
         if self.institution:
             clauses.append(f"institution_ids = {quote(self.institution)}")
+        if self.min_citations is not None:
+            clauses.append(f"citation_count >= {int(self.min_citations)}")
         if self.summarized_since_ts is not None:
             clauses.append(f"summarized_ts >= {int(self.summarized_since_ts)}")
         time_field = SORT_FIELDS[self.dated_by]

@@ -140,13 +140,15 @@ def make_replay_app(folder: Path) -> FastAPI:
         """Every request served so far, in order (tests check politeness and paging with it)."""
         return state.requests
 
-    @app.get("/{path:path}")
+    @app.api_route("/{path:path}", methods=["GET", "POST"])
     async def replay(path: str, request: Request) -> Response:
-        """The recorded response for this path and query."""
+        """The recorded response for this path and query (a POST's, such as a batch lookup's, whatever its body)."""
         loop = asyncio.get_running_loop()
         query = dict(request.query_params)
         # `at` is the server's monotonic clock: tests measure waits between requests with it
         logged: dict[str, Any] = {"path": "/" + path, "query": query, "at": loop.time()}
+        if request.method == "POST":
+            logged["body"] = (await request.body()).decode("utf-8", "replace")
         state.requests.append(logged)
         fault = state.take_fault("/" + path, query)
         if fault:

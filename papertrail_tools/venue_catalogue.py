@@ -2,19 +2,16 @@
 `papertrail venues journals`: papertrail/venues/ccf_journals.json from CCFrank4dblp's data/dataGen.js.
 
 A maintainer's command, not an operator's: its output is a file committed with the code and shipped in the
-image (read-only there), and it reads YAML, which only the development environment installs."""
+image (read-only there); the harvester's ccf_deadlines source keeps the venues current after it (the shipped file
+is only their first state)."""
 
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml  # type: ignore[import-untyped]
-
-from papertrail.venues.catalogue import CATALOGUE_PATH, JOURNALS_PATH, Catalogue, Venue, load
+from papertrail.venues.catalogue import CATALOGUE_PATH, JOURNALS_PATH, Catalogue, load
 from papertrail.venues.ccf_list import journals_from_rank_list
-from papertrail.venues.ccfddl import SourceFormatError, add_accept_rates, venues_from_file
-
-LICENSE = "MIT (c) 2021 CCFDDL: https://github.com/ccfddl/ccf-deadlines/blob/main/LICENSE"
+from papertrail.venues.ccfddl import LICENSE, build_venues
 
 
 @dataclass
@@ -23,35 +20,18 @@ class Built:
     errors: list[str] = field(default_factory=list)  # "path: what is wrong", one per bad file
 
 
-def _read(path: Path, root: Path) -> object:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise SourceFormatError(f"not readable YAML: {error}".replace("\n", " ")) from error
-
-
 def build(root: Path) -> Built:
     """Every conference/<FIELD>/*.yml and accept_rates/<FIELD>/*.yml under `root`; a bad file is reported by
     name and left out, the others all built."""
     if not (root / "conference").is_dir():
         raise FileNotFoundError(f"{root}: no conference/ folder (not a ccf-deadlines checkout)")
-    venues: list[Venue] = []
-    errors: list[str] = []
-    bad: set[tuple[str, str]] = set()
-    for path in sorted((root / "conference").glob("*/*.yml")):
-        try:
-            venues += venues_from_file(path.parent.name, path.stem, _read(path, root))
-        except SourceFormatError as error:
-            errors.append(f"{path.relative_to(root)}: {error}")
-            bad.add((path.parent.name, path.stem))
-    for path in sorted((root / "accept_rates").glob("*/*.yml")):
-        if (path.parent.name, path.stem) in bad:  # its venue's file is bad, and reported
-            continue
-        try:
-            add_accept_rates(venues, path.parent.name, path.stem, _read(path, root))
-        except SourceFormatError as error:
-            errors.append(f"{path.relative_to(root)}: {error}")
-    return Built(Catalogue(origin=_origin(root), license=LICENSE, venues=venues), errors)
+    files = {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for folder in ("conference", "accept_rates")
+        for path in (root / folder).glob("*/*.yml")
+    }
+    reading = build_venues(files)
+    return Built(Catalogue(origin=_origin(root), license=LICENSE, venues=reading.venues), reading.errors)
 
 
 def _origin(root: Path) -> str:

@@ -24,6 +24,7 @@ RawFormat = Literal[
     "dblp_xml",
     "arxiv_html_authors",
     "arxiv_pdf_first_page",
+    "s2_paper_json",
 ]
 NormalizedKind = Literal["new", "revised", "published", "updated"]
 
@@ -87,6 +88,13 @@ class HarvestStatus(BaseModel):
     next_run_at: datetime | None = Field(None, description="when the next run is scheduled (UTC)")
     announcement: AnnouncementReport | None = Field(
         None, exclude_if=left_out, description="announcement watcher (arxiv_feed): what its window saw; else absent"
+    )
+    skipped: list[str] = Field(
+        [],
+        exclude_if=left_out,
+        description="what the run read but could not use and left out, each named with why (a ccf_deadlines file); "
+        "absent when nothing was",
+        examples=[["conference/AI/icml.yml: not readable YAML: while parsing a flow mapping …"]],
     )
 
 

@@ -202,6 +202,16 @@ class PublishedIn(BaseModel):
     pages: str | None = Field(None, description="the paper's pages in the volume, as printed", examples=["146-159"])
 
 
+class Citations(BaseModel):
+    """How often the work is cited, as a citation index counted it on a day."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    count: int = Field(ge=0, description="works citing it, as the source counts them", examples=[10059])
+    source: Literal["semantic_scholar"] = Field(description="the citation index that counted them")
+    as_of: datetime = Field(description="when the source answered with that count (UTC)")
+
+
 class Paper(BaseModel):
     """One canonical record per work, whichever sources described it."""
 
@@ -253,6 +263,12 @@ class Paper(BaseModel):
         None,
         description="a Chinese summary another system published for the paper (left out: none)",
         exclude_if=left_out,
+    )
+    citations: Citations | None = Field(
+        None,
+        exclude_if=left_out,
+        description="how often the work is cited, with the source and the day it counted (added after "
+        "papers.new.v1's first release: absent when not counted yet)",
     )
     ai_related: bool = Field(False, description="whether the work is AI-related (categories, venue, summary)")
     first_seen: datetime = Field(description="when PaperTrail first observed the work (UTC)")

@@ -5,9 +5,10 @@ ccf_journals.json (the CCF list's journals) — and looked up by acronym, alias 
 import re
 import unicodedata
 from collections import defaultdict
+from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -143,6 +144,28 @@ def load(path: Path = CATALOGUE_PATH) -> Catalogue:
 def default_index() -> VenueIndex:
     """The shipped catalogue's index (its conferences and the CCF list's journals), read once per process."""
     return VenueIndex(load().venues + load(JOURNALS_PATH).venues)
+
+
+def current_venues(shipped: list[Venue], harvested: list[Venue]) -> list[Venue]:
+    """The catalogue as it stands: the shipped venues, each replaced by its harvested reading when there is one
+    (the harvester's ccf_deadlines source keeps them in `venue_catalogue`), and the venues only harvested after."""
+    newer = {v.key: v for v in harvested}
+    return [newer.pop(v.key, v) for v in shipped] + list(newer.values())
+
+
+def venue_document(venue: Venue, file: str, commit: str | None, read_at: datetime) -> dict[str, Any]:
+    """A harvested venue as `venue_catalogue` holds it (its one writer, the harvester, and its readers share this)."""
+    return {
+        "_id": venue.key,
+        "venue": venue.model_dump(mode="json", exclude_none=True),
+        "file": file,
+        "commit": commit,
+        "read_at": read_at,
+    }
+
+
+def venue_of_document(document: dict[str, Any]) -> Venue:
+    return Venue.model_validate(document["venue"])
 
 
 def venue_record(index: VenueIndex, name: str) -> Venue:

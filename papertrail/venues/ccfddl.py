@@ -4,10 +4,16 @@ so a bad file is named by the caller and the others still build.
 The data's layout: conference/<FIELD>/<name>.yml, a list of venues each with title (acronym), description (full
 name), sub (CCF field), rank {ccf, core, thcpl} ('N' = not ranked), dblp, confs [{year, id, link, timeline
 [{deadline, abstract_deadline, comment}], timezone, date, place}]; accept_rates/<FIELD>/<name>.yml, a list of
-{title, accept_rates [{year, submitted, accepted, rate, str, source}]}."""
+{title, accept_rates [{year, submitted, accepted, rate, str, source}]}.
+
+`build_venues` reads a whole copy of those folders (a checkout, or the repository's archive the harvester fetches)."""
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, get_args
+
+import yaml  # type: ignore[import-untyped]
 
 from papertrail.venues.catalogue import CcfField, CcfRank, Deadline, Edition, Venue
 
@@ -29,6 +35,85 @@ RANKS = frozenset(get_args(CcfRank))
 
 class SourceFormatError(ValueError):
     """A file whose content is not the data's layout; the message says what is wrong."""
+
+
+LICENSE = "MIT (c) 2021 CCFDDL: https://github.com/ccfddl/ccf-deadlines/blob/main/LICENSE"
+# A conference or acceptance-rate file larger than this is not read: the data's largest is a few kB
+MAX_FILE_BYTES = 1024 * 1024
+
+
+def read_yaml(content: bytes) -> Any:
+    """One file's YAML, or a SourceFormatError saying why it is none."""
+    if len(content) > MAX_FILE_BYTES:
+        raise SourceFormatError(f"{len(content)} bytes, over the {MAX_FILE_BYTES} a file may have")
+    try:
+        return yaml.safe_load(content.decode("utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError) as error:
+        raise SourceFormatError(f"not readable YAML: {error}".replace("\n", " ")) from error
+
+
+@dataclass
+class Reading:
+    """What a copy of the data gives: the venues, the file each was read from, and "path: what is wrong" for each bad
+    file (left out)."""
+
+    venues: list[Venue] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # venue key → conference/<FIELD>/<name>.yml
+    errors: list[str] = field(default_factory=list)
+
+
+def build_venues(files: Mapping[str, bytes]) -> Reading:
+    """The venues of every conference/<FIELD>/<name>.yml and accept_rates/<FIELD>/<name>.yml among `files` (by their
+    path in the repository); a bad file is named and left out (an accept_rates file whose conference file is bad is
+    not read: that file is named already), the others all build."""
+    reading = Reading()
+    bad: set[tuple[str, str]] = set()
+    for path, field_code, stem in _data_files(files, "conference"):
+        try:
+            venues = venues_from_file(field_code, stem, read_yaml(files[path]))
+        except SourceFormatError as error:
+            reading.errors.append(f"{path}: {error}")
+            bad.add((field_code, stem))
+            continue
+        reading.venues += venues
+        reading.files.update((venue.key, path) for venue in venues)
+    for path, field_code, stem in _data_files(files, "accept_rates"):
+        if (field_code, stem) in bad:
+            continue
+        try:
+            add_accept_rates(reading.venues, field_code, stem, read_yaml(files[path]))
+        except SourceFormatError as error:
+            reading.errors.append(f"{path}: {error}")
+    return reading
+
+
+def updated_venue(held: Venue | None, read: Venue) -> Venue:
+    """A venue as a newer reading of its file gives it, over the one held: the record as read, its editions by year
+    (the reading's wins), an edition's acceptance figures kept where the reading has none (its accept_rates file was
+    bad, or left the year out), and the years only the held one has kept: a refresh never loses what was known."""
+    if held is None:
+        return read
+    earlier = {e.year: e for e in held.editions}
+    editions = []
+    for edition in read.editions:  # in the file's order, as the shipped catalogue keeps them
+        old = earlier.pop(edition.year, None)
+        if old is not None and (edition.submitted, edition.accepted, edition.acceptance_rate) == (None, None, None):
+            figures = {"submitted": old.submitted, "accepted": old.accepted, "acceptance_rate": old.acceptance_rate}
+            edition = edition.model_copy(update=figures)
+        editions.append(edition)
+    if earlier:
+        editions = sorted(editions + list(earlier.values()), key=lambda e: e.year)
+    return read.model_copy(update={"editions": editions})
+
+
+def _data_files(files: Mapping[str, bytes], folder: str) -> list[tuple[str, str, str]]:
+    """(path, field, stem) of the <folder>/<FIELD>/<name>.yml files, in path order."""
+    found = []
+    for path in sorted(files):
+        parts = path.split("/")
+        if len(parts) == 3 and parts[0] == folder and parts[2].endswith(".yml"):
+            found.append((path, parts[1], parts[2].removesuffix(".yml")))
+    return found
 
 
 def _rank(value: Any) -> str | None:

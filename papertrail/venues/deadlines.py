@@ -80,3 +80,56 @@ def upcoming_deadlines(
                     if at is not None and at > now:
                         found.append(UpcomingDeadline(venue, edition, kind, at, deadline.comment))
     return sorted(found, key=lambda d: (d.at, d.venue.key, d.kind))
+
+
+@dataclass(frozen=True, slots=True)
+class AwaitedEdition:
+    """A venue's next edition whose deadline is not announced yet: its year (an edition listed without a deadline, or
+    the one after the last at the venue's usual step) and the last deadline it had."""
+
+    venue: Venue
+    year: int
+    last: UpcomingDeadline  # the last paper deadline, past
+
+
+def awaited_editions(
+    venues: Iterable[Venue],
+    now: datetime,
+    followed: Iterable[str] = (),
+    fields: Iterable[str] = (),
+    ranks: Iterable[str] = (),
+) -> list[AwaitedEdition]:
+    """The venues followed (by key) or ranked CCF-A, of these fields and ranks, with no deadline after `now` but one
+    before: followed first, then by acronym."""
+    chosen, wanted_fields, wanted_ranks = set(followed), set(fields), set(ranks)
+    found = []
+    for venue in venues:
+        if venue.key not in chosen and venue.ccf_rank != "A":
+            continue
+        if (wanted_fields and venue.field not in wanted_fields) or (
+            wanted_ranks and venue.ccf_rank not in wanted_ranks
+        ):
+            continue
+        if upcoming_deadlines([venue], now):
+            continue
+        past = [
+            UpcomingDeadline(venue, edition, "paper", at, deadline.comment)
+            for edition in venue.editions
+            for deadline in edition.deadlines
+            if (at := deadline_moment(deadline.deadline, edition_zone(edition.timezone))) is not None
+        ]
+        if past:
+            last = max(past, key=lambda d: d.at)
+            found.append(AwaitedEdition(venue, _next_year(venue, last.edition.year), last))
+    return sorted(found, key=lambda a: (a.venue.key not in chosen, a.venue.acronym.lower(), a.venue.key))
+
+
+def _next_year(venue: Venue, last: int) -> int:
+    """An edition listed after the last deadline's (announced, its deadline TBD), else the last at the venue's step
+    (ICCV and ECCV are biennial)."""
+    listed = sorted(e.year for e in venue.editions if e.year > last)
+    if listed:
+        return listed[0]
+    earlier = sorted({e.year for e in venue.editions if e.year < last and e.deadlines})
+    step = last - earlier[-1] if earlier else 1
+    return last + (step if 1 <= step <= 2 else 1)

@@ -15,13 +15,14 @@ from papertrail.kafka import StaticMembershipBroker, make_broker
 from papertrail.service import Clients, service_app
 from schemas import topics
 from services.harvester.announced import AnnouncedPapers, LedgeredPublishing
+from services.harvester.citation_queue import CitationQueue
 from services.harvester.first_pages import FirstPageQueue, QueueingPublishing
 from services.harvester.publishers import HarvestPublishers
 from services.harvester.runner import Publishing, init_metrics, restore_freshness
 from services.harvester.scheduler import build_sources, make_http_client, run_forever, watch_announcements
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import arxiv_feed
-from services.harvester.store import HarvestStore
+from services.harvester.store import HarvestStore, VenueCatalogueStore
 
 SERVICE = "harvester"
 NEEDS = ("kafka", "mongodb")  # checked before the service starts serving
@@ -38,6 +39,8 @@ class HarvesterResources:
     publishers: HarvestPublishers
     announced: AnnouncedPapers
     first_pages: FirstPageQueue
+    citations: CitationQueue
+    venue_catalogue: VenueCatalogueStore
     schedules: list[asyncio.Task[None]] = field(default_factory=list)
 
 
@@ -56,7 +59,14 @@ async def start_schedules(resources: Resources) -> None:
         publishers = QueueingPublishing(publishers, resources.first_pages)
     init_metrics(settings.sources)
     arxiv_feed.init_metrics(settings.arxiv_feed_categories if "arxiv_feed" in settings.sources else [])
-    built = build_sources(settings.sources, settings, resources.http, resources.first_pages)
+    built = build_sources(
+        settings.sources,
+        settings,
+        resources.http,
+        resources.first_pages,
+        citations=resources.citations,
+        venue_catalogue=resources.venue_catalogue,
+    )
     await restore_freshness(store, {name: interval for name, (_, interval) in built.items()})
     for name, (source, interval) in built.items():
         if isinstance(source, arxiv_feed.ArxivAnnouncementSource):  # on arXiv's announcement schedule
@@ -88,6 +98,8 @@ def build_resources(
         publishers,
         AnnouncedPapers(clients.db),
         FirstPageQueue(clients.db),
+        CitationQueue(clients.db),
+        VenueCatalogueStore(clients.db),
     )
 
 
@@ -104,6 +116,7 @@ def create_app(settings: HarvesterSettings) -> AsgiFastStream:
             await resources.store.ensure_indexes()
             await resources.announced.ensure_indexes()
             await resources.first_pages.ensure_indexes()
+            await resources.citations.ensure_indexes()
             yield resources
         finally:
             await resources.http.aclose()

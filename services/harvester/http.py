@@ -20,10 +20,17 @@ class CappedBody:
     content: bytes = b""
     missing: bool = False  # 404
     over_cap: bool = False  # larger than the cap: not read past it
+    not_modified: bool = False  # 304 to a conditional request
+    etag: str | None = None
 
 
 class SourceUnavailable(Exception):
-    """The source failed in a way retries did not fix (or that retrying cannot fix, like a 404)."""
+    """The source failed in a way retries did not fix (or that retrying cannot fix, like a 404); `status` is the
+    HTTP status it last answered with, when it answered."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class _RetryableStatus(Exception):
@@ -84,10 +91,17 @@ class PoliteFetcher:
         are named by date has none for some days); retries 429 / 5xx / timeouts, else raises."""
         return await self._retrying(url, lambda: self._get_once(url, params, headers, missing_ok))
 
-    async def get_capped(self, url: str, *, max_bytes: int) -> CappedBody:
+    async def post_json(
+        self, url: str, body: object, params: dict[str, str] | None = None, headers: dict[str, str] | None = None
+    ) -> httpx.Response:
+        """The 2xx response to a POST of `body` as JSON (a batch lookup); retries and raises as `get` does."""
+        return await self._retrying(url, lambda: self._post_once(url, body, params, headers))
+
+    async def get_capped(self, url: str, *, max_bytes: int, headers: dict[str, str] | None = None) -> CappedBody:
         """A body read no further than `max_bytes` (a larger one, by its Content-Length or as it streams, is
-        dropped unread: `over_cap`); a 404 is `missing`. Retries and raises as `get` does."""
-        return await self._retrying(url, lambda: self._get_capped_once(url, max_bytes))
+        dropped unread: `over_cap`); a 404 is `missing`, a 304 to a conditional request `not_modified`. Retries and
+        raises as `get` does."""
+        return await self._retrying(url, lambda: self._get_capped_once(url, max_bytes, headers))
 
     async def _retrying(self, url: str, once: Callable[[], Awaitable[T]]) -> T:
         try:
@@ -97,7 +111,7 @@ class PoliteFetcher:
                 with attempt:
                     return await once()
         except _RetryableStatus as exc:
-            raise SourceUnavailable(f"{url}: {exc} after {self.retries + 1} attempts") from exc
+            raise SourceUnavailable(f"{url}: {exc} after {self.retries + 1} attempts", exc.status) from exc
         except httpx.HTTPError as exc:
             raise SourceUnavailable(f"{url}: {type(exc).__name__}: {exc}") from exc
         raise AssertionError("unreachable: stamina either returns or raises")
@@ -108,24 +122,30 @@ class PoliteFetcher:
         if self.limiter is not None:
             await self.limiter.acquire()
         response = await self.client.get(url, params=params, headers=headers)
-        if response.status_code >= 500 or response.status_code == 429:
-            raise _RetryableStatus(response.status_code, parse_retry_after(response.headers.get("Retry-After")))
         if response.status_code == 404 and missing_ok:
             return response
-        if response.status_code >= 400:
-            raise SourceUnavailable(f"{response.url}: HTTP {response.status_code}")
-        return response
+        return _checked(response)
 
-    async def _get_capped_once(self, url: str, max_bytes: int) -> CappedBody:
+    async def _post_once(
+        self, url: str, body: object, params: dict[str, str] | None, headers: dict[str, str] | None
+    ) -> httpx.Response:
         if self.limiter is not None:
             await self.limiter.acquire()
-        async with self.client.stream("GET", url) as response:
+        return _checked(await self.client.post(url, json=body, params=params, headers=headers))
+
+    async def _get_capped_once(self, url: str, max_bytes: int, headers: dict[str, str] | None) -> CappedBody:
+        if self.limiter is not None:
+            await self.limiter.acquire()
+        async with self.client.stream("GET", url, headers=headers) as response:
             if response.status_code >= 500 or response.status_code == 429:
                 raise _RetryableStatus(response.status_code, parse_retry_after(response.headers.get("Retry-After")))
             if response.status_code == 404:
                 return CappedBody(missing=True)
             if response.status_code >= 400:
-                raise SourceUnavailable(f"{response.url}: HTTP {response.status_code}")
+                raise SourceUnavailable(f"{response.url}: HTTP {response.status_code}", response.status_code)
+            etag = response.headers.get("ETag")
+            if response.status_code == 304:
+                return CappedBody(not_modified=True, etag=etag)
             declared = response.headers.get("Content-Length", "")
             if declared.isdigit() and int(declared) > max_bytes:
                 return CappedBody(over_cap=True)
@@ -134,4 +154,13 @@ class PoliteFetcher:
                 body.extend(chunk)
                 if len(body) > max_bytes:
                     return CappedBody(over_cap=True)
-            return CappedBody(content=bytes(body))
+            return CappedBody(content=bytes(body), etag=etag)
+
+
+def _checked(response: httpx.Response) -> httpx.Response:
+    """The response if it succeeded; a 429 or 5xx raised to be retried, another error raised as it is."""
+    if response.status_code >= 500 or response.status_code == 429:
+        raise _RetryableStatus(response.status_code, parse_retry_after(response.headers.get("Retry-After")))
+    if response.status_code >= 400:
+        raise SourceUnavailable(f"{response.url}: HTTP {response.status_code}", response.status_code)
+    return response

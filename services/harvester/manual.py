@@ -25,6 +25,7 @@ from schemas.events import HarvestStatus
 from services.harvester.announced import AnnouncedPapers, LedgeredPublishing
 from services.harvester.app import NEEDS, TOPICS
 from services.harvester.bulk import BulkFileSource, BulkKind, DblpDumpSource, sniff_kind
+from services.harvester.citation_queue import CitationQueue
 from services.harvester.first_pages import FirstPageQueue
 from services.harvester.lease import LeaseHeld, source_lease
 from services.harvester.publishers import HarvestPublishers
@@ -32,7 +33,7 @@ from services.harvester.runner import Publishing, init_metrics, run_source
 from services.harvester.scheduler import build_ids_source, build_source, make_http_client
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import Source, SourcePage
-from services.harvester.store import HarvestStore
+from services.harvester.store import HarvestStore, VenueCatalogueStore
 
 console = Console(stderr=True)
 
@@ -44,6 +45,8 @@ class Harvesting:
     publishers: HarvestPublishers
     announced: AnnouncedPapers
     first_pages: FirstPageQueue
+    citations: CitationQueue
+    venue_catalogue: VenueCatalogueStore
 
 
 @asynccontextmanager
@@ -52,17 +55,21 @@ async def harvesting(settings: HarvesterSettings) -> AsyncIterator[Harvesting]:
     broker = make_broker(settings, "harvester-cli")
     publishers = HarvestPublishers.declare(broker)
     async with open_resources(settings, "harvester-cli", broker, Readiness(), topics=TOPICS, needs=NEEDS) as clients:
-        store, announced, first_pages = (
+        store, announced, first_pages, citations = (
             HarvestStore(clients.db),
             AnnouncedPapers(clients.db),
             FirstPageQueue(clients.db),
+            CitationQueue(clients.db),
         )
         await store.ensure_indexes()
         await announced.ensure_indexes()
         await first_pages.ensure_indexes()
+        await citations.ensure_indexes()
         await broker.start()
         try:
-            yield Harvesting(settings, store, publishers, announced, first_pages)
+            yield Harvesting(
+                settings, store, publishers, announced, first_pages, citations, VenueCatalogueStore(clients.db)
+            )
         finally:
             await broker.stop()
 
@@ -132,6 +139,8 @@ def _report(status: HarvestStatus) -> int:
         console.print(f"[red]{status.error}")
         return 1
     console.print(f"[green]{status.source}: {status.records} records in {status.pages} pages (run {status.run_id})")
+    for skipped in status.skipped:
+        console.print(f"[yellow]skipped {skipped}")
     return 0
 
 
@@ -145,7 +154,9 @@ async def harvest(name: str, from_date: str | None, until_date: str | None, *, h
             if held:
                 queued = await context.first_pages.enqueue_held(dt.datetime.now(dt.UTC))
                 console.print(f"{queued} held arXiv papers queued for their first page (each once)")
-            source, _ = build_source(name, settings, http, context.first_pages)
+            source, _ = build_source(
+                name, settings, http, context.first_pages, context.citations, context.venue_catalogue
+            )
             status = await _run(context, source, f"harvest {name}", from_date, until_date)
     except LeaseHeld as held:
         console.print(f"[red]{held}; try again when that run has finished")

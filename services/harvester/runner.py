@@ -132,6 +132,9 @@ async def run_source(
             status.records += len(raw)
             status.window_from = status.window_from or page.window_from
             status.announcement = page.announcement or status.announcement
+            status.skipped += page.skipped
+            for skipped in page.skipped:
+                log.warning("left out of the run", extra={"source": source.name, "skipped": skipped})
             PAGES.labels(source.name).inc()
             RECORDS.labels(source.name).inc(len(raw))
             if on_page is not None:

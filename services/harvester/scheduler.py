@@ -6,6 +6,7 @@ import logging
 
 import httpx
 
+from services.harvester.citation_queue import CitationQueue
 from services.harvester.first_pages import FirstPageQueue
 from services.harvester.http import PoliteFetcher
 from services.harvester.lease import LeaseHeld, source_lease
@@ -16,11 +17,13 @@ from services.harvester.sources.acl import AclAnthologySource
 from services.harvester.sources.arxiv import ArxivIdsSource, ArxivOaiSource, ArxivRecordFetcher
 from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
 from services.harvester.sources.arxiv_html import ArxivHtmlSource
+from services.harvester.sources.ccf_deadlines import CcfDeadlinesSource
 from services.harvester.sources.daily_arxiv import DailyArxivSource
 from services.harvester.sources.hf import HfDailyPapersSource
 from services.harvester.sources.openreview import OpenReviewSource
 from services.harvester.sources.pmlr import PmlrSource
-from services.harvester.store import HarvestStore
+from services.harvester.sources.semantic_scholar import SemanticScholarSource
+from services.harvester.store import HarvestStore, VenueCatalogueStore
 
 log = logging.getLogger("papertrail.harvester")
 
@@ -28,6 +31,7 @@ ERROR_PAUSE_S = 60.0  # after an unexpected error outside a run (database down),
 # The announcement watcher runs once per announcement, not on an interval; its freshness is judged against the
 # longest quiet spell arXiv's schedule has: Thursday evening to Sunday evening.
 ANNOUNCEMENT_GAP_S = 72 * 3600.0
+CCF_DEADLINES_MIN_REQUEST_INTERVAL_S = 1.0  # one archive a run; a retry waits at least this long
 
 
 def make_http_client(settings: HarvesterSettings) -> httpx.AsyncClient:
@@ -54,8 +58,11 @@ def build_sources(
     settings: HarvesterSettings,
     client: httpx.AsyncClient,
     first_pages: FirstPageQueue | None = None,
+    citations: CitationQueue | None = None,
+    venue_catalogue: VenueCatalogueStore | None = None,
 ) -> dict[str, tuple[Source, float]]:
-    """The source modules called `names`, each with its run interval in seconds (`arxiv_html` reads `first_pages`).
+    """The source modules called `names`, each with its run interval in seconds (`arxiv_html` reads `first_pages`,
+    `semantic_scholar` the `citations` queue, `ccf_deadlines` writes `venue_catalogue`).
 
     arXiv gets one fetcher for the whole process: the arXiv source's ListRecords, the Hugging Face source's
     GetRecord of each pick and the HTML pages all go through it, so together they keep arXiv's one request per 3 s.
@@ -92,6 +99,16 @@ def build_sources(
         elif name == "daily_arxiv":
             community = DailyArxivSource(settings, fetcher(settings.daily_arxiv_min_request_interval_s))
             built[name] = community, settings.daily_arxiv_interval_s
+        elif name == "semantic_scholar":
+            if citations is None:
+                raise ValueError("semantic_scholar reads the citation queue: give it the database's")
+            s2 = fetcher(settings.s2_min_request_interval_s)
+            built[name] = SemanticScholarSource(settings, s2, citations), settings.s2_interval_s
+        elif name == "ccf_deadlines":
+            if venue_catalogue is None:
+                raise ValueError("ccf_deadlines keeps the venues it reads: give it the database's venue catalogue")
+            ccfddl = CcfDeadlinesSource(settings, fetcher(CCF_DEADLINES_MIN_REQUEST_INTERVAL_S), venue_catalogue)
+            built[name] = ccfddl, settings.ccf_deadlines_interval_s
         else:
             raise ValueError(f"unknown source {name!r} in SOURCES")
     return built
@@ -104,10 +121,15 @@ def build_ids_source(arxiv_ids: list[str], settings: HarvesterSettings, client: 
 
 
 def build_source(
-    name: str, settings: HarvesterSettings, client: httpx.AsyncClient, first_pages: FirstPageQueue | None = None
+    name: str,
+    settings: HarvesterSettings,
+    client: httpx.AsyncClient,
+    first_pages: FirstPageQueue | None = None,
+    citations: CitationQueue | None = None,
+    venue_catalogue: VenueCatalogueStore | None = None,
 ) -> tuple[Source, float]:
     """The source module called `name` and its run interval in seconds (a manual run's one source)."""
-    return build_sources([name], settings, client, first_pages)[name]
+    return build_sources([name], settings, client, first_pages, citations, venue_catalogue)[name]
 
 
 async def run_once(

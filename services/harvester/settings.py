@@ -2,11 +2,22 @@
 
 import re
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 
 from papertrail.settings import InfraSettings
 
-KNOWN_SOURCES = ("arxiv", "arxiv_feed", "acl", "hf", "pmlr", "openreview", "daily_arxiv", "arxiv_html")
+KNOWN_SOURCES = (
+    "arxiv",
+    "arxiv_feed",
+    "acl",
+    "hf",
+    "pmlr",
+    "openreview",
+    "daily_arxiv",
+    "arxiv_html",
+    "semantic_scholar",
+    "ccf_deadlines",
+)
 COLLECTION_ID = re.compile(r"\d{4}\.[A-Za-z0-9-]+")  # an ACL Anthology collection: 2024.acl
 VOLUME_FILE = re.compile(r"v\d+/[\w.-]+\.bib")  # a PMLR volume's file: v267/icml25.bib
 # an OpenReview venue (group) id: ICLR.cc/2025/Conference, NeurIPS.cc/2025/Workshop/RegML, TMLR
@@ -26,10 +37,12 @@ def every_one(value: list[str], form: re.Pattern[str], what: str) -> list[str]:
 class HarvesterSettings(InfraSettings):
     http_port: int = Field(8001, ge=1, le=65535, description="port of /metrics, /healthz, /readyz")
     sources: list[str] = Field(
-        ["arxiv", "daily_arxiv", "arxiv_html"],
+        ["arxiv", "daily_arxiv", "arxiv_html", "ccf_deadlines"],
         description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf, pmlr, "
         "openreview (the accepted papers of OPENREVIEW_VENUES), daily_arxiv (daily-arXiv-ai-enhanced's Chinese "
-        "summaries), arxiv_html (the first page of each arXiv paper published: its authors' affiliations)",
+        "summaries), arxiv_html (the first page of each arXiv paper published: its authors' affiliations), "
+        "semantic_scholar (citation counts; off unless named), ccf_deadlines (the venue catalogue's editions, "
+        "deadlines and acceptance rates)",
     )
 
     arxiv_oai_url: str = Field("https://oaipmh.arxiv.org/oai", description="arXiv OAI-PMH base URL")
@@ -161,6 +174,39 @@ class HarvesterSettings(InfraSettings):
         description="a first page larger than this is not read (counted as too_large); arXiv's are a few MB at most",
     )
 
+    ccf_deadlines_url: str = Field(
+        "https://codeload.github.com/ccfddl/ccf-deadlines/tar.gz/refs/heads/main",
+        description="the ccfddl/ccf-deadlines repository as a tar.gz archive (GitHub's, one top folder): its "
+        "conference/ and accept_rates/ files are read, asked again only when its ETag changed",
+    )
+    ccf_deadlines_interval_s: float = Field(
+        12 * 3600, gt=0, description="seconds between ccf-deadlines runs (one request each, about 7 MB when changed)"
+    )
+    ccf_deadlines_max_bytes: int = Field(
+        64 * 1024 * 1024, ge=1024, description="an archive larger than this is not read (the run fails, naming it)"
+    )
+    s2_api_url: str = Field(
+        "https://api.semanticscholar.org/graph/v1",
+        description="Semantic Scholar's Academic Graph API; the semantic_scholar source asks <url>/paper/batch for the "
+        "citation counts of the papers due (citation schedule: docs/operations.md)",
+    )
+    s2_api_key: SecretStr | None = Field(
+        None,
+        description="Semantic Scholar API key (sent as x-api-key); without one the source shares the API's "
+        "unauthenticated pool, which answers 429 more often",
+    )
+    s2_batch: int = Field(100, ge=1, le=500, description="papers asked per batch request (the API takes 500 at most)")
+    s2_batches_per_run: int = Field(
+        20, ge=1, le=1000, description="batch requests one semantic_scholar run makes at most"
+    )
+    s2_interval_s: float = Field(3600, gt=0, description="seconds between runs of semantic_scholar")
+    s2_min_request_interval_s: float = Field(
+        1.0, ge=0, description="pause between two Semantic Scholar requests (the API's published limit: 1 per second)"
+    )
+    s2_max_pause_s: float = Field(
+        600, gt=0, description="the longest pause between batches a run of 429 answers slows the source down to"
+    )
+
     lease_ttl_s: float = Field(
         300, gt=0, description="a source's run lease expires this long after its holder stops renewing it"
     )
@@ -194,6 +240,8 @@ class HarvesterSettings(InfraSettings):
         "daily_arxiv_url",
         "arxiv_html_url",
         "arxiv_pdf_url",
+        "ccf_deadlines_url",
+        "s2_api_url",
     )
     @classmethod
     def _http_url(cls, value: str) -> str:

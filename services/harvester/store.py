@@ -1,12 +1,15 @@
-"""The harvester's own collections: per-source checkpoints, run leases and the record of every run."""
+"""The harvester's own collections: per-source checkpoints, run leases and the record of every run; the venues
+ccf-deadlines gives (`VenueCatalogueStore`)."""
 
 from datetime import UTC, datetime
 from typing import Any
 
+from pymongo import ReplaceOne
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import HARVEST_CHECKPOINTS, HARVEST_LEASES, HARVEST_RUNS
+from papertrail.collections import HARVEST_CHECKPOINTS, HARVEST_LEASES, HARVEST_RUNS, VENUE_CATALOGUE
 from papertrail.leases import Leases
+from papertrail.venues.catalogue import Venue, venue_document, venue_of_document
 from schemas.events import HarvestStatus
 
 
@@ -56,3 +59,20 @@ class HarvestStore:
 
     async def lease_holder(self, source: str) -> str | None:
         return await self.run_leases.holder(source)
+
+
+class VenueCatalogueStore:
+    """`venue_catalogue`: one document per venue, as the ccf_deadlines source last read it (merged over what was held
+    before); the query service reads it over the shipped catalogue."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.venues = db[VENUE_CATALOGUE.name]
+
+    async def held(self) -> dict[str, Venue]:
+        return {doc["_id"]: venue_of_document(doc) async for doc in self.venues.find({})}
+
+    async def save(self, venues: list[tuple[Venue, str]], commit: str | None, read_at: datetime) -> None:
+        """Replace each venue's document (keyed by the venue: saving the same reading twice changes nothing)."""
+        if venues:
+            documents = [venue_document(venue, file, commit, read_at) for venue, file in venues]
+            await self.venues.bulk_write([ReplaceOne({"_id": d["_id"]}, d, upsert=True) for d in documents])

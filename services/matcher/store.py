@@ -29,6 +29,7 @@ from papertrail.collections import (
 )
 from papertrail.mongo import DUPLICATE_KEY
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
+from papertrail.venue_catalogue import VenueCatalogue
 from schemas.events import Follow, FollowMatched
 from schemas.paper import Author, Paper
 from services.matcher.delivery.webhooks import disabled_reason
@@ -76,6 +77,7 @@ class MatchStore:
         self.vectors = db[PAPER_VECTORS.name]  # written by the summarizer; read for similar follows
         self.users = db[USERS.name]  # written by the query service; read for webhook and e-mail settings
         self.reader_picks = db[READER_PICKS.name]  # written by the query service; read for the digest's 为你推荐
+        self.venue_catalogue = VenueCatalogue(db)  # the harvester's venue_catalogue over the shipped one: reminders
 
     async def ensure_indexes(self) -> None:
         await self.matches.create_index([("user_id", 1), ("follow_id", 1), ("paper_id", 1)], unique=True)

@@ -53,6 +53,7 @@ TRACKED_FIELDS = (
     "community_summary",
     "published_at",  # a surer first-published date (a version after a listing day) is a change of the paper
     "sources",
+    "citations",
 )
 
 
@@ -223,6 +224,8 @@ def merge(
     """Apply a parsed record to the paper it belongs to (or start one); None when nothing changes."""
     if record.page_authors is not None:
         return _merge_first_page(existing, record, content_hash=content_hash, now=now, next_seq=next_seq)
+    if record.citations is not None:
+        return _merge_citations(existing, record, content_hash=content_hash, now=now, next_seq=next_seq)
     latest = record.latest_version
     first = record.first_published
     # Links found in the text fill only the kinds that no source's own field gives (here or held before).
@@ -358,6 +361,21 @@ def _merge_first_page(
     return Change(paper=paper, kind="updated", version=version)
 
 
+def _merge_citations(
+    existing: Paper | None, record: ParsedRecord, *, content_hash: str, now: datetime, next_seq: int
+) -> Change | None:
+    """A citation count put on the paper it names (an update); it starts no paper and changes nothing else of it. A
+    count read before the one held (a record delivered again) changes nothing."""
+    if existing is None or record.citations is None:
+        return None
+    held = existing.citations
+    if held is not None and held.as_of >= record.citations.as_of:
+        return None
+    counted = existing.model_copy(deep=True)
+    counted.citations = record.citations
+    return _stored_update(existing, counted, now, next_seq, record.source, record.record_id, content_hash)
+
+
 def dated_as_stored(
     paper: Paper, *, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
 ) -> Change | None:
@@ -416,7 +434,8 @@ def linked_as_stored(
 def _stored_update(
     paper: Paper, changed: Paper, now: datetime, next_seq: int, source: str, record_id: str, content_hash: str
 ) -> Change:
-    """A stored paper's metadata update that PaperTrail made itself (a migration), with its version record."""
+    """A stored paper's metadata update, with its version record: one PaperTrail made itself (a migration), or a
+    record's that completes one field (a citation count)."""
     changed.updated_at = now
     fields = changed_fields(paper, changed)
     version = PaperVersion(

@@ -5,7 +5,8 @@ from prometheus_client import Counter
 SET_ASIDE = Counter(
     "papertrail_normalizer_records_set_aside_total",
     "Source records that parse but describe no paper, by reason (front_matter: an ACL volume's front matter; "
-    "first_page_before_paper: a first page's author block for a paper the store does not hold).",
+    "first_page_before_paper: a first page's author block for a paper the store does not hold; "
+    "citations_before_paper: a citation count for a paper the store does not hold).",
     ["reason"],
 )
 WITHDRAWN = Counter(

@@ -70,6 +70,8 @@ class _Drafts:
         for key in id_keys(ids):
             if key in self.by_id:
                 return self.by_id[key]
+        if record.completes_only:  # no title: its fingerprint would join it to nothing it belongs to
+            return None
         for draft in self.by_fingerprint.get(record_fingerprint(record), []):
             if draft.paper is not None and not contradicts(draft.paper.ids, ids):
                 return draft
@@ -87,9 +89,11 @@ def plan_batch(
     for item in items:
         record = item.record
         draft = drafts.find(record)
-        if draft is None and record.page_authors is not None:
-            # a first page completes a paper and starts none: without the paper it names it has nothing to do
-            SET_ASIDE.labels("first_page_before_paper").inc()
+        if draft is None and record.completes_only:
+            # a first page or a citation count completes a paper and starts none: without the paper it names it has
+            # nothing to do
+            reason = "first_page_before_paper" if record.page_authors is not None else "citations_before_paper"
+            SET_ASIDE.labels(reason).inc()
             continue
         if draft is None:
             draft = Draft(None, None, [], 0)
@@ -115,8 +119,7 @@ def plan_batch(
         draft.versions.append(change.version)
         draft.events.append(_event(change.version.kind, change.paper, change.version, item))
         draft.items.append(item)
-        # a first page has no title: its fingerprint would join it to nothing it belongs to
-        own = [] if record.page_authors is not None else [record_fingerprint(record)]
+        own = [] if record.completes_only else [record_fingerprint(record)]
         for fp in (*own, paper_fingerprint(change.paper)):
             if fp not in draft.fingerprints:
                 draft.fingerprints.append(fp)

@@ -1,5 +1,6 @@
 """What a parser makes of one source record: the source's view of a work, before merging. No I/O."""
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -8,6 +9,7 @@ from papertrail.paper_ids import arxiv_id_month
 from schemas.events import RawRecord
 from schemas.paper import (
     Author,
+    Citations,
     CommunityPick,
     CommunitySummary,
     Paper,
@@ -34,6 +36,14 @@ class PageAuthor:
 
 class UnparseableRecord(ValueError):
     """The raw record cannot be turned into a parsed record; it goes to the dead-letter topic."""
+
+
+def json_content(content: str, what: str) -> Any:
+    """A JSON record's content read; UnparseableRecord naming `what` when it is not JSON."""
+    try:
+        return json.loads(content)
+    except json.JSONDecodeError as exc:
+        raise UnparseableRecord(f"{what} is not JSON: {exc}") from exc
 
 
 @dataclass(slots=True)
@@ -63,6 +73,14 @@ class ParsedRecord:
     # a first-page record (arXiv's HTML author block): no paper of its own, only its authors' affiliations for the
     # paper its id names; None for every other record
     page_authors: list[PageAuthor] | None = None
+    # a citation count (Semantic Scholar) for the paper its id names, and nothing else of it; None for other records
+    citations: Citations | None = None
+
+    @property
+    def completes_only(self) -> bool:
+        """A record that completes a paper it names (a first page, a citation count) and never starts or joins one
+        by its title: it has none."""
+        return self.page_authors is not None or self.citations is not None
 
     @property
     def latest_version(self) -> SourceVersion | None:

@@ -2,7 +2,7 @@
 
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +54,13 @@ def replay(replay_server: Replay) -> Replay:
     """The replay server with an empty request log and no pending faults."""
     replay_server.reset()
     return replay_server
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    """A plain HTTP client for a source built by the test."""
+    async with httpx.AsyncClient(timeout=10) as client:
+        yield client
 
 
 @pytest.fixture

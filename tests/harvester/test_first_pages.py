@@ -35,12 +35,6 @@ async def queue(scratch_db: AsyncDatabase) -> FirstPageQueue:
     return queue
 
 
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(timeout=10) as client:
-        yield client
-
-
 def _html_settings(replay: Replay, max_bytes: int = 8 * 1024 * 1024) -> HarvesterSettings:
     return HarvesterSettings(
         arxiv_html_url=f"{replay.url}/html",

@@ -766,3 +766,30 @@ async def test_the_digest_reminds_of_the_deadlines_of_followed_venues(
     text = next(part for part in mail.walk() if part.get_content_type() == "text/plain").get_payload(decode=True)
     assert "截稿提醒".encode() in text and b"ICML 2026" in text
     assert await store.digest("u4", "2026-01-21") is None
+
+
+async def test_the_digest_reminds_from_the_harvested_catalogue(
+    servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
+) -> None:
+    """The harvester's reading of ccf-deadlines is what a reminder reads: ICML as ccf-deadlines had it in October 2025
+    (its 2026 deadlines TBD, tests/fixtures/sources/ccf-deadlines-history) stands over the shipped catalogue's, so a
+    follow of ICML 2026 is reminded of nothing on the day the shipped catalogue would remind it."""
+    from papertrail.venues.catalogue import default_index
+    from papertrail.venues.ccfddl import build_venues
+    from papertrail.venues.deadlines import upcoming_deadlines
+    from services.harvester.store import VenueCatalogueStore
+    from tests.conftest import SOURCES
+
+    inbox, port = smtp
+    await store.users.insert_one({"_id": "u5", "name": "u5", "email": "u5@example.org"})
+    await store.follows.insert_one(
+        {"_id": "v5", "user_id": "u5", "kind": "venue", "name": "ICML 2026", "venue_key": "AI/icml",
+         "venue_year": 2026, "created_at": datetime(2025, 12, 1, tzinfo=UTC)}
+    )  # fmt: skip
+    now = datetime(2026, 1, 22, 1, 0, tzinfo=UTC)
+    assert upcoming_deadlines([default_index().venues["AI/icml"]], now)  # the shipped catalogue would remind
+    october = (SOURCES / "ccf-deadlines-history/4d5483f3/conference/AI/icml.yml").read_bytes()
+    (icml,) = build_venues({"conference/AI/icml.yml": october}).venues
+    await VenueCatalogueStore(store.matches.database).save([(icml, "conference/AI/icml.yml")], None, now)
+    done = await DigestMaker(store, settings(servers, smtp_host="127.0.0.1", smtp_port=port)).run_once(now, 1)
+    assert done == [] and await store.digest("u5", "2026-01-21") is None and inbox.messages == []

@@ -12,10 +12,11 @@ from lxml import html
 from starlette.requests import Request
 
 from papertrail.names import display_name_key
+from papertrail.venues.catalogue import default_index
 from schemas.events import Follow, SeedPaper
 from services.query.catalogue.reads.overview import Figure, Overview
 from services.query.catalogue.reads.search import PaperListing
-from services.query.catalogue.reads.venues import DeadlineQuery, deadlines
+from services.query.catalogue.reads.venues import DeadlineQuery, awaited, deadlines
 from services.query.web import follow_offers
 from services.query.web import format as fmt
 from services.query.web.follow_offers import FollowsHere
@@ -178,13 +179,15 @@ def test_a_venue_offer_names_its_edition_when_given_one() -> None:
 # --- the deadlines page --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_each_deadline_offers_a_venue_follow_of_its_venue(lang: str) -> None:
-    rows = deadlines(DeadlineQuery(), NOW)
-    assert rows, "the venue catalogue holds deadlines after the test's date"
+    venues = list(default_index().venues.values())
+    rows, waiting = deadlines(DeadlineQuery(), NOW, venues), awaited(DeadlineQuery(), NOW, venues, set())
+    assert rows and waiting, "the venue catalogue holds deadlines after the test's date, and CCF-A venues awaited"
     tree = render(
-        "deadlines.html", lang, "/deadlines", query=DeadlineQuery(), rows=rows, now=NOW, shown_zone="Asia/Shanghai",
-        fields={}, problem=None, local=lambda moment: moment.isoformat(), here=FollowsHere(),
+        "deadlines.html", lang, "/deadlines", query=DeadlineQuery(), rows=rows, awaited=waiting, now=NOW,
+        shown_zone="Asia/Shanghai", fields={}, problem=None, local=lambda moment: moment.isoformat(),
+        here=FollowsHere(),
     )  # fmt: skip
-    for row in tree.find_class("deadline"):
+    for row in tree.find_class("deadline") + tree.find_class("awaited-edition"):
         fields = form_of(offered(row, "venue")[0])
         assert (fields["venue"], fields["next"]) == (row.get("data-venue"), "/deadlines")
         assert "venue_year" not in fields

@@ -270,6 +270,15 @@ def test_the_sources_page_says_which_records_a_run_asked_for_beside_when_it_ran(
         assert note in text(section)
 
 
+def test_a_run_names_each_file_it_skipped() -> None:
+    skipped = "conference/AI/nips.yml: not readable YAML: found unexpected end of stream"
+    run = {"state": "finished", "started_at": NOW, "finished_at": NOW, "pages": 1, "records": 0, "skipped": [skipped]}
+    source = SourceDetail(source="ccf_deadlines", state="ok", last_completed_scan=NOW, recent_runs=[run])
+    for lang, said in [("zh", f"已跳过 {skipped}"), ("en", f"Skipped {skipped}")]:
+        section = render("sources.html", lang, "/sources", sources=[source]).get_element_by_id("source-ccf_deadlines")
+        assert [text(div) for div in section.find_class("run-skipped")] == [said]
+
+
 # issue 38: a Chinese title from the local title model while the paper waits for its 导读 ---------------------------
 def test_a_waiting_paper_shows_the_title_models_chinese_title_with_its_provenance() -> None:
     waiting = Summary(

@@ -39,6 +39,7 @@ class SourcePage:
     complete_list_size: int | None = None
     notes: list[str] = field(default_factory=list)
     announcement: AnnouncementReport | None = None  # the watcher's closing page: the run's status carries it
+    skipped: list[str] = field(default_factory=list)  # "what: why" of each thing read and left out: the status names it
 
 
 class Source(Protocol):

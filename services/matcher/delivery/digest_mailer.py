@@ -10,7 +10,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from papertrail.mail import send_mail
-from papertrail.venues.catalogue import default_index
 from schemas.events import Follow
 from services.matcher.delivery.digest import (
     URGENT_DAYS,
@@ -42,7 +41,7 @@ class DigestMaker:
         now = now or datetime.now(UTC)
         today = now.astimezone(self.zone).date()
         done: list[str] = []
-        venues = default_index().venues.values()
+        venues = await self.store.venue_catalogue.current()
         venue_follows: dict[str, list[Follow]] = {}
         for follow in await self.store.all_follows(kind="venue"):
             venue_follows.setdefault(follow.user_id, []).append(follow)

@@ -6,7 +6,6 @@ organization. Two layouts are handled: 2024 items keep the pick inside `paper`, 
 `submittedBy`, `paper.submittedOnDailyBy` and `organization` objects.
 """
 
-import json
 from typing import Any
 
 from papertrail.names import make_author
@@ -14,7 +13,7 @@ from papertrail.text import readable
 from schemas.events import RawRecord
 from schemas.paper import CommunityPick, PaperIds
 from services.normalizer.parsers.arxiv_oai import arxiv_id, arxiv_links
-from services.normalizer.records import ParsedRecord, UnparseableRecord
+from services.normalizer.records import ParsedRecord, UnparseableRecord, json_content
 
 HF_PAPERS = "https://huggingface.co/papers"
 
@@ -27,10 +26,7 @@ def _name(value: Any) -> str | None:
 
 
 def parse_hf_daily(raw: RawRecord) -> ParsedRecord:
-    try:
-        item = json.loads(raw.content)
-    except json.JSONDecodeError as exc:
-        raise UnparseableRecord(f"not JSON: {exc}") from exc
+    item = json_content(raw.content, "daily papers item")
     paper = item.get("paper") if isinstance(item, dict) else None
     if not isinstance(paper, dict):
         raise UnparseableRecord("daily papers item without a `paper` object")

@@ -22,6 +22,7 @@ from services.normalizer.parsers.hf_daily import parse_hf_daily
 from services.normalizer.parsers.oai_dc import parse_oai_dc
 from services.normalizer.parsers.openreview import parse_openreview
 from services.normalizer.parsers.pmlr import parse_pmlr
+from services.normalizer.parsers.semantic_scholar import parse_s2_paper
 from services.normalizer.records import Incoming, ParsedRecord, UnparseableRecord
 
 # The version of how records are read into papers: bump it when a parser or the text cleaning changes what a
@@ -51,6 +52,7 @@ PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
     "dblp_xml": lambda raw: parse_dblp(raw.content),
     "arxiv_html_authors": parse_arxiv_html_authors,
     "arxiv_pdf_first_page": parse_arxiv_pdf_first_page,
+    "s2_paper_json": parse_s2_paper,
 }
 
 

@@ -3,7 +3,7 @@
 Owned here (written only by this service): source_runs (harvest runs, from harvest.status.v1), index_state (what the
 search index's documents were made with).
 Read only: papers and paper_versions (normalizer), paper_vectors, search_vectors, summaries and summary_pending
-(summarizer).
+(summarizer), venue_catalogue (harvester).
 """
 
 from collections.abc import Sequence
@@ -27,6 +27,7 @@ from papertrail.collections import (
     SUMMARY_PENDING,
 )
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
+from papertrail.venue_catalogue import VenueCatalogue
 from schemas.events import HarvestStatus
 from schemas.summary import NO_MODEL_CONFIGURED, SUMMARY_PRIORITIES
 from services.query.catalogue.reads.paper_lookup import PaperKey, anthology_key, holder
@@ -237,10 +238,11 @@ class CatalogueRecords:
     source_runs: SourceRuns
     index_state: IndexState
     summary_backlog: SummaryBacklog
+    venues: VenueCatalogue
 
     @classmethod
     def of(cls, db: AsyncDatabase) -> "CatalogueRecords":
-        return cls(Papers(db), PaperVectors(db), SourceRuns(db), IndexState(db), SummaryBacklog(db))
+        return cls(Papers(db), PaperVectors(db), SourceRuns(db), IndexState(db), SummaryBacklog(db), VenueCatalogue(db))
 
     async def ensure_indexes(self) -> None:
         await self.source_runs.ensure_indexes()

@@ -10,7 +10,8 @@ from services.query.catalogue.reads.search import PaperListing
 from services.query.web.i18n import Translator
 from services.query.web.refusals import rejected_fields, validation_text
 
-SORTS: tuple[SortKey, ...] = ("relevance", "updated", "ingested", "published")  # relevance only with a query
+# relevance only with a query
+SORTS: tuple[SortKey, ...] = ("relevance", "updated", "ingested", "published", "cited", "hot")
 LISTS = ("category", "source")  # parameters that may repeat
 
 

@@ -11,8 +11,8 @@ from icalendar import Calendar, Event
 from pydantic import ValidationError
 
 from papertrail.venues.deadlines import UpcomingDeadline
-from services.query.catalogue.reads.venues import FIELD_NAMES, DeadlineQuery, deadlines
-from services.query.deps import NowDep, SettingsDep
+from services.query.catalogue.reads.venues import FIELD_NAMES, DeadlineQuery, awaited, deadlines
+from services.query.deps import CatalogueDep, NowDep, SettingsDep
 from services.query.web.follow_here import follows_here
 from services.query.web.i18n import Translator
 from services.query.web.refusals import validation_text
@@ -39,31 +39,37 @@ def _query(request: Request, t: Translator | None = None) -> tuple[DeadlineQuery
 
 
 @router.get("/deadlines", response_class=HTMLResponse)
-async def show_deadlines(request: Request, settings: SettingsDep, now: NowDep) -> HTMLResponse:
-    """Upcoming deadlines of the catalogue's venues, soonest first, filtered by field and rank."""
+async def show_deadlines(request: Request, settings: SettingsDep, now: NowDep, catalogue: CatalogueDep) -> HTMLResponse:
+    """Upcoming deadlines of the catalogue's venues, soonest first, filtered by field and rank; then the followed and
+    CCF-A venues whose next deadline is not announced yet, each with its last one."""
     t = Translator(language(request))
     query, problem = _query(request, t)
     zone = request.query_params.get("tz") or settings.display_timezone
     if zone not in available_timezones():
         problem, zone = t("refused_zone", zone=zone), settings.display_timezone
-    rows = [] if problem else deadlines(query, now)
     user = await signed_in_user(request)
+    here = await follows_here(request, user)
+    venues = await catalogue.venues.current()
+    followed = {f.venue_key for f in here.follows if f.kind == "venue" and f.venue_key}
+    rows = [] if problem else deadlines(query, now, venues)
+    waiting = [] if problem else awaited(query, now, venues, followed)
     return render(
         request, "deadlines.html", 422 if problem else 200, user=user, query=query,
-        here=await follows_here(request, user), rows=rows, now=now, shown_zone=zone, fields=FIELD_NAMES,
+        here=here, rows=rows, awaited=waiting, now=now, shown_zone=zone, fields=FIELD_NAMES,
         problem=problem,
         local=lambda moment: moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M"),
     )  # fmt: skip
 
 
 @router.get("/deadlines.ics")
-async def deadlines_calendar(request: Request, now: NowDep) -> Response:
+async def deadlines_calendar(request: Request, now: NowDep, catalogue: CatalogueDep) -> Response:
     """The upcoming deadlines as an iCalendar feed (RFC 5545), times in UTC; ?field= and ?ccf_rank= as on the page."""
     query, problem = _query(request)
     if problem:
         return Response(problem, status_code=422, media_type="text/plain; charset=utf-8")
+    rows = deadlines(query, now, await catalogue.venues.current())
     return Response(
-        calendar(deadlines(query, now), now), media_type="text/calendar; charset=utf-8",
+        calendar(rows, now), media_type="text/calendar; charset=utf-8",
         headers={"Content-Disposition": 'inline; filename="papertrail-deadlines.ics"'},
     )  # fmt: skip
 

@@ -29,6 +29,7 @@ SOURCE_NAMES = {
     "openreview": "OpenReview",
     "dblp": "DBLP",
     "daily_arxiv": "daily-arXiv-ai-enhanced",
+    "semantic_scholar": "Semantic Scholar",
 }
 ZONE_NAMES = {"Asia/Shanghai": "zone_beijing"}  # an i18n key; other zones are shown by their IANA name
 

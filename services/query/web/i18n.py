@@ -114,6 +114,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sort_updated": ("版本更新", "Version update"),
     "sort_ingested": ("本站收录", "Ingested"),
     "sort_published": ("首次发表", "First published"),
+    "sort_cited": ("被引次数", "Most cited"),
+    "sort_hot": ("月均被引", "Citations a month"),
+    "found_cited": ("找到 {total} 篇论文 · 按{sort}排序", "Found {total} papers · sorted by {sort}"),
+    "filter_min_citations": ("被引至少", "Cited at least"),
+    "citations_label": ("被引", "Cited"),
+    "citations_per_month": ("月均 {value}", "{value} a month"),
+    "citations_as_of": ("{source}，{day}", "{source}, {day}"),
     "found": ("找到 {total} 篇论文 · 按{sort}时间排序", "Found {total} papers · sorted by {sort} time"),
     "chinese_query_hint": (
         "没有找到:论文多为英文,而这里的本地语义模型只懂英文(多语言检索向量已关闭),中文词还没有 AI 导读可匹配。"
@@ -381,6 +388,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "deadlines_none": ("没有即将到来的截稿。", "No upcoming deadlines."),
     "deadlines_ics": ("订阅日历 (iCal)", "Subscribe (iCal)"),
     "deadlines_unranked": ("无", "none"),
+    "deadlines_awaited_title": ("尚未公布截稿的会议", "Deadlines not announced yet"),
+    "deadlines_awaited": (
+        "{venue} {year}: 尚未公布 (上届截稿 {last})",
+        "{venue} {year}: not announced yet (last deadline {last})",
+    ),
     # a paper's own resources, on cards and the paper page (Paper.links kinds)
     "link_code": ("代码", "Code"),
     "link_dataset": ("数据", "Data"),
@@ -472,6 +484,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "next_run": ("下次扫描", "Next run"),
     "last_error": ("最近错误", "Last error"),
     "recent_runs": ("最近运行", "Recent runs"),
+    "run_skipped": ("已跳过 {what}", "Skipped {what}"),
     "run_started": ("运行开始", "Run started"),
     "run_finished": ("运行结束", "Run finished"),
     "run_state": ("状态", "State"),

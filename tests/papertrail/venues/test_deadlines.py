@@ -4,7 +4,7 @@ UTC±N, PT), after an injected "now", by field and rank."""
 from datetime import UTC, datetime, timedelta, timezone
 
 from papertrail.venues.catalogue import Deadline, Edition, Venue, default_index
-from papertrail.venues.deadlines import AOE, deadline_moment, edition_zone, upcoming_deadlines
+from papertrail.venues.deadlines import AOE, awaited_editions, deadline_moment, edition_zone, upcoming_deadlines
 
 NOW = datetime(2026, 1, 20, tzinfo=UTC)
 
@@ -40,3 +40,29 @@ def test_a_deadline_shows_as_its_venue_wrote_it() -> None:
     (row,) = upcoming_deadlines([venue], NOW)
     assert row.at == datetime(2026, 7, 29, 11, 59, 59, tzinfo=UTC) and row.as_written == "2026-07-28 23:59:59 UTC-12"
     assert row.at.astimezone(timezone(timedelta(hours=8))).strftime("%Y-%m-%d %H:%M") == "2026-07-29 19:59"
+
+
+def test_a_followed_or_ccf_a_venue_without_an_upcoming_deadline_awaits_its_next_edition() -> None:
+    september = datetime(2026, 9, 1, tzinfo=UTC)
+    venues = list(default_index().venues.values())
+    found = {a.venue.key: a for a in awaited_editions(venues, september, fields=["AI"])}
+    assert {v.ccf_rank for v in (a.venue for a in found.values())} == {"A"}  # no follows: CCF-A only
+    icml = found["AI/icml"]
+    assert (icml.year, icml.last.edition.year, icml.last.as_written) == (2027, 2026, "2026-01-29 11:59:59 UTC+0")
+    assert found["AI/iccv"].year == 2027  # biennial: its last deadline was ICCV 2025's
+    assert found["AI/aaai"].year == 2028  # AAAI 2027's deadline was in July 2026
+    assert not upcoming_deadlines([v for v in venues if v.key in found], september)
+    # a followed venue of another rank comes first; one with a deadline ahead is not awaited
+    followed = awaited_editions(venues, september, followed=["AI/ijcai", "AI/ijcnn"], fields=["AI"])
+    assert (followed[0].venue.key, followed[0].venue.ccf_rank, followed[0].year) == ("AI/ijcai", "B", 2027)
+    assert [a.venue.key for a in followed[1:]] == list(found)  # then the CCF-A ones, by acronym
+    assert upcoming_deadlines([default_index().venues["AI/ijcnn"]], september)  # IJCNN 2027's is ahead: not awaited
+
+
+def test_an_edition_listed_with_its_deadline_tbd_is_the_one_awaited() -> None:
+    held = Edition(year=2025, timezone="UTC-12", deadlines=[Deadline(deadline="2025-01-30 23:59:59")])
+    announced = Edition(year=2026, deadlines=[Deadline(deadline=None)])  # 'TBD' in the file
+    venue = Venue(key="SE/x", acronym="X", name="X", ccf_rank="B", editions=[held, announced])
+    assert awaited_editions([venue], NOW) == []  # neither followed nor CCF-A
+    (awaited,) = awaited_editions([venue], NOW, followed=["SE/x"])
+    assert (awaited.year, awaited.last.edition.year) == (2026, 2025)

@@ -128,6 +128,28 @@ def test_a_deadline_is_followed_as_a_venue_follow_of_its_venue(pipeline: Pipelin
     assert "已关注" in text(row)
 
 
+def test_a_followed_venue_whose_next_deadline_is_not_announced_is_listed(
+    pipeline: Pipeline, reader: tuple[Any, str]
+) -> None:
+    """A CCF-B or C venue with no deadline ahead is listed as awaited only once the reader follows it."""
+    from datetime import UTC, datetime
+
+    from papertrail.venues.catalogue import default_index
+    from papertrail.venues.deadlines import awaited_editions
+
+    client, _ = reader
+    venues = [v for v in default_index().venues.values() if v.ccf_rank in ("B", "C")]
+    awaited = awaited_editions(venues, datetime.now(UTC), followed=[v.key for v in venues])[0]  # the site's clock
+    listed = f'//li[@data-venue="{awaited.venue.key}"]'
+    assert not doc(client.get("/deadlines")).xpath(listed)  # not followed, not CCF-A: not listed
+    fields = {"kind": "venue", "venue": awaited.venue.key, "name": awaited.venue.acronym, "next": "/deadlines"}
+    assert client.post("/follow", data={"csrf": client.csrf, **fields}).status_code == 303
+    [line] = doc(client.get("/deadlines")).xpath(listed)
+    assert text(line).startswith(f"{awaited.venue.acronym} {awaited.year}: 尚未公布 (上届截稿 ") and "已关注" in text(
+        line
+    )
+
+
 def test_a_venue_edition_is_followed_as_its_link_names_it(pipeline: Pipeline, reader: tuple[Any, str]) -> None:
     client, token = reader
     fields = {"kind": "venue", "venue": "AI/icml", "venue_year": "2026", "name": "ICML 2026", "next": "/"}

@@ -195,3 +195,16 @@ def test_a_chinese_search_by_words_that_finds_few_is_followed_by_the_closest_in_
     assert (also is not None) == more
     if also is not None:  # the closest first, enough to leave out those the words found
         assert (also.mode, also.sort, also.page, also.size) == ("semantic", "relevance", 1, found + MORE_BY_MEANING)
+
+
+def test_the_citation_sorts_order_by_their_fields_and_date_by_first_publication() -> None:
+    listing = PaperListing(sort="hot", min_citations=10, since=date(2026, 5, 1))
+    query = listing.query()
+    assert query.sort_by() == ["citations_per_month:desc"]
+    assert query.filters() == [
+        "citation_count >= 10",
+        f"published_ts >= {int(datetime(2026, 5, 1, tzinfo=UTC).timestamp())}",
+    ]
+    assert PaperListing(sort="cited").query().sort_by() == ["citation_count:desc"]
+    with pytest.raises(ValidationError, match="min_citations"):
+        PaperSearch(min_citations=-1)

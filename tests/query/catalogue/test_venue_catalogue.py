@@ -14,14 +14,17 @@ from icalendar import Calendar
 from lxml import html
 
 from papertrail.venues.catalogue import default_index
+from papertrail.venues.ccfddl import build_venues
 from papertrail.venues.deadlines import upcoming_deadlines
+from services.harvester.store import VenueCatalogueStore
 from services.query.app import create_app
 from services.query.deps import get_now
-from tests.conftest import Servers
+from tests.conftest import SOURCES, Servers
 from tests.query.conftest import query_settings
 
 pytestmark = pytest.mark.integration
 NOW = datetime(2026, 1, 20, tzinfo=UTC)
+EARLIER = SOURCES / "ccf-deadlines-history"  # earlier versions of ccf-deadlines files (SOURCES.md)
 
 
 @pytest.fixture
@@ -138,3 +141,39 @@ async def test_the_ical_feed_holds_the_same_deadlines(client: httpx.AsyncClient)
     again = Calendar.from_ical((await client.get("/deadlines.ics", params={"field": "AI", "ccf_rank": "A"})).content)
     assert [str(e["uid"]) for e in again.walk("VEVENT")] == [str(e["uid"]) for e in events]  # stable across reads
     assert len({str(e["uid"]) for e in events}) == len(events)
+
+
+def _awaited(page: str) -> list[str]:
+    return [" ".join(li.text_content().split()) for li in html.fromstring(page).find_class("awaited-edition")]
+
+
+async def test_a_top_venue_whose_next_deadline_is_not_announced_says_so_with_its_last(
+    client: httpx.AsyncClient,
+) -> None:
+    client.clock["now"] = datetime(2026, 9, 1, tzinfo=UTC)  # type: ignore[attr-defined]
+    page = await client.get("/deadlines", params={"field": "AI", "ccf_rank": "A"})
+    assert page.status_code == 200
+    lines = _awaited(page.text)
+    # ccf-deadlines lists no ICML 2027 yet: its last paper deadline, 2026-01-29 11:59:59 UTC+0, in Beijing time
+    assert "ICML 2027: 尚未公布 (上届截稿 2026-01-29 19:59 (2026-01-29 11:59:59 UTC+0)) 登录后关注" in lines
+    assert "NeurIPS 2027: 尚未公布 (上届截稿 2026-05-07 19:59 (2026-05-07 11:59:00 UTC+0)) 登录后关注" in lines
+    assert "AI/icml" not in {r.get("data-venue") for r in _rows(page.text)}
+    english = _awaited((await client.get("/deadlines", params={"field": "AI", "ccf_rank": "A", "lang": "en"})).text)
+    assert any(line.startswith("ICML 2027: not announced yet (last deadline 2026-01-29 19:59") for line in english)
+    assert _awaited((await client.get("/deadlines", params={"field": "AI", "ccf_rank": "B"})).text) == []
+
+
+async def test_the_page_reads_the_harvested_catalogue_over_the_shipped_one(client: httpx.AsyncClient) -> None:
+    """ICML as ccf-deadlines had it in October 2025 (2026 announced, its deadlines TBD), kept by the harvester."""
+    app = client._transport.app  # type: ignore[attr-defined]
+    venues = VenueCatalogueStore(app.state.resources.catalogue.venues.documents.database)
+    october = EARLIER / "4d5483f3/conference/AI/icml.yml"
+    icml = build_venues({"conference/AI/icml.yml": october.read_bytes()}).venues
+    await venues.save([(icml[0], "conference/AI/icml.yml")], None, NOW)
+    page = await client.get("/deadlines", params={"field": "AI", "ccf_rank": "A"})
+    assert "AI/icml" not in {r.get("data-venue") for r in _rows(page.text)}  # the shipped file's 2026 deadline: gone
+    assert "ICML 2026: 尚未公布 (上届截稿 2025-01-31 19:59 (2025-01-30 23:59:59 UTC-12)) 登录后关注" in _awaited(
+        page.text
+    )
+    feed = Calendar.from_ical((await client.get("/deadlines.ics", params={"field": "AI"})).content)
+    assert not [e for e in feed.walk("VEVENT") if str(e["summary"]).startswith("ICML ")]

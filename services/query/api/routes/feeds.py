@@ -12,7 +12,7 @@ from services.query.catalogue.reads.atom import FEED_SIZE
 from services.query.catalogue.reads.feeds import search_feed, topic_feed, venue_feed
 from services.query.catalogue.reads.search import TOPIC_ID_PATTERN, PaperSearch
 from services.query.catalogue.reads.venues import VENUE_KEY_PATTERN, venue_by_key
-from services.query.deps import PaperIndexDep, PapersDep, ReadersDep, SettingsDep
+from services.query.deps import CatalogueDep, PaperIndexDep, PapersDep, ReadersDep, SettingsDep
 from services.query.readers.accounts.follows import follow_feed
 from services.query.settings import QuerySettings
 
@@ -71,6 +71,7 @@ async def read_topic_feed(
 async def read_venue_feed(
     key: Annotated[str, Path(pattern=VENUE_KEY_PATTERN, examples=["AI/icml"])],
     index: PaperIndexDep,
+    catalogue: CatalogueDep,
     settings: SettingsDep,
     request: Request,
     year: Annotated[int | None, Query(ge=1950, le=2100, description="only this edition")] = None,
@@ -78,7 +79,7 @@ async def read_venue_feed(
 ) -> Response:
     """The latest papers accepted at a catalogue venue (its key as GET /api/venues gives it), newest first by when
     PaperTrail first saw them; each entry says where the acceptance was read."""
-    venue = venue_by_key(key)
+    venue = venue_by_key(key, await catalogue.venues.current())
     if venue is None:
         raise HTTPException(404, f"the catalogue holds no venue {key!r} (GET /api/venues lists them)")
     body = await venue_feed(index, settings.public_url, venue, year, track, feed_url(settings, request))

@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException, Path, Query
 from papertrail.venues.catalogue import Venue
 from services.query.api.problems import problem_responses
 from services.query.catalogue.reads.venues import VENUE_KEY_PATTERN, VenueQuery, VenueSummary, find_venues, venue_by_key
+from services.query.deps import CatalogueDep
 
 router = APIRouter(prefix="/api/venues", tags=["venues"], responses=problem_responses(422))
 
@@ -44,9 +45,9 @@ VENUE_EXAMPLE = {
     response_model=list[VenueSummary],
     responses={200: {"content": {"application/json": {"example": [VENUE_EXAMPLE | {"editions": None}]}}}},
 )
-async def list_venues(query: Annotated[VenueQuery, Query()]) -> list[VenueSummary]:
+async def list_venues(query: Annotated[VenueQuery, Query()], catalogue: CatalogueDep) -> list[VenueSummary]:
     """The venues of the catalogue (computer science: the ten CCF fields), CCF-A first; by field, rank and name."""
-    return find_venues(query)
+    return find_venues(query, await catalogue.venues.current())
 
 
 @router.get(
@@ -57,9 +58,12 @@ async def list_venues(query: Annotated[VenueQuery, Query()]) -> list[VenueSummar
         **problem_responses((404, "the catalogue holds no venue of this key")),
     },
 )
-async def read_venue(key: Annotated[str, Path(pattern=VENUE_KEY_PATTERN, examples=["AI/icml"])]) -> Venue:
-    """One venue by its catalogue key (`field/acronym`, as a paper's venue claim names it), with every edition."""
-    venue = venue_by_key(key)
+async def read_venue(
+    key: Annotated[str, Path(pattern=VENUE_KEY_PATTERN, examples=["AI/icml"])], catalogue: CatalogueDep
+) -> Venue:
+    """One venue by its catalogue key (`field/acronym`, as a paper's venue claim names it), with every edition (as
+    ccf-deadlines last gave them: the harvester reads it a few times a day)."""
+    venue = venue_by_key(key, await catalogue.venues.current())
     if venue is None:
         raise HTTPException(404, f"the catalogue holds no venue {key!r} (GET /api/venues lists them)")
     return venue

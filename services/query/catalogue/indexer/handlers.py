@@ -2,6 +2,7 @@
 hits), papers.withdrawn.v1 out of it, harvest.status.v1 into the sources' runs."""
 
 import time
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from faststream import Context
@@ -50,10 +51,11 @@ async def index_enriched(
     tagger: TopicTagger,
     model_key: str,
     search_model_key: str = SEARCH_OFF,
+    now: datetime | None = None,
 ) -> list[tuple[int, Exception]]:
     """Write a batch into the index (`index_writes` decides each document from what the index holds: three reads
     for the whole batch, two more with search vectors) and return (position, error) of the events whose document
-    Meilisearch refused."""
+    Meilisearch refused. `now` (default: the moment of the call) dates the papers' citations per month."""
     if not events:  # every record of the batch was parked
         return []
     paper_ids = [event.paper.id for event in events]
@@ -67,7 +69,7 @@ async def index_enriched(
             await catalogue.index_state.search_vectors_model(index.name) == search_model_key,
         )
     topics = [tagger.of(event.paper) for event in events]
-    writes = index_writes(events, topics, held, vectors, holds_our_vectors, search)
+    writes = index_writes(events, topics, held, vectors, holds_our_vectors, search, now=now or datetime.now(UTC))
     positions = [position for position, document in enumerate(writes) if document is not None]
     failures = await index.upsert_isolating_failures([document for document in writes if document is not None])
     return [(positions[at], error) for at, error in failures]

@@ -11,12 +11,13 @@ search vector yet keeps the one its document holds (the sweep emits it again onc
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
 
-from papertrail.search_document import SEARCH_EMBEDDER, document_id, paper_document, with_vector
+from papertrail.search_document import SEARCH_EMBEDDER, citations_per_month, document_id, paper_document, with_vector
 from schemas.events import PaperEnriched
 
 DIGEST = "fields_digest"  # the document field holding the digest of its other fields
@@ -56,6 +57,8 @@ def index_writes(
     vectors: Mapping[str, np.ndarray],
     holds_our_vectors: bool,
     search: SearchVectorWrites | None = None,
+    *,
+    now: datetime,
 ) -> list[dict[str, Any] | None]:
     """The document each event writes, in the batch's order (None: it writes nothing).
 
@@ -69,7 +72,9 @@ def index_writes(
       vector is pending leaves out the vector of a document the index holds (`_vectors` absent: it keeps it), unless
       that vector may be another model's.
     - Search vector (with `search`): the stored one, or none (null) for a new document; a document the index holds
-      keeps its own while the paper has none stored, unless that one may be another model's."""
+      keeps its own while the paper has none stored, unless that one may be another model's.
+    - Citations per month (sort `hot`): as of `now`, written with the fields; left out of their digest, so the passing
+      of time alone writes nothing."""
     now_held = dict(held)  # grows with the batch: a paper's second event in it finds the first's document
     writes: list[dict[str, Any] | None] = []
     for event, reasons in zip(events, topics, strict=True):
@@ -90,6 +95,7 @@ def index_writes(
             writes.append(vectors_only if "_vectors" in vectors_only else None)
             continue
         document[DIGEST] = digest
+        document["citations_per_month"] = citations_per_month(event.paper, now)
         writes.append(document | vectors_only)
         now_held[paper_id] = HeldDocument(event.version.seq, digest)
     return writes

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from papertrail.author_institutions import institution_counts
 from papertrail.names import display_name_key, initials_only
 from papertrail.search_document import INSTITUTION_FACET, PaperFilter, paper_fields
-from schemas.paper import Paper, VenueClaim
+from schemas.paper import Citations, Paper, VenueClaim
 from services.query.catalogue.changes import version_changes
 from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.paper_lookup import paper_key
@@ -96,6 +96,17 @@ class PaperHit(BaseModel):
         ],
     )
     community: dict[str, Any] | None = None
+    citations: Citations | None = Field(
+        None,
+        description="how often the paper is cited: `count`, the citation index that counted (`source`) and when it "
+        "answered with that count (`as_of`); null while not counted",
+    )
+    citation_count: int | None = Field(None, description="the count alone (what `sort=cited` and `min_citations` read)")
+    citations_per_month: float | None = Field(
+        None,
+        description="citations per month since first publication (a paper younger than a month counted a month old), "
+        "as of when its document was last written: what `sort=hot` orders by",
+    )
     updated_ts: int | None = None
     ingested_ts: int | None = None
     published_ts: int | None = None

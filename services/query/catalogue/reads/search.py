@@ -13,7 +13,7 @@ from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, 
 
 from papertrail.author_institutions import ROR_ID_PATTERN
 from papertrail.embedding import MINILM_INT8
-from papertrail.search_document import SORT_FIELDS, PaperFilter, SortKey
+from papertrail.search_document import SORT_FIELDS, DatedSort, PaperFilter, SortKey
 from papertrail.text import has_cjk
 from schemas.paper import ClaimTrack
 from services.query.moments import in_utc
@@ -55,8 +55,8 @@ class PaperQuery:
         return self.filter.clauses()
 
     def sort_by(self) -> list[str] | None:
-        """Newest first by the chosen time; None for relevance. The index ranks by `sort` before the words (index.py
-        RANKING_RULES), so a chosen time orders a query's matches, not only its ties."""
+        """Newest (or most cited) first by the chosen field; None for relevance. The index ranks by `sort` before the
+        words (index.py RANKING_RULES), so a chosen time orders a query's matches, not only its ties."""
         return None if self.sort == "relevance" else [f"{SORT_FIELDS[self.sort]}:desc"]
 
     @property
@@ -192,6 +192,13 @@ class PaperSearch(BaseModel):
         description="a ROR id: papers one of whose authors is at that institution (GET /api/institutions lists them)",
         examples=["03cve4549"],
     )
+    min_citations: int | None = Field(
+        None,
+        ge=0,
+        le=1_000_000_000,
+        description="only papers cited at least this often (by their last count; papers not counted yet are left out)",
+        examples=[10],
+    )
     since: Since = None
     until: SearchTime | None = Field(None, description="up to this time (a day is inclusive)")
     summarized_since: SearchTime | None = Field(
@@ -215,12 +222,21 @@ class PaperSearch(BaseModel):
             topic_id=self.topic,
             author=self.author,
             institution=self.institution,
+            min_citations=self.min_citations,
             summarized_since_ts=_epoch(self.summarized_since),
-            dated_by="updated" if sort == "relevance" else sort,  # the date range applies to the chosen time
+            dated_by=dated_by(sort),
             since_ts=_epoch(self.since),
             until_ts=_epoch(self.until, end=True),
         )
         return PaperQuery(q=self.q, filter=wanted, sort=sort, page=page, size=size, semantic=self.semantic)
+
+
+def dated_by(sort: SortKey) -> DatedSort:
+    """The time a search's date range applies to: the chosen one; first publication for the citation sorts (the most
+    cited papers published in a range); the last version's for relevance."""
+    if sort in ("updated", "ingested", "published"):
+        return sort  # type: ignore[return-value]
+    return "published" if sort in ("cited", "hot") else "updated"
 
 
 class PaperListing(PaperSearch):
@@ -228,8 +244,10 @@ class PaperListing(PaperSearch):
 
     sort: SortKey | None = Field(
         None,
-        description="relevance (the query's best matches first) or newest first by a time: updated (the last "
-        "version), ingested, published (first published); default: relevance with a query, updated without",
+        description="relevance (the query's best matches first); newest first by a time: updated (the last "
+        "version), ingested, published (first published); cited (the most cited first) or hot (the most citations "
+        "per month since first publication first), papers not counted yet last; default: relevance with a query, "
+        "updated without",
     )
     page: int = Field(1, ge=1, le=1000)
     size: int = Field(20, ge=1, le=100)

@@ -1,12 +1,13 @@
 """The venue catalogue as the API and the pages show it: venues by field, rank and name, one venue with its editions,
-and the upcoming deadlines (会议截稿) of a field and rank. No I/O: the catalogue ships with the code."""
+and the upcoming deadlines (会议截稿) of a field and rank, with the followed and CCF-A venues whose next deadline is not
+announced yet. No I/O: the caller gives the catalogue as it stands (`repositories.VenueCatalogue`)."""
 
 from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from papertrail.venues.catalogue import CcfField, CcfRank, Venue, default_index, fold
-from papertrail.venues.deadlines import UpcomingDeadline, upcoming_deadlines
+from papertrail.venues.catalogue import CcfField, CcfRank, Venue, fold
+from papertrail.venues.deadlines import AwaitedEdition, UpcomingDeadline, awaited_editions, upcoming_deadlines
 
 VENUE_KEY_PATTERN = r"^[A-Za-z]{2,8}/[a-z0-9][a-z0-9\-_.&+]{0,63}$"
 FIELD_NAMES: dict[str, tuple[str, str]] = {
@@ -59,11 +60,11 @@ def summary(venue: Venue) -> VenueSummary:
     return VenueSummary(**venue.model_dump(exclude={"editions"}), latest_year=latest)
 
 
-def find_venues(query: VenueQuery) -> list[VenueSummary]:
+def find_venues(query: VenueQuery, venues: list[Venue]) -> list[VenueSummary]:
     """Venues of the catalogue meeting the query, CCF rank (A first), then acronym."""
     words = fold(query.q)
     found = []
-    for venue in default_index().venues.values():
+    for venue in venues:
         if query.field and venue.field not in query.field:
             continue
         if query.ccf_rank and venue.ccf_rank not in query.ccf_rank:
@@ -75,10 +76,15 @@ def find_venues(query: VenueQuery) -> list[VenueSummary]:
     return [summary(v) for v in found]
 
 
-def venue_by_key(key: str) -> Venue | None:
-    return default_index().venues.get(key)
+def venue_by_key(key: str, venues: list[Venue]) -> Venue | None:
+    return next((venue for venue in venues if venue.key == key), None)
 
 
-def deadlines(query: DeadlineQuery, now: datetime) -> list[UpcomingDeadline]:
+def deadlines(query: DeadlineQuery, now: datetime, venues: list[Venue]) -> list[UpcomingDeadline]:
     """The catalogue's deadlines after `now` of the fields and ranks asked, soonest first."""
-    return upcoming_deadlines(default_index().venues.values(), now, query.field, query.ccf_rank)
+    return upcoming_deadlines(venues, now, query.field, query.ccf_rank)
+
+
+def awaited(query: DeadlineQuery, now: datetime, venues: list[Venue], followed: set[str]) -> list[AwaitedEdition]:
+    """The venues of the fields and ranks asked, followed or CCF-A, whose next deadline is not announced yet."""
+    return awaited_editions(venues, now, followed, query.field, query.ccf_rank)
