@@ -28,23 +28,23 @@ def _derived(change: Callable[[dict[str, Any]], None]) -> bytes:
 
 
 def test_the_recorded_note_becomes_one_record_as_the_api_wrote_it() -> None:
-    [record], notes, held = split_notes(ANSWER, VENUE)
-    assert notes == [] and held == 1
+    [record], skipped, held = split_notes(ANSWER, VENUE)
+    assert skipped == [] and held == 1
     assert record.record_id == "4aMedv0ONH" and record.format == "openreview_note"
     assert record.datestamp == "2025-09-23"  # pdate 1758606093305
     assert json.loads(record.content) == json.loads(ANSWER)["notes"][0]
     assert list(json.loads(record.content)) == list(json.loads(ANSWER)["notes"][0])  # key order kept
 
 
-def test_notes_of_another_venue_id_and_notes_without_an_id_are_skipped_with_the_reason() -> None:
-    records, notes, held = split_notes(ANSWER, "ICLR.cc/2025/Conference")
+def test_notes_of_another_venue_id_and_notes_without_an_id_are_left_out_with_the_reason() -> None:
+    records, skipped, held = split_notes(ANSWER, "ICLR.cc/2025/Conference")
     assert records == [] and held == 1
-    assert notes == [
+    assert skipped == [
         "ICLR.cc/2025/Conference 4aMedv0ONH: venueid 'NeurIPS.cc/2025/Workshop/RegML', not an accepted paper of "
-        "the venue, skipped"
+        "the venue"
     ]
     without_id = _derived(lambda answer: answer["notes"][0].pop("id"))
-    assert split_notes(without_id, VENUE) == ([], [f"{VENUE} note 0: no id, skipped"], 1)
+    assert split_notes(without_id, VENUE) == ([], [f"{VENUE} note 0: no id"], 1)
 
 
 @pytest.mark.parametrize("body", [b"", b"<html>Too Many Requests</html>", b"[]", b'{"notes": {}}', b"\xff\xfe"])
@@ -91,6 +91,13 @@ async def test_a_full_page_asks_for_the_next_offset() -> None:
     pages = await _pages(source, {})
     assert [u.params["offset"] for u in seen] == ["0", "1"]
     assert sum(len(p.records) for p in pages) == 1
+
+
+async def test_a_note_left_out_is_named_in_the_runs_skipped() -> None:
+    without_id = _derived(lambda answer: answer["notes"][0].pop("id"))
+    source, _ = _source(lambda request: httpx.Response(200, content=without_id))
+    [page] = await _pages(source, {})
+    assert page.records == [] and page.skipped == [f"{VENUE} note 0: no id"]
 
 
 async def test_a_body_that_is_not_json_fails_the_run_naming_the_venue_and_offset() -> None:

@@ -64,10 +64,11 @@ def digested_pages(
     key: str,
     part: str,
     digest: str,
+    skipped: list[str] | None = None,
 ) -> Iterator[SourcePage]:
     """The records of one part of a source read whole (a volume file, a venue's accepted papers), PAGE_SIZE a page,
     with the checkpoint `{key: digests}`; the part's sha256 goes into `digests` with its last page only, so a run that
-    fails between two pages reads the part again."""
+    fails between two pages reads the part again. Its notes and what it left out (`skipped`) go with its first page."""
     for start in range(0, max(len(records), 1), PAGE_SIZE):
         if start + PAGE_SIZE >= len(records):
             digests[part] = {"sha256": digest}
@@ -76,4 +77,5 @@ def digested_pages(
             checkpoint={key: {k: dict(v) for k, v in digests.items()}},
             complete_list_size=len(records),
             notes=notes if start == 0 else [],
+            skipped=(skipped or []) if start == 0 else [],
         )

@@ -23,21 +23,21 @@ class OpenReviewSource:
         self.fetcher = fetcher
 
     async def _accepted(self, venue: str) -> tuple[list[SourceRecord], list[str]]:
-        """Every accepted note of the venue, page after page until one comes back short."""
+        """Every accepted note of the venue, page after page until one comes back short, and the notes left out."""
         records: list[SourceRecord] = []
-        notes: list[str] = []
+        skipped: list[str] = []
         for page in range(MAX_PAGES):
             offset = page * self.limit
             params = {"content.venueid": venue, "limit": str(self.limit), "offset": str(offset)}
             response = await self.fetcher.get(self.url, params)
             try:
-                found, skipped, held = split_notes(response.content, venue)
+                found, left_out, held = split_notes(response.content, venue)
             except MalformedNotesPage as exc:
                 raise SourceRunFailed(f"OpenReview {venue} (offset {offset}): {exc}") from exc
             records += found
-            notes += skipped
+            skipped += left_out
             if held < self.limit:
-                return records, notes
+                return records, skipped
         raise SourceRunFailed(f"OpenReview {venue}: more than {MAX_PAGES} pages of {self.limit} notes")
 
     async def pages(
@@ -46,10 +46,12 @@ class OpenReviewSource:
         """One venue after another; a manual window (`from_date`) re-reads them even if unchanged."""
         venues: dict[str, dict[str, Any]] = {k: dict(v) for k, v in checkpoint.get("venues", {}).items()}
         for venue in self.venues:
-            records, notes = await self._accepted(venue)
+            records, skipped = await self._accepted(venue)
             digest = hashlib.sha256("".join(r.sha256 for r in records).encode()).hexdigest()
             if not from_date and digest == venues.get(venue, {}).get("sha256"):
                 yield SourcePage([], {"venues": venues}, notes=[f"{venue}: unchanged (sha256)"])
                 continue
-            for page in digested_pages(records, notes, digests=venues, key="venues", part=venue, digest=digest):
+            for page in digested_pages(
+                records, [], digests=venues, key="venues", part=venue, digest=digest, skipped=skipped
+            ):
                 yield page

@@ -2,9 +2,9 @@
 
 An answer is `{"notes": [...], "count": N}`; each note is a JSON object whose `content` fields are `{"value": …}`.
 A venue's accepted papers are the notes whose `content.venueid` is the venue's id (`ICLR.cc/2025/Conference`);
-rejected, withdrawn and pending ones carry another (`…/Rejected_Submission`, `…/Submission`) and are skipped here
-with a note, as is a note without an id. Each kept note travels as the API wrote it (`json.dumps`, key order kept),
-id = the note's id, datestamp = its publication day (`pdate`) when it has one.
+rejected, withdrawn and pending ones carry another (`…/Rejected_Submission`, `…/Submission`) and are left out
+here, each named with why, as is a note without an id. Each kept note travels as the API wrote it (`json.dumps`,
+key order kept), id = the note's id, datestamp = its publication day (`pdate`) when it has one.
 """
 
 import datetime as dt
@@ -30,7 +30,7 @@ def _day(millis: Any) -> str | None:
 
 
 def split_notes(body: bytes, venue_id: str) -> tuple[list[SourceRecord], list[str], int]:
-    """The accepted notes of one answer, notes on the ones skipped, and how many notes the answer held (a page
+    """The accepted notes of one answer, the ones left out ("what: why"), and how many notes the answer held (a page
     shorter than asked for is the last)."""
     try:
         answer: Any = json.loads(body)
@@ -44,11 +44,11 @@ def split_notes(body: bytes, venue_id: str) -> tuple[list[SourceRecord], list[st
     for position, note in enumerate(notes):
         note_id = note.get("id") if isinstance(note, dict) else None
         if not isinstance(note_id, str) or not note_id:
-            skipped.append(f"{venue_id} note {position}: no id, skipped")
+            skipped.append(f"{venue_id} note {position}: no id")
             continue
         venueid = _value(note.get("content"), "venueid")
         if venueid != venue_id:
-            skipped.append(f"{venue_id} {note_id}: venueid {venueid!r}, not an accepted paper of the venue, skipped")
+            skipped.append(f"{venue_id} {note_id}: venueid {venueid!r}, not an accepted paper of the venue")
             continue
         content = json.dumps(note, ensure_ascii=False)
         records.append(SourceRecord.of(note_id, "openreview_note", content, _day(note.get("pdate"))))
