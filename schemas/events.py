@@ -20,6 +20,7 @@ RawFormat = Literal[
     "corpus_json",
     "daily_arxiv_json",
     "pmlr_bibtex",
+    "openreview_note",
     "dblp_xml",
     "arxiv_html_authors",
     "arxiv_pdf_first_page",

@@ -7,7 +7,7 @@ from typing import Any
 from papertrail.venues.catalogue import default_index
 from papertrail.venues.claims import claims_from_journal_ref
 from schemas.events import VenueEvidence
-from schemas.paper import ClaimTrack, Paper, VenueClaim
+from schemas.paper import ClaimTrack, Paper, Presentation, VenueClaim
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +22,14 @@ class AcceptedVenue:
     ccf_rank: str | None  # of the venue, whatever the track (a workshop at an A venue is still "of" that venue)
     evidence: VenueEvidence
     source_version: str | None  # the version whose comment or journal reference says so
+    workshop: str | None = None  # a workshop's name, as written ("Workshop on RegML")
+    presentation: Presentation | None = None  # oral, spotlight, poster … as the claim or the decision says
+
+    @property
+    def edition_rank(self) -> str | None:
+        """The rank a venue line shows beside the edition, as a claim of the same track carries it: the venue's for
+        its main and findings tracks and a journal, none for a workshop, a demo or another track."""
+        return self.ccf_rank if self.track in ("main", "findings", "journal") else None
 
     @property
     def label(self) -> str:
@@ -94,4 +102,6 @@ def _accepted(claim: VenueClaim, evidence: VenueEvidence, paper: PaperVenues) ->
         evidence=evidence,
         # a comment or journal reference is the newest version's (the normalizer reads claims from the newest)
         source_version=paper.current_version if evidence in ("comment", "journal_ref") else None,
+        workshop=claim.workshop,
+        presentation=claim.presentation,
     )

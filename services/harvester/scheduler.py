@@ -20,6 +20,7 @@ from services.harvester.sources.arxiv_html import ArxivHtmlSource
 from services.harvester.sources.ccf_deadlines import CcfDeadlinesSource
 from services.harvester.sources.daily_arxiv import DailyArxivSource
 from services.harvester.sources.hf import HfDailyPapersSource
+from services.harvester.sources.openreview import OpenReviewSource
 from services.harvester.sources.pmlr import PmlrSource
 from services.harvester.sources.semantic_scholar import SemanticScholarSource
 from services.harvester.store import HarvestStore, VenueCatalogueStore
@@ -88,6 +89,9 @@ def build_sources(
             built[name] = hf, settings.hf_interval_s
         elif name == "pmlr":
             built[name] = PmlrSource(settings, fetcher(settings.pmlr_min_request_interval_s)), settings.pmlr_interval_s
+        elif name == "openreview":
+            openreview = OpenReviewSource(settings, fetcher(settings.openreview_min_request_interval_s))
+            built[name] = openreview, settings.openreview_interval_s
         elif name == "arxiv_html":
             if first_pages is None:
                 raise ValueError("arxiv_html reads the queue of first pages: give it the database's")

@@ -12,13 +12,26 @@ KNOWN_SOURCES = (
     "acl",
     "hf",
     "pmlr",
+    "openreview",
     "daily_arxiv",
     "arxiv_html",
     "semantic_scholar",
     "ccf_deadlines",
 )
+COLLECTION_ID = re.compile(r"\d{4}\.[A-Za-z0-9-]+")  # an ACL Anthology collection: 2024.acl
+VOLUME_FILE = re.compile(r"v\d+/[\w.-]+\.bib")  # a PMLR volume's file: v267/icml25.bib
+# an OpenReview venue (group) id: ICLR.cc/2025/Conference, NeurIPS.cc/2025/Workshop/RegML, TMLR
+VENUE_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)*")
 # a category of arXiv's taxonomy as the feed URL names it: cs, cs.AI, hep-ph, q-bio.NC, astro-ph.GA
 CATEGORY = re.compile(r"[a-z]+(-[a-z]+)?(\.[A-Za-z]+(-[A-Za-z]+)?)?")
+
+
+def every_one(value: list[str], form: re.Pattern[str], what: str) -> list[str]:
+    """The list when each of its names has the form, else the error naming the ones that do not."""
+    bad = [name for name in value if not form.fullmatch(name)]
+    if bad:
+        raise ValueError(f"{bad} are not {what}")
+    return value
 
 
 class HarvesterSettings(InfraSettings):
@@ -26,9 +39,10 @@ class HarvesterSettings(InfraSettings):
     sources: list[str] = Field(
         ["arxiv", "daily_arxiv", "arxiv_html", "ccf_deadlines"],
         description="sources to run on their schedules: arxiv, arxiv_feed (the announcement watcher), acl, hf, pmlr, "
-        "daily_arxiv (daily-arXiv-ai-enhanced's Chinese summaries), arxiv_html (the first page of each arXiv paper "
-        "published: its authors' affiliations), semantic_scholar (citation counts; off unless named), ccf_deadlines "
-        "(the venue catalogue's editions, deadlines and acceptance rates)",
+        "openreview (the accepted papers of OPENREVIEW_VENUES), daily_arxiv (daily-arXiv-ai-enhanced's Chinese "
+        "summaries), arxiv_html (the first page of each arXiv paper published: its authors' affiliations), "
+        "semantic_scholar (citation counts; off unless named), ccf_deadlines (the venue catalogue's editions, "
+        "deadlines and acceptance rates)",
     )
 
     arxiv_oai_url: str = Field("https://oaipmh.arxiv.org/oai", description="arXiv OAI-PMH base URL")
@@ -88,6 +102,22 @@ class HarvesterSettings(InfraSettings):
     )
     pmlr_interval_s: float = Field(24 * 3600, gt=0, description="seconds between PMLR runs")
     pmlr_min_request_interval_s: float = Field(1.0, ge=0, description="pause between two PMLR requests")
+
+    openreview_api_url: str = Field(
+        "https://api2.openreview.net",
+        description="OpenReview API v2; a venue's accepted papers are read at <url>/notes?content.venueid=<venue>",
+    )
+    openreview_venues: list[str] = Field(
+        ["ICLR.cc/2025/Conference"],
+        min_length=1,
+        description='OpenReview venue ids whose accepted papers are read, e.g. ["ICLR.cc/2025/Conference", '
+        '"NeurIPS.cc/2025/Conference", "NeurIPS.cc/2025/Workshop/RegML"]',
+    )
+    openreview_page_limit: int = Field(
+        1000, ge=1, le=1000, description="notes asked for per request (the API answers at most 1000)"
+    )
+    openreview_interval_s: float = Field(24 * 3600, gt=0, description="seconds between OpenReview runs")
+    openreview_min_request_interval_s: float = Field(2.0, ge=0, description="pause between two OpenReview requests")
 
     hf_api_url: str = Field("https://huggingface.co", description="Hugging Face base URL (…/api/daily_papers)")
     hf_days: int = Field(2, ge=0, le=60, description="read today's list and the previous HF_DAYS days'")
@@ -198,10 +228,7 @@ class HarvesterSettings(InfraSettings):
     @field_validator("arxiv_feed_categories")
     @classmethod
     def _categories(cls, value: list[str]) -> list[str]:
-        bad = [name for name in value if not CATEGORY.fullmatch(name)]
-        if bad:
-            raise ValueError(f"{bad} are not arXiv categories such as cs or cs.AI")
-        return value
+        return every_one(value, CATEGORY, "arXiv categories such as cs or cs.AI")
 
     @field_validator(
         "arxiv_oai_url",
@@ -209,6 +236,7 @@ class HarvesterSettings(InfraSettings):
         "acl_anthology_url",
         "hf_api_url",
         "pmlr_url",
+        "openreview_api_url",
         "daily_arxiv_url",
         "arxiv_html_url",
         "arxiv_pdf_url",
@@ -224,15 +252,14 @@ class HarvesterSettings(InfraSettings):
     @field_validator("acl_volumes")
     @classmethod
     def _collection_ids(cls, value: list[str]) -> list[str]:
-        bad = [name for name in value if not re.fullmatch(r"\d{4}\.[A-Za-z0-9-]+", name)]
-        if bad:
-            raise ValueError(f"{bad} are not anthology collection ids such as 2024.acl")
-        return value
+        return every_one(value, COLLECTION_ID, "anthology collection ids such as 2024.acl")
 
     @field_validator("pmlr_volumes")
     @classmethod
     def _volume_files(cls, value: list[str]) -> list[str]:
-        bad = [name for name in value if not re.fullmatch(r"v\d+/[\w.-]+\.bib", name)]
-        if bad:
-            raise ValueError(f"{bad} are not PMLR volume files such as v267/icml25.bib")
-        return value
+        return every_one(value, VOLUME_FILE, "PMLR volume files such as v267/icml25.bib")
+
+    @field_validator("openreview_venues")
+    @classmethod
+    def _venue_ids(cls, value: list[str]) -> list[str]:
+        return every_one(value, VENUE_ID, "OpenReview venue ids such as ICLR.cc/2025/Conference")

@@ -8,12 +8,12 @@ from typing import Any
 import httpx
 import pytest
 
-from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRunFailed
 from services.harvester.sources.pmlr import PmlrSource
 from services.harvester.sources.pmlr_bib import MalformedVolumeBib, split_volume
 from tests.conftest import SOURCES
+from tests.harvester.recording import recording_fetcher
 
 BIB = SOURCES / "pmlr/icml25-head.bib"
 BROKEN_TITLE = "title = {Lightweight Protocols for Distributed Private Quantile Estimation}"
@@ -58,16 +58,9 @@ def test_a_file_without_its_volume_entry_is_refused(body: str) -> None:
         split_volume(body)
 
 
-def _source(handler: Callable[[httpx.Request], httpx.Response]) -> tuple[PmlrSource, list[str]]:
-    seen: list[str] = []
-
-    def record(request: httpx.Request) -> httpx.Response:
-        seen.append(str(request.url))
-        return handler(request)
-
+def _source(handler: Callable[[httpx.Request], httpx.Response]) -> tuple[PmlrSource, list[httpx.URL]]:
     settings = HarvesterSettings(pmlr_url="http://pmlr.test", pmlr_volumes=["v267/icml25.bib"])
-    client = httpx.AsyncClient(transport=httpx.MockTransport(record))
-    fetcher = PoliteFetcher(client, min_interval_s=0, retries=0, retry_after_max_s=1)
+    fetcher, seen = recording_fetcher(handler)
     return PmlrSource(settings, fetcher), seen
 
 
@@ -79,7 +72,7 @@ async def test_the_source_reads_each_volume_file_once_until_it_changes() -> None
     body = BIB.read_bytes()
     source, seen = _source(lambda request: httpx.Response(200, content=body))
     pages = await _pages(source, {})
-    assert seen == ["http://pmlr.test/v267/gh-pages/icml25.bib"]
+    assert [str(url) for url in seen] == ["http://pmlr.test/v267/gh-pages/icml25.bib"]
     assert sum(len(p.records) for p in pages) == 21
     checkpoint = pages[-1].checkpoint
     assert set(checkpoint["files"]) == {"v267/icml25.bib"}

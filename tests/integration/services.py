@@ -9,6 +9,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 from aiokafka import AIOKafkaConsumer
@@ -17,6 +18,7 @@ from schemas import topics
 from schemas.events import FollowChanged, RawRecord
 from tests.conftest import FIXTURES, SOURCES, GiveUp, Servers, free_port, wait_until, wait_until_async
 from tests.integration.spawner import ZYGOTE, ServiceProcess
+from tests.normalizer.kafka_tools import publish_raw
 
 ROOT = Path(__file__).resolve().parents[2]
 ARXIV_CS_PAGE = SOURCES / "arxiv_oai/arXiv/invenio_sample_arxiv_response_listrecords_cs.xml"
@@ -175,6 +177,42 @@ def running_pipeline(
         harvester = running_services(["harvester"], pipeline.env, logs, ready_timeout)
         pipeline.ports.update(stack.enter_context(harvester))
         yield pipeline
+
+
+@contextmanager
+def preprint_then_source(
+    servers: Servers, logs: Path, preprint: RawRecord, paper_id: str, source_env: Callable[[str], dict[str, str]]
+) -> Iterator[Pipeline]:
+    """The five services; the preprint published and indexed before the harvester starts with the settings
+    `source_env(replay_url)` gives: a published-record source (PMLR, OpenReview) that meets the preprint held."""
+
+    def preprint_first(pipeline: Pipeline) -> None:
+        asyncio.run(publish_raw(servers.kafka_bootstrap_servers, pipeline.topic(topics.HARVEST_RAW), [preprint]))
+        wait_until(lambda: api_paper(pipeline, paper_id).get("searchable"), timeout=120, what="the preprint indexed")
+        assert api_paper(pipeline, paper_id)["status"] == "preprint"
+        pipeline.env |= source_env(pipeline.replay_url)
+
+    with running_pipeline(servers, logs, before_harvest=preprint_first) as running:
+        yield running
+
+
+def api_paper(pipeline: Pipeline, paper_id: str) -> dict[str, Any]:
+    """The API's paper by any of its ids; empty while it does not know it."""
+    response = httpx.get(pipeline.url("query", f"/api/papers/{paper_id}"), timeout=10)
+    return response.json() if response.status_code == 200 else {}
+
+
+def published_and_indexed(pipeline: Pipeline, paper_id: str) -> dict[str, Any]:
+    """The API's paper once it is published and searchable; empty before."""
+    paper = api_paper(pipeline, paper_id)
+    return paper if paper.get("status") == "published" and paper.get("searchable") else {}
+
+
+def api_paper_ids(pipeline: Pipeline, **params: Any) -> set[str]:
+    """The ids of the papers the API's search finds with these parameters (the first 100)."""
+    response = httpx.get(pipeline.url("query", "/api/papers"), params={"size": 100, **params}, timeout=10)
+    assert response.status_code == 200, response.text
+    return {hit["paper_id"] for hit in response.json()["hits"]}
 
 
 async def deleted_follow_announced(servers: Servers, follow_id: str) -> bool:

@@ -4,19 +4,21 @@ volume file (v267/icml25.bib, from the replay server) and the normalizer merges 
 query API shows the paper published at ICML 2025 (CCF-A), its history's record #2 "published" by pmlr, and the venue
 filters find it."""
 
-import asyncio
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
 from lxml import html
 
-from schemas import topics
 from services.harvester.sources.pmlr_bib import split_volume
 from tests.conftest import SOURCES, Servers, wait_until
-from tests.integration.services import Pipeline, running_pipeline
-from tests.normalizer.kafka_tools import publish_raw
+from tests.integration.services import (
+    Pipeline,
+    api_paper,
+    api_paper_ids,
+    preprint_then_source,
+    published_and_indexed,
+)
 from tests.normalizer.sources import arxiv_line
 
 pytestmark = pytest.mark.integration
@@ -36,35 +38,17 @@ PREPRINT = arxiv_line(
 def pipeline(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
     """The five services; the preprint indexed before the harvester starts with the PMLR source alone."""
 
-    def preprint_first(pipeline: Pipeline) -> None:
-        asyncio.run(publish_raw(servers.kafka_bootstrap_servers, pipeline.topic(topics.HARVEST_RAW), [PREPRINT]))
-        wait_until(lambda: _paper(pipeline).get("searchable"), timeout=120, what="the preprint indexed")
-        assert _paper(pipeline)["status"] == "preprint"
-        pipeline.env |= {
-            "SOURCES": '["pmlr"]',
-            "PMLR_URL": f"{pipeline.replay_url}/pmlr",
-            "PMLR_MIN_REQUEST_INTERVAL_S": "0",
-        }
+    def pmlr(replay_url: str) -> dict[str, str]:
+        return {"SOURCES": '["pmlr"]', "PMLR_URL": f"{replay_url}/pmlr", "PMLR_MIN_REQUEST_INTERVAL_S": "0"}
 
-    with running_pipeline(servers, tmp_path_factory.mktemp("published"), before_harvest=preprint_first) as running:
+    with preprint_then_source(servers, tmp_path_factory.mktemp("published"), PREPRINT, PAPER, pmlr) as running:
         yield running
-
-
-def _paper(pipeline: Pipeline) -> dict[str, Any]:
-    response = httpx.get(pipeline.url("query", f"/api/papers/{PAPER}"), timeout=10)
-    return response.json() if response.status_code == 200 else {}
-
-
-def _ids(pipeline: Pipeline, **params: Any) -> set[str]:
-    response = httpx.get(pipeline.url("query", "/api/papers"), params={"size": 100, **params}, timeout=10)
-    assert response.status_code == 200, response.text
-    return {hit["paper_id"] for hit in response.json()["hits"]}
 
 
 def test_the_pmlr_record_publishes_the_preprint_at_icml_2025(pipeline: Pipeline) -> None:
     entries = len(split_volume(VOLUME.read_text(encoding="utf-8"))[0])  # 21, one of them the preprint's
     paper = wait_until(
-        lambda: (found := _paper(pipeline)).get("status") == "published" and found.get("searchable") and found,
+        lambda: published_and_indexed(pipeline, PAPER),
         timeout=180,
         what="the preprint published by its PMLR record, indexed",
     )
@@ -81,12 +65,14 @@ def test_the_pmlr_record_publishes_the_preprint_at_icml_2025(pipeline: Pipeline)
     assert _paper_by(pipeline, "openreview:QY7Au9nZwp") == PAPER
     assert _paper_by(pipeline, "pmlr:v267/acharya25a") == PAPER
 
-    wait_until(lambda: len(_ids(pipeline)) == entries, timeout=120, what=f"the {entries} entries indexed")
-    published = _ids(pipeline, accepted="true", venue="ICML")
+    wait_until(lambda: len(api_paper_ids(pipeline)) == entries, timeout=120, what=f"the {entries} entries indexed")
+    published = api_paper_ids(pipeline, accepted="true", venue="ICML")
     assert PAPER in published and len(published) == entries  # every entry of the volume is ICML 2025's
-    assert PAPER in _ids(pipeline, venue="International Conference on Machine Learning", venue_year=2025, ccf_rank="A")
-    assert PAPER in _ids(pipeline, ccf_rank="A", track="main")
-    assert PAPER not in _ids(pipeline, venue="ICML", venue_year=2026) | _ids(pipeline, accepted="false")
+    icml = "International Conference on Machine Learning"
+    assert PAPER in api_paper_ids(pipeline, venue=icml, venue_year=2025, ccf_rank="A")
+    assert PAPER in api_paper_ids(pipeline, ccf_rank="A", track="main")
+    assert PAPER not in api_paper_ids(pipeline, venue="ICML", venue_year=2026)
+    assert PAPER not in api_paper_ids(pipeline, accepted="false")
     facets = httpx.get(pipeline.url("query", "/api/papers"), params={"size": 1}, timeout=10).json()["facets"]
     assert facets["ccf_ranks"] == {"A": entries} and facets["venue_years"] == {"2025": entries}
 
@@ -99,6 +85,4 @@ def test_the_card_and_the_paper_page_say_where_it_was_published(pipeline: Pipeli
 
 
 def _paper_by(pipeline: Pipeline, paper_id: str) -> str:
-    response = httpx.get(pipeline.url("query", f"/api/papers/{paper_id}"), timeout=10)
-    assert response.status_code == 200, response.text
-    return str(response.json()["paper_id"])
+    return str(api_paper(pipeline, paper_id)["paper_id"])

@@ -3,6 +3,7 @@ harvest.raw.v1.dlq with the reason and original bytes, sets ACL front matter asi
 neither. One test gives the same wiring a real database: a PMLR volume with a broken entry, that entry parked and the
 others stored. (The flows over real Kafka: test_dead_letters.py, tests/integration/.)"""
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -84,6 +85,22 @@ async def test_records_that_do_not_parse_are_parked_with_the_reason(memory: tupl
     reasons = [m.headers["x-dlq-reason"] for m in seen.parked]
     assert "not XML" in reasons[0] and "ValidationError" in reasons[1]
     assert {m.headers["x-dlq-service"] for m in seen.parked} == {"normalizer"}
+    assert seen.normalized == []
+
+
+async def test_openreview_notes_that_are_no_acceptance_or_no_json_are_parked_with_the_reason(
+    memory: tuple[Any, Seen],
+) -> None:
+    """The recorded accepted note turned into a rejected one (its venueid), and cut short: both parked."""
+    [note] = json.loads((SOURCES / "openreview/pdoom-live_ai_risk_note.json").read_bytes())["notes"]
+    note["content"]["venueid"]["value"] = "NeurIPS.cc/2025/Workshop/RegML/Rejected_Submission"
+    rejected = raw_record("openreview", note["id"], "openreview_note", json.dumps(note))
+    cut = raw_record("openreview", "cut", "openreview_note", json.dumps(note)[:120])
+    broker, seen = memory
+    await broker.publish_batch(rejected, cut, topic=topics.HARVEST_RAW)
+    assert [m.body for m in seen.parked] == [rejected.model_dump_json().encode(), cut.model_dump_json().encode()]
+    reasons = [m.headers["x-dlq-reason"] for m in seen.parked]
+    assert "Rejected_Submission' is no acceptance" in reasons[0] and "not JSON" in reasons[1]
     assert seen.normalized == []
 
 

@@ -1,12 +1,14 @@
-"""A preprint and its published records merged into one paper (issue 24 §3): the PMLR entry joins the arXiv preprint
-by title and first author, a DBLP record by a shared id; the paper is published at the catalogue's venue, its
-history holds the venue record as "published", the DOI added. Same title, other authors: two papers."""
+"""A preprint and its published records merged into one paper (issue 24 §3): the PMLR entry and an OpenReview
+venue's accepted note join the arXiv preprint by title and first author, a DBLP record by a shared id; the paper is
+published at the catalogue's venue, its history holds the venue record as "published", the DOI added. Same title,
+other authors: two papers."""
 
 import json
 from datetime import UTC, datetime
 
-from papertrail.venues.accepted import accepted_venues
+from papertrail.venues.accepted import accepted_claims, accepted_venues
 from schemas.paper import Paper
+from services.harvester.sources.openreview_notes import split_notes
 from services.harvester.sources.pmlr_bib import split_volume
 from services.normalizer.identity import merge
 from services.normalizer.parsers.registry import parse_raw
@@ -30,6 +32,14 @@ def _preprint(arxiv_id: str, title: str, authors: list[str]) -> Incoming:
 def _pmlr(record_id: str) -> Incoming:
     record = PMLR[record_id]
     raw = raw_record("pmlr", record.record_id, record.format, record.content, record.datestamp)
+    return Incoming(raw, parse_raw(raw))
+
+
+def _openreview() -> Incoming:
+    """The recorded accepted note of the NeurIPS 2025 RegML workshop, split as the harvester splits the answer."""
+    answer = (SOURCES / "openreview/pdoom-live_ai_risk_note.json").read_bytes()
+    [record], _, _ = split_notes(answer, "NeurIPS.cc/2025/Workshop/RegML")
+    raw = raw_record("openreview", record.record_id, record.format, record.content, record.datestamp)
     return Incoming(raw, parse_raw(raw))
 
 
@@ -77,6 +87,54 @@ def test_the_published_record_first_then_the_preprint_is_one_paper_too() -> None
     [paper] = _papers(plan.drafts)
     assert paper.id == "openreview:QY7Au9nZwp"  # the first record's strongest id names the paper
     assert paper.ids.arxiv == "2411.17116" and paper.status == "published" and paper.venue == "ICML 2025"
+
+
+EMERGENCY = "Emergency Response Measures for Catastrophic Risk"
+EMERGENCY_AUTHORS = ["James Zhang", "Miles Kodama", "Zongze Wu", "Michael Chen", "Yue Zhu", "Geng Hong"]
+
+
+def test_the_openreview_decision_makes_the_preprint_published_at_the_neurips_workshop() -> None:
+    preprint = _preprint("2511.05526", EMERGENCY, EMERGENCY_AUTHORS)
+    plan = plan_batch([preprint, _openreview()], [], now=NOW, ai_categories=AI)
+    [draft] = plan.drafts
+    paper = draft.paper
+    assert paper is not None and paper.id == "arxiv:2511.05526"
+    assert paper.status == "published" and paper.venue == "NeurIPS 2025 Workshop on RegML (Poster)"
+    assert paper.year == 2025 and paper.ids.openreview == "4aMedv0ONH"
+    assert paper.sources == ["arxiv", "openreview"]
+    assert paper.links["openreview"] == "https://openreview.net/forum?id=4aMedv0ONH"
+    assert [(v.seq, v.kind, v.source) for v in draft.versions] == [
+        (1, "first_observed", "arxiv"),
+        (2, "published", "openreview"),
+    ]
+    assert [e.kind for e in draft.events] == ["new", "published"]
+    [venue] = accepted_venues(paper)
+    assert (venue.venue_key, venue.year, venue.track, venue.ccf_rank, venue.evidence) == (
+        "AI/nips",
+        2025,
+        "workshop",
+        "A",
+        "proceedings",
+    )
+    [claim] = accepted_claims(paper)
+    assert (claim.presentation, claim.workshop) == ("poster", "Workshop on RegML")
+
+
+def test_the_openreview_note_first_then_the_preprint_is_one_paper_too() -> None:
+    preprint = _preprint("2511.05526", EMERGENCY, EMERGENCY_AUTHORS)
+    plan = plan_batch([_openreview(), preprint, _openreview()], [], now=NOW, ai_categories=AI)
+    [draft] = plan.drafts
+    assert draft.paper is not None and draft.paper.id == "openreview:4aMedv0ONH"
+    assert draft.paper.ids.arxiv == "2511.05526" and draft.paper.status == "published"
+    assert len(draft.versions) == 2  # the same note again changes nothing
+
+
+def test_a_preprint_titled_otherwise_stays_apart_from_the_openreview_note() -> None:
+    """arXiv's title of the same work says "Catastrophic AI Risk": no shared id, another fingerprint, two papers (the
+    merge rule would rather miss a join than make a wrong one)."""
+    preprint = _preprint("2511.05526", "Emergency Response Measures for Catastrophic AI Risk", EMERGENCY_AUTHORS)
+    papers = _papers(plan_batch([preprint, _openreview()], [], now=NOW, ai_categories=AI).drafts)
+    assert sorted(p.status for p in papers) == ["preprint", "published"]
 
 
 def test_same_title_other_first_author_stays_apart() -> None:

@@ -392,6 +392,19 @@ def test_a_paper_published_at_a_catalogue_venue_shows_it_with_its_rank_and_where
     assert fmt.venue_lines({"status": "preprint", "venue": None, "venue_claims": []}, t) == []
 
 
+def test_a_paper_published_at_a_workshop_shows_it_by_name_without_the_hosts_rank() -> None:
+    """An OpenReview workshop's accepted paper (NeurIPS.cc/2025/Workshop/RegML, a poster) is NeurIPS 2025's workshop
+    track: the line names the edition, the workshop and the presentation without NeurIPS' CCF-A, as the comment's
+    "Accepted to the Workshop on … at NeurIPS 2025" does, and as the ccf_rank filter, which does not find it, reads
+    it. A main-track decision keeps the rank and says its presentation."""
+    t = Translator("en")
+    published = {"status": "published", "venue": "NeurIPS 2025 Workshop on RegML (Poster)", "year": 2025}
+    (line,) = fmt.venue_lines(published | {"venue_claims": []}, t)
+    assert (line.text, line.source) == ("NeurIPS 2025 · Workshop on RegML · Poster", "proceedings")
+    (main,) = fmt.venue_lines({"status": "published", "venue": "ICLR 2025 (Oral)", "year": 2025, "venue_claims": []}, t)
+    assert main.text == "ICLR 2025 · CCF-A · Oral"
+
+
 def test_an_anthology_paper_merged_with_its_preprint_says_its_proceedings_not_its_authors() -> None:
     """The preprint's comment said "Accepted to ACL 2024"; the ACL record (2024.acl-long.10 as recorded, before the
     Anthology gave it a DOI) joined it: the venue line says 会议论文集, on the page and on the card."""

@@ -2,11 +2,13 @@
 checkpoint; the pure page parsers it reads them with (oai, anthology, daily_papers) sit beside it."""
 
 import hashlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from schemas.events import AnnouncementReport, RawFormat
+
+PAGE_SIZE = 500  # records per published batch of a source read whole, part by part (digested_pages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,3 +54,28 @@ class Source(Protocol):
 
 class SourceRunFailed(Exception):
     """A run cannot go on; the checkpoint stays where the last published page left it."""
+
+
+def digested_pages(
+    records: list[SourceRecord],
+    notes: list[str],
+    *,
+    digests: dict[str, dict[str, Any]],
+    key: str,
+    part: str,
+    digest: str,
+    skipped: list[str] | None = None,
+) -> Iterator[SourcePage]:
+    """The records of one part of a source read whole (a volume file, a venue's accepted papers), PAGE_SIZE a page,
+    with the checkpoint `{key: digests}`; the part's sha256 goes into `digests` with its last page only, so a run that
+    fails between two pages reads the part again. Its notes and what it left out (`skipped`) go with its first page."""
+    for start in range(0, max(len(records), 1), PAGE_SIZE):
+        if start + PAGE_SIZE >= len(records):
+            digests[part] = {"sha256": digest}
+        yield SourcePage(
+            records=records[start : start + PAGE_SIZE],
+            checkpoint={key: {k: dict(v) for k, v in digests.items()}},
+            complete_list_size=len(records),
+            notes=notes if start == 0 else [],
+            skipped=(skipped or []) if start == 0 else [],
+        )

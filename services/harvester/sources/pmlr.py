@@ -6,10 +6,8 @@ from typing import Any
 
 from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
-from services.harvester.sources import SourcePage, SourceRunFailed
+from services.harvester.sources import SourcePage, SourceRunFailed, digested_pages
 from services.harvester.sources.pmlr_bib import MalformedVolumeBib, split_volume
-
-PAGE_SIZE = 500  # records per published batch; a file's checkpoint moves only after its last batch
 
 
 class PmlrSource:
@@ -38,12 +36,5 @@ class PmlrSource:
                 records, notes = split_volume(response.content.decode("utf-8"))
             except (MalformedVolumeBib, UnicodeDecodeError) as exc:
                 raise SourceRunFailed(f"PMLR {volume}: {exc}") from exc
-            for start in range(0, max(len(records), 1), PAGE_SIZE):
-                if start + PAGE_SIZE >= len(records):
-                    files[volume] = {"sha256": digest}
-                yield SourcePage(
-                    records=records[start : start + PAGE_SIZE],
-                    checkpoint={"files": {k: dict(v) for k, v in files.items()}},
-                    complete_list_size=len(records),
-                    notes=notes if start == 0 else [],
-                )
+            for page in digested_pages(records, notes, digests=files, key="files", part=volume, digest=digest):
+                yield page

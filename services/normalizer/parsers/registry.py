@@ -20,6 +20,7 @@ from services.normalizer.parsers.daily_arxiv import parse_daily_arxiv
 from services.normalizer.parsers.dblp import parse_dblp
 from services.normalizer.parsers.hf_daily import parse_hf_daily
 from services.normalizer.parsers.oai_dc import parse_oai_dc
+from services.normalizer.parsers.openreview import parse_openreview
 from services.normalizer.parsers.pmlr import parse_pmlr
 from services.normalizer.parsers.semantic_scholar import parse_s2_paper
 from services.normalizer.records import Incoming, ParsedRecord, UnparseableRecord
@@ -47,6 +48,7 @@ PARSERS: dict[str, Callable[[RawRecord], ParsedRecord]] = {
     "corpus_json": parse_corpus_line,
     "daily_arxiv_json": parse_daily_arxiv,
     "pmlr_bibtex": lambda raw: parse_pmlr(raw.content),
+    "openreview_note": lambda raw: parse_openreview(raw.content),
     "dblp_xml": lambda raw: parse_dblp(raw.content),
     "arxiv_html_authors": parse_arxiv_html_authors,
     "arxiv_pdf_first_page": parse_arxiv_pdf_first_page,

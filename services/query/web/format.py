@@ -26,6 +26,7 @@ SOURCE_NAMES = {
     "acl": "ACL Anthology",
     "hf": "Hugging Face",
     "pmlr": "PMLR",
+    "openreview": "OpenReview",
     "dblp": "DBLP",
     "daily_arxiv": "daily-arXiv-ai-enhanced",
     "semantic_scholar": "Semantic Scholar",
@@ -171,14 +172,22 @@ class VenueLine:
 
 def venue_lines(paper: dict[str, Any], t: Translator) -> list[VenueLine]:
     """Where a paper (a search document or a canonical paper) was published or says it was accepted: its published
-    record's venue first ("ICML 2025 · CCF-A (会议论文集)", when no claim of its own names that edition), then its
-    claims, accepted ones first. A claim naming the published record's edition says the proceedings too: the paper
-    merged with its proceedings record is published there, whatever its comment said before."""
+    record's venue first ("ICML 2025 · CCF-A (会议论文集)", "ICLR 2025 · CCF-A · Oral", when no claim of its own names
+    that edition), then its claims, accepted ones first. A claim naming the published record's edition says the
+    proceedings too: the paper merged with its proceedings record is published there, whatever its comment said
+    before."""
     claims = paper.get("venue_claims") or []
     published = [v for v in accepted_venues(PaperVenues.of_document(paper)) if v.evidence == "proceedings"]
     lines = [
         VenueLine(
-            " · ".join([venue.label, *([f"CCF-{venue.ccf_rank}"] if venue.ccf_rank else [])]),
+            _accepted_line(
+                " ".join(str(part) for part in (venue.venue, venue.year) if part),
+                venue.edition_rank,
+                venue.track,
+                venue.workshop or "",
+                venue.presentation,
+                t,
+            ),
             t("venue_source_proceedings"),
             accepted=True,
         )
@@ -193,19 +202,33 @@ def venue_lines(paper: dict[str, Any], t: Translator) -> list[VenueLine]:
         if claim.get("status") != "accepted":
             lines.append(VenueLine(t("venue_submitted", venue=edition), source, accepted=False))
             continue
-        parts = [edition]
-        if claim.get("ccf_rank"):
-            parts.append(f"CCF-{claim['ccf_rank']}")
-        track = claim.get("track") or "main"
-        workshop = claim.get("workshop") or ""
-        if track == "workshop" and "workshop" in workshop.lower():
-            parts.append(workshop)  # "Culture x AI Workshop", "Workshop on AI4Math": the name says it
-        elif track != "main":
-            parts.append(" ".join(filter(None, [t(f"track_{track}"), workshop])))
-        if claim.get("presentation"):
-            parts.append(t(f"presentation_{claim['presentation']}"))
-        lines.append(VenueLine(" · ".join(parts), source, accepted=True))
+        text = _accepted_line(
+            edition,
+            claim.get("ccf_rank"),
+            claim.get("track") or "main",
+            claim.get("workshop") or "",
+            claim.get("presentation"),
+            t,
+        )
+        lines.append(VenueLine(text, source, accepted=True))
     return lines
+
+
+def _accepted_line(
+    edition: str, rank: str | None, track: str, workshop: str, presentation: str | None, t: Translator
+) -> str:
+    """'ICML 2026 · CCF-A · Spotlight', 'NeurIPS 2025 · Workshop on RegML · Poster': an edition, its rank, its
+    track when not the main one (a workshop by its name when the name says it is one) and the presentation."""
+    parts = [edition]
+    if rank:
+        parts.append(f"CCF-{rank}")
+    if track == "workshop" and "workshop" in workshop.lower():
+        parts.append(workshop)  # "Culture x AI Workshop", "Workshop on AI4Math": the name says it
+    elif track != "main":
+        parts.append(" ".join(filter(None, [t(f"track_{track}"), workshop])))
+    if presentation:
+        parts.append(t(f"presentation_{presentation}"))
+    return " · ".join(parts)
 
 
 def _names_edition(claim: dict[str, Any], venue: AcceptedVenue) -> bool:
