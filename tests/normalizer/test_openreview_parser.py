@@ -18,7 +18,7 @@ from tests.conftest import SOURCES
 from tests.normalizer.sources import raw_record
 
 ANSWER = (SOURCES / "openreview/pdoom-live_ai_risk_note.json").read_bytes()
-[RECORD], _, _ = split_notes(ANSWER, "NeurIPS.cc/2025/Workshop/RegML")
+[RECORD], _left_out, _held = split_notes(ANSWER, "NeurIPS.cc/2025/Workshop/RegML")
 
 
 def _note_with(change: dict[str, Any]) -> str:
