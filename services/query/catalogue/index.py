@@ -403,6 +403,9 @@ class PaperIndex:
         reference = self.search_hub_reference if embedder == SEARCH_EMBEDDER else None
         top = replace(query, sort="relevance", page=1, size=wanted if reference is None else wanted * HUB_POOL)
         body = search_body(top, ["paper_id"], vector, embedder, min_score - margin) | {"facets": None}
+        # the floor is applied here, on the scores: as a rankingScoreThreshold that few papers reach, Meilisearch
+        # scores every vector before it answers (1.2 s at 25,000 papers; docs/benchmarks.md)
+        del body["rankingScoreThreshold"]
         if reference is not None:
             body |= {"retrieveVectors": True}
         hits = (await self._search(body | {"showRankingScore": True})).hits

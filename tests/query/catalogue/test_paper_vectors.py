@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -373,7 +374,18 @@ async def test_a_short_chinese_query_lists_its_closest_papers_just_below_the_flo
         ])  # fmt: skip
         wanted = PaperListing(q="三维高斯泼溅", semantic=1, sort="relevance").query()
         assert (await fixed.search(wanted)).total == 0  # the floor alone: nothing
+        sent: list[dict[str, Any]] = []
+        searched = relative._search
+
+        async def recorded(body: dict[str, Any]) -> Any:
+            sent.append(body)
+            return await searched(body)
+
+        relative._search = recorded  # type: ignore[method-assign]
         found = await relative.search(wanted)
+        # the closest are read without a threshold (one few papers reach makes Meilisearch score every vector), and
+        # the floor is applied to their scores: the paper past it is still left out (below)
+        assert "rankingScoreThreshold" not in sent[0] and sent[0].get("vector")
         assert [hit["paper_id"] for hit in found.hits] == [PAPERS[0].id, PAPERS[2].id] and found.total == 2
         assert found.min_score is not None and found.min_score < SEARCH.meaning_min_score  # the page says so
 
