@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -114,30 +115,29 @@ def corpus_events(limit_lines: int | None = None) -> list[PaperEnriched]:
     return list(events.values())
 
 
-def replicated_documents(events: list[PaperEnriched], count: int) -> list[dict[str, Any]]:
-    """`count` documents: the papers themselves, then copy k ≥ 1 of every paper with id suffix `.r<k>` and times
-    shifted by k days."""
+def replicas(events: list[PaperEnriched], first: int, count: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Documents number `first` to `first + count - 1`, one at a time: the papers themselves, then copy k ≥ 1 of every
+    paper with id suffix `.r<k>` and times shifted by k days."""
     if not events:
         raise SystemExit(f"no corpus papers in {CORPUS}: set PAPERTRAIL_CORPUS to a folder of *.jsonl.gz")
-    documents: list[dict[str, Any]] = []
     tagger = TopicTagger(load_catalogue())
-    k = 0
-    while len(documents) < count:
-        for event in events:
-            if len(documents) >= count:
-                break
-            paper = event.paper.model_copy(
-                update={
-                    "id": f"{event.paper.id}.r{k}" if k else event.paper.id,
-                    "first_seen": event.paper.first_seen - timedelta(days=k),
-                    "updated_at": event.paper.updated_at - timedelta(days=k),
-                }
-            )
-            version = PaperVersion(**{**event.version.model_dump(), "paper_id": paper.id})
-            tagged = paper_document(event.model_copy(update={"paper": paper, "version": version}), tagger.of(paper))
-            documents.append(tagged)
-        k += 1
-    return documents
+    for n in range(first, first + count):
+        k, event = divmod(n, len(events))
+        source = events[event]
+        paper = source.paper.model_copy(
+            update={
+                "id": f"{source.paper.id}.r{k}" if k else source.paper.id,
+                "first_seen": source.paper.first_seen - timedelta(days=k),
+                "updated_at": source.paper.updated_at - timedelta(days=k),
+            }
+        )
+        version = PaperVersion(**{**source.version.model_dump(), "paper_id": paper.id})
+        yield n, paper_document(source.model_copy(update={"paper": paper, "version": version}), tagger.of(paper))
+
+
+def replicated_documents(events: list[PaperEnriched], count: int) -> list[dict[str, Any]]:
+    """`count` documents (`replicas`)."""
+    return [document for _, document in replicas(events, 0, count)]
 
 
 async def index_documents(index: PaperIndex, documents: list[dict[str, Any]], batch: int = 5000) -> float:

@@ -61,7 +61,8 @@ KEY = "bench-master-key-0123456789"
 
 @contextmanager
 def meilisearch(folder: Path):  # type: ignore[no-untyped-def]
-    """A Meilisearch of the local stack's pinned binary on a free port, its data in `folder`."""
+    """A Meilisearch of the local stack's pinned binary on a free port, its data in `folder / "data"`: its URL and
+    process id."""
     port = free_port()
     binary = meilisearch_binary(ROOT / ".stack" / "npm")
     process = subprocess.Popen(
@@ -78,7 +79,7 @@ def meilisearch(folder: Path):  # type: ignore[no-untyped-def]
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        yield url
+        yield url, process.pid
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -126,7 +127,7 @@ async def run(args: argparse.Namespace) -> None:
         np.save(cache, vectors)
         print(f"{len(papers)} papers embedded by {E5_SMALL_Q4.id} in {time.perf_counter() - started:.0f} s")
     infra = InfraSettings(meili_url="http://unused", meili_master_key=KEY)
-    with tempfile.TemporaryDirectory() as folder, meilisearch(Path(folder)) as url:
+    with tempfile.TemporaryDirectory() as folder, meilisearch(Path(folder)) as (url, _):
         client = make_search_client(infra.model_copy(update={"meili_url": url}))
         results: dict[str, dict[str, Any]] = {}
         for name, zh in (("english", None), ("summarized", chinese)):
