@@ -202,6 +202,14 @@ def search_embedder() -> Embedder:
     return open_embedder(SEARCH)
 
 
+def search_vectors_index(client: Any, name: str, search_embedder: Embedder, **search: Any) -> PaperIndex:
+    """An index searched by e5's search vectors alone (no query model for the papers' vectors), as configured."""
+    assert SEARCH is not None
+    return PaperIndex(client, name, 120, SETTINGS.embedding_dimensions, None,
+                      search_dimensions=SEARCH.embedding_dimensions, search_embedder=search_embedder,
+                      search_min_score=SEARCH.meaning_min_score, **search)  # fmt: skip
+
+
 async def test_a_chinese_search_ranks_the_search_vectors_and_an_english_one_the_papers_vectors(
     servers: Servers, scratch_db: AsyncDatabase, embedder: Embedder, search_embedder: Embedder
 ) -> None:
@@ -294,18 +302,7 @@ async def test_a_chinese_search_by_meaning_ranks_a_paper_close_to_every_chinese_
     name = "papers_search_hubs_test"
     try:
         by_cosine, corrected = (
-            PaperIndex(
-                client,
-                name,
-                120,
-                SETTINGS.embedding_dimensions,
-                None,
-                search_dimensions=SEARCH.embedding_dimensions,
-                search_embedder=search_embedder,
-                search_min_score=SEARCH.meaning_min_score,
-                search_hub_reference=held,
-            )
-            for held in (None, reference)
+            search_vectors_index(client, name, search_embedder, search_hub_reference=held) for held in (None, reference)
         )
         await by_cosine.ensure()
         papers = {"hub": PAPERS[0], "particular": PAPERS[2]}
@@ -350,17 +347,7 @@ async def test_a_short_chinese_query_lists_its_closest_papers_just_below_the_flo
     name = "papers_search_floor_test"
     try:
         fixed, relative = (
-            PaperIndex(
-                client,
-                name,
-                120,
-                SETTINGS.embedding_dimensions,
-                None,
-                search_dimensions=SEARCH.embedding_dimensions,
-                search_embedder=search_embedder,
-                search_min_score=SEARCH.meaning_min_score,
-                search_floor_margin=held,
-            )
+            search_vectors_index(client, name, search_embedder, search_floor_margin=held)
             for held in (0.0, SEARCH.meaning_floor_margin)
         )
         await fixed.ensure()
