@@ -95,6 +95,12 @@ class Expression:
     # the positive terms as written: an unquoted Chinese term whole, not the words it is cut into (what a search of
     # the held papers asks for, and what the follow's page names)
     written_terms: frozenset[str] = frozenset()
+    # a positive term key → the term as written, where they differ: a reason names 扩散模型加速, not 扩散 (a word of
+    # two written terms, or written alone too, is named as itself)
+    shown: tuple[tuple[str, str], ...] = ()
+
+    def shown_as(self) -> dict[str, str]:
+        return dict(self.shown)
 
     def evaluate(self, hits: Collection[str]) -> bool:
         """Whether the expression holds when exactly the term keys in `hits` occurred."""
@@ -340,4 +346,12 @@ def parse_expression(text: str) -> Expression:
         positive_terms=frozenset(t.key for t in positive),
         triggers=triggers,
         written_terms=frozenset(t.written or t.key for t in positive),
+        shown=_shown(positive),
     )
+
+
+def _shown(positive: list[Term]) -> tuple[tuple[str, str], ...]:
+    written: dict[str, set[str]] = {}
+    for term in positive:
+        written.setdefault(term.key, set()).add(term.written or term.key)
+    return tuple(sorted((key, names.pop()) for key, names in written.items() if len(names) == 1 and key not in names))

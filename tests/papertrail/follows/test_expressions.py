@@ -157,3 +157,14 @@ def test_a_chinese_term_is_searched_and_named_as_written() -> None:
     assert expression.positive_terms == {"扩散", "模型", "加速", "少步采样"}
     assert expression.written_terms == {"扩散模型加速", "少步采样"}
     assert expression.triggers <= {"扩散", "模型", "加速", "少步采样"}
+
+
+def test_a_reason_names_the_chinese_term_as_written() -> None:
+    assert parse_expression("扩散模型加速 AND LLM").shown_as() == {
+        "扩散": "扩散模型加速",
+        "模型": "扩散模型加速",
+        "加速": "扩散模型加速",
+    }
+    # 模型 is a word of two written terms: a reason names it as itself
+    assert parse_expression("扩散模型 OR 语言模型").shown_as() == {"扩散": "扩散模型", "语言": "语言模型"}
+    assert parse_expression('"扩散模型" 模型').shown_as() == {}
