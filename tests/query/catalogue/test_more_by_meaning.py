@@ -96,8 +96,6 @@ async def test_the_papers_below_a_few_found_by_words_are_the_papers_most_like_th
     holders = {f"arxiv:{line['id']}" for line in LINES if all(w in chinese_text(line) for w in WORDS)}
     assert 0 < len(holders) < FEW_BY_WORDS  # the case this is about: the words find a few
     found = await find_papers(index, PaperListing(q="".join(WORDS), semantic=0).query())
-    titles = {f"arxiv:{line['id']}": line["title"] for line in LINES}
-    print("MORE", [titles[h["paper_id"]] for h in found["hits"] + found["more_by_meaning"]])
     hits = [hit["paper_id"] for hit in found["hits"]]
     assert found["mode"] == "keyword" and set(hits) == holders
     more = [hit["paper_id"] for hit in found["more_by_meaning"]]
