@@ -16,7 +16,7 @@ from typing import Any
 from pymongo import monitoring
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import (
+from papertrail.runtime.collections import (
     DIGESTS,
     EMBEDDING_PENDING,
     FEEDBACK,
@@ -49,9 +49,9 @@ from services.normalizer.records import ParsedRecord
 from services.normalizer.store import PaperStore
 from services.query.catalogue.reads.paper_lookup import PaperKey
 from services.query.catalogue.repositories import CatalogueRecords, Papers, PaperVectors, SummaryBacklog
-from services.query.readers.library.importing import ImportJobs, LibraryReaders, MongoFinder
-from services.query.readers.library.recommend import ReaderModels
-from services.query.readers.library.store import LibraryStore
+from services.query.library.importing import ImportJobs, LibraryReaders, MongoFinder
+from services.query.library.store import LibraryStore
+from services.query.recommender.recommend import ReaderModels
 from services.summarizer.store import ReaderInterest, SummaryStore, VectorStore, search_vectors
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from papertrail.follows.rules import FollowIndex, PaperText, chinese
-from papertrail.search import make_search_client
-from papertrail.search_document import CHINESE_FIELDS, document_id
-from papertrail.settings import InfraSettings
+from papertrail.domain.follows.rules import FollowIndex, PaperText, chinese
+from papertrail.domain.search_document import CHINESE_FIELDS, document_id
+from papertrail.runtime.search import make_search_client
+from papertrail.runtime.settings import InfraSettings
 from schemas.events import Follow
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.search import PaperQuery

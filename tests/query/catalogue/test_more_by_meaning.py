@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from papertrail.embedders import open_embedder
-from papertrail.embedding import Embedder, EmbeddingSettings, embedding_text, l2_normalised
-from papertrail.search import make_search_client
-from papertrail.search_document import PaperFilter, paper_document, with_vector
-from papertrail.settings import InfraSettings
+from papertrail.domain.search_document import PaperFilter, paper_document, with_vector
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import Embedder, EmbeddingSettings, embedding_text, l2_normalised
+from papertrail.runtime.search import make_search_client
+from papertrail.runtime.settings import InfraSettings
 from schemas.paper import Paper
 from schemas.summary import Summary
 from services.query.catalogue.index import PaperIndex

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from papertrail.search import make_search_client
-from papertrail.search_document import PaperFilter, paper_document
-from papertrail.settings import InfraSettings
+from papertrail.domain.search_document import PaperFilter, paper_document
+from papertrail.runtime.search import make_search_client
+from papertrail.runtime.settings import InfraSettings
 from schemas.events import PaperEnriched
 from schemas.paper import Paper
 from schemas.summary import NO_MODEL_CONFIGURED, Summary
