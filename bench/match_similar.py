@@ -35,7 +35,7 @@ from papertrail_tools import stack
 from schemas.events import Follow, SeedPaper
 from schemas.paper_vector import PaperVector
 from services.matcher.matching.similar import DESCRIPTION, SimilarFollows
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 from tests.conftest import stack_on_free_ports
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,7 +109,7 @@ async def wired_rate(
     settings = EmbeddingSettings()
     client: AsyncMongoClient = AsyncMongoClient(mongodb_url)
     try:
-        store = MatchStore(client["papertrail_bench"])
+        store = MatcherRecords.of(client["papertrail_bench"])
         now = datetime.now(UTC)
         documents = [
             PaperVector(
@@ -123,7 +123,7 @@ async def wired_rate(
             for i, v in zip(ids, vectors, strict=True)
         ]
         for first in range(0, len(documents), 1000):
-            await store.vectors.insert_many(documents[first : first + 1000])
+            await store.reads.vectors.insert_many(documents[first : first + 1000])
         # the descriptions come already embedded (as_follows): the model is never opened
         similar = SimilarFollows(store, settings.model_key, vectors.shape[1], lambda: open_embedder(settings))
         made, similar.descriptions = as_follows(follows, threshold)

@@ -11,7 +11,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import cast
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
@@ -21,7 +20,7 @@ from papertrail.embedding.backends import open_embedder
 from papertrail.embedding.embedder import Embedder
 from papertrail.embedding.query_hubs import reference_queries
 from papertrail.runtime.collections import JOB_LEASES
-from papertrail.runtime.kafka import Publisher, StaticMembershipBroker, batch_options, consumer_options, make_broker
+from papertrail.runtime.kafka import StaticMembershipBroker, batch_options, consumer_options, make_broker
 from papertrail.runtime.leases import Leases, run_under_lease
 from papertrail.runtime.metrics import RequestMetrics
 from papertrail.runtime.migrations import MigrationContext, MigrationRecord, publishing_on
@@ -76,12 +75,6 @@ HTTP_ROLES = ("api", "all")  # serve the API and pages
 WORK_ROLES = ("worker", "all")  # run the consumers and the background jobs
 
 
-def follow_changes_of(broker: StaticMembershipBroker) -> Publisher:
-    """The follows.changed.v1 publisher create_app declared on the broker."""
-    topic = broker.name_prefix + topics.FOLLOWS_CHANGED
-    return cast(Publisher, next(p for p in broker.publishers if getattr(p, "topic", None) == topic))
-
-
 def build_resources(
     settings: QuerySettings,
     clients: Clients,
@@ -116,8 +109,8 @@ def build_resources(
     )
     return QueryResources(
         settings, paper_index, CatalogueRecords.of(clients.db), ReaderRecords.of(clients.db),
-        TopicTagger(load_catalogue()), follow_changes_of(broker), broker.dead_letters, library, imports, reader_models,
-        site_secret,
+        TopicTagger(load_catalogue()), broker.declared_publisher(topics.FOLLOWS_CHANGED), broker.dead_letters,
+        library, imports, reader_models, site_secret,
     )  # fmt: skip
 
 

@@ -20,7 +20,7 @@ from papertrail.runtime.push.channel import masked_url
 from services.matcher.delivery.webhook_sender import WebhookSender
 from services.matcher.delivery.webhooks import Slots
 from services.matcher.settings import MatcherSettings
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 
 log = logging.getLogger("papertrail.matcher.delivery")
 # a URL and a timeout → the address a request to it connects to, checked (GuardedTransport.checked_address)
@@ -34,7 +34,7 @@ def _now() -> datetime:
 class WebhookDispatcher:
     def __init__(
         self,
-        store: MatchStore,
+        store: MatcherRecords,
         sender: WebhookSender,
         settings: MatcherSettings,
         address_of: AddressOf,
@@ -78,7 +78,7 @@ class WebhookDispatcher:
         """Start a try of every due delivery there is room for; how many were started."""
         started = 0
         while len(self.tasks) < self.concurrency:
-            delivery = await self.store.claim_due_delivery(
+            delivery = await self.store.deliveries.claim_due_delivery(
                 self.clock(), self.lease, self.slots.busy_hosts(), self.slots.busy_users()
             )
             if delivery is None:
@@ -101,7 +101,7 @@ class WebhookDispatcher:
             address = await self._address(delivery["url"])
             receiver = self.slots.resolved(user, delivery["host"], counted, address)
             if receiver is None:  # its address is at its bound: due as before, passed by while that lasts
-                await self.store.delivery_released(delivery["_id"], delivery["due_at"])
+                await self.store.deliveries.delivery_released(delivery["_id"], delivery["due_at"])
                 return
             await self.sender.attempt(delivery, address)
         except Exception:  # logged, and tried again once its claim runs out
@@ -129,7 +129,7 @@ class WebhookDispatcher:
         if len(self.tasks) < self.concurrency:  # else only a finished try makes room
             with contextlib.suppress(Exception):
                 now = self.clock()
-                due = await self.store.next_due(now, self.slots.busy_hosts(), self.slots.busy_users())
+                due = await self.store.deliveries.next_due(now, self.slots.busy_hosts(), self.slots.busy_users())
                 if due is not None:
                     wait = min(wait, max((due - now).total_seconds(), 0.0))
         if wait > 0:
@@ -152,7 +152,7 @@ HTTPX_LOG = logging.getLogger("httpx")
 
 
 def open_webhooks(
-    store: MatchStore,
+    store: MatcherRecords,
     settings: MatcherSettings,
     resolver: Resolver = system_resolver,
     monotonic: Callable[[], float] = time.monotonic,

@@ -86,7 +86,7 @@ class TooManyEntries(FileTooLarge):
 
 
 @dataclass(frozen=True, slots=True)
-class LibraryEntry:
+class FileEntry:
     """One entry of a library file, with what it says that can find its paper."""
 
     line: int  # where the entry starts in the file, from 1
@@ -112,7 +112,7 @@ class LibraryEntry:
         return list(dict.fromkeys(keys))
 
 
-def entry_record(entry: LibraryEntry) -> dict[str, Any]:
+def entry_record(entry: FileEntry) -> dict[str, Any]:
     """What an import stores of an entry to resolve it later (after a restart too): plain values, as BSON holds them."""
     return {
         "authors": [list(name) for name in entry.authors],
@@ -124,9 +124,9 @@ def entry_record(entry: LibraryEntry) -> dict[str, Any]:
     }
 
 
-def stored_entry(line: int, label: str, title: str, record: Mapping[str, Any]) -> LibraryEntry:
+def stored_entry(line: int, label: str, title: str, record: Mapping[str, Any]) -> FileEntry:
     """The entry again from what `entry_record` stored."""
-    return LibraryEntry(
+    return FileEntry(
         line=line,
         label=label,
         title=title,
@@ -153,7 +153,7 @@ LookupKey = PaperKey | TitleAuthorKey
 class Resolution:
     """What one entry is: a paper (and by which key), several papers it cannot tell apart, or none held."""
 
-    entry: LibraryEntry
+    entry: FileEntry
     status: ResolutionStatus
     paper_id: str | None = None
     by: str | None = None  # "doi", "arxiv", "acl" or "title+author"
@@ -176,7 +176,7 @@ def read_library(
     filename: str = "",
     *,
     max_entries: int | None = None,
-) -> list[LibraryEntry]:
+) -> list[FileEntry]:
     """Every entry of a library file; MalformedLibrary names the line of the first thing that is wrong. The format
     is the one given, else the file name's, else what the text looks like. With `max_entries`, reading stops at the
     entry past it (TooManyEntries): a file of millions of tiny entries costs no more than one of the cap."""
@@ -277,7 +277,7 @@ class _CappedSplitter(Splitter):
         return mark
 
 
-def read_bibtex(text: str, max_entries: int | None = None) -> list[LibraryEntry]:
+def read_bibtex(text: str, max_entries: int | None = None) -> list[FileEntry]:
     stack = [*default_parse_stack(), SeparateCoAuthors(), SplitNameParts()]
     library = _CappedSplitter(text, max_entries).split()  # what bibtexparser.parse_string does, the split capped
     for step in stack:
@@ -300,7 +300,7 @@ def read_bibtex(text: str, max_entries: int | None = None) -> list[LibraryEntry]
     return [_bibtex_entry(e) for e in sorted(entries, key=lambda e: e.start_line or 0)]
 
 
-def _bibtex_entry(entry: Entry) -> LibraryEntry:
+def _bibtex_entry(entry: Entry) -> FileEntry:
     fields = {f.key.lower(): f.value for f in entry.fields}
 
     def text(name: str) -> str:
@@ -319,7 +319,7 @@ def _bibtex_entry(entry: Entry) -> LibraryEntry:
     ]
     archive = (text("archiveprefix") or text("eprinttype") or "arxiv").lower()
     eprints = [verbatim(name) for name in ("eprint", "arxivid") if archive == "arxiv" or name == "arxivid"]
-    return LibraryEntry(
+    return FileEntry(
         line=(entry.start_line or 0) + 1,
         label=entry.key,
         title=text("title"),
@@ -337,7 +337,7 @@ def _ris_parser() -> rispy.RisParser:
     return rispy.RisParser()
 
 
-def read_ris(text: str, max_entries: int | None = None) -> list[LibraryEntry]:
+def read_ris(text: str, max_entries: int | None = None) -> list[FileEntry]:
     """RIS through rispy, after a pass that finds where each reference starts (stopping at the one past the cap) and
     what rispy would pass over in silence: text outside a reference, and a reference the file ends inside."""
     parser = _ris_parser()
@@ -367,7 +367,7 @@ def read_ris(text: str, max_entries: int | None = None) -> list[LibraryEntry]:
     return [_ris_entry(record, line) for record, line in zip(records, starts, strict=True)]
 
 
-def _ris_entry(record: dict[str, Any], line: int) -> LibraryEntry:
+def _ris_entry(record: dict[str, Any], line: int) -> FileEntry:
     def one(*names: str) -> str:
         for name in names:
             value = record.get(name)
@@ -385,7 +385,7 @@ def _ris_entry(record: dict[str, Any], line: int) -> LibraryEntry:
         return values
 
     names = many("authors") or many("first_authors")
-    return LibraryEntry(
+    return FileEntry(
         line=line,
         label=one("id"),
         title=" ".join(one("title", "primary_title").split()),
@@ -404,7 +404,7 @@ def _ris_name(name: str) -> tuple[str, str]:
     return split_name(name) if "," in name else ("", " ".join(name.split()))
 
 
-def read_csl_json(text: str, max_entries: int | None = None) -> list[LibraryEntry]:
+def read_csl_json(text: str, max_entries: int | None = None) -> list[FileEntry]:
     return [_csl_entry(item, line, n) for n, (item, line) in enumerate(_json_items(text, max_entries), start=1)]
 
 
@@ -454,7 +454,7 @@ def _decoded(text: str, at: int, line: int) -> tuple[Any, int]:
         raise MalformedLibrary("not JSON that can be read: arrays or objects nested too deep", line) from exc
 
 
-def _csl_entry(item: Any, line: int, number: int) -> LibraryEntry:
+def _csl_entry(item: Any, line: int, number: int) -> FileEntry:
     if not isinstance(item, dict):
         raise MalformedLibrary(f"item {number} is not an object", line)
 
@@ -474,7 +474,7 @@ def _csl_entry(item: Any, line: int, number: int) -> LibraryEntry:
     issued: dict[str, Any] = item["issued"] if isinstance(item.get("issued"), dict) else {}
     parts = issued.get("date-parts") or [[]]
     first = parts[0][0] if parts and isinstance(parts[0], list) and parts[0] else ""
-    return LibraryEntry(
+    return FileEntry(
         line=line,
         label=text("citation-key") or text("id"),
         title=text("title"),
@@ -498,7 +498,7 @@ def _year(text: str) -> int | None:
 # Resolving ---------------------------------------------------------------------------------------------------------
 
 
-def lookup_keys(entry: LibraryEntry) -> list[LookupKey]:
+def lookup_keys(entry: FileEntry) -> list[LookupKey]:
     """The keys an entry is looked up by, strongest first: DOIs, arXiv ids, ACL ids, then title + first author."""
     keys: list[PaperKey] = []
     for doi in entry.dois:
@@ -548,7 +548,7 @@ def _tokens(texts: Iterable[str]) -> Iterator[str]:
 
 
 def resolve(
-    entry: LibraryEntry, keys: Sequence[LookupKey], found: Mapping[LookupKey, Sequence[dict[str, Any]]]
+    entry: FileEntry, keys: Sequence[LookupKey], found: Mapping[LookupKey, Sequence[dict[str, Any]]]
 ) -> Resolution:
     """The verdict on one entry from the papers holding its keys: the first key some paper holds decides. An id
     names one paper (a DOI two papers hold goes to the one `holder` picks, as the API's id lookup does); a title +
@@ -568,7 +568,7 @@ def resolve(
     return Resolution(entry, "unresolved")
 
 
-async def resolve_entries(entries: Sequence[LibraryEntry], finder: PaperFinder, batch: int = 500) -> list[Resolution]:
+async def resolve_entries(entries: Sequence[FileEntry], finder: PaperFinder, batch: int = 500) -> list[Resolution]:
     """Every entry's verdict, asking the finder once per `batch` entries."""
     resolutions: list[Resolution] = []
     for start in range(0, len(entries), batch):

@@ -14,7 +14,7 @@ from pymongo import AsyncMongoClient
 
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 from tests.conftest import Servers
 from tests.integration.services import create_user, running_service
 
@@ -75,7 +75,7 @@ def test_webhooks_to_internal_addresses_or_with_credentials_are_422_naming_the_r
 async def test_the_webhooks_state_says_why_deliveries_count_against_it(
     query: tuple[str, str, str], servers: Servers
 ) -> None:
-    """Slow answers as the matcher records them (its MatchStore writes `webhook_endpoints`): the webhook's state
+    """Slow answers as the matcher records them (its MatcherRecords writes `webhook_endpoints`): the webhook's state
     shows the last one and the count before the webhook is disabled, and the disabled reason after."""
     base, token, database = query
     slow = "slow answer: HTTP 200 after 8.0 s (slow after 5 s)"
@@ -84,11 +84,11 @@ async def test_the_webhooks_state_says_why_deliveries_count_against_it(
         user_id = (await api.get("/api/me")).json()["id"]
         client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
         try:
-            matcher = MatchStore(client[database])
-            await matcher.endpoint_failed(user_id, "10.20.1.9", datetime.now(UTC), slow, disable_after=2)
+            matcher = MatcherRecords.of(client[database])
+            await matcher.endpoints.endpoint_failed(user_id, "10.20.1.9", datetime.now(UTC), slow, disable_after=2)
             state = (await api.get("/api/me/webhook")).json()
             assert (state["disabled"], state["consecutive_failures"], state["last_error"]) == (False, 1, slow)
-            await matcher.endpoint_failed(user_id, "10.20.1.9", datetime.now(UTC), slow, disable_after=2)
+            await matcher.endpoints.endpoint_failed(user_id, "10.20.1.9", datetime.now(UTC), slow, disable_after=2)
         finally:
             await client.close()
         state = (await api.get("/api/me/webhook")).json()
@@ -141,7 +141,7 @@ async def test_a_group_bots_webhook_is_checked_stored_and_shown_masked(
         )  # fmt: skip
         target = WebhookTarget(hook, "SECabc123", "dingtalk", "en")
         queued = queued_delivery(match, target, datetime.now(UTC), "https://papertrail.example")
-        assert await MatchStore(client[database]).queue_deliveries([queued]) == 1
+        assert await MatcherRecords.of(client[database]).deliveries.queue_deliveries([queued]) == 1
     finally:
         await client.close()
     async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:

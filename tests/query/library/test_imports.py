@@ -13,7 +13,7 @@ from services.query.catalogue.reads.paper_lookup import PaperKey
 from services.query.library.citations import FORMATS, CitationFormat, export
 from services.query.library.imports import (
     _LATEX_MARKUP,
-    LibraryEntry,
+    FileEntry,
     MalformedLibrary,
     TitleAuthorKey,
     _latex_to_text,
@@ -189,8 +189,8 @@ def test_the_format_is_taken_from_the_file_name_else_from_the_text() -> None:
     assert len(read_library((LIBRARY / "mera_anthology.bib").read_text(encoding="utf-8"))) == 1
 
 
-def entry_of(title: str) -> LibraryEntry:
-    return LibraryEntry(line=1, label="x", title=title, authors=(), year=None)
+def entry_of(title: str) -> FileEntry:
+    return FileEntry(line=1, label="x", title=title, authors=(), year=None)
 
 
 def test_a_title_and_author_several_papers_share_is_ambiguous_and_an_id_is_not() -> None:
