@@ -19,7 +19,7 @@ from papertrail.runtime.settings import InfraSettings
 from schemas.events import Follow
 from services.matcher.matching.backfill import Backfiller
 from services.matcher.matching.similar import SimilarFollows
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.search import PaperQuery
 from tests.conftest import FIXTURES, Servers
@@ -159,7 +159,7 @@ async def test_a_new_chinese_follow_backfills_the_papers_the_search_finds(
 ) -> None:
     """The matcher's backfill of a new follow of 扩散模型加速 searches the held papers for it as written and decides by
     the follow's rules: every paper the search finds is a match (before, Meilisearch found 2 and the rules kept 0)."""
-    store = MatchStore(scratch_db)
+    store = MatcherRecords.of(scratch_db)
     similar = SimilarFollows(store, "unused", 384, open_embedder=lambda: None)  # type: ignore[arg-type,return-value]
     backfiller = Backfiller(
         index.client, index.name, store, days=3650, max_hits_per_term=500, similar=similar, max_similar_papers=0
