@@ -25,4 +25,3 @@ FOLLOW_KINDS: dict[str, FollowKindSpec] = {
         FollowKindSpec("institution", "institution"),
     )
 }
-
