@@ -56,3 +56,9 @@ def test_an_unknown_source_is_named() -> None:
     parts = source_parts(HarvesterSettings(), httpx.AsyncClient())
     with pytest.raises(ValueError, match="unknown source 'dblp' in SOURCES"):
         build_registered(["dblp"], parts)
+
+
+@pytest.mark.parametrize("name", list(SOURCES))
+def test_a_source_names_the_settings_it_reads(name: str) -> None:
+    prefix = SOURCES[name].settings
+    assert [field for field in HarvesterSettings.model_fields if field.upper().startswith(prefix)] != []
