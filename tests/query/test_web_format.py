@@ -9,8 +9,8 @@ import pytest
 from lxml import html
 from starlette.requests import Request
 
-from papertrail.search_document import paper_document
-from papertrail.venues.claims import claims_from_comment
+from papertrail.domain.search_document import paper_document
+from papertrail.domain.venues.claims import claims_from_comment
 from schemas.events import PaperEnriched
 from schemas.paper import Author, Paper, PaperIds, PaperVersion
 from schemas.summary import Institution, Summary

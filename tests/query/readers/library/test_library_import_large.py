@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from papertrail.collections import LIBRARY_IMPORT_ENTRIES, LIBRARY_IMPORTS
+from papertrail.runtime.collections import LIBRARY_IMPORT_ENTRIES, LIBRARY_IMPORTS
 from tests.conftest import FIXTURES, Servers, wait_until
 from tests.query.readers.library.papers import acl_2024, arxiv_oai, red_fm
 from tests.query.readers.library.site import Site, reader_site
