@@ -18,7 +18,7 @@ from schemas.paper import AuthorInstitution
 from services.normalizer.corrections import CorrectionRefused, apply_institutions
 from services.normalizer.settings import NormalizerSettings
 from services.normalizer.store import PaperStore
-from services.query.readers.accounts.cli import REPORT_ID, correction_report, mark_applied
+from services.query.accounts.cli import REPORT_ID, correction_report, mark_applied
 
 
 def institution_of(

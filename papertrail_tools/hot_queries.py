@@ -48,10 +48,10 @@ from services.matcher.store import MatchStore
 from services.normalizer.records import ParsedRecord
 from services.normalizer.store import PaperStore
 from services.query.catalogue.reads.paper_lookup import PaperKey
-from services.query.catalogue.repositories import CatalogueRecords, Papers, PaperVectors, SummaryBacklog
-from services.query.readers.library.importing import ImportJobs, LibraryReaders, MongoFinder
-from services.query.readers.library.recommend import ReaderModels
-from services.query.readers.library.store import LibraryStore
+from services.query.catalogue.repositories import CatalogueRecords, Papers, SummaryBacklog, VectorReads
+from services.query.library.importing import ImportJobs, LibraryReaders, MongoFinder
+from services.query.library.store import LibraryStore
+from services.query.recommender.recommend import ReaderModels
 from services.summarizer.store import ReaderInterest, SummaryStore, VectorStore, search_vectors
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -303,7 +303,7 @@ HOT_QUERIES: tuple[HotQuery, ...] = (
     HotQuery("query", "the latest version's time, the overview and the health page", PAPER_VERSIONS,
              lambda db, now: Papers(db).latest_version_time(), _version),
     HotQuery("query", "vectors settled, each vectors job turn", PAPER_VECTORS,
-             lambda db, now: PaperVectors(db).settled_count(MODEL, search=False), _vector),
+             lambda db, now: VectorReads(db).settled_count(MODEL, search=False), _vector),
     HotQuery("query", "a waiting paper's place in the summary queue, its page", SUMMARY_PENDING,
              lambda db, now: SummaryBacklog(db).place_of("pt-00000007"), _summary_waiting),
     # query: the readers' library and models

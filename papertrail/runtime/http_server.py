@@ -2,7 +2,7 @@
 line and headers are capped in size (431 past HTTP_MAX_HEADER_BYTES; uvicorn's h11_max_incomplete_event_size caps
 only its h11 parser, not the httptools one it runs here) and in time (408 when they have not all arrived
 HTTP_HEADER_TIMEOUT_S after the connection opened or the request began), so a client trickling headers cannot hold
-a connection for ever. Bodies have their own read timeout (services/query/http_guards.py); a front proxy adds its
+a connection for ever. Bodies have their own read timeout (services/query/http/guards.py); a front proxy adds its
 own limits before these (docs/operations.md)."""
 
 import asyncio

@@ -28,7 +28,7 @@ from papertrail.runtime.migrations import MigrationContext, MigrationRecord, pub
 from papertrail.runtime.service import Clients, Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged
-from services.query.api.problems import install_problem_details, on_api, one_value_each, problem_response
+from services.query.accounts.repositories import ReaderRecords, SiteKeys
 from services.query.api.routes import (
     corrections,
     feeds,
@@ -51,14 +51,14 @@ from services.query.catalogue.indexer.retag import (
 )
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from services.query.catalogue.repositories import CatalogueRecords
-from services.query.deps import QueryResources
-from services.query.http_guards import BodyCap, SecurityHeaders
+from services.query.http.guards import BodyCap, SecurityHeaders
+from services.query.http.problems import install_problem_details, on_api, one_value_each, problem_response
+from services.query.http.write_limits import WriteLimited
+from services.query.library.importing import MAX_FILE_BYTES, ImportJobs, LibraryReaders
+from services.query.library.store import LibraryStore
 from services.query.migrations import MIGRATIONS
-from services.query.readers.library.importing import MAX_FILE_BYTES, ImportJobs, LibraryReaders
-from services.query.readers.library.recommend import ReaderModels
-from services.query.readers.library.store import LibraryStore
-from services.query.readers.repositories import ReaderRecords, SiteKeys
-from services.query.readers.write_limits import WriteLimited
+from services.query.recommender.recommend import ReaderModels
+from services.query.resources import QueryResources
 from services.query.settings import QuerySettings
 from services.query.web.i18n import Translator
 from services.query.web.mount import mount_web

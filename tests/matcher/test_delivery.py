@@ -704,7 +704,7 @@ async def test_a_failed_mail_frees_the_digest_for_the_next_run(servers: Servers,
 async def test_the_digest_adds_the_readers_picks_that_the_query_service_ranked(
     servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
 ) -> None:
-    """reader_picks as the query service writes them (services/query/readers/library/recommend.py: store_picks); a pick
+    """reader_picks as the query service writes them (services/query/recommender/recommend.py: store_picks); a pick
     the follows matched already is not listed twice."""
     inbox, port = smtp
     await store.users.insert_one({"_id": "u2", "name": "mei", "email": "mei@example.org"})

@@ -20,7 +20,7 @@ from services.query.web.i18n import STRINGS, Translator, pick_language
 from services.query.web.render import templates
 from tests.conftest import SOURCES
 from tests.normalizer.sources import acl_records, raw_record
-from tests.query.readers.library.papers import stored_papers
+from tests.query.library.papers import stored_papers
 
 ZH, EN = Translator("zh"), Translator("en")
 

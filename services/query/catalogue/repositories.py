@@ -72,7 +72,7 @@ class Papers:
         return doc["observed_at"] if doc else None
 
 
-class PaperVectors:
+class VectorReads:
     """The summarizer's paper vectors (`paper_vectors`) and search vectors (`search_vectors`), read only here."""
 
     def __init__(self, db: AsyncDatabase) -> None:
@@ -234,7 +234,7 @@ class CatalogueRecords:
     """The catalogue's repositories over one database."""
 
     papers: Papers
-    vectors: PaperVectors
+    vectors: VectorReads
     source_runs: SourceRuns
     index_state: IndexState
     summary_backlog: SummaryBacklog
@@ -242,7 +242,7 @@ class CatalogueRecords:
 
     @classmethod
     def of(cls, db: AsyncDatabase) -> "CatalogueRecords":
-        return cls(Papers(db), PaperVectors(db), SourceRuns(db), IndexState(db), SummaryBacklog(db), VenueCatalogue(db))
+        return cls(Papers(db), VectorReads(db), SourceRuns(db), IndexState(db), SummaryBacklog(db), VenueCatalogue(db))
 
     async def ensure_indexes(self) -> None:
         await self.source_runs.ensure_indexes()

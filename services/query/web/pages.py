@@ -27,9 +27,9 @@ from services.query.catalogue.reads.search import (
 )
 from services.query.catalogue.reads.topics import NoSuchTopic, topic_papers
 from services.query.catalogue.repositories import CatalogueRecords
-from services.query.deps import CatalogueDep, PaperIndexDep, ReadersDep, SettingsDep
-from services.query.readers.library.citations import FORMATS, export
-from services.query.readers.library.store import citable
+from services.query.http.deps import CatalogueDep, PaperIndexDep, ReadersDep, SettingsDep
+from services.query.library.citations import FORMATS, export
+from services.query.library.store import citable
 from services.query.web import format as fmt
 from services.query.web.browse import SORTS, api_query_to_page, parse_browse
 from services.query.web.follow_here import follows_here

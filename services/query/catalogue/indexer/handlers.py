@@ -15,7 +15,7 @@ from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from services.query.catalogue.indexer.writes import SearchVectorWrites, index_writes
 from services.query.catalogue.repositories import CatalogueRecords
-from services.query.deps import QueryResources
+from services.query.resources import QueryResources
 
 Resources = Annotated[QueryResources, Context()]  # what every handler takes, from the lifespan
 
