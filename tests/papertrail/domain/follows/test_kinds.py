@@ -5,7 +5,7 @@ from typing import get_args
 
 from papertrail.domain.follows.kinds import FOLLOW_KINDS
 from schemas.events import FollowKind
-from services.query.readers.accounts.follows import FollowCreate
+from services.query.accounts.follows import FollowCreate
 from services.query.web.render import templates
 
 
