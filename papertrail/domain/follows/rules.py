@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from itertools import repeat
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import ahocorasick
 
@@ -24,7 +24,7 @@ from papertrail.domain.follows.catalogue import Topic, check_subtopics
 from papertrail.domain.follows.expressions import Expression, Predicate, compile_predicate, parse_expression
 from papertrail.domain.text import fold, has_cjk
 from papertrail.domain.venues.accepted import AcceptedVenue, accepted_venues
-from schemas.events import Follow, FollowMatched, MatchReason, Subtopic
+from schemas.events import Follow, FollowKind, FollowMatched, MatchReason, Subtopic
 from schemas.paper import Author, Paper
 from schemas.summary import Summary
 from schemas.unchecked import unchecked
@@ -502,7 +502,7 @@ class FollowIndex:
         return len(self.follows)
 
     def count_by_kind(self) -> dict[str, int]:
-        counts = {"keyword": 0, "author": 0, "topic": 0, "similar": 0, "venue": 0, "institution": 0}
+        counts = dict.fromkeys(get_args(FollowKind), 0)
         for compiled in self.follows.values():
             counts[compiled.follow.kind] += 1
         return counts

@@ -19,6 +19,7 @@ from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRunFailed
 from services.harvester.sources.ccf_deadlines_archive import MalformedArchive, data_files
+from services.harvester.sources.spec import SourceParts, SourceSpec, needed
 from services.harvester.store import VenueCatalogueStore
 
 
@@ -85,3 +86,22 @@ class CcfDeadlinesSource:
                 changed.append((updated, files[venue.key]))
         await self.store.save(changed, commit, self.clock())
         return len(changed)
+
+
+MIN_REQUEST_INTERVAL_S = 1.0  # one archive a run; a retry waits at least this long
+
+
+def _build(parts: SourceParts) -> CcfDeadlinesSource:
+    store = needed(
+        parts.venue_catalogue, "ccf_deadlines keeps the venues it reads: give it the database's venue catalogue"
+    )
+    return CcfDeadlinesSource(parts.settings, parts.fetcher(MIN_REQUEST_INTERVAL_S), store)
+
+
+SOURCE = SourceSpec(
+    "ccf_deadlines",
+    _build,
+    lambda settings: settings.ccf_deadlines_interval_s,
+    formats=(),
+    settings="CCF_DEADLINES_",
+)

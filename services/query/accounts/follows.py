@@ -23,7 +23,7 @@ from papertrail.domain.follows.checks import (
 )
 from papertrail.domain.follows.reasons import reason_text
 from papertrail.embedding.similarity import DEFAULT_THRESHOLD
-from schemas.events import CcfFieldCode, Follow, FollowChanged, SeedPaper
+from schemas.events import CcfFieldCode, Follow, FollowChanged, FollowKind, SeedPaper
 from schemas.paper import ClaimTrack
 from services.query.accounts.repositories import ReaderRecords
 from services.query.catalogue.interface import FEED_SIZE, Catalogue, render_atom
@@ -43,7 +43,7 @@ SeedId = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, json_schem
 
 
 class FollowCreate(BaseModel):
-    kind: Literal["keyword", "author", "topic", "similar", "venue", "institution"] = Field(description="what to follow")
+    kind: FollowKind = Field(description="what to follow")
     name: str = Field(min_length=1, max_length=200, description="what you call it")
     query: str | None = Field(
         None, max_length=2000, description='keyword expression, e.g. retrieval AND ("language model" OR LLM) NOT survey'

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from papertrail.domain.follows.catalogue import load_catalogue
 from papertrail.domain.follows.checks import FollowRuleError
+from papertrail.domain.follows.kinds import FOLLOW_KINDS
 from papertrail.runtime.push.channels import CHANNEL_NAMES
 from schemas.paper import ClaimTrack
 from services.query.accounts import follows as accounts
@@ -232,8 +233,7 @@ def created_url(follow: accounts.FollowOut) -> str:
 def follow_body(form: dict[str, str]) -> dict[str, Any]:
     """The form's fields as the API's follow body: only the kind's own field, blank ones left out."""
     kind = form.get("kind", "keyword")
-    own = {"keyword": "query", "author": "author", "topic": "topic_id", "similar": "description", "venue": "venue",
-           "institution": "institution"}.get(kind, "query")  # fmt: skip
+    own = FOLLOW_KINDS[kind].own_field if kind in FOLLOW_KINDS else "query"
     value = form.get(own, "").strip()
     body: dict[str, Any] = {"kind": kind, "name": form.get("name", "").strip() or value, own: value or None}
     if kind == "keyword":
