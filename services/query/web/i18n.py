@@ -78,15 +78,18 @@ STRINGS: dict[str, tuple[str, str]] = {
         "matched by words and meaning (combined score ≥ {score})",
     ),
     "follow_chinese_help": (
-        "中文词按字面匹配论文的中文标题(标题)与 AI 导读的中文 TL;DR、动机、方法、结果、结论(摘要),不必分词;"
+        "中文词与关键词搜索一样切成词(扩散模型加速 → 扩散、模型、加速),每个词都要出现在论文的中文标题(标题)"
+        '或 AI 导读的中文 TL;DR、动机、方法、结果、结论(摘要)里,不必相连;加引号("扩散模型加速")则须整句出现。'
         '没有 AI 导读的英文论文只能用英文词匹配,可写成 大模型推理 OR "LLM inference"。',
-        "Chinese terms are matched as written in a paper's Chinese title (title) and its AI summary's Chinese TL;DR, "
-        "motivation, method, results and conclusion (abstract); English papers without an AI summary are matched by "
+        "Chinese terms are cut into words as a keyword search cuts them (扩散模型加速 → 扩散, 模型, 加速): "
+        "each word must occur, not necessarily together, in a paper's Chinese title (title) or its AI summary's "
+        "Chinese TL;DR, motivation, method, results and conclusion (abstract); "
+        'in quotes ("扩散模型加速") the whole phrase must. English papers without an AI summary are matched by '
         'English terms only: write 大模型推理 OR "LLM inference".',
     ),
     "follow_chinese_terms": (
-        "中文词 {terms}:匹配中文标题与 AI 导读",
-        "Chinese terms {terms}: matched in Chinese titles and AI summaries",
+        "中文词 {terms}:按词匹配中文标题与 AI 导读",
+        "Chinese terms {terms}: matched by their words in Chinese titles and AI summaries",
     ),
     "follow_chinese_no_summaries": (
         "这个关注只有中文词,而目前还没有任何论文有 AI 导读(摘要模型未配置或尚未处理到),所以暂时匹配不到论文;"
