@@ -460,8 +460,8 @@ class PaperIndex:
         self, paper_ids: Sequence[str], wanted: PaperFilter, size: int, attributes: list[str]
     ) -> list[dict[str, Any]]:
         """The papers closest in meaning to these taken together — to the centroid of their vectors, as a "papers like
-        these" follow scores its seeds (papertrail/similarity.py) — themselves left out, closest first; none when none
-        of them has a vector."""
+        these" follow scores its seeds (papertrail/embedding/similarity.py) — themselves left out, closest first; none
+        when none of them has a vector."""
         if not paper_ids or not self.vector_dimensions:
             return []
         held = await self._search(
