@@ -6,7 +6,7 @@ No other file touches MongoDB for the summarizer.
 """
 
 import contextlib
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pymongo import ASCENDING, DESCENDING, DeleteOne, ReplaceOne, UpdateOne
@@ -14,6 +14,7 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import OperationFailure
 
+from papertrail.claims import ClaimedQueue, Clock, utc_now
 from papertrail.collections import (
     EMBEDDING_BUDGET,
     EMBEDDING_MODEL,
@@ -67,18 +68,26 @@ async def _hold(pending: AsyncCollection, held: list[tuple[PaperNormalized | Pap
     )
 
 
+SWEEP_ORDER = [("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]  # policy.PRIORITIES, newest
+
+
 class SummaryStore:
-    def __init__(self, db: AsyncDatabase) -> None:
+    def __init__(self, db: AsyncDatabase, clock: Clock = utc_now) -> None:
         self.summaries = db[SUMMARIES.name]
         self.pending = db[SUMMARY_PENDING.name]
         self.budget = db[SUMMARY_BUDGET.name]
+        # the summary sweep's and the title sweep's claims on waiting papers, apart: each sweep takes its own
+        self.queue = ClaimedQueue(self.pending, SWEEP_ORDER, "priority_1_newest_-1_since_1", clock=clock)
+        untitled = [("titled", ASCENDING), *SWEEP_ORDER]
+        self.untitled = ClaimedQueue(
+            self.pending, untitled, "titled_1_priority_1_newest_-1_since_1", prefix="title_",
+            selection={"titled": {"$ne": True}}, clock=clock,
+        )  # fmt: skip
 
     async def ensure_indexes(self) -> None:
         await self.summaries.create_index([("paper_ids", ASCENDING), ("generated_at", DESCENDING)])
-        await self.pending.create_index([("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)])
-        await self.pending.create_index(
-            [("titled", ASCENDING), ("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]
-        )
+        await self.pending.create_index(self.queue.order, name=self.queue.index)
+        await self.pending.create_index(self.untitled.order, name=self.untitled.index)
 
     # the cache
 
@@ -138,18 +147,22 @@ class SummaryStore:
     async def waiting(self, limit: int) -> list[tuple[PaperNormalized, str]]:
         """The waiting papers in the sweep's order (policy.PRIORITIES, then the newest first), with the content hash
         they wait with."""
-        order = [("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]
-        cursor = self.pending.find({}, sort=order, limit=limit)
+        cursor = self.pending.find({}, sort=SWEEP_ORDER, limit=limit)
         return [(PaperNormalized.model_validate(d["event"]), d["content_hash"]) async for d in cursor]
 
-    async def waiting_untitled(self, limit: int) -> list[tuple[PaperNormalized, str, str]]:
-        """Waiting papers the title path has not looked at with their current event, in the summary sweep's order,
-        with the content hash and the reason they wait with."""
-        order = [("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]
-        cursor = self.pending.find({"titled": {"$ne": True}}, sort=order, limit=limit)
+    async def claim(self, owner: str, limit: int, lease: timedelta) -> list[tuple[PaperNormalized, str]]:
+        """Up to `limit` waiting papers in the sweep's order, claimed for this sweep (`owner`) until `lease` from now:
+        none another sweep holds (a claim that ran out holds none); each with the content hash it waits with."""
+        claimed = await self.queue.claim(owner, limit, lease)
+        return [(PaperNormalized.model_validate(d["event"]), d["content_hash"]) for d in claimed]
+
+    async def claim_untitled(self, owner: str, limit: int, lease: timedelta) -> list[tuple[PaperNormalized, str, str]]:
+        """Waiting papers the title path has not looked at with their current event, claimed for this title sweep
+        as `claim` does, with the content hash and the reason they wait with."""
+        claimed = await self.untitled.claim(owner, limit, lease)
         return [
             (PaperNormalized.model_validate(d["event"]), d["content_hash"], d.get("reason") or NO_MODEL_CONFIGURED)
-            async for d in cursor
+            for d in claimed
         ]
 
     async def mark_titled(self, paper_id: str, digest: str) -> None:
@@ -360,26 +373,28 @@ def search_vectors(db: AsyncDatabase) -> StoredVectors:
 class VectorStore(StoredVectors):
     """`paper_vectors` (one vector or failure per paper, found again by content and model: the cache),
     `embedding_pending` (papers waiting for the sweep, with the event to emit again: for their vector, their search
-    vector or both) and `embedding_budget`."""
+    vector or both; claimed in batches by the sweeps of the replicas) and `embedding_budget`."""
 
-    def __init__(self, db: AsyncDatabase) -> None:
+    def __init__(self, db: AsyncDatabase, clock: Clock = utc_now) -> None:
         super().__init__(db, PAPER_VECTORS, VECTORS_MODEL_ID)
         self.pending = db[EMBEDDING_PENDING.name]
         self.budget = db[EMBEDDING_BUDGET.name]
+        self.queue = ClaimedQueue(self.pending, [("since", ASCENDING)], "since_1", clock=clock)  # the longest waiting
 
     async def ensure_indexes(self) -> None:
         await super().ensure_indexes()
-        await self.pending.create_index([("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)])
-        await self.pending.create_index([("since", ASCENDING)])  # the sweep's order: the longest waiting first
+        await self.pending.create_index(self.queue.order, name=self.queue.index)
 
     async def hold_many(self, held: list[tuple[PaperEnriched, str]]) -> None:
         """(event as emitted, content hash) per paper waiting for its vector; a newer event replaces an older one."""
         await _hold(self.pending, [(event, {"content_hash": digest}) for event, digest in held])
 
-    async def waiting(self, limit: int) -> list[tuple[PaperEnriched, str]]:
-        """The oldest waiting papers first, each with the event it was emitted with and its content hash."""
-        cursor = self.pending.find({}, sort=[("since", ASCENDING)], limit=limit)
-        return [(PaperEnriched.model_validate(d["event"]), d["content_hash"]) async for d in cursor]
+    async def claim(self, owner: str, limit: int, lease: timedelta) -> list[tuple[PaperEnriched, str]]:
+        """Up to `limit` waiting papers, the longest waiting first, claimed for this sweep (`owner`) until `lease` from
+        now: none another sweep holds (a claim that ran out holds none); each with the event it was emitted with and
+        its content hash."""
+        claimed = await self.queue.claim(owner, limit, lease)
+        return [(PaperEnriched.model_validate(d["event"]), d["content_hash"]) for d in claimed]
 
     async def still_waiting(self, paper_ids: list[str]) -> set[str]:
         """Those of the papers still waiting (a withdrawn one stopped waiting while the sweep embedded it)."""

@@ -6,11 +6,12 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from prometheus_client import Counter
 
 from papertrail.embedding import Embedder, embedding_text
+from papertrail.leases import new_holder
 from papertrail.text import paper_digest
 from schemas.events import PaperEmbedding, PaperEnriched
 from schemas.paper import Paper
@@ -50,8 +51,17 @@ class PaperVectors:
     """The summarizer's vectors: `states` for the events it emits now, `sweep` for the papers that wait. With search
     vectors, a paper waits until it has both, made in the same sweep, and is emitted again once."""
 
-    def __init__(self, store: VectorStore, embedder: Embedder, search: SearchVectors | None = None) -> None:
+    def __init__(
+        self,
+        store: VectorStore,
+        embedder: Embedder,
+        search: SearchVectors | None = None,
+        *,
+        claim: timedelta = timedelta(minutes=10),
+    ) -> None:
         self.store = store
+        # the sweep's claim on its batch: the replicas' sweeps embed other papers; a dead one's are swept after `claim`
+        self.owner, self.claim = new_holder(), claim
         self.embedder = embedder
         self.model = embedder.model_key
         self.search = _Kind(search.store, search.embedder, SEARCH_VECTORS) if search else None
@@ -122,10 +132,18 @@ class PaperVectors:
         """Embed up to `batch` waiting papers, one model call per kind of vector they lack, store each vector (or
         failure), emit each paper again (`emit` brings its summary up to date), and only then stop it waiting;
         returns how many settled. With nobody waiting, queue stored papers without a vector of a model instead."""
-        waiting = await self.store.waiting(batch)
+        waiting = await self.store.claim(self.owner, batch, self.claim)
         if not waiting:
             await self._queue_unembedded(batch)
             return 0
+        try:
+            return await self._settle(emit, waiting)
+        finally:
+            # those still waiting (not embedded now, or held again with newer text) are free for any sweep again
+            await self.store.queue.release(self.owner, [event.paper.id for event, _ in waiting])
+
+    async def _settle(self, emit: Emit, waiting: list[tuple[PaperEnriched, str]]) -> int:
+        """The claimed papers embedded, stored, emitted and released; how many settled."""
         texts = [embedding_text(e.paper.title, e.paper.abstract or "") for e, _ in waiting]
         unavailable: dict[str, str] = {}
         states = [await self._embed(kind, waiting, texts, unavailable) for kind in self.kinds]
