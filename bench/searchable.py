@@ -11,6 +11,10 @@ services on free ports, so it runs beside other stacks):
 All searchable: every consumer group caught up and the search index holds as many documents as the normalizer
 stored papers, for 5 s on end (so a pause between two harvests is not taken for the end). Printed: papers, seconds
 to the first and to all searchable, the machine and its load average (it is shared: say so beside the figures).
+Then per stage (bench/pipeline_load.py's STAGES): the messages its consumer group committed and the seconds until it
+had committed them all, counted from the start and only after the stage before it was done, as records/s beside the
+MongoDB-protocol server's bare bulk-upsert rate (measured after the run, the services idle); and each service's
+MongoDB commands: how many, the seconds it waited on them, and the three it waited on longest (where the time goes).
 
     uv run python bench/searchable.py demo|month [--within 1800]
 """
@@ -35,6 +39,8 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
+from bench.normalize_throughput import bare_bulk_upsert  # noqa: E402
+from bench.pipeline_load import STAGES, handled, mongo_waits, stage_times  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from papertrail_tools.demo import FIXTURES, data_steps, demo_environment  # noqa: E402
 from tests.conftest import free_port, stack_on_free_ports, wait_until  # noqa: E402
@@ -129,7 +135,17 @@ def run(mode: str, within: float) -> None:
 
             loading = threading.Thread(target=run_commands, daemon=True)
             loading.start()
+            bootstrap = pipeline.bootstrap
+            stages: list[tuple[dict[str, float], dict[str, tuple[int, float]]]] = []
+            timing = threading.Thread(
+                target=lambda: stages.append(asyncio.run(stage_times(bootstrap, started, within))), daemon=True
+            )
+            timing.start()
             papers, first, everything = time_to_searchable(pipeline, started, within, loading)
+            timing.join(timeout=within)
+            messages = {name: asyncio.run(handled(bootstrap, topic, group)) for name, topic, group, _ in STAGES}
+            waits = {name: mongo_waits(service.url("")) for name, service in pipeline.services.items()}
+            bare = asyncio.run(bare_bulk_upsert(settings.environment()["MONGODB_URL"], 8_000))
         finally:
             if pipeline is not None:
                 pipeline.stop()
@@ -143,6 +159,22 @@ def run(mode: str, within: float) -> None:
     print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(f"{mode}: {papers:,} papers; the {what} (`papertrail` commands) done after {loaded[0]:.1f} s")
     print(f"{mode}: first paper searchable after {first:.1f} s, all {papers:,} after {everything:.1f} s")
+    print(f"bare bulk upsert on the same MongoDB-protocol server, after the run: {bare:,.0f} documents/s")
+    done, partial = stages[0] if stages else ({}, {})
+    for name, *_ in STAGES:
+        if name in done:
+            rate = messages[name] / done[name]
+            share = f"{rate / bare:.0%} of the bare rate"
+            shown = f"{messages[name]:,} messages by {done[name]:.1f} s: {rate:,.0f}/s, {share}"
+        else:
+            count, spent = partial.get(name, (messages[name], float("nan")))
+            shown = f"not caught up: {count:,} messages committed in {spent:.0f} s"
+        print(f"  {name:<16} {shown}")
+    print("MongoDB commands per service (commands sent, seconds waited, the three longest waits):")
+    for name, rows in waits.items():
+        rows.sort(key=lambda row: -row[3])
+        top = ", ".join(f"{cmd} {coll} {n:,.0f}× {s:,.1f} s" for cmd, coll, n, s in rows[:3])
+        print(f"  {name:<11} {sum(r[2] for r in rows):>8,.0f} {sum(r[3] for r in rows):>8,.1f} s  {top}")
 
 
 def start_replay(folder: Path) -> tuple[subprocess.Popen[bytes], str]:

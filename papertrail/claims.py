@@ -20,8 +20,9 @@ from typing import Any
 
 from pymongo.asynchronous.collection import AsyncCollection
 
+from papertrail.mongo import BY_ID
+
 Clock = Callable[[], datetime]
-BY_ID = "_id_"
 
 
 def utc_now() -> datetime:

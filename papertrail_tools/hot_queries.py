@@ -254,6 +254,11 @@ async def _claimed(queue: ClaimedQueue, now: datetime) -> None:
     await queue.release("sweep", [d["_id"] for d in claimed])
 
 
+async def _released(store: SummaryStore) -> None:
+    assert await store.still_waiting("pt-00000009", "h9")
+    await store.release("pt-00000009", "h9")
+
+
 def _library(db: AsyncDatabase) -> ImportJobs:
     return ImportJobs(db, LibraryStore(db), 100, LibraryReaders(1, 100), runs_jobs=True)
 
@@ -285,6 +290,15 @@ HOT_QUERIES: tuple[HotQuery, ...] = (
              _summary_waiting),
     HotQuery("summarizer", "the embedding sweep's claim of its next papers and their release, each sweep",
              EMBEDDING_PENDING, lambda db, now: _claimed(VectorStore(db, clock=lambda: now).queue, now),
+             _embedding_waiting),
+    HotQuery("summarizer", "a swept paper still waiting with its text, and released, each paper summarized",
+             SUMMARY_PENDING, lambda db, now: _released(SummaryStore(db)), _summary_waiting),
+    HotQuery("summarizer", "a titled paper marked, each paper titled", SUMMARY_PENDING,
+             lambda db, now: SummaryStore(db).mark_titled("pt-00000007", "h7"), _summary_waiting),
+    HotQuery("summarizer", "waiting papers readers asked for raised, each sweep", SUMMARY_PENDING,
+             lambda db, now: SummaryStore(db).prioritize({"pt-00000007", "pt-00000008"}, 0), _summary_waiting),
+    HotQuery("summarizer", "embedded papers released with their text, each sweep", EMBEDDING_PENDING,
+             lambda db, now: VectorStore(db).release([("pt-00000007", "h7"), ("pt-00000008", "h8")]),
              _embedding_waiting),
     HotQuery("summarizer", "a paper's last summary, each metadata update", SUMMARIES,
              lambda db, now: SummaryStore(db).latest_for_paper("pt-00000007"), _summary),

@@ -32,7 +32,7 @@ from papertrail.collections import (
     TITLE_TRANSLATIONS,
     Collection,
 )
-from papertrail.mongo import insert_else_update
+from papertrail.mongo import BY_ID, insert_else_update
 from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, SEARCH_VECTORS_MODEL_ID, VECTORS_MODEL_ID
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.paper import Paper, PaperVersion
@@ -167,14 +167,16 @@ class SummaryStore:
 
     async def mark_titled(self, paper_id: str, digest: str) -> None:
         """The title path is done with this event of the paper (a newer event, another hash, is looked at again)."""
-        await self.pending.update_one({"_id": paper_id, "content_hash": digest}, {"$set": {"titled": True}})
+        await self.pending.update_one({"_id": paper_id, "content_hash": digest}, {"$set": {"titled": True}}, hint=BY_ID)
 
     async def prioritize(self, paper_ids: set[str], priority: int) -> int:
         """Raise these waiting papers to `priority` (never lower one); how many were raised."""
         if not paper_ids:
             return 0
         raised = await self.pending.update_many(
-            {"_id": {"$in": sorted(paper_ids)}, "priority": {"$gt": priority}}, {"$set": {"priority": priority}}
+            {"_id": {"$in": sorted(paper_ids)}, "priority": {"$gt": priority}},
+            {"$set": {"priority": priority}},
+            hint=BY_ID,
         )
         return raised.modified_count
 
@@ -183,11 +185,12 @@ class SummaryStore:
         return {doc["_id"]: doc["papers"] async for doc in await counts}
 
     async def still_waiting(self, paper_id: str, digest: str) -> bool:
-        return await self.pending.find_one({"_id": paper_id, "content_hash": digest}, projection=["_id"]) is not None
+        held = await self.pending.find_one({"_id": paper_id, "content_hash": digest}, projection=["_id"], hint=BY_ID)
+        return held is not None
 
     async def release(self, paper_id: str, digest: str) -> None:
         """Done waiting with this content; a newer event's entry (another content hash) stays."""
-        await self.pending.delete_one({"_id": paper_id, "content_hash": digest})
+        await self.pending.delete_one({"_id": paper_id, "content_hash": digest}, hint=BY_ID)
 
     async def release_many(self, paper_ids: list[str]) -> None:
         if paper_ids:
@@ -403,7 +406,7 @@ class VectorStore(StoredVectors):
     async def release(self, done: list[tuple[str, str]]) -> None:
         """(paper id, content hash): done waiting with this content; a newer event's entry (another hash) stays."""
         if done:
-            await self.pending.bulk_write([DeleteOne({"_id": p, "content_hash": d}) for p, d in done])
+            await self.pending.bulk_write([DeleteOne({"_id": p, "content_hash": d}, hint=BY_ID) for p, d in done])
 
     async def release_papers(self, paper_ids: list[str]) -> None:
         if paper_ids:
