@@ -22,7 +22,7 @@ from services.summarizer.vector_policy import copied, embedding_status, settled_
 
 log = logging.getLogger("papertrail.summarizer")
 
-Emit = Callable[[PaperEnriched], Awaitable[None]]
+EmitMany = Callable[[list[PaperEnriched]], Awaitable[None]]  # a sweep's papers, emitted again together
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +128,7 @@ class PaperVectors:
         if self.search is not None:
             await self.search.store.delete([paper_id])
 
-    async def sweep(self, emit: Emit, batch: int) -> int:
+    async def sweep(self, emit: EmitMany, batch: int) -> int:
         """Embed up to `batch` waiting papers, one model call per kind of vector they lack, store each vector (or
         failure), emit each paper again (`emit` brings its summary up to date), and only then stop it waiting;
         returns how many settled. With nobody waiting, queue stored papers without a vector of a model instead."""
@@ -142,7 +142,7 @@ class PaperVectors:
             # those still waiting (not embedded now, or held again with newer text) are free for any sweep again
             await self.store.queue.release(self.owner, [event.paper.id for event, _ in waiting])
 
-    async def _settle(self, emit: Emit, waiting: list[tuple[PaperEnriched, str]]) -> int:
+    async def _settle(self, emit: EmitMany, waiting: list[tuple[PaperEnriched, str]]) -> int:
         """The claimed papers embedded, stored, emitted and released; how many settled."""
         texts = [embedding_text(e.paper.title, e.paper.abstract or "") for e, _ in waiting]
         unavailable: dict[str, str] = {}
@@ -150,10 +150,13 @@ class PaperVectors:
         settled = [(event, digest) for event, digest in waiting if event.paper.id not in unavailable]
         # a paper withdrawn while it was embedded is not emitted again: the matcher would match it anew
         waiting_still = await self.store.still_waiting([event.paper.id for event, _ in settled])
-        for event, _ in settled:
-            if event.paper.id in waiting_still:
-                embedding = embedding_status(self.model, states[0][event.paper.id])
-                await emit(event.model_copy(update={"embedding": embedding}))
+        await emit(
+            [
+                event.model_copy(update={"embedding": embedding_status(self.model, states[0][event.paper.id])})
+                for event, _ in settled
+                if event.paper.id in waiting_still
+            ]
+        )
         await self.store.release([(event.paper.id, digest) for event, digest in settled])
         if unavailable:
             await self.store.note_attempt(list(unavailable), next(iter(unavailable.values())))
@@ -204,7 +207,7 @@ class PaperVectors:
             log.info("papers queued for embedding", extra={"count": len(events), "model": kind.model})
             return
 
-    async def run_sweeps(self, emit: Emit, *, interval_s: float, batch: int) -> None:
+    async def run_sweeps(self, emit: EmitMany, *, interval_s: float, batch: int) -> None:
         """The background loop: sweep while papers wait, else sleep until papers start waiting or the interval ends."""
         while True:
             self.wake.clear()  # papers held during the sweep set it again, and the wait below ends at once

@@ -62,8 +62,8 @@ class Harness:
         self.vectors = PaperVectors(self.store, embedder, SearchVectors(self.search_store, search) if search else None)
         self.emitted: list[PaperEnriched] = []
 
-    async def emit(self, event: PaperEnriched) -> None:
-        self.emitted.append(event)
+    async def emit(self, events: list[PaperEnriched]) -> None:
+        self.emitted += events
 
     async def handle(self, *lines: dict, **changes: Any) -> list[PaperEnriched]:
         """What the summarizer's handler does: state each paper's vector, hold the pending ones."""
