@@ -9,8 +9,11 @@ those its own update took.
 
 The claim reads the queue's own index in the queue's order (`hint`) and passes over the claimed documents, which are
 at most a batch per worker: a claim's fields lead no index, as the local MongoDB stand-in sorts in memory whatever a
-compound index would have to give in order after an equality on them. Every update and read of claimed documents is
-by `_id` with its index named, as the stand-in plans an `_id` among other conditions as a scan otherwise.
+compound index would have to give in order after an equality on them. The stand-in reads every document a find
+matches before it applies the limit, so a worker that knows documents to be queued (it queued them) claims those by
+`_id` first, and reads the queue's order only when they are gone. Updates by `_id` with more conditions name the
+`_id` index (the stand-in plans them as a scan otherwise); reads by `_id` have no other condition, as a named index
+makes the stand-in read all of it.
 """
 
 from collections.abc import Callable, Mapping, Sequence
@@ -54,13 +57,21 @@ class ClaimedQueue:
         """Unclaimed, or claimed until before `now`: one condition, as the stand-in has no plan for an `$or`."""
         return {self.until_field: {"$not": {"$gte": now}}}
 
-    async def claim(self, owner: str, limit: int, lease: timedelta) -> list[dict[str, Any]]:
-        """Up to `limit` free documents, in the queue's order, for `owner` until `lease` from now."""
+    async def claim(
+        self, owner: str, limit: int, lease: timedelta, *, first: Sequence[Any] = ()
+    ) -> list[dict[str, Any]]:
+        """Up to `limit` free documents for `owner` until `lease` from now: of `first` (ids the worker knows to be
+        queued, as it queued them itself: taken by `_id`, which reads no more than they), else in the queue's order."""
         now = self.clock()
+        if first and (taken := await self._take(list(dict.fromkeys(first))[:limit], owner, now, lease)):
+            return taken
         found = self.collection.find(
             {**self.selection, **self.free(now)}, {"_id": 1}, sort=list(self.order), limit=limit, hint=self.index
         )
-        ids = [doc["_id"] async for doc in found]
+        return await self._take([doc["_id"] async for doc in found], owner, now, lease)
+
+    async def _take(self, ids: list[Any], owner: str, now: datetime, lease: timedelta) -> list[dict[str, Any]]:
+        """Those of the documents still free, claimed; in the order of `ids`."""
         if not ids:
             return []
         until = now + lease
@@ -69,11 +80,17 @@ class ClaimedQueue:
             {"$set": {self.owner_field: owner, self.until_field: until}},
             hint=BY_ID,
         )
-        taken = self.collection.find(
-            {"_id": {"$in": ids}, self.owner_field: owner, self.until_field: until}, hint=BY_ID
-        )
-        by_id = {doc["_id"]: doc async for doc in taken}
+        # read back by `_id` alone (fast on the stand-in, unlike `_id` with more conditions), those taken kept here
+        taken = self.collection.find({"_id": {"$in": ids}})
+        by_id = {doc["_id"]: doc async for doc in taken if self._held(doc, owner, until)}
         return [by_id[i] for i in ids if i in by_id]
+
+    def _held(self, doc: dict[str, Any], owner: str, until: datetime) -> bool:
+        """Whether `owner`'s claim ending at `until` holds the document (stored to the millisecond)."""
+        stored = doc.get(self.until_field)
+        if doc.get(self.owner_field) != owner or not isinstance(stored, datetime):
+            return False
+        return abs(stored.replace(tzinfo=stored.tzinfo or UTC) - until) < timedelta(milliseconds=1)
 
     async def renew(self, owner: str, ids: Sequence[Any], lease: timedelta) -> None:
         """The owner's claim on these documents lasts `lease` from now (a long batch keeps what it has left)."""

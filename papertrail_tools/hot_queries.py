@@ -246,17 +246,18 @@ def _follow_matched(now: datetime) -> FollowMatched:
 
 
 async def _claimed(queue: ClaimedQueue, now: datetime) -> None:
-    """A sweep's claim of a batch, as a replica makes it, over papers of which two a dead replica claimed an hour
-    ago (their claim ran out: taken again); then its release of them."""
+    """A sweep's claims of a batch, as a replica makes them, over papers of which two a dead replica claimed an hour
+    ago: of papers it held itself (by id), then in the queue's order (the two taken again); then their release."""
     dead = await replace(queue, clock=lambda: now - timedelta(hours=1)).claim("dead", 2, timedelta(minutes=10))
+    held = await queue.claim("sweep", 32, timedelta(minutes=10), first=["pt-00000007", "pt-00000008"])  # its own
     claimed = await queue.claim("sweep", 32, timedelta(minutes=10))
     assert {d["_id"] for d in dead} <= {d["_id"] for d in claimed}, "a claim that ran out is taken again"
-    await queue.release("sweep", [d["_id"] for d in claimed])
+    await queue.release("sweep", [d["_id"] for d in held + claimed])
 
 
 async def _released(store: SummaryStore) -> None:
-    assert await store.still_waiting("pt-00000009", "h9")
-    await store.release("pt-00000009", "h9")
+    if await store.still_waiting("pt-00000009", "h9"):
+        await store.release("pt-00000009", "h9")
 
 
 def _library(db: AsyncDatabase) -> ImportJobs:

@@ -6,6 +6,7 @@ No other file touches MongoDB for the summarizer.
 """
 
 import contextlib
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -185,8 +186,10 @@ class SummaryStore:
         return {doc["_id"]: doc["papers"] async for doc in await counts}
 
     async def still_waiting(self, paper_id: str, digest: str) -> bool:
-        held = await self.pending.find_one({"_id": paper_id, "content_hash": digest}, projection=["_id"], hint=BY_ID)
-        return held is not None
+        # by `_id` alone, the hash compared here: the local stand-in reads a filter of `_id` and another field by the
+        # `_id` index only when named, and then reads the whole index
+        held = await self.pending.find_one({"_id": paper_id}, projection=["content_hash"])
+        return held is not None and held.get("content_hash") == digest
 
     async def release(self, paper_id: str, digest: str) -> None:
         """Done waiting with this content; a newer event's entry (another content hash) stays."""
@@ -392,11 +395,13 @@ class VectorStore(StoredVectors):
         """(event as emitted, content hash) per paper waiting for its vector; a newer event replaces an older one."""
         await _hold(self.pending, [(event, {"content_hash": digest}) for event, digest in held])
 
-    async def claim(self, owner: str, limit: int, lease: timedelta) -> list[tuple[PaperEnriched, str]]:
-        """Up to `limit` waiting papers, the longest waiting first, claimed for this sweep (`owner`) until `lease` from
-        now: none another sweep holds (a claim that ran out holds none); each with the event it was emitted with and
-        its content hash."""
-        claimed = await self.queue.claim(owner, limit, lease)
+    async def claim(
+        self, owner: str, limit: int, lease: timedelta, *, first: Sequence[str] = ()
+    ) -> list[tuple[PaperEnriched, str]]:
+        """Up to `limit` waiting papers, claimed for this sweep (`owner`) until `lease` from now: none another sweep
+        holds (a claim that ran out holds none); those of `first` (papers this replica held) if any still wait, else
+        the longest waiting; each with the event it was emitted with and its content hash."""
+        claimed = await self.queue.claim(owner, limit, lease, first=first)
         return [(PaperEnriched.model_validate(d["event"]), d["content_hash"]) for d in claimed]
 
     async def still_waiting(self, paper_ids: list[str]) -> set[str]:

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import islice
 
 from prometheus_client import Counter
 
@@ -62,6 +63,8 @@ class PaperVectors:
         self.store = store
         # the sweep's claim on its batch: the replicas' sweeps embed other papers; a dead one's are swept after `claim`
         self.owner, self.claim = new_holder(), claim
+        # the papers this replica held, oldest first: its sweep claims them by id, without reading the whole queue
+        self.held: dict[str, None] = {}
         self.embedder = embedder
         self.model = embedder.model_key
         self.search = _Kind(search.store, search.embedder, SEARCH_VECTORS) if search else None
@@ -119,6 +122,7 @@ class PaperVectors:
             pending |= {p for p in rest if settled_state(own.get(p), latest[p][1], model) is None}
         held = [latest[paper_id] for paper_id in latest if paper_id in pending]
         await self.store.hold_many(held)
+        self.held.update(dict.fromkeys(event.paper.id for event, _ in held))
         if held:
             self.wake.set()
 
@@ -132,7 +136,10 @@ class PaperVectors:
         """Embed up to `batch` waiting papers, one model call per kind of vector they lack, store each vector (or
         failure), emit each paper again (`emit` brings its summary up to date), and only then stop it waiting;
         returns how many settled. With nobody waiting, queue stored papers without a vector of a model instead."""
-        waiting = await self.store.claim(self.owner, batch, self.claim)
+        first = list(islice(self.held, batch))
+        for paper_id in first:  # a claimed one leaves the queue or is taken again in the queue's order
+            del self.held[paper_id]
+        waiting = await self.store.claim(self.owner, batch, self.claim, first=first)
         if not waiting:
             await self._queue_unembedded(batch)
             return 0
@@ -203,6 +210,7 @@ class PaperVectors:
                 PaperEnriched(kind="updated", paper=p, version=v, summary=summary, embedding=pending) for p, v in found
             ]
             await self.store.hold_many([(event, paper_digest(event.paper)) for event in events])
+            self.held.update(dict.fromkeys(event.paper.id for event in events))
             self.wake.set()
             log.info("papers queued for embedding", extra={"count": len(events), "model": kind.model})
             return
