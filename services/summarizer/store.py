@@ -281,12 +281,12 @@ class AnnouncedPapers:
         return set(paper_ids) - seen
 
     async def record(self, paper_ids: list[str], now: datetime | None = None) -> None:
-        """Once the broker confirmed them; a paper recorded before keeps its first time."""
-        if paper_ids:
-            at = now or datetime.now(UTC)
-            await self.announced.bulk_write(
-                [UpdateOne({"_id": p}, {"$setOnInsert": {"at": at}}, upsert=True) for p in paper_ids], ordered=False
-            )
+        """Once the broker confirmed them; a paper recorded before keeps its first time. Nearly all are new: one
+        insert, and upserts only for those recorded before (a redelivered batch)."""
+        at = now or datetime.now(UTC)
+        await insert_else_update(
+            self.announced, [({"_id": p, "at": at}, {"$setOnInsert": {"at": at}}) for p in paper_ids]
+        )
 
     async def forget(self, paper_id: str) -> None:
         """A withdrawn paper (systems outside drop it too) is announced again if it ever comes back."""

@@ -22,7 +22,13 @@ from schemas.events import PaperEnriched
 from schemas.paper_vector import PaperVector
 from schemas.summary import Summary
 from services.summarizer.policy import enriched_event
-from services.summarizer.store import MongoTokenBudget, VectorStore, convert_vectors_to_float32, search_vectors
+from services.summarizer.store import (
+    AnnouncedPapers,
+    MongoTokenBudget,
+    VectorStore,
+    convert_vectors_to_float32,
+    search_vectors,
+)
 from services.summarizer.vectors import PaperVectors, SearchVectors
 from tests.fake_openai import corpus_event, corpus_lines
 
@@ -389,3 +395,15 @@ async def test_papers_claimed_by_a_sweep_that_died_are_swept_again_once_the_clai
 
     assert sorted(e.paper.id for e in survivor.emitted) == sorted(e.paper.id for e in held)
     assert await survivor.store.backlog() == 0
+
+
+async def test_a_paper_announced_again_keeps_its_first_time(scratch_db: AsyncDatabase) -> None:
+    """papers_announced is written as one insert per batch; a redelivered batch's papers keep when they were first
+    announced, and the new ones among them are recorded."""
+    announced = AnnouncedPapers(scratch_db)
+    first, later = datetime(2026, 12, 7, 9, tzinfo=UTC), datetime(2026, 12, 7, 10, tzinfo=UTC)
+    await announced.record(["arxiv:2605.00001"], now=first)
+    await announced.record(["arxiv:2605.00001", "arxiv:2605.00002"], now=later)
+    at = {d["_id"]: d["at"] async for d in scratch_db["papers_announced"].find({})}
+    assert at == {"arxiv:2605.00001": first, "arxiv:2605.00002": later}
+    assert await announced.not_announced(["arxiv:2605.00001", "arxiv:2605.00003"]) == {"arxiv:2605.00003"}
