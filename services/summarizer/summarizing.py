@@ -5,8 +5,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
-from papertrail.leases import new_holder
-from papertrail.text import paper_digest
+from papertrail.domain.text import paper_digest
+from papertrail.runtime.leases import new_holder
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.paper import Paper
 from schemas.summary import Summary

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from datetime import timedelta
 
-from papertrail.leases import new_holder
+from papertrail.runtime.leases import new_holder
 from schemas.events import PaperNormalized
 from services.summarizer.store import SummaryStore
 from services.summarizer.summarizing import Emit, Summarizer

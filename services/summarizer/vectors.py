@@ -11,9 +11,9 @@ from itertools import islice
 
 from prometheus_client import Counter
 
-from papertrail.embedding import Embedder, embedding_text
-from papertrail.leases import new_holder
-from papertrail.text import paper_digest
+from papertrail.domain.text import paper_digest
+from papertrail.embedding.embedder import Embedder, embedding_text
+from papertrail.runtime.leases import new_holder
 from schemas.events import PaperEmbedding, PaperEnriched
 from schemas.paper import Paper
 from schemas.summary import Summary

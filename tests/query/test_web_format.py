@@ -9,8 +9,8 @@ import pytest
 from lxml import html
 from starlette.requests import Request
 
-from papertrail.search_document import paper_document
-from papertrail.venues.claims import claims_from_comment
+from papertrail.domain.search_document import paper_document
+from papertrail.domain.venues.claims import claims_from_comment
 from schemas.events import PaperEnriched
 from schemas.paper import Author, Paper, PaperIds, PaperVersion
 from schemas.summary import Institution, Summary
@@ -20,7 +20,7 @@ from services.query.web.i18n import STRINGS, Translator, pick_language
 from services.query.web.render import templates
 from tests.conftest import SOURCES
 from tests.normalizer.sources import acl_records, raw_record
-from tests.query.readers.library.papers import stored_papers
+from tests.query.library.papers import stored_papers
 
 ZH, EN = Translator("zh"), Translator("en")
 
