@@ -15,11 +15,9 @@ from faststream.kafka.annotations import KafkaMessage
 from papertrail.embedding.backends import open_embedder
 from papertrail.runtime.kafka import (
     DeadLetterPolicy,
-    Publisher,
     StaticMembershipBroker,
     batch_options,
     consumer_options,
-    kafka_name,
     make_broker,
 )
 from papertrail.runtime.migrations import MigrationContext, MigrationRecord, publishing_on
@@ -31,8 +29,8 @@ from services.summarizer.migrations import MIGRATIONS
 from services.summarizer.model import SummaryModel, make_openai_client
 from services.summarizer.settings import SummarizerSettings
 from services.summarizer.store import (
-    AnnouncedPapers,
     MongoTokenBudget,
+    NewPapersPublished,
     ReaderInterest,
     SummaryStore,
     TitleStore,
@@ -81,11 +79,6 @@ async def stop_sweeps(resources: Resources) -> None:
     await resources.sweeps.stop()
 
 
-def _publisher(broker: StaticMembershipBroker, settings: SummarizerSettings, topic: str) -> Publisher:
-    name = kafka_name(settings, topic)
-    return next(p for p in broker.publishers if isinstance(p, Publisher) and p.topic == name)
-
-
 @asynccontextmanager
 async def build_resources(
     settings: SummarizerSettings, clients: Clients, broker: StaticMembershipBroker
@@ -119,14 +112,14 @@ async def build_resources(
     search_settings = settings.search_embedding
     search_embedder = open_embedder(search_settings) if search_settings else None
     search = SearchVectors(search_store, search_embedder) if search_embedder else None
-    enriched = _publisher(broker, settings, topics.PAPERS_ENRICHED)
-    new_papers = _publisher(broker, settings, topics.PAPERS_NEW)
+    enriched = broker.declared_publisher(topics.PAPERS_ENRICHED)
+    new_papers = broker.declared_publisher(topics.PAPERS_NEW)
     enrichment = Enrichment(
         summarizer,
         PaperVectors(vector_store, embedder, search, claim=timedelta(seconds=settings.sweep_claim_s)),
         enriched,
         new_papers,
-        AnnouncedPapers(clients.db),
+        NewPapersPublished(clients.db),
     )
     sweeps = Sweeps(
         enrichment,

@@ -9,7 +9,7 @@ from papertrail.runtime.kafka import Publisher, publish_confirmed
 from schemas.events import PaperEnriched, PaperNew, PaperNormalized
 from schemas.summary import Summary
 from services.summarizer.policy import enriched_event, new_paper_event
-from services.summarizer.store import AnnouncedPapers
+from services.summarizer.store import NewPapersPublished
 from services.summarizer.summarizing import Summarizer
 from services.summarizer.titling import TitleSweep
 from services.summarizer.vectors import PaperVectors
@@ -26,7 +26,7 @@ class Enrichment:
         vectors: PaperVectors,
         enriched: Publisher,
         new_papers: Publisher,
-        announced: AnnouncedPapers,
+        announced: NewPapersPublished,
     ) -> None:
         self.summarizer = summarizer
         self.vectors = vectors

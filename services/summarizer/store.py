@@ -269,7 +269,7 @@ class ReaderInterest:
         return asked
 
 
-class AnnouncedPapers:
+class NewPapersPublished:
     """The papers published on papers.new.v1: a paper's first event delivered again (a batch whose offsets were not
     committed) is not announced twice to the systems outside."""
 

@@ -23,8 +23,8 @@ from schemas.paper_vector import PaperVector
 from schemas.summary import Summary
 from services.summarizer.policy import enriched_event
 from services.summarizer.store import (
-    AnnouncedPapers,
     MongoTokenBudget,
+    NewPapersPublished,
     VectorStore,
     convert_vectors_to_float32,
     search_vectors,
@@ -400,7 +400,7 @@ async def test_papers_claimed_by_a_sweep_that_died_are_swept_again_once_the_clai
 async def test_a_paper_announced_again_keeps_its_first_time(scratch_db: AsyncDatabase) -> None:
     """papers_announced is written as one insert per batch; a redelivered batch's papers keep when they were first
     announced, and the new ones among them are recorded."""
-    announced = AnnouncedPapers(scratch_db)
+    announced = NewPapersPublished(scratch_db)
     first, later = datetime(2026, 12, 7, 9, tzinfo=UTC), datetime(2026, 12, 7, 10, tzinfo=UTC)
     await announced.record(["arxiv:2605.00001"], now=first)
     await announced.record(["arxiv:2605.00001", "arxiv:2605.00002"], now=later)
