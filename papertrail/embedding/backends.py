@@ -4,8 +4,10 @@ local_model.py) imports papertrail/embedding/embedder.py, so the factory that im
 from papertrail.embedding.embedder import LOCAL_MODELS, Embedder, EmbeddingSettings, ProcessTokenBudget, TokenBudget
 
 
-def open_embedder(settings: EmbeddingSettings, budget: TokenBudget | None = None) -> Embedder:
-    """The backend the settings choose, ready to embed (the local model is loaded and its files checked here)."""
+def open_embedder(settings: EmbeddingSettings, budget: TokenBudget | None = None, nice: int = 0) -> Embedder:
+    """The backend the settings choose, ready to embed (the local model is loaded and its files checked here).
+    `nice`: the local model runs that much below the process's priority (background embedding; a search's query
+    vector runs at the process's own)."""
     # Imported here: a service on the endpoint never loads onnxruntime.
     if settings.embedding_backend == "openai":
         from papertrail.embedding.endpoint_backend import EndpointEmbedder, make_embedding_client
@@ -13,4 +15,5 @@ def open_embedder(settings: EmbeddingSettings, budget: TokenBudget | None = None
         return EndpointEmbedder(make_embedding_client(settings), settings, budget or ProcessTokenBudget())
     from papertrail.embedding.local_model import LocalEmbedder, packaged_model
 
-    return LocalEmbedder(packaged_model(LOCAL_MODELS[settings.embedding_model], settings), settings)
+    spec = LOCAL_MODELS[settings.embedding_model]
+    return LocalEmbedder(lambda: packaged_model(spec, settings), settings, nice=nice)

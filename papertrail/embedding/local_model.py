@@ -7,8 +7,9 @@ import hashlib
 import importlib.resources
 import logging
 import os
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
@@ -175,16 +176,31 @@ def packaged_model(spec: LocalModelSpec | E5ModelSpec, settings: EmbeddingSettin
     return LocalModel.packaged(spec, settings)
 
 
+def lower_thread_priority(nice: int) -> None:
+    """Lower the calling thread's priority by `nice` (Linux keeps a nice value per thread, and threads a thread starts
+    inherit it: onnxruntime's and OpenMP's threads started from the worker run as low as it)."""
+    if nice > 0 and hasattr(os, "setpriority"):
+        thread = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, os.getpriority(os.PRIO_PROCESS, thread) + nice))
+
+
 class LocalEmbedder:
     """The local backend of Embedder: batches of similar length (less padding) run one at a time on a worker thread,
-    so the event loop keeps serving and at most one batch's activations are in memory."""
+    so the event loop keeps serving and at most one batch's activations are in memory. With `nice`, the worker (and
+    the model's own threads, when `model` is given as a factory and so built there) run below the process's
+    priority."""
 
-    def __init__(self, model: EncoderModel, settings: EmbeddingSettings) -> None:
-        self.model = model
+    def __init__(
+        self, model: EncoderModel | Callable[[], EncoderModel], settings: EmbeddingSettings, *, nice: int = 0
+    ) -> None:
         self.batch_size = settings.embedding_batch_size
         self.max_chars = settings.max_chars
         self._model_key = settings.model_key
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embedding")
+        self._worker = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="embedding", initializer=lower_thread_priority, initargs=(nice,)
+        )
+        # built on the worker, so the threads onnxruntime starts with its session inherit the worker's priority
+        self.model = self._worker.submit(model).result() if callable(model) else model
 
     @property
     def model_key(self) -> str:

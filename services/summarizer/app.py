@@ -108,9 +108,9 @@ async def build_resources(
         titles=titles,
         claim=timedelta(seconds=settings.sweep_claim_s),
     )
-    embedder = open_embedder(settings, MongoTokenBudget(vector_store))
+    embedder = open_embedder(settings, MongoTokenBudget(vector_store), nice=settings.embedding_nice)
     search_settings = settings.search_embedding
-    search_embedder = open_embedder(search_settings) if search_settings else None
+    search_embedder = open_embedder(search_settings, nice=settings.embedding_nice) if search_settings else None
     search = SearchVectors(search_store, search_embedder) if search_embedder else None
     enriched = broker.declared_publisher(topics.PAPERS_ENRICHED)
     new_papers = broker.declared_publisher(topics.PAPERS_NEW)

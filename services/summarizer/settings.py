@@ -51,6 +51,14 @@ class SummarizerSettings(InfraSettings, SearchEmbeddingSettings):
         description="papers embedded per sweep (one model call per model; on a free core MiniLM ~0.06 CPU-s a paper, "
         "with the search vectors' multilingual-e5-small-q4 ~0.19 more)",
     )
+    embedding_nice: int = Field(
+        10,
+        ge=0,
+        le=19,
+        description="how much lower than the rest of the machine the local models' embedding runs (the nice value "
+        "added to its thread): vectors follow a paper, never hold it back, so on a busy machine the pipeline that "
+        "makes papers searchable goes first and embedding takes the CPU left; 0: the same priority",
+    )
 
     titles_base_url: str | None = Field(
         None,

@@ -218,3 +218,38 @@ async def test_threads_waiting_for_work_sleep_instead_of_spinning(e5: LocalEmbed
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     await minilm.close()
     assert os.environ.get("OMP_WAIT_POLICY") == "PASSIVE"  # read by the engine's libgomp as it loads
+
+
+def _thread_nice() -> int:
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+class _PriorityRecorder:
+    """A model that records the priority of the threads that build it and run it."""
+
+    dimensions = 4
+
+    def __init__(self) -> None:
+        self.built_at = _thread_nice()
+        self.ran_at: list[int] = []
+
+    def vectors(self, texts: Sequence[str], role: TextRole = "passage") -> np.ndarray:
+        self.ran_at.append(_thread_nice())
+        return np.ones((len(texts), self.dimensions), dtype=np.float32) / 2
+
+
+@pytest.mark.parametrize("nice", [0, 5])
+async def test_background_embedding_runs_below_the_process_and_the_model_is_built_there(nice: int) -> None:
+    """The summarizer embeds at EMBEDDING_NICE below the rest (the pipeline that makes papers searchable goes first);
+    the model is built on the worker, so threads its runtime starts there inherit that priority. The loop's own
+    thread keeps its priority."""
+    own = _thread_nice()
+    embedder = LocalEmbedder(_PriorityRecorder, EmbeddingSettings(), nice=nice)
+    outcomes = await embedder.embed(["one text", "another"])
+    await embedder.close()
+    model = embedder.model
+    assert isinstance(model, _PriorityRecorder)
+    assert all(o.vector is not None for o in outcomes)
+    assert model.built_at == min(19, own + nice)
+    assert model.ran_at and set(model.ran_at) == {min(19, own + nice)}
+    assert _thread_nice() == own
