@@ -26,6 +26,7 @@ from papertrail.metrics import RequestMetrics
 from papertrail.migrations import MigrationContext, MigrationRecord, publishing_on
 from papertrail.query_hubs import reference_queries
 from papertrail.service import Clients, Readiness, health_routes, open_resources, provide
+from papertrail.wording import Translator
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.api.problems import install_problem_details, on_api, one_value_each, problem_response
@@ -60,7 +61,6 @@ from services.query.readers.library.store import LibraryStore
 from services.query.readers.repositories import ReaderRecords, SiteKeys
 from services.query.readers.write_limits import WriteLimited
 from services.query.settings import QuerySettings
-from services.query.web.i18n import Translator
 from services.query.web.mount import mount_web
 from services.query.web.refusals import write_limited_text
 from services.query.web.render import error_page, language

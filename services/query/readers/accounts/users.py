@@ -30,7 +30,7 @@ MailOutcome = Literal["sent", "held", "unmailed", "failed"]
 
 
 class BadAccountInput(ValueError):
-    """An address or password that cannot be used; the message says why (the i18n key, see web/i18n.py)."""
+    """An address or password that cannot be used; the message says why (a code the pages word: web/labels.py)."""
 
 
 def normalised_email(text: str) -> str:
