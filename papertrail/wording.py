@@ -62,6 +62,24 @@ class Translator:
         return self._translations.npgettext(context, singular, plural, count) % {"num": count, **values}
 
 
+class BothLanguages:
+    """Chinese, then English, joined by `separator`: for what is written with no reader's language known (an account
+    mail to an address, the daily digest)."""
+
+    def __init__(self, separator: str = " / ") -> None:
+        self.separator = separator
+        self._each = tuple(Translator(lang) for lang in LANGUAGES)
+
+    def gettext(self, message: str, /, **values: Any) -> str:
+        return self.separator.join(t.gettext(message, **values) for t in self._each)
+
+    def pgettext(self, context: str, message: str, /, **values: Any) -> str:
+        return self.separator.join(t.pgettext(context, message, **values) for t in self._each)
+
+    def ngettext(self, singular: str, plural: str, count: int, /, **values: Any) -> str:
+        return self.separator.join(t.ngettext(singular, plural, count, **values) for t in self._each)
+
+
 def pick_language(query_value: str | None, cookie_value: str | None) -> str:
     """?lang= wins (and is remembered by the caller), then the cookie, then Chinese."""
     for value in (query_value, cookie_value):

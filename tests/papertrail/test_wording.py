@@ -139,7 +139,7 @@ def test_no_message_id_is_built_at_run_time() -> None:
     ]
     found += [
         problem
-        for path in sorted((ROOT / "services").rglob("templates/*.html"))
+        for path in sorted((ROOT / "services").rglob("templates/*.*"))
         for problem in template_runtime_ids(path.read_text(), str(path.relative_to(ROOT)))
     ]
     assert not found, found
