@@ -61,11 +61,11 @@ stack-down: install
 
 # The message catalogs in step with the code: Babel's extractors (Python, and Jinja2's for the templates) collect every
 # message into a template, and `pybabel update` adds the new ones to the Chinese catalog (empty, to be translated) and
-# drops the ones nothing uses any more. tests/papertrail/test_wording.py fails until the
-# catalog holds every message, translated. No .mo: papertrail/wording.py compiles the .po when a process starts.
+# drops the ones nothing uses any more. tests/papertrail/runtime/test_wording.py fails until the
+# catalog holds every message, translated. No .mo: papertrail/runtime/wording.py compiles the .po when a process starts.
 messages: install
-	$(UV) run pybabel extract -F papertrail/locale/babel.cfg --no-location --sort-output -o .messages.pot .
-	$(UV) run pybabel update -i .messages.pot -d papertrail/locale -l zh --no-fuzzy-matching --ignore-obsolete \
+	$(UV) run pybabel extract -F papertrail/runtime/locale/babel.cfg --no-location --sort-output -o .messages.pot .
+	$(UV) run pybabel update -i .messages.pot -d papertrail/runtime/locale -l zh --no-fuzzy-matching --ignore-obsolete \
 		--width 120
 	rm .messages.pot
 

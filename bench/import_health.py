@@ -1,7 +1,7 @@
 """The query service's /healthz while a reader imports a 50,000-entry BibTeX file (issue 22: such a file left the
 service unanswered for ~58 s), beside the same probe with no import running, in one run; then, in this process, how
 much reading the file stalls an event loop when it is read in a worker thread against a worker process (the choice
-`services/query/readers/library/importing.py` made: the parsers are pure Python, and a thread holds the GIL).
+`services/query/library/importing.py` made: the parsers are pure Python, and a thread holds the GIL).
 
 The file: the three real .bib files of tests/fixtures/library (a hand-kept one, a Zotero export, the ACL Anthology's
 export; 12 entries, 5.6 KB) one after another until it holds --entries entries (50,000: 4,167 copies, 23 MiB,
@@ -32,14 +32,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.search_latency import start_query_service  # noqa: E402
-from papertrail.collections import PAPERS  # noqa: E402
+from papertrail.runtime.collections import PAPERS  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from services.normalizer.store import INDEXES as NORMALIZER_INDEXES  # noqa: E402
-from services.query.readers.library.imports import read_library  # noqa: E402
+from services.query.library.imports import read_library  # noqa: E402
 from tests.conftest import stack_on_free_ports  # noqa: E402
 from tests.integration.services import create_user  # noqa: E402
-from tests.query.readers.library.papers import acl_2024, arxiv_oai, red_fm  # noqa: E402
-from tests.query.readers.library.site import stored_document  # noqa: E402
+from tests.query.library.papers import acl_2024, arxiv_oai, red_fm  # noqa: E402
+from tests.query.library.site import stored_document  # noqa: E402
 
 LIBRARY = ROOT / "tests" / "fixtures" / "library"
 REAL_BIB = ("mera_anthology.bib", "acl-style-files_custom.bib", "acl-style-files_zotero.bib")

@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from services.query.readers.library.importing import LibraryReaders  # noqa: E402
-from services.query.readers.library.imports import TooManyEntries  # noqa: E402
+from services.query.library.importing import LibraryReaders  # noqa: E402
+from services.query.library.imports import TooManyEntries  # noqa: E402
 
 LIBRARY = ROOT / "tests" / "fixtures" / "library"
 REAL_BIB = ("mera_anthology.bib", "acl-style-files_custom.bib", "acl-style-files_zotero.bib")

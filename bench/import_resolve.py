@@ -3,7 +3,7 @@ find of every key field per chunk (the baseline) and by one find per field (Mong
 and where the time goes by command and collection.
 
 The file: the library tests' 113 real papers exported as RIS, repeated --copies times (5: 5,650 entries, as
-tests/query/readers/library/test_library_import_restart.py imports); the database holds those papers, so every entry
+tests/query/library/test_library_import_restart.py imports); the database holds those papers, so every entry
 resolves. Each run imports the file into a fresh database through `ImportJobs` (the worker's code), chunks of
 --chunk entries. Starts its own local stack (temporary folder, free ports; its MongoDB is the Python stand-in) and
 stops it at the end.
@@ -25,21 +25,21 @@ from pymongo import AsyncMongoClient, MongoClient, monitoring
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from papertrail.collections import PAPERS  # noqa: E402
+from papertrail.runtime.collections import PAPERS  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from services.normalizer.store import INDEXES as NORMALIZER_INDEXES  # noqa: E402
-from services.query.readers.library.citations import export  # noqa: E402
-from services.query.readers.library.importing import (  # noqa: E402
+from services.query.library.citations import export  # noqa: E402
+from services.query.library.importing import (  # noqa: E402
     CANDIDATE_FIELDS,
     ImportJobs,
     LibraryReaders,
     MongoFinder,
 )
-from services.query.readers.library.imports import LookupKey, PaperKey, TitleAuthorKey  # noqa: E402
-from services.query.readers.library.store import LibraryStore  # noqa: E402
+from services.query.library.imports import LookupKey, PaperKey, TitleAuthorKey  # noqa: E402
+from services.query.library.store import LibraryStore  # noqa: E402
 from tests.conftest import stack_on_free_ports  # noqa: E402
-from tests.query.readers.library.papers import acl_2024, arxiv_oai, red_fm  # noqa: E402
-from tests.query.readers.library.site import stored_document  # noqa: E402
+from tests.query.library.papers import acl_2024, arxiv_oai, red_fm  # noqa: E402
+from tests.query.library.site import stored_document  # noqa: E402
 
 
 class OrFinder(MongoFinder):

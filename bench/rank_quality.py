@@ -1,4 +1,4 @@
-"""Benchmark: does a reader's ranked feed (services/query/readers/library/ranking.py) put the papers they want first?
+"""Benchmark: does a reader's ranked feed (services/query/recommender/ranking.py) put the papers they want first?
 Simulated readers on the May 2026 corpus, in one run, against newest-first and arxiv-sanity-lite's tf-idf SVM; then the
 time to retrain a reader with 1,000 saved papers and to score one day's papers for 1,000 readers.
 
@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.embed_quality import load_or_embed, subtopic_hits, tfidf_vectors
 from bench.embed_throughput import DEFAULT_SAVE
-from papertrail.embedding import EmbeddingSettings, embedding_text
-from services.query.readers.library import ranking
+from papertrail.embedding.embedder import EmbeddingSettings, embedding_text
+from services.query.recommender import ranking
 from tests.matcher.corpus import SHARED_CORPUS, corpus_papers
 
 SAVES = DISMISSALS = 10

@@ -32,14 +32,14 @@ sys.path.insert(0, str(ROOT))
 
 from bench.embed_throughput import DEFAULT_SAVE  # noqa: E402
 from bench.search_latency import percentile, start_query_service  # noqa: E402
-from papertrail.collections import FEEDBACK, PAPER_VECTORS, PAPERS, USERS  # noqa: E402
-from papertrail.embedding import EmbeddingSettings  # noqa: E402
+from papertrail.embedding.embedder import EmbeddingSettings  # noqa: E402
+from papertrail.runtime.collections import FEEDBACK, PAPER_VECTORS, PAPERS, USERS  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from schemas.paper_vector import PaperVector  # noqa: E402
-from services.query.readers.library import ranking  # noqa: E402
-from services.query.readers.library.recommend import ReaderModels  # noqa: E402
-from services.query.readers.library.shelf import entry_id  # noqa: E402
-from services.query.readers.repositories import TOKEN_PREFIX, token_hash  # noqa: E402
+from services.query.accounts.repositories import TOKEN_PREFIX, token_hash  # noqa: E402
+from services.query.library.shelf import entry_id  # noqa: E402
+from services.query.recommender import ranking  # noqa: E402
+from services.query.recommender.recommend import ReaderModels  # noqa: E402
 from tests.conftest import stack_on_free_ports  # noqa: E402
 from tests.matcher.corpus import corpus_papers  # noqa: E402
 

@@ -1,5 +1,5 @@
 """The webhook queue's claim with 10,000 deliveries queued: claims per second through the matcher's store
-(`MatchStore.claim_due_delivery`, one atomic find-and-modify on `webhook_deliveries`), before and after issue 38's
+(`MatcherRecords.claim_due_delivery`, one atomic find-and-modify on `webhook_deliveries`), before and after issue 38's
 change of its query, and the plan MongoDB chose for each. The deliveries are queued as `on_follows_matched` queues
 them (`queued_delivery`, over real corpus papers), to 50 users on 20 receiving hosts, two hosts and two users at their
 bounds (the dispatcher's `busy` lists). Starts its own MongoDB-protocol server (the local stand-in, secantusdb), or
@@ -22,10 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.stand_in import run_on_mongodb  # noqa: E402
-from papertrail.collections import WEBHOOK_DELIVERIES  # noqa: E402
+from papertrail.runtime.collections import WEBHOOK_DELIVERIES  # noqa: E402
 from schemas.events import FollowMatched, MatchReason  # noqa: E402
 from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery  # noqa: E402
-from services.matcher.store import PENDING_BY_DUE, MatchStore, claimable  # noqa: E402
+from services.matcher.store import PENDING_BY_DUE, MatcherRecords, claimable  # noqa: E402
 from tests.matcher.corpus import corpus_papers  # noqa: E402
 
 USERS, HOSTS, LEASE = 50, 20, timedelta(seconds=60)
@@ -56,31 +56,33 @@ def previous_claim_filter(now: datetime, busy_hosts: list[str], busy_users: list
     }
 
 
-async def claims_per_second(store: MatchStore, claims: int, previous: bool) -> tuple[float, int]:
+async def claims_per_second(store: MatcherRecords, claims: int, previous: bool) -> tuple[float, int]:
     busy_hosts, busy_users = ["hooks-0.example", "hooks-1.example"], ["user-0", "user-1"]
     took, got = 0.0, 0
     for _ in range(claims):
         now = datetime.now(UTC)
         started = time.perf_counter()
         if previous:
-            doc = await store.deliveries.find_one_and_update(
+            doc = await store.deliveries.deliveries.find_one_and_update(
                 previous_claim_filter(now, busy_hosts, busy_users),
                 {"$set": {"claimed_until": now + LEASE}},
                 sort=[("due_at", ASCENDING)],
                 return_document=ReturnDocument.AFTER,
             )
         else:
-            doc = await store.claim_due_delivery(now, LEASE, busy_hosts, busy_users)
+            doc = await store.deliveries.claim_due_delivery(now, LEASE, busy_hosts, busy_users)
         took += time.perf_counter() - started
         got += doc is not None
     return claims / took, got
 
 
-async def plan(store: MatchStore, query: dict[str, Any], hint: str | None) -> str:
+async def plan(store: MatcherRecords, query: dict[str, Any], hint: str | None) -> str:
     """The winning plan's stages, as the server explains the claim's query (sorted by due_at)."""
     find = {"find": WEBHOOK_DELIVERIES.name, "filter": query, "sort": {"due_at": 1}, "limit": 1}
     try:
-        explained = await store.deliveries.database.command({"explain": find | ({"hint": hint} if hint else {})})
+        explained = await store.deliveries.deliveries.database.command(
+            {"explain": find | ({"hint": hint} if hint else {})}
+        )
     except Exception as error:  # a server without explain says so in the report
         return f"(no explain: {type(error).__name__})"
     stages, node = [], explained.get("queryPlanner", {}).get("winningPlan", {})
@@ -94,17 +96,19 @@ async def run(url: str, args: argparse.Namespace) -> None:
     client: AsyncMongoClient = AsyncMongoClient(url, tz_aware=True)
     db = client["papertrail_bench_claims"]
     try:
-        store = MatchStore(db)
+        store = MatcherRecords.of(db)
         for previous in (True, False):
             await db.drop_collection(WEBHOOK_DELIVERIES.name)
             await store.ensure_indexes()
             if previous:  # the queue's index before issue 38
-                await store.deliveries.drop_index(PENDING_BY_DUE)
+                await store.deliveries.deliveries.drop_index(PENDING_BY_DUE)
                 pending = {"outcome": "pending"}
                 old_key = [("outcome", 1), ("due_at", 1)]
-                await store.deliveries.create_index(old_key, partialFilterExpression=pending, name="pending_by_due")
+                await store.deliveries.deliveries.create_index(
+                    old_key, partialFilterExpression=pending, name="pending_by_due"
+                )
             now = datetime.now(UTC)
-            await store.queue_deliveries(deliveries(args.deliveries, now))
+            await store.deliveries.queue_deliveries(deliveries(args.deliveries, now))
             busy = (["hooks-0.example", "hooks-1.example"], ["user-0", "user-1"])
             query = previous_claim_filter(now, *busy) if previous else claimable(now, *busy)
             explained = await plan(store, query, None if previous else PENDING_BY_DUE)

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> bool:
     if args.command in SERVICES:
         run_service(args.command)
     elif args.command == "users":
-        from services.query.readers.accounts.cli import confirm_user, create_user, delete_user, set_password
+        from services.query.accounts.cli import confirm_user, create_user, delete_user, set_password
 
         if args.action == "delete":
             sys.exit(delete_user(args.name))
@@ -75,11 +75,11 @@ def run(args: argparse.Namespace) -> bool:
         named = {k: getattr(args, k) for k in ("affiliation", "ror", "name", "name_zh", "country")}
         sys.exit(apply_command(args.id, args.author, **named))
     elif args.command == "corrections":
-        from services.query.readers.accounts.cli import corrections_command
+        from services.query.accounts.cli import corrections_command
 
         sys.exit(corrections_command(args.action, args.id, args.status))
     elif args.command == "dlq":
-        from papertrail import dlq as dead_letters
+        from papertrail.runtime import dlq as dead_letters
 
         sys.exit(dead_letters.run(args.action, args.topic))
     elif args.command == "migrate":

@@ -7,18 +7,18 @@ services' operator code, which neither service may import from the other."""
 import asyncio
 from datetime import UTC, datetime
 
-from papertrail.author_institutions import is_ror_id
-from papertrail.institutions.catalogue import read_catalogue
-from papertrail.kafka import kafka_name, make_broker
-from papertrail.mongo import database, make_mongo_client
-from papertrail.service import load_settings
+from papertrail.domain.author_institutions import is_ror_id
+from papertrail.domain.institutions.catalogue import read_catalogue
+from papertrail.runtime.kafka import kafka_name, make_broker
+from papertrail.runtime.mongo import database, make_mongo_client
+from papertrail.runtime.service import load_settings
 from schemas import topics
 from schemas.events import PaperNormalized
 from schemas.paper import AuthorInstitution
 from services.normalizer.corrections import CorrectionRefused, apply_institutions
 from services.normalizer.settings import NormalizerSettings
 from services.normalizer.store import PaperStore
-from services.query.readers.accounts.cli import REPORT_ID, correction_report, mark_applied
+from services.query.accounts.cli import REPORT_ID, correction_report, mark_applied
 
 
 def institution_of(

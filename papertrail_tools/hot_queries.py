@@ -16,7 +16,7 @@ from typing import Any
 from pymongo import monitoring
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import (
+from papertrail.runtime.collections import (
     DIGESTS,
     EMBEDDING_PENDING,
     FEEDBACK,
@@ -44,14 +44,14 @@ from schemas.summary import Summary
 from services.harvester.announced import AnnouncedPapers
 from services.harvester.first_pages import FirstPageQueue
 from services.harvester.store import HarvestStore
-from services.matcher.store import MatchStore
+from services.matcher.store import Digests, MatcherRecords, Matches, WebhookDeliveries
 from services.normalizer.records import ParsedRecord
 from services.normalizer.store import PaperStore
 from services.query.catalogue.reads.paper_lookup import PaperKey
-from services.query.catalogue.repositories import CatalogueRecords, Papers, PaperVectors, SummaryBacklog
-from services.query.readers.library.importing import ImportJobs, LibraryReaders, MongoFinder
-from services.query.readers.library.recommend import ReaderModels
-from services.query.readers.library.store import LibraryStore
+from services.query.catalogue.repositories import CatalogueRecords, Papers, SummaryBacklog, VectorReads
+from services.query.library.importing import ImportJobs, LibraryReaders, MongoFinder
+from services.query.library.store import LibraryStore
+from services.query.recommender.recommend import ReaderModels
 from services.summarizer.store import ReaderInterest, SummaryStore, VectorStore, search_vectors
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -283,16 +283,16 @@ HOT_QUERIES: tuple[HotQuery, ...] = (
              reads_whole=frozenset({READER_PICKS.name})),
     # matcher
     HotQuery("matcher", "a match recorded once, each match", MATCHES,
-             lambda db, now: MatchStore(db).record(_follow_matched(now)), _match),
+             lambda db, now: Matches(db).record(_follow_matched(now)), _match),
     HotQuery("matcher", "the webhook queue's claim, each dispatch", WEBHOOK_DELIVERIES,
-             lambda db, now: MatchStore(db).claim_due_delivery(now, timedelta(minutes=1), ["hooks-0.example"],
+             lambda db, now: WebhookDeliveries(db).claim_due_delivery(now, timedelta(minutes=1), ["hooks-0.example"],
                                                                ["user-1"]), _delivery),
     HotQuery("matcher", "when the next delivery falls due, each idle turn", WEBHOOK_DELIVERIES,
-             lambda db, now: MatchStore(db).next_due(now, ["hooks-0.example"], ["user-1"]), _delivery),
+             lambda db, now: WebhookDeliveries(db).next_due(now, ["hooks-0.example"], ["user-1"]), _delivery),
     HotQuery("matcher", "the digests not mailed, each digest run", DIGESTS,
-             lambda db, now: MatchStore(db).unsent_digests((now - timedelta(days=3)).date().isoformat()), _digest),
+             lambda db, now: Digests(db).unsent_digests((now - timedelta(days=3)).date().isoformat()), _digest),
     HotQuery("matcher", "a day's matches, each digest", MATCHES,
-             lambda db, now: MatchStore(db).matches_between(now - timedelta(days=1), now), _match),
+             lambda db, now: Matches(db).matches_between(now - timedelta(days=1), now), _match),
     # query: the catalogue's readers and the index's consumers
     HotQuery("query", "the paper holding an id, each paper page and API read", PAPERS,
              lambda db, now: Papers(db).paper(PaperKey("ids.arxiv", "2500.00007")), _paper),
@@ -303,7 +303,7 @@ HOT_QUERIES: tuple[HotQuery, ...] = (
     HotQuery("query", "the latest version's time, the overview and the health page", PAPER_VERSIONS,
              lambda db, now: Papers(db).latest_version_time(), _version),
     HotQuery("query", "vectors settled, each vectors job turn", PAPER_VECTORS,
-             lambda db, now: PaperVectors(db).settled_count(MODEL, search=False), _vector),
+             lambda db, now: VectorReads(db).settled_count(MODEL, search=False), _vector),
     HotQuery("query", "a waiting paper's place in the summary queue, its page", SUMMARY_PENDING,
              lambda db, now: SummaryBacklog(db).place_of("pt-00000007"), _summary_waiting),
     # query: the readers' library and models
@@ -330,7 +330,7 @@ async def ensure_indexes(db: AsyncDatabase) -> None:
     await SummaryStore(db).ensure_indexes()
     await VectorStore(db).ensure_indexes()
     await search_vectors(db).ensure_indexes()
-    await MatchStore(db).ensure_indexes()
+    await MatcherRecords.of(db).ensure_indexes()
     await CatalogueRecords.of(db).ensure_indexes()
     await LibraryStore(db).ensure_indexes()
     await _library(db).ensure_indexes()

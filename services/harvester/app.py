@@ -1,7 +1,6 @@
 """Harvester service: on each source's schedule, fetch → harvest.raw.v1 → checkpoint → harvest.status.v1."""
 
 import asyncio
-import datetime as dt
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -11,17 +10,22 @@ import httpx
 from faststream import Context
 from faststream.asgi import AsgiFastStream
 
-from papertrail.kafka import StaticMembershipBroker, make_broker
-from papertrail.service import Clients, service_app
+from papertrail.runtime.kafka import StaticMembershipBroker, make_broker
+from papertrail.runtime.service import Clients, service_app
 from schemas import topics
-from services.harvester.announced import AnnouncedPapers, LedgeredPublishing
+from services.harvester.announced import AnnouncedPapers
 from services.harvester.citation_queue import CitationQueue
-from services.harvester.first_pages import FirstPageQueue, QueueingPublishing
+from services.harvester.first_pages import FirstPageQueue
 from services.harvester.publishers import HarvestPublishers
 from services.harvester.runner import Publishing, init_metrics, restore_freshness
-from services.harvester.scheduler import build_sources, make_http_client, run_forever, watch_announcements
+from services.harvester.scheduler import (
+    build_registered,
+    make_http_client,
+    scheduled,
+    source_parts,
+)
 from services.harvester.settings import HarvesterSettings
-from services.harvester.sources import arxiv_feed
+from services.harvester.sources.registry import SOURCES
 from services.harvester.store import HarvestStore, VenueCatalogueStore
 
 SERVICE = "harvester"
@@ -48,31 +52,28 @@ Resources = Annotated[HarvesterResources, Context()]  # what every handler takes
 
 
 async def start_schedules(resources: Resources) -> None:
-    """Once the broker is connected, run every configured source on its own interval."""
+    """Once the broker is connected, run every configured source on its own schedule (sources/registry.py)."""
     settings, store = resources.settings, resources.store
-    publishers: Publishing = resources.publishers
-    if "arxiv_feed" in settings.sources:  # announced ids are kept until their OAI-PMH record comes
-        publishers = LedgeredPublishing(
-            publishers, resources.announced, dt.timedelta(seconds=settings.arxiv_feed_gap_s)
-        )
-    if "arxiv_html" in settings.sources:  # each arXiv paper published queues its first page
-        publishers = QueueingPublishing(publishers, resources.first_pages)
-    init_metrics(settings.sources)
-    arxiv_feed.init_metrics(settings.arxiv_feed_categories if "arxiv_feed" in settings.sources else [])
-    built = build_sources(
-        settings.sources,
+    parts = source_parts(
         settings,
         resources.http,
         resources.first_pages,
-        citations=resources.citations,
-        venue_catalogue=resources.venue_catalogue,
+        resources.citations,
+        resources.venue_catalogue,
+        resources.announced,
     )
+    publishers: Publishing = resources.publishers
+    for name, spec in SOURCES.items():  # each running source's wrapper, in the registry's order
+        if spec.publishing and name in settings.sources:
+            publishers = spec.publishing(publishers, parts)
+    init_metrics(settings.sources)
+    for name, spec in SOURCES.items():
+        if spec.init_metrics:
+            spec.init_metrics(settings, name in settings.sources)
+    built = build_registered(settings.sources, parts)
     await restore_freshness(store, {name: interval for name, (_, interval) in built.items()})
     for name, (source, interval) in built.items():
-        if isinstance(source, arxiv_feed.ArxivAnnouncementSource):  # on arXiv's announcement schedule
-            schedule = watch_announcements(source, store, publishers, settings.lease_ttl_s)
-        else:
-            schedule = run_forever(source, interval, store, publishers, settings.lease_ttl_s)
+        schedule = scheduled(SOURCES[name], source, interval, store, publishers, settings.lease_ttl_s)
         resources.schedules.append(asyncio.create_task(schedule, name=f"harvest-{name}"))
 
 

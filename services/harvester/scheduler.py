@@ -3,9 +3,12 @@
 import asyncio
 import datetime as dt
 import logging
+from collections.abc import Coroutine
+from typing import Any
 
 import httpx
 
+from services.harvester.announced import AnnouncedPapers
 from services.harvester.citation_queue import CitationQueue
 from services.harvester.first_pages import FirstPageQueue
 from services.harvester.http import PoliteFetcher
@@ -13,25 +16,15 @@ from services.harvester.lease import LeaseHeld, source_lease
 from services.harvester.runner import Publishing, run_source
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import Source
-from services.harvester.sources.acl import AclAnthologySource
-from services.harvester.sources.arxiv import ArxivIdsSource, ArxivOaiSource, ArxivRecordFetcher
-from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
-from services.harvester.sources.arxiv_html import ArxivHtmlSource
-from services.harvester.sources.ccf_deadlines import CcfDeadlinesSource
-from services.harvester.sources.daily_arxiv import DailyArxivSource
-from services.harvester.sources.hf import HfDailyPapersSource
-from services.harvester.sources.openreview import OpenReviewSource
-from services.harvester.sources.pmlr import PmlrSource
-from services.harvester.sources.semantic_scholar import SemanticScholarSource
+from services.harvester.sources.arxiv import ArxivIdsSource, ArxivRecordFetcher
+from services.harvester.sources.arxiv_feed import ANNOUNCEMENT_GAP_S, ArxivAnnouncementSource
+from services.harvester.sources.registry import SOURCES
+from services.harvester.sources.spec import SourceParts, SourceSpec
 from services.harvester.store import HarvestStore, VenueCatalogueStore
 
 log = logging.getLogger("papertrail.harvester")
 
 ERROR_PAUSE_S = 60.0  # after an unexpected error outside a run (database down), try again this soon
-# The announcement watcher runs once per announcement, not on an interval; its freshness is judged against the
-# longest quiet spell arXiv's schedule has: Thursday evening to Sunday evening.
-ANNOUNCEMENT_GAP_S = 72 * 3600.0
-CCF_DEADLINES_MIN_REQUEST_INTERVAL_S = 1.0  # one archive a run; a retry waits at least this long
 
 
 def make_http_client(settings: HarvesterSettings) -> httpx.AsyncClient:
@@ -61,56 +54,39 @@ def build_sources(
     citations: CitationQueue | None = None,
     venue_catalogue: VenueCatalogueStore | None = None,
 ) -> dict[str, tuple[Source, float]]:
-    """The source modules called `names`, each with its run interval in seconds (`arxiv_html` reads `first_pages`,
-    `semantic_scholar` the `citations` queue, `ccf_deadlines` writes `venue_catalogue`).
+    """The source modules called `names` (sources/registry.py), each with its run interval in seconds
+    (`arxiv_html` reads `first_pages`, `semantic_scholar` the `citations` queue, `ccf_deadlines` writes
+    `venue_catalogue`)."""
+    return build_registered(names, source_parts(settings, client, first_pages, citations, venue_catalogue))
 
-    arXiv gets one fetcher for the whole process: the arXiv source's ListRecords, the Hugging Face source's
-    GetRecord of each pick and the HTML pages all go through it, so together they keep arXiv's one request per 3 s.
-    """
+
+def source_parts(
+    settings: HarvesterSettings,
+    client: httpx.AsyncClient,
+    first_pages: FirstPageQueue | None = None,
+    citations: CitationQueue | None = None,
+    venue_catalogue: VenueCatalogueStore | None = None,
+    announced: AnnouncedPapers | None = None,
+) -> SourceParts:
+    """What the sources are built from. arXiv gets one fetcher for the whole process: the arXiv source's
+    ListRecords, the Hugging Face source's GetRecord of each pick and the HTML pages all go through it, so together
+    they keep arXiv's one request per 3 s."""
 
     def fetcher(min_interval_s: float) -> PoliteFetcher:
         return polite_fetcher(settings, client, min_interval_s)
 
     arxiv = fetcher(settings.arxiv_min_request_interval_s)  # OAI-PMH, GetRecord and the announcement feeds
+    return SourceParts(settings, fetcher, arxiv, first_pages, citations, venue_catalogue, announced)
+
+
+def build_registered(names: list[str], parts: SourceParts) -> dict[str, tuple[Source, float]]:
+    """The registered sources called `names`, built from `parts`, each with its run interval in seconds."""
     built: dict[str, tuple[Source, float]] = {}
     for name in names:
-        if name == "arxiv":
-            built[name] = ArxivOaiSource(settings, arxiv), settings.arxiv_interval_s
-        elif name == "arxiv_feed":
-            built[name] = ArxivAnnouncementSource(settings, arxiv), ANNOUNCEMENT_GAP_S
-        elif name == "acl":
-            built[name] = (
-                AclAnthologySource(settings, fetcher(settings.acl_min_request_interval_s)),
-                settings.acl_interval_s,
-            )
-        elif name == "hf":
-            records = ArxivRecordFetcher(settings, arxiv) if settings.hf_fetch_arxiv else None
-            hf = HfDailyPapersSource(settings, fetcher(settings.hf_min_request_interval_s), records)
-            built[name] = hf, settings.hf_interval_s
-        elif name == "pmlr":
-            built[name] = PmlrSource(settings, fetcher(settings.pmlr_min_request_interval_s)), settings.pmlr_interval_s
-        elif name == "openreview":
-            openreview = OpenReviewSource(settings, fetcher(settings.openreview_min_request_interval_s))
-            built[name] = openreview, settings.openreview_interval_s
-        elif name == "arxiv_html":
-            if first_pages is None:
-                raise ValueError("arxiv_html reads the queue of first pages: give it the database's")
-            built[name] = ArxivHtmlSource(settings, arxiv, first_pages), settings.arxiv_html_interval_s
-        elif name == "daily_arxiv":
-            community = DailyArxivSource(settings, fetcher(settings.daily_arxiv_min_request_interval_s))
-            built[name] = community, settings.daily_arxiv_interval_s
-        elif name == "semantic_scholar":
-            if citations is None:
-                raise ValueError("semantic_scholar reads the citation queue: give it the database's")
-            s2 = fetcher(settings.s2_min_request_interval_s)
-            built[name] = SemanticScholarSource(settings, s2, citations), settings.s2_interval_s
-        elif name == "ccf_deadlines":
-            if venue_catalogue is None:
-                raise ValueError("ccf_deadlines keeps the venues it reads: give it the database's venue catalogue")
-            ccfddl = CcfDeadlinesSource(settings, fetcher(CCF_DEADLINES_MIN_REQUEST_INTERVAL_S), venue_catalogue)
-            built[name] = ccfddl, settings.ccf_deadlines_interval_s
-        else:
+        spec = SOURCES.get(name)
+        if spec is None:
             raise ValueError(f"unknown source {name!r} in SOURCES")
+        built[name] = spec.build(parts), spec.interval_s(parts.settings)
     return built
 
 
@@ -155,6 +131,17 @@ async def run_forever(
     while True:
         wait_s = await run_once(source, interval_s, store, out, lease_ttl_s)
         await asyncio.sleep(wait_s)
+
+
+def scheduled(
+    spec: SourceSpec, source: Source, interval_s: float, store: HarvestStore, out: Publishing, lease_ttl_s: float
+) -> Coroutine[Any, Any, None]:
+    """The source's schedule as its registration says: on its interval, or once per arXiv announcement."""
+    if spec.schedule == "announcements":
+        if not isinstance(source, ArxivAnnouncementSource):
+            raise TypeError(f"{spec.name} is scheduled by arXiv's announcements: its source must watch them")
+        return watch_announcements(source, store, out, lease_ttl_s)
+    return run_forever(source, interval_s, store, out, lease_ttl_s)
 
 
 async def watch_announcements(

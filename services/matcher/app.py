@@ -17,10 +17,10 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.embedders import open_embedder
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.follows.rules import FollowIndex, PaperText, follow_matched, topics_by_id
-from papertrail.kafka import (
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.follows.rules import FollowIndex, PaperText, follow_matched, topics_by_id
+from papertrail.embedding.backends import open_embedder
+from papertrail.runtime.kafka import (
     DeadLetterPolicy,
     StaticMembershipBroker,
     batch_options,
@@ -28,8 +28,8 @@ from papertrail.kafka import (
     make_broker,
     publish_confirmed,
 )
-from papertrail.push.channels import GENERIC
-from papertrail.service import Clients, service_app
+from papertrail.runtime.push.channels import GENERIC
+from papertrail.runtime.service import Clients, service_app
 from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
 from schemas.unchecked import cycles_unchecked
@@ -41,7 +41,7 @@ from services.matcher.matching.recorder import BackfillRunner, MatchRecorder
 from services.matcher.matching.similar import SimilarFollows
 from services.matcher.metrics import FOLLOWS, MATCH_LAG_SECONDS, MATCH_SECONDS, PAPERS_MATCHED
 from services.matcher.settings import MatcherSettings
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 
 SERVICE = "matcher"
 NEEDS = ("kafka", "mongodb", "meilisearch")  # checked before the service starts serving; backfills search the index
@@ -53,7 +53,7 @@ log = logging.getLogger(f"papertrail.{SERVICE}")
 class MatcherResources:
     """What the handlers work with, opened by the lifespan."""
 
-    store: MatchStore
+    store: MatcherRecords
     follow_index: FollowIndex
     similar: SimilarFollows
     recorder: MatchRecorder
@@ -71,10 +71,10 @@ def count_follows(index: FollowIndex) -> None:
         FOLLOWS.labels(kind).set(count)
 
 
-async def load_follow_index(store: MatchStore, index: FollowIndex, similar: SimilarFollows | None = None) -> None:
+async def load_follow_index(store: MatcherRecords, index: FollowIndex, similar: SimilarFollows | None = None) -> None:
     """Every stored follow, compiled with the topic catalogue into `index` (and each similar follow held for its
     vectors); one that does not compile is logged and skipped."""
-    for follow in await store.all_follows():
+    for follow in await store.reads.all_follows():
         try:
             index.upsert(follow)
         except ValueError as error:
@@ -92,7 +92,7 @@ async def on_follow_changed(event: FollowChanged, resources: Resources) -> None:
         follow_index.remove(event.follow_id)
         similar.remove(event.follow_id)
         # a batch or a backfill may have matched it since the reader unfollowed (this event comes after them)
-        await resources.store.forget_follow(event.follow_id)
+        await resources.store.matches.forget_follow(event.follow_id)
     else:
         follow_index.upsert(event.follow)  # ValueError → dead letter; the API rejects these first
         ready = True
@@ -156,7 +156,7 @@ async def similar_matches_of(
 
 async def on_paper_withdrawn(event: PaperWithdrawn, resources: Resources) -> None:
     """A withdrawn paper matches no follow any more: its matches go (already sent webhooks and digests stay sent)."""
-    await resources.store.forget_paper(event.paper_id)
+    await resources.store.matches.forget_paper(event.paper_id)
 
 
 async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: Resources) -> None:
@@ -170,29 +170,31 @@ async def on_follows_matched(body: list[Any], message: KafkaMessage, resources: 
         compiled = resources.follow_index.follows.get(event.follow_id)
         if compiled is not None and not event.backfill:  # None: unfollowed since; a backfill's: summarized
             wanted.append((event, compiled.follow))
-    owners = await resources.store.users_by_id(sorted({e.user_id for e, follow in wanted if not follow.webhook_url}))
+    owners = await resources.store.reads.users_by_id(
+        sorted({e.user_id for e, follow in wanted if not follow.webhook_url})
+    )
     now = datetime.now(UTC)
     queued = [
         queued_delivery(event, target, now, resources.webhooks.public_url)
         for event, follow in wanted
         if (target := webhook_target(follow, owners.get(event.user_id))) is not None
     ]
-    if await resources.store.queue_deliveries(queued):
+    if await resources.store.deliveries.queue_deliveries(queued):
         resources.webhooks.poke()
 
 
 async def queue_backfill_summary(
-    store: MatchStore, webhooks: WebhookDispatcher, public_url: str, follow: Follow, papers: int, at: datetime
+    store: MatcherRecords, webhooks: WebhookDispatcher, public_url: str, follow: Follow, papers: int, at: datetime
 ) -> None:
     """Queue the one webhook delivery of a follow's backfill (its matches have none of their own), if the follow or
     its owner has a webhook: how many held papers it matched, and a link to the follow's feed."""
-    owner = None if follow.webhook_url else await store.user(follow.user_id)
+    owner = None if follow.webhook_url else await store.reads.user(follow.user_id)
     target = webhook_target(follow, owner)
     if target is None or target.channel != GENERIC:  # a group bot's reader sees them in the follow's feed
         return
     feed_url = f"{public_url.rstrip('/')}/me/feed?{urlencode({'follow_id': follow.id})}"
     summary = queued_backfill_summary(follow, papers, at, feed_url, target, datetime.now(UTC))
-    if await store.queue_deliveries([summary]):
+    if await store.deliveries.queue_deliveries([summary]):
         webhooks.poke()
 
 
@@ -206,7 +208,7 @@ def build_resources(settings: MatcherSettings, clients: Clients, broker: StaticM
     async def publish_matches(matches: list[FollowMatched]) -> None:
         await publish_confirmed(matched, [(match, match.paper_id) for match in matches])
 
-    store = MatchStore(clients.db)
+    store = MatcherRecords.of(clients.db)
     index = FollowIndex(topics=topics_by_id(load_catalogue()))
     similar = SimilarFollows(store, settings.model_key, settings.embedding_dimensions, lambda: open_embedder(settings))
     recorder = MatchRecorder(store, publish_matches)

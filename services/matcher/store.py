@@ -1,10 +1,12 @@
-"""The matcher's MongoDB access: it owns `matches`, `follow_backfills`, `webhook_endpoints`,
-`webhook_deliveries` and `digests`; it reads `follows`, `users` and `reader_picks` (query service), `papers`
-(normalizer) and `paper_vectors` (summarizer)."""
+"""The matcher's MongoDB access, one repository per collection it owns (`matches` with `withdrawn_papers`,
+`follow_backfills`, `webhook_endpoints`, `webhook_deliveries`, `digests`) and one for what it reads of other services'
+(`follows`, `users` and `reader_picks` of the query service, `papers` of the normalizer, `paper_vectors` of the
+summarizer)."""
 
 import contextlib
 import hashlib
 import logging
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,7 +16,8 @@ from pymongo import ASCENDING, DESCENDING, ReturnDocument, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import BulkWriteError, DuplicateKeyError, OperationFailure
 
-from papertrail.collections import (
+from papertrail.embedding.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
+from papertrail.runtime.collections import (
     DIGESTS,
     FOLLOW_BACKFILLS,
     FOLLOWS,
@@ -27,9 +30,8 @@ from papertrail.collections import (
     WEBHOOK_ENDPOINTS,
     WITHDRAWN_PAPERS,
 )
-from papertrail.mongo import DUPLICATE_KEY
-from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
-from papertrail.venue_catalogue import VenueCatalogue
+from papertrail.runtime.mongo import DUPLICATE_KEY
+from papertrail.runtime.venue_catalogue import VenueCatalogue
 from schemas.events import Follow, FollowMatched
 from schemas.paper import Author, Paper
 from services.matcher.delivery.webhooks import disabled_reason
@@ -64,39 +66,19 @@ def claimable(now: datetime, busy_hosts: list[str], busy_users: list[str]) -> di
     }
 
 
-class MatchStore:
+class UpstreamReads:
+    """What the matcher reads of other services' collections, never writing them: `follows` and `users` and
+    `reader_picks` (the query service's), `papers` (the normalizer's), `paper_vectors` (the summarizer's), and the venue
+    catalogue (the harvester's over the shipped one, for the digest's reminders)."""
+
     def __init__(self, db: AsyncDatabase) -> None:
-        self.matches = db[MATCHES.name]
-        self.backfills = db[FOLLOW_BACKFILLS.name]
-        self.withdrawn = db[WITHDRAWN_PAPERS.name]
-        self.endpoints = db[WEBHOOK_ENDPOINTS.name]
-        self.deliveries = db[WEBHOOK_DELIVERIES.name]
-        self.digests = db[DIGESTS.name]
-        self.follows = db[FOLLOWS.name]  # written by the query service; read here
-        self.papers = db[PAPERS.name]  # written by the normalizer; read for backfill authors
-        self.vectors = db[PAPER_VECTORS.name]  # written by the summarizer; read for similar follows
-        self.users = db[USERS.name]  # written by the query service; read for webhook and e-mail settings
-        self.reader_picks = db[READER_PICKS.name]  # written by the query service; read for the digest's 为你推荐
-        self.venue_catalogue = VenueCatalogue(db)  # the harvester's venue_catalogue over the shipped one: reminders
+        self.follows = db[FOLLOWS.name]
+        self.papers = db[PAPERS.name]
+        self.vectors = db[PAPER_VECTORS.name]
+        self.users = db[USERS.name]
+        self.reader_picks = db[READER_PICKS.name]
+        self.venue_catalogue = VenueCatalogue(db)
 
-    async def ensure_indexes(self) -> None:
-        await self.matches.create_index([("user_id", 1), ("follow_id", 1), ("paper_id", 1)], unique=True)
-        await self.matches.create_index([("follow_id", 1), ("matched_at", -1)])
-        await self.matches.create_index([("user_id", 1), ("matched_at", -1)])
-        await self.matches.create_index([("matched_at", -1)])
-        await self.deliveries.create_index([("user_id", 1), ("created_at", -1)])
-        await self.deliveries.create_index("delivery_id")
-        # the queue: pending deliveries by when they are due. On `due_at` alone, so the index gives the claim's order
-        # (the local stand-in sorted every pending delivery for each claim over the one led by `outcome`).
-        await self.deliveries.create_index(
-            [("due_at", 1)], partialFilterExpression={"outcome": "pending"}, name=PENDING_BY_DUE
-        )
-        with contextlib.suppress(OperationFailure):  # the index the queue had before (issue 38)
-            await self.deliveries.drop_index("pending_by_due")
-        await self.digests.create_index([("user_id", 1), ("day", -1)])
-        await self.digests.create_index([("sent_at", 1), ("day", -1)])  # each digest run: the days not mailed yet
-
-    # follows and users (read only) ----------------------------------------------------------------------
     async def all_follows(self, kind: str | None = None) -> list[Follow]:
         """Every follow (of this kind, if given)."""
         follows = []
@@ -151,7 +133,25 @@ class MatchStore:
             async for doc in self.users.find({"_id": {"$in": user_ids}}, {"token_hash": 0, "password_hash": 0})
         }
 
-    # matches --------------------------------------------------------------------------------------------
+    async def picks_of(self, user_id: str) -> list[dict[str, Any]]:
+        """The reader's 为你推荐 picks of the last day, as the query service last ranked them (none without a model)."""
+        doc = await self.reader_picks.find_one({"_id": user_id})
+        return list((doc or {}).get("picks") or [])
+
+
+class Matches:
+    """`matches`, one per user + follow + paper, and `withdrawn_papers`, the papers whose matches went."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.matches = db[MATCHES.name]
+        self.withdrawn = db[WITHDRAWN_PAPERS.name]
+
+    async def ensure_indexes(self) -> None:
+        await self.matches.create_index([("user_id", 1), ("follow_id", 1), ("paper_id", 1)], unique=True)
+        await self.matches.create_index([("follow_id", 1), ("matched_at", -1)])
+        await self.matches.create_index([("user_id", 1), ("matched_at", -1)])
+        await self.matches.create_index([("matched_at", -1)])
+
     async def record(self, match: FollowMatched) -> FollowMatched | None:
         """Store the match once; return the stored match if it still has to be announced, else None.
 
@@ -233,16 +233,17 @@ class MatchStore:
                 ordered=False,
             )
 
-    async def picks_of(self, user_id: str) -> list[dict[str, Any]]:
-        """The reader's 为你推荐 picks of the last day, as the query service last ranked them (none without a model)."""
-        doc = await self.reader_picks.find_one({"_id": user_id})
-        return list((doc or {}).get("picks") or [])
-
     async def matches_between(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
         cursor = self.matches.find({"matched_at": {"$gte": start, "$lt": end}}).sort("matched_at", ASCENDING)
         return [doc async for doc in cursor]
 
-    # backfills ------------------------------------------------------------------------------------------
+
+class FollowBackfills:
+    """`follow_backfills`: each follow's backfill claimed by one replica, with how it ended."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.backfills = db[FOLLOW_BACKFILLS.name]
+
     async def claim_backfill(
         self, follow_id: str, now: datetime, stale_after: timedelta, vectors: int | None = None
     ) -> bool:
@@ -274,6 +275,13 @@ class MatchStore:
             {"_id": follow_id},
             {"$set": {"state": "done", "finished_at": now, "papers_checked": papers, "matches": matches}},
         )
+
+
+class WebhookEndpoints:
+    """`webhook_endpoints`: a user's webhooks per receiving host, their failures counted and their disabling."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.endpoints = db[WEBHOOK_ENDPOINTS.name]
 
     # webhooks: endpoints (per user and receiving host) and deliveries (the log, and the queue of those pending) -
     async def endpoint(self, user_id: str, host: str) -> dict[str, Any]:
@@ -313,6 +321,24 @@ class MatchStore:
             {"_id": endpoint_id(user_id, host)},
             {"$set": {"disabled": False, "consecutive_failures": 0}, "$unset": {"disabled_reason": ""}},
         )
+
+
+class WebhookDeliveries:
+    """`webhook_deliveries`: the delivery queue, claimed in `due_at` order by one index range."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.deliveries = db[WEBHOOK_DELIVERIES.name]
+
+    async def ensure_indexes(self) -> None:
+        await self.deliveries.create_index([("user_id", 1), ("created_at", -1)])
+        await self.deliveries.create_index("delivery_id")
+        # the queue: pending deliveries by when they are due. On `due_at` alone, so the index gives the claim's order
+        # (the local stand-in sorted every pending delivery for each claim over the one led by `outcome`).
+        await self.deliveries.create_index(
+            [("due_at", 1)], partialFilterExpression={"outcome": "pending"}, name=PENDING_BY_DUE
+        )
+        with contextlib.suppress(OperationFailure):  # the index the queue had before (issue 38)
+            await self.deliveries.drop_index("pending_by_due")
 
     async def queue_deliveries(self, deliveries: list[dict[str, Any]]) -> int:
         """Queue deliveries (each `_id` its delivery id): one already queued or done is left as it is, so a
@@ -364,7 +390,17 @@ class MatchStore:
         """End a delivery without a try (the host's webhooks are disabled)."""
         await self.deliveries.update_one({"_id": delivery_id}, {"$set": changes, "$unset": {"claimed_until": ""}})
 
-    # digests --------------------------------------------------------------------------------------------
+
+class Digests:
+    """`digests`: each reader's daily digest, its mail claimed by one replica and marked sent."""
+
+    def __init__(self, db: AsyncDatabase) -> None:
+        self.digests = db[DIGESTS.name]
+
+    async def ensure_indexes(self) -> None:
+        await self.digests.create_index([("user_id", 1), ("day", -1)])
+        await self.digests.create_index([("sent_at", 1), ("day", -1)])  # each digest run: the days not mailed yet
+
     async def digest(self, user_id: str, day: str) -> dict[str, Any] | None:
         return await self.digests.find_one({"_id": f"{user_id}:{day}"})
 
@@ -400,3 +436,31 @@ class MatchStore:
         # `sent_at` null (a missing field is indexed as null), not `$exists: false`: an equality an index serves
         cursor = self.digests.find({"sent_at": None, "day": {"$gte": since_day}}).sort("day", DESCENDING)
         return [doc async for doc in cursor]
+
+
+@dataclass(frozen=True, slots=True)
+class MatcherRecords:
+    """The matcher's repositories, one per collection it owns, and its reads of other services' collections."""
+
+    matches: Matches
+    backfills: FollowBackfills
+    endpoints: WebhookEndpoints
+    deliveries: WebhookDeliveries
+    digests: Digests
+    reads: UpstreamReads
+
+    @classmethod
+    def of(cls, db: AsyncDatabase) -> "MatcherRecords":
+        return cls(
+            Matches(db),
+            FollowBackfills(db),
+            WebhookEndpoints(db),
+            WebhookDeliveries(db),
+            Digests(db),
+            UpstreamReads(db),
+        )
+
+    async def ensure_indexes(self) -> None:
+        await self.matches.ensure_indexes()
+        await self.deliveries.ensure_indexes()
+        await self.digests.ensure_indexes()

@@ -11,25 +11,24 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import cast
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 
-from papertrail.collections import JOB_LEASES
-from papertrail.embedders import open_embedder
-from papertrail.embedding import Embedder
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.kafka import Publisher, StaticMembershipBroker, batch_options, consumer_options, make_broker
-from papertrail.leases import Leases, run_under_lease
-from papertrail.metrics import RequestMetrics
-from papertrail.migrations import MigrationContext, MigrationRecord, publishing_on
-from papertrail.query_hubs import reference_queries
-from papertrail.service import Clients, Readiness, health_routes, open_resources, provide
-from papertrail.wording import Translator
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import Embedder
+from papertrail.embedding.query_hubs import reference_queries
+from papertrail.runtime.collections import JOB_LEASES
+from papertrail.runtime.kafka import StaticMembershipBroker, batch_options, consumer_options, make_broker
+from papertrail.runtime.leases import Leases, run_under_lease
+from papertrail.runtime.metrics import RequestMetrics
+from papertrail.runtime.migrations import MigrationContext, MigrationRecord, publishing_on
+from papertrail.runtime.service import Clients, Readiness, health_routes, open_resources, provide
+from papertrail.runtime.wording import Translator
 from schemas import topics
 from schemas.events import FollowChanged
-from services.query.api.problems import install_problem_details, on_api, one_value_each, problem_response
+from services.query.accounts.repositories import ReaderRecords, SiteKeys
 from services.query.api.routes import (
     corrections,
     feeds,
@@ -52,14 +51,14 @@ from services.query.catalogue.indexer.retag import (
 )
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from services.query.catalogue.repositories import CatalogueRecords
-from services.query.deps import QueryResources
-from services.query.http_guards import BodyCap, SecurityHeaders
+from services.query.http.guards import BodyCap, SecurityHeaders
+from services.query.http.problems import install_problem_details, on_api, one_value_each, problem_response
+from services.query.http.write_limits import WriteLimited
+from services.query.library.importing import MAX_FILE_BYTES, ImportJobs, LibraryReaders
+from services.query.library.store import LibraryStore
 from services.query.migrations import MIGRATIONS
-from services.query.readers.library.importing import MAX_FILE_BYTES, ImportJobs, LibraryReaders
-from services.query.readers.library.recommend import ReaderModels
-from services.query.readers.library.store import LibraryStore
-from services.query.readers.repositories import ReaderRecords, SiteKeys
-from services.query.readers.write_limits import WriteLimited
+from services.query.recommender.recommend import ReaderModels
+from services.query.resources import QueryResources
 from services.query.settings import QuerySettings
 from services.query.web.mount import mount_web
 from services.query.web.refusals import write_limited_text
@@ -74,12 +73,6 @@ log = logging.getLogger(f"papertrail.{SERVICE}")
 
 HTTP_ROLES = ("api", "all")  # serve the API and pages
 WORK_ROLES = ("worker", "all")  # run the consumers and the background jobs
-
-
-def follow_changes_of(broker: StaticMembershipBroker) -> Publisher:
-    """The follows.changed.v1 publisher create_app declared on the broker."""
-    topic = broker.name_prefix + topics.FOLLOWS_CHANGED
-    return cast(Publisher, next(p for p in broker.publishers if getattr(p, "topic", None) == topic))
 
 
 def build_resources(
@@ -116,8 +109,8 @@ def build_resources(
     )
     return QueryResources(
         settings, paper_index, CatalogueRecords.of(clients.db), ReaderRecords.of(clients.db),
-        TopicTagger(load_catalogue()), follow_changes_of(broker), broker.dead_letters, library, imports, reader_models,
-        site_secret,
+        TopicTagger(load_catalogue()), broker.declared_publisher(topics.FOLLOWS_CHANGED), broker.dead_letters,
+        library, imports, reader_models, site_secret,
     )  # fmt: skip
 
 
@@ -189,7 +182,9 @@ def create_app(settings: QuerySettings) -> FastAPI:
             provide(broker.context, resources)
             await broker.start()
             migrating = MigrationContext(clients.db, publishing_on(broker, settings))
-            await MigrationRecord(clients.db).run_pending(MIGRATIONS, migrating)  # once: papertrail/migrations.py
+            await MigrationRecord(clients.db).run_pending(
+                MIGRATIONS, migrating
+            )  # once: papertrail/runtime/migrations.py
             leases = Leases(clients.db[JOB_LEASES.name])
             jobs = background_jobs(resources) if works else {}
             app.state.jobs = {

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from pymongo import MongoClient
 
-from papertrail.follows.reasons import reason_text
+from papertrail.domain.follows.reasons import reason_text
 from schemas.events import Follow, FollowChanged
 from tests.conftest import Servers, wait_until
 from tests.integration.test_matcher import RUN, USER, MatchedReader, matcher, mongo, publish

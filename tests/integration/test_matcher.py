@@ -15,7 +15,7 @@ from meilisearch_python_sdk.models.settings import MeilisearchSettings
 from pydantic import BaseModel
 from pymongo import MongoClient
 
-from papertrail.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
+from papertrail.domain.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched
 from schemas.paper import Paper, PaperVersion
 from schemas.summary import Summary

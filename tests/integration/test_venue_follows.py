@@ -7,9 +7,9 @@ import pytest
 from meilisearch_python_sdk import AsyncClient
 from pymongo import MongoClient
 
-from papertrail.follows.reasons import reason_text
-from papertrail.search_document import paper_document
-from papertrail.venues.claims import venue_claims
+from papertrail.domain.follows.reasons import reason_text
+from papertrail.domain.search_document import paper_document
+from papertrail.domain.venues.claims import venue_claims
 from schemas.events import Follow, FollowChanged
 from schemas.paper import Paper
 from tests.conftest import Servers, wait_until

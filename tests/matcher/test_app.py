@@ -15,8 +15,8 @@ from meilisearch_python_sdk import AsyncClient
 from prometheus_client import REGISTRY
 from pymongo import AsyncMongoClient
 
-from papertrail.kafka import dead_letter_topic
-from papertrail.service import Clients, provide
+from papertrail.runtime.kafka import dead_letter_topic
+from papertrail.runtime.service import Clients, provide
 from schemas import topics
 from schemas.events import FollowChanged
 from services.matcher.app import MatcherResources, build_resources, create_app
@@ -82,7 +82,7 @@ async def test_follow_changes_keep_the_index_in_step(memory: tuple[Any, MatcherR
         forgotten.append(follow_id)
         return 0
 
-    resources.store.forget_follow = forget_follow  # type: ignore[method-assign]
+    resources.store.matches.forget_follow = forget_follow  # type: ignore[method-assign]
     await broker.publish(_changed("deleted", "f1"), topics.FOLLOWS_CHANGED)
     assert set(resources.follow_index.follows) == {"f2"}
     assert forgotten == ["f1"]  # its matches go: a batch may have matched it since the reader unfollowed

@@ -17,9 +17,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from pymongo import AsyncMongoClient
 
-from papertrail.guarded_http import system_resolver
-from papertrail.outbound import IPAddress
-from papertrail.push import dingtalk, feishu, telegram
+from papertrail.runtime.guarded_http import system_resolver
+from papertrail.runtime.outbound import IPAddress
+from papertrail.runtime.push import dingtalk, feishu, telegram
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.digest_mailer import DigestMaker
 from services.matcher.delivery.dispatcher import open_webhooks
@@ -27,7 +27,7 @@ from services.matcher.delivery.webhook_sender import WebhookTarget, queued_deliv
 from services.matcher.delivery.webhooks import SIGNATURE_HEADER, delivery_id, verify_signature
 from services.matcher.matching.recorder import MatchRecorder
 from services.matcher.settings import MatcherSettings
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 from tests.conftest import Inbox, Servers, free_port, smtp_server, wait_until_async
 
 pytestmark = pytest.mark.integration
@@ -134,9 +134,9 @@ def settings(servers: Servers, **overrides: object) -> MatcherSettings:
 
 
 @pytest.fixture
-async def store(servers: Servers) -> AsyncIterator[MatchStore]:
+async def store(servers: Servers) -> AsyncIterator[MatcherRecords]:
     client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
-    store = MatchStore(client[f"matcher_test_{uuid.uuid4().hex[:8]}"])
+    store = MatcherRecords.of(client[f"matcher_test_{uuid.uuid4().hex[:8]}"])
     await store.ensure_indexes()
     yield store
     await client.close()
@@ -157,30 +157,34 @@ def a_match(paper_id: str = "arxiv:2605.01386", **fields: object) -> FollowMatch
     return FollowMatched.model_validate(values)
 
 
-async def test_the_same_paper_twice_is_one_match_and_an_unannounced_one_is_announced_again(store: MatchStore) -> None:
+async def test_the_same_paper_twice_is_one_match_and_an_unannounced_one_is_announced_again(
+    store: MatcherRecords,
+) -> None:
     match = a_match()
-    assert await store.record(match) == match  # new: announce
-    assert await store.record(match) == match  # stored but not marked announced (a crash in between): again
-    await store.mark_announced_many([match])
-    assert await store.record(match.model_copy(update={"matched_at": datetime.now(UTC)})) is None
-    assert await store.matches.count_documents({}) == 1
+    assert await store.matches.record(match) == match  # new: announce
+    assert await store.matches.record(match) == match  # stored but not marked announced (a crash in between): again
+    await store.matches.mark_announced_many([match])
+    assert await store.matches.record(match.model_copy(update={"matched_at": datetime.now(UTC)})) is None
+    assert await store.matches.matches.count_documents({}) == 1
 
 
 async def test_a_batch_of_matches_is_recorded_once_and_a_redelivered_batch_announces_only_the_unannounced(
-    store: MatchStore,
+    store: MatcherRecords,
 ) -> None:
     batch = [a_match(f"arxiv:2605.0{n:04d}") for n in range(40)]
-    assert await store.record_many(batch) == batch  # all new: announce all
-    await store.mark_announced_many(batch[:30])  # a crash after announcing 30 of them
-    again = await store.record_many([*batch, a_match("arxiv:2605.09999")])  # the batch redelivered, plus one new
+    assert await store.matches.record_many(batch) == batch  # all new: announce all
+    await store.matches.mark_announced_many(batch[:30])  # a crash after announcing 30 of them
+    again = await store.matches.record_many(
+        [*batch, a_match("arxiv:2605.09999")]
+    )  # the batch redelivered, plus one new
     assert {m.paper_id for m in again} == {m.paper_id for m in batch[30:]} | {"arxiv:2605.09999"}
-    await store.mark_announced_many(again)
-    assert await store.record_many(batch) == []
-    assert await store.matches.count_documents({}) == 41
-    assert await store.matches.count_documents({"announced": True}) == 41
+    await store.matches.mark_announced_many(again)
+    assert await store.matches.record_many(batch) == []
+    assert await store.matches.matches.count_documents({}) == 41
+    assert await store.matches.matches.count_documents({"announced": True}) == 41
 
 
-async def test_recorder_stores_and_announces_each_match_once(store: MatchStore) -> None:
+async def test_recorder_stores_and_announces_each_match_once(store: MatcherRecords) -> None:
     announced: list[FollowMatched] = []
 
     async def publish_all(matches: list[FollowMatched]) -> None:
@@ -192,12 +196,12 @@ async def test_recorder_stores_and_announces_each_match_once(store: MatchStore) 
 
     assert await recorder.record(batch) == 3
     assert sorted(m.paper_id for m in announced) == sorted(m.paper_id for m in matches)
-    assert await store.matches.count_documents({"announced": True}) == 3
+    assert await store.matches.matches.count_documents({"announced": True}) == 3
 
     announced.clear()
     assert await recorder.record(batch) == 0  # redelivered: nothing new to store or announce
     assert announced == []
-    assert await store.matches.count_documents({}) == 3
+    assert await store.matches.matches.count_documents({}) == 3
 
 
 class Webhooks:
@@ -207,7 +211,7 @@ class Webhooks:
 
     def __init__(
         self,
-        store: MatchStore,
+        store: MatcherRecords,
         config: MatcherSettings,
         names: tuple[str, ...] | dict[str, str] = (),
         clock: Callable[[], float] = time.monotonic,
@@ -232,7 +236,7 @@ class Webhooks:
 
     async def queue(self, match: FollowMatched, url: str, channel: str = "generic") -> int:
         target = WebhookTarget(url, SECRET, channel)
-        queued = await self.store.queue_deliveries(
+        queued = await self.store.deliveries.queue_deliveries(
             [queued_delivery(match, target, datetime.now(UTC), "https://papertrail.example")]
         )
         self.dispatcher.poke()
@@ -243,13 +247,13 @@ class Webhooks:
         ident = delivery_id(match, url)
 
         async def done() -> dict[str, Any] | None:
-            return await self.store.deliveries.find_one({"_id": ident, "outcome": {"$ne": "pending"}})
+            return await self.store.deliveries.deliveries.find_one({"_id": ident, "outcome": {"$ne": "pending"}})
 
         return await wait_until_async(done, 30, f"delivery {ident} closed")
 
 
 async def test_webhook_that_fails_twice_then_succeeds_is_one_signed_delivery(
-    servers: Servers, store: MatchStore
+    servers: Servers, store: MatcherRecords
 ) -> None:
     match = a_match()
     async with Webhooks(store, settings(servers)) as webhooks:
@@ -264,11 +268,11 @@ async def test_webhook_that_fails_twice_then_succeeds_is_one_signed_delivery(
     assert verify_signature(SECRET, body, headers[SIGNATURE_HEADER])
     assert not verify_signature("another secret", body, headers[SIGNATURE_HEADER])
     assert json.loads(body)["match"]["paper_id"] == match.paper_id
-    assert await store.deliveries.count_documents({}) == 1
+    assert await store.deliveries.deliveries.count_documents({}) == 1
 
 
 async def test_failures_are_counted_per_host_so_a_new_url_there_does_not_start_again(
-    servers: Servers, store: MatchStore
+    servers: Servers, store: MatcherRecords
 ) -> None:
     config = settings(servers, webhook_max_attempts=2, webhook_disable_after=2)
     outcomes = []
@@ -280,7 +284,7 @@ async def test_failures_are_counted_per_host_so_a_new_url_there_does_not_start_a
                 outcomes.append(await webhooks.closed(match, url))
     assert [d["outcome"] for d in outcomes] == ["failed", "failed", "skipped_disabled"]
     assert len(receiver.requests) == 4  # two attempts for each of the first two; none once disabled
-    endpoint = await store.endpoint("u1", "127.0.0.1")
+    endpoint = await store.endpoints.endpoint("u1", "127.0.0.1")
     assert endpoint["disabled"] is True
     assert (
         endpoint["disabled_reason"]
@@ -290,7 +294,7 @@ async def test_failures_are_counted_per_host_so_a_new_url_there_does_not_start_a
     assert outcomes[2]["error"] == endpoint["disabled_reason"]
 
 
-async def test_setting_the_webhook_again_re_enables_its_host(servers: Servers, store: MatchStore) -> None:
+async def test_setting_the_webhook_again_re_enables_its_host(servers: Servers, store: MatcherRecords) -> None:
     config = settings(servers, webhook_max_attempts=1, webhook_disable_after=1)
     async with Webhooks(store, config) as webhooks:
         with Receiver([500, 200]) as receiver:
@@ -301,14 +305,14 @@ async def test_setting_the_webhook_again_re_enables_its_host(servers: Servers, s
             assert (await webhooks.closed(second, receiver.url))["outcome"] == "skipped_disabled"
             # PUT /api/me/webhook, as the query service writes it (query: Users.set_webhook)
             changes = {"webhook_url": receiver.url, "webhook_secret": SECRET, "webhook_set_at": datetime.now(UTC)}
-            await store.users.update_one({"_id": "u1"}, {"$set": changes}, upsert=True)
+            await store.reads.users.update_one({"_id": "u1"}, {"$set": changes}, upsert=True)
             await webhooks.queue(third, receiver.url)
             assert (await webhooks.closed(third, receiver.url))["outcome"] == "delivered"
-    endpoint = await store.endpoint("u1", "127.0.0.1")
+    endpoint = await store.endpoints.endpoint("u1", "127.0.0.1")
     assert endpoint["disabled"] is False and endpoint["consecutive_failures"] == 0
 
 
-async def test_the_log_names_no_transport_error_only_status_codes(servers: Servers, store: MatchStore) -> None:
+async def test_the_log_names_no_transport_error_only_status_codes(servers: Servers, store: MatcherRecords) -> None:
     """A closed port reads as "no answer", as a timeout would: the log is no port scanner."""
     closed_port = f"http://127.0.0.1:{free_port()}/hook"
     match = a_match()
@@ -321,7 +325,7 @@ async def test_the_log_names_no_transport_error_only_status_codes(servers: Serve
 
 
 async def test_a_name_resolving_to_loopback_is_refused_at_delivery_though_it_passed_when_written(
-    servers: Servers, store: MatchStore
+    servers: Servers, store: MatcherRecords
 ) -> None:
     config = settings(servers, webhook_allowed_hosts="")  # as deployed: nothing internal allowed
     match = a_match()
@@ -337,7 +341,9 @@ async def test_a_name_resolving_to_loopback_is_refused_at_delivery_though_it_pas
     assert "127.0.0.1" not in str(delivery)  # the log says not which address it had
 
 
-async def test_an_allowed_name_is_delivered_to_with_its_own_host_header(servers: Servers, store: MatchStore) -> None:
+async def test_an_allowed_name_is_delivered_to_with_its_own_host_header(
+    servers: Servers, store: MatcherRecords
+) -> None:
     config = settings(servers, webhook_allowed_hosts="hooks.lab.internal")
     match = a_match()
     with Receiver([204]) as receiver:
@@ -381,7 +387,7 @@ def sent_as_the_bot_asks(channel: str, path: str, body: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("channel", sorted(BOTS))
 async def test_a_group_bot_gets_its_own_format_and_its_answer_decides_the_delivery(
-    servers: Servers, store: MatchStore, channel: str
+    servers: Servers, store: MatcherRecords, channel: str
 ) -> None:
     path, took, refused = BOTS[channel]
     taken, turned_down = a_match("arxiv:2605.00001"), a_match("arxiv:2605.00002")
@@ -404,11 +410,11 @@ async def test_a_group_bot_gets_its_own_format_and_its_answer_decides_the_delive
     code = json.loads(refused).get("code") or json.loads(refused).get("errcode")
     assert failed["error"].startswith(f"HTTP 200, bot error code {code}: ")
     assert failed["error"].endswith("(not retried)")
-    endpoint = await store.endpoint("u1", "127.0.0.1")
+    endpoint = await store.endpoints.endpoint("u1", "127.0.0.1")
     assert endpoint["consecutive_failures"] == 1 and endpoint["last_error"] == failed["error"]
 
 
-async def test_slack_gets_its_text_and_its_status_decides(servers: Servers, store: MatchStore) -> None:
+async def test_slack_gets_its_text_and_its_status_decides(servers: Servers, store: MatcherRecords) -> None:
     """Slack says no with its status code (a 404 `no_team`, as the real endpoint answers a deleted workspace's
     webhook): not retried, as for a generic webhook."""
     taken, turned_down = a_match("arxiv:2605.00001"), a_match("arxiv:2605.00002")
@@ -443,7 +449,7 @@ def telegram_url(receiver: Receiver) -> str:
 
 
 async def test_telegram_gets_send_message_and_its_flood_limit_is_waited_for(
-    servers: Servers, store: MatchStore, caplog: pytest.LogCaptureFixture
+    servers: Servers, store: MatcherRecords, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A chat over its flood limit answers 429 with `retry_after` (1 s here, the backoff 0.05 s): the next try is
     due no sooner, and then delivered. The bot's token is never logged, even with httpx's request log on."""
@@ -471,7 +477,7 @@ async def test_telegram_gets_send_message_and_its_flood_limit_is_waited_for(
 
 
 async def test_a_telegram_refusal_is_kept_with_its_description_and_not_retried(
-    servers: Servers, store: MatchStore
+    servers: Servers, store: MatcherRecords
 ) -> None:
     match = a_match()
     gone = b'{"ok":false,"error_code":403,"description":"Forbidden: bot was kicked from the group chat"}'
@@ -483,12 +489,12 @@ async def test_a_telegram_refusal_is_kept_with_its_description_and_not_retried(
     assert delivery["outcome"] == "failed" and len(receiver.requests) == 1
     said = "HTTP 403, bot error code 403: Forbidden: bot was kicked from the group chat (not retried)"
     assert delivery["error"] == said
-    endpoint = await store.endpoint("u1", "127.0.0.1")
+    endpoint = await store.endpoints.endpoint("u1", "127.0.0.1")
     assert endpoint["consecutive_failures"] == 1 and endpoint["last_error"] == delivery["error"]
 
 
 async def test_a_receiver_that_never_answers_holds_up_no_other_users_delivery(
-    servers: Servers, store: MatchStore
+    servers: Servers, store: MatcherRecords
 ) -> None:
     config = settings(
         servers, webhook_timeout_s=60, webhook_per_address=1, webhook_allowed_hosts="slow.example,fast.example"
@@ -511,13 +517,13 @@ async def test_a_receiver_that_never_answers_holds_up_no_other_users_delivery(
             delivered = await webhooks.closed(fast_match, fast)
             # the other user's delivery arrived while the silent receiver holds the first one, unanswered
             assert delivered["outcome"] == "delivered" and len(answering.requests) == 1
-            slow_ones = await store.deliveries.find({"host": "slow.example"}).to_list()
+            slow_ones = await store.deliveries.deliveries.find({"host": "slow.example"}).to_list()
             assert [d["outcome"] for d in slow_ones] == ["pending", "pending"]
             assert len(silent.requests) == 1  # one at a time to the slow host's address (WEBHOOK_PER_ADDRESS=1)
 
 
 async def test_names_of_one_address_share_its_bound_and_leave_the_other_slots_to_others(
-    servers: Servers, store: MatchStore
+    servers: Servers, store: MatcherRecords
 ) -> None:
     """16 names of one wildcard domain, all one receiver that takes each request and never answers, each name the
     webhook of another user: they hold WEBHOOK_PER_ADDRESS of the WEBHOOK_CONCURRENCY slots, not all of them, and
@@ -544,12 +550,12 @@ async def test_names_of_one_address_share_its_bound_and_leave_the_other_slots_to
             assert delivered["outcome"] == "delivered" and len(answering.requests) == 1
             assert len(silent.requests) == 2  # the other 14 names wait for the address's bound
             assert webhooks.dispatcher.slots.receivers["127.0.0.1"] == 2
-            waiting = await store.deliveries.count_documents({"outcome": "pending", "claimed_until": None})
+            waiting = await store.deliveries.deliveries.count_documents({"outcome": "pending", "claimed_until": None})
             assert waiting == 14
 
 
 async def test_one_users_webhooks_at_many_addresses_hold_at_most_the_users_bound(
-    servers: Servers, store: MatchStore
+    servers: Servers, store: MatcherRecords
 ) -> None:
     """A user's three webhooks at three addresses, each a receiver that never answers: WEBHOOK_PER_USER of them are
     tried at once, and another user's delivery has a slot."""
@@ -579,7 +585,7 @@ async def test_one_users_webhooks_at_many_addresses_hold_at_most_the_users_bound
 
 
 async def test_a_receiver_answering_just_inside_the_timeout_is_disabled_as_a_failing_one_would_be(
-    servers: Servers, store: MatchStore
+    servers: Servers, store: MatcherRecords
 ) -> None:
     """Answers that take 8 s of the 10 s timeout (by the sender's clock, which the receiver moves) are delivered but
     slow (over WEBHOOK_SLOW_FRACTION 0.5 of it): each counts against the host like a failure, a prompt answer starts
@@ -600,13 +606,15 @@ async def test_a_receiver_answering_just_inside_the_timeout_is_disabled_as_a_fai
     assert [d.get("slow") for d in closed[:4]] == [slow, None, slow, slow]
     assert [d.get("disabled_endpoint") for d in closed[:4]] == [False, None, False, True]
     assert len(receiver.requests) == 4
-    endpoint = await store.endpoint("u1", "127.0.0.1")
+    endpoint = await store.endpoints.endpoint("u1", "127.0.0.1")
     assert endpoint["disabled"] is True and endpoint["last_error"] == slow
     assert endpoint["disabled_reason"] == f"disabled after 2 consecutive failed or slow deliveries; last: {slow}"
     assert closed[4]["error"] == endpoint["disabled_reason"]
 
 
-async def test_an_answer_sent_a_byte_at_a_time_is_cut_off_at_the_timeout(servers: Servers, store: MatchStore) -> None:
+async def test_an_answer_sent_a_byte_at_a_time_is_cut_off_at_the_timeout(
+    servers: Servers, store: MatcherRecords
+) -> None:
     """Each byte of the answer comes well inside a read's timeout, the whole of it (3.6 s) well after the request's:
     no answer, as a receiver that never answers, so it cannot hold a slot for as long as it likes."""
     config = settings(servers, webhook_timeout_s=0.5, webhook_max_attempts=1)
@@ -626,10 +634,10 @@ def smtp() -> Iterator[tuple[Inbox, int]]:
 
 
 async def test_daily_digest_grouped_by_topic_is_stored_and_mailed(
-    servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
+    servers: Servers, store: MatcherRecords, smtp: tuple[Inbox, int]
 ) -> None:
     inbox, port = smtp
-    await store.users.insert_one({"_id": "u1", "name": "lin", "email": "lin@example.org"})
+    await store.reads.users.insert_one({"_id": "u1", "name": "lin", "email": "lin@example.org"})
     day_start = datetime(2026, 5, 4, 16, 0, tzinfo=UTC)  # 2026-05-05 00:00 in Beijing
     topic_reason = MatchReason(subtopic="math reasoning", term="reasoning", field="abstract", categories=["cs.CL"])
     for match in [
@@ -646,13 +654,13 @@ async def test_daily_digest_grouped_by_topic_is_stored_and_mailed(
         a_match("arxiv:2605.01386", matched_at=day_start + timedelta(hours=5)),
         a_match("arxiv:2605.00631", matched_at=day_start - timedelta(minutes=1)),  # the day before, in Beijing
     ]:
-        await store.record(match)
+        await store.matches.record(match)
     maker = DigestMaker(store, settings(servers, smtp_host="127.0.0.1", smtp_port=port))
     now = datetime(2026, 5, 6, 1, 0, tzinfo=UTC)  # 09:00 on 05-06 in Beijing: 05-05 is over
     done = await maker.run_once(now, days_back=1)
     assert done == ["u1:2026-05-05", "u1:2026-05-05"]  # stored, then mailed
     assert await maker.run_once(now, days_back=1) == []  # nothing twice
-    digest = await store.digest("u1", "2026-05-05")
+    digest = await store.digests.digest("u1", "2026-05-05")
     assert digest is not None and digest["sent_to"] == "lin@example.org"
     topics = digest["digest"]["topics"]
     assert [t["title"] for t in topics] == ["LLM reasoning", "retrieval for LLMs"]
@@ -668,59 +676,63 @@ async def test_daily_digest_grouped_by_topic_is_stored_and_mailed(
 
 
 async def test_two_matcher_replicas_mail_each_digest_once(
-    servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
+    servers: Servers, store: MatcherRecords, smtp: tuple[Inbox, int]
 ) -> None:
     """Both replicas run their digest loop at the same moment (compose scales the matcher to two)."""
     inbox, port = smtp
     users = [f"u{n}" for n in range(6)]
     for user in users:
-        await store.users.insert_one({"_id": user, "name": user, "email": f"{user}@example.org"})
-        await store.record(a_match(user_id=user, follow_id=f"f-{user}", matched_at=datetime(2026, 5, 5, 3, tzinfo=UTC)))
+        await store.reads.users.insert_one({"_id": user, "name": user, "email": f"{user}@example.org"})
+        await store.matches.record(
+            a_match(user_id=user, follow_id=f"f-{user}", matched_at=datetime(2026, 5, 5, 3, tzinfo=UTC))
+        )
     config = settings(servers, smtp_host="127.0.0.1", smtp_port=port)
     other_client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
     try:
-        other = MatchStore(other_client[store.digests.database.name])  # the second replica's own connection
+        other = MatcherRecords.of(
+            other_client[store.digests.digests.database.name]
+        )  # the second replica's own connection
         now = datetime(2026, 5, 6, 1, 0, tzinfo=UTC)
         await asyncio.gather(DigestMaker(store, config).run_once(now, 1), DigestMaker(other, config).run_once(now, 1))
     finally:
         await other_client.close()
     assert sorted(message["To"] for message in inbox.messages) == sorted(f"{u}@example.org" for u in users)
     for user in users:
-        digest = await store.digest(user, "2026-05-05")
+        digest = await store.digests.digest(user, "2026-05-05")
         assert digest is not None and digest["sent_to"] == f"{user}@example.org" and "mail_claimed_until" not in digest
 
 
-async def test_a_failed_mail_frees_the_digest_for_the_next_run(servers: Servers, store: MatchStore) -> None:
-    await store.users.insert_one({"_id": "u1", "name": "lin", "email": "lin@example.org"})
-    await store.record(a_match(matched_at=datetime(2026, 5, 5, 3, tzinfo=UTC)))
+async def test_a_failed_mail_frees_the_digest_for_the_next_run(servers: Servers, store: MatcherRecords) -> None:
+    await store.reads.users.insert_one({"_id": "u1", "name": "lin", "email": "lin@example.org"})
+    await store.matches.record(a_match(matched_at=datetime(2026, 5, 5, 3, tzinfo=UTC)))
     now = datetime(2026, 5, 6, 1, 0, tzinfo=UTC)
     unreachable = settings(servers, smtp_host="127.0.0.1", smtp_port=free_port(), smtp_timeout_s=2)
     assert await DigestMaker(store, unreachable).run_once(now, 1) == ["u1:2026-05-05"]  # stored, not mailed
-    digest = await store.digest("u1", "2026-05-05")
+    digest = await store.digests.digest("u1", "2026-05-05")
     assert digest is not None and "sent_at" not in digest and "mail_claimed_until" not in digest
-    assert await store.claim_digest_mail("u1:2026-05-05", now, timedelta(minutes=1))  # free for the next run
+    assert await store.digests.claim_digest_mail("u1:2026-05-05", now, timedelta(minutes=1))  # free for the next run
 
 
 async def test_the_digest_adds_the_readers_picks_that_the_query_service_ranked(
-    servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
+    servers: Servers, store: MatcherRecords, smtp: tuple[Inbox, int]
 ) -> None:
-    """reader_picks as the query service writes them (services/query/readers/library/recommend.py: store_picks); a pick
+    """reader_picks as the query service writes them (services/query/recommender/recommend.py: store_picks); a pick
     the follows matched already is not listed twice."""
     inbox, port = smtp
-    await store.users.insert_one({"_id": "u2", "name": "mei", "email": "mei@example.org"})
+    await store.reads.users.insert_one({"_id": "u2", "name": "mei", "email": "mei@example.org"})
     day_start = datetime(2026, 5, 4, 16, 0, tzinfo=UTC)
-    await store.record(a_match("arxiv:2605.01386", user_id="u2", matched_at=day_start + timedelta(hours=5)))
+    await store.matches.record(a_match("arxiv:2605.01386", user_id="u2", matched_at=day_start + timedelta(hours=5)))
     picks = [
         {"paper_id": "arxiv:2605.01386", "title": "Matched already", "score": 0.93},
         {"paper_id": "arxiv:2605.00674", "title": "Beyond Benchmarks: MathArena", "score": 0.88},
         {"paper_id": "arxiv:2605.00631", "title": "Third pick", "score": 0.5},
     ]
-    await store.reader_picks.replace_one(
+    await store.reads.reader_picks.replace_one(
         {"_id": "u2"}, {"user_id": "u2", "computed_at": day_start, "picks": picks}, upsert=True
     )
     maker = DigestMaker(store, settings(servers, smtp_host="127.0.0.1", smtp_port=port, digest_picks=2))
     await maker.run_once(datetime(2026, 5, 6, 1, 0, tzinfo=UTC), days_back=1)
-    digest = await store.digest("u2", "2026-05-05")
+    digest = await store.digests.digest("u2", "2026-05-05")
     assert digest is not None
     assert [p["paper_id"] for p in digest["digest"]["for_you"]] == ["arxiv:2605.00674"]  # top 2, one matched
     [mail] = inbox.messages
@@ -731,18 +743,18 @@ async def test_the_digest_adds_the_readers_picks_that_the_query_service_ranked(
 
 
 async def test_the_digest_reminds_of_the_deadlines_of_followed_venues(
-    servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
+    servers: Servers, store: MatcherRecords, smtp: tuple[Inbox, int]
 ) -> None:
     """Venue follows as the query service stores them, the shipped catalogue's ICML 2026 deadlines (ccf-deadlines):
     a reader with no paper that day gets a digest two days before the abstract deadline, listing both of the
     edition's deadlines in Beijing time; a follow of an edition whose deadlines have passed reminds of nothing."""
-    from papertrail.venues.catalogue import default_index
-    from papertrail.venues.deadlines import upcoming_deadlines
+    from papertrail.domain.venues.catalogue import default_index
+    from papertrail.domain.venues.deadlines import upcoming_deadlines
 
     inbox, port = smtp
     for user in ("u3", "u4"):
-        await store.users.insert_one({"_id": user, "name": user, "email": f"{user}@example.org"})
-    await store.follows.insert_many(
+        await store.reads.users.insert_one({"_id": user, "name": user, "email": f"{user}@example.org"})
+    await store.reads.follows.insert_many(
         [
             {"_id": "v1", "user_id": "u3", "kind": "venue", "name": "ICML 2026", "venue_key": "AI/icml",
              "venue_year": 2026, "created_at": datetime(2025, 12, 1, tzinfo=UTC)},
@@ -755,7 +767,7 @@ async def test_the_digest_reminds_of_the_deadlines_of_followed_venues(
     assert [d.kind for d in icml] == ["abstract", "paper"]
     done = await DigestMaker(store, settings(servers, smtp_host="127.0.0.1", smtp_port=port)).run_once(now, 1)
     assert done == ["u3:2026-01-21", "u3:2026-01-21"]  # stored and mailed; u4's edition is over
-    digest = await store.digest("u3", "2026-01-21")
+    digest = await store.digests.digest("u3", "2026-01-21")
     assert digest is not None and digest["digest"]["papers"] == 0
     assert digest["digest"]["subject"] == "PaperTrail digest 2026-01-21: deadlines ahead"
     shown = [(d["venue"], d["year"], d["kind"], d["at"], d["days_left"]) for d in digest["digest"]["deadlines"]]
@@ -765,24 +777,24 @@ async def test_the_digest_reminds_of_the_deadlines_of_followed_venues(
     [mail] = inbox.messages
     text = next(part for part in mail.walk() if part.get_content_type() == "text/plain").get_payload(decode=True)
     assert "截稿提醒".encode() in text and b"ICML 2026" in text
-    assert await store.digest("u4", "2026-01-21") is None
+    assert await store.digests.digest("u4", "2026-01-21") is None
 
 
 async def test_the_digest_reminds_from_the_harvested_catalogue(
-    servers: Servers, store: MatchStore, smtp: tuple[Inbox, int]
+    servers: Servers, store: MatcherRecords, smtp: tuple[Inbox, int]
 ) -> None:
     """The harvester's reading of ccf-deadlines is what a reminder reads: ICML as ccf-deadlines had it in October 2025
     (its 2026 deadlines TBD, tests/fixtures/sources/ccf-deadlines-history) stands over the shipped catalogue's, so a
     follow of ICML 2026 is reminded of nothing on the day the shipped catalogue would remind it."""
-    from papertrail.venues.catalogue import default_index
-    from papertrail.venues.ccfddl import build_venues
-    from papertrail.venues.deadlines import upcoming_deadlines
+    from papertrail.domain.venues.catalogue import default_index
+    from papertrail.domain.venues.ccfddl import build_venues
+    from papertrail.domain.venues.deadlines import upcoming_deadlines
     from services.harvester.store import VenueCatalogueStore
     from tests.conftest import SOURCES
 
     inbox, port = smtp
-    await store.users.insert_one({"_id": "u5", "name": "u5", "email": "u5@example.org"})
-    await store.follows.insert_one(
+    await store.reads.users.insert_one({"_id": "u5", "name": "u5", "email": "u5@example.org"})
+    await store.reads.follows.insert_one(
         {"_id": "v5", "user_id": "u5", "kind": "venue", "name": "ICML 2026", "venue_key": "AI/icml",
          "venue_year": 2026, "created_at": datetime(2025, 12, 1, tzinfo=UTC)}
     )  # fmt: skip
@@ -790,6 +802,6 @@ async def test_the_digest_reminds_from_the_harvested_catalogue(
     assert upcoming_deadlines([default_index().venues["AI/icml"]], now)  # the shipped catalogue would remind
     october = (SOURCES / "ccf-deadlines-history/4d5483f3/conference/AI/icml.yml").read_bytes()
     (icml,) = build_venues({"conference/AI/icml.yml": october}).venues
-    await VenueCatalogueStore(store.matches.database).save([(icml, "conference/AI/icml.yml")], None, now)
+    await VenueCatalogueStore(store.matches.matches.database).save([(icml, "conference/AI/icml.yml")], None, now)
     done = await DigestMaker(store, settings(servers, smtp_host="127.0.0.1", smtp_port=port)).run_once(now, 1)
-    assert done == [] and await store.digest("u5", "2026-01-21") is None and inbox.messages == []
+    assert done == [] and await store.digests.digest("u5", "2026-01-21") is None and inbox.messages == []

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from pymongo import AsyncMongoClient
 
-from papertrail.collections import WEBHOOK_DELIVERIES
+from papertrail.runtime.collections import WEBHOOK_DELIVERIES
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery
-from services.matcher.store import PENDING_BY_DUE, MatchStore, claimable
+from services.matcher.store import PENDING_BY_DUE, MatcherRecords, claimable
 from tests.conftest import Servers
 from tests.matcher.corpus import sample_papers
 
@@ -23,10 +23,10 @@ LEASE = timedelta(minutes=1)
 
 
 @pytest.fixture
-async def store(servers: Servers) -> AsyncIterator[MatchStore]:
+async def store(servers: Servers) -> AsyncIterator[MatcherRecords]:
     client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
     name = f"matcher_queue_{uuid.uuid4().hex[:8]}"
-    store = MatchStore(client[name])
+    store = MatcherRecords.of(client[name])
     await store.ensure_indexes()
     papers = list(sample_papers().values())
     queued = []
@@ -37,7 +37,7 @@ async def store(servers: Servers) -> AsyncIterator[MatchStore]:
         )  # fmt: skip
         target = WebhookTarget(f"https://hooks-{n % 2}.example/in", "secret")
         queued.append(queued_delivery(match, target, NOW - timedelta(seconds=len(papers) - n), "http://127.0.0.1:8000"))
-    await store.queue_deliveries(queued)
+    await store.deliveries.queue_deliveries(queued)
     yield store
     await client.drop_database(name)
     await client.close()
@@ -51,22 +51,22 @@ def stages(explained: dict[str, Any]) -> list[str]:
     return found
 
 
-async def test_the_claim_reads_the_queue_index_in_its_order(store: MatchStore) -> None:
+async def test_the_claim_reads_the_queue_index_in_its_order(store: MatcherRecords) -> None:
     query = claimable(NOW, ["hooks-0.example"], ["user-1"])
     find = {"find": WEBHOOK_DELIVERIES.name, "filter": query, "sort": {"due_at": 1}, "limit": 1, "hint": PENDING_BY_DUE}
-    plan = stages(await store.deliveries.database.command({"explain": find}))
+    plan = stages(await store.deliveries.deliveries.database.command({"explain": find}))
     assert "IXSCAN" in plan and "COLLSCAN" not in plan and "SORT" not in plan, plan
 
 
-async def test_a_claimed_delivery_is_due_again_only_when_its_claim_runs_out(store: MatchStore) -> None:
-    first = await store.claim_due_delivery(NOW, LEASE, [], [])
-    second = await store.claim_due_delivery(NOW, LEASE, [], [])
+async def test_a_claimed_delivery_is_due_again_only_when_its_claim_runs_out(store: MatcherRecords) -> None:
+    first = await store.deliveries.claim_due_delivery(NOW, LEASE, [], [])
+    second = await store.deliveries.claim_due_delivery(NOW, LEASE, [], [])
     assert first is not None and second is not None
     assert first["due_at"] < second["due_at"] < NOW and first["claimed_until"] == NOW + LEASE  # handed back as due
-    stored = await store.deliveries.find_one({"_id": first["_id"]})
+    stored = await store.deliveries.deliveries.find_one({"_id": first["_id"]})
     assert stored is not None and stored["due_at"] == NOW + LEASE  # a crashed replica's claim runs out by itself
-    await store.delivery_released(second["_id"], second["due_at"])
-    again = await store.claim_due_delivery(NOW, LEASE, [], [])
+    await store.deliveries.delivery_released(second["_id"], second["due_at"])
+    again = await store.deliveries.claim_due_delivery(NOW, LEASE, [], [])
     assert again is not None and again["_id"] == second["_id"]  # given back untried: due as it was, first in line
-    other = await store.claim_due_delivery(NOW, LEASE, [again["host"]], [])
+    other = await store.deliveries.claim_due_delivery(NOW, LEASE, [again["host"]], [])
     assert other is not None and other["host"] != again["host"]

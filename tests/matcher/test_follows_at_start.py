@@ -7,8 +7,8 @@ import pytest
 from pymongo import AsyncMongoClient
 
 from schemas.events import Follow
-from services.matcher.store import MatchStore
-from services.query.readers.repositories import Follows
+from services.matcher.store import MatcherRecords
+from services.query.accounts.repositories import Follows
 from tests.conftest import Servers
 
 pytestmark = pytest.mark.integration
@@ -27,7 +27,7 @@ async def test_follows_stored_by_the_query_service_load_at_start(servers: Server
             created_at=datetime.now(UTC),
         )
         await Follows(db).save_follow(follow, feed_key="secret-feed-key")
-        loaded = await MatchStore(db).all_follows()
+        loaded = await MatcherRecords.of(db).reads.all_follows()
         assert [f.id for f in loaded] == [follow.id]
         assert loaded[0].query == "retrieval"
     finally:

@@ -21,10 +21,10 @@ from meilisearch_python_sdk import AsyncClient
 from meilisearch_python_sdk.models.settings import MeilisearchSettings
 from pymongo import AsyncMongoClient
 
-from papertrail.embedding import EmbeddingSettings
-from papertrail.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
-from papertrail.service import Clients, provide
-from papertrail.similarity import DEFAULT_THRESHOLD
+from papertrail.domain.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
+from papertrail.embedding.embedder import EmbeddingSettings
+from papertrail.embedding.similarity import DEFAULT_THRESHOLD
+from papertrail.runtime.service import Clients, provide
 from schemas import topics
 from schemas.events import Follow, FollowChanged, SeedPaper
 from schemas.paper_vector import PaperVector
@@ -123,7 +123,7 @@ async def _give_vectors(resources: MatcherResources, vectors_of: dict[str, np.nd
             vector=vector,
             updated_at=datetime.now(UTC),
         )
-        await resources.store.vectors.replace_one({"_id": paper_id}, stored.model_dump(), upsert=True)
+        await resources.store.reads.vectors.replace_one({"_id": paper_id}, stored.model_dump(), upsert=True)
 
 
 async def test_a_follow_whose_seeds_another_refresh_found_is_still_backfilled(
@@ -136,7 +136,7 @@ async def test_a_follow_whose_seeds_another_refresh_found_is_still_backfilled(
     )
     await broker.publish(changed, topics.FOLLOWS_CHANGED)
     assert not resources.similar.ready(like.id)  # no seed has a vector: no backfill yet
-    assert await resources.store.backfills.find_one({"_id": like.id}) is None
+    assert await resources.store.backfills.backfills.find_one({"_id": like.id}) is None
 
     await _give_vectors(resources)
     await resources.similar.refresh()  # what another follow's backfill does before it claims (Backfiller.vectors_of)
@@ -144,7 +144,7 @@ async def test_a_follow_whose_seeds_another_refresh_found_is_still_backfilled(
 
     await similar_matches_of(resources, [], datetime.now(UTC))  # the next batch of embedded papers
     claimed = await wait_until_async(
-        lambda: resources.store.backfills.find_one({"_id": like.id}), within=30, what="the follow's backfill"
+        lambda: resources.store.backfills.backfills.find_one({"_id": like.id}), within=30, what="the follow's backfill"
     )
     assert claimed is not None
     assert resources.similar.gained_vectors() == []  # handed out once
@@ -169,16 +169,18 @@ async def test_a_follow_is_backfilled_again_when_another_seed_gets_its_vector(
     await broker.publish(changed, topics.FOLLOWS_CHANGED)
 
     def backfill(state: str, vectors: int) -> Any:
-        return resources.store.backfills.find_one({"_id": like.id, "state": state, "vectors": vectors})
+        return resources.store.backfills.backfills.find_one({"_id": like.id, "state": state, "vectors": vectors})
 
     assert await wait_until_async(lambda: backfill("done", 1), within=30, what="the backfill by the first seed")
-    assert await resources.store.matches.count_documents({"follow_id": like.id}) == 0
+    assert await resources.store.matches.matches.count_documents({"follow_id": like.id}) == 0
 
     await _give_vectors(resources, {second: _axis(1)})  # the seed the paper is like
     await similar_matches_of(resources, [], datetime.now(UTC))  # the next batch of embedded papers
     assert await wait_until_async(lambda: backfill("done", 2), within=30, what="the backfill by both seeds")
-    matched = await resources.store.matches.find_one({"follow_id": like.id, "paper_id": paper})
+    matched = await resources.store.matches.matches.find_one({"follow_id": like.id, "paper_id": paper})
     assert matched is not None and matched["reasons"][0]["seed_id"] == second
 
     # a restart with nothing new leaves the follow as it is: its backfill had every vector it has
-    assert not await resources.store.claim_backfill(like.id, datetime.now(UTC), resources.backfills.stale_after, 2)
+    assert not await resources.store.backfills.claim_backfill(
+        like.id, datetime.now(UTC), resources.backfills.stale_after, 2
+    )

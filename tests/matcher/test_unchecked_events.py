@@ -8,14 +8,14 @@ import pytest
 from pydantic import BaseModel
 from pymongo import AsyncMongoClient
 
-from papertrail.embedding import l2_normalised
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.follows.rules import FollowIndex, follow_matched, topics_by_id
-from papertrail.similarity import similar_match_columns
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.follows.rules import FollowIndex, follow_matched, topics_by_id
+from papertrail.embedding.embedder import l2_normalised
+from papertrail.embedding.similarity import similar_match_columns
 from schemas.events import Follow, FollowMatched, MatchReason, SeedPaper
 from schemas.unchecked import unchecked
 from services.matcher.matching.similar import SimilarFollows
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 from tests.matcher.corpus import sample_papers
 
 NOW = datetime(2026, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
@@ -64,7 +64,8 @@ def test_similar_follow_reasons_and_events_are_the_checked_ones() -> None:
     rng = np.random.default_rng(3)
     vectors = dict(zip((p.id for p in papers), l2_normalised(rng.normal(size=(len(papers), 16))), strict=True))
     # the store and the model are never reached: the seeds' and descriptions' vectors are given as `refresh` reads them
-    similar = SimilarFollows(MatchStore(AsyncMongoClient("mongodb://127.0.0.1:9")["unused"]), "m", 16, lambda: None)  # type: ignore[arg-type, return-value]
+    nowhere = MatcherRecords.of(AsyncMongoClient("mongodb://127.0.0.1:9")["unused"])
+    similar = SimilarFollows(nowhere, "m", 16, lambda: None)  # type: ignore[arg-type, return-value]
     for i in range(0, len(papers) - 1, 2):
         similar.upsert(
             Follow(

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.follows.rules import follow_matched
+from papertrail.domain.follows.rules import follow_matched
 from schemas.events import Follow, FollowMatched, MatchReason
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 from tests.matcher.corpus import sample_papers
 
 pytestmark = pytest.mark.integration
@@ -30,7 +30,7 @@ def _follow(name: str) -> Follow:
 
 
 async def test_a_match_written_after_the_withdrawal_is_dropped_and_never_announced(scratch_db: AsyncDatabase) -> None:
-    store = MatchStore(scratch_db)
+    store = MatcherRecords.of(scratch_db)
     await store.ensure_indexes()
     withdrawn, kept = list(sample_papers().values())[:2]
     at = datetime(2026, 5, 5, tzinfo=UTC)
@@ -40,12 +40,12 @@ async def test_a_match_written_after_the_withdrawal_is_dropped_and_never_announc
         return follow_matched(follow, paper_id, title, reasons, at, backfill=True)
 
     live = match(withdrawn.id, withdrawn.title, _follow("live"))
-    assert await store.record_many([live]) == [live]
-    assert await store.forget_paper(withdrawn.id) == 1
+    assert await store.matches.record_many([live]) == [live]
+    assert await store.matches.forget_paper(withdrawn.id) == 1
 
     late = [match(withdrawn.id, withdrawn.title, _follow("backfilled")), match(kept.id, kept.title, _follow("live"))]
-    announced = await store.record_many(late)
+    announced = await store.matches.record_many(late)
     assert [m.paper_id for m in announced] == [kept.id]
-    assert await store.record(match(withdrawn.id, withdrawn.title, _follow("one"))) is None
+    assert await store.matches.record(match(withdrawn.id, withdrawn.title, _follow("one"))) is None
     assert await scratch_db.matches.count_documents({"paper_id": withdrawn.id}) == 0
     assert await scratch_db.matches.count_documents({"paper_id": kept.id}) == 1

@@ -11,9 +11,9 @@ import pytest
 from lxml import html
 from starlette.requests import Request
 
-from papertrail.names import display_name_key
-from papertrail.venues.catalogue import default_index
-from papertrail.wording import Translator
+from papertrail.domain.names import display_name_key
+from papertrail.domain.venues.catalogue import default_index
+from papertrail.runtime.wording import Translator
 from schemas.events import Follow, SeedPaper
 from services.query.catalogue.reads.overview import Figure, Overview
 from services.query.catalogue.reads.search import PaperListing

@@ -11,13 +11,13 @@ from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.query.api.problems import PROBLEM_JSON
 from services.query.app import create_app
 from services.query.catalogue.reads.freshness import parse_window
 from services.query.catalogue.reads.paper_lookup import PAPER_ID_PATTERN
-from services.query.deps import ADDRESSABLE_PAPER_ID, addressable_paper_id
-from services.query.readers.library.feed import FEED_CURSOR_PATTERN
-from services.query.readers.library.shelf import LIBRARY_CURSOR_PATTERN
+from services.query.http.deps import ADDRESSABLE_PAPER_ID, addressable_paper_id
+from services.query.http.problems import PROBLEM_JSON
+from services.query.library.feed import FEED_CURSOR_PATTERN
+from services.query.library.shelf import LIBRARY_CURSOR_PATTERN
 from services.query.settings import QuerySettings
 
 

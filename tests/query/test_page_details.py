@@ -12,9 +12,9 @@ import pytest
 from lxml import html
 from starlette.requests import Request
 
-from papertrail.names import make_author
-from papertrail.search_document import paper_document
-from papertrail.wording import Translator
+from papertrail.domain.names import make_author
+from papertrail.domain.search_document import paper_document
+from papertrail.runtime.wording import Translator
 from schemas.events import PaperEnriched
 from schemas.paper import CommunityPick, Paper, PaperIds, PaperVersion
 from schemas.summary import Summary

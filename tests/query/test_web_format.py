@@ -10,9 +10,9 @@ import pytest
 from lxml import html
 from starlette.requests import Request
 
-from papertrail.search_document import paper_document
-from papertrail.venues.claims import claims_from_comment
-from papertrail.wording import Translator, pick_language
+from papertrail.domain.search_document import paper_document
+from papertrail.domain.venues.claims import claims_from_comment
+from papertrail.runtime.wording import Translator, pick_language
 from schemas.events import PaperEnriched
 from schemas.paper import Author, Paper, PaperIds, PaperVersion
 from schemas.summary import Institution, Summary
@@ -22,8 +22,8 @@ from services.query.web.labels import link_kind
 from services.query.web.render import gettext_functions, templates
 from tests.conftest import SOURCES
 from tests.normalizer.sources import acl_records, raw_record
-from tests.papertrail.test_wording import zh_catalog
-from tests.query.readers.library.papers import stored_papers
+from tests.papertrail.runtime.test_wording import zh_catalog
+from tests.query.library.papers import stored_papers
 
 ZH, EN = Translator("zh"), Translator("en")
 

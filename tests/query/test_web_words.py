@@ -10,17 +10,17 @@ from typing import Any
 import pytest
 from lxml import html
 
-from papertrail.follows.catalogue import load_catalogue, topic_title
-from papertrail.follows.checks import FollowRuleError, check_follow
-from papertrail.wording import Translator
+from papertrail.domain.follows.catalogue import load_catalogue, topic_title
+from papertrail.domain.follows.checks import FollowRuleError, check_follow
+from papertrail.runtime.wording import Translator
 from schemas.events import Follow
-from services.query.readers.accounts.follows import FollowOut, follow_title
+from services.query.accounts.follows import FollowOut, follow_title
 from services.query.web import format as fmt
 from services.query.web import labels
 from services.query.web.browse import parse_browse
 from services.query.web.refusals import write_limited_text
 from services.query.web.render import HERE, gettext_functions, templates
-from tests.papertrail.test_wording import zh_catalog
+from tests.papertrail.runtime.test_wording import zh_catalog
 
 ZH, EN = Translator("zh"), Translator("en")
 NOW = datetime(2026, 5, 11, 8, 30, tzinfo=UTC)

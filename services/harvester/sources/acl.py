@@ -8,6 +8,7 @@ from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRunFailed
 from services.harvester.sources.anthology import MalformedVolumeFile, split_collection
+from services.harvester.sources.spec import SourceSpec
 
 PAGE_SIZE = 500  # records per published batch; a file's checkpoint moves only after its last batch
 
@@ -51,3 +52,12 @@ class AclAnthologySource:
                     checkpoint={"files": {k: dict(v) for k, v in files.items()}},
                     complete_list_size=len(records),
                 )
+
+
+SOURCE = SourceSpec(
+    "acl",
+    lambda parts: AclAnthologySource(parts.settings, parts.fetcher(parts.settings.acl_min_request_interval_s)),
+    lambda settings: settings.acl_interval_s,
+    formats=("acl_xml",),
+    settings="ACL_",
+)

@@ -9,6 +9,7 @@ from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRecord, SourceRunFailed
 from services.harvester.sources.oai import ARXIV_OAI_PREFIX, MalformedResponse, parse_oai_page
+from services.harvester.sources.spec import SourceSpec
 
 OVERLAP = dt.timedelta(days=1)  # day-granular datestamps: re-read the last day, duplicates are harmless
 
@@ -146,3 +147,12 @@ class ArxivIdsSource:
             record = await self.records.get(arxiv_id)
             notes = [] if record else [f"arXiv has no paper {arxiv_id} (or it was deleted)"]
             yield SourcePage([record] if record else [], {}, notes=notes)
+
+
+SOURCE = SourceSpec(
+    "arxiv",
+    lambda parts: ArxivOaiSource(parts.settings, parts.arxiv),
+    lambda settings: settings.arxiv_interval_s,
+    formats=("arXivRaw", "arXiv", "oai_dc"),
+    settings="ARXIV_",
+)

@@ -11,6 +11,7 @@ from typing import Any
 from prometheus_client import Counter, Gauge
 
 from schemas.events import AnnouncedCategory, AnnouncementReport
+from services.harvester.announced import LedgeredPublishing
 from services.harvester.announcements import (
     BatchMark,
     Feed,
@@ -23,9 +24,11 @@ from services.harvester.announcements import (
     pending,
 )
 from services.harvester.http import PoliteFetcher
+from services.harvester.runner import Publishing
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRecord, SourceRunFailed
 from services.harvester.sources.atom_feed import MalformedFeed, parse_feed
+from services.harvester.sources.spec import SourceParts, SourceSpec, needed
 
 log = logging.getLogger("papertrail.harvester")
 
@@ -190,3 +193,26 @@ class ArxivAnnouncementSource:
         notes = [f"{c}: {o.value}" for c, o in outcomes.items()]
         report = announcement_report(window, marks, outcomes)
         yield SourcePage([], state(outcomes), window_from=window.day, notes=notes, announcement=report)
+
+
+# The watcher runs once per announcement, not on an interval; its freshness is judged against the longest quiet
+# spell arXiv's schedule has: Thursday evening to Sunday evening.
+ANNOUNCEMENT_GAP_S = 72 * 3600.0
+
+
+def _ledger(out: Publishing, parts: SourceParts) -> Publishing:
+    """Announced ids are kept until their OAI-PMH record comes."""
+    announced = needed(parts.announced, "arxiv_feed keeps a ledger of announced papers: give it the database's")
+    return LedgeredPublishing(out, announced, dt.timedelta(seconds=parts.settings.arxiv_feed_gap_s))
+
+
+SOURCE = SourceSpec(
+    "arxiv_feed",
+    lambda parts: ArxivAnnouncementSource(parts.settings, parts.arxiv),
+    lambda settings: ANNOUNCEMENT_GAP_S,
+    formats=("arxiv_atom",),
+    settings="ARXIV_FEED_",
+    schedule="announcements",
+    publishing=_ledger,
+    init_metrics=lambda settings, running: init_metrics(settings.arxiv_feed_categories if running else []),
+)

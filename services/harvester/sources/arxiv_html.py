@@ -11,12 +11,14 @@ import datetime as dt
 from collections.abc import AsyncIterator
 from typing import Any
 
-from services.harvester.first_pages import FirstPageQueue
+from services.harvester.first_pages import FirstPageQueue, QueueingPublishing
 from services.harvester.http import PoliteFetcher
+from services.harvester.runner import Publishing
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRecord
 from services.harvester.sources.arxiv_html_page import PageRejected, author_block
 from services.harvester.sources.arxiv_pdf_page import first_page_head
+from services.harvester.sources.spec import SourceParts, SourceSpec, needed
 
 
 class ArxivHtmlSource:
@@ -69,3 +71,23 @@ class ArxivHtmlSource:
         except PageRejected as rejected:
             return rejected.reason, []
         return "read_pdf", [SourceRecord.of(arxiv_id, "arxiv_pdf_first_page", head, None)]
+
+
+def _build(parts: SourceParts) -> ArxivHtmlSource:
+    queue = needed(parts.first_pages, "arxiv_html reads the queue of first pages: give it the database's")
+    return ArxivHtmlSource(parts.settings, parts.arxiv, queue)
+
+
+def _queue_first_pages(out: Publishing, parts: SourceParts) -> Publishing:
+    """Each arXiv paper published queues its first page."""
+    return QueueingPublishing(out, needed(parts.first_pages, "arxiv_html queues first pages: give it the queue"))
+
+
+SOURCE = SourceSpec(
+    "arxiv_html",
+    _build,
+    lambda settings: settings.arxiv_html_interval_s,
+    formats=("arxiv_html_authors", "arxiv_pdf_first_page"),
+    settings="ARXIV_HTML_",
+    publishing=_queue_first_pages,
+)

@@ -1,6 +1,7 @@
 """ccfddl/ccf-deadlines: the venue catalogue's conference files and acceptance rates, read from the repository's
 archive (one request, conditional on the last ETag) on a schedule and kept in `venue_catalogue`, so a new edition's
-deadline shows without a release; the shipped catalogue (papertrail/venues/catalogue.json) is only the first state.
+deadline shows without a release; the shipped catalogue (papertrail/domain/venues/catalogue.json) is only the first
+state.
 
 It publishes no raw records: the venues are no papers, and the query service reads them from the collection. A bad
 file is named in the run's status (`skipped`) and left out; its venue keeps what was held, and every other venue is
@@ -12,12 +13,13 @@ import hashlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from papertrail.venues.catalogue import Venue, load
-from papertrail.venues.ccfddl import build_venues, updated_venue
+from papertrail.domain.venues.catalogue import Venue, load
+from papertrail.domain.venues.ccfddl import build_venues, updated_venue
 from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRunFailed
 from services.harvester.sources.ccf_deadlines_archive import MalformedArchive, data_files
+from services.harvester.sources.spec import SourceParts, SourceSpec, needed
 from services.harvester.store import VenueCatalogueStore
 
 
@@ -84,3 +86,22 @@ class CcfDeadlinesSource:
                 changed.append((updated, files[venue.key]))
         await self.store.save(changed, commit, self.clock())
         return len(changed)
+
+
+MIN_REQUEST_INTERVAL_S = 1.0  # one archive a run; a retry waits at least this long
+
+
+def _build(parts: SourceParts) -> CcfDeadlinesSource:
+    store = needed(
+        parts.venue_catalogue, "ccf_deadlines keeps the venues it reads: give it the database's venue catalogue"
+    )
+    return CcfDeadlinesSource(parts.settings, parts.fetcher(MIN_REQUEST_INTERVAL_S), store)
+
+
+SOURCE = SourceSpec(
+    "ccf_deadlines",
+    _build,
+    lambda settings: settings.ccf_deadlines_interval_s,
+    formats=(),
+    settings="CCF_DEADLINES_",
+)

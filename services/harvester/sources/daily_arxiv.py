@@ -11,6 +11,7 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRunFailed
 from services.harvester.sources.daily_arxiv_file import MalformedDayFile, day_file_path, split_day_file
 from services.harvester.sources.hf import days_between
+from services.harvester.sources.spec import SourceSpec
 
 PAGE_SIZE = 500  # records per published batch; a day's checkpoint moves only after its last batch
 
@@ -77,3 +78,12 @@ class DailyArxivSource:
                     complete_list_size=len(records),
                     notes=notes if start == 0 else [],
                 )
+
+
+SOURCE = SourceSpec(
+    "daily_arxiv",
+    lambda parts: DailyArxivSource(parts.settings, parts.fetcher(parts.settings.daily_arxiv_min_request_interval_s)),
+    lambda settings: settings.daily_arxiv_interval_s,
+    formats=("daily_arxiv_json",),
+    settings="DAILY_ARXIV_",
+)

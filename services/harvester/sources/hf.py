@@ -11,6 +11,7 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRecord, SourceRunFailed
 from services.harvester.sources.arxiv import ArxivRecordFetcher
 from services.harvester.sources.daily_papers import MalformedDailyList, split_daily_list
+from services.harvester.sources.spec import SourceParts, SourceSpec
 
 
 def days_between(first: dt.date, last: dt.date) -> list[str]:
@@ -85,3 +86,18 @@ class HfDailyPapersSource:
             found: list[SourceRecord] = [arxiv_record] if arxiv_record is not None else []
             notes = [] if found else [f"{arxiv_id}: arXiv has no record of this pick"]
             yield SourcePage(found, state(), window_from=window[0], window_until=window[-1], notes=notes)
+
+
+def _build(parts: SourceParts) -> HfDailyPapersSource:
+    """Each pick's arXiv record is fetched through the arXiv fetcher, at arXiv's pace."""
+    records = ArxivRecordFetcher(parts.settings, parts.arxiv) if parts.settings.hf_fetch_arxiv else None
+    return HfDailyPapersSource(parts.settings, parts.fetcher(parts.settings.hf_min_request_interval_s), records)
+
+
+SOURCE = SourceSpec(
+    "hf",
+    _build,
+    lambda settings: settings.hf_interval_s,
+    formats=("hf_daily_json", "arXivRaw", "arXiv", "oai_dc"),
+    settings="HF_",
+)

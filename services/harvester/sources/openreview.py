@@ -9,6 +9,7 @@ from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRecord, SourceRunFailed, digested_pages
 from services.harvester.sources.openreview_notes import MalformedNotesPage, split_notes
+from services.harvester.sources.spec import SourceSpec
 
 MAX_PAGES = 50  # API pages per venue: 50,000 notes, ten times NeurIPS' accepted papers; more is a query gone wrong
 
@@ -55,3 +56,12 @@ class OpenReviewSource:
                 records, [], digests=venues, key="venues", part=venue, digest=digest, skipped=skipped
             ):
                 yield page
+
+
+SOURCE = SourceSpec(
+    "openreview",
+    lambda parts: OpenReviewSource(parts.settings, parts.fetcher(parts.settings.openreview_min_request_interval_s)),
+    lambda settings: settings.openreview_interval_s,
+    formats=("openreview_note",),
+    settings="OPENREVIEW_",
+)

@@ -8,6 +8,7 @@ from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRunFailed, digested_pages
 from services.harvester.sources.pmlr_bib import MalformedVolumeBib, split_volume
+from services.harvester.sources.spec import SourceSpec
 
 
 class PmlrSource:
@@ -38,3 +39,12 @@ class PmlrSource:
                 raise SourceRunFailed(f"PMLR {volume}: {exc}") from exc
             for page in digested_pages(records, notes, digests=files, key="files", part=volume, digest=digest):
                 yield page
+
+
+SOURCE = SourceSpec(
+    "pmlr",
+    lambda parts: PmlrSource(parts.settings, parts.fetcher(parts.settings.pmlr_min_request_interval_s)),
+    lambda settings: settings.pmlr_interval_s,
+    formats=("pmlr_bibtex",),
+    settings="PMLR_",
+)

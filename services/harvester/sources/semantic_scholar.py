@@ -20,6 +20,7 @@ from services.harvester.http import PoliteFetcher, SourceUnavailable
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRecord, SourceRunFailed
 from services.harvester.sources.s2_batch import FIELDS, MalformedBatch, batch_answers
+from services.harvester.sources.spec import SourceParts, SourceSpec, needed
 
 TOO_MANY_REQUESTS = 429
 
@@ -117,3 +118,17 @@ class SemanticScholarSource:
             if answer.outcome == "counted"
         ]
         return records, {paper.paper_id: answer.outcome for paper, answer in zip(chunk, answers, strict=True)}
+
+
+def _build(parts: SourceParts) -> SemanticScholarSource:
+    queue = needed(parts.citations, "semantic_scholar reads the citation queue: give it the database's")
+    return SemanticScholarSource(parts.settings, parts.fetcher(parts.settings.s2_min_request_interval_s), queue)
+
+
+SOURCE = SourceSpec(
+    "semantic_scholar",
+    _build,
+    lambda settings: settings.s2_interval_s,
+    formats=("s2_paper_json",),
+    settings="S2_",
+)

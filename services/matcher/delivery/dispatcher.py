@@ -14,13 +14,13 @@ from typing import Any
 
 import httpx
 
-from papertrail.guarded_http import GuardedTransport, Resolver, system_resolver
-from papertrail.outbound import IPAddress, OutboundRefused
-from papertrail.push.channel import masked_url
+from papertrail.runtime.guarded_http import GuardedTransport, Resolver, system_resolver
+from papertrail.runtime.outbound import IPAddress, OutboundRefused
+from papertrail.runtime.push.channel import masked_url
 from services.matcher.delivery.webhook_sender import WebhookSender
 from services.matcher.delivery.webhooks import Slots
 from services.matcher.settings import MatcherSettings
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 
 log = logging.getLogger("papertrail.matcher.delivery")
 # a URL and a timeout → the address a request to it connects to, checked (GuardedTransport.checked_address)
@@ -34,7 +34,7 @@ def _now() -> datetime:
 class WebhookDispatcher:
     def __init__(
         self,
-        store: MatchStore,
+        store: MatcherRecords,
         sender: WebhookSender,
         settings: MatcherSettings,
         address_of: AddressOf,
@@ -78,7 +78,7 @@ class WebhookDispatcher:
         """Start a try of every due delivery there is room for; how many were started."""
         started = 0
         while len(self.tasks) < self.concurrency:
-            delivery = await self.store.claim_due_delivery(
+            delivery = await self.store.deliveries.claim_due_delivery(
                 self.clock(), self.lease, self.slots.busy_hosts(), self.slots.busy_users()
             )
             if delivery is None:
@@ -101,7 +101,7 @@ class WebhookDispatcher:
             address = await self._address(delivery["url"])
             receiver = self.slots.resolved(user, delivery["host"], counted, address)
             if receiver is None:  # its address is at its bound: due as before, passed by while that lasts
-                await self.store.delivery_released(delivery["_id"], delivery["due_at"])
+                await self.store.deliveries.delivery_released(delivery["_id"], delivery["due_at"])
                 return
             await self.sender.attempt(delivery, address)
         except Exception:  # logged, and tried again once its claim runs out
@@ -129,7 +129,7 @@ class WebhookDispatcher:
         if len(self.tasks) < self.concurrency:  # else only a finished try makes room
             with contextlib.suppress(Exception):
                 now = self.clock()
-                due = await self.store.next_due(now, self.slots.busy_hosts(), self.slots.busy_users())
+                due = await self.store.deliveries.next_due(now, self.slots.busy_hosts(), self.slots.busy_users())
                 if due is not None:
                     wait = min(wait, max((due - now).total_seconds(), 0.0))
         if wait > 0:
@@ -152,14 +152,14 @@ HTTPX_LOG = logging.getLogger("httpx")
 
 
 def open_webhooks(
-    store: MatchStore,
+    store: MatcherRecords,
     settings: MatcherSettings,
     resolver: Resolver = system_resolver,
     monotonic: Callable[[], float] = time.monotonic,
 ) -> tuple[WebhookDispatcher, httpx.AsyncClient]:
     """The webhooks' dispatcher and HTTP client (closed by the caller): one guarded transport, whose resolver answers
     both the dispatcher's count per address and the connection, which goes to the address counted. Every webhook
-    goes through the outbound policy, checked again when connecting (papertrail/guarded_http.py)."""
+    goes through the outbound policy, checked again when connecting (papertrail/runtime/guarded_http.py)."""
     if not any(isinstance(f, MaskedRequestUrls) for f in HTTPX_LOG.filters):
         HTTPX_LOG.addFilter(MaskedRequestUrls())
     transport = GuardedTransport(settings.webhook_policy, resolver)

@@ -12,10 +12,10 @@ from typing import Any
 
 import httpx
 
-from papertrail.guarded_http import CONNECT_TO
-from papertrail.outbound import IPAddress, OutboundRefused, url_host
-from papertrail.push.channel import ANSWER_LIMIT, Language, match_message
-from papertrail.push.channels import CHANNELS, GENERIC
+from papertrail.runtime.guarded_http import CONNECT_TO
+from papertrail.runtime.outbound import IPAddress, OutboundRefused, url_host
+from papertrail.runtime.push.channel import ANSWER_LIMIT, Language, match_message
+from papertrail.runtime.push.channels import CHANNELS, GENERIC
 from schemas.events import Follow, FollowMatched
 from services.matcher.delivery.webhooks import (
     BACKFILLED_EVENT,
@@ -34,7 +34,7 @@ from services.matcher.delivery.webhooks import (
 )
 from services.matcher.metrics import WEBHOOK_DELIVERIES
 from services.matcher.settings import MatcherSettings
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 
 log = logging.getLogger("papertrail.matcher.delivery")
 # what the log says of a delivery the outbound policy stopped: not which address the name had, nor why
@@ -44,7 +44,7 @@ REFUSED = "not sent: the webhook's host is one webhooks may not reach"
 @dataclass(frozen=True, slots=True)
 class WebhookTarget:
     """Where a match goes: the URL, the secret it is signed with (a group bot's: the one the bot gave, or none), the
-    channel (`generic`, or a group bot of papertrail/push/) and the language a bot's message is written in."""
+    channel (`generic`, or a group bot of papertrail/runtime/push/) and the language a bot's message is written in."""
 
     url: str
     secret: str
@@ -149,12 +149,13 @@ class Answer:
 
 
 class WebhookSender:
-    """One try of a queued delivery: POSTed through the guarded client (papertrail/guarded_http.py), logged with the
+    """One try of a queued delivery: POSTed through the guarded client (papertrail/runtime/guarded_http.py), logged
+    with the
     status code only, and what follows decided by `webhooks.verdict`; `monotonic` times the answer (tests move it)."""
 
     def __init__(
         self,
-        store: MatchStore,
+        store: MatcherRecords,
         client: httpx.AsyncClient,
         settings: MatcherSettings,
         monotonic: Callable[[], float] = time.monotonic,
@@ -171,11 +172,11 @@ class WebhookSender:
     async def skipped_disabled(self, delivery: dict[str, Any]) -> bool:
         """Close the delivery untried if its user's webhooks on its host are disabled (and not set again since)."""
         user_id, host = delivery["user_id"], delivery["host"]
-        endpoint = await self.store.endpoint(user_id, host)
+        endpoint = await self.store.endpoints.endpoint(user_id, host)
         if not endpoint.get("disabled") or await self._set_again(user_id, host, endpoint):
             return False
         closed = {"outcome": "skipped_disabled", "error": endpoint.get("disabled_reason")}
-        await self.store.delivery_closed(delivery["_id"], closed | {"closed_at": datetime.now(UTC)})
+        await self.store.deliveries.delivery_closed(delivery["_id"], closed | {"closed_at": datetime.now(UTC)})
         self._counted("skipped_disabled")
         return True
 
@@ -197,7 +198,7 @@ class WebhookSender:
             )
         )  # fmt: skip
         if fate.outcome == "retry":
-            await self.store.delivery_tried(ident, attempt, {"due_at": fate.due_at})
+            await self.store.deliveries.delivery_tried(ident, attempt, {"due_at": fate.due_at})
             return self._counted("retry")
         changes: dict[str, Any] = {"outcome": fate.outcome, "closed_at": now}
         if fate.outcome == "delivered":
@@ -205,22 +206,22 @@ class WebhookSender:
         else:
             changes["error"] = fate.error
         if fate.strike is None:
-            await self.store.endpoint_succeeded(user_id, host, now)
+            await self.store.endpoints.endpoint_succeeded(user_id, host, now)
         else:  # a failure, or an answer just inside the timeout: either holds a slot as long, and counts against it
             if fate.outcome == "delivered":
                 changes["slow"] = fate.strike
             disable_after = self.settings.webhook_disable_after
-            changes["disabled_endpoint"] = await self.store.endpoint_failed(
+            changes["disabled_endpoint"] = await self.store.endpoints.endpoint_failed(
                 user_id, host, now, fate.strike, disable_after
             )
-        await self.store.delivery_tried(ident, attempt, changes)
+        await self.store.deliveries.delivery_tried(ident, attempt, changes)
         return self._counted(fate.outcome)
 
     async def _set_again(self, user_id: str, host: str, endpoint: dict[str, Any]) -> bool:
         """Re-enable the user's webhooks on the host if they set their webhook (PUT /api/me/webhook) to a URL there,
         or added a push channel there, since it was disabled: their word that the receiver works again. A new
         follow's URL is not (that was the way round the count)."""
-        user = await self.store.user(user_id) or {}
+        user = await self.store.reads.user(user_id) or {}
         disabled_at = endpoint.get("disabled_at")
         if disabled_at is None:
             return False
@@ -228,7 +229,7 @@ class WebhookSender:
         set_at += [(channel.get("set_at"), channel.get("url")) for channel in user.get("push_channels") or []]
         if not any(at is not None and at > disabled_at and url_host(str(url or "")) == host for at, url in set_at):
             return False
-        await self.store.endpoint_enabled(user_id, host)
+        await self.store.endpoints.endpoint_enabled(user_id, host)
         return True
 
     async def _post(self, delivery: dict[str, Any], address: IPAddress | None) -> "Answer":

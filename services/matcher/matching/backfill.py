@@ -18,15 +18,15 @@ from typing import Any
 import numpy as np
 from meilisearch_python_sdk import AsyncClient
 
-from papertrail.follows.rules import CompiledFollow, PaperText, chinese, match_one
-from papertrail.search_document import SUMMARY_ZH, PaperFilter
-from papertrail.similarity import seed_matrix, similar_match_columns
-from papertrail.text import has_cjk
-from papertrail.venues.catalogue import default_index
+from papertrail.domain.follows.rules import CompiledFollow, PaperText, chinese, match_one
+from papertrail.domain.search_document import SUMMARY_ZH, PaperFilter
+from papertrail.domain.text import has_cjk
+from papertrail.domain.venues.catalogue import default_index
+from papertrail.embedding.similarity import seed_matrix, similar_match_columns
 from schemas.events import MatchReason
 from schemas.paper import Author
 from services.matcher.matching.similar import SimilarFollows
-from services.matcher.store import VECTORS_PER_READ, MatchStore
+from services.matcher.store import VECTORS_PER_READ, MatcherRecords
 
 RETRIEVE = ["paper_id", "title", "abstract", "authors", "author_keys", "categories", "title_zh", "summary"]
 # where a term in Chinese is looked for: the Chinese title, TL;DR and 导读 (PaperText reads them so too)
@@ -54,7 +54,7 @@ class Backfiller:
         self,
         client: AsyncClient,
         index_name: str,
-        store: MatchStore,
+        store: MatcherRecords,
         days: int,
         max_hits_per_term: int,
         similar: SimilarFollows,
@@ -112,7 +112,7 @@ class Backfiller:
             return await self.run_institution(compiled, now)
         started = time.perf_counter()
         docs = await self.candidates(compiled, now)
-        full_authors = await self.store.paper_authors(list(docs)) if compiled.author is not None else {}
+        full_authors = await self.store.reads.paper_authors(list(docs)) if compiled.author is not None else {}
         matched: list[tuple[str, str, list[MatchReason]]] = []
         for paper_id, doc in docs.items():
             names, keys = doc.get("authors", []), doc.get("author_keys", [])
@@ -162,7 +162,7 @@ class Backfiller:
             limit=self.max_hits,
             attributes_to_retrieve=["paper_id"],
         )
-        papers = await self.store.held_papers([hit["paper_id"] for hit in results.hits])
+        papers = await self.store.reads.held_papers([hit["paper_id"] for hit in results.hits])
         matched: list[tuple[str, str, list[MatchReason]]] = []
         for paper in papers.values():
             if reasons := match_one(compiled, PaperText.of(paper)):
@@ -190,7 +190,9 @@ class Backfiller:
         ids, checked = list(titles), 0
         matched: list[tuple[str, str, list[MatchReason]]] = []
         for first in range(0, len(ids), VECTORS_PER_READ):
-            vectors = await self.store.paper_vectors(ids[first : first + VECTORS_PER_READ], self.similar.model_key)
+            vectors = await self.store.reads.paper_vectors(
+                ids[first : first + VECTORS_PER_READ], self.similar.model_key
+            )
             held = list(vectors)
             checked += len(held)
             if held:

@@ -5,11 +5,11 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
-from papertrail.follows.rules import CompiledFollow, FollowIndex, follow_matched
+from papertrail.domain.follows.rules import CompiledFollow, FollowIndex, follow_matched
 from schemas.events import Follow, FollowMatched
 from services.matcher.matching.backfill import Backfiller
 from services.matcher.metrics import MATCHES
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 
 log = logging.getLogger("papertrail.matcher")
 PublishAll = Callable[[list[FollowMatched]], Awaitable[None]]
@@ -24,14 +24,14 @@ class MatchRecorder:
     round trips to MongoDB and one wait for the broker, however many matches it holds.
     """
 
-    def __init__(self, store: MatchStore, publish_all: PublishAll) -> None:
+    def __init__(self, store: MatcherRecords, publish_all: PublishAll) -> None:
         self.store = store
         self.publish_all = publish_all
 
     async def record(self, matches: list[FollowMatched], path: str = "live") -> int:
-        pending = await self.store.record_many(matches)  # the same paper twice for a follow is one match
+        pending = await self.store.matches.record_many(matches)  # the same paper twice for a follow is one match
         await self.publish_all(pending)
-        await self.store.mark_announced_many(pending)
+        await self.store.matches.mark_announced_many(pending)
         for match in pending:
             MATCHES.labels(match.follow_kind, path).inc()
         return len(pending)
@@ -46,7 +46,7 @@ class BackfillRunner:
         index: FollowIndex,
         backfiller: Backfiller,
         recorder: MatchRecorder,
-        store: MatchStore,
+        store: MatcherRecords,
         stale_s: float,
         retry_s: Sequence[float] = (),
         summarize: SummarizeBackfill | None = None,
@@ -81,7 +81,7 @@ class BackfillRunner:
             vectors = await self.backfiller.vectors_of(compiled)
             if vectors == 0:
                 return 0  # a similar follow with no vector yet: backfilled once it has one (gained_vectors)
-            if not await self.store.claim_backfill(follow.id, now, self.stale_after, vectors):
+            if not await self.store.backfills.claim_backfill(follow.id, now, self.stale_after, vectors):
                 return 0
             try:
                 checked, found = await self.backfiller.run(compiled, now)
@@ -91,7 +91,9 @@ class BackfillRunner:
                 announced = await self.recorder.record(matches, path="backfill")
             except Exception as error:
                 # A new follow must not silently miss the papers already held: retry with growing waits.
-                await self.store.fail_backfill(follow.id, datetime.now(UTC), f"{type(error).__name__}: {error}")
+                await self.store.backfills.fail_backfill(
+                    follow.id, datetime.now(UTC), f"{type(error).__name__}: {error}"
+                )
                 retrying = attempt < len(self.retry_s)
                 log.exception(
                     "backfill failed; retrying" if retrying else "backfill failed; retried when the matcher restarts",
@@ -100,7 +102,7 @@ class BackfillRunner:
                 if retrying:
                     self.start(compiled, attempt + 1)
                 return 0
-            await self.store.finish_backfill(follow.id, datetime.now(UTC), checked, len(matches))
+            await self.store.backfills.finish_backfill(follow.id, datetime.now(UTC), checked, len(matches))
             if announced and self.summarize is not None:
                 await self.summarize(follow, announced, now)
             log.info("backfill done", extra={"follow_id": follow.id, "papers_checked": checked, "matches": announced})

@@ -1,6 +1,7 @@
 """The "papers like these" follows the matcher holds: each follow's seed papers' vectors (read from `paper_vectors`)
 and its description's vector (embedded here, with the model the summarizer embeds papers with, once per follow
-version), stacked into one seed matrix that scores a whole batch of papers in one product (papertrail/similarity.py).
+version), stacked into one seed matrix that scores a whole batch of papers in one product
+(papertrail/embedding/similarity.py).
 
 A seed paper without a vector yet (the summarizer embeds in the background) waits: before each batch the missing
 seeds are read again, and a follow matches with the vectors it has (its description's, its other seeds'). A follow
@@ -15,12 +16,12 @@ from datetime import datetime
 
 import numpy as np
 
-from papertrail.embedding import Embedder, embedding_text
-from papertrail.follows.rules import follow_matched
-from papertrail.similarity import MatchColumns, SeedMatrix, SimilarFollow, seed_matrix, similar_match_columns
+from papertrail.domain.follows.rules import follow_matched
+from papertrail.embedding.embedder import Embedder, embedding_text
+from papertrail.embedding.similarity import MatchColumns, SeedMatrix, SimilarFollow, seed_matrix, similar_match_columns
 from schemas.events import Follow, FollowMatched, MatchReason
 from schemas.unchecked import cycles_unchecked, unchecked
-from services.matcher.store import MatchStore
+from services.matcher.store import MatcherRecords
 
 log = logging.getLogger("papertrail.matcher")
 
@@ -62,7 +63,7 @@ class SimilarFollows:
     """Every `similar` follow with the vectors it is scored by. `refresh` before scoring reads the seed vectors that
     were missing and embeds new descriptions; the seed matrix is rebuilt only when something changed."""
 
-    def __init__(self, store: MatchStore, model_key: str, dimensions: int, open_embedder: Callable[[], Embedder]):
+    def __init__(self, store: MatcherRecords, model_key: str, dimensions: int, open_embedder: Callable[[], Embedder]):
         self.store = store
         self.model_key = model_key
         self.dimensions = dimensions
@@ -121,7 +122,7 @@ class SimilarFollows:
             return
         before = {follow_id: self.vector_count(follow_id) for follow_id in self.follows}
         if waiting:
-            found = await self.store.paper_vectors(sorted(waiting), self.model_key)
+            found = await self.store.reads.paper_vectors(sorted(waiting), self.model_key)
             if found:
                 self.seed_vectors |= found
                 self._matrix = None
@@ -192,7 +193,7 @@ class SimilarFollows:
         follow's threshold, with the vectors the follows have (`refresh` first to read those that were missing)."""
         if not self.follows or not titles:
             return []
-        vectors = await self.store.paper_vectors(list(titles), self.model_key)
+        vectors = await self.store.reads.paper_vectors(list(titles), self.model_key)
         held = [paper_id for paper_id in titles if paper_id in vectors]
         if not held:
             return []

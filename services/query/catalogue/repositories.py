@@ -16,7 +16,8 @@ from pymongo import DESCENDING
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import (
+from papertrail.embedding.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
+from papertrail.runtime.collections import (
     INDEX_STATE,
     PAPER_VECTORS,
     PAPER_VERSIONS,
@@ -26,8 +27,7 @@ from papertrail.collections import (
     SUMMARIES,
     SUMMARY_PENDING,
 )
-from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
-from papertrail.venue_catalogue import VenueCatalogue
+from papertrail.runtime.venue_catalogue import VenueCatalogue
 from schemas.events import HarvestStatus
 from schemas.summary import NO_MODEL_CONFIGURED, SUMMARY_PRIORITIES
 from services.query.catalogue.reads.paper_lookup import PaperKey, anthology_key, holder
@@ -72,7 +72,7 @@ class Papers:
         return doc["observed_at"] if doc else None
 
 
-class PaperVectors:
+class VectorReads:
     """The summarizer's paper vectors (`paper_vectors`) and search vectors (`search_vectors`), read only here."""
 
     def __init__(self, db: AsyncDatabase) -> None:
@@ -234,7 +234,7 @@ class CatalogueRecords:
     """The catalogue's repositories over one database."""
 
     papers: Papers
-    vectors: PaperVectors
+    vectors: VectorReads
     source_runs: SourceRuns
     index_state: IndexState
     summary_backlog: SummaryBacklog
@@ -242,7 +242,7 @@ class CatalogueRecords:
 
     @classmethod
     def of(cls, db: AsyncDatabase) -> "CatalogueRecords":
-        return cls(Papers(db), PaperVectors(db), SourceRuns(db), IndexState(db), SummaryBacklog(db), VenueCatalogue(db))
+        return cls(Papers(db), VectorReads(db), SourceRuns(db), IndexState(db), SummaryBacklog(db), VenueCatalogue(db))
 
     async def ensure_indexes(self) -> None:
         await self.source_runs.ensure_indexes()

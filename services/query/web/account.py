@@ -12,21 +12,22 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.follows.checks import FollowRuleError
-from papertrail.push.channels import CHANNEL_NAMES
-from papertrail.wording import Translator
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.follows.checks import FollowRuleError
+from papertrail.domain.follows.kinds import FOLLOW_KINDS
+from papertrail.runtime.push.channels import CHANNEL_NAMES
+from papertrail.runtime.wording import Translator
 from schemas.paper import ClaimTrack
+from services.query.accounts import follows as accounts
+from services.query.accounts import push
+from services.query.accounts.keys import known_browser, known_browser_cookie
+from services.query.accounts.repositories import ReaderRecords
+from services.query.accounts.users import BadAccountInput, awaits_operator, normalised_email, signed_in
 from services.query.catalogue.reads.venues import FIELD_NAMES
-from services.query.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of
-from services.query.readers.accounts import follows as accounts
-from services.query.readers.accounts import push
-from services.query.readers.accounts.keys import known_browser, known_browser_cookie
-from services.query.readers.accounts.users import BadAccountInput, awaits_operator, normalised_email, signed_in
-from services.query.readers.library.feed import FeedSort, feed_page
-from services.query.readers.library.recommend import BadFeedCursor
-from services.query.readers.repositories import ReaderRecords
-from services.query.readers.write_limits import SignInFailures, WriteLimit, client_address
+from services.query.http.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of
+from services.query.http.write_limits import SignInFailures, WriteLimit, client_address
+from services.query.library.feed import FeedSort, feed_page
+from services.query.recommender.recommend import BadFeedCursor
 from services.query.web import labels
 from services.query.web.refusals import validation_text
 from services.query.web.render import (
@@ -239,8 +240,7 @@ def created_url(follow: accounts.FollowOut) -> str:
 def follow_body(form: dict[str, str]) -> dict[str, Any]:
     """The form's fields as the API's follow body: only the kind's own field, blank ones left out."""
     kind = form.get("kind", "keyword")
-    own = {"keyword": "query", "author": "author", "topic": "topic_id", "similar": "description", "venue": "venue",
-           "institution": "institution"}.get(kind, "query")  # fmt: skip
+    own = FOLLOW_KINDS[kind].own_field if kind in FOLLOW_KINDS else "query"
     value = form.get(own, "").strip()
     body: dict[str, Any] = {"kind": kind, "name": form.get("name", "").strip() or value, own: value or None}
     if kind == "keyword":

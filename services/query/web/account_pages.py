@@ -11,12 +11,12 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
-from papertrail.wording import Translator
-from services.query.deps import SESSION_COOKIE, ReadersDep, resources_of
-from services.query.readers.accounts import users
-from services.query.readers.accounts.users import BadAccountInput, checked_password, normalised_email
-from services.query.readers.repositories import ReaderRecords
-from services.query.readers.write_limits import WriteLimit
+from papertrail.runtime.wording import Translator
+from services.query.accounts import users
+from services.query.accounts.repositories import ReaderRecords
+from services.query.accounts.users import BadAccountInput, checked_password, normalised_email
+from services.query.http.deps import SESSION_COOKIE, ReadersDep, resources_of
+from services.query.http.write_limits import WriteLimit
 from services.query.settings import QuerySettings
 from services.query.web import labels
 from services.query.web.account import form_fields

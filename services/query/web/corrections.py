@@ -8,11 +8,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
-from papertrail.wording import Translator
+from papertrail.runtime.wording import Translator
+from services.query.accounts.corrections import FIELDS, CorrectionDraft, TooManyOpenReports, report_error
 from services.query.catalogue.reads.papers import paper_url
-from services.query.deps import CatalogueDep, ReadersDep
-from services.query.readers.accounts.corrections import FIELDS, CorrectionDraft, TooManyOpenReports, report_error
-from services.query.readers.write_limits import WriteLimit, WriteLimited, reporter
+from services.query.http.deps import CatalogueDep, ReadersDep
+from services.query.http.write_limits import WriteLimit, WriteLimited, reporter
 from services.query.web.refusals import validation_text, write_limited_text
 from services.query.web.render import (
     check_csrf,

@@ -10,10 +10,10 @@ from fastapi.responses import HTMLResponse, Response
 from icalendar import Calendar, Event
 from pydantic import ValidationError
 
-from papertrail.venues.deadlines import UpcomingDeadline
-from papertrail.wording import Translator
+from papertrail.domain.venues.deadlines import UpcomingDeadline
+from papertrail.runtime.wording import Translator
 from services.query.catalogue.reads.venues import FIELD_NAMES, DeadlineQuery, awaited, deadlines
-from services.query.deps import CatalogueDep, NowDep, SettingsDep
+from services.query.http.deps import CatalogueDep, NowDep, SettingsDep
 from services.query.web.follow_here import follows_here
 from services.query.web.refusals import validation_text
 from services.query.web.render import language, render, signed_in_user

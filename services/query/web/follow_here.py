@@ -8,8 +8,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from papertrail.wording import Translator
-from services.query.deps import ReadersDep, resources_of
+from papertrail.runtime.wording import Translator
+from services.query.http.deps import ReadersDep, resources_of
 from services.query.web.account import (
     FOLLOW_WRITES,
     FollowRefused,

@@ -4,7 +4,7 @@ An unknown code reads as itself, or as `default`. No I/O."""
 
 from typing import Any
 
-from papertrail.wording import Translator
+from papertrail.runtime.wording import Translator
 
 
 def seed_refusal(t: Translator, code: str, default: str | None = None, /, **values: Any) -> str:

@@ -15,14 +15,14 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile as StarletteUploadFile
 
-from papertrail.wording import Translator
-from services.query.deps import CatalogueDep, ImportsDep, LibraryDep, SettingsDep, resources_of
-from services.query.moments import in_utc
-from services.query.readers.library.citations import FORMATS
-from services.query.readers.library.files import library_file
-from services.query.readers.library.importing import MAX_FILE_BYTES, ImportBusy
-from services.query.readers.library.imports import FileTooLarge, MalformedLibrary
-from services.query.readers.library.shelf import (
+from papertrail.runtime.wording import Translator
+from services.query.http.deps import CatalogueDep, ImportsDep, LibraryDep, SettingsDep, resources_of
+from services.query.http.write_limits import WriteLimit
+from services.query.library.citations import FORMATS
+from services.query.library.files import library_file
+from services.query.library.importing import MAX_FILE_BYTES, ImportBusy
+from services.query.library.imports import FileTooLarge, MalformedLibrary
+from services.query.library.shelf import (
     MAX_TEXT_FILTER,
     BadCursor,
     EntryChange,
@@ -31,7 +31,7 @@ from services.query.readers.library.shelf import (
     library_filter,
     tags_from_text,
 )
-from services.query.readers.write_limits import WriteLimit
+from services.query.moments import in_utc
 from services.query.web.account import form_fields, local_path, login_required
 from services.query.web.render import (
     Reader,

@@ -4,7 +4,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from papertrail.wording import Translator
+from papertrail.runtime.wording import Translator
 from services.query.web import account, account_pages, corrections, deadlines, follow_here, library, pages
 from services.query.web.render import (
     HERE,

@@ -10,11 +10,11 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from papertrail.author_institutions import is_ror_id
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.search_document import SEARCH_EMBEDDER, PaperFilter
-from papertrail.text import has_han
-from papertrail.wording import Translator
+from papertrail.domain.author_institutions import is_ror_id
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.search_document import SEARCH_EMBEDDER, PaperFilter
+from papertrail.domain.text import has_han
+from papertrail.runtime.wording import Translator
 from schemas.paper import ClaimTrack
 from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.institutions import institution_papers
@@ -28,9 +28,9 @@ from services.query.catalogue.reads.search import (
 )
 from services.query.catalogue.reads.topics import NoSuchTopic, topic_papers
 from services.query.catalogue.repositories import CatalogueRecords
-from services.query.deps import CatalogueDep, PaperIndexDep, ReadersDep, SettingsDep
-from services.query.readers.library.citations import FORMATS, export
-from services.query.readers.library.store import citable
+from services.query.http.deps import CatalogueDep, PaperIndexDep, ReadersDep, SettingsDep
+from services.query.library.citations import FORMATS, export
+from services.query.library.store import citable
 from services.query.web import format as fmt
 from services.query.web.browse import SORTS, api_query_to_page, parse_browse
 from services.query.web.follow_here import follows_here

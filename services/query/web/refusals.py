@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from papertrail.wording import Translator
+from papertrail.runtime.wording import Translator
 from services.query.web.labels import form_field, refusal, write_limit
 
 # pydantic's error types → a refusal (labels.refusal; its ctx values fill the placeholders); others "not a valid value"

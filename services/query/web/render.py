@@ -15,12 +15,12 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from papertrail.wording import Translator, pick_language
+from papertrail.runtime.wording import Translator, pick_language
+from services.query.accounts.keys import signature
 from services.query.catalogue.reads.paper_lookup import NotAPaperId
 from services.query.catalogue.reads.papers import held_paper
 from services.query.catalogue.repositories import CatalogueRecords
-from services.query.deps import SESSION_COOKIE, resources_of, session_user
-from services.query.readers.accounts.keys import signature
+from services.query.http.deps import SESSION_COOKIE, resources_of, session_user
 from services.query.web import follow_offers, labels
 from services.query.web import format as fmt
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from lxml import etree
 
-from papertrail.names import display_name_key
+from papertrail.domain.names import display_name_key
 from schemas.paper import Paper
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
@@ -272,8 +272,8 @@ def _expected_topic_hits() -> dict[str, set[str]]:
     """Which catalogue topics each fixture paper hits, by the matcher's own pure rules."""
     from datetime import UTC, datetime
 
-    from papertrail.follows.catalogue import load_catalogue
-    from papertrail.follows.rules import PaperText, compile_follow, match_one, topics_by_id
+    from papertrail.domain.follows.catalogue import load_catalogue
+    from papertrail.domain.follows.rules import PaperText, compile_follow, match_one, topics_by_id
     from schemas.events import Follow
     from services.normalizer.identity import merge
 

@@ -27,7 +27,7 @@ from tests.conftest import Servers, wait_until
 from tests.integration.services import create_user
 from tests.normalizer.sources import acl_records
 from tests.query.catalogue.test_pages import ARTIFACTS, launch_chromium, needs_chromium, signed_in
-from tests.query.readers.library.site import Site, query_service, reader_database
+from tests.query.library.site import Site, query_service, reader_database
 
 pytestmark = pytest.mark.integration
 SHOTS = ARTIFACTS.parent / "institutions"  # what the pages looked like, for a person to look at

@@ -15,7 +15,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer
 from lxml import etree, html
 
-from papertrail.names import display_name_key
+from papertrail.domain.names import display_name_key
 from schemas import topics
 from schemas.events import PaperEnriched
 from tests.conftest import wait_until, wait_until_async

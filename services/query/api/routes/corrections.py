@@ -9,10 +9,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Request
 from pydantic import BaseModel, Field
 
-from services.query.api.problems import problem_responses
-from services.query.deps import BEARER, HELD_PAPER_ERRORS, HeldPaper, ReadersDep, bearer_token
-from services.query.readers.accounts.corrections import CorrectionDraft, TooManyOpenReports, report_error
-from services.query.readers.write_limits import WriteLimit, reporter
+from services.query.accounts.corrections import CorrectionDraft, TooManyOpenReports, report_error
+from services.query.http.deps import BEARER, HELD_PAPER_ERRORS, HeldPaper, ReadersDep, bearer_token
+from services.query.http.problems import problem_responses
+from services.query.http.write_limits import WriteLimit, reporter
 
 router = APIRouter(prefix="/api", tags=["corrections"])
 

@@ -6,14 +6,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
 from schemas.paper import ClaimTrack
-from services.query.api.problems import problem_responses
+from services.query.accounts.follows import follow_feed
 from services.query.catalogue.index import NoVectors
 from services.query.catalogue.reads.atom import FEED_SIZE
 from services.query.catalogue.reads.feeds import search_feed, topic_feed, venue_feed
 from services.query.catalogue.reads.search import TOPIC_ID_PATTERN, PaperSearch
 from services.query.catalogue.reads.venues import VENUE_KEY_PATTERN, venue_by_key
-from services.query.deps import CatalogueDep, PaperIndexDep, PapersDep, ReadersDep, SettingsDep
-from services.query.readers.accounts.follows import follow_feed
+from services.query.http.deps import CatalogueDep, PaperIndexDep, PapersDep, ReadersDep, SettingsDep
+from services.query.http.problems import problem_responses
 from services.query.settings import QuerySettings
 
 ATOM = "application/atom+xml; charset=utf-8"

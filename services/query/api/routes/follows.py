@@ -6,13 +6,16 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
 from pydantic import BaseModel, Field
 
-from papertrail.follows.checks import FollowRuleError
-from papertrail.outbound import OutboundPolicy, OutboundRefused
-from papertrail.push.channel import Language, masked_url
-from papertrail.push.channels import CHANNELS, GENERIC
-from services.query.api.problems import problem_responses
+from papertrail.domain.follows.checks import FollowRuleError
+from papertrail.runtime.outbound import OutboundPolicy, OutboundRefused
+from papertrail.runtime.push.channel import Language, masked_url
+from papertrail.runtime.push.channels import CHANNELS, GENERIC
+from services.query.accounts import follows as accounts
+from services.query.accounts import push
+from services.query.accounts.follows import FollowCreate, FollowOut, NoSuchFollow, NoSuchPushChannel
+from services.query.accounts.push import PushTarget
 from services.query.catalogue.reads.search import Moment
-from services.query.deps import (
+from services.query.http.deps import (
     CurrentUser,
     FollowAnnouncerDep,
     PapersDep,
@@ -20,13 +23,10 @@ from services.query.deps import (
     ReadersDep,
     SettingsDep,
 )
-from services.query.readers.accounts import follows as accounts
-from services.query.readers.accounts import push
-from services.query.readers.accounts.follows import FollowCreate, FollowOut, NoSuchFollow, NoSuchPushChannel
-from services.query.readers.accounts.push import PushTarget
-from services.query.readers.library.feed import FEED_CURSOR_PATTERN, FeedSort, feed_page
-from services.query.readers.library.recommend import BadFeedCursor
-from services.query.readers.write_limits import WriteLimit
+from services.query.http.problems import problem_responses
+from services.query.http.write_limits import WriteLimit
+from services.query.library.feed import FEED_CURSOR_PATTERN, FeedSort, feed_page
+from services.query.recommender.recommend import BadFeedCursor
 
 # every route here is the signed-in user's: 401 without a valid token
 router = APIRouter(prefix="/api", tags=["follows"], responses=problem_responses(401))

@@ -5,8 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
-from papertrail.author_institutions import ROR_ID_PATTERN
-from services.query.api.problems import problem_responses
+from papertrail.domain.author_institutions import ROR_ID_PATTERN
 from services.query.catalogue.reads.institutions import (
     TSINGHUA,
     InstitutionList,
@@ -15,7 +14,8 @@ from services.query.catalogue.reads.institutions import (
     find_institutions,
     institution_papers,
 )
-from services.query.deps import PaperIndexDep
+from services.query.http.deps import PaperIndexDep
+from services.query.http.problems import problem_responses
 
 INSTITUTION_EXAMPLE = TSINGHUA | {"papers": 42, "page": 1, "size": 20, "hits": []}
 router = APIRouter(prefix="/api/institutions", tags=["institutions"], responses=problem_responses(422))

@@ -8,14 +8,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Path, Query, Response, UploadFile
 from pydantic import BaseModel, Field
 
-from services.query.api.problems import problem_responses
 from services.query.catalogue.reads.search import Moment
-from services.query.deps import HELD_PAPER_ERRORS, CurrentUser, HeldPaper, ImportsDep, LibraryDep
-from services.query.readers.library.citations import MEDIA_TYPES, CitationFormat, export
-from services.query.readers.library.files import CitationFile, citation_file, library_file
-from services.query.readers.library.importing import MAX_FILE_BYTES, VERDICTS_SHOWN, ImportBusy
-from services.query.readers.library.imports import FileTooLarge, MalformedLibrary, ResolutionStatus
-from services.query.readers.library.shelf import (
+from services.query.http.deps import HELD_PAPER_ERRORS, CurrentUser, HeldPaper, ImportsDep, LibraryDep
+from services.query.http.problems import problem_responses
+from services.query.http.write_limits import WriteLimit
+from services.query.library.citations import MEDIA_TYPES, CitationFormat, export
+from services.query.library.files import CitationFile, citation_file, library_file
+from services.query.library.importing import MAX_FILE_BYTES, VERDICTS_SHOWN, ImportBusy
+from services.query.library.imports import FileTooLarge, MalformedLibrary, ResolutionStatus
+from services.query.library.shelf import (
     LIBRARY_CURSOR_PATTERN,
     BadCursor,
     EntryChange,
@@ -23,8 +24,7 @@ from services.query.readers.library.shelf import (
     Mark,
     library_filter,
 )
-from services.query.readers.library.store import citable
-from services.query.readers.write_limits import WriteLimit
+from services.query.library.store import citable
 
 router = APIRouter(prefix="/api", tags=["library"], responses=problem_responses(422))
 # your own record: 401 without a valid token; writes count against LIMIT_LIBRARY_WRITES per user

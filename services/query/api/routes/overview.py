@@ -6,7 +6,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from services.query.api.problems import problem_responses
 from services.query.catalogue.reads.freshness import WINDOW_PATTERN
 from services.query.catalogue.reads.overview import (
     Overview,
@@ -16,7 +15,8 @@ from services.query.catalogue.reads.overview import (
     source_details,
     summary_progress,
 )
-from services.query.deps import CatalogueDep, PaperIndexDep, SettingsDep
+from services.query.http.deps import CatalogueDep, PaperIndexDep, SettingsDep
+from services.query.http.problems import problem_responses
 
 router = APIRouter(prefix="/api", tags=["overview"])
 

@@ -7,7 +7,6 @@ import orjson
 from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
-from services.query.api.problems import problem_responses
 from services.query.catalogue.index import NoVectors
 from services.query.catalogue.reads.papers import (
     PaperHit,
@@ -19,7 +18,8 @@ from services.query.catalogue.reads.papers import (
     similar_papers,
 )
 from services.query.catalogue.reads.search import AUTHOR_KEY_PATTERN, PaperListing, SearchMode, SimilarSearch
-from services.query.deps import HELD_PAPER_ERRORS, CatalogueDep, HeldPaper, PaperIndexDep, SettingsDep
+from services.query.http.deps import HELD_PAPER_ERRORS, CatalogueDep, HeldPaper, PaperIndexDep, SettingsDep
+from services.query.http.problems import problem_responses
 
 router = APIRouter(prefix="/api", tags=["papers"], responses=problem_responses(422))
 

@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Path
 from pydantic import BaseModel, Field
 
-from services.query.api.problems import problem_responses
-from services.query.deps import CurrentUser, ReadersDep
+from services.query.http.deps import CurrentUser, ReadersDep
+from services.query.http.problems import problem_responses
 
 router = APIRouter(prefix="/api/me", tags=["tokens"], responses=problem_responses(401))
 TokenId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="token id (never the token itself)")]

@@ -4,10 +4,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
-from services.query.api.problems import problem_responses
 from services.query.catalogue.reads.search import TOPIC_ID_PATTERN
 from services.query.catalogue.reads.topics import NoSuchTopic, topic_papers, topics
-from services.query.deps import PaperIndexDep
+from services.query.http.deps import PaperIndexDep
+from services.query.http.problems import problem_responses
 
 router = APIRouter(prefix="/api/topics", tags=["topics"])
 TopicId = Annotated[str, Path(pattern=TOPIC_ID_PATTERN)]

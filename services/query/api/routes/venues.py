@@ -5,10 +5,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
-from papertrail.venues.catalogue import Venue
-from services.query.api.problems import problem_responses
+from papertrail.domain.venues.catalogue import Venue
 from services.query.catalogue.reads.venues import VENUE_KEY_PATTERN, VenueQuery, VenueSummary, find_venues, venue_by_key
-from services.query.deps import CatalogueDep
+from services.query.http.deps import CatalogueDep
+from services.query.http.problems import problem_responses
 
 router = APIRouter(prefix="/api/venues", tags=["venues"], responses=problem_responses(422))
 

@@ -9,13 +9,13 @@ from faststream import Context
 from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import Histogram
 
-from papertrail.embedding import SEARCH_OFF
+from papertrail.embedding.embedder import SEARCH_OFF
 from schemas.events import HarvestStatus, PaperEnriched, PaperWithdrawn
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from services.query.catalogue.indexer.writes import SearchVectorWrites, index_writes
 from services.query.catalogue.repositories import CatalogueRecords
-from services.query.deps import QueryResources
+from services.query.resources import QueryResources
 
 Resources = Annotated[QueryResources, Context()]  # what every handler takes, from the lifespan
 
