@@ -23,7 +23,7 @@ from services.query.accounts import push
 from services.query.accounts.keys import known_browser, known_browser_cookie
 from services.query.accounts.repositories import ReaderRecords
 from services.query.accounts.users import BadAccountInput, awaits_operator, normalised_email, signed_in
-from services.query.catalogue.reads.venues import FIELD_NAMES
+from services.query.catalogue.reads.venues import CCF_FIELDS
 from services.query.http.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of
 from services.query.http.write_limits import SignInFailures, WriteLimit, client_address
 from services.query.library.feed import FeedSort, feed_page
@@ -160,7 +160,7 @@ async def _follows_page(
         follows=follows,
         counts=counts,
         topics=load_catalogue(),
-        venue_fields=FIELD_NAMES,
+        venue_fields=CCF_FIELDS,
         venue_tracks=list(get_args(ClaimTrack)),
         push_channels=channels,
         push_kinds=CHANNEL_NAMES,

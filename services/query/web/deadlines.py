@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from papertrail.domain.venues.deadlines import UpcomingDeadline
 from papertrail.runtime.wording import Translator
-from services.query.catalogue.reads.venues import FIELD_NAMES, DeadlineQuery, awaited, deadlines
+from services.query.catalogue.reads.venues import CCF_FIELDS, DeadlineQuery, awaited, deadlines
 from services.query.http.deps import CatalogueDep, NowDep, SettingsDep
 from services.query.web.follow_here import follows_here
 from services.query.web.refusals import validation_text
@@ -58,7 +58,7 @@ async def show_deadlines(request: Request, settings: SettingsDep, now: NowDep, c
     waiting = [] if problem else awaited(query, now, venues, followed)
     return render(
         request, "deadlines.html", 422 if problem else 200, user=user, query=query,
-        here=here, rows=rows, awaited=waiting, now=now, shown_zone=zone, fields=FIELD_NAMES,
+        here=here, rows=rows, awaited=waiting, now=now, shown_zone=zone, fields=CCF_FIELDS,
         problem=problem,
         local=lambda moment: moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M"),
     )  # fmt: skip

@@ -498,3 +498,29 @@ def refusal(t: Translator, code: str, default: str | None = None, /, **values: A
         case "value":
             return t.gettext("“%(value)s” is not a valid value", **values)
     return code if default is None else default
+
+
+def ccf_field(t: Translator, code: str, default: str | None = None, /, **values: Any) -> str:
+    """A CCF field (papertrail/domain/venues/catalogue.py CcfField) by its name."""
+    match code:
+        case "AI":
+            return t.gettext("Artificial intelligence", **values)
+        case "CG":
+            return t.gettext("Graphics and multimedia", **values)
+        case "CT":
+            return t.gettext("Theory of computer science", **values)
+        case "DB":
+            return t.gettext("Databases, data mining, information retrieval", **values)
+        case "DS":
+            return t.gettext("Architecture, parallel and distributed computing, storage", **values)
+        case "HI":
+            return t.gettext("Human-computer interaction and ubiquitous computing", **values)
+        case "MX":
+            return t.gettext("Interdisciplinary and emerging", **values)
+        case "NW":
+            return t.gettext("Computer networks", **values)
+        case "SC":
+            return t.gettext("Network and information security", **values)
+        case "SE":
+            return t.gettext("Software engineering, systems software, programming languages", **values)
+    return code if default is None else default
