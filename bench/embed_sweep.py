@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from functools import partial
 from pathlib import Path
 
@@ -78,9 +78,9 @@ async def sweep_both(mongodb_url: str, database: str, count: int, threads: int, 
         await vectors.sweep(_drop, 2)  # warm up: first runs allocate
         emitted = 2
 
-        async def count_emitted(_: object) -> None:
+        async def count_emitted(events: Sized) -> None:
             nonlocal emitted
-            emitted += 1
+            emitted += len(events)
 
         wall, cpu = time.perf_counter(), time.process_time()
         while await vectors.sweep(count_emitted, SWEEP_BATCH):

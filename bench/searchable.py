@@ -11,6 +11,10 @@ services on free ports, so it runs beside other stacks):
 All searchable: every consumer group caught up and the search index holds as many documents as the normalizer
 stored papers, for 5 s on end (so a pause between two harvests is not taken for the end). Printed: papers, seconds
 to the first and to all searchable, the machine and its load average (it is shared: say so beside the figures).
+Then per stage (bench/pipeline_load.py's STAGES): the messages its consumer group committed and the seconds until it
+had committed them all, counted from the start and only after the stage before it was done, as records/s beside the
+MongoDB-protocol server's bare bulk-upsert rate (measured after the run, the services idle); and each service's
+MongoDB commands: how many, the seconds it waited on them, and the three it waited on longest (where the time goes).
 
     uv run python bench/searchable.py demo|month [--within 1800]
 """
@@ -35,9 +39,12 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
+from bench.normalize_throughput import bare_bulk_upsert  # noqa: E402
+from bench.pipeline_load import STAGES, handled, mongo_waits  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from papertrail_tools.demo import FIXTURES, data_steps, demo_environment  # noqa: E402
 from tests.conftest import free_port, stack_on_free_ports, wait_until  # noqa: E402
+from tests.normalizer.kafka_tools import caught_up  # noqa: E402
 from tests.resilience.drills import Pipeline, pipeline_env, settled  # noqa: E402
 
 MONTH = sorted((FIXTURES / "corpus" / "arxiv-daily-2026-05").glob("*.jsonl.gz"))
@@ -96,6 +103,23 @@ def time_to_searchable(
     raise SystemExit(f"not all searchable within {within:.0f} s: {indexed:,} of {stored:,} papers in the index")
 
 
+async def stage_times(
+    bootstrap: str, started: float, within: float, loading: threading.Thread
+) -> dict[str, tuple[float, int]]:
+    """Per stage, (seconds from `started`, messages its group had committed) when it first caught up on its topic
+    after the stage before it was done (the normalizer: after `loading` ended). Later events of a paper (a sweep's)
+    are not waited for: this is each stage's pass over what the load brought."""
+    done: dict[str, tuple[float, int]] = {}
+    deadline = started + within
+    while len(done) < len(STAGES) and time.perf_counter() < deadline:
+        for name, topic, group, upstream in STAGES:
+            ready = not loading.is_alive() if upstream is None else upstream in done
+            if name not in done and ready and await caught_up(bootstrap, topic, group):
+                done[name] = (time.perf_counter() - started, await handled(bootstrap, topic, group))
+        await asyncio.sleep(0.25)
+    return done
+
+
 def run(mode: str, within: float) -> None:
     with tempfile.TemporaryDirectory() as folder:
         settings = stack_on_free_ports(Path(folder))
@@ -129,7 +153,17 @@ def run(mode: str, within: float) -> None:
 
             loading = threading.Thread(target=run_commands, daemon=True)
             loading.start()
+            bootstrap = pipeline.bootstrap
+            stages: list[dict[str, tuple[float, int]]] = []
+            timing = threading.Thread(
+                target=lambda: stages.append(asyncio.run(stage_times(bootstrap, started, within, loading))),
+                daemon=True,
+            )
+            timing.start()
             papers, first, everything = time_to_searchable(pipeline, started, within, loading)
+            timing.join(timeout=within)
+            waits = {name: mongo_waits(service.url("")) for name, service in pipeline.services.items()}
+            bare = asyncio.run(bare_bulk_upsert(settings.environment()["MONGODB_URL"], 8_000))
         finally:
             if pipeline is not None:
                 pipeline.stop()
@@ -143,6 +177,21 @@ def run(mode: str, within: float) -> None:
     print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(f"{mode}: {papers:,} papers; the {what} (`papertrail` commands) done after {loaded[0]:.1f} s")
     print(f"{mode}: first paper searchable after {first:.1f} s, all {papers:,} after {everything:.1f} s")
+    print(f"bare bulk upsert on the same MongoDB-protocol server, after the run: {bare:,.0f} documents/s")
+    done = stages[0] if stages else {}
+    for name, *_ in STAGES:
+        if name in done:
+            seconds, messages = done[name]
+            rate = messages / seconds
+            shown = f"{messages:,} messages by {seconds:.1f} s: {rate:,.0f}/s, {rate / bare:.0%} of the bare rate"
+        else:
+            shown = "not caught up"
+        print(f"  {name:<16} {shown}")
+    print("MongoDB commands per service (commands sent, seconds waited, the three longest waits):")
+    for name, rows in waits.items():
+        rows.sort(key=lambda row: -row[3])
+        top = ", ".join(f"{cmd} {coll} {n:,.0f}× {s:,.1f} s" for cmd, coll, n, s in rows[:3])
+        print(f"  {name:<11} {sum(r[2] for r in rows):>8,.0f} {sum(r[3] for r in rows):>8,.1f} s  {top}")
 
 
 def start_replay(folder: Path) -> tuple[subprocess.Popen[bytes], str]:

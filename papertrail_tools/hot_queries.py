@@ -9,13 +9,14 @@ the summarizer's priorities) and the once-per-start backfills (papers without a 
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pymongo import monitoring
 from pymongo.asynchronous.database import AsyncDatabase
 
+from papertrail.runtime.claims import ClaimedQueue
 from papertrail.runtime.collections import (
     DIGESTS,
     EMBEDDING_PENDING,
@@ -244,6 +245,21 @@ def _follow_matched(now: datetime) -> FollowMatched:
     )  # fmt: skip
 
 
+async def _claimed(queue: ClaimedQueue, now: datetime) -> None:
+    """A sweep's claims of a batch, as a replica makes them, over papers of which two a dead replica claimed an hour
+    ago: of papers it held itself (by id), then in the queue's order (the two taken again); then their release."""
+    dead = await replace(queue, clock=lambda: now - timedelta(hours=1)).claim("dead", 2, timedelta(minutes=10))
+    held = await queue.claim("sweep", 32, timedelta(minutes=10), first=["pt-00000007", "pt-00000008"])  # its own
+    claimed = await queue.claim("sweep", 32, timedelta(minutes=10))
+    assert {d["_id"] for d in dead} <= {d["_id"] for d in claimed}, "a claim that ran out is taken again"
+    await queue.release("sweep", [d["_id"] for d in held + claimed])
+
+
+async def _released(store: SummaryStore) -> None:
+    if await store.still_waiting("pt-00000009", "h9"):
+        await store.release("pt-00000009", "h9")
+
+
 def _library(db: AsyncDatabase) -> ImportJobs:
     return ImportJobs(db, LibraryStore(db), 100, LibraryReaders(1, 100), runs_jobs=True)
 
@@ -267,10 +283,24 @@ HOT_QUERIES: tuple[HotQuery, ...] = (
     HotQuery("normalizer", "the papers a batch's new records belong to, by fingerprint", PAPERS,
              lambda db, now: PaperStore(db).candidates([_new_record(now)]), _paper),
     # summarizer
-    HotQuery("summarizer", "the summary sweep's next papers, each sweep", SUMMARY_PENDING,
-             lambda db, now: SummaryStore(db).waiting(32), _summary_waiting),
-    HotQuery("summarizer", "the embedding sweep's next papers, each sweep", EMBEDDING_PENDING,
-             lambda db, now: VectorStore(db).waiting(32), _embedding_waiting),
+    HotQuery("summarizer", "the summary sweep's claim of its next papers and their release, each sweep",
+             SUMMARY_PENDING, lambda db, now: _claimed(SummaryStore(db, clock=lambda: now).queue, now),
+             _summary_waiting),
+    HotQuery("summarizer", "the title sweep's claim of its next papers and their release, each sweep",
+             SUMMARY_PENDING, lambda db, now: _claimed(SummaryStore(db, clock=lambda: now).untitled, now),
+             _summary_waiting),
+    HotQuery("summarizer", "the embedding sweep's claim of its next papers and their release, each sweep",
+             EMBEDDING_PENDING, lambda db, now: _claimed(VectorStore(db, clock=lambda: now).queue, now),
+             _embedding_waiting),
+    HotQuery("summarizer", "a swept paper still waiting with its text, and released, each paper summarized",
+             SUMMARY_PENDING, lambda db, now: _released(SummaryStore(db)), _summary_waiting),
+    HotQuery("summarizer", "a titled paper marked, each paper titled", SUMMARY_PENDING,
+             lambda db, now: SummaryStore(db).mark_titled("pt-00000007", "h7"), _summary_waiting),
+    HotQuery("summarizer", "waiting papers readers asked for raised, each sweep", SUMMARY_PENDING,
+             lambda db, now: SummaryStore(db).prioritize({"pt-00000007", "pt-00000008"}, 0), _summary_waiting),
+    HotQuery("summarizer", "embedded papers released with their text, each sweep", EMBEDDING_PENDING,
+             lambda db, now: VectorStore(db).release([("pt-00000007", "h7"), ("pt-00000008", "h8")]),
+             _embedding_waiting),
     HotQuery("summarizer", "a paper's last summary, each metadata update", SUMMARIES,
              lambda db, now: SummaryStore(db).latest_for_paper("pt-00000007"), _summary),
     HotQuery("summarizer", "vectors cached by content, each batch", PAPER_VECTORS,

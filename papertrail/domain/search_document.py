@@ -6,7 +6,7 @@ the index searches, filters and sorts by, and the filter builder. Filter values 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
 import numpy as np
@@ -232,10 +232,25 @@ def paper_document(event: PaperEnriched, topic_reasons: dict[str, list[dict[str,
         "version_kind": event.version.kind,
         "summary": summary.model_dump(mode="json"),
         # when a usable summary was written: the overview's "new AI summaries" lists papers by it
-        "summarized_ts": _ts(summary.generated_at) if summary.status == "ok" else None,
+        "summarized_ts": summarized_ts(event) if summary.status == "ok" else None,
         "topic_ids": sorted(topic_reasons),
         "topic_reasons": topic_reasons,
     }
+
+
+def summarized_ts(event: PaperEnriched) -> int | None:
+    """When the paper's 导读 came to be shown here: ours when written; another system's (a community summary, which
+    carries no time of writing) once both the paper was here and the publisher had published it, so that a paper
+    first seen with one counts as new, and a later update of the paper does not count it again."""
+    summary = event.summary
+    if summary.publisher is None or summary.generated_at is not None:
+        return _ts(summary.generated_at)
+    arrived = int(event.paper.first_seen.timestamp())
+    try:
+        published = datetime.combine(date.fromisoformat(summary.published_on or ""), time(), UTC)
+    except ValueError:  # no day named: the paper's arrival alone
+        return arrived
+    return max(arrived, int(published.timestamp()))
 
 
 def quote(value: str) -> str:

@@ -5,6 +5,7 @@ papers.withdrawn.v1 → the paper stops waiting for a summary or a vector, and i
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Annotated, Any
 
 from faststream import Context
@@ -112,6 +113,7 @@ async def build_resources(
         parallel=settings.summary_concurrency,
         interest=ReaderInterest(clients.db),
         titles=titles,
+        claim=timedelta(seconds=settings.sweep_claim_s),
     )
     embedder = open_embedder(settings, MongoTokenBudget(vector_store))
     search_settings = settings.search_embedding
@@ -120,7 +122,11 @@ async def build_resources(
     enriched = _publisher(broker, settings, topics.PAPERS_ENRICHED)
     new_papers = _publisher(broker, settings, topics.PAPERS_NEW)
     enrichment = Enrichment(
-        summarizer, PaperVectors(vector_store, embedder, search), enriched, new_papers, AnnouncedPapers(clients.db)
+        summarizer,
+        PaperVectors(vector_store, embedder, search, claim=timedelta(seconds=settings.sweep_claim_s)),
+        enriched,
+        new_papers,
+        AnnouncedPapers(clients.db),
     )
     sweeps = Sweeps(
         enrichment,
@@ -128,7 +134,11 @@ async def build_resources(
         summary_batch=settings.sweep_batch,
         vector_interval_s=settings.embedding_sweep_interval_s,
         vector_batch=settings.embedding_sweep_batch,
-        titles=TitleSweep(store, titles, parallel=settings.titles_concurrency) if titles else None,
+        titles=TitleSweep(
+            store, titles, parallel=settings.titles_concurrency, claim=timedelta(seconds=settings.sweep_claim_s)
+        )
+        if titles
+        else None,
         title_interval_s=settings.titles_sweep_interval_s,
         title_batch=settings.titles_batch,
     )

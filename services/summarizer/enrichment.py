@@ -109,12 +109,12 @@ class Sweeps:
             (enriched,) = await self.enrichment.with_vectors([(event, summary)])
             await self.enrichment.enriched.publish(enriched, key=event.paper.id.encode())
 
-    async def emit_embedded(self, event: PaperEnriched) -> None:
-        """The vector sweep's emit: with the summary as it is now."""
+    async def emit_embedded(self, events: list[PaperEnriched]) -> None:
+        """The vector sweep's emit: its papers with their summaries as they are now, with one confirmation wait."""
         async with self.emitting:
-            summary = await self.enrichment.summarizer.current_summary(event)
-            updated = event.model_copy(update={"summary": summary})
-            await self.enrichment.enriched.publish(updated, key=event.paper.id.encode())
+            current = self.enrichment.summarizer.current_summary
+            updated = [event.model_copy(update={"summary": await current(event)}) for event in events]
+            await publish_confirmed(self.enrichment.enriched, [(event, event.paper.id) for event in updated])
 
     def start(self) -> None:
         summaries = self.enrichment.summarizer.run_sweeps(

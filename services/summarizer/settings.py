@@ -35,6 +35,12 @@ class SummarizerSettings(InfraSettings, SearchEmbeddingSettings):
     batch_wait_ms: int = Field(100, ge=1, description="longest wait to fill a batch of papers")
     sweep_interval_s: float = Field(60.0, gt=0, description="how often pending papers are retried")
     sweep_batch: int = Field(50, ge=1, le=10_000, description="pending papers taken per sweep")
+    sweep_claim_s: float = Field(
+        600.0,
+        gt=0,
+        description="how long a sweep (summaries, vectors, titles) holds its batch of waiting papers, which the other "
+        "replicas' sweeps pass over; the papers of a replica that died are swept again after it",
+    )
     embedding_sweep_interval_s: float = Field(
         30.0, gt=0, description="longest wait of the embedding sweep; papers that start waiting wake it at once"
     )

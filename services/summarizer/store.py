@@ -6,7 +6,8 @@ No other file touches MongoDB for the summarizer.
 """
 
 import contextlib
-from datetime import UTC, datetime
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pymongo import ASCENDING, DESCENDING, DeleteOne, ReplaceOne, UpdateOne
@@ -15,6 +16,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import OperationFailure
 
 from papertrail.embedding.paper_vectors import PAPER_VECTORS_PROJECTION, SEARCH_VECTORS_MODEL_ID, VECTORS_MODEL_ID
+from papertrail.runtime.claims import ClaimedQueue, Clock, utc_now
 from papertrail.runtime.collections import (
     EMBEDDING_BUDGET,
     EMBEDDING_MODEL,
@@ -32,7 +34,7 @@ from papertrail.runtime.collections import (
     TITLE_TRANSLATIONS,
     Collection,
 )
-from papertrail.runtime.mongo import insert_else_update
+from papertrail.runtime.mongo import BY_ID, insert_else_update
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.paper import Paper, PaperVersion
 from schemas.paper_vector import PaperVector
@@ -67,18 +69,26 @@ async def _hold(pending: AsyncCollection, held: list[tuple[PaperNormalized | Pap
     )
 
 
+SWEEP_ORDER = [("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]  # policy.PRIORITIES, newest
+
+
 class SummaryStore:
-    def __init__(self, db: AsyncDatabase) -> None:
+    def __init__(self, db: AsyncDatabase, clock: Clock = utc_now) -> None:
         self.summaries = db[SUMMARIES.name]
         self.pending = db[SUMMARY_PENDING.name]
         self.budget = db[SUMMARY_BUDGET.name]
+        # the summary sweep's and the title sweep's claims on waiting papers, apart: each sweep takes its own
+        self.queue = ClaimedQueue(self.pending, SWEEP_ORDER, "priority_1_newest_-1_since_1", clock=clock)
+        untitled = [("titled", ASCENDING), *SWEEP_ORDER]
+        self.untitled = ClaimedQueue(
+            self.pending, untitled, "titled_1_priority_1_newest_-1_since_1", prefix="title_",
+            selection={"titled": {"$ne": True}}, clock=clock,
+        )  # fmt: skip
 
     async def ensure_indexes(self) -> None:
         await self.summaries.create_index([("paper_ids", ASCENDING), ("generated_at", DESCENDING)])
-        await self.pending.create_index([("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)])
-        await self.pending.create_index(
-            [("titled", ASCENDING), ("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]
-        )
+        await self.pending.create_index(self.queue.order, name=self.queue.index)
+        await self.pending.create_index(self.untitled.order, name=self.untitled.index)
 
     # the cache
 
@@ -138,30 +148,36 @@ class SummaryStore:
     async def waiting(self, limit: int) -> list[tuple[PaperNormalized, str]]:
         """The waiting papers in the sweep's order (policy.PRIORITIES, then the newest first), with the content hash
         they wait with."""
-        order = [("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]
-        cursor = self.pending.find({}, sort=order, limit=limit)
+        cursor = self.pending.find({}, sort=SWEEP_ORDER, limit=limit)
         return [(PaperNormalized.model_validate(d["event"]), d["content_hash"]) async for d in cursor]
 
-    async def waiting_untitled(self, limit: int) -> list[tuple[PaperNormalized, str, str]]:
-        """Waiting papers the title path has not looked at with their current event, in the summary sweep's order,
-        with the content hash and the reason they wait with."""
-        order = [("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)]
-        cursor = self.pending.find({"titled": {"$ne": True}}, sort=order, limit=limit)
+    async def claim(self, owner: str, limit: int, lease: timedelta) -> list[tuple[PaperNormalized, str]]:
+        """Up to `limit` waiting papers in the sweep's order, claimed for this sweep (`owner`) until `lease` from now:
+        none another sweep holds (a claim that ran out holds none); each with the content hash it waits with."""
+        claimed = await self.queue.claim(owner, limit, lease)
+        return [(PaperNormalized.model_validate(d["event"]), d["content_hash"]) for d in claimed]
+
+    async def claim_untitled(self, owner: str, limit: int, lease: timedelta) -> list[tuple[PaperNormalized, str, str]]:
+        """Waiting papers the title path has not looked at with their current event, claimed for this title sweep
+        as `claim` does, with the content hash and the reason they wait with."""
+        claimed = await self.untitled.claim(owner, limit, lease)
         return [
             (PaperNormalized.model_validate(d["event"]), d["content_hash"], d.get("reason") or NO_MODEL_CONFIGURED)
-            async for d in cursor
+            for d in claimed
         ]
 
     async def mark_titled(self, paper_id: str, digest: str) -> None:
         """The title path is done with this event of the paper (a newer event, another hash, is looked at again)."""
-        await self.pending.update_one({"_id": paper_id, "content_hash": digest}, {"$set": {"titled": True}})
+        await self.pending.update_one({"_id": paper_id, "content_hash": digest}, {"$set": {"titled": True}}, hint=BY_ID)
 
     async def prioritize(self, paper_ids: set[str], priority: int) -> int:
         """Raise these waiting papers to `priority` (never lower one); how many were raised."""
         if not paper_ids:
             return 0
         raised = await self.pending.update_many(
-            {"_id": {"$in": sorted(paper_ids)}, "priority": {"$gt": priority}}, {"$set": {"priority": priority}}
+            {"_id": {"$in": sorted(paper_ids)}, "priority": {"$gt": priority}},
+            {"$set": {"priority": priority}},
+            hint=BY_ID,
         )
         return raised.modified_count
 
@@ -170,11 +186,14 @@ class SummaryStore:
         return {doc["_id"]: doc["papers"] async for doc in await counts}
 
     async def still_waiting(self, paper_id: str, digest: str) -> bool:
-        return await self.pending.find_one({"_id": paper_id, "content_hash": digest}, projection=["_id"]) is not None
+        # by `_id` alone, the hash compared here: the local stand-in reads a filter of `_id` and another field by the
+        # `_id` index only when named, and then reads the whole index
+        held = await self.pending.find_one({"_id": paper_id}, projection=["content_hash"])
+        return held is not None and held.get("content_hash") == digest
 
     async def release(self, paper_id: str, digest: str) -> None:
         """Done waiting with this content; a newer event's entry (another content hash) stays."""
-        await self.pending.delete_one({"_id": paper_id, "content_hash": digest})
+        await self.pending.delete_one({"_id": paper_id, "content_hash": digest}, hint=BY_ID)
 
     async def release_many(self, paper_ids: list[str]) -> None:
         if paper_ids:
@@ -262,12 +281,12 @@ class AnnouncedPapers:
         return set(paper_ids) - seen
 
     async def record(self, paper_ids: list[str], now: datetime | None = None) -> None:
-        """Once the broker confirmed them; a paper recorded before keeps its first time."""
-        if paper_ids:
-            at = now or datetime.now(UTC)
-            await self.announced.bulk_write(
-                [UpdateOne({"_id": p}, {"$setOnInsert": {"at": at}}, upsert=True) for p in paper_ids], ordered=False
-            )
+        """Once the broker confirmed them; a paper recorded before keeps its first time. Nearly all are new: one
+        insert, and upserts only for those recorded before (a redelivered batch)."""
+        at = now or datetime.now(UTC)
+        await insert_else_update(
+            self.announced, [({"_id": p, "at": at}, {"$setOnInsert": {"at": at}}) for p in paper_ids]
+        )
 
     async def forget(self, paper_id: str) -> None:
         """A withdrawn paper (systems outside drop it too) is announced again if it ever comes back."""
@@ -360,26 +379,30 @@ def search_vectors(db: AsyncDatabase) -> StoredVectors:
 class VectorStore(StoredVectors):
     """`paper_vectors` (one vector or failure per paper, found again by content and model: the cache),
     `embedding_pending` (papers waiting for the sweep, with the event to emit again: for their vector, their search
-    vector or both) and `embedding_budget`."""
+    vector or both; claimed in batches by the sweeps of the replicas) and `embedding_budget`."""
 
-    def __init__(self, db: AsyncDatabase) -> None:
+    def __init__(self, db: AsyncDatabase, clock: Clock = utc_now) -> None:
         super().__init__(db, PAPER_VECTORS, VECTORS_MODEL_ID)
         self.pending = db[EMBEDDING_PENDING.name]
         self.budget = db[EMBEDDING_BUDGET.name]
+        self.queue = ClaimedQueue(self.pending, [("since", ASCENDING)], "since_1", clock=clock)  # the longest waiting
 
     async def ensure_indexes(self) -> None:
         await super().ensure_indexes()
-        await self.pending.create_index([("priority", ASCENDING), ("newest", DESCENDING), ("since", ASCENDING)])
-        await self.pending.create_index([("since", ASCENDING)])  # the sweep's order: the longest waiting first
+        await self.pending.create_index(self.queue.order, name=self.queue.index)
 
     async def hold_many(self, held: list[tuple[PaperEnriched, str]]) -> None:
         """(event as emitted, content hash) per paper waiting for its vector; a newer event replaces an older one."""
         await _hold(self.pending, [(event, {"content_hash": digest}) for event, digest in held])
 
-    async def waiting(self, limit: int) -> list[tuple[PaperEnriched, str]]:
-        """The oldest waiting papers first, each with the event it was emitted with and its content hash."""
-        cursor = self.pending.find({}, sort=[("since", ASCENDING)], limit=limit)
-        return [(PaperEnriched.model_validate(d["event"]), d["content_hash"]) async for d in cursor]
+    async def claim(
+        self, owner: str, limit: int, lease: timedelta, *, first: Sequence[str] = ()
+    ) -> list[tuple[PaperEnriched, str]]:
+        """Up to `limit` waiting papers, claimed for this sweep (`owner`) until `lease` from now: none another sweep
+        holds (a claim that ran out holds none); those of `first` (papers this replica held) if any still wait, else
+        the longest waiting; each with the event it was emitted with and its content hash."""
+        claimed = await self.queue.claim(owner, limit, lease, first=first)
+        return [(PaperEnriched.model_validate(d["event"]), d["content_hash"]) for d in claimed]
 
     async def still_waiting(self, paper_ids: list[str]) -> set[str]:
         """Those of the papers still waiting (a withdrawn one stopped waiting while the sweep embedded it)."""
@@ -388,7 +411,7 @@ class VectorStore(StoredVectors):
     async def release(self, done: list[tuple[str, str]]) -> None:
         """(paper id, content hash): done waiting with this content; a newer event's entry (another hash) stays."""
         if done:
-            await self.pending.bulk_write([DeleteOne({"_id": p, "content_hash": d}) for p, d in done])
+            await self.pending.bulk_write([DeleteOne({"_id": p, "content_hash": d}, hint=BY_ID) for p, d in done])
 
     async def release_papers(self, paper_ids: list[str]) -> None:
         if paper_ids:

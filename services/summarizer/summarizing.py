@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from papertrail.domain.text import paper_digest
+from papertrail.runtime.leases import new_holder
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.paper import Paper
 from schemas.summary import Summary
@@ -50,8 +51,12 @@ class Summarizer:
         parallel: int = 1,
         interest: ReaderInterest | None = None,
         titles: Titles | None = None,
+        claim: timedelta = timedelta(minutes=10),
     ) -> None:
         self.store = store
+        # the sweep's claim on its batch, renewed as it goes: the replicas' sweeps summarize other papers, and a dead
+        # one's are swept again once its claim runs out
+        self.owner, self.claim = new_holder(), claim
         self.parallel = parallel  # papers the sweep works on at once; the model's own limit still applies
         self.model = model  # None: no endpoint configured
         self.daily_token_budget = daily_token_budget
@@ -189,15 +194,20 @@ class Summarizer:
             await self.store.queue_papers_held_for_no_model()
             self.model_queue_opened = True
         await self.raise_what_readers_asked_for()
-        waiting = await self.store.waiting(batch)
+        waiting = await self.store.claim(self.owner, batch, self.claim)
+        claimed = [event.paper.id for event, _ in waiting]
         settled = 0
-        for start in range(0, len(waiting), self.parallel):
-            outcomes = await asyncio.gather(
-                *(self._retry(emit, *item) for item in waiting[start : start + self.parallel])
-            )
-            settled += outcomes.count("settled")
-            if "pending" in outcomes:
-                break  # endpoint down or budget spent: the rest would wait the same way
+        try:
+            for start in range(0, len(waiting), self.parallel):
+                outcomes = await asyncio.gather(
+                    *(self._retry(emit, *item) for item in waiting[start : start + self.parallel])
+                )
+                settled += outcomes.count("settled")
+                if "pending" in outcomes:
+                    break  # endpoint down or budget spent: the rest would wait the same way
+                await self.store.queue.renew(self.owner, claimed[start + self.parallel :], self.claim)
+        finally:
+            await self.store.queue.release(self.owner, claimed)  # those still waiting: free again
         return settled
 
     async def raise_what_readers_asked_for(self) -> int:

@@ -4,7 +4,9 @@ are emitted first, titled later, in the summary sweep's order (readers' asks, co
 
 import asyncio
 import logging
+from datetime import timedelta
 
+from papertrail.runtime.leases import new_holder
 from schemas.events import PaperNormalized
 from services.summarizer.store import SummaryStore
 from services.summarizer.summarizing import Emit, Summarizer
@@ -15,23 +17,31 @@ log = logging.getLogger("papertrail.summarizer.titles")
 
 
 class TitleSweep:
-    def __init__(self, store: SummaryStore, titles: Titles, *, parallel: int) -> None:
+    def __init__(
+        self, store: SummaryStore, titles: Titles, *, parallel: int, claim: timedelta = timedelta(minutes=10)
+    ) -> None:
         self.store = store
         self.titles = titles
         self.parallel = parallel
+        self.owner, self.claim = new_holder(), claim  # the batch's claim: the replicas' title sweeps take others
 
     async def sweep(self, emit: Emit, batch: int) -> tuple[int, bool]:
         """Title up to `batch` waiting papers, `parallel` at a time; (papers emitted with a title, whether the
         sweep should go on at once: it found work and the endpoint answered)."""
-        waiting = await self.store.waiting_untitled(batch)
+        waiting = await self.store.claim_untitled(self.owner, batch, self.claim)
+        claimed = [event.paper.id for event, _, _ in waiting]
         titled = 0
-        for start in range(0, len(waiting), self.parallel):
-            outcomes = await asyncio.gather(
-                *(self._title(emit, *item) for item in waiting[start : start + self.parallel])
-            )
-            titled += outcomes.count("titled")
-            if "unavailable" in outcomes:
-                return titled, False  # the rest would wait the same way
+        try:
+            for start in range(0, len(waiting), self.parallel):
+                outcomes = await asyncio.gather(
+                    *(self._title(emit, *item) for item in waiting[start : start + self.parallel])
+                )
+                titled += outcomes.count("titled")
+                if "unavailable" in outcomes:
+                    return titled, False  # the rest would wait the same way
+                await self.store.untitled.renew(self.owner, claimed[start + self.parallel :], self.claim)
+        finally:
+            await self.store.untitled.release(self.owner, claimed)
         return titled, bool(waiting)
 
     async def _title(self, emit: Emit, event: PaperNormalized, digest: str, reason: str) -> str:

@@ -6,12 +6,14 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from itertools import islice
 
 from prometheus_client import Counter
 
 from papertrail.domain.text import paper_digest
 from papertrail.embedding.embedder import Embedder, embedding_text
+from papertrail.runtime.leases import new_holder
 from schemas.events import PaperEmbedding, PaperEnriched
 from schemas.paper import Paper
 from schemas.summary import Summary
@@ -21,7 +23,7 @@ from services.summarizer.vector_policy import copied, embedding_status, settled_
 
 log = logging.getLogger("papertrail.summarizer")
 
-Emit = Callable[[PaperEnriched], Awaitable[None]]
+EmitMany = Callable[[list[PaperEnriched]], Awaitable[None]]  # a sweep's papers, emitted again together
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +52,19 @@ class PaperVectors:
     """The summarizer's vectors: `states` for the events it emits now, `sweep` for the papers that wait. With search
     vectors, a paper waits until it has both, made in the same sweep, and is emitted again once."""
 
-    def __init__(self, store: VectorStore, embedder: Embedder, search: SearchVectors | None = None) -> None:
+    def __init__(
+        self,
+        store: VectorStore,
+        embedder: Embedder,
+        search: SearchVectors | None = None,
+        *,
+        claim: timedelta = timedelta(minutes=10),
+    ) -> None:
         self.store = store
+        # the sweep's claim on its batch: the replicas' sweeps embed other papers; a dead one's are swept after `claim`
+        self.owner, self.claim = new_holder(), claim
+        # the papers this replica held, oldest first: its sweep claims them by id, without reading the whole queue
+        self.held: dict[str, None] = {}
         self.embedder = embedder
         self.model = embedder.model_key
         self.search = _Kind(search.store, search.embedder, SEARCH_VECTORS) if search else None
@@ -109,6 +122,7 @@ class PaperVectors:
             pending |= {p for p in rest if settled_state(own.get(p), latest[p][1], model) is None}
         held = [latest[paper_id] for paper_id in latest if paper_id in pending]
         await self.store.hold_many(held)
+        self.held.update(dict.fromkeys(event.paper.id for event, _ in held))
         if held:
             self.wake.set()
 
@@ -118,24 +132,38 @@ class PaperVectors:
         if self.search is not None:
             await self.search.store.delete([paper_id])
 
-    async def sweep(self, emit: Emit, batch: int) -> int:
+    async def sweep(self, emit: EmitMany, batch: int) -> int:
         """Embed up to `batch` waiting papers, one model call per kind of vector they lack, store each vector (or
         failure), emit each paper again (`emit` brings its summary up to date), and only then stop it waiting;
         returns how many settled. With nobody waiting, queue stored papers without a vector of a model instead."""
-        waiting = await self.store.waiting(batch)
+        first = list(islice(self.held, batch))
+        for paper_id in first:  # a claimed one leaves the queue or is taken again in the queue's order
+            del self.held[paper_id]
+        waiting = await self.store.claim(self.owner, batch, self.claim, first=first)
         if not waiting:
             await self._queue_unembedded(batch)
             return 0
+        try:
+            return await self._settle(emit, waiting)
+        finally:
+            # those still waiting (not embedded now, or held again with newer text) are free for any sweep again
+            await self.store.queue.release(self.owner, [event.paper.id for event, _ in waiting])
+
+    async def _settle(self, emit: EmitMany, waiting: list[tuple[PaperEnriched, str]]) -> int:
+        """The claimed papers embedded, stored, emitted and released; how many settled."""
         texts = [embedding_text(e.paper.title, e.paper.abstract or "") for e, _ in waiting]
         unavailable: dict[str, str] = {}
         states = [await self._embed(kind, waiting, texts, unavailable) for kind in self.kinds]
         settled = [(event, digest) for event, digest in waiting if event.paper.id not in unavailable]
         # a paper withdrawn while it was embedded is not emitted again: the matcher would match it anew
         waiting_still = await self.store.still_waiting([event.paper.id for event, _ in settled])
-        for event, _ in settled:
-            if event.paper.id in waiting_still:
-                embedding = embedding_status(self.model, states[0][event.paper.id])
-                await emit(event.model_copy(update={"embedding": embedding}))
+        await emit(
+            [
+                event.model_copy(update={"embedding": embedding_status(self.model, states[0][event.paper.id])})
+                for event, _ in settled
+                if event.paper.id in waiting_still
+            ]
+        )
         await self.store.release([(event.paper.id, digest) for event, digest in settled])
         if unavailable:
             await self.store.note_attempt(list(unavailable), next(iter(unavailable.values())))
@@ -182,11 +210,12 @@ class PaperVectors:
                 PaperEnriched(kind="updated", paper=p, version=v, summary=summary, embedding=pending) for p, v in found
             ]
             await self.store.hold_many([(event, paper_digest(event.paper)) for event in events])
+            self.held.update(dict.fromkeys(event.paper.id for event in events))
             self.wake.set()
             log.info("papers queued for embedding", extra={"count": len(events), "model": kind.model})
             return
 
-    async def run_sweeps(self, emit: Emit, *, interval_s: float, batch: int) -> None:
+    async def run_sweeps(self, emit: EmitMany, *, interval_s: float, batch: int) -> None:
         """The background loop: sweep while papers wait, else sleep until papers start waiting or the interval ends."""
         while True:
             self.wake.clear()  # papers held during the sweep set it again, and the wait below ends at once

@@ -4,6 +4,7 @@ to come back to), 已关注 with an unfollow when the reader follows the same th
 when signed out; in Chinese and in English."""
 
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -22,6 +23,7 @@ from services.query.web import follow_offers
 from services.query.web import format as fmt
 from services.query.web.follow_offers import FollowsHere
 from services.query.web.render import gettext_functions, templates
+from tests.query.catalogue.test_pages import launch_chromium, needs_chromium
 from tests.query.test_page_details import acl_paper, detail
 
 NOW = datetime(2026, 12, 7, 3, 0, tzinfo=UTC)
@@ -37,6 +39,10 @@ def request_for(path: str, query: str = "") -> Request:
 
 
 def render(template: str, lang: str, path: str, query_string: str = "", **context: Any) -> Any:
+    return html.fromstring(page_html(template, lang, path, query_string, **context))
+
+
+def page_html(template: str, lang: str, path: str, query_string: str = "", **context: Any) -> str:
     t = Translator(lang)
     page = templates.get_template(template).render(
         **gettext_functions(t),
@@ -44,7 +50,7 @@ def render(template: str, lang: str, path: str, query_string: str = "", **contex
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p),
         request=request_for(path, query_string), csrf="the-csrf-token", **{"user": USER, **context},
     )  # fmt: skip
-    return html.fromstring(page)
+    return page
 
 
 def follow(kind: str, **fields: Any) -> Follow:
@@ -125,6 +131,10 @@ def test_a_paper_page_offers_a_similar_follow_seeded_by_the_paper(lang: str) -> 
 
 # --- the home page: a search, and 本周录用's venues ------------------------------------------------------------------
 def home(lang: str, q: str, accepted: list[tuple[str, int, str]], here: FollowsHere) -> Any:
+    return html.fromstring(home_html(lang, q, accepted, here))
+
+
+def home_html(lang: str, q: str, accepted: list[tuple[str, int, str]], here: FollowsHere) -> str:
     figure = Figure(value=1, query="/api/papers")
     overview = Overview(
         window_start=NOW, window_end=NOW, display_timezone="Asia/Shanghai", new_papers=figure, new_ai_related=figure,
@@ -133,7 +143,7 @@ def home(lang: str, q: str, accepted: list[tuple[str, int, str]], here: FollowsH
     )  # fmt: skip
     query = f"q={q}&category=cs.CL" if q else ""
     browse = PaperListing.model_validate({"q": q, "category": ["cs.CL"]} if q else {})
-    return render(
+    return page_html(
         "home.html", lang, "/", query, overview=overview, links={}, browse=browse, accepted=accepted,
         sorts=("updated",), results={"total": 0, "hits": [], "facets": {}}, problem=None, pages=[1], here=here,
     )  # fmt: skip
@@ -151,6 +161,25 @@ def test_a_search_offers_a_keyword_follow_of_its_words_beside_its_atom_feed(lang
     following = home(lang, "retrieval", [], FollowsHere((follow("keyword", query="retrieval"),)))
     assert LABELS[lang][1] in following.get_element_by_id("follow-search").text_content()
     assert not home(lang, "", [], FollowsHere()).xpath('//*[@id="follow-search"]')  # no search, no search follow
+
+
+@needs_chromium
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_in_headless_chromium_the_search_follow_form_stays_on_its_line(lang: str, tmp_path: Path) -> None:
+    """A browser's HTML parser ends a <p> where a <form> starts: the search's follow form must sit in a block that
+    may hold it, or it is moved out of its line, away from the Atom link beside it."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright, tmp_path / "profile", javascript=False)
+        try:
+            tab = browser.new_page()
+            tab.set_content(home_html(lang, "retrieval", [], FollowsHere()))
+            line = tab.locator("#follow-search")
+            assert line.locator("form.follow-here-form").count() == 1
+            assert line.locator("a.feed").count() == 1
+        finally:
+            browser.close()
 
 
 def test_a_search_that_is_no_keyword_expression_offers_no_follow() -> None:

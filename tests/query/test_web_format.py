@@ -260,6 +260,32 @@ def test_a_document_carries_the_latest_record_kind_and_when_a_usable_summary_was
     assert later["summarized_ts"] is None  # a pending summary is not a new AI summary
 
 
+@pytest.mark.parametrize(
+    ("first_seen", "published_on", "counted_from"),
+    [
+        ("2026-11-20T08:00:00+00:00", "2026-11-19", "2026-11-20T08:00:00+00:00"),  # first seen with it
+        ("2026-10-01T08:00:00+00:00", "2026-11-19", "2026-11-19T00:00:00+00:00"),  # the publisher's day came later
+        ("2026-11-20T08:00:00+00:00", None, "2026-11-20T08:00:00+00:00"),
+    ],
+)
+def test_a_community_summary_counts_as_a_new_ai_summary_from_when_it_was_shown(
+    first_seen: str, published_on: str | None, counted_from: str
+) -> None:
+    """The 导读 a card shows from another system (no time of writing) counts among the new AI summaries."""
+    document = summarized_paper()
+    paper = Paper.model_validate({**document["paper"], "authors": [], "first_seen": first_seen})
+    version = PaperVersion(
+        paper_id=paper.id, seq=1, kind="first_observed", source="arxiv", source_record_id="2611.00001",
+        observed_at=paper.first_seen, content_hash="x",
+    )  # fmt: skip
+    shown = Summary(
+        status="ok", model="deepseek-chat", publisher="daily-arXiv-ai-enhanced", published_on=published_on,
+        tldr_zh="提出局部微扰理论。", error="no model configured",
+    )  # fmt: skip
+    held = paper_document(PaperEnriched(kind="new", paper=paper, version=version, summary=shown), {})
+    assert held["summarized_ts"] == int(datetime.fromisoformat(counted_from).timestamp())
+
+
 def test_resource_links_in_card_order_with_labels_in_both_languages() -> None:
     paper = {
         "links": {

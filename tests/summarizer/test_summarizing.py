@@ -339,6 +339,30 @@ async def test_the_sweep_works_on_several_papers_at_once_within_the_limit(
     assert await configured.store.backlog() == 0
 
 
+async def test_two_replicas_sweeps_summarize_each_waiting_paper_once(
+    db: AsyncDatabase, fake: tuple[FakeOpenAI, str], openai_fake: FakeOpenAI
+) -> None:
+    """Two summarizer replicas sweep one `summary_pending`: each claims its own batches, so no paper costs two
+    requests (the cache would spare the second only once the first one's answer is stored)."""
+    unconfigured = await harness(db, None)
+    for line in LINES:
+        await unconfigured.handle(corpus_event(line))
+    first = await harness(db, fake[1], summary_concurrency=2, openai_timeout_s=5)
+    second = await harness(db, fake[1], summary_concurrency=2, openai_timeout_s=5)
+    openai_fake.delay_s = 0.2  # both sweeps have requests in flight at once
+
+    async def drain(h: Harness) -> None:
+        while await h.summarizer.sweep(h.emit, batch=2):
+            pass
+
+    await asyncio.gather(drain(first), drain(second))
+
+    assert len(openai_fake.requests) == len(LINES)
+    emitted = [e.paper.id for e, _ in first.emitted + second.emitted]
+    assert sorted(emitted) == sorted(f"arxiv:{line['id']}" for line in LINES)
+    assert await first.store.backlog() == 0
+
+
 async def test_in_one_batch_the_latest_summary_of_a_paper_decides_whether_it_waits(db: AsyncDatabase) -> None:
     h = await harness(db, None)
     older = corpus_event(CADFIT)

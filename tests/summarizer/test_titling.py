@@ -4,12 +4,14 @@ Chinese title, the title sweep emits it again with one and its provenance, the p
 and every later event of the paper carries the title without asking again. The real local model is measured in
 bench/zh_titles.py (docs/benchmarks.md)."""
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.runtime.collections import TITLE_TRANSLATIONS
+from schemas.events import PaperNormalized
 from schemas.summary import NO_MODEL_CONFIGURED, Summary
 from services.normalizer.parsers.daily_arxiv import community_summary
 from services.summarizer.policy import enriched_event
@@ -144,3 +146,26 @@ async def test_an_answer_that_is_no_chinese_title_is_kept_as_such_and_not_asked_
     await h.handle(corpus_event(CADFIT, "updated", venue="CVPR 2026"))
     assert await h.sweep.sweep(h.emit, batch=10) == (0, True)
     assert len(openai_fake.requests) == 1 and h.emitted == []
+
+
+async def test_two_replicas_title_sweeps_title_each_waiting_paper_once(
+    h: Harness, openai_fake: FakeOpenAI, db: AsyncDatabase
+) -> None:
+    lines = corpus_lines()
+    for line in lines:
+        await h.handle(corpus_event(line))
+    other = TitleSweep(h.store, h.titles, parallel=2)  # another replica's title sweep over the same queue
+    openai_fake.delay_s = 0.2  # both sweeps have requests in flight at once
+    emitted: list[str] = []
+
+    async def drain(sweep: TitleSweep) -> None:
+        async def emit(event: PaperNormalized, summary: Summary) -> None:
+            emitted.append(event.paper.id)
+
+        while (await sweep.sweep(emit, batch=2))[1]:
+            pass
+
+    await asyncio.gather(drain(h.sweep), drain(other))
+
+    assert len(openai_fake.requests) == len(lines)
+    assert sorted(emitted) == sorted(f"arxiv:{line['id']}" for line in lines)

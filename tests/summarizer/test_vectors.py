@@ -2,8 +2,9 @@
 for its vector, the sweep embeds it and emits it again, the cache spares a model run, bad text ends `failed` or
 embedded (never a crash), and stored papers without a vector of the model are queued."""
 
-from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
+import asyncio
+from collections.abc import AsyncIterator, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -15,12 +16,19 @@ from papertrail.domain.text import paper_digest
 from papertrail.embedding.backends import open_embedder
 from papertrail.embedding.embedder import E5_SMALL_Q4, Embedder, EmbeddingSettings, SearchEmbeddingSettings
 from papertrail.embedding.paper_vectors import vector_of
+from papertrail.runtime.claims import Clock, utc_now
 from papertrail.runtime.collections import PAPER_VECTORS, PAPERS
 from schemas.events import PaperEnriched
 from schemas.paper_vector import PaperVector
 from schemas.summary import Summary
 from services.summarizer.policy import enriched_event
-from services.summarizer.store import MongoTokenBudget, VectorStore, convert_vectors_to_float32, search_vectors
+from services.summarizer.store import (
+    AnnouncedPapers,
+    MongoTokenBudget,
+    VectorStore,
+    convert_vectors_to_float32,
+    search_vectors,
+)
 from services.summarizer.vectors import PaperVectors, SearchVectors
 from tests.fake_openai import corpus_event, corpus_lines
 
@@ -51,15 +59,17 @@ class Harness:
     """PaperVectors over the test database (with search vectors when given their model), and what its sweep
     emitted."""
 
-    def __init__(self, db: AsyncDatabase, embedder: Embedder, search: Embedder | None = None) -> None:
+    def __init__(
+        self, db: AsyncDatabase, embedder: Embedder, search: Embedder | None = None, clock: Clock = utc_now
+    ) -> None:
         self.db = db
-        self.store = VectorStore(db)
+        self.store = VectorStore(db, clock=clock)
         self.search_store = search_vectors(db)
         self.vectors = PaperVectors(self.store, embedder, SearchVectors(self.search_store, search) if search else None)
         self.emitted: list[PaperEnriched] = []
 
-    async def emit(self, event: PaperEnriched) -> None:
-        self.emitted.append(event)
+    async def emit(self, events: list[PaperEnriched]) -> None:
+        self.emitted += events
 
     async def handle(self, *lines: dict, **changes: Any) -> list[PaperEnriched]:
         """What the summarizer's handler does: state each paper's vector, hold the pending ones."""
@@ -316,3 +326,84 @@ async def test_vectors_stored_as_arrays_of_doubles_are_read_and_converted_to_flo
         assert {k: raw[k] for k in raw if k != "vector"} == {k: doc[k] for k in doc if k != "vector"}
     assert await collection.find_one({"_id": failed.paper_id}) == failed.document()
     assert same((await store.of_papers([binary.paper_id]))[binary.paper_id].vector, binary.vector)
+
+
+class Counted:
+    """The real local model, and every text it was given (one sweep's model call per kind of vector)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder, self.model_key, self.dimensions = embedder, embedder.model_key, embedder.dimensions
+        self.texts: list[str] = []
+
+    async def embed(self, texts: Sequence[str], role: Any = "passage") -> Any:
+        self.texts += texts
+        return await self.embedder.embed(texts, role=role)
+
+    async def close(self) -> None:
+        pass
+
+
+def distinct_papers(count: int) -> list[dict[str, Any]]:
+    """Corpus papers under new ids, each title marked, so that no two share a text (the cache would spare a run)."""
+    return [
+        LINES[n % len(LINES)] | {"id": f"2605.95{n:03d}", "title": f"{LINES[n % len(LINES)]['title']} ({n})"}
+        for n in range(count)
+    ]
+
+
+async def drain(harness: Harness, batch: int) -> None:
+    while await harness.sweep(batch):
+        pass
+
+
+async def test_two_replicas_sweeps_embed_each_waiting_paper_once(scratch_db: AsyncDatabase, embedder: Embedder) -> None:
+    """Two summarizer replicas (KEDA scales them) sweep one `embedding_pending`: each claims its own batches."""
+    model = Counted(embedder)
+    first, second = Harness(scratch_db, model), Harness(scratch_db, model)  # type: ignore[arg-type]
+    await first.store.ensure_indexes()
+    held = await first.handle(*distinct_papers(12))
+    assert await first.store.backlog() == 12
+
+    await asyncio.gather(drain(first, 3), drain(second, 3))
+
+    assert sorted(model.texts) == sorted(set(model.texts)) and len(model.texts) == 12  # each paper's text once
+    emitted = [e.paper.id for e in first.emitted + second.emitted]
+    assert sorted(emitted) == sorted(e.paper.id for e in held)
+    assert await first.store.backlog() == 0
+
+
+async def test_papers_claimed_by_a_sweep_that_died_are_swept_again_once_the_claim_runs_out(
+    scratch_db: AsyncDatabase, embedder: Embedder
+) -> None:
+    now = datetime(2026, 12, 7, 9, tzinfo=UTC)
+
+    def clock() -> datetime:
+        return now
+
+    survivor = Harness(scratch_db, embedder, clock=clock)
+    await survivor.store.ensure_indexes()
+    held = await survivor.handle(*distinct_papers(4))
+    # another replica's sweep claimed three of them and died (never released them)
+    died = await VectorStore(scratch_db, clock=clock).claim("replica-b:1:dead", 3, survivor.vectors.claim)
+    assert len(died) == 3
+
+    assert await survivor.sweep() == 1  # the one nobody claimed
+    now += survivor.vectors.claim - timedelta(seconds=1)
+    assert await survivor.sweep() == 0  # still claimed
+    now += timedelta(seconds=2)
+    assert await survivor.sweep() == 3  # the claim ran out: taken again
+
+    assert sorted(e.paper.id for e in survivor.emitted) == sorted(e.paper.id for e in held)
+    assert await survivor.store.backlog() == 0
+
+
+async def test_a_paper_announced_again_keeps_its_first_time(scratch_db: AsyncDatabase) -> None:
+    """papers_announced is written as one insert per batch; a redelivered batch's papers keep when they were first
+    announced, and the new ones among them are recorded."""
+    announced = AnnouncedPapers(scratch_db)
+    first, later = datetime(2026, 12, 7, 9, tzinfo=UTC), datetime(2026, 12, 7, 10, tzinfo=UTC)
+    await announced.record(["arxiv:2605.00001"], now=first)
+    await announced.record(["arxiv:2605.00001", "arxiv:2605.00002"], now=later)
+    at = {d["_id"]: d["at"] async for d in scratch_db["papers_announced"].find({})}
+    assert at == {"arxiv:2605.00001": first, "arxiv:2605.00002": later}
+    assert await announced.not_announced(["arxiv:2605.00001", "arxiv:2605.00003"]) == {"arxiv:2605.00003"}

@@ -98,15 +98,14 @@ def catalogue_venue(written: str) -> Venue:
 
 
 def chinese_terms(query: str | None) -> list[str]:
-    """The terms of a keyword expression written in Chinese (Japanese, Korean): they are matched as written, spaces
-    or none, in a paper's Chinese title and its AI summary's Chinese TL;DR and 导读
-    (papertrail/domain/follows/rules.py), so
-    they find only papers with an AI summary."""
+    """The terms of a keyword expression written in Chinese (Japanese, Korean), as written: they are matched (by their
+    words, unquoted) in a paper's Chinese title and its AI summary's Chinese TL;DR and 导读
+    (papertrail/domain/follows/rules.py), so they find only papers with an AI summary."""
     try:
         expression = parse_expression(query or "")
     except ExpressionError:
         return []
-    return sorted(term for term in expression.positive_terms if has_cjk(term))
+    return sorted(term for term in expression.written_terms if has_cjk(term))
 
 
 def only_chinese(query: str | None) -> bool:

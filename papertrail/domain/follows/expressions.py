@@ -10,7 +10,11 @@ Grammar (NOT binds tightest, then AND, then OR; adjacent terms are joined by an 
     term       := word | "quoted phrase"        a trailing * on a word or phrase matches as a prefix
 
 Terms are folded like every other key (case and diacritics folded, punctuation becomes a space) and match
-whole words: `LLM` hits "LLM" and "llm" but not "LLMs"; `LLM*` hits all three. Operators are the upper-case
+whole words: `LLM` hits "LLM" and "llm" but not "LLMs"; `LLM*` hits all three. A term in Chinese (Japanese, Korean)
+matches anywhere in the text, as those languages put no spaces between words; written without quotes it is cut into
+words the way Meilisearch cuts a Chinese search (jieba-rs, without its HMM) and needs all of them, anywhere:
+`扩散模型加速` reads `扩散 AND 模型 AND 加速`, as a search of 扩散模型加速 does; `"扩散模型加速"` stays one phrase.
+Operators are the upper-case
 words AND, OR, NOT; lower-case "and" / "or" / "not" are ordinary words. An expression must need at least
 one term to occur (`NOT survey` alone would match nearly every paper), so that only follows whose terms
 occurred are ever evaluated. Parentheses and NOTs nest at most MAX_DEPTH (32) deep.
@@ -20,7 +24,9 @@ import re
 from collections.abc import Callable, Collection, Set
 from dataclasses import dataclass
 
-from papertrail.domain.text import fold
+import rjieba
+
+from papertrail.domain.text import fold, has_cjk
 
 MAX_LENGTH = 2000
 # Parentheses and NOTs nested deeper than this are refused: every walk of the tree recurses, and ~330 levels would
@@ -35,10 +41,12 @@ class ExpressionError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Term:
-    """A folded phrase, matched on word boundaries; `prefix` when written with a trailing *."""
+    """A folded phrase, matched on word boundaries; `prefix` when written with a trailing *. `written` is the unquoted
+    Chinese term it is one word of, as its follow wrote it (folded)."""
 
     text: str
     prefix: bool = False
+    written: str = ""
 
     @property
     def key(self) -> str:
@@ -84,6 +92,15 @@ class Expression:
     terms: frozenset[str]
     positive_terms: frozenset[str]  # terms not under a NOT: the ones a match can be explained by
     triggers: frozenset[str]  # one of these occurs in every paper the expression holds for
+    # the positive terms as written: an unquoted Chinese term whole, not the words it is cut into (what a search of
+    # the held papers asks for, and what the follow's page names)
+    written_terms: frozenset[str] = frozenset()
+    # a positive term key → the term as written, where they differ: a reason names 扩散模型加速, not 扩散 (a word of
+    # two written terms, or written alone too, is named as itself)
+    shown: tuple[tuple[str, str], ...] = ()
+
+    def shown_as(self) -> dict[str, str]:
+        return dict(self.shown)
 
     def evaluate(self, hits: Collection[str]) -> bool:
         """Whether the expression holds when exactly the term keys in `hits` occurred."""
@@ -155,23 +172,23 @@ def _triggers(node: Node) -> frozenset[str] | None:
     return min(usable, key=lambda terms: (len(terms), -sum(map(len, terms)), sorted(terms)))
 
 
-def _positive(node: Node, negated: bool = False) -> set[str]:
+def _positive(node: Node, negated: bool = False) -> list[Term]:
     if isinstance(node, Term):
-        return set() if negated else {node.key}
+        return [] if negated else [node]
     if isinstance(node, Not):
         return _positive(node.operand, not negated)
-    return {k for o in node.operands for k in _positive(o, negated)}
+    return [t for o in node.operands for t in _positive(o, negated)]
 
 
 @dataclass(slots=True)
 class _Token:
     kind: str  # "(", ")", "AND", "OR", "NOT", "term"
     position: int  # 1-based character position in the expression, for messages
-    term: Term | None = None
+    term: Node | None = None  # a Term, or the AND of the words an unquoted Chinese term is cut into
     raw: str = ""
 
 
-def _make_term(raw: str, position: int, quoted: bool) -> Term:
+def _make_term(raw: str, position: int, quoted: bool) -> Node:
     prefix = raw.endswith("*")
     text = fold(raw.rstrip("*"))
     if not text:
@@ -179,7 +196,25 @@ def _make_term(raw: str, position: int, quoted: bool) -> Term:
         raise ExpressionError(f"{what} at position {position}")
     if "*" in text or "*" in raw.rstrip("*"):
         raise ExpressionError(f"* is only allowed at the end of a term (position {position})")
+    if not quoted and has_cjk(text):
+        return _chinese_words(text)
     return Term(text, prefix)
+
+
+def _chinese_words(text: str) -> Node:
+    """An unquoted Chinese term as the words Meilisearch cuts it into (charabia's Chinese segmenter: jieba-rs without
+    its HMM, the same dictionary), every one required. A Chinese word is matched anywhere, so a trailing * adds
+    nothing to it."""
+    words = list(dict.fromkeys(w for w in rjieba.cut(text, hmm=False) if not w.isspace()))
+    if len(words) == 1:
+        return Term(words[0])
+    return And(tuple(Term(word, written=text) for word in words))
+
+
+def chinese_words(text: str) -> list[str]:
+    """The words an unquoted Chinese term is cut into, for a reader to see how a follow of it will match."""
+    node = _make_term(text, 1, quoted=False)
+    return [t.text for t in _walk(node)]
 
 
 def _tokens(text: str) -> list[_Token]:
@@ -303,4 +338,20 @@ def parse_expression(text: str) -> Expression:
         raise ExpressionError(
             "the expression matches papers that contain none of its terms; add a term that must occur"
         )
-    return Expression(text=text, root=root, terms=terms, positive_terms=frozenset(_positive(root)), triggers=triggers)
+    positive = _positive(root)
+    return Expression(
+        text=text,
+        root=root,
+        terms=terms,
+        positive_terms=frozenset(t.key for t in positive),
+        triggers=triggers,
+        written_terms=frozenset(t.written or t.key for t in positive),
+        shown=_shown(positive),
+    )
+
+
+def _shown(positive: list[Term]) -> tuple[tuple[str, str], ...]:
+    written: dict[str, set[str]] = {}
+    for term in positive:
+        written.setdefault(term.key, set()).add(term.written or term.key)
+    return tuple(sorted((key, names.pop()) for key, names in written.items() if len(names) == 1 and key not in names))

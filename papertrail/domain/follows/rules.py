@@ -183,6 +183,7 @@ class _RuleCheck:
     reason_categories: frozenset[str]  # the rule's and the follow's: a reason lists those the paper has
     holds: Predicate
     positive_terms: tuple[str, ...]  # sorted, the order reasons are listed in
+    shown: dict[str, str]  # a term key → the term a reason names, where they differ (Expression.shown)
     subtopic: str | None
     subtopic_id: str | None
 
@@ -196,6 +197,7 @@ class _RuleCheck:
             reason_categories=rule.categories | follow_categories,
             holds=compile_predicate(rule.expression),
             positive_terms=tuple(sorted(rule.expression.positive_terms)),
+            shown=rule.expression.shown_as(),
             subtopic=sub.name if sub else None,
             subtopic_id=sub.id if sub else None,
         )
@@ -238,11 +240,15 @@ class CompiledFollow:
                 continue
             wanted = check.reason_categories
             matched = tuple(sorted(wanted & paper_categories)) if wanted else ()
+            first = len(reasons)
             for term in check.positive_terms:
                 if term in hits:
                     for name, slot in check.fields:
                         if term in slots[slot]:
-                            reasons.append(_reason(check.subtopic, check.subtopic_id, term, name, matched))
+                            shown = check.shown.get(term, term)
+                            reasons.append(_reason(check.subtopic, check.subtopic_id, shown, name, matched))
+            if check.shown:  # the words of one written term: named once per field
+                reasons[first:] = _once(reasons[first:])
         return reasons
 
     @property
@@ -327,12 +333,20 @@ def rule_reasons(
         return []
     matched_categories = sorted((rule.categories | follow_categories) & paper.categories)
     sub = rule.subtopic
-    return [
-        _reason(sub.name if sub else None, sub.id if sub else None, term, f, tuple(matched_categories))
+    shown = rule.expression.shown_as()
+    reasons = (
+        _reason(sub.name if sub else None, sub.id if sub else None, shown.get(term, term), f, tuple(matched_categories))
         for term in sorted(rule.expression.positive_terms & present)
         for f in rule.fields
         if f in hits[term]
-    ]
+    )
+    return _once(list(reasons))
+
+
+def _once(reasons: list[MatchReason]) -> list[MatchReason]:
+    """Each (term, field) once, in order: the words of a written term name it once per field (within one rule, the
+    reasons of one term and field are equal)."""
+    return list({(r.term, r.field): r for r in reasons}.values())
 
 
 @lru_cache(maxsize=100_000)

@@ -35,7 +35,8 @@ CHINESE_SEARCHED = ["title_zh", "tldr_zh", *SUMMARY_ZH]
 
 def search_query(term_key: str) -> str:
     """A term key as a Meilisearch query: a phrase search, or the words with the last one as a prefix; a term in
-    Chinese as its words, every one required (Meilisearch cuts it into words; the rules then want it whole)."""
+    Chinese as its words, every one required (Meilisearch cuts it into words as the rules do; a quoted one the rules
+    then want whole)."""
     if has_cjk(term_key):
         return term_key.removesuffix("*")
     return term_key[:-1] if term_key.endswith("*") else f'"{term_key}"'
@@ -78,7 +79,8 @@ class Backfiller:
         searches: list[tuple[str | None, list[str] | None, PaperFilter]] = []
         if compiled.author is not None:
             searches.append((None, None, replace(held, author_key=compiled.author.key)))
-        terms = sorted({t for rule in compiled.rules for t in rule.expression.positive_terms})
+        # an unquoted Chinese term whole: Meilisearch cuts it into the words the rule wants, and wants them all
+        terms = sorted({t for rule in compiled.rules for t in rule.expression.written_terms})
         searches.extend((search_query(t), searched_on(t), held) for t in terms)
         for query, fields, wanted in searches:
             results = await self.index.search(

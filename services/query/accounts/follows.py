@@ -113,10 +113,11 @@ class FollowOut(Follow):
     )
     chinese_terms: list[str] = Field(
         default_factory=list,
-        description="keyword follow: its terms written in Chinese (Japanese, Korean). Each is matched as written, "
-        "with or without spaces, in a paper's Chinese title (`fields` title) and its AI summary's Chinese TL;DR and "
-        "导读 (`fields` abstract): it finds only papers with an AI summary; the English title and abstract are "
-        "matched by the English terms",
+        description="keyword follow: its terms written in Chinese (Japanese, Korean), as written. Each is matched in "
+        "a paper's Chinese title (`fields` title) and its AI summary's Chinese TL;DR and 导读 (`fields` abstract), "
+        "unquoted by each of the words a keyword search cuts it into (扩散模型加速: 扩散, 模型, 加速), quoted as a "
+        "phrase: it finds only papers with an AI summary; the English title and abstract are matched by the English "
+        "terms",
         examples=[["大模型推理"]],
     )
     warning: str | None = Field(

@@ -30,7 +30,7 @@ from papertrail.domain.search_document import (
     document_id,
 )
 from papertrail.domain.text import has_cjk
-from papertrail.embedding.embedder import Embedder, meaning_floor
+from papertrail.embedding.embedder import Embedder, l2_normalised, meaning_floor
 from papertrail.embedding.query_hubs import hub_corrected, hub_scores
 from papertrail.runtime.kafka import DependencyRefused, UnprocessableMessage
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument
@@ -455,6 +455,36 @@ class PaperIndex:
             "attributesToRetrieve": attributes,
         }
         return list((await self._post("similar", body))["hits"])
+
+    async def like_these(
+        self, paper_ids: Sequence[str], wanted: PaperFilter, size: int, attributes: list[str]
+    ) -> list[dict[str, Any]]:
+        """The papers closest in meaning to these taken together — to the centroid of their vectors, as a "papers like
+        these" follow scores its seeds (papertrail/embedding/similarity.py) — themselves left out, closest first; none
+        when none of them has a vector."""
+        if not paper_ids or not self.vector_dimensions:
+            return []
+        held = await self._search(
+            {
+                "filter": PaperFilter(paper_ids=paper_ids).clauses(),
+                "limit": len(paper_ids),
+                "attributesToRetrieve": ["paper_id"],
+                "retrieveVectors": True,
+            }
+        )
+        vectors = [vector for hit in held.hits if (vector := _vector_of(hit, EMBEDDER)) is not None]
+        if not vectors:
+            return []
+        (centroid,) = l2_normalised(l2_normalised(np.array(vectors)).mean(axis=0, keepdims=True))
+        body = {
+            "vector": centroid.tolist(),
+            "hybrid": {"embedder": EMBEDDER, "semanticRatio": 1.0},
+            "filter": wanted.clauses() or None,
+            "limit": size + len(paper_ids),
+            "attributesToRetrieve": attributes,
+        }
+        these = set(paper_ids)
+        return [hit for hit in (await self._search(body)).hits if hit["paper_id"] not in these][:size]
 
     async def _search(self, body: dict[str, Any]) -> SearchPage:
         # Raw HTTP and orjson rather than the SDK's result model: hits go to the caller as plain dicts, and the

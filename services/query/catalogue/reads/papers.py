@@ -19,6 +19,7 @@ from services.query.catalogue.reads.search import (
     SimilarSearch,
     also_by_meaning,
     by_meaning_instead,
+    few_by_words,
 )
 from services.query.catalogue.repositories import CatalogueRecords
 
@@ -126,7 +127,8 @@ HIT_DEFAULTS = {name: field.get_default(call_default_factory=True) for name, fie
 async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
     """One page of papers in the search response's shape: what the API returns, the home page shows and the Atom
     search feed lists. Chinese words that no paper holds are searched again by meaning (`by_meaning_instead`); those
-    that only a few papers hold are followed by the papers closest in meaning (`more_by_meaning`)."""
+    that only a few papers hold are followed by the papers closest in meaning to those few (`more_by_meaning`), or
+    to the words when none of the few has a vector yet."""
     found = await index.search(query, attributes=LIST_FIELDS)
     instead = by_meaning_instead(query, found.total, index.searches_chinese)
     if instead is not None:
@@ -135,7 +137,11 @@ async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
         except NoVectors:  # the words' answer stands: a search by words never fails for want of a vector
             instead = None
     more: list[dict[str, Any]] = []
-    if (also := also_by_meaning(query, found.total, index.searches_chinese)) is not None:
+    if instead is None and few_by_words(query, found.total):
+        # the papers most like those the words found: closer to the subject than the query text's own vector
+        ids = [hit["paper_id"] for hit in found.hits]
+        more = await index.like_these(ids, query.filter, MORE_BY_MEANING, LIST_FIELDS)
+    if not more and (also := also_by_meaning(query, found.total, index.searches_chinese)) is not None:
         try:
             near = await index.search(also, attributes=LIST_FIELDS)
         except NoVectors:  # the words' answer stands alone

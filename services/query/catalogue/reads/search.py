@@ -90,17 +90,17 @@ FEW_BY_WORDS = 10
 MORE_BY_MEANING = 10
 
 
+def few_by_words(query: PaperQuery, found: int) -> bool:
+    """Whether the first page of a search by words in Chinese found only a few papers (most papers hold no Chinese
+    words, and those with a summary say a subject in one wording of many): below them, more close in meaning."""
+    return query.mode == "keyword" and query.page == 1 and 0 < found < FEW_BY_WORDS and has_cjk(query.q)
+
+
 def also_by_meaning(query: PaperQuery, found: int, searches_chinese: bool) -> PaperQuery | None:
-    """The search by meaning whose closest papers follow the first page of a search by words in Chinese that found
-    only a few (most papers hold no Chinese words, and those with a summary say a subject in one wording of many); None
-    when the words' answer stands alone. Asked for enough to leave out the papers the words found."""
-    if (
-        query.mode == "keyword"
-        and query.page == 1
-        and 0 < found < FEW_BY_WORDS
-        and searches_chinese
-        and has_cjk(query.q)
-    ):
+    """The search by meaning whose closest papers follow a search by words that found only a few (few_by_words), when
+    those few have no vectors to find papers like them by; None when the words' answer stands alone. Asked for enough
+    to leave out the papers the words found."""
+    if few_by_words(query, found) and searches_chinese:
         return replace(query, semantic=1.0, sort="relevance", size=found + MORE_BY_MEANING)
     return None
 

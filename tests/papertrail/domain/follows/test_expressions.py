@@ -11,6 +11,7 @@ from papertrail.domain.follows.expressions import (
     Not,
     Or,
     Term,
+    chinese_words,
     compile_predicate,
     parse_expression,
 )
@@ -112,3 +113,58 @@ def test_the_compiled_predicate_agrees_with_evaluate_on_every_combination_of_hit
             assert holds_fast(hits) == expression.evaluate(set(present)), (text, present)
             outcomes.add(holds_fast(hits))
     assert outcomes == {True, False}  # the comparison is not vacuous
+
+
+@pytest.mark.parametrize(
+    ("expression", "present", "expected"),
+    [
+        # unquoted: the words Meilisearch cuts a search of it into (jieba-rs without HMM), all of them, anywhere
+        ("扩散模型加速", {"扩散", "模型", "加速"}, True),
+        ("扩散模型加速", {"扩散", "模型"}, False),
+        ("扩散模型加速 NOT 综述", {"扩散", "模型", "加速", "综述"}, False),
+        ("扩散模型加速 OR distillation", {"distillation"}, True),
+        ("多模态大模型幻觉", {"多", "模态", "大", "模型", "幻觉"}, True),
+        ("多模态大模型幻觉", {"多", "模态", "模型", "幻觉"}, False),
+        ("知识蒸馏 AND LLM", {"知识", "蒸馏", "llm"}, True),
+        # quoted: one phrase, as written
+        ('"扩散模型加速"', {"扩散模型加速"}, True),
+        ('"扩散模型加速"', {"扩散", "模型", "加速"}, False),
+    ],
+)
+def test_an_unquoted_chinese_term_needs_each_of_its_words(expression: str, present: set[str], expected: bool) -> None:
+    parsed = parse_expression(expression)
+    assert parsed.evaluate(present) is expected
+    assert compile_predicate(parsed)(present) is expected
+
+
+@pytest.mark.parametrize(
+    ("term", "words"),
+    [
+        ("扩散模型加速", ["扩散", "模型", "加速"]),
+        ("大模型推理", ["大", "模型", "推理"]),
+        ("知识蒸馏", ["知识", "蒸馏"]),
+        ("遥感", ["遥感"]),
+        ("GPT-4推理", ["gpt", "4", "推理"]),  # folded first: the Latin words are whole words, as ever
+        ("扩散*", ["扩散"]),  # a Chinese word matches anywhere already: the * adds nothing
+    ],
+)
+def test_chinese_words_are_the_words_a_chinese_term_is_cut_into(term: str, words: list[str]) -> None:
+    assert chinese_words(term) == words
+
+
+def test_a_chinese_term_is_searched_and_named_as_written() -> None:
+    expression = parse_expression('扩散模型加速 AND "少步采样" NOT 综述')
+    assert expression.positive_terms == {"扩散", "模型", "加速", "少步采样"}
+    assert expression.written_terms == {"扩散模型加速", "少步采样"}
+    assert expression.triggers <= {"扩散", "模型", "加速", "少步采样"}
+
+
+def test_a_reason_names_the_chinese_term_as_written() -> None:
+    assert parse_expression("扩散模型加速 AND LLM").shown_as() == {
+        "扩散": "扩散模型加速",
+        "模型": "扩散模型加速",
+        "加速": "扩散模型加速",
+    }
+    # 模型 is a word of two written terms: a reason names it as itself
+    assert parse_expression("扩散模型 OR 语言模型").shown_as() == {"扩散": "扩散模型", "语言": "语言模型"}
+    assert parse_expression('"扩散模型" 模型').shown_as() == {}

@@ -217,20 +217,25 @@ def test_automaton_and_naive_loop_agree_on_generated_follows_over_corpus_papers(
 
 
 def test_a_chinese_keyword_follow_matches_the_chinese_title_and_summary(index: FollowIndex) -> None:
-    """Chinese terms are matched as written (Chinese has no spaces between words) in the paper's Chinese title (as its
-    title) and its AI summary's Chinese TL;DR and 导读 (as its abstract); the English text alone holds none of them."""
+    """Chinese terms are matched anywhere (Chinese has no spaces between words), by the words an unquoted one is cut
+    into, in the paper's Chinese title (as its title) and its AI summary's Chinese TL;DR and 导读 (as its abstract); the
+    English text alone holds none of them."""
     clear = next(line for line in corpus_lines() if line["id"] == "2605.01011")
     paper = paper_from_line(clear)
     summary = Summary(status="ok", title_zh=ADDED_TITLES["2605.01011"], **corpus_summary_fields(clear))
-    index.upsert(follow("llm", "keyword", query="大语言模型"))  # in the Chinese title only
+    index.upsert(follow("llm", "keyword", query="大语言模型"))  # 大, 语言, 模型: all in the Chinese title
     index.upsert(follow("abstain", "keyword", query="弃权 AND 谦卑赤字", fields="abstract"))  # in the TL;DR
     index.upsert(follow("title-only", "keyword", query="谦卑赤字", fields="title"))
     index.upsert(follow("mixed", "keyword", query="医学 AND LLMs"))  # 医学 in Chinese, LLMs in the English title
-    index.upsert(follow("absent", "keyword", query="扩散模型"))
+    index.upsert(follow("absent", "keyword", query="扩散模型"))  # 扩散 is not said: 扩大模型规模 is no match
     for found in (index.match(PaperText.of(paper, summary)), index.match_naive(PaperText.of(paper, summary))):
         hits = {f.id: reasons for f, reasons in found}
         assert set(hits) == {"llm", "abstain", "mixed"}
-        assert hits["llm"] == [MatchReason(term="大语言模型", field="title")]
+        # 大, 语言 and 模型 in the Chinese title (大 and 模型 in the summary too): named as written, once a field
+        assert hits["llm"] == [
+            MatchReason(term="大语言模型", field="title"),
+            MatchReason(term="大语言模型", field="abstract"),
+        ]
         assert hits["abstain"] == [
             MatchReason(term="弃权", field="abstract"),
             MatchReason(term="谦卑赤字", field="abstract"),
