@@ -9,7 +9,7 @@ export UV_PYTHON_DOWNLOADS := never
 # it imports from source, each time: a service start took 6.5 CPU-s instead of 2.2, a test worker's collection 25.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install system-deps run demo llm titles stack-up stack-down test test-fast lint schemas clean
+.PHONY: install system-deps run demo llm titles stack-up stack-down test test-fast lint schemas messages clean
 
 # Debian packages some tests drive: Chromium and a Chinese font (browser tests and their screenshots),
 # Prometheus with promtool (alert rules, metrics; the local stack's Prometheus) and Alertmanager, kcat (an outside
@@ -58,6 +58,16 @@ stack-up: install
 
 stack-down: install
 	$(UV) run papertrail stack down
+
+# The message catalogs in step with the code: Babel's extractors (Python, and Jinja2's for the templates) collect every
+# message into a template, and `pybabel update` adds the new ones to the Chinese catalog (empty, to be translated) and
+# drops the ones nothing uses any more. tests/papertrail/runtime/test_wording.py fails until the
+# catalog holds every message, translated. No .mo: papertrail/runtime/wording.py compiles the .po when a process starts.
+messages: install
+	$(UV) run pybabel extract -F papertrail/runtime/locale/babel.cfg --no-location --sort-output -o .messages.pot .
+	$(UV) run pybabel update -i .messages.pot -d papertrail/runtime/locale -l zh --no-fuzzy-matching --ignore-obsolete \
+		--width 120
+	rm .messages.pot
 
 MYPY_PATHS := papertrail papertrail_ops papertrail_tools schemas services tests bench
 

@@ -25,6 +25,7 @@ from papertrail.runtime.leases import Leases, run_under_lease
 from papertrail.runtime.metrics import RequestMetrics
 from papertrail.runtime.migrations import MigrationContext, MigrationRecord, publishing_on
 from papertrail.runtime.service import Clients, Readiness, health_routes, open_resources, provide
+from papertrail.runtime.wording import Translator
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.accounts.repositories import ReaderRecords, SiteKeys
@@ -59,7 +60,6 @@ from services.query.migrations import MIGRATIONS
 from services.query.recommender.recommend import ReaderModels
 from services.query.resources import QueryResources
 from services.query.settings import QuerySettings
-from services.query.web.i18n import Translator
 from services.query.web.mount import mount_web
 from services.query.web.refusals import write_limited_text
 from services.query.web.render import error_page, language

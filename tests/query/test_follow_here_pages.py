@@ -14,6 +14,7 @@ from starlette.requests import Request
 
 from papertrail.domain.names import display_name_key
 from papertrail.domain.venues.catalogue import default_index
+from papertrail.runtime.wording import Translator
 from schemas.events import Follow, SeedPaper
 from services.query.catalogue.reads.overview import Figure, Overview
 from services.query.catalogue.reads.search import PaperListing
@@ -21,8 +22,7 @@ from services.query.catalogue.reads.venues import DeadlineQuery, awaited, deadli
 from services.query.web import follow_offers
 from services.query.web import format as fmt
 from services.query.web.follow_offers import FollowsHere
-from services.query.web.i18n import Translator
-from services.query.web.render import templates
+from services.query.web.render import gettext_functions, templates
 from tests.query.catalogue.test_pages import launch_chromium, needs_chromium
 from tests.query.test_page_details import acl_paper, detail
 
@@ -45,7 +45,8 @@ def render(template: str, lang: str, path: str, query_string: str = "", **contex
 def page_html(template: str, lang: str, path: str, query_string: str = "", **context: Any) -> str:
     t = Translator(lang)
     page = templates.get_template(template).render(
-        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
+        **gettext_functions(t),
+        lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p),
         request=request_for(path, query_string), csrf="the-csrf-token", **{"user": USER, **context},
     )  # fmt: skip

@@ -14,13 +14,13 @@ from starlette.requests import Request
 
 from papertrail.domain.names import make_author
 from papertrail.domain.search_document import paper_document
+from papertrail.runtime.wording import Translator
 from schemas.events import PaperEnriched
 from schemas.paper import CommunityPick, Paper, PaperIds, PaperVersion
 from schemas.summary import Summary
 from services.query.catalogue.reads.overview import SourceDetail
 from services.query.web import format as fmt
-from services.query.web.i18n import Translator
-from services.query.web.render import templates
+from services.query.web.render import gettext_functions, templates
 
 NOW = datetime(2024, 5, 29, 8, 0, tzinfo=UTC)
 # tests/fixtures/sources/hf_daily_papers/daily_papers_2024-05-29.json, its first item: 2405.18407, 12 authors, 18
@@ -85,7 +85,8 @@ def page_request(path: str) -> Request:
 def render(template: str, lang: str = "zh", path: str = "/", **context: Any) -> Any:
     t = Translator(lang)
     page = templates.get_template(template).render(
-        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
+        **gettext_functions(t),
+        lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), request=page_request(path),
         csrf="token", **{"user": None, **context},
     )  # fmt: skip
@@ -153,7 +154,7 @@ def test_the_paper_page_shows_the_hugging_face_upvotes_its_card_shows(lang: str,
     paper = detail(hf_paper())
     card = html.fromstring(
         templates.env.from_string('{% import "_macros.html" as m with context %}{{ m.card(paper) }}').render(
-            t=Translator(lang), lang=lang, paper=paper
+            **gettext_functions(Translator(lang)), lang=lang, paper=paper
         )
     )
     assert text(card.find_class("badge-hf")[0]) == shown

@@ -2,6 +2,7 @@
 and the paper template rendering a summarized paper built by the real document function."""
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,15 +12,17 @@ from starlette.requests import Request
 
 from papertrail.domain.search_document import paper_document
 from papertrail.domain.venues.claims import claims_from_comment
+from papertrail.runtime.wording import Translator, pick_language
 from schemas.events import PaperEnriched
 from schemas.paper import Author, Paper, PaperIds, PaperVersion
 from schemas.summary import Institution, Summary
 from services.query.web import format as fmt
 from services.query.web.browse import api_query_to_page, parse_browse
-from services.query.web.i18n import STRINGS, Translator, pick_language
-from services.query.web.render import templates
+from services.query.web.labels import link_kind
+from services.query.web.render import gettext_functions, templates
 from tests.conftest import SOURCES
 from tests.normalizer.sources import acl_records, raw_record
+from tests.papertrail.runtime.test_wording import zh_catalog
 from tests.query.library.papers import stored_papers
 
 ZH, EN = Translator("zh"), Translator("en")
@@ -38,8 +41,8 @@ def test_author_line_cuts_to_eight_and_counts_the_rest() -> None:
     line = fmt.author_line(people(14), [])
     assert len(line.shown) == 8 and line.total == 14 and line.hidden == 6
     assert line.shown[1] == ("Author 1", "Univ 1") and line.shown[0] == ("Author 0", "")
-    assert ZH("and_more", total=line.total, hidden=line.hidden) == "等 14 位作者"
-    assert EN("and_more", total=line.total, hidden=line.hidden) == "and 6 more"
+    assert ZH.gettext("and %(hidden)s more", total=line.total, hidden=line.hidden) == "等 14 位作者"
+    assert EN.gettext("and %(hidden)s more", total=line.total, hidden=line.hidden) == "and 6 more"
     assert fmt.author_line(people(14), [], None).hidden == 0
     assert fmt.author_line([], ["A", "B"]).shown == [("A", ""), ("B", "")]  # bare names when no detail
 
@@ -79,11 +82,11 @@ def test_an_author_reason_says_when_it_rests_on_an_initial() -> None:
 
 
 def test_every_string_has_both_languages_with_the_same_placeholders() -> None:
-    import string
-
-    for key, (zh, en) in STRINGS.items():
-        names = [{f for _, f, _, _ in string.Formatter().parse(s) if f} for s in (zh, en)]
-        assert zh and en and names[0] <= names[1] | {"total"} and names[1] <= names[0] | {"hidden"}, key
+    for message in zh_catalog():
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        translated = message.string if isinstance(message.string, tuple) else (message.string,)
+        names = [set(re.findall(r"%\((\w+)\)s", " ".join(map(str, s)))) for s in (translated, ids)]
+        assert all(translated) and names[0] <= names[1] | {"total"} and names[1] <= names[0] | {"hidden"}, message.id
 
 
 def test_language_pick() -> None:
@@ -147,7 +150,8 @@ def summarized_paper() -> dict[str, Any]:
 def test_paper_template_shows_summary_institutions_and_cut_authors(lang: str) -> None:
     t = Translator(lang)
     page = templates.get_template("paper.html").render(
-        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
+        **gettext_functions(t),
+        lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None, request=page_request(),
         paper=summarized_paper(), topic_hits=[],
     )  # fmt: skip
@@ -170,7 +174,8 @@ def paper_page(lang: str, paper: dict[str, Any]) -> Any:
     """The paper page of a paper detail as the API gives it, in Beijing time."""
     t = Translator(lang)
     page = templates.get_template("paper.html").render(
-        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
+        **gettext_functions(t),
+        lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None, request=page_request(),
         paper=paper, topic_hits=[],
     )  # fmt: skip
@@ -225,7 +230,8 @@ def test_home_template_shows_the_failing_banner_and_links_each_number() -> None:
     )  # fmt: skip
     t = Translator("zh")
     page = templates.get_template("home.html").render(
-        t=t, lang="zh", other_lang_url="/", zone_label="北京时间", user=None, request=page_request(), overview=overview,
+        **gettext_functions(t),
+        lang="zh", other_lang_url="/", zone_label="北京时间", user=None, request=page_request(), overview=overview,
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p),
         links={"new_ai_related": "/?ai_related=true#papers", "total_papers": "/#papers"}, browse=PaperListing(),
         sorts=("updated", "ingested", "published"), results={"total": 0, "hits": [], "facets": {}}, problem=None,
@@ -297,7 +303,7 @@ def test_resource_links_in_card_order_with_labels_in_both_languages() -> None:
         ("project", "https://aigeeksgroup.github.io/Nav-R1/"),
     ]
     assert fmt.resource_links({}) == [] and fmt.resource_links({"links": None}) == []
-    labels = {kind: (ZH(f"link_{kind}"), EN(f"link_{kind}")) for kind in fmt.RESOURCE_KINDS}
+    labels = {kind: (link_kind(ZH, kind, ""), link_kind(EN, kind, "")) for kind in fmt.RESOURCE_KINDS}
     assert labels["code"] == ("代码", "Code") and labels["dataset"] == ("数据", "Data")
     assert labels["model"] == ("模型", "Model") and labels["project"] == ("项目主页", "Project page")
     assert fmt.link_label("code", ZH) == "代码" and fmt.link_label("abs", ZH) == "arXiv abs"
@@ -310,11 +316,12 @@ def test_card_and_paper_page_show_the_code_link(lang: str, label: str) -> None:
     document["links"] = document["paper"]["links"] = {"code": "https://github.com/Regan-Zhang/HaDis"}
     t = Translator(lang)
     one_card = templates.env.from_string('{% import "_macros.html" as m with context %}{{ m.card(paper) }}')
-    card = html.fromstring(one_card.render(t=t, lang=lang, paper=document))
+    card = html.fromstring(one_card.render(**gettext_functions(t), lang=lang, paper=document))
     link = card.xpath('.//p[@class="res-links"]/a')[0]
     assert (link.text_content(), link.get("href")) == (label, "https://github.com/Regan-Zhang/HaDis")
     page = templates.get_template("paper.html").render(
-        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
+        **gettext_functions(t),
+        lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None, request=page_request(),
         paper=document, topic_hits=[],
     )  # fmt: skip
@@ -388,7 +395,8 @@ def test_card_and_paper_page_show_the_abstract_as_read() -> None:
     paper["abstract"] = paper["paper"]["abstract"] = written
     t = Translator("zh")
     page = templates.get_template("paper.html").render(
-        t=t, lang="zh", other_lang_url="/", zone="Asia/Shanghai", zone_label="北京时间", user=None,
+        **gettext_functions(t),
+        lang="zh", other_lang_url="/", zone="Asia/Shanghai", zone_label="北京时间", user=None,
         request=page_request(),
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), paper=paper, topic_hits=[],
     )  # fmt: skip
@@ -407,14 +415,16 @@ def test_a_paper_published_at_a_catalogue_venue_shows_it_with_its_rank_and_where
     t = Translator(lang)
     published = {"status": "published", "venue": "ICML 2025", "year": 2025, "venue_claims": []}
     (line,) = fmt.venue_lines(published, t)
-    assert (line.text, line.source, line.accepted) == ("ICML 2025 · CCF-A", t("venue_source_proceedings"), True)
+    assert (line.text, line.source, line.accepted) == ("ICML 2025 · CCF-A", t.gettext("proceedings"), True)
     assert line.source == ("会议论文集" if lang == "zh" else "proceedings")
     (claimed,) = claims_from_comment("Accepted at ICML 2025 (Spotlight)")
     own = fmt.venue_lines(published | {"venue_claims": [claimed.model_dump(mode="json")]}, t)
-    spotlight = t("presentation_spotlight")
-    assert [(x.text, x.source) for x in own] == [(f"ICML 2025 · CCF-A · {spotlight}", t("venue_source_proceedings"))]
+    spotlight = t.gettext("Spotlight")
+    assert [(x.text, x.source) for x in own] == [(f"ICML 2025 · CCF-A · {spotlight}", t.gettext("proceedings"))]
     preprint = {"status": "preprint", "venue": None, "venue_claims": [claimed.model_dump(mode="json")]}
-    assert [x.source for x in fmt.venue_lines(preprint, t)] == [t("venue_source_comment")]  # the authors' word only
+    assert [x.source for x in fmt.venue_lines(preprint, t)] == [
+        t.gettext("stated by the authors")
+    ]  # the authors' word only
     assert fmt.venue_lines({"status": "preprint", "venue": None, "venue_claims": []}, t) == []
 
 
@@ -467,7 +477,7 @@ def test_a_findings_paper_merged_with_its_preprint_says_one_line_its_proceedings
     [paper] = stored_papers([raw_record("corpus", "2401.10189", "corpus_json", json.dumps(line)), acl])
     assert (paper.id, paper.venue) == ("arxiv:2401.10189", "Findings of EACL 2024")
     t = Translator("zh")
-    findings = t("track_findings")
+    findings = t.gettext("Findings")
     assert [(x.text, x.source) for x in fmt.venue_lines(paper.model_dump(mode="json"), t)] == [
         (f"EACL 2024 · {findings}", "会议论文集")
     ]
@@ -487,5 +497,5 @@ def test_a_journal_papers_venue_line_says_the_journal_its_rank_and_journal(lang:
     claims = [c.model_dump(mode="json") for c in claims_from_comment(corpus_comments()["2605.00474"])]
     lines = fmt.venue_lines({"status": "preprint", "venue": None, "venue_claims": claims}, t)
     assert [(x.text, x.source) for x in lines] == [
-        (f"TPAMI 2026 · CCF-A · {t('track_journal')}", t("venue_source_comment"))
+        (f"TPAMI 2026 · CCF-A · {t.gettext('Journal')}", t.gettext("stated by the authors"))
     ]

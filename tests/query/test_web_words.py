@@ -12,13 +12,15 @@ from lxml import html
 
 from papertrail.domain.follows.catalogue import load_catalogue, topic_title
 from papertrail.domain.follows.checks import FollowRuleError, check_follow
+from papertrail.runtime.wording import Translator
 from schemas.events import Follow
 from services.query.accounts.follows import FollowOut, follow_title
 from services.query.web import format as fmt
+from services.query.web import labels
 from services.query.web.browse import parse_browse
-from services.query.web.i18n import STRINGS, Translator
 from services.query.web.refusals import write_limited_text
-from services.query.web.render import HERE, templates
+from services.query.web.render import HERE, gettext_functions, templates
+from tests.papertrail.runtime.test_wording import zh_catalog
 
 ZH, EN = Translator("zh"), Translator("en")
 NOW = datetime(2026, 5, 11, 8, 30, tzinfo=UTC)
@@ -27,7 +29,8 @@ NOW = datetime(2026, 5, 11, 8, 30, tzinfo=UTC)
 def render(template: str, lang: str = "zh", **context: Any) -> Any:
     t = Translator(lang)
     page = templates.get_template(template).render(
-        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
+        **gettext_functions(t),
+        lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), csrf="c", **context,
     )  # fmt: skip
     return html.fromstring(page)
@@ -91,8 +94,8 @@ def test_a_follows_own_rules_are_said_in_both_languages(kind: str, given: dict[s
     with pytest.raises(FollowRuleError) as refused:
         check_follow(kind, **({"query": None, "author": None, "topic_id": None} | given))
     rule, values = refused.value.rule, refused.value.values
-    assert ZH(f"follow_rule_{rule}", **values).startswith(zh)
-    assert EN(f"follow_rule_{rule}", **values) and EN.has(f"follow_rule_{rule}")
+    assert labels.follow_rule(ZH, rule, **values).startswith(zh)
+    assert labels.follow_rule(EN, rule, "", **values)
 
 
 # item 8: topic follows named by the topic, in the reader's language; a follow button on a topic's page
@@ -155,7 +158,11 @@ def test_a_topics_page_has_a_follow_button_or_the_way_to_sign_in_for_one() -> No
 
 def test_chinese_pages_hold_no_english_labels() -> None:
     home = (HERE / "templates" / "home.html").read_text()
-    assert "YOUR RESEARCH" not in home and ZH("eyebrow") and EN("eyebrow") == "Your research, in sight"
+    assert (
+        "YOUR RESEARCH" not in home
+        and ZH.gettext("Your research, in sight")
+        and EN.gettext("Your research, in sight") == "Your research, in sight"
+    )
     paper = {
         "paper_id": "arxiv:2611.00001",
         "title": "T",
@@ -166,7 +173,7 @@ def test_chinese_pages_hold_no_english_labels() -> None:
     listing = {"topic": {"id": "x", "name": "X", "name_zh": "叉"}, "total": 1, "hits": [paper]}
     entry = text(render("topic.html", listing=listing, page=1, pages=[1], user=None).find_class("entry")[0])
     assert "备注 9 pages" in entry and "期刊引用 JMLR 1" in entry and "Comments" not in entry
-    macros = templates.env.get_template("_macros.html").make_module({"t": ZH, "lang": "zh", "fmt": fmt})
+    macros = templates.env.get_template("_macros.html").make_module({**gettext_functions(ZH), "lang": "zh", "fmt": fmt})
     pager = html.fromstring(str(macros.pager([1, 2], 1, "/")))  # type: ignore[attr-defined]
     assert pager.get("aria-label") == "分页"
     assert fmt.source_name("corpus", ZH) == "arXiv 列表语料(批量导入)" and fmt.source_name("arxiv", ZH) == "arXiv"
@@ -196,10 +203,16 @@ def test_the_token_hint_shows_its_command_as_code_not_backticks() -> None:
             request=SimpleNamespace(query_params={}, url=SimpleNamespace(path="/login")),
         ).find_class("token-login")[0]
         assert "`" not in text(hint) and hint.xpath(".//code")[0].text.startswith("papertrail users create ")
-    assert not [key for key, (zh, en) in STRINGS.items() if "`" in zh or "`" in en]
+    assert not [m.id for m in zh_catalog() if "`" in str(m.id) + str(m.string)]
 
 
 def test_the_ai_summary_has_one_chinese_name() -> None:
-    assert not [key for key, (zh, _) in STRINGS.items() if "AI 总结" in zh]
-    assert ZH("ai_summary") == "AI 导读" and "AI 导读" in ZH("new_summaries") and "AI 导读" in ZH("summary_none")
-    assert "AI 导读" in ZH("summary_queued", place=3) and "AI 导读" in ZH("summary_failed")
+    assert not [m.id for m in zh_catalog() if "AI 总结" in str(m.string)]
+    assert (
+        ZH.gettext("AI summary") == "AI 导读"
+        and "AI 导读" in ZH.gettext("New AI summaries")
+        and "AI 导读" in ZH.gettext("No AI summary yet")
+    )
+    assert "AI 导读" in ZH.gettext(
+        "AI summary being written · number %(place)s in the queue", place=3
+    ) and "AI 导读" in ZH.gettext("No AI summary (it could not be written)")

@@ -12,6 +12,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from papertrail.domain.follows.reasons import reason_text
 from papertrail.domain.venues.catalogue import Venue
 from papertrail.domain.venues.deadlines import upcoming_deadlines
+from papertrail.runtime.wording import BothLanguages
 from schemas.events import Follow
 
 # A digest lists the followed venues' deadlines of the next two weeks; a reader with no paper that day still gets a
@@ -20,8 +21,13 @@ REMINDER_DAYS = 14
 URGENT_DAYS = 3
 
 _ENV = Environment(
-    loader=PackageLoader("services.matcher.delivery", "templates"), autoescape=select_autoescape(["html", "j2"])
+    loader=PackageLoader("services.matcher.delivery", "templates"),
+    autoescape=select_autoescape(["html", "j2"]),
+    extensions=["jinja2.ext.i18n"],
 )
+_ENV.newstyle_gettext = True  # type: ignore[attr-defined]
+# a digest goes to an address, in both languages: Chinese · English (the HTML), Chinese / English (the text)
+_HTML_WORDS, _TEXT_WORDS = BothLanguages(" · "), BothLanguages(" / ")
 
 
 def day_bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
@@ -150,7 +156,10 @@ def backfill_line(summary: dict[str, Any]) -> str:
 
 
 def render_html(digest: dict[str, Any]) -> str:
-    return _ENV.get_template("digest.html.j2").render(digest=digest)
+    words = _HTML_WORDS
+    return _ENV.get_template("digest.html.j2").render(
+        digest=digest, _=words.gettext, gettext=words.gettext, pgettext=words.pgettext, ngettext=words.ngettext
+    )
 
 
 def digest_text(digest: dict[str, Any]) -> str:
@@ -163,23 +172,26 @@ def digest_text(digest: dict[str, Any]) -> str:
             lines.extend(f"    {r}" for r in paper["reasons"])
         lines.append("")
     if digest.get("backfilled"):
-        lines.append("## 回溯 / Earlier papers of new follows")
+        lines.append("## " + _TEXT_WORDS.gettext("Earlier papers of new follows"))
         lines.extend(f"- {backfill_line(b)} — {b['url']}" for b in digest["backfilled"])
         lines.append("")
     if digest.get("for_you"):
-        lines.append(f"## 为你推荐 / For you ({len(digest['for_you'])})")
+        lines.append(f"## {_TEXT_WORDS.gettext('For you')} ({len(digest['for_you'])})")
         lines.extend(f"- {p['title']} — {p['url']}" for p in digest["for_you"])
         lines.append("")
     if digest.get("deadlines"):
-        lines.append(f"## 截稿提醒 / Deadlines ({len(digest['deadlines'])})")
+        lines.append(f"## {_TEXT_WORDS.gettext('Deadline reminders')} ({len(digest['deadlines'])})")
         lines.extend(f"- {deadline_line(d)}" for d in digest["deadlines"])
         lines.append("")
     return "\n".join(lines)
 
 
 def deadline_line(deadline: dict[str, Any]) -> str:
-    what = "摘要截止 / abstract" if deadline["kind"] == "abstract" else "论文截止 / paper"
-    return (
-        f"{deadline['venue']} {deadline['year']} {what}: {deadline['local']} "
-        f"({deadline['as_written']}) · {deadline['days_left']} 天后 / in {deadline['days_left']} days"
+    words = _TEXT_WORDS
+    what = (
+        words.pgettext("deadline", "abstract")
+        if deadline["kind"] == "abstract"
+        else words.pgettext("deadline", "paper")
     )
+    days = words.ngettext("in %(count)s day", "in %(count)s days", deadline["days_left"], count=deadline["days_left"])
+    return f"{deadline['venue']} {deadline['year']} {what}: {deadline['local']} ({deadline['as_written']}) · {days}"

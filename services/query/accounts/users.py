@@ -12,6 +12,7 @@ from email_validator import EmailNotValidError, validate_email
 from pwdlib import PasswordHash
 
 from papertrail.runtime.mail import send_mail
+from papertrail.runtime.wording import BothLanguages
 from services.query.accounts.rates import Rate
 from services.query.accounts.repositories import ReaderRecords
 from services.query.settings import QuerySettings
@@ -30,7 +31,7 @@ MailOutcome = Literal["sent", "held", "unmailed", "failed"]
 
 
 class BadAccountInput(ValueError):
-    """An address or password that cannot be used; the message says why (the i18n key, see web/i18n.py)."""
+    """An address or password that cannot be used; the message says why (a code the pages word: web/labels.py)."""
 
 
 def normalised_email(text: str) -> str:
@@ -64,22 +65,25 @@ async def signed_in(readers: ReaderRecords, email: str, password: str) -> dict[s
 
 def account_mail(purpose: str, link: str, hours: float) -> tuple[str, str]:
     """Subject and text of a mail (Chinese, then English) with its single-use link."""
+    subject, body = BothLanguages(" / "), BothLanguages("\n")
+    valid = f"{hours:g}"
     if purpose == CONFIRM:
-        return "研踪 PaperTrail:确认邮箱 / Confirm your address", (
-            f"请打开下面的链接确认你的邮箱({hours:g} 小时内有效,仅可使用一次):\n{link}\n\n"
-            f"Open this link to confirm your address (valid for {hours:g} hours, once):\n{link}\n"
+        return "研踪 PaperTrail:" + subject.gettext("Confirm your address"), body.gettext(
+            "Open this link to confirm your address (valid for %(hours)s hours, once):\n%(link)s\n",
+            hours=valid,
+            link=link,
         )
     if purpose == RESET:
-        return "研踪 PaperTrail:重设密码 / Reset your password", (
-            f"请打开下面的链接设置新密码({hours:g} 小时内有效,仅可使用一次):\n{link}\n"
-            "如果不是你本人的请求,请忽略此邮件。\n\n"
-            f"Open this link to set a new password (valid for {hours:g} hours, once):\n{link}\n"
-            "If you did not ask for this, ignore this mail.\n"
+        return "研踪 PaperTrail:" + subject.gettext("Reset your password"), body.gettext(
+            "Open this link to set a new password (valid for %(hours)s hours, once):\n%(link)s\n"
+            "If you did not ask for this, ignore this mail.\n",
+            hours=valid,
+            link=link,
         )
-    return "研踪 PaperTrail:该邮箱已有账号 / This address has an account", (
-        f"有人用这个邮箱注册研踪;它已经有账号了。忘记密码可在这里重设:\n{link}\n\n"
-        f"Someone signed up to PaperTrail with this address, which already has an account. Forgot the password? "
-        f"Reset it here:\n{link}\n"
+    return "研踪 PaperTrail:" + subject.gettext("This address has an account"), body.gettext(
+        "Someone signed up to PaperTrail with this address, which already has an account. Forgot the password? "
+        "Reset it here:\n%(link)s\n",
+        link=link,
     )
 
 

@@ -16,18 +16,19 @@ from papertrail.domain.follows.catalogue import load_catalogue
 from papertrail.domain.follows.checks import FollowRuleError
 from papertrail.domain.follows.kinds import FOLLOW_KINDS
 from papertrail.runtime.push.channels import CHANNEL_NAMES
+from papertrail.runtime.wording import Translator
 from schemas.paper import ClaimTrack
 from services.query.accounts import follows as accounts
 from services.query.accounts import push
 from services.query.accounts.keys import known_browser, known_browser_cookie
 from services.query.accounts.repositories import ReaderRecords
 from services.query.accounts.users import BadAccountInput, awaits_operator, normalised_email, signed_in
-from services.query.catalogue.reads.venues import FIELD_NAMES
+from services.query.catalogue.reads.venues import CCF_FIELDS
 from services.query.http.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of
 from services.query.http.write_limits import SignInFailures, WriteLimit, client_address
 from services.query.library.feed import FeedSort, feed_page
 from services.query.recommender.recommend import BadFeedCursor
-from services.query.web.i18n import Translator
+from services.query.web import labels
 from services.query.web.refusals import validation_text
 from services.query.web.render import (
     Reader,
@@ -62,7 +63,7 @@ def local_path(target: str | None, default: str) -> str:
 
 def login_required(request: Request) -> HTMLResponse:
     t = Translator(language(request))
-    return render(request, "login.html", 401, error=t("login_required"), next=request.url.path)
+    return render(request, "login.html", 401, error=t.gettext("Please sign in first."), next=request.url.path)
 
 
 CSRF = [Depends(check_csrf)]
@@ -95,7 +96,7 @@ async def sign_in(request: Request, readers: ReadersDep) -> Response:
     if token:
         await SIGN_INS.count(request, "address:" + client_address(request))
         user = await readers.tokens.user_for_token(token)
-        refusal = "login_bad_token"
+        refusal = t.gettext("Unknown or revoked token.")
     else:
         try:
             email = normalised_email(form.get("email", ""))
@@ -107,12 +108,16 @@ async def sign_in(request: Request, readers: ReadersDep) -> Response:
         user = await signed_in(readers, email, form.get("password", ""))
         if user is None:
             await SIGN_IN_FAILURES.failed(request, email, browser)
-        refusal = "login_bad_password"
+        refusal = t.gettext("Wrong e-mail address or password.")
     if user is None:
-        return render(request, "login.html", 401, error=t(refusal), next=target, email=form.get("email", ""))
+        return render(request, "login.html", 401, error=refusal, next=target, email=form.get("email", ""))
     settings = resources_of(request).settings
     if not token and awaits_operator(settings, user):  # the right password: saying so tells its holder only
-        awaiting = t("login_awaits_operator", email=user["account_email"])
+        awaiting = t.gettext(
+            "Your address is not confirmed yet. No mail server is configured here and the operators "
+            "confirm addresses: ask them (papertrail users confirm %(email)s).",
+            email=user["account_email"],
+        )
         return render(request, "login.html", 403, error=awaiting, next=target, email=form.get("email", ""))
     if old := request.cookies.get(SESSION_COOKIE):
         await readers.sessions.drop_session(old)
@@ -155,7 +160,7 @@ async def _follows_page(
         follows=follows,
         counts=counts,
         topics=load_catalogue(),
-        venue_fields=FIELD_NAMES,
+        venue_fields=CCF_FIELDS,
         venue_tracks=list(get_args(ClaimTrack)),
         push_channels=channels,
         push_kinds=CHANNEL_NAMES,
@@ -207,9 +212,11 @@ async def follow_from_form(
     except ValidationError as error:
         raise FollowRefused(422, validation_text(error, t)) from error
     except accounts.BadSeed as error:
-        raise FollowRefused(400, t(f"seed_{error.why}", position=error.position + 1, seed=error.seed)) from error
+        raise FollowRefused(
+            400, labels.seed_refusal(t, error.why, position=error.position + 1, seed=error.seed)
+        ) from error
     except FollowRuleError as error:
-        detail = t(f"follow_rule_{error.rule}", **error.values) if t.has(f"follow_rule_{error.rule}") else str(error)
+        detail = labels.follow_rule(t, error.rule, "", **error.values) or str(error)
         raise FollowRefused(400, detail) from error
 
 
@@ -266,11 +273,13 @@ async def remove_follow(follow_id: str, request: Request, user: Reader, readers:
     """Unfollow one of your follows (another user's follow id reads as missing), then back to `next` (a path of this
     site) or the follows page."""
     if not FOLLOW_ID.match(follow_id):
-        return error_page(request, 404, Translator(language(request))("not_found"), user)
+        return error_page(request, 404, Translator(language(request)).gettext("Page not found."), user)
     try:
         await accounts.delete_follow(readers, resources_of(request).announce_follow_change, user["_id"], follow_id)
     except accounts.NoSuchFollow:
-        return error_page(request, 404, Translator(language(request))("follow_not_found"), user)
+        return error_page(
+            request, 404, Translator(language(request)).gettext("No such follow (it may be unfollowed already)."), user
+        )
     # a page's 已关注 button comes back to its page; anything but a path of this site to the follows page
     return see_other(local_path((await form_fields(request)).get("next"), "/me/follows"))
 
@@ -302,7 +311,12 @@ async def _push_channels_changed(request: Request, user: dict[str, Any], change:
     try:
         await change
     except accounts.NoSuchPushChannel:
-        return error_page(request, 404, Translator(language(request))("push_not_found"), user)
+        return error_page(
+            request,
+            404,
+            Translator(language(request)).gettext("No such push channel (it may be removed already)."),
+            user,
+        )
     return see_other("/me/follows#push")
 
 
@@ -328,14 +342,14 @@ async def push_follow_to(follow_id: str, request: Request, user: Reader, readers
     t = Translator(language(request))
     chosen = (await form_fields(request)).get("push_channel_id") or None
     if not FOLLOW_ID.match(follow_id) or (chosen is not None and not FOLLOW_ID.match(chosen)):
-        return error_page(request, 404, t("not_found"), user)
+        return error_page(request, 404, t.gettext("Page not found."), user)
     announce = resources_of(request).announce_follow_change
     try:
         await push.push_follow_to(readers, announce, user["_id"], follow_id, chosen)
     except accounts.NoSuchFollow:
-        return error_page(request, 404, t("follow_not_found"), user)
+        return error_page(request, 404, t.gettext("No such follow (it may be unfollowed already)."), user)
     except accounts.NoSuchPushChannel:
-        return error_page(request, 404, t("push_not_found"), user)
+        return error_page(request, 404, t.gettext("No such push channel (it may be removed already)."), user)
     return see_other(f"/me/follows#follow-{follow_id}")
 
 
@@ -360,7 +374,7 @@ async def show_feed(
     if follow_id is not None:
         found = await readers.follows.get_follow(user["_id"], follow_id) if FOLLOW_ID.match(follow_id) else None
         if found is None:
-            return error_page(request, 404, t("follow_not_found"), user)
+            return error_page(request, 404, t.gettext("No such follow (it may be unfollowed already)."), user)
         following = found[0]
     visited = await readers.users.feed_visited(user["_id"], datetime.now(UTC))
     try:
@@ -370,7 +384,7 @@ async def show_feed(
             visited=visited,
         )  # fmt: skip
     except BadFeedCursor:
-        return error_page(request, 422, t("not_found"), user)
+        return error_page(request, 422, t.gettext("Page not found."), user)
     marks = await resources.library.marks(user["_id"], [item["paper_id"] for item in page["items"]])
     kept = {"sort": chosen, **({"follow_id": follow_id} if follow_id else {})}
     more = f"/me/feed?{urlencode({**kept, 'cursor': page['next_cursor']})}" if page["next_cursor"] else None

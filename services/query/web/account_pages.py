@@ -11,14 +11,15 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
+from papertrail.runtime.wording import Translator
 from services.query.accounts import users
 from services.query.accounts.repositories import ReaderRecords
 from services.query.accounts.users import BadAccountInput, checked_password, normalised_email
 from services.query.http.deps import SESSION_COOKIE, ReadersDep, resources_of
 from services.query.http.write_limits import WriteLimit
 from services.query.settings import QuerySettings
+from services.query.web import labels
 from services.query.web.account import form_fields
-from services.query.web.i18n import Translator
 from services.query.web.render import Reader, check_csrf, end_session, language, render, see_other, signed_in_user
 
 router = APIRouter(include_in_schema=False)
@@ -49,19 +50,19 @@ async def sign_up(request: Request, readers: ReadersDep) -> HTMLResponse:
         email = normalised_email(form.get("email", ""))
         password = checked_password(form.get("password", ""), settings.password_min_length)
     except BadAccountInput as error:
-        message = t(str(error), min=settings.password_min_length)
+        message = labels.account_input(t, str(error), min=settings.password_min_length)
         return render(request, "signup.html", 422, error=message, form={"email": form.get("email", "")})
     outcome = await users.sign_up(readers, settings, email, password)
-    message = t(signup_notice(outcome, settings), email=email)
-    return render(request, "notice.html", title=t("signup_title"), message=message)
+    message = labels.signup_notice(t, signup_notice(outcome, settings), email=email)
+    return render(request, "notice.html", title=t.gettext("Sign up"), message=message)
 
 
 def signup_notice(outcome: users.MailOutcome, settings: QuerySettings) -> str:
-    """The i18n key of what sign-up tells the reader: the mail sent, refused, or not sent for want of a mail server
-    (and then whether they can sign in now or wait for the operators)."""
+    """The code of what sign-up tells the reader (worded by labels.signup_notice): the mail sent, refused, or not
+    sent for want of a mail server (and then whether they can sign in now or wait for the operators)."""
     if outcome == "unmailed":
-        return f"signup_unmailed_{settings.email_confirmation_without_smtp}"
-    return "signup_sent" if outcome in ("sent", "held") else "signup_failed"
+        return f"unmailed_{settings.email_confirmation_without_smtp}"
+    return "sent" if outcome in ("sent", "held") else "failed"
 
 
 @router.get("/confirm", response_class=HTMLResponse)
@@ -74,8 +75,10 @@ async def show_confirm(request: Request, token: str = "") -> HTMLResponse:
 async def confirm(request: Request, readers: ReadersDep) -> HTMLResponse:
     t = Translator(language(request))
     done = await users.confirm_email(readers, (await form_fields(request)).get("token", ""))
-    message = t("confirm_done") if done else t("link_expired")
-    return render(request, "notice.html", 200 if done else 400, title=t("confirm_title"), message=message)
+    message = t.gettext("Your address is confirmed.") if done else t.gettext("The link is invalid, used or expired.")
+    return render(
+        request, "notice.html", 200 if done else 400, title=t.gettext("Confirm your address"), message=message
+    )
 
 
 @router.get("/forgot", response_class=HTMLResponse)
@@ -91,10 +94,24 @@ async def forgot(request: Request, readers: ReadersDep) -> HTMLResponse:
     try:
         email = normalised_email(raw)
     except BadAccountInput as error:
-        return render(request, "forgot.html", 422, error=t(str(error)), email=raw)
+        return render(request, "forgot.html", 422, error=labels.account_input(t, str(error)), email=raw)
     if await users.request_reset(readers, resources_of(request).settings, email) == "unmailed":
-        return render(request, "notice.html", title=t("forgot_title"), message=t("forgot_unmailed", email=email))
-    return render(request, "notice.html", title=t("forgot_title"), message=t("forgot_sent", email=email))
+        return render(
+            request,
+            "notice.html",
+            title=t.gettext("Forgot password"),
+            message=t.gettext(
+                "No mail server (SMTP) is configured here, so no reset mail can be sent. Ask this site's "
+                "operators to set a new password for you (papertrail users password %(email)s).",
+                email=email,
+            ),
+        )
+    return render(
+        request,
+        "notice.html",
+        title=t.gettext("Forgot password"),
+        message=t.gettext("If %(email)s has an account, a mail with a reset link is on its way.", email=email),
+    )
 
 
 @router.get("/reset", response_class=HTMLResponse)
@@ -111,10 +128,16 @@ async def reset(request: Request, readers: ReadersDep) -> Response:
     try:
         password = checked_password(form.get("password", ""), settings.password_min_length)
     except BadAccountInput as error:
-        message = t(str(error), min=settings.password_min_length)
+        message = labels.account_input(t, str(error), min=settings.password_min_length)
         return render(request, "reset.html", 422, error=message, token=form.get("token", ""))
     if not await users.reset_password(readers, form.get("token", ""), password):
-        return render(request, "notice.html", 400, title=t("reset_title"), message=t("link_expired"))
+        return render(
+            request,
+            "notice.html",
+            400,
+            title=t.gettext("Reset password"),
+            message=t.gettext("The link is invalid, used or expired."),
+        )
     return see_other("/login?reset=1")
 
 
@@ -149,11 +172,13 @@ async def change_password(request: Request, user: Reader, readers: ReadersDep) -
     t = Translator(language(request))
     form = await form_fields(request)
     if not await current_password_given(readers, user, form):
-        return await _account_page(request, user, 403, error=t("password_wrong"))
+        return await _account_page(request, user, 403, error=t.gettext("The current password is wrong."))
     try:
         password = checked_password(form.get("password", ""), settings.password_min_length)
     except BadAccountInput as error:
-        return await _account_page(request, user, 422, error=t(str(error), min=settings.password_min_length))
+        return await _account_page(
+            request, user, 422, error=labels.account_input(t, str(error), min=settings.password_min_length)
+        )
     await readers.users.set_password(user["_id"], await users.hash_password(password))
     # whoever knew the old one: their sessions and tokens end
     await readers.sessions.drop_sessions(user["_id"], keep=request.cookies.get(SESSION_COOKIE))
@@ -179,10 +204,12 @@ async def create_token(request: Request, user: Reader, readers: ReadersDep) -> R
     form = await form_fields(request)
     t = Translator(language(request))
     if not await current_password_given(readers, user, form):
-        return await _account_page(request, user, 403, error=t("password_wrong"))
+        return await _account_page(request, user, 403, error=t.gettext("The current password is wrong."))
     full = await readers.users.user_by_id(user["_id"]) or {}
     if not full.get("email_confirmed_at"):
-        return await _account_page(request, user, 403, error=t("token_needs_confirmed"))
+        return await _account_page(
+            request, user, 403, error=t.gettext("Confirm your address before creating an API token.")
+        )
     await TOKEN_CREATES.count(request, f"user:{user['_id']}")
     name = form.get("name", "").strip()[:100] or datetime.now(UTC).strftime("%Y-%m-%d")
     token = await readers.tokens.create_token(user["_id"], name)
@@ -193,7 +220,7 @@ async def create_token(request: Request, user: Reader, readers: ReadersDep) -> R
 async def revoke_token(token_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
     if not await readers.tokens.revoke_token(user["_id"], token_id):  # another user's token id reads as missing
         t = Translator(language(request))
-        return await _account_page(request, user, 404, error=t("token_not_found"))
+        return await _account_page(request, user, 404, error=t.gettext("No such token."))
     return see_other("/me/account?done=revoked")
 
 

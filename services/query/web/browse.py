@@ -6,8 +6,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from papertrail.domain.search_document import SortKey
+from papertrail.runtime.wording import Translator
 from services.query.catalogue.reads.search import PaperListing
-from services.query.web.i18n import Translator
 from services.query.web.refusals import rejected_fields, validation_text
 
 # relevance only with a query

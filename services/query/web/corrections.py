@@ -8,11 +8,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
+from papertrail.runtime.wording import Translator
 from services.query.accounts.corrections import FIELDS, CorrectionDraft, TooManyOpenReports, report_error
 from services.query.catalogue.reads.papers import paper_url
 from services.query.http.deps import CatalogueDep, ReadersDep
 from services.query.http.write_limits import WriteLimit, WriteLimited, reporter
-from services.query.web.i18n import Translator
 from services.query.web.refusals import validation_text, write_limited_text
 from services.query.web.render import (
     check_csrf,
@@ -90,7 +90,13 @@ async def send_correction(paper_id: str, request: Request, catalogue: CatalogueD
     if isinstance(paper, Response):
         return paper
     if form is None:
-        return await _form_page(request, paper, {}, 413, error=t("correct_too_long", limit=MAX_FORM_BYTES // 1024))
+        return await _form_page(
+            request,
+            paper,
+            {},
+            413,
+            error=t.gettext("the form is longer than %(limit)s KB; shorten it", limit=MAX_FORM_BYTES // 1024),
+        )
     try:
         draft = CorrectionDraft.model_validate({k: v for k, v in form.items() if k in ("field", "message", "contact")})
         filer = reporter(request, user)
@@ -98,6 +104,17 @@ async def send_correction(paper_id: str, request: Request, catalogue: CatalogueD
     except ValidationError as error:
         return await _form_page(request, paper, form, 422, error=validation_text(error, t))
     except TooManyOpenReports as refused:
-        why = t("correct_too_many_yours", count=refused.yours) if refused.yours else t("correct_too_many_open")
+        why = (
+            t.ngettext(
+                "You have %(count)s open error report on this paper: please wait until operators have handled it.",
+                "You have %(count)s open error reports on this paper: please wait until operators have handled them.",
+                refused.yours,
+                count=refused.yours,
+            )
+            if refused.yours
+            else t.gettext(
+                "This paper already has many open error reports: please wait until operators have handled them."
+            )
+        )
         return await _form_page(request, paper, form, 429, error=why)
     return see_other(paper_url(paper["_id"]) + "?reported=1#reported")

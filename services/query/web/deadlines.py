@@ -11,10 +11,10 @@ from icalendar import Calendar, Event
 from pydantic import ValidationError
 
 from papertrail.domain.venues.deadlines import UpcomingDeadline
-from services.query.catalogue.reads.venues import FIELD_NAMES, DeadlineQuery, awaited, deadlines
+from papertrail.runtime.wording import Translator
+from services.query.catalogue.reads.venues import CCF_FIELDS, DeadlineQuery, awaited, deadlines
 from services.query.http.deps import CatalogueDep, NowDep, SettingsDep
 from services.query.web.follow_here import follows_here
-from services.query.web.i18n import Translator
 from services.query.web.refusals import validation_text
 from services.query.web.render import language, render, signed_in_user
 
@@ -33,7 +33,7 @@ def _query(request: Request, t: Translator | None = None) -> tuple[DeadlineQuery
         return DeadlineQuery.model_validate(raw), None
     except ValidationError as error:
         if t is not None:
-            labels = {"field": t("deadlines_field"), "ccf_rank": t("deadlines_rank")}
+            labels = {"field": t.gettext("Field"), "ccf_rank": t.gettext("CCF rank")}
             return DeadlineQuery(), validation_text(error, t, labels)
         return DeadlineQuery(), "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
 
@@ -46,7 +46,10 @@ async def show_deadlines(request: Request, settings: SettingsDep, now: NowDep, c
     query, problem = _query(request, t)
     zone = request.query_params.get("tz") or settings.display_timezone
     if zone not in available_timezones():
-        problem, zone = t("refused_zone", zone=zone), settings.display_timezone
+        problem, zone = (
+            t.gettext("No such time zone: %(zone)s (e.g. Asia/Shanghai)", zone=zone),
+            settings.display_timezone,
+        )
     user = await signed_in_user(request)
     here = await follows_here(request, user)
     venues = await catalogue.venues.current()
@@ -55,7 +58,7 @@ async def show_deadlines(request: Request, settings: SettingsDep, now: NowDep, c
     waiting = [] if problem else awaited(query, now, venues, followed)
     return render(
         request, "deadlines.html", 422 if problem else 200, user=user, query=query,
-        here=here, rows=rows, awaited=waiting, now=now, shown_zone=zone, fields=FIELD_NAMES,
+        here=here, rows=rows, awaited=waiting, now=now, shown_zone=zone, fields=CCF_FIELDS,
         problem=problem,
         local=lambda moment: moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M"),
     )  # fmt: skip

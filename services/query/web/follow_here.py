@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
+from papertrail.runtime.wording import Translator
 from services.query.http.deps import ReadersDep, resources_of
 from services.query.web.account import (
     FOLLOW_WRITES,
@@ -18,7 +19,6 @@ from services.query.web.account import (
     local_path,
 )
 from services.query.web.follow_offers import FollowsHere
-from services.query.web.i18n import Translator
 from services.query.web.render import Reader, error_page, language, see_other
 
 router = APIRouter(include_in_schema=False)
@@ -41,7 +41,12 @@ async def follow_from_here(request: Request, user: Reader, readers: ReadersDep) 
     form = await form_fields(request)
     back = local_path(form.get("next"), "")
     if not back:
-        return error_page(request, 400, Translator(language(request))("follow_here_bad_next"), user)
+        return error_page(
+            request,
+            400,
+            Translator(language(request)).gettext("Nothing was followed: the page to return to is not on this site"),
+            user,
+        )
     try:
         follow = await follow_from_form(request, user, readers, form)
     except FollowRefused as refused:

@@ -17,7 +17,8 @@ from papertrail.domain.tex import Dollar, Formula, Styled, TexPart, tex_parts
 from papertrail.domain.text import has_han
 from papertrail.domain.venues.accepted import AcceptedVenue, PaperVenues, accepted_venues
 from papertrail.domain.web_links import is_web_link, web_links
-from services.query.web.i18n import Translator
+from papertrail.runtime.wording import Translator
+from services.query.web import labels
 
 AUTHORS_SHOWN = 8  # the seed site shows eight authors on a card, then "等 N 位作者"
 SOURCE_NAMES = {
@@ -32,7 +33,6 @@ SOURCE_NAMES = {
     "daily_arxiv": "daily-arXiv-ai-enhanced",
     "semantic_scholar": "Semantic Scholar",
 }
-ZONE_NAMES = {"Asia/Shanghai": "zone_beijing"}  # an i18n key; other zones are shown by their IANA name
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +103,9 @@ def summary_provenance(
     names its publisher, model and day."""
     if summary.get("publisher"):
         return [
-            t(
-                "summary_by_community",
+            t.gettext(
+                "Community summary: published by %(publisher)s on %(date)s, written by %(model)s; ours "
+                "replaces it once written",
                 publisher=summary["publisher"],
                 model=summary.get("model"),
                 date=summary.get("published_on"),
@@ -112,10 +113,21 @@ def summary_provenance(
         ]
     day, version = when(summary.get("generated_at"), "%Y-%m-%d"), summary.get("paper_version")
     if not version:
-        return [t("summary_by", model=summary.get("model"), date=day)]
-    lines = [t("summary_by_version", model=summary.get("model"), date=day, version=version)]
+        return [t.gettext("Written by %(model)s on %(date)s", model=summary.get("model"), date=day)]
+    lines = [
+        t.gettext(
+            "Written by %(model)s on %(date)s from %(version)s", model=summary.get("model"), date=day, version=version
+        )
+    ]
     if current_version and current_version != version:
-        lines.append(t("summary_older_version", version=version, current=current_version))
+        lines.append(
+            t.gettext(
+                "This summary describes %(version)s: the paper is now at %(current)s, whose summary is "
+                "not written yet.",
+                version=version,
+                current=current_version,
+            )
+        )
     return lines
 
 
@@ -128,15 +140,14 @@ def run_window(run: dict[str, Any]) -> str:
 
 
 def zone_label(zone: str, t: Translator) -> str:
-    key = ZONE_NAMES.get(zone)
-    return t(key) if key else zone
+    """A zone as readers name it (Beijing time); other zones by their IANA name."""
+    return t.gettext("Beijing time") if zone == "Asia/Shanghai" else zone
 
 
 def source_name(source: str, t: Translator | None = None) -> str:
     """A source as readers know it; a bulk import's ("corpus", "kaggle") in the reader's language."""
-    if t is not None and t.has(f"source_{source}"):
-        return t(f"source_{source}")
-    return SOURCE_NAMES.get(source, source)
+    named = labels.source(t, source, "") if t is not None else None
+    return named or SOURCE_NAMES.get(source, source)
 
 
 def follow_label(kind: str, name: str | None, topic_id: str | None, lang: str) -> str:
@@ -156,9 +167,11 @@ def observation(version_seq: int | None, t: Translator, kind: str | None = None)
     """'首次观测 · 记录 #1' for a paper seen once; a later record says what it was ('新版本 · 记录 #2',
     '正式发表 · 记录 #3'), or just that the paper was updated when the kind is not known."""
     seq = version_seq or 1
-    if seq > 1 and kind and t.has(f"kind_{kind}"):
-        return t("observed_kind", kind=t(f"kind_{kind}"), seq=seq)
-    return t("observed_first" if seq == 1 else "observed_updated", seq=seq)
+    if seq == 1:
+        return t.gettext("first observed · record #%(seq)s", seq=seq)
+    if kind and (named := labels.version_kind(t, kind, "")):
+        return t.gettext("%(kind)s · record #%(seq)s", kind=named, seq=seq)
+    return t.gettext("updated · record #%(seq)s", seq=seq)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +202,7 @@ def venue_lines(paper: dict[str, Any], t: Translator) -> list[VenueLine]:
                 venue.presentation,
                 t,
             ),
-            t("venue_source_proceedings"),
+            t.gettext("proceedings"),
             accepted=True,
         )
         for venue in published
@@ -197,11 +210,11 @@ def venue_lines(paper: dict[str, Any], t: Translator) -> list[VenueLine]:
     ]
     for claim in sorted(claims, key=lambda c: c.get("status") != "accepted"):
         edition = " ".join(str(part) for part in (claim.get("venue"), claim.get("year")) if part)
-        source = t(f"venue_source_{claim.get('source')}") if t.has(f"venue_source_{claim.get('source')}") else ""
+        source = labels.venue_claim_source(t, str(claim.get("source")), "")
         if any(_names_edition(claim, venue) for venue in published):
-            source = t("venue_source_proceedings")
+            source = t.gettext("proceedings")
         if claim.get("status") != "accepted":
-            lines.append(VenueLine(t("venue_submitted", venue=edition), source, accepted=False))
+            lines.append(VenueLine(t.gettext("Submitted to %(venue)s", venue=edition), source, accepted=False))
             continue
         text = _accepted_line(
             edition,
@@ -226,9 +239,9 @@ def _accepted_line(
     if track == "workshop" and "workshop" in workshop.lower():
         parts.append(workshop)  # "Culture x AI Workshop", "Workshop on AI4Math": the name says it
     elif track != "main":
-        parts.append(" ".join(filter(None, [t(f"track_{track}"), workshop])))
+        parts.append(" ".join(filter(None, [labels.track(t, track, track), workshop])))
     if presentation:
-        parts.append(t(f"presentation_{presentation}"))
+        parts.append(labels.presentation(t, presentation, presentation))
     return " · ".join(parts)
 
 
@@ -240,12 +253,40 @@ def _names_edition(claim: dict[str, Any], venue: AcceptedVenue) -> bool:
     return claim.get("status") == "accepted" and same_venue and same_track and claim.get("year") in (venue.year, None)
 
 
+def found_text(sorted_by: str, total: int, t: Translator) -> str:
+    """The browser's count of papers found and the order they are shown in."""
+    shown = f"{total:,}"
+    if sorted_by == "relevance":
+        return t.ngettext(
+            "Found %(total)s paper · most relevant first",
+            "Found %(total)s papers · most relevant first",
+            total,
+            total=shown,
+        )
+    sort = labels.sort(t, sorted_by, sorted_by)
+    if sorted_by in ("cited", "hot"):
+        return t.ngettext(
+            "Found %(total)s paper · sorted by %(sort)s",
+            "Found %(total)s papers · sorted by %(sort)s",
+            total,
+            total=shown,
+            sort=sort,
+        )
+    return t.ngettext(
+        "Found %(total)s paper · sorted by %(sort)s time",
+        "Found %(total)s papers · sorted by %(sort)s time",
+        total,
+        total=shown,
+        sort=sort,
+    )
+
+
 def status_label(status: str | None, t: Translator) -> str:
-    return t("status_published" if status == "published" else "status_preprint")
+    return t.gettext("published") if status == "published" else t.gettext("preprint")
 
 
 def version_kind_label(kind: str, t: Translator) -> str:
-    return t(f"kind_{kind}") if t.has(f"kind_{kind}") else kind
+    return labels.version_kind(t, kind, kind)
 
 
 def source_version_label(label: str | None, t: Translator) -> str:
@@ -253,7 +294,7 @@ def source_version_label(label: str | None, t: Translator) -> str:
     first and the latest date, so a later version of theirs is "updated", shown as what it is: no number."""
     if not label:
         return "—"
-    return t("source_version_updated") if label == "updated" else label
+    return t.gettext("a later version (the source gives no number)") if label == "updated" else label
 
 
 HTML_LANG = {"zh": "zh-CN", "en": "en"}
@@ -289,15 +330,19 @@ def reason_text(reason: dict[str, Any], lang: str) -> str:
     if reason.get("field") == "similar":
         score = f"{reason.get('score') or 0:.2f}"
         if reason.get("seed_id"):
-            return Translator(lang)("reason_similar_to", title=reason.get("term", ""), score=score)
-        return Translator(lang)("reason_similar_description", score=score)
+            return Translator(lang).gettext(
+                'similar to "%(title)s" (%(score)s)', title=reason.get("term", ""), score=score
+            )
+        return Translator(lang).gettext("similar to your description (%(score)s)", score=score)
     if reason.get("field") == "authors":
         how = reason.get("name_match")
-        return Translator(lang)(f"reason_author_{how}" if how else "reason_author", name=reason.get("term", ""))
+        term = reason.get("term", "")
+        named = labels.reason_author(Translator(lang), how, "", name=term) if how else None
+        return named or Translator(lang).gettext("author %(name)s", name=term)
     t = Translator(lang)
     label = reason.get("subtopic_zh") if lang == "zh" and reason.get("subtopic_zh") else reason.get("subtopic")
     field = str(reason.get("field") or "")
-    where = t(f"reason_field_{field}") if t.has(f"reason_field_{field}") else field
+    where = labels.reason_field(t, field, field)
     hit = f"{reason.get('term', '')}({where})" if lang == "zh" else f"{reason.get('term', '')} (in the {where})"
     return f"{label}: {hit}" if label else hit
 
@@ -371,7 +416,7 @@ LINK_LABELS = {"abs": "arXiv abs", "pdf": "PDF", "anthology": "ACL Anthology", "
 def link_label(name: str, t: Translator | None = None) -> str:
     """'abs' → 'arXiv abs', 'doi:10.1/x' → 'DOI 10.1/x', 'code' → '代码' (with the page's translator)."""
     kind, _, rest = name.partition(":")
-    label = t(f"link_{kind}") if t is not None and t.has(f"link_{kind}") else LINK_LABELS.get(kind, kind)
+    label = (labels.link_kind(t, kind, "") if t is not None else None) or LINK_LABELS.get(kind, kind)
     return f"{label} {rest}" if rest else label
 
 

@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile as StarletteUploadFile
 
+from papertrail.runtime.wording import Translator
 from services.query.http.deps import CatalogueDep, ImportsDep, LibraryDep, SettingsDep, resources_of
 from services.query.http.write_limits import WriteLimit
 from services.query.library.citations import FORMATS
@@ -32,7 +33,6 @@ from services.query.library.shelf import (
 )
 from services.query.moments import in_utc
 from services.query.web.account import form_fields, local_path, login_required
-from services.query.web.i18n import Translator
 from services.query.web.render import (
     Reader,
     check_csrf,
@@ -71,7 +71,7 @@ async def mark(request: Request, catalogue: CatalogueDep, library: LibraryDep) -
         return login_required(request)
     form = await form_fields(request)
     if form.get("mark") not in MARKS:
-        return error_page(request, 422, Translator(language(request))("mark_unknown"), user)
+        return error_page(request, 422, Translator(language(request)).gettext("Unknown action"), user)
     paper = await held_paper_or_error_page(request, catalogue, form.get("paper_id", ""), user)
     if isinstance(paper, Response):
         return paper
@@ -104,12 +104,17 @@ async def import_file(request: Request, user: Reader, imports: ImportsDep) -> Re
     form = await request.form()
     upload, chosen = form.get("file"), str(form.get("format") or "")
     if not isinstance(upload, StarletteUploadFile) or chosen not in ("", *FORMATS):
-        return error_page(request, 422, t("import_no_file"), user)
+        return error_page(request, 422, t.gettext("Choose a file to import"), user)
     data = await upload.read(MAX_FILE_BYTES + 1)
     try:
         job = await imports.create(user["_id"], data, upload.filename or "", chosen or None)  # type: ignore[arg-type]
     except MalformedLibrary as error:
-        return error_page(request, 422, t("import_malformed", file=upload.filename or "", error=str(error)), user)
+        return error_page(
+            request,
+            422,
+            t.gettext("Cannot read %(file)s: %(error)s", file=upload.filename or "", error=str(error)),
+            user,
+        )
     except (ImportBusy, FileTooLarge) as error:
         return error_page(request, 409 if isinstance(error, ImportBusy) else 413, str(error), user)
     imports.begin(job)
@@ -121,7 +126,7 @@ async def show_import(job_id: str, request: Request, user: Reader, imports: Impo
     """An import's progress (the page refreshes itself while it runs) and every entry's verdict."""
     job = await imports.job(user["_id"], job_id) if JOB_ID.match(job_id) else None
     if job is None:
-        return error_page(request, 404, Translator(language(request))("not_found"), user)
+        return error_page(request, 404, Translator(language(request)).gettext("Page not found."), user)
     return render(request, "import.html", user=user, job=job)
 
 
@@ -131,7 +136,7 @@ async def export_library(
 ) -> Response:
     """Your library (or one tag) as a file to download, from the library page's export links."""
     if format not in FORMATS:
-        return error_page(request, 422, Translator(language(request))("library_bad_filter"), user)
+        return error_page(request, 422, Translator(language(request)).gettext("The filter is not valid"), user)
     file = await library_file(library, user["_id"], format, tag or None)  # type: ignore[arg-type]
     headers = {"Content-Disposition": f'attachment; filename="{file.filename}"'}
     return Response(file.text, media_type=file.media_type, headers=headers)
@@ -157,7 +162,7 @@ async def show_library(
         since_time = in_utc(datetime.fromisoformat(since).replace(tzinfo=zone)) if since else None
         after = LibraryCursor.decode(cursor) if cursor else None
     except (ValueError, BadCursor):
-        since_time, after, problem = None, None, t("library_bad_filter")
+        since_time, after, problem = None, None, t.gettext("The filter is not valid")
     query = library_filter(user["_id"], tag or None, since_time, (q or "")[:MAX_TEXT_FILTER] or None)
     entries, total, next_cursor = await library.entries_page(query, after, PAGE_SIZE)
     filters = {k: v for k, v in {"tag": tag, "since": since, "q": q}.items() if v}

@@ -4,8 +4,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+from papertrail.runtime.wording import Translator
 from services.query.web import account, account_pages, corrections, deadlines, follow_here, library, pages
-from services.query.web.i18n import Translator
 from services.query.web.render import (
     HERE,
     KATEX_DIR,
@@ -40,7 +40,13 @@ def mount_web(app: FastAPI) -> bool:
 
 async def form_not_from_this_site(request: Request, refused: FormNotFromThisSite) -> HTMLResponse:
     """403 for a POST without this browser's CSRF token: nothing was done; a reload gives the form a fresh one."""
-    return error_page(request, 403, Translator(language(request))("form_expired"))
+    return error_page(
+        request,
+        403,
+        Translator(language(request)).gettext(
+            "The form expired or is not from this site: reload the page and try again."
+        ),
+    )
 
 
 async def sign_in_first(request: Request, _: SignInRequired) -> HTMLResponse:

@@ -14,6 +14,7 @@ from papertrail.domain.author_institutions import is_ror_id
 from papertrail.domain.follows.catalogue import load_catalogue
 from papertrail.domain.search_document import SEARCH_EMBEDDER, PaperFilter
 from papertrail.domain.text import has_han
+from papertrail.runtime.wording import Translator
 from schemas.paper import ClaimTrack
 from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.institutions import institution_papers
@@ -33,7 +34,6 @@ from services.query.library.store import citable
 from services.query.web import format as fmt
 from services.query.web.browse import SORTS, api_query_to_page, parse_browse
 from services.query.web.follow_here import follows_here
-from services.query.web.i18n import Translator
 from services.query.web.library import marks_of
 from services.query.web.render import (
     error_page,
@@ -73,7 +73,10 @@ async def show_home(
         if not problem:  # a bad filter lists nothing: the whole collection would read as the filter's answer
             results = await find_papers(index, browse.query())
     except NoVectors:  # the API says which of the two; a reader needs to know only that words still search
-        problem = Translator(language(request))("meaning_unavailable")
+        problem = Translator(language(request)).gettext(
+            "Searching by meaning is not available here (the index holds no vectors, or this text cannot "
+            "be embedded): choose matching by words."
+        )
     by_meaning = results.get("mode", "keyword") != "keyword"
     meaning_ready = await _meaning_ready(index, catalogue, browse.q) if by_meaning and not problem else None
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
@@ -146,12 +149,12 @@ async def show_topic(
     user = await signed_in_user(request)
     t = Translator(language(request))
     if not TOPIC_ID.match(topic_id):
-        return error_page(request, 404, t("topic_not_found", id=topic_id), user)
+        return error_page(request, 404, t.gettext("No such topic: %(id)s", id=topic_id), user)
     page = min(max(page, 1), 1000)
     try:
         listing = await topic_papers(index, topic_id, page, PAGE_SIZE)
     except NoSuchTopic:
-        return error_page(request, 404, t("topic_not_found", id=topic_id), user)
+        return error_page(request, 404, t.gettext("No such topic: %(id)s", id=topic_id), user)
     names = fmt.subtopic_names(load_catalogue())
     for hit in listing["hits"]:
         hit["reasons"] = fmt.with_zh_subtopics(topic_id, hit["reasons"], names)
@@ -170,7 +173,9 @@ async def show_author(key: str, request: Request, index: PaperIndexDep) -> Respo
     stand for; an old initial key ("li y") that no paper signs as such and that stands for one name goes there."""
     user = await signed_in_user(request)
     if not AUTHOR_KEY.match(key):
-        return error_page(request, 404, Translator(language(request))("author_bad_key", key=key), user)
+        return error_page(
+            request, 404, Translator(language(request)).gettext("Not an author key: %(key)s", key=key), user
+        )
     author = await author_papers(index, key, page=1, size=100)
     if author["key"] != key:  # an old initial key that stands for one name: that name's page
         return RedirectResponse(f"/authors/{quote(author['key'])}", status_code=307)
@@ -184,11 +189,13 @@ async def show_institution(ror: str, request: Request, index: PaperIndexDep, pag
     user = await signed_in_user(request)
     t = Translator(language(request))
     if not is_ror_id(ror):
-        return error_page(request, 422, t("institution_bad_id", ror=ror), user)
+        return error_page(request, 422, t.gettext("Not a ROR id: %(ror)s (like 03cve4549)", ror=ror), user)
     page = min(max(page, 1), 1000)
     institution = await institution_papers(index, ror, page, PAGE_SIZE)
     if institution is None:
-        return error_page(request, 404, t("institution_not_found", ror=ror), user)
+        return error_page(
+            request, 404, t.gettext("No paper has an author at this institution yet: %(ror)s", ror=ror), user
+        )
     marks = await marks_of(request, user, [hit["paper_id"] for hit in institution["hits"]])
     return render(
         request, "institution.html", user=user, institution=institution, marks=marks,

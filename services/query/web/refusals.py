@@ -5,25 +5,26 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from services.query.web.i18n import Translator
+from papertrail.runtime.wording import Translator
+from services.query.web.labels import form_field, refusal, write_limit
 
-# pydantic's error types → an i18n key (its ctx values fill the placeholders); others are "not a valid value"
+# pydantic's error types → a refusal (labels.refusal; its ctx values fill the placeholders); others "not a valid value"
 ERROR_KEYS = {
-    "missing": "refused_missing",
-    "string_too_long": "refused_too_long",
-    "too_long": "refused_too_many",
-    "string_too_short": "refused_missing",
-    "literal_error": "refused_choice",
-    "enum": "refused_choice",
-    "int_parsing": "refused_number",
-    "float_parsing": "refused_number",
-    "greater_than_equal": "refused_at_least",
-    "less_than_equal": "refused_at_most",
-    "date_parsing": "refused_date",
-    "date_from_datetime_parsing": "refused_date",
-    "datetime_parsing": "refused_date",
-    "datetime_from_date_parsing": "refused_date",
-    "bool_parsing": "refused_choice",
+    "missing": "missing",
+    "string_too_long": "too_long",
+    "too_long": "too_many",
+    "string_too_short": "missing",
+    "literal_error": "choice",
+    "enum": "choice",
+    "int_parsing": "number",
+    "float_parsing": "number",
+    "greater_than_equal": "at_least",
+    "less_than_equal": "at_most",
+    "date_parsing": "date",
+    "date_from_datetime_parsing": "date",
+    "datetime_parsing": "date",
+    "datetime_from_date_parsing": "date",
+    "bool_parsing": "choice",
 }
 DATE_FIELDS = ("since", "until", "summarized_since")
 SHOWN_INPUT = 40  # characters of a refused value quoted back
@@ -33,7 +34,7 @@ def field_label(name: str, t: Translator, labels: dict[str, str] | None = None) 
     """A form field as the page labels it ("since" → "起始日期"; a page's own `labels` first), else its own name."""
     if labels and name in labels:
         return labels[name]
-    return t(f"field_{name}") if t.has(f"field_{name}") else name
+    return form_field(t, name, name)
 
 
 def error_text(error: Any, t: Translator, labels: dict[str, str] | None = None) -> str:
@@ -41,24 +42,24 @@ def error_text(error: Any, t: Translator, labels: dict[str, str] | None = None) 
     location = [str(part) for part in error.get("loc", ()) if not isinstance(part, int)]
     name = location[0] if location else ""
     if name in DATE_FIELDS and error.get("type") in ("value_error", *ERROR_KEYS):
-        key = "refused_date"  # our own validator's "must be a date …" and pydantic's parsing errors alike
+        key = "date"  # our own validator's "must be a date …" and pydantic's parsing errors alike
     elif isinstance(error.get("input"), str) and not error["input"].strip():
-        key = "refused_missing"  # a blank field, whichever check found it
+        key = "missing"  # a blank field, whichever check found it
     else:
-        key = ERROR_KEYS.get(error.get("type", ""), "refused_value")
+        key = ERROR_KEYS.get(error.get("type", ""), "value")
     values = {k: v for k, v in (error.get("ctx") or {}).items() if isinstance(v, int | float | str)}
     written = error.get("input") if isinstance(error.get("input"), str) else ""
     values.setdefault("value", written if len(written) <= SHOWN_INPUT else written[:SHOWN_INPUT] + "…")
     try:
-        what = t(key, **values)
+        what = refusal(t, key, **values)
     except (KeyError, IndexError):  # a ctx without the placeholder the wording names
-        what = t("refused_value", value=values["value"])
-    return t("refused_field", field=field_label(name, t, labels), what=what) if name else what
+        what = t.gettext("“%(value)s” is not a valid value", value=values["value"])
+    return t.gettext("%(field)s: %(what)s", field=field_label(name, t, labels), what=what) if name else what
 
 
 def validation_text(error: ValidationError, t: Translator, labels: dict[str, str] | None = None) -> str:
     """Every error of a refused form, in the reader's language, one after the other."""
-    return t("refused_join").join(error_text(e, t, labels) for e in error.errors())
+    return t.gettext("; ").join(error_text(e, t, labels) for e in error.errors())
 
 
 def rejected_fields(error: ValidationError) -> set[str]:
@@ -69,13 +70,13 @@ def rejected_fields(error: ValidationError) -> set[str]:
 def wait_text(seconds: int, t: Translator) -> str:
     """A wait as a reader reads it: "15 分钟" rather than "924 s"."""
     if seconds < 60:
-        return t("wait_seconds", count=max(seconds, 1))
+        return t.gettext("%(count)s s", count=max(seconds, 1))
     if seconds < 2 * 3600:
-        return t("wait_minutes", count=-(-seconds // 60))
-    return t("wait_hours", count=-(-seconds // 3600))
+        return t.gettext("%(count)s min", count=-(-seconds // 60))
+    return t.gettext("%(count)s h", count=-(-seconds // 3600))
 
 
 def write_limited_text(limit: str, retry_after: int, t: Translator) -> str:
     """A write refused by its limit: what was refused and how long until it is taken again."""
-    what = t(f"limit_{limit}") if t.has(f"limit_{limit}") else limit
-    return t("write_limited", what=what, wait=wait_text(retry_after, t))
+    what = write_limit(t, limit, limit)
+    return t.gettext("Too many %(what)s for now: try again in %(wait)s.", what=what, wait=wait_text(retry_after, t))

@@ -15,14 +15,14 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from papertrail.runtime.wording import Translator, pick_language
 from services.query.accounts.keys import signature
 from services.query.catalogue.reads.paper_lookup import NotAPaperId
 from services.query.catalogue.reads.papers import held_paper
 from services.query.catalogue.repositories import CatalogueRecords
 from services.query.http.deps import SESSION_COOKIE, resources_of, session_user
-from services.query.web import follow_offers
+from services.query.web import follow_offers, labels
 from services.query.web import format as fmt
-from services.query.web.i18n import Translator, pick_language
 
 HERE = Path(__file__).parent
 KATEX_DIR = HERE / "static" / "katex"  # put there by `papertrail assets` (make install) or the image's build
@@ -33,7 +33,12 @@ CSRF_FIELD = "csrf"
 YEAR = 365 * 24 * 3600
 
 templates = Jinja2Templates(directory=HERE / "templates")
+templates.env.add_extension("jinja2.ext.i18n")
+# gettext's functions come with each page's context, in its reader's language (wording.Translator fills placeholders
+# and returns plain text that autoescape escapes, as {% trans %} then does too)
+templates.env.newstyle_gettext = True  # type: ignore[attr-defined]
 templates.env.globals["fmt"] = fmt
+templates.env.globals["labels"] = labels
 templates.env.globals["offers"] = follow_offers
 templates.env.trim_blocks = True
 templates.env.lstrip_blocks = True
@@ -125,7 +130,7 @@ def render(request: Request, template: str, status_code: int = 200, **context: A
         request,
         template,
         {
-            "t": t,
+            **gettext_functions(t),
             "lang": lang,
             "other_lang_url": lang_url(request, "en" if lang == "zh" else "zh"),
             "zone": zone,
@@ -149,6 +154,19 @@ def render(request: Request, template: str, status_code: int = 200, **context: A
     return response
 
 
+def gettext_functions(t: Translator) -> dict[str, Any]:
+    """A page's gettext functions (`_`, `gettext`, `pgettext`, `ngettext`, `npgettext`; `{% trans %}` calls them
+    too), and `t`, the translator the format helpers take."""
+    return {
+        "t": t,
+        "_": t.gettext,
+        "gettext": t.gettext,
+        "pgettext": t.pgettext,
+        "ngettext": t.ngettext,
+        "npgettext": t.npgettext,
+    }
+
+
 def error_page(request: Request, status_code: int, message: str, user: dict[str, Any] | None = None) -> HTMLResponse:
     return render(request, "error.html", status_code=status_code, message=message, user=user)
 
@@ -162,9 +180,18 @@ async def held_paper_or_error_page(
     try:
         paper = await held_paper(catalogue, paper_id)
     except NotAPaperId:
-        return error_page(request, 422, t("paper_bad_id", id=paper_id), user)
+        return error_page(
+            request,
+            422,
+            t.gettext(
+                "Not a paper id: %(id)s. Use an arXiv id (2401.12345), a DOI "
+                "(10.18653/v1/2024.acl-long.1) or an ACL Anthology id (2024.acl-long.1).",
+                id=paper_id,
+            ),
+            user,
+        )
     if paper is None:
-        return error_page(request, 404, t("paper_not_found", id=paper_id), user)
+        return error_page(request, 404, t.gettext("No such paper: %(id)s", id=paper_id), user)
     return paper
 
 

@@ -434,17 +434,19 @@ def test_without_smtp_resending_the_confirmation_says_nothing_was_sent(site: Sit
 
 
 def test_what_sign_up_says_follows_the_mail_and_the_setting() -> None:
+    from papertrail.runtime.wording import Translator
     from services.query.settings import QuerySettings
+    from services.query.web import labels
     from services.query.web.account_pages import signup_notice
-    from services.query.web.i18n import Translator
 
     waived = QuerySettings(email_confirmation_without_smtp="waived")
     operator = QuerySettings(email_confirmation_without_smtp="operator")
-    assert signup_notice("sent", waived) == "signup_sent"
-    assert signup_notice("failed", operator) == "signup_failed"
-    assert "现在就可以" in Translator("zh")(signup_notice("unmailed", waived), email="a@b.org")
-    assert "sign in now" in Translator("en")(signup_notice("unmailed", waived), email="a@b.org")
-    assert "papertrail users confirm a@b.org" in Translator("en")(signup_notice("unmailed", operator), email="a@b.org")
+    assert signup_notice("sent", waived) == "sent"
+    assert signup_notice("failed", operator) == "failed"
+    assert "现在就可以" in labels.signup_notice(Translator("zh"), signup_notice("unmailed", waived), email="a@b.org")
+    assert "sign in now" in labels.signup_notice(Translator("en"), signup_notice("unmailed", waived), email="a@b.org")
+    notice = labels.signup_notice(Translator("en"), signup_notice("unmailed", operator), email="a@b.org")
+    assert "papertrail users confirm a@b.org" in notice
 
 
 def subprocess_input(site: Site, args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:

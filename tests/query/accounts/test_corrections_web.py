@@ -6,16 +6,17 @@ from typing import Any
 import pytest
 from lxml import html
 
+from papertrail.runtime.wording import Translator
 from services.query.web import format as fmt
-from services.query.web.i18n import Translator
-from services.query.web.render import templates
+from services.query.web.render import gettext_functions, templates
 from tests.query.test_web_format import page_request, summarized_paper
 
 
 def render(template: str, lang: str = "zh", **context: Any) -> Any:
     t = Translator(lang)
     page = templates.get_template(template).render(
-        t=t, lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
+        **gettext_functions(t),
+        lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
         when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None,
         request=page_request(), **context,
     )  # fmt: skip
@@ -40,7 +41,9 @@ def test_the_thank_you_notice_shows_only_after_a_report() -> None:
 def test_cards_and_topic_entries_link_the_form_with_or_without_institutions() -> None:
     paper = summarized_paper()
     without = {**paper, "paper_id": "arxiv:hep-th/9901001", "summary": {"status": "pending"}, "shown_institutions": []}
-    macros = templates.env.get_template("_macros.html").make_module({"t": Translator("zh"), "lang": "zh", "fmt": fmt})
+    macros = templates.env.get_template("_macros.html").make_module(
+        {**gettext_functions(Translator("zh")), "lang": "zh", "fmt": fmt}
+    )
     cards = [html.fromstring(str(macros.card(p))) for p in (paper, without)]  # type: ignore[attr-defined]
     assert [c.find_class("correct-link")[0].get("href") for c in cards] == [
         "/papers/arxiv:2611.00001/correct?field=institutions",

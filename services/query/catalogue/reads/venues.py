@@ -3,6 +3,7 @@ and the upcoming deadlines (会议截稿) of a field and rank, with the followed
 announced yet. No I/O: the caller gives the catalogue as it stands (`repositories.VenueCatalogue`)."""
 
 from datetime import datetime
+from typing import get_args
 
 from pydantic import BaseModel, Field
 
@@ -10,18 +11,7 @@ from papertrail.domain.venues.catalogue import CcfField, CcfRank, Venue, fold
 from papertrail.domain.venues.deadlines import AwaitedEdition, UpcomingDeadline, awaited_editions, upcoming_deadlines
 
 VENUE_KEY_PATTERN = r"^[A-Za-z]{2,8}/[a-z0-9][a-z0-9\-_.&+]{0,63}$"
-FIELD_NAMES: dict[str, tuple[str, str]] = {
-    "AI": ("人工智能", "Artificial intelligence"),
-    "CG": ("计算机图形学与多媒体", "Graphics and multimedia"),
-    "CT": ("计算机科学理论", "Theory of computer science"),
-    "DB": ("数据库/数据挖掘/内容检索", "Databases, data mining, information retrieval"),
-    "DS": ("计算机体系结构/并行与分布计算/存储系统", "Architecture, parallel and distributed computing, storage"),
-    "HI": ("人机交互与普适计算", "Human-computer interaction and ubiquitous computing"),
-    "MX": ("交叉/综合/新兴", "Interdisciplinary and emerging"),
-    "NW": ("计算机网络", "Computer networks"),
-    "SC": ("网络与信息安全", "Network and information security"),
-    "SE": ("软件工程/系统软件/程序设计语言", "Software engineering, systems software, programming languages"),
-}
+CCF_FIELDS: tuple[CcfField, ...] = get_args(CcfField)  # their names in words: web/labels.py ccf_field
 
 
 class VenueSummary(BaseModel):

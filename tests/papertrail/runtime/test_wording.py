@@ -1,0 +1,160 @@
+"""The message catalogs stay in step with the code: every message the code and templates use (found by Babel's own
+extractors, as `make messages` finds them) is in the Chinese catalog and translated, the catalog holds no message
+nothing uses, and no message id is built at run time (the extractors could not see it, so nothing would check it)."""
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from babel.messages.catalog import Message
+from babel.messages.checkers import python_format
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+from jinja2 import Environment, nodes
+
+from papertrail.runtime.wording import LOCALE_DIR, Translator, catalog_path
+
+ROOT = Path(__file__).resolve().parents[3]
+RUNTIME = ("papertrail", "services")
+GETTEXT = {"_", "gettext", "ngettext", "pgettext", "npgettext", "N_"}
+# how many leading arguments of each are message ids or contexts (the rest are values)
+LITERAL_ARGS = {"_": 1, "gettext": 1, "N_": 1, "ngettext": 2, "pgettext": 2, "npgettext": 3}
+IMPLEMENTATION = ROOT / "papertrail" / "runtime" / "wording.py"  # passes the callers' messages on, by name
+
+
+def zh_catalog() -> list[Message]:
+    """The Chinese catalog's messages (its header left out)."""
+    with catalog_path("zh").open("rb") as po:
+        return [message for message in read_po(po) if message.id]
+
+
+def extracted() -> set[tuple[str | None, str | tuple[str, ...]]]:
+    """(context, id) of every message in the runtime code and templates, by the mapping `make messages` uses."""
+    method_map, options_map = _mapping()
+    found: set[tuple[str | None, str | tuple[str, ...]]] = set()
+    for _file, _line, message, _comments, context in extract_from_dir(
+        ROOT, method_map, options_map, strip_comment_tags=True
+    ):
+        found.add((context, message))
+    return found
+
+
+def _mapping() -> tuple[list[tuple[str, str]], dict[str, dict[str, str]]]:
+    from babel.messages.frontend import parse_mapping_cfg
+
+    with (LOCALE_DIR / "babel.cfg").open() as cfg:
+        return parse_mapping_cfg(cfg)
+
+
+Key = tuple[str | None, str | tuple[str, ...]]
+
+
+def catalog_problems(catalog: list[Message], used: set[Key]) -> dict[str, list[str]]:
+    """What is wrong between a catalog and the messages the code uses: missing, untranslated (or fuzzy), unused."""
+    held = {(m.context, m.id): m for m in catalog}
+
+    def untranslated(m: Message) -> bool:
+        return m.fuzzy or not all(m.string if isinstance(m.string, tuple) else (m.string,))
+
+    return {
+        "missing": sorted(str(key) for key in used if key not in held),
+        "untranslated": sorted(str(key) for key in used if key in held and untranslated(held[key])),
+        "unused": sorted(str(key) for key in held if key not in used),
+    }
+
+
+def test_every_message_used_is_in_the_chinese_catalog_and_translated() -> None:
+    used = extracted()
+    assert len(used) > 500  # the extractors saw the pages, not an empty tree
+    problems = catalog_problems(zh_catalog(), used)
+    assert problems == {"missing": [], "untranslated": [], "unused": []}, (
+        f"{catalog_path('zh')} is not in step with the code: run `make messages` and translate what it added"
+    )
+
+
+def test_a_missing_untranslated_or_fuzzy_message_is_found() -> None:
+    catalog = [
+        Message("Papers", "论文库"),
+        Message("Sign in", ""),
+        Message("%(count)s paper", ("%(count)s 篇",), context="x"),
+        Message("Topics", "专题", flags=["fuzzy"]),
+        Message("Gone", "没了"),
+    ]
+    used: set[Key] = {(None, "Papers"), (None, "Sign in"), (None, "Topics"), (None, "New"), ("x", "%(count)s paper")}
+    assert catalog_problems(catalog, used) == {
+        "missing": ["(None, 'New')"],
+        "untranslated": ["(None, 'Sign in')", "(None, 'Topics')"],
+        "unused": ["(None, 'Gone')"],
+    }
+    assert Translator("zh").gettext("A message nobody translated") == "A message nobody translated"
+
+
+def test_the_translations_fill_the_same_placeholders() -> None:
+    for message in zh_catalog():
+        if message.python_format and message.id != "and %(hidden)s more":  # '等 14 位作者' names the total
+            python_format(None, message)
+
+
+def test_plurals_follow_the_count() -> None:
+    zh, en = Translator("zh"), Translator("en")
+    one, many = (en.ngettext("%(total)s paper", "%(total)s papers", n, total=n) for n in (1, 3))
+    assert (one, many) == ("1 paper", "3 papers")
+    assert zh.ngettext("%(total)s paper", "%(total)s papers", 1, total=1) == "1 篇论文"
+    assert zh.ngettext("%(total)s paper", "%(total)s papers", 3, total=3) == "3 篇论文"
+
+
+def runtime_ids(source: str, filename: str) -> Iterator[str]:
+    """Where Python code passes gettext a message id that is no literal (a name, a concatenation, an f-string)."""
+    for node in ast.walk(ast.parse(source, filename)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        if name not in GETTEXT:
+            continue
+        for arg in node.args[: LITERAL_ARGS[name]]:
+            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                yield f"{filename}:{node.lineno}: {ast.unparse(node)[:100]}"
+
+
+def template_runtime_ids(source: str, filename: str) -> Iterator[str]:
+    """The same in a Jinja2 template: `_(name)`, `_("key_" ~ kind)`."""
+    env = Environment(extensions=["jinja2.ext.i18n"])
+    for call in env.parse(source).find_all(nodes.Call):
+        name = getattr(call.node, "name", None) or getattr(call.node, "attr", None)
+        if name not in GETTEXT:
+            continue
+        for arg in call.args[: LITERAL_ARGS[name]]:
+            if not isinstance(arg, nodes.Const) or not isinstance(arg.value, str):
+                yield f"{filename}:{call.lineno}: {name}(…)"
+
+
+def test_no_message_id_is_built_at_run_time() -> None:
+    found = [
+        problem
+        for top in RUNTIME
+        for path in sorted((ROOT / top).rglob("*.py"))
+        if path != IMPLEMENTATION
+        for problem in runtime_ids(path.read_text(), str(path.relative_to(ROOT)))
+    ]
+    found += [
+        problem
+        for path in sorted((ROOT / "services").rglob("templates/*.*"))
+        for problem in template_runtime_ids(path.read_text(), str(path.relative_to(ROOT)))
+    ]
+    assert not found, found
+
+
+@pytest.mark.parametrize(
+    "source",
+    ['t.gettext("source_" + name)', "t.gettext(key)", 't.gettext(f"kind_{kind}")', 'ngettext("one", plural, n)'],
+)
+def test_the_scan_finds_an_id_built_at_run_time(source: str) -> None:
+    assert list(runtime_ids(source, "x.py"))
+    assert not list(runtime_ids('t.gettext("Papers", n=name)', "x.py"))
+
+
+@pytest.mark.parametrize("source", ['{{ _("track_" ~ kind) }}', "{{ _(label) }}", '{{ pgettext(ctx, "Save") }}'])
+def test_the_template_scan_finds_an_id_built_at_run_time(source: str) -> None:
+    assert list(template_runtime_ids(source, "x.html"))
+    assert not list(template_runtime_ids('{{ _("Papers") }}{% trans %}Hello{% endtrans %}', "x.html"))
