@@ -32,6 +32,7 @@ from services.query.web import labels
 from services.query.web.refusals import validation_text
 from services.query.web.render import (
     Reader,
+    Words,
     check_csrf,
     end_session,
     error_page,
@@ -83,14 +84,13 @@ SIGN_INS = WriteLimit("login_per_address", by="client")
 
 
 @router.post("/login", response_class=HTMLResponse, dependencies=CSRF)
-async def sign_in(request: Request, readers: ReadersDep) -> Response:
+async def sign_in(t: Words, request: Request, readers: ReadersDep) -> Response:
     """Check the address and password (or the pasted API token) and start a new session (a session this browser
     held before ends: the id rotates at sign-in). A refusal never says whether the address has an account.
     Attempts count against LIMIT_LOGIN_PER_ADDRESS per client: a browser that signed in to the account before
     (its known-browser cookie) counts on its own, not with everyone else behind its address."""
     form = await form_fields(request)
     target = local_path(form.get("next"), "/me/feed")
-    t = Translator(language(request))
     token = form.get("token", "").strip()
     email, browser = "", None
     if token:
@@ -285,11 +285,10 @@ async def remove_follow(follow_id: str, request: Request, user: Reader, readers:
 
 
 @router.post("/me/push-channels", response_class=HTMLResponse, dependencies=FOLLOW_WRITES)
-async def add_push_channel(request: Request, user: Reader, readers: ReadersDep) -> Response:
+async def add_push_channel(t: Words, request: Request, user: Reader, readers: ReadersDep) -> Response:
     """Add a push channel with the API's checks; a refusal is shown on the page, and so is a generic webhook's
     signing secret, once."""
     form = await form_fields(request)
-    t = Translator(language(request))
     fields: dict[str, Any] = {
         k: v.strip() for k, v in form.items() if k in push.PushChannelCreate.model_fields and v.strip()
     }
@@ -337,9 +336,8 @@ async def set_push_default(request: Request, user: Reader, readers: ReadersDep) 
 
 
 @router.post("/me/follows/{follow_id}/push", dependencies=FOLLOW_WRITES)
-async def push_follow_to(follow_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
+async def push_follow_to(t: Words, follow_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
     """Push one follow's matches to one of your push channels (none chosen: to the default)."""
-    t = Translator(language(request))
     chosen = (await form_fields(request)).get("push_channel_id") or None
     if not FOLLOW_ID.match(follow_id) or (chosen is not None and not FOLLOW_ID.match(chosen)):
         return error_page(request, 404, t.gettext("Page not found."), user)
@@ -355,6 +353,7 @@ async def push_follow_to(follow_id: str, request: Request, user: Reader, readers
 
 @router.get("/me/feed", response_class=HTMLResponse)
 async def show_feed(
+    t: Words,
     request: Request,
     user: Reader,
     readers: ReadersDep,
@@ -368,7 +367,6 @@ async def show_feed(
     为你推荐 (?sort=relevance): recent papers ranked by what you saved and dismissed, each with the saved paper it is
     closest to."""
     resources = resources_of(request)
-    t = Translator(language(request))
     chosen: FeedSort = "relevance" if sort == "relevance" and follow_id is None else "newest"
     following = None
     if follow_id is not None:

@@ -20,7 +20,16 @@ from services.query.http.write_limits import WriteLimit
 from services.query.settings import QuerySettings
 from services.query.web import labels
 from services.query.web.account import form_fields
-from services.query.web.render import Reader, check_csrf, end_session, language, render, see_other, signed_in_user
+from services.query.web.render import (
+    Reader,
+    Words,
+    check_csrf,
+    end_session,
+    language,
+    render,
+    see_other,
+    signed_in_user,
+)
 
 router = APIRouter(include_in_schema=False)
 CSRF = Depends(check_csrf)
@@ -39,10 +48,9 @@ async def show_signup(request: Request) -> HTMLResponse:
 @router.post(
     "/signup", response_class=HTMLResponse, dependencies=[CSRF, Depends(WriteLimit("signup_per_address", by="client"))]
 )
-async def sign_up(request: Request, readers: ReadersDep) -> HTMLResponse:
+async def sign_up(t: Words, request: Request, readers: ReadersDep) -> HTMLResponse:
     """Make the account and mail its confirmation link; the answer is the same for an address that has an account."""
     settings = resources_of(request).settings
-    t = Translator(language(request))
     if settings.signup != "open":
         return render(request, "signup.html", 403, form={})
     form = await form_fields(request)
@@ -72,8 +80,7 @@ async def show_confirm(request: Request, token: str = "") -> HTMLResponse:
 
 
 @router.post("/confirm", response_class=HTMLResponse, dependencies=[CSRF])
-async def confirm(request: Request, readers: ReadersDep) -> HTMLResponse:
-    t = Translator(language(request))
+async def confirm(t: Words, request: Request, readers: ReadersDep) -> HTMLResponse:
     done = await users.confirm_email(readers, (await form_fields(request)).get("token", ""))
     message = t.gettext("Your address is confirmed.") if done else t.gettext("The link is invalid, used or expired.")
     return render(
@@ -87,9 +94,8 @@ async def show_forgot(request: Request) -> HTMLResponse:
 
 
 @router.post("/forgot", response_class=HTMLResponse, dependencies=MAILS)
-async def forgot(request: Request, readers: ReadersDep) -> HTMLResponse:
+async def forgot(t: Words, request: Request, readers: ReadersDep) -> HTMLResponse:
     """Mail a reset link if an account has the address; the answer is the same either way."""
-    t = Translator(language(request))
     raw = (await form_fields(request)).get("email", "")
     try:
         email = normalised_email(raw)
@@ -120,10 +126,9 @@ async def show_reset(request: Request, token: str = "") -> HTMLResponse:
 
 
 @router.post("/reset", response_class=HTMLResponse, dependencies=[CSRF])
-async def reset(request: Request, readers: ReadersDep) -> Response:
+async def reset(t: Words, request: Request, readers: ReadersDep) -> Response:
     """Set the new password (the link is spent only when the password is accepted); every session ends."""
     settings = resources_of(request).settings
-    t = Translator(language(request))
     form = await form_fields(request)
     try:
         password = checked_password(form.get("password", ""), settings.password_min_length)
@@ -165,11 +170,10 @@ async def current_password_given(readers: ReaderRecords, user: dict[str, Any], f
 
 
 @router.post("/me/account/password", response_class=HTMLResponse, dependencies=PASSWORD_CHECKS)
-async def change_password(request: Request, user: Reader, readers: ReadersDep) -> Response:
+async def change_password(t: Words, request: Request, user: Reader, readers: ReadersDep) -> Response:
     """A new password, given the current one (an operator's token user without one sets it through a reset); the
     account's other sessions and every API token end."""
     settings = resources_of(request).settings
-    t = Translator(language(request))
     form = await form_fields(request)
     if not await current_password_given(readers, user, form):
         return await _account_page(request, user, 403, error=t.gettext("The current password is wrong."))
@@ -197,12 +201,11 @@ async def resend_confirmation(request: Request, user: Reader, readers: ReadersDe
 
 
 @router.post("/me/account/tokens", response_class=HTMLResponse, dependencies=PASSWORD_CHECKS)
-async def create_token(request: Request, user: Reader, readers: ReadersDep) -> Response:
+async def create_token(t: Words, request: Request, user: Reader, readers: ReadersDep) -> Response:
     """A new API token, shown once on the page that answers (only its hash is kept): for a confirmed account that
     gives its current password, so neither a borrowed session nor someone who signed up with another's address
     can make a token that outlives them."""
     form = await form_fields(request)
-    t = Translator(language(request))
     if not await current_password_given(readers, user, form):
         return await _account_page(request, user, 403, error=t.gettext("The current password is wrong."))
     full = await readers.users.user_by_id(user["_id"]) or {}

@@ -8,16 +8,15 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
-from papertrail.runtime.wording import Translator
 from services.query.accounts.corrections import FIELDS, CorrectionDraft, TooManyOpenReports, report_error
 from services.query.catalogue.reads.papers import paper_url
 from services.query.http.deps import CatalogueDep, ReadersDep
 from services.query.http.write_limits import WriteLimit, WriteLimited, reporter
 from services.query.web.refusals import validation_text, write_limited_text
 from services.query.web.render import (
+    Words,
     check_csrf,
     held_paper_or_error_page,
-    language,
     moved_permanently,
     render,
     see_other,
@@ -68,14 +67,15 @@ CORRECTIONS_LIMIT = WriteLimit("corrections", by="user")
 
 
 @router.post("/papers/{paper_id:path}/correct", response_class=HTMLResponse, dependencies=[Depends(check_csrf)])
-async def send_correction(paper_id: str, request: Request, catalogue: CatalogueDep, readers: ReadersDep) -> Response:
+async def send_correction(
+    t: Words, paper_id: str, request: Request, catalogue: CatalogueDep, readers: ReadersDep
+) -> Response:
     """Store the report (signed-in readers' user id kept with it) on the paper holding the id, and show that paper
     (at its canonical address) with a thank-you notice. A refusal (the write limit among them: counted here, once
     the form is read, so that the form comes back with the reader's text) re-renders the form in the reader's
     language."""
     form = await report_form(request)
     user = await signed_in_user(request)
-    t = Translator(language(request))
     try:
         await CORRECTIONS_LIMIT(request)
     except WriteLimited as refused:

@@ -16,7 +16,7 @@ from services.query.catalogue.reads.venues import CCF_FIELDS, DeadlineQuery, awa
 from services.query.http.deps import CatalogueDep, NowDep, SettingsDep
 from services.query.web.follow_here import follows_here
 from services.query.web.refusals import validation_text
-from services.query.web.render import language, render, signed_in_user
+from services.query.web.render import Words, render, signed_in_user
 
 router = APIRouter(include_in_schema=False)
 LISTS = ("field", "ccf_rank")
@@ -39,10 +39,11 @@ def _query(request: Request, t: Translator | None = None) -> tuple[DeadlineQuery
 
 
 @router.get("/deadlines", response_class=HTMLResponse)
-async def show_deadlines(request: Request, settings: SettingsDep, now: NowDep, catalogue: CatalogueDep) -> HTMLResponse:
+async def show_deadlines(
+    t: Words, request: Request, settings: SettingsDep, now: NowDep, catalogue: CatalogueDep
+) -> HTMLResponse:
     """Upcoming deadlines of the catalogue's venues, soonest first, filtered by field and rank; then the followed and
     CCF-A venues whose next deadline is not announced yet, each with its last one."""
-    t = Translator(language(request))
     query, problem = _query(request, t)
     zone = request.query_params.get("tz") or settings.display_timezone
     if zone not in available_timezones():

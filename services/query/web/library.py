@@ -35,6 +35,7 @@ from services.query.moments import in_utc
 from services.query.web.account import form_fields, local_path, login_required
 from services.query.web.render import (
     Reader,
+    Words,
     check_csrf,
     error_page,
     held_paper_or_error_page,
@@ -98,9 +99,8 @@ async def edit_entry(request: Request, user: Reader, catalogue: CatalogueDep, li
 
 
 @router.post("/me/library/import", response_model=None, dependencies=IMPORT_WRITES)
-async def import_file(request: Request, user: Reader, imports: ImportsDep) -> Response:
+async def import_file(t: Words, request: Request, user: Reader, imports: ImportsDep) -> Response:
     """The library page's import form (multipart: file, format): the job's page, which shows its progress."""
-    t = Translator(language(request))
     form = await request.form()
     upload, chosen = form.get("file"), str(form.get("format") or "")
     if not isinstance(upload, StarletteUploadFile) or chosen not in ("", *FORMATS):
@@ -144,6 +144,7 @@ async def export_library(
 
 @router.get("/me/library", response_class=HTMLResponse)
 async def show_library(
+    t: Words,
     request: Request,
     user: Reader,
     library: LibraryDep,
@@ -154,7 +155,6 @@ async def show_library(
     cursor: str | None = None,
 ) -> HTMLResponse:
     """Your saved papers with their tags and notes (editable), filtered by tag, date saved and text."""
-    t = Translator(language(request))
     problem = None
     try:
         # a day as the page's date field gives it, from its start in the zone the pages show times in

@@ -36,6 +36,7 @@ from services.query.web.browse import SORTS, api_query_to_page, parse_browse
 from services.query.web.follow_here import follows_here
 from services.query.web.library import marks_of
 from services.query.web.render import (
+    Words,
     error_page,
     held_paper_or_error_page,
     language,
@@ -142,12 +143,11 @@ async def show_topics(request: Request) -> HTMLResponse:
 
 @router.get("/topics/{topic_id}", response_class=HTMLResponse)
 async def show_topic(
-    topic_id: str, request: Request, index: PaperIndexDep, readers: ReadersDep, page: int = 1
+    t: Words, topic_id: str, request: Request, index: PaperIndexDep, readers: ReadersDep, page: int = 1
 ) -> HTMLResponse:
     """Papers hitting a topic, each with which subtopic and term hit in which field; a follow button (signed out:
     to the sign-in form, coming back here), or, when the reader follows the topic, a link to their follows."""
     user = await signed_in_user(request)
-    t = Translator(language(request))
     if not TOPIC_ID.match(topic_id):
         return error_page(request, 404, t.gettext("No such topic: %(id)s", id=topic_id), user)
     page = min(max(page, 1), 1000)
@@ -183,11 +183,10 @@ async def show_author(key: str, request: Request, index: PaperIndexDep) -> Respo
 
 
 @router.get("/institutions/{ror}", response_class=HTMLResponse)
-async def show_institution(ror: str, request: Request, index: PaperIndexDep, page: int = 1) -> Response:
+async def show_institution(t: Words, ror: str, request: Request, index: PaperIndexDep, page: int = 1) -> Response:
     """An institution's papers, newest first, with its Chinese name: 404 for an id no paper names, 422 for text that
     is no ROR id."""
     user = await signed_in_user(request)
-    t = Translator(language(request))
     if not is_ror_id(ror):
         return error_page(request, 422, t.gettext("Not a ROR id: %(ror)s (like 03cve4549)", ror=ror), user)
     page = min(max(page, 1), 1000)

@@ -48,6 +48,14 @@ def language(request: Request) -> str:
     return pick_language(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE))
 
 
+async def reader_words(request: Request) -> Translator:
+    """The wording in the reader's language (`?lang=`, else the language cookie): a page's dependency."""
+    return Translator(language(request))
+
+
+Words = Annotated[Translator, Depends(reader_words)]
+
+
 async def signed_in_user(request: Request) -> dict[str, Any] | None:
     """The user of the session cookie, or None."""
     return await session_user(request)
