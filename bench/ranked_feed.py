@@ -40,8 +40,8 @@ from services.query.readers.library import ranking  # noqa: E402
 from services.query.readers.library.recommend import ReaderModels  # noqa: E402
 from services.query.readers.library.shelf import entry_id  # noqa: E402
 from services.query.readers.repositories import TOKEN_PREFIX, token_hash  # noqa: E402
-from tests.conftest import stack_on_free_ports  # noqa: E402
-from tests.matcher.corpus import corpus_papers  # noqa: E402
+from tests.support.corpus import corpus_papers  # noqa: E402
+from tests.support.servers import stack_on_free_ports  # noqa: E402
 
 SAVES, DISMISSALS = 10, 10
 BENCH_BACKGROUND = 300

@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -37,8 +38,9 @@ from pymongo import MongoClient  # noqa: E402
 
 from papertrail_tools import stack  # noqa: E402
 from papertrail_tools.demo import FIXTURES, data_steps, demo_environment  # noqa: E402
-from tests.conftest import free_port, stack_on_free_ports, wait_until  # noqa: E402
-from tests.resilience.drills import Pipeline, pipeline_env, settled  # noqa: E402
+from tests.support.drills import Pipeline, pipeline_env, settled  # noqa: E402
+from tests.support.replay import replay_server  # noqa: E402
+from tests.support.servers import stack_on_free_ports  # noqa: E402
 
 MONTH = sorted((FIXTURES / "corpus" / "arxiv-daily-2026-05").glob("*.jsonl.gz"))
 STEADY_S = 5.0
@@ -97,16 +99,14 @@ def time_to_searchable(
 
 
 def run(mode: str, within: float) -> None:
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, ExitStack() as replaying:
         settings = stack_on_free_ports(Path(folder))
-        replay = None
         pipeline = None
         try:
             stack.up(settings, log=lambda line: None)
             extra = {"LOG_LEVEL": "WARNING"}
             if mode == "demo":  # as papertrail_tools/demo.py runs it
-                replay, base = start_replay(FIXTURES)
-                extra |= demo_environment(base)
+                extra |= demo_environment(replaying.enter_context(replay_server(FIXTURES)).url)
             env = pipeline_env(settings.environment(), **extra)
             pipeline = Pipeline(env, Path(folder))
             launched = time.perf_counter()
@@ -133,9 +133,6 @@ def run(mode: str, within: float) -> None:
         finally:
             if pipeline is not None:
                 pipeline.stop()
-            if replay is not None:
-                replay.terminate()
-                replay.wait(timeout=10)
             stack.down(settings, log=lambda line: None)
     load = os.getloadavg()
     what = "harvests and import" if mode == "demo" else f"import of {len(MONTH)} days in one file"
@@ -143,28 +140,6 @@ def run(mode: str, within: float) -> None:
     print(f"load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(f"{mode}: {papers:,} papers; the {what} (`papertrail` commands) done after {loaded[0]:.1f} s")
     print(f"{mode}: first paper searchable after {first:.1f} s, all {papers:,} after {everything:.1f} s")
-
-
-def start_replay(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """`papertrail replay` over `folder` on a free port, once it answers: the process and its base URL."""
-    port = free_port()
-    replay = subprocess.Popen(
-        [sys.executable, "-m", "papertrail", "replay", "--dir", str(folder), "--port", str(port)],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    wait_until(lambda: answers(f"{base}/_replay/requests"), timeout=30, interval=0.5, what="replay")
-    return replay, base
-
-
-def answers(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 if __name__ == "__main__":

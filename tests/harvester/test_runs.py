@@ -13,8 +13,9 @@ from services.harvester.sources.arxiv import ArxivOaiSource
 from services.harvester.sources.hf import HfDailyPapersSource
 from services.harvester.sources.oai import parse_oai_page
 from services.harvester.store import HarvestStore
-from tests.conftest import FIXTURES, SOURCES
-from tests.harvester.conftest import Published, Replay
+from tests.support.fakes import Published
+from tests.support.paths import FIXTURES, SOURCES
+from tests.support.replay import Replay
 
 pytestmark = pytest.mark.integration
 

@@ -8,8 +8,8 @@ and the home page's search box, by words, answers by meaning when the Chinese wo
 The queries are not written here: each is the first clause of the corpus's own Chinese TL;DR of its paper (another
 system wrote it), as bench/zh_retrieval.py asks them; the papers are English only (title and abstract).
 
-Beside them, the six papers the tests' fake model summarizes (tests/fake_openai.py: the corpus's real Chinese TL;DR
-and 导读, titles translated by hand, ORIGIN.md) get an AI summary: a Chinese query finds them by words in their
+Beside them, the six papers the tests' fake model summarizes (tests/support/fake_openai.py: the corpus's real Chinese
+TL;DR and 导读, titles translated by hand, ORIGIN.md) get an AI summary: a Chinese query finds them by words in their
 Chinese title and 导读, the API, the page and the Atom feed give one answer, and a keyword follow written in Chinese
 matches the one published last."""
 
@@ -27,14 +27,17 @@ from bench.zh_retrieval import first_clause
 from papertrail.embedding import SearchEmbeddingSettings
 from papertrail.search_document import document_id
 from schemas import topics
-from tests.conftest import FIXTURES, Servers, wait_until
-from tests.fake_openai import ADDITIONS, corpus_lines, running_fake_openai
-from tests.integration.services import Pipeline, create_user, running_pipeline
-from tests.matcher.corpus import read_lines
-from tests.normalizer.kafka_tools import publish_raw
-from tests.normalizer.sources import raw_record
 from tests.query.catalogue.test_api import RECORDS as ARXIV_PAGE
 from tests.query.catalogue.test_api import _get
+from tests.support.corpus import read_lines
+from tests.support.fake_openai import ADDITIONS, corpus_lines, running_fake_openai
+from tests.support.kafka import publish_raw
+from tests.support.paths import FIXTURES
+from tests.support.pipelines import Pipeline, running_pipeline
+from tests.support.servers import Servers
+from tests.support.services import create_user
+from tests.support.sources import raw_record
+from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]  # embedding on a loaded machine
 CORPUS_DAY = FIXTURES / "corpus" / "arxiv-daily-2026-05" / "2026-05-01_AI_enhanced_Chinese.jsonl.gz"

@@ -12,8 +12,9 @@ from pymongo import MongoClient
 
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
-from tests.conftest import Servers, wait_until, wait_until_async
-from tests.integration.services import ARXIV_CS_PAGE, Pipeline, running_pipeline, unparseable_arxiv_record
+from tests.support.pipelines import ARXIV_CS_PAGE, Pipeline, running_pipeline, unparseable_arxiv_record
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until, wait_until_async
 
 pytestmark = pytest.mark.integration
 

@@ -20,11 +20,12 @@ from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched
 from schemas.paper import Paper, PaperVersion
 from schemas.summary import Summary
 from services.matcher.delivery.webhooks import SIGNATURE_HEADER, verify_signature
-from tests.conftest import Servers, wait_until, wait_until_async
-from tests.integration.services import running_service
-from tests.matcher.corpus import sample_papers
 from tests.matcher.test_delivery import SECRET, Receiver
-from tests.normalizer.kafka_tools import caught_up
+from tests.support.corpus import sample_papers
+from tests.support.kafka import caught_up
+from tests.support.servers import Servers
+from tests.support.services import running_service
+from tests.support.waiting import wait_until, wait_until_async
 
 pytestmark = pytest.mark.integration
 

@@ -10,9 +10,10 @@ import pytest
 from pymongo import MongoClient
 
 from schemas.events import FollowChanged
-from tests.conftest import Servers, wait_until
-from tests.integration.services import running_service
 from tests.integration.test_matcher import PAPERS, MatchedReader, _index_held_paper, follow, publish
+from tests.support.servers import Servers
+from tests.support.services import running_service
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 RUN = uuid.uuid4().hex[:8]

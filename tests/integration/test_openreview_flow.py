@@ -10,15 +10,10 @@ import httpx
 import pytest
 from lxml import html
 
-from tests.conftest import Servers, wait_until
-from tests.integration.services import (
-    Pipeline,
-    api_paper,
-    api_paper_ids,
-    preprint_then_source,
-    published_and_indexed,
-)
-from tests.normalizer.sources import arxiv_line
+from tests.support.pipelines import Pipeline, api_paper, api_paper_ids, preprint_then_source, published_and_indexed
+from tests.support.servers import Servers
+from tests.support.sources import arxiv_line
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

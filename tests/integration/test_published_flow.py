@@ -11,15 +11,11 @@ import pytest
 from lxml import html
 
 from services.harvester.sources.pmlr_bib import split_volume
-from tests.conftest import SOURCES, Servers, wait_until
-from tests.integration.services import (
-    Pipeline,
-    api_paper,
-    api_paper_ids,
-    preprint_then_source,
-    published_and_indexed,
-)
-from tests.normalizer.sources import arxiv_line
+from tests.support.paths import SOURCES
+from tests.support.pipelines import Pipeline, api_paper, api_paper_ids, preprint_then_source, published_and_indexed
+from tests.support.servers import Servers
+from tests.support.sources import arxiv_line
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

@@ -18,10 +18,11 @@ import pytest
 from pymongo import MongoClient
 
 from services.matcher.delivery.webhooks import SIGNATURE_HEADER, verify_signature
-from tests.conftest import Servers, wait_until
-from tests.integration.services import create_user, running_services
 from tests.integration.test_matcher import PAPERS, _index_held_paper, enriched, publish
 from tests.matcher.test_delivery import TELEGRAM_TOKEN, TELEGRAM_TOOK, Receiver
+from tests.support.servers import Servers
+from tests.support.services import create_user, running_services
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 RUN = uuid.uuid4().hex[:8]

@@ -35,11 +35,13 @@ from schemas.paper import Paper, PaperVersion
 from schemas.summary import Summary
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
-from tests.conftest import Servers, wait_until
-from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user, running_pipeline
 from tests.matcher.test_delivery import Receiver
 from tests.query.catalogue.test_api import _auth, _get
 from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.pipelines import ARXIV_CS_PAGE, Pipeline, running_pipeline
+from tests.support.servers import Servers
+from tests.support.services import create_user
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

@@ -12,8 +12,9 @@ import pytest
 from aiokafka import AIOKafkaProducer
 
 from schemas.topics import HARVEST_RAW
-from tests.conftest import Servers
-from tests.integration.services import ROOT, Pipeline, running_pipeline, unparseable_arxiv_record
+from tests.support.paths import ROOT
+from tests.support.pipelines import Pipeline, running_pipeline, unparseable_arxiv_record
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 

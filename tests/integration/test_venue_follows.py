@@ -12,8 +12,9 @@ from papertrail.search_document import paper_document
 from papertrail.venues.claims import venue_claims
 from schemas.events import Follow, FollowChanged
 from schemas.paper import Paper
-from tests.conftest import Servers, wait_until
 from tests.integration.test_matcher import PAPERS, RUN, USER, MatchedReader, enriched, matcher, mongo, publish
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 __all__ = ["matcher", "mongo"]  # the matcher process and the database of tests/integration/test_matcher.py

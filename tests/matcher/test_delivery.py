@@ -28,7 +28,9 @@ from services.matcher.delivery.webhooks import SIGNATURE_HEADER, delivery_id, ve
 from services.matcher.matching.recorder import MatchRecorder
 from services.matcher.settings import MatcherSettings
 from services.matcher.store import MatchStore
-from tests.conftest import Inbox, Servers, free_port, smtp_server, wait_until_async
+from tests.support.mail import Inbox, smtp_server
+from tests.support.servers import Servers, free_port
+from tests.support.waiting import wait_until_async
 
 pytestmark = pytest.mark.integration
 SECRET = "s3cret-for-tests"
@@ -778,7 +780,7 @@ async def test_the_digest_reminds_from_the_harvested_catalogue(
     from papertrail.venues.ccfddl import build_venues
     from papertrail.venues.deadlines import upcoming_deadlines
     from services.harvester.store import VenueCatalogueStore
-    from tests.conftest import SOURCES
+    from tests.support.paths import SOURCES
 
     inbox, port = smtp
     await store.users.insert_one({"_id": "u5", "name": "u5", "email": "u5@example.org"})

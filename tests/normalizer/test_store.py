@@ -17,7 +17,7 @@ from services.normalizer.normalize import Applied, apply_batch, settle
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
-from tests.normalizer.sources import (
+from tests.support.sources import (
     ACL_RED_FM,
     HF_FILES,
     acl_records,

@@ -13,7 +13,7 @@ from lxml import etree
 
 from papertrail.text import has_cjk, latex_accents_to_unicode, readable
 from services.harvester.sources.dblp_xml import EntityStream
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES
 
 # Command names the function turns into letters on purpose (outside formulas): `\ss` → ß, `\aa` → å ...
 LETTER_COMMANDS = {"ss", "ae", "AE", "aa", "AA", "o", "O", "l", "L", "i"}

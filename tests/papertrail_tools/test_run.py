@@ -19,8 +19,10 @@ import httpx
 import pytest
 
 from papertrail_tools.cli import SERVICES, service_port
-from tests.conftest import FIXTURES, GiveUp, Servers, ephemeral_port_start, wait_until
-from tests.integration.services import ROOT, papertrail_cli
+from tests.support.paths import FIXTURES, ROOT
+from tests.support.servers import Servers, ephemeral_port_start
+from tests.support.services import papertrail_cli
+from tests.support.waiting import GiveUp, wait_until
 
 pytestmark = pytest.mark.integration
 

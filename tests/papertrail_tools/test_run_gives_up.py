@@ -4,8 +4,8 @@ stopped and nothing is left behind (apart from test_run.py so that the two whole
 import pytest
 
 from papertrail_tools.cli import SERVICES, service_port
-from tests.conftest import Servers
 from tests.papertrail_tools.test_run import _environment, _events, _free_offset, _port_free, papertrail_run
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 

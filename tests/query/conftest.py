@@ -8,8 +8,10 @@ import httpx
 import pytest
 
 from services.query.settings import QueryRole, QuerySettings
-from tests.conftest import Servers, under_fresh_names, wait_until
-from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user, running_pipeline
+from tests.support.pipelines import ARXIV_CS_PAGE, Pipeline, running_pipeline
+from tests.support.servers import Servers, under_fresh_names
+from tests.support.services import create_user
+from tests.support.waiting import wait_until
 
 # Each module's readers, its own: a module adds and removes follows and sessions, and asserts what its readers see.
 READERS = {"api": ("ana", "bo"), "pages": ("ana", "bo", "cy")}

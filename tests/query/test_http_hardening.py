@@ -16,9 +16,9 @@ import pytest
 from lxml import etree, html
 
 from services.query.http_guards import CONTENT_SECURITY_POLICY
-from tests.conftest import Servers
-from tests.integration.services import create_user, running_service
 from tests.query.catalogue.test_pages import CHROMIUM, launch_chromium
+from tests.support.servers import Servers
+from tests.support.services import create_user, running_service
 
 pytestmark = pytest.mark.integration
 CAP = 65_536  # MAX_BODY_BYTES here

@@ -18,9 +18,9 @@ from services.query.web import format as fmt
 from services.query.web.browse import api_query_to_page, parse_browse
 from services.query.web.i18n import STRINGS, Translator, pick_language
 from services.query.web.render import templates
-from tests.conftest import SOURCES
-from tests.normalizer.sources import acl_records, raw_record
-from tests.query.readers.library.papers import stored_papers
+from tests.support.library_papers import stored_papers
+from tests.support.paths import SOURCES
+from tests.support.sources import acl_records, raw_record
 
 ZH, EN = Translator("zh"), Translator("en")
 
@@ -455,7 +455,7 @@ def test_a_findings_paper_merged_with_its_preprint_says_one_line_its_proceedings
 def test_a_journal_papers_venue_line_says_the_journal_its_rank_and_journal(lang: str) -> None:
     """arXiv 2605.00474's comment (May 2026 corpus): "Accepted to IEEE Transactions on Pattern Analysis and Machine
     Intelligence (TPAMI), 2026": the CCF list's TPAMI, CCF-A, a journal; never a conference's main track."""
-    from tests.normalizer.sources import corpus_comments
+    from tests.support.sources import corpus_comments
 
     t = Translator(lang)
     claims = [c.model_dump(mode="json") for c in claims_from_comment(corpus_comments()["2605.00474"])]

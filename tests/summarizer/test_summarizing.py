@@ -18,8 +18,9 @@ from services.summarizer.prompt import PROMPT_VERSION
 from services.summarizer.settings import SummarizerSettings
 from services.summarizer.store import SummaryStore
 from services.summarizer.summarizing import Summarizer
-from tests.conftest import FIXTURES, free_port
-from tests.fake_openai import FakeOpenAI, corpus_event, corpus_lines
+from tests.support.fake_openai import FakeOpenAI, corpus_event, corpus_lines
+from tests.support.paths import FIXTURES
+from tests.support.servers import free_port
 
 pytestmark = pytest.mark.integration
 

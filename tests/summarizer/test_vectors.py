@@ -22,7 +22,7 @@ from schemas.summary import Summary
 from services.summarizer.policy import enriched_event
 from services.summarizer.store import MongoTokenBudget, VectorStore, convert_vectors_to_float32, search_vectors
 from services.summarizer.vectors import PaperVectors, SearchVectors
-from tests.fake_openai import corpus_event, corpus_lines
+from tests.support.fake_openai import corpus_event, corpus_lines
 
 pytestmark = pytest.mark.integration
 

@@ -12,9 +12,10 @@ from papertrail.names import display_name_key
 from schemas.paper import Paper
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
-from tests.conftest import wait_until
-from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user
 from tests.query.conftest import ArxivPageSite
+from tests.support.pipelines import ARXIV_CS_PAGE, Pipeline
+from tests.support.services import create_user
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

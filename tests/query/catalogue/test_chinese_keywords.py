@@ -15,8 +15,9 @@ from papertrail.search_document import CHINESE_FIELDS, document_id
 from papertrail.settings import InfraSettings
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.search import PaperQuery
-from tests.conftest import FIXTURES, Servers
-from tests.matcher.corpus import read_lines
+from tests.support.corpus import read_lines
+from tests.support.paths import FIXTURES
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 CORPUS = FIXTURES / "corpus" / "arxiv-daily-2026-05"

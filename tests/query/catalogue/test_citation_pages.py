@@ -16,10 +16,12 @@ from lxml import html
 
 from schemas import topics
 from schemas.paper import Citations
-from tests.conftest import FIXTURES, Servers, wait_until
-from tests.integration.services import indexed_records
-from tests.normalizer.kafka_tools import publish_raw
-from tests.normalizer.sources import HARVESTED_AT, acl_records, corpus_records, raw_record, with_anthology_doi
+from tests.support.kafka import publish_raw
+from tests.support.paths import FIXTURES
+from tests.support.pipelines import indexed_records
+from tests.support.servers import Servers
+from tests.support.sources import HARVESTED_AT, acl_records, corpus_records, raw_record, with_anthology_doi
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 TURING = json.loads((FIXTURES / "harvester/semantic_scholar/batch_turing.json").read_text())[0]

@@ -10,7 +10,7 @@ from papertrail.search_document import PaperFilter, document_id
 from papertrail.settings import InfraSettings
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.search import PaperListing, PaperQuery
-from tests.conftest import Servers
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 PAPERS = 1_500  # more than Meilisearch's default maxTotalHits (1,000), which would cap every total at 1,000

@@ -14,7 +14,7 @@ from schemas.events import PaperEmbedding, PaperEnriched
 from services.query.catalogue.index import DocumentRefused, IndexRefused
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument, SearchVectorWrites, index_writes
 from tests.integration.test_matcher import enriched
-from tests.matcher.corpus import paper_from_line, read_lines
+from tests.support.corpus import paper_from_line, read_lines
 
 DAY = Path(__file__).parents[2] / "fixtures/corpus/arxiv-daily-2026-05/2026-05-05_AI_enhanced_Chinese.jsonl.gz"
 PAPER = paper_from_line(next(read_lines([DAY])))

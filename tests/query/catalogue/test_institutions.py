@@ -23,11 +23,12 @@ from schemas.events import PaperEnriched
 from schemas.paper import Author, AuthorInstitution, Paper, PaperVersion
 from schemas.summary import Institution, Summary
 from services.normalizer.parsers.registry import parse_raw
-from tests.conftest import Servers, wait_until
-from tests.integration.services import create_user
-from tests.normalizer.sources import acl_records
 from tests.query.catalogue.test_pages import ARTIFACTS, launch_chromium, needs_chromium, signed_in
-from tests.query.readers.library.site import Site, query_service, reader_database
+from tests.support.reader_site import Site, query_service, reader_database
+from tests.support.servers import Servers
+from tests.support.services import create_user
+from tests.support.sources import acl_records
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 SHOTS = ARTIFACTS.parent / "institutions"  # what the pages looked like, for a person to look at

@@ -13,10 +13,10 @@ import pytest
 from lxml import html
 
 from services.query.web.render import KATEX_DIR
-from tests.conftest import Servers
-from tests.integration.services import indexed_records
-from tests.normalizer.sources import corpus_records
 from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.pipelines import indexed_records
+from tests.support.servers import Servers
+from tests.support.sources import corpus_records
 
 pytestmark = pytest.mark.integration
 EPSILON = "2605.19742"  # "… engines with $\varepsilon$-differentially-private direction disclosure …"

@@ -18,10 +18,12 @@ from lxml import etree, html
 from papertrail.names import display_name_key
 from schemas import topics
 from schemas.events import PaperEnriched
-from tests.conftest import wait_until, wait_until_async
-from tests.integration.services import ROOT, Pipeline, create_user
 from tests.query.catalogue.test_api import RECORDS, _expected_topic_hits
 from tests.query.conftest import ArxivPageSite
+from tests.support.paths import ROOT
+from tests.support.pipelines import Pipeline
+from tests.support.services import create_user
+from tests.support.waiting import wait_until, wait_until_async
 
 pytestmark = pytest.mark.integration
 ATOM = "{http://www.w3.org/2005/Atom}"

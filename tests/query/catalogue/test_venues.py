@@ -13,9 +13,9 @@ import httpx
 import pytest
 from lxml import etree, html
 
-from tests.conftest import Servers
-from tests.integration.services import indexed_records
-from tests.normalizer.sources import acl_records, corpus_records, with_anthology_doi
+from tests.support.pipelines import indexed_records
+from tests.support.servers import Servers
+from tests.support.sources import acl_records, corpus_records, with_anthology_doi
 
 pytestmark = pytest.mark.integration
 SPOTLIGHT = "arxiv:2605.00434"  # "ICML 2026 [Spotlight]"

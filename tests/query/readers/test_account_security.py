@@ -18,9 +18,11 @@ import httpx
 import pytest
 from lxml import html
 
-from tests.conftest import Inbox, Servers, smtp_server, wait_until
-from tests.integration.services import running_service
 from tests.query.readers.test_accounts import PASSWORD, csrf_of, link_token, post_form
+from tests.support.mail import Inbox, smtp_server
+from tests.support.servers import Servers
+from tests.support.services import running_service
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 NEW_PASSWORD = "a brand new passphrase"

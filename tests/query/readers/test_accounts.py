@@ -23,10 +23,12 @@ from lxml import html
 from pymongo import MongoClient
 
 from schemas import topics
-from tests.conftest import Inbox, Servers, smtp_server, wait_until
-from tests.integration.services import papertrail_cli, running_service
-from tests.integration.spawner import ZYGOTE
 from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.mail import Inbox, smtp_server
+from tests.support.servers import Servers
+from tests.support.services import papertrail_cli, running_service
+from tests.support.spawning import ZYGOTE
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 PASSWORD = "correct horse battery"

@@ -12,9 +12,9 @@ from lxml import html
 
 from papertrail.collections import MATCHES, USERS
 from schemas.events import FollowMatched, MatchReason
-from tests.conftest import Servers
-from tests.query.readers.library.papers import corpus_days
-from tests.query.readers.library.site import Site, browser, reader_site
+from tests.support.library_papers import corpus_days
+from tests.support.reader_site import Site, browser, reader_site
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 PAPERS = list(corpus_days(1))[:6]

@@ -12,9 +12,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import Servers
-from tests.integration.services import ROOT, create_user, running_service
 from tests.query.catalogue.test_pages import csrf_of, doc, launch_chromium, needs_chromium, text
+from tests.support.paths import ROOT
+from tests.support.servers import Servers
+from tests.support.services import create_user, running_service
 
 pytestmark = pytest.mark.integration
 SHOTS = ROOT / "test-artifacts" / "push"

@@ -11,9 +11,9 @@ import pytest
 
 from services.query.api.problems import PROBLEM_JSON
 from services.query.readers.library.citations import MEDIA_TYPES, ShelfMarks, export
-from tests.conftest import Servers
-from tests.query.readers.library.papers import arxiv_oai, red_fm
-from tests.query.readers.library.site import Site, reader_site
+from tests.support.library_papers import arxiv_oai, red_fm
+from tests.support.reader_site import Site, reader_site
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 PAPERS = [*arxiv_oai(), red_fm()]

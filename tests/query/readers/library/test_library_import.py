@@ -12,11 +12,13 @@ from lxml import html
 
 from papertrail.collections import READERS_RECORD
 from services.query.readers.library.citations import FORMATS, CitationFormat, export
-from tests.conftest import FIXTURES, Servers, wait_until
-from tests.integration.services import papertrail_cli
 from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
-from tests.query.readers.library.papers import acl_2024, arxiv_oai, red_fm
-from tests.query.readers.library.site import Site, browser, reader_site
+from tests.support.library_papers import acl_2024, arxiv_oai, red_fm
+from tests.support.paths import FIXTURES
+from tests.support.reader_site import Site, browser, reader_site
+from tests.support.servers import Servers
+from tests.support.services import papertrail_cli
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 LIBRARY = FIXTURES / "library"

@@ -12,10 +12,10 @@ import pytest
 from lxml import html
 
 from services.query.readers.library.citations import export
-from tests.conftest import Servers
 from tests.query.catalogue.test_pages import ARTIFACTS, launch_chromium, needs_chromium
-from tests.query.readers.library.papers import arxiv_oai
-from tests.query.readers.library.site import Browser, Site, browser, reader_site
+from tests.support.library_papers import arxiv_oai
+from tests.support.reader_site import Browser, Site, browser, reader_site
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 PAPERS = list(arxiv_oai())

@@ -18,14 +18,15 @@ from papertrail.embedders import open_embedder
 from papertrail.embedding import EmbeddingSettings, embedding_text
 from papertrail.text import paper_digest
 from schemas.paper import Paper
-from tests.conftest import Servers, wait_until
-from tests.query.readers.library.papers import corpus_days
-from tests.query.readers.library.site import Site, browser, reader_site
+from tests.support.library_papers import corpus_days
+from tests.support.reader_site import Site, browser, reader_site
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 PAPERS = list(corpus_days())
 SETTINGS = EmbeddingSettings()
-SINCE = "2026-11-01T00:00:00Z"  # the papers were stored on 2026-11-30 (tests/query/readers/library/papers.py)
+SINCE = "2026-11-01T00:00:00Z"  # the papers were stored on 2026-11-30 (tests/support/library_papers.py)
 
 
 def vector_documents(papers: list[Paper]) -> list[dict[str, Any]]:

@@ -17,8 +17,8 @@ from papertrail.paper_ids import FINGERPRINT_SCHEME
 from schemas.paper import Paper
 from services.normalizer.identity import paper_fingerprint
 from services.normalizer.store import INDEXES as NORMALIZER_INDEXES
-from tests.conftest import Servers
-from tests.integration.services import create_user, running_services
+from tests.support.servers import Servers
+from tests.support.services import create_user, running_services
 
 
 @dataclass
