@@ -21,8 +21,8 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage
 from services.harvester.sources.arxiv import ArxivOaiSource
 from services.harvester.store import HarvestStore
-from tests.harvester.test_runs import CHAIN_IDS
 from tests.support.fakes import Published
+from tests.support.harvests import CHAIN_IDS
 from tests.support.replay import Replay
 from tests.support.servers import Servers
 from tests.support.waiting import wait_until_async

@@ -93,7 +93,7 @@ async def _store_as_an_earlier_release(system: System, servers: Servers) -> None
     """What earlier releases did with the volume's front matter: a paper stored, and its event published."""
     from pymongo import AsyncMongoClient
 
-    from tests.normalizer.test_store import apply
+    from tests.support.normalizing import apply
 
     client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
     try:

@@ -19,8 +19,8 @@ from services.normalizer.identity import merge
 from services.normalizer.migrations import MIGRATIONS, SCHEME_MIGRATIONS, refresh_fingerprints
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.store import PaperStore
-from tests.normalizer.test_store import apply
 from tests.support import sources
+from tests.support.normalizing import apply
 from tests.support.sources import (
     ACL_RED_FM,
     HF_FILES,

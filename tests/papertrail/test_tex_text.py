@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from papertrail.text import Formula, Link, Styled, TexPart, readable, tex_parts, tex_plain
-from tests.papertrail.test_text import FORMULA
 from tests.support.paths import FIXTURES
+from tests.support.text import FORMULA
 
 CORPUS = FIXTURES / "corpus" / "arxiv-daily-2026-05"
 # formulas read left to right, `\$` a dollar sign: `\$0 … $--$` holds one formula, not `$0 … $`

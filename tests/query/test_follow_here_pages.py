@@ -22,7 +22,7 @@ from services.query.web import format as fmt
 from services.query.web.follow_offers import FollowsHere
 from services.query.web.i18n import Translator
 from services.query.web.render import templates
-from tests.query.test_page_details import acl_paper, detail
+from tests.support.page_details import acl_paper, detail
 
 NOW = datetime(2026, 12, 7, 3, 0, tzinfo=UTC)
 USER = {"_id": "u1", "name": "cy"}

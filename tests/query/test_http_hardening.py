@@ -16,7 +16,7 @@ import pytest
 from lxml import etree, html
 
 from services.query.http_guards import CONTENT_SECURITY_POLICY
-from tests.query.catalogue.test_pages import CHROMIUM, launch_chromium
+from tests.support.browsing import CHROMIUM, launch_chromium
 from tests.support.servers import Servers
 from tests.support.services import create_user, running_service
 

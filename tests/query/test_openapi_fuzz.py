@@ -21,8 +21,8 @@ from pymongo import MongoClient
 
 from papertrail.collections import PAPERS as COLLECTION_OF_PAPERS
 from schemas import topics
-from tests.integration.test_matcher import enriched, publish
 from tests.support.corpus import sample_papers
+from tests.support.events import enriched, publish
 from tests.support.servers import Servers
 from tests.support.services import create_user, running_service
 from tests.support.waiting import wait_until

@@ -17,8 +17,8 @@ from papertrail.leases import Leases
 from schemas import topics
 from services.query.app import create_app
 from services.query.settings import QueryRole, QuerySettings
-from tests.query.conftest import query_settings
 from tests.support.kafka import broker_of
+from tests.support.query import query_settings
 from tests.support.servers import Servers
 from tests.support.waiting import wait_until_async
 

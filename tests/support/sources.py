@@ -85,7 +85,7 @@ def oai_records(relative: str, fmt: RawFormat) -> list[RawRecord]:
     return [raw_record("arxiv", r.record_id, fmt, r.content, r.datestamp) for r in page.records]
 
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures/corpus/arxiv-daily-2026-05"
+CORPUS = FIXTURES / "corpus/arxiv-daily-2026-05"
 
 
 def corpus_records(folder: Path = CORPUS) -> list[RawRecord]:

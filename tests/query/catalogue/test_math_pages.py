@@ -13,7 +13,7 @@ import pytest
 from lxml import html
 
 from services.query.web.render import KATEX_DIR
-from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.browsing import ARTIFACTS, CHROMIUM, launch_chromium
 from tests.support.pipelines import indexed_records
 from tests.support.servers import Servers
 from tests.support.sources import corpus_records

@@ -16,8 +16,8 @@ from services.query.catalogue.reads.overview import summary_progress
 from services.query.catalogue.repositories import CatalogueRecords
 from services.summarizer.policy import READERS, summary_priority
 from services.summarizer.store import SummaryStore
-from tests.query.test_page_details import render, text
 from tests.support.fake_openai import corpus_event, corpus_lines
+from tests.support.page_details import render, text
 
 pytestmark = pytest.mark.integration
 

@@ -16,8 +16,8 @@ from papertrail.search_document import paper_document
 from papertrail.settings import InfraSettings
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger
-from tests.integration.test_matcher import enriched
 from tests.support.corpus import sample_papers
+from tests.support.events import enriched
 from tests.support.pipelines import deleted_follow_announced
 from tests.support.servers import Servers
 from tests.support.services import running_service

@@ -19,8 +19,8 @@ from papertrail.venues.deadlines import upcoming_deadlines
 from services.harvester.store import VenueCatalogueStore
 from services.query.app import create_app
 from services.query.deps import get_now
-from tests.query.conftest import query_settings
 from tests.support.paths import SOURCES
+from tests.support.query import query_settings
 from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration

@@ -18,7 +18,7 @@ import httpx
 import pytest
 from lxml import html
 
-from tests.query.readers.test_accounts import PASSWORD, csrf_of, link_token, post_form
+from tests.support.accounts import PASSWORD, csrf_of, link_token, post_form
 from tests.support.mail import Inbox, smtp_server
 from tests.support.servers import Servers
 from tests.support.services import running_service

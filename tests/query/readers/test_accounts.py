@@ -5,7 +5,6 @@ sign-in limit; one user never sees another's tokens or sessions."""
 import asyncio
 import json
 import os
-import re
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -23,7 +22,8 @@ from lxml import html
 from pymongo import MongoClient
 
 from schemas import topics
-from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.accounts import PASSWORD, csrf_of, link_token, post_form
+from tests.support.browsing import ARTIFACTS, CHROMIUM, launch_chromium
 from tests.support.mail import Inbox, smtp_server
 from tests.support.servers import Servers
 from tests.support.services import papertrail_cli, running_service
@@ -31,7 +31,6 @@ from tests.support.spawning import ZYGOTE
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
-PASSWORD = "correct horse battery"
 
 
 @dataclass
@@ -79,16 +78,6 @@ def browser(base: str, address: str | None = None) -> httpx.Client:
     return httpx.Client(base_url=base, timeout=10, headers={"X-Forwarded-For": address} if address else None)
 
 
-def csrf_of(client: httpx.Client, path: str) -> str:
-    """Open a page as a browser does (which sets the CSRF cookie) and read its form's token."""
-    page = client.get(path)
-    return str(html.fromstring(page.text).xpath('//input[@name="csrf"]/@value')[0])
-
-
-def post_form(client: httpx.Client, page: str, action: str, **fields: str) -> httpx.Response:
-    return client.post(action, data={"csrf": csrf_of(client, page), **fields})
-
-
 def mail_to(site: Site, address: str, count: int = 1) -> Message:
     """The `count`-th mail to this address (waiting for it)."""
 
@@ -97,13 +86,6 @@ def mail_to(site: Site, address: str, count: int = 1) -> Message:
         return to_it[count - 1] if len(to_it) >= count else None
 
     return wait_until(arrived, timeout=15, what=f"mail {count} to {address}")
-
-
-def link_token(message: Message, path: str) -> str:
-    body = message.get_payload(decode=True).decode()  # type: ignore[union-attr]
-    found = re.search(rf"https?://papertrail\.test/{path}\?token=([\w-]+)", body)
-    assert found, body
-    return found[1]
 
 
 def sign_up(site: Site, email: str, password: str = PASSWORD) -> httpx.Client:

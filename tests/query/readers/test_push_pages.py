@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.query.catalogue.test_pages import csrf_of, doc, launch_chromium, needs_chromium, text
+from tests.support.browsing import csrf_of, doc, launch_chromium, needs_chromium, text
 from tests.support.paths import ROOT
 from tests.support.servers import Servers
 from tests.support.services import create_user, running_service

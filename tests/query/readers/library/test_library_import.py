@@ -12,7 +12,7 @@ from lxml import html
 
 from papertrail.collections import READERS_RECORD
 from services.query.readers.library.citations import FORMATS, CitationFormat, export
-from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.browsing import ARTIFACTS, CHROMIUM, launch_chromium
 from tests.support.library_papers import acl_2024, arxiv_oai, red_fm
 from tests.support.paths import FIXTURES
 from tests.support.reader_site import Site, browser, reader_site

@@ -12,7 +12,7 @@ import pytest
 from lxml import html
 
 from services.query.readers.library.citations import export
-from tests.query.catalogue.test_pages import ARTIFACTS, launch_chromium, needs_chromium
+from tests.support.browsing import ARTIFACTS, launch_chromium, needs_chromium
 from tests.support.library_papers import arxiv_oai
 from tests.support.reader_site import Browser, Site, browser, reader_site
 from tests.support.servers import Servers
