@@ -2,7 +2,7 @@
 #   docker run papertrail:local harvester   (or normalizer, summarizer, matcher, query; `migrate`, `users` …)
 
 # KaTeX for the pages' formulas, from npm: the version and tarball checksum papertrail_tools/katex.py pins
-# (tests/papertrail/test_katex.py keeps the two equal); the image carries its dist/ and LICENSE.
+# (tests/papertrail_tools/test_katex.py keeps the two equal); the image carries its dist/ and LICENSE.
 FROM node:20-slim AS katex
 ARG KATEX_VERSION=0.19.1
 ARG KATEX_SHA256=24da5a599eb2fcede2e270b99a6ff48bca816beecc95feeb84e8cccbd1bb34fd

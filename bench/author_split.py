@@ -1,5 +1,6 @@
 """Benchmark: authors told apart by the full name as written, on the real corpus: author pages and follows, before
-(one author per family name and initial) and after (papertrail/names.py `name_key`, papertrail/follows/authors.py).
+(one author per family name and initial) and after (papertrail/domain/names.py `name_key`,
+papertrail/domain/follows/authors.py).
 
     uv run python bench/author_split.py [--follows 2000] [--initials 0.2] [--seed 7]
 
@@ -21,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from papertrail.follows.authors import AuthorRule, author_rule
-from papertrail.names import display_name_key, initials_only, split_name
-from papertrail.text import fold
+from papertrail.domain.follows.authors import AuthorRule, author_rule
+from papertrail.domain.names import display_name_key, initials_only, split_name
+from papertrail.domain.text import fold
 from schemas.paper import Author
 from services.normalizer.parsers.acl import parse_acl
 from tests.support.corpus import corpus_papers

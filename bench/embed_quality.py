@@ -26,10 +26,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.embed_throughput import DEFAULT_SAVE, fp32_model
-from papertrail.embedders import open_embedder
-from papertrail.embedding import MINILM_INT8, EmbeddingSettings, embedding_text
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.local_model import LocalEmbedder, LocalModel, packaged_file
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import MINILM_INT8, EmbeddingSettings, embedding_text
+from papertrail.embedding.local_model import LocalEmbedder, LocalModel, packaged_file
 from schemas.paper import Paper
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from tests.support.corpus import corpus_papers

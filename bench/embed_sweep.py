@@ -47,8 +47,8 @@ async def sweep_both(mongodb_url: str, database: str, count: int, threads: int, 
     """In the code of the tree this process imports from: both vectors of `count` papers made by the sweep."""
     from pymongo import AsyncMongoClient
 
-    from papertrail.embedders import open_embedder
-    from papertrail.embedding import SearchEmbeddingSettings
+    from papertrail.embedding.backends import open_embedder
+    from papertrail.embedding.embedder import SearchEmbeddingSettings
     from schemas.summary import Summary
     from services.summarizer.policy import enriched_event
     from services.summarizer.store import VectorStore, search_vectors
@@ -114,8 +114,8 @@ async def _drop(_: object) -> None:
 
 
 def profile(count: int) -> None:
-    from papertrail.embedding import E5_SMALL_Q4, MINILM_INT8, bounded_text, embedding_text
-    from papertrail.local_model import E5Model, LocalModel, packaged_file
+    from papertrail.embedding.embedder import E5_SMALL_Q4, MINILM_INT8, bounded_text, embedding_text
+    from papertrail.embedding.local_model import E5Model, LocalModel, packaged_file
 
     lines = corpus_sample(count)
     texts = sorted((bounded_text(embedding_text(x["title"], x["summary"]), 256 * 20) for x in lines), key=len)

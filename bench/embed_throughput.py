@@ -24,9 +24,9 @@ from tokenizers import Tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from papertrail.embedders import open_embedder
-from papertrail.embedding import MINILM_INT8, EmbeddingSettings, PackagedFile, bounded_text, embedding_text
-from papertrail.local_model import LocalEmbedder, LocalModel, packaged_file
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import MINILM_INT8, EmbeddingSettings, PackagedFile, bounded_text, embedding_text
+from papertrail.embedding.local_model import LocalEmbedder, LocalModel, packaged_file
 from tests.support.corpus import corpus_papers
 from tests.support.fake_openai import running_fake_openai
 

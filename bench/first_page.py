@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from papertrail.names import make_author  # noqa: E402
+from papertrail.domain.names import make_author  # noqa: E402
 from services.harvester.sources.arxiv_html_page import PageRejected, author_block  # noqa: E402
 from services.harvester.sources.arxiv_pdf_page import first_page_head  # noqa: E402
 from services.normalizer.first_page import with_page_affiliations  # noqa: E402

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.search_latency import start_query_service  # noqa: E402
-from papertrail.collections import PAPERS  # noqa: E402
+from papertrail.runtime.collections import PAPERS  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from services.normalizer.store import INDEXES as NORMALIZER_INDEXES  # noqa: E402
 from services.query.readers.library.imports import read_library  # noqa: E402

@@ -25,7 +25,7 @@ from pymongo import AsyncMongoClient, MongoClient, monitoring
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from papertrail.collections import PAPERS  # noqa: E402
+from papertrail.runtime.collections import PAPERS  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from services.normalizer.store import INDEXES as NORMALIZER_INDEXES  # noqa: E402
 from services.query.readers.library.citations import export  # noqa: E402

@@ -38,8 +38,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench.search_latency import INDEX_BATCH, MIX, corpus_events, paper_query, percentile, replicas  # noqa: E402
 from bench.zh_search import KEY, meilisearch  # noqa: E402
-from papertrail.embedders import open_embedder  # noqa: E402
-from papertrail.embedding import (  # noqa: E402
+from papertrail.domain.search_document import EMBEDDER, SEARCH_EMBEDDER, with_vector  # noqa: E402
+from papertrail.embedding.backends import open_embedder  # noqa: E402
+from papertrail.embedding.embedder import (  # noqa: E402
     E5_SMALL_Q4,
     MINILM_INT8,
     EmbeddingSettings,
@@ -47,9 +48,8 @@ from papertrail.embedding import (  # noqa: E402
     embedding_text,
     l2_normalised,
 )
-from papertrail.search import make_search_client  # noqa: E402
-from papertrail.search_document import EMBEDDER, SEARCH_EMBEDDER, with_vector  # noqa: E402
-from papertrail.settings import InfraSettings  # noqa: E402
+from papertrail.runtime.search import make_search_client  # noqa: E402
+from papertrail.runtime.settings import InfraSettings  # noqa: E402
 from schemas.events import PaperEnriched  # noqa: E402
 from services.query.catalogue.index import HUB_POOL, PaperIndex, search_body  # noqa: E402
 from services.query.catalogue.reads.papers import LIST_FIELDS  # noqa: E402

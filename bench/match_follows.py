@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.follows.rules import FollowIndex, PaperText, topics_by_id
-from papertrail.text import fold
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.follows.rules import FollowIndex, PaperText, topics_by_id
+from papertrail.domain.text import fold
 from schemas.events import Follow
 from tests.support.corpus import corpus_papers
 

@@ -1,6 +1,6 @@
 """Benchmark: 10,000 "papers like these" follows against the May 2026 corpus's vectors, one matrix product per batch
-(papertrail/similarity.py: the higher of the centroid's and the closest seed's cosine) against the obvious loop over
-follows and seeds, in one run. Target: ≥ 1,000 papers/s.
+(papertrail/embedding/similarity.py: the higher of the centroid's and the closest seed's cosine) against the obvious
+loop over follows and seeds, in one run. Target: ≥ 1,000 papers/s.
 
     uv run python bench/match_similar.py [--follows 10000] [--threshold 0.65] [--batch 500] [--vectors PATH] [--wired]
 
@@ -28,9 +28,9 @@ from pymongo import AsyncMongoClient
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.embed_throughput import DEFAULT_SAVE
-from papertrail.embedders import open_embedder
-from papertrail.embedding import EmbeddingSettings
-from papertrail.similarity import DEFAULT_THRESHOLD, SimilarFollow, SimilarMatch, seed_matrix, similar_matches
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import EmbeddingSettings
+from papertrail.embedding.similarity import DEFAULT_THRESHOLD, SimilarFollow, SimilarMatch, seed_matrix, similar_matches
 from papertrail_tools import stack
 from schemas.events import Follow, SeedPaper
 from schemas.paper_vector import PaperVector

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.embed_quality import load_or_embed, subtopic_hits, tfidf_vectors
 from bench.embed_throughput import DEFAULT_SAVE
-from papertrail.embedding import EmbeddingSettings, embedding_text
+from papertrail.embedding.embedder import EmbeddingSettings, embedding_text
 from services.query.readers.library import ranking
 from tests.support.corpus import SHARED_CORPUS, corpus_papers
 

@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.embed_throughput import DEFAULT_SAVE  # noqa: E402
 from bench.search_latency import percentile, start_query_service  # noqa: E402
-from papertrail.collections import FEEDBACK, PAPER_VECTORS, PAPERS, USERS  # noqa: E402
-from papertrail.embedding import EmbeddingSettings  # noqa: E402
+from papertrail.embedding.embedder import EmbeddingSettings  # noqa: E402
+from papertrail.runtime.collections import FEEDBACK, PAPER_VECTORS, PAPERS, USERS  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from schemas.paper_vector import PaperVector  # noqa: E402
 from services.query.readers.library import ranking  # noqa: E402

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 if TYPE_CHECKING:
-    from papertrail.institutions.matching import InstitutionMatcher
+    from papertrail.domain.institutions.matching import InstitutionMatcher
 
 SAMPLES = {
     "Sample labelled before the rules were tuned on it (210 strings)": ROOT / "bench" / "ror_sample.jsonl",
@@ -79,21 +79,21 @@ def measure(matcher: "InstitutionMatcher", rows: list[dict[str, Any]]) -> None:
 
 
 def main() -> None:
-    import papertrail.text  # noqa: F401  (imported before the clock: the code, not the catalogue)
+    import papertrail.domain.text  # noqa: F401  (imported before the clock: the code, not the catalogue)
     import schemas.paper  # noqa: F401
 
     gc.collect()
     before = rss_mb()
     started = time.perf_counter()
-    from papertrail.institutions.matching import shipped_matcher
+    from papertrail.domain.institutions.matching import shipped_matcher
 
     matcher = shipped_matcher()
     load_s = time.perf_counter() - started
     gc.collect()
     resident = rss_mb() - before
     tracemalloc.start()
-    from papertrail.institutions.catalogue import catalogue_records
-    from papertrail.institutions.matching import InstitutionMatcher
+    from papertrail.domain.institutions.catalogue import catalogue_records
+    from papertrail.domain.institutions.matching import InstitutionMatcher
 
     kept = InstitutionMatcher(catalogue_records())
     gc.collect()

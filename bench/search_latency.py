@@ -32,13 +32,13 @@ from pymongo import AsyncMongoClient
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from papertrail.collections import PAPER_VECTORS, PAPERS  # noqa: E402
-from papertrail.embedders import open_embedder  # noqa: E402
-from papertrail.embedding import EmbeddingSettings, embedding_text, l2_normalised  # noqa: E402
-from papertrail.follows.catalogue import load_catalogue  # noqa: E402
-from papertrail.search import make_search_client  # noqa: E402
-from papertrail.search_document import EMBEDDER, PaperFilter, document_id, paper_document, with_vector  # noqa: E402
-from papertrail.settings import InfraSettings  # noqa: E402
+from papertrail.domain.follows.catalogue import load_catalogue  # noqa: E402
+from papertrail.domain.search_document import EMBEDDER, PaperFilter, document_id, paper_document, with_vector  # noqa: E402
+from papertrail.embedding.backends import open_embedder  # noqa: E402
+from papertrail.embedding.embedder import EmbeddingSettings, embedding_text, l2_normalised  # noqa: E402
+from papertrail.runtime.collections import PAPER_VECTORS, PAPERS  # noqa: E402
+from papertrail.runtime.search import make_search_client  # noqa: E402
+from papertrail.runtime.settings import InfraSettings  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from schemas.events import PaperEnriched, RawRecord  # noqa: E402
 from schemas.paper import Paper, PaperVersion  # noqa: E402

@@ -24,8 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from papertrail.embedders import open_embedder
-from papertrail.embedding import EmbeddingSettings
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import EmbeddingSettings
 from services.summarizer.model import SummaryModel, make_openai_client
 from services.summarizer.settings import SummarizerSettings
 from tests.support.corpus import SHARED_CORPUS, paper_from_line, read_lines

@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 from meilisearch_python_sdk import AsyncClient  # noqa: E402
 
-from papertrail.search_document import document_id  # noqa: E402
-from papertrail.text import readable, tex_plain  # noqa: E402
+from papertrail.domain.search_document import document_id  # noqa: E402
+from papertrail.domain.tex import tex_plain  # noqa: E402
+from papertrail.domain.text import readable  # noqa: E402
 from papertrail_tools.stack import StackSettings, meilisearch_binary  # noqa: E402
 from tests.support.servers import free_port  # noqa: E402
 from tests.support.waiting import wait_until  # noqa: E402

@@ -24,7 +24,8 @@ sys.path.insert(0, str(ROOT))
 import pylatexenc  # noqa: E402
 from pylatexenc.latex2text import LatexNodes2Text  # noqa: E402
 
-from papertrail.text import readable, tex_plain  # noqa: E402
+from papertrail.domain.tex import tex_plain  # noqa: E402
+from papertrail.domain.text import readable  # noqa: E402
 from services.query.web.format import tex_html  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus" / "arxiv-daily-2026-05"

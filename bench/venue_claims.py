@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from papertrail.venues.catalogue import default_index, fold  # noqa: E402
-from papertrail.venues.claims import claims_from_comment  # noqa: E402
+from papertrail.domain.venues.catalogue import default_index, fold  # noqa: E402
+from papertrail.domain.venues.claims import claims_from_comment  # noqa: E402
 from tests.support.sources import corpus_comments  # noqa: E402
 
 SAMPLES = {

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.stand_in import run_on_mongodb  # noqa: E402
-from papertrail.collections import WEBHOOK_DELIVERIES  # noqa: E402
+from papertrail.runtime.collections import WEBHOOK_DELIVERIES  # noqa: E402
 from schemas.events import FollowMatched, MatchReason  # noqa: E402
 from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery  # noqa: E402
 from services.matcher.store import PENDING_BY_DUE, MatchStore, claimable  # noqa: E402

@@ -1,4 +1,5 @@
-"""Make the reference queries of papertrail/query_hubs for the default search model: the first clauses of the Chinese
+"""Make the reference queries of papertrail/embedding/query_hubs for the default search model: the first clauses of
+the Chinese
 TL;DRs of 400 corpus papers past the first 3,000 (bench/zh_retrieval.py, bench/zh_search.py and the hand-picked
 queries' labels use the first 1,500), embedded as queries, float16.
 
@@ -15,9 +16,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.zh_retrieval import corpus, first_clause
-from papertrail.embedders import open_embedder
-from papertrail.embedding import E5_SMALL_Q4, SearchEmbeddingSettings
-from papertrail.query_hubs import REFERENCE_DIR
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import E5_SMALL_Q4, SearchEmbeddingSettings
+from papertrail.embedding.query_hubs import REFERENCE_DIR
 
 
 async def build(skip: int, count: int) -> Path:

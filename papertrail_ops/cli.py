@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> bool:
 
         sys.exit(corrections_command(args.action, args.id, args.status))
     elif args.command == "dlq":
-        from papertrail import dlq as dead_letters
+        from papertrail.runtime import dlq as dead_letters
 
         sys.exit(dead_letters.run(args.action, args.topic))
     elif args.command == "migrate":

@@ -7,11 +7,11 @@ services' operator code, which neither service may import from the other."""
 import asyncio
 from datetime import UTC, datetime
 
-from papertrail.author_institutions import is_ror_id
-from papertrail.institutions.catalogue import read_catalogue
-from papertrail.kafka import kafka_name, make_broker
-from papertrail.mongo import database, make_mongo_client
-from papertrail.service import load_settings
+from papertrail.domain.author_institutions import is_ror_id
+from papertrail.domain.institutions.catalogue import read_catalogue
+from papertrail.runtime.kafka import kafka_name, make_broker
+from papertrail.runtime.mongo import database, make_mongo_client
+from papertrail.runtime.service import load_settings
 from schemas import topics
 from schemas.events import PaperNormalized
 from schemas.paper import AuthorInstitution

@@ -1,15 +1,15 @@
-"""`papertrail migrate`: every service's pending numbered migrations (papertrail/migrations.py), in number order,
-against the deployment's MongoDB and Kafka; `--list` shows each with when it was applied; `--again N` runs an
+"""`papertrail migrate`: every service's pending numbered migrations (papertrail/runtime/migrations.py), in number
+order, against the deployment's MongoDB and Kafka; `--list` shows each with when it was applied; `--again N` runs an
 applied one again (they are idempotent: after a rolling update, say, when older replicas wrote meanwhile)."""
 
 import asyncio
 from collections.abc import Callable
 
-from papertrail.kafka import make_broker
-from papertrail.migrations import Migration, MigrationContext, MigrationRecord, Migrations, publishing_on
-from papertrail.mongo import database, make_mongo_client
-from papertrail.service import load_settings
-from papertrail.settings import InfraSettings
+from papertrail.runtime.kafka import make_broker
+from papertrail.runtime.migrations import Migration, MigrationContext, MigrationRecord, Migrations, publishing_on
+from papertrail.runtime.mongo import database, make_mongo_client
+from papertrail.runtime.service import load_settings
+from papertrail.runtime.settings import InfraSettings
 from services.normalizer.migrations import MIGRATIONS as NORMALIZER
 from services.query.migrations import MIGRATIONS as QUERY
 from services.summarizer.migrations import MIGRATIONS as SUMMARIZER

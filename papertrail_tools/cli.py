@@ -43,10 +43,10 @@ def main(argv: list[str] | None = None) -> None:
     venues.add_argument(
         "--from", dest="source", required=True, metavar="PATH", help="a checkout of ccf-deadlines / dataGen.js"
     )
-    venues.add_argument("--out", metavar="FILE", help="write here instead of the file under papertrail/venues/")
+    venues.add_argument("--out", metavar="FILE", help="write here instead of the file under papertrail/domain/venues/")
     institutions = commands.add_parser(
         "institutions",
-        help="rebuild the ROR catalogue (papertrail/institutions/ror-catalogue.json.gz) from ROR's records",
+        help="rebuild the ROR catalogue (papertrail/domain/institutions/ror-catalogue.json.gz) from ROR's records",
     )
     institutions.add_argument("action", choices=["refresh"])
     institutions.add_argument(
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "venues":
         from pathlib import Path
 
-        from papertrail.venues.catalogue import CATALOGUE_PATH, JOURNALS_PATH
+        from papertrail.domain.venues.catalogue import CATALOGUE_PATH, JOURNALS_PATH
         from papertrail_tools.venue_catalogue import refresh, refresh_journals
 
         if args.action == "journals":
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "institutions":
         from pathlib import Path
 
-        from papertrail.institutions.catalogue import CATALOGUE_PATH as ROR_CATALOGUE_PATH
+        from papertrail.domain.institutions.catalogue import CATALOGUE_PATH as ROR_CATALOGUE_PATH
         from papertrail_tools.ror_catalogue import refresh as refresh_institutions
 
         sys.exit(refresh_institutions(Path(args.source), Path(args.out) if args.out else ROR_CATALOGUE_PATH))
@@ -182,8 +182,8 @@ def _stack(action: str) -> None:
 def _smoke(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     import asyncio
 
-    from papertrail.service import load_settings
-    from papertrail.settings import PaperIndexSettings
+    from papertrail.runtime.service import load_settings
+    from papertrail.runtime.settings import PaperIndexSettings
     from papertrail_tools.smoke import SmokeOptions, run_smoke
 
     urls = {name: f"http://127.0.0.1:{service_port(name) + args.port_offset}" for name in SERVICES}

@@ -16,7 +16,7 @@ from typing import Any
 from pymongo import monitoring
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import (
+from papertrail.runtime.collections import (
     DIGESTS,
     EMBEDDING_PENDING,
     FEEDBACK,

@@ -14,7 +14,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from papertrail.settings import InfraSettings
+from papertrail.runtime.settings import InfraSettings
 from papertrail_ops.roster import SERVICES, service_port
 from papertrail_tools.stack_settings import Server, StackSettings, read_pid
 

@@ -1,4 +1,4 @@
-"""`papertrail institutions refresh`: rebuild papertrail/institutions/ror-catalogue.json.gz from ROR's records.
+"""`papertrail institutions refresh`: rebuild papertrail/domain/institutions/ror-catalogue.json.gz from ROR's records.
 
 A maintainer's command, like `papertrail venues refresh`: its output is committed with the code. It reads
 ror-community/ror-records (a checkout, a bare git copy or a zip of it: one folder per release, each holding the
@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from papertrail.institutions.catalogue import CATALOGUE_PATH, Institution, RorCatalogue
+from papertrail.domain.institutions.catalogue import CATALOGUE_PATH, Institution, RorCatalogue
 
 LICENSE = "CC0 1.0 (public domain dedication): https://ror.org/about/faqs/#is-ror-data-free-to-use"
 RELEASE = re.compile(r"^v(\d+(?:\.\d+)*)$")

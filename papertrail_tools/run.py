@@ -9,9 +9,9 @@ from papertrail_ops.roster import SERVICES, service_port
 def run_all(ready_timeout_s: float = 60, port_offset: int = 0) -> int:
     """Run the five services under the supervisor (papertrail_tools/supervisor.py): one log stream, a service that dies
     restarted with backoff; Ctrl-C or SIGTERM stops them upstream first (the harvester first, the query API last)."""
-    from papertrail.logs import resolved_format
-    from papertrail.service import load_settings
-    from papertrail.settings import InfraSettings
+    from papertrail.runtime.logs import resolved_format
+    from papertrail.runtime.service import load_settings
+    from papertrail.runtime.settings import InfraSettings
     from papertrail_tools import monitoring
     from papertrail_tools.supervisor import Output, run_supervised, service_child
 

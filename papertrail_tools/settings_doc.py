@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
-from papertrail.settings import InfraSettings
+from papertrail.runtime.settings import InfraSettings
 from papertrail_ops.roster import SERVICES, settings_class
 
 __all__ = ["DOC", "SERVICES", "markdown", "settings_class", "variable_name"]

@@ -24,12 +24,12 @@ import httpx
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from papertrail import dlq
-from papertrail.collections import PAPERS
-from papertrail.kafka import consumer_options
-from papertrail.mongo import make_mongo_client
-from papertrail.search import make_search_client
-from papertrail.settings import PaperIndexSettings
+from papertrail.runtime import dlq
+from papertrail.runtime.collections import PAPERS
+from papertrail.runtime.kafka import consumer_options
+from papertrail.runtime.mongo import make_mongo_client
+from papertrail.runtime.search import make_search_client
+from papertrail.runtime.settings import PaperIndexSettings
 from schemas.topics import HARVEST_RAW
 
 T = TypeVar("T")
@@ -282,7 +282,7 @@ async def _normalizer_caught_up(settings: PaperIndexSettings, timeout_s: float) 
         _, behind, waited = await wait_for(probe, timeout_s)
         return caught_up(behind, waited)
     finally:
-        await asyncio.sleep(0.01)  # as in papertrail/dlq.py: aiokafka's stop() right after start() can raise
+        await asyncio.sleep(0.01)  # as in papertrail/runtime/dlq.py: aiokafka's stop() right after start() can raise
         await consumer.stop()
         await admin.close()
 

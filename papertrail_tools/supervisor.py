@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any, Literal
 
-from papertrail.logs import text_line
+from papertrail.runtime.logs import text_line
 
 NAME = "papertrail"  # the supervisor's own lines, in the service column
 TAIL_LINES = 15

@@ -1,5 +1,5 @@
-"""`papertrail venues refresh`: rebuild papertrail/venues/catalogue.json from a checkout of ccfddl/ccf-deadlines;
-`papertrail venues journals`: papertrail/venues/ccf_journals.json from CCFrank4dblp's data/dataGen.js.
+"""`papertrail venues refresh`: rebuild papertrail/domain/venues/catalogue.json from a checkout of ccfddl/ccf-deadlines;
+`papertrail venues journals`: papertrail/domain/venues/ccf_journals.json from CCFrank4dblp's data/dataGen.js.
 
 A maintainer's command, not an operator's: its output is a file committed with the code and shipped in the
 image (read-only there); the harvester's ccf_deadlines source keeps the venues current after it (the shipped file
@@ -9,9 +9,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from papertrail.venues.catalogue import CATALOGUE_PATH, JOURNALS_PATH, Catalogue, load
-from papertrail.venues.ccf_list import journals_from_rank_list
-from papertrail.venues.ccfddl import LICENSE, build_venues
+from papertrail.domain.venues.catalogue import CATALOGUE_PATH, JOURNALS_PATH, Catalogue, load
+from papertrail.domain.venues.ccf_list import journals_from_rank_list
+from papertrail.domain.venues.ccfddl import LICENSE, build_venues
 
 
 @dataclass

@@ -65,7 +65,7 @@ class PaperVector(BaseModel):
         description="what made it: backend/model/dimensions/max tokens (EMBEDDING_*)",
         examples=["local/all-MiniLM-L6-v2-int8/384/256"],
     )
-    content_hash: str = Field(description="sha256 of the title and abstract it was made of (papertrail.text)")
+    content_hash: str = Field(description="sha256 of the title and abstract it was made of (papertrail.domain.text)")
     state: Literal["embedded", "failed"] = Field(description="embedded: `vector` holds it; failed: `error` says why")
     vector: Float32Vector | None = Field(
         None,

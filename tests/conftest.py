@@ -47,7 +47,7 @@ SLOW_MODULES = (
     "papertrail/test_startup.py",
     "resilience/test_dependency_restarts.py",
     "test_math_pages.py",
-    "papertrail/follows/test_rules.py",
+    "papertrail/domain/follows/test_rules.py",
     "test_topic_retag.py",
     "integration/test_matcher_backfill_retry.py",
     "integration/test_similar_follows.py",

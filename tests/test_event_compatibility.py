@@ -16,8 +16,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from papertrail.follows.rules import follow_matched
-from papertrail.venues.claims import claims_from_comment
+from papertrail.domain.follows.rules import follow_matched
+from papertrail.domain.venues.claims import claims_from_comment
 from schemas.events import (
     AnnouncedCategory,
     AnnouncementReport,

@@ -18,6 +18,30 @@ COMMANDS = ("papertrail_ops", "papertrail_tools")
 # `python -m papertrail` is the papertrail command: an entry point that nothing imports, so the shared package
 # still depends on no tooling.
 ENTRY_POINTS = {"papertrail/__main__.py"}
+# The shared package's rooms: the paper domain is pure (no I/O), so it imports neither of the other rooms nor a
+# library that reaches a server, a socket, a model runtime or the clock of a process; runtime plumbing and embedding
+# may import the domain.
+DOMAIN = "papertrail/domain/"
+IMPURE = (
+    "papertrail.runtime",
+    "papertrail.embedding.embedder",
+    "pymongo",
+    "motor",
+    "httpx",
+    "aiokafka",
+    "faststream",
+    "meilisearch_python_sdk",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "onnxruntime",
+    "socket",
+    "smtplib",
+    "asyncio",
+    "urllib.request",
+    "subprocess",
+    "prometheus_client",
+)
 IMPORTS_BY_NAME = {"import_module", "run_module", "__import__"}
 
 
@@ -48,6 +72,8 @@ def forbidden(path: str, module: str) -> str | None:
         return f"a service imports a command ({module})"
     if layer == "papertrail" and top in ("services", *COMMANDS) and path not in ENTRY_POINTS:
         return f"the shared package imports {top} ({module})"
+    if path.startswith(DOMAIN) and any(module == name or module.startswith(name + ".") for name in IMPURE):
+        return f"the paper domain (papertrail/domain/) is pure and imports {module}"
     if layer == "schemas" and top in ("services", "papertrail", *COMMANDS):
         return f"schemas imports {top} ({module})"
     if layer == "papertrail_ops" and top == "papertrail_tools":
@@ -170,19 +196,25 @@ def test_a_package_whose_init_imports_its_modules_that_import_the_package_is_a_c
     [
         ("services/matcher/rules.py", "services.normalizer.text", False),
         ("services/matcher/app.py", "services.matcher.store", True),
-        ("services/query/web/pages.py", "papertrail.follows.catalogue", True),
+        ("services/query/web/pages.py", "papertrail.domain.follows.catalogue", True),
         ("services/normalizer/__main__.py", "papertrail_tools.cli", False),
-        ("papertrail/kafka.py", "services.query.readers.accounts.cli", False),
-        ("papertrail/service.py", "papertrail_tools.stack", False),
+        ("papertrail/runtime/kafka.py", "services.query.readers.accounts.cli", False),
+        ("papertrail/runtime/service.py", "papertrail_tools.stack", False),
         ("papertrail/__main__.py", "papertrail_tools.cli", True),
         ("papertrail_tools/cli.py", "services.harvester.cli", True),
         ("papertrail_tools/cli.py", "papertrail_ops.cli", True),
         ("papertrail_ops/cli.py", "services.query.readers.accounts.cli", True),
         ("papertrail_ops/cli.py", "papertrail_tools.stack", False),
         ("services/query/app.py", "papertrail_ops.roster", False),
-        ("papertrail/migrations.py", "papertrail_ops.cli", False),
-        ("schemas/events.py", "papertrail.text", False),
+        ("papertrail/runtime/migrations.py", "papertrail_ops.cli", False),
+        ("schemas/events.py", "papertrail.domain.text", False),
         ("schemas/export.py", "schemas.topics", True),
+        ("papertrail/domain/text.py", "papertrail.domain.names", True),
+        ("papertrail/domain/follows/rules.py", "papertrail.runtime.mongo", False),
+        ("papertrail/domain/venues/claims.py", "httpx", False),
+        ("papertrail/domain/search_document.py", "papertrail.embedding.embedder", False),
+        ("papertrail/runtime/kafka.py", "papertrail.domain.text", True),
+        ("papertrail/embedding/similarity.py", "papertrail.runtime.endpoint", True),
     ],
 )
 def test_the_rule(path: str, module: str, allowed: bool) -> None:

@@ -13,7 +13,11 @@ from pathlib import Path
 from tests.support.spawning import nested_pytest_env
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = ["tests/papertrail/follows/test_expressions.py", "tests/papertrail/test_text.py", "tests/test_schemas.py"]
+MODULES = [
+    "tests/papertrail/domain/follows/test_expressions.py",
+    "tests/papertrail/domain/test_text.py",
+    "tests/test_schemas.py",
+]
 
 
 def test_each_module_runs_whole_on_one_worker_and_every_test_once() -> None:

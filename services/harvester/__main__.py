@@ -1,6 +1,6 @@
 """`python -m services.harvester` runs the harvester service: settings read, dependencies checked, app served."""
 
-from papertrail.service import load_settings, serve
+from papertrail.runtime.service import load_settings, serve
 from services.harvester.app import NEEDS, SERVICE, create_app
 from services.harvester.settings import HarvesterSettings
 

@@ -11,8 +11,8 @@ import httpx
 from faststream import Context
 from faststream.asgi import AsgiFastStream
 
-from papertrail.kafka import StaticMembershipBroker, make_broker
-from papertrail.service import Clients, service_app
+from papertrail.runtime.kafka import StaticMembershipBroker, make_broker
+from papertrail.runtime.service import Clients, service_app
 from schemas import topics
 from services.harvester.announced import AnnouncedPapers, LedgeredPublishing
 from services.harvester.citation_queue import CitationQueue

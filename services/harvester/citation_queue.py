@@ -9,7 +9,7 @@ from typing import Any
 from pymongo import UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import HARVEST_CITATIONS, MATCHES, PAPERS
+from papertrail.runtime.collections import HARVEST_CITATIONS, MATCHES, PAPERS
 from services.harvester.citation_schedule import asked_id, refresh_after
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from papertrail.paper_ids import ARXIV_VERSION, is_arxiv_id
+from papertrail.domain.paper_ids import ARXIV_VERSION, is_arxiv_id
 from services.harvester.settings import KNOWN_SOURCES
 
 

@@ -9,8 +9,8 @@ from prometheus_client import Counter
 from pymongo import UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import HARVEST_FIRST_PAGES, PAPERS
-from papertrail.paper_ids import ARXIV_NEW_ID
+from papertrail.domain.paper_ids import ARXIV_NEW_ID
+from papertrail.runtime.collections import HARVEST_FIRST_PAGES, PAPERS
 from schemas.events import HarvestStatus, RawRecord
 from services.harvester.runner import Publishing
 

@@ -3,7 +3,7 @@
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from papertrail.leases import LeaseHeld, held_lease
+from papertrail.runtime.leases import LeaseHeld, held_lease
 from services.harvester.store import HarvestStore
 
 __all__ = ["LeaseHeld", "source_lease"]

@@ -19,8 +19,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from papertrail.kafka import make_broker
-from papertrail.service import Readiness, load_settings, open_resources
+from papertrail.runtime.kafka import make_broker
+from papertrail.runtime.service import Readiness, load_settings, open_resources
 from schemas.events import HarvestStatus
 from services.harvester.announced import AnnouncedPapers, LedgeredPublishing
 from services.harvester.app import NEEDS, TOPICS

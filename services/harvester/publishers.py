@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from faststream.kafka import KafkaBroker
 
-from papertrail.kafka import Publisher, publish_confirmed
+from papertrail.runtime.kafka import Publisher, publish_confirmed
 from schemas import topics
 from schemas.events import HarvestStatus, RawRecord
 

@@ -4,7 +4,7 @@ import re
 
 from pydantic import Field, SecretStr, field_validator
 
-from papertrail.settings import InfraSettings
+from papertrail.runtime.settings import InfraSettings
 
 KNOWN_SOURCES = (
     "arxiv",

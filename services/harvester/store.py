@@ -7,9 +7,9 @@ from typing import Any
 from pymongo import ReplaceOne
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import HARVEST_CHECKPOINTS, HARVEST_LEASES, HARVEST_RUNS, VENUE_CATALOGUE
-from papertrail.leases import Leases
-from papertrail.venues.catalogue import Venue, venue_document, venue_of_document
+from papertrail.domain.venues.catalogue import Venue, venue_document, venue_of_document
+from papertrail.runtime.collections import HARVEST_CHECKPOINTS, HARVEST_LEASES, HARVEST_RUNS, VENUE_CATALOGUE
+from papertrail.runtime.leases import Leases
 from schemas.events import HarvestStatus
 
 

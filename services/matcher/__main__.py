@@ -1,6 +1,6 @@
 """`python -m services.matcher` runs the matcher service: settings read, dependencies checked, app served."""
 
-from papertrail.service import load_settings, serve
+from papertrail.runtime.service import load_settings, serve
 from services.matcher.app import NEEDS, SERVICE, create_app
 from services.matcher.settings import MatcherSettings
 

@@ -17,10 +17,10 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.embedders import open_embedder
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.follows.rules import FollowIndex, PaperText, follow_matched, topics_by_id
-from papertrail.kafka import (
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.follows.rules import FollowIndex, PaperText, follow_matched, topics_by_id
+from papertrail.embedding.backends import open_embedder
+from papertrail.runtime.kafka import (
     DeadLetterPolicy,
     StaticMembershipBroker,
     batch_options,
@@ -28,8 +28,8 @@ from papertrail.kafka import (
     make_broker,
     publish_confirmed,
 )
-from papertrail.push.channels import GENERIC
-from papertrail.service import Clients, service_app
+from papertrail.runtime.push.channels import GENERIC
+from papertrail.runtime.service import Clients, service_app
 from schemas import topics
 from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched, PaperWithdrawn
 from schemas.unchecked import cycles_unchecked

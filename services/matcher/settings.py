@@ -3,9 +3,9 @@ follow's description is embedded with (the summarizer's own: vectors of two mode
 
 from pydantic import Field
 
-from papertrail.embedding import EmbeddingSettings
-from papertrail.mail import SmtpSettings
-from papertrail.settings import PaperIndexSettings, TimeZoneName, WebhookPolicySettings
+from papertrail.embedding.embedder import EmbeddingSettings
+from papertrail.runtime.mail import SmtpSettings
+from papertrail.runtime.settings import PaperIndexSettings, TimeZoneName, WebhookPolicySettings
 
 
 class MatcherSettings(PaperIndexSettings, SmtpSettings, EmbeddingSettings, WebhookPolicySettings):

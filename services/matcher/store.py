@@ -14,7 +14,8 @@ from pymongo import ASCENDING, DESCENDING, ReturnDocument, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import BulkWriteError, DuplicateKeyError, OperationFailure
 
-from papertrail.collections import (
+from papertrail.embedding.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
+from papertrail.runtime.collections import (
     DIGESTS,
     FOLLOW_BACKFILLS,
     FOLLOWS,
@@ -27,9 +28,8 @@ from papertrail.collections import (
     WEBHOOK_ENDPOINTS,
     WITHDRAWN_PAPERS,
 )
-from papertrail.mongo import DUPLICATE_KEY
-from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
-from papertrail.venue_catalogue import VenueCatalogue
+from papertrail.runtime.mongo import DUPLICATE_KEY
+from papertrail.runtime.venue_catalogue import VenueCatalogue
 from schemas.events import Follow, FollowMatched
 from schemas.paper import Author, Paper
 from services.matcher.delivery.webhooks import disabled_reason

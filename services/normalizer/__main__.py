@@ -1,6 +1,6 @@
 """`python -m services.normalizer` runs the normalizer service: settings read, dependencies checked, app served."""
 
-from papertrail.service import load_settings, serve
+from papertrail.runtime.service import load_settings, serve
 from services.normalizer.app import NEEDS, SERVICE, create_app
 from services.normalizer.settings import NormalizerSettings
 

@@ -13,8 +13,8 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.institutions.matching import shipped_matcher
-from papertrail.kafka import (
+from papertrail.domain.institutions.matching import shipped_matcher
+from papertrail.runtime.kafka import (
     DeadLetterPolicy,
     Publisher,
     StaticMembershipBroker,
@@ -22,8 +22,8 @@ from papertrail.kafka import (
     make_broker,
     publish_confirmed,
 )
-from papertrail.migrations import MigrationContext, MigrationRecord, publishing_on
-from papertrail.service import Clients, service_app
+from papertrail.runtime.migrations import MigrationContext, MigrationRecord, publishing_on
+from papertrail.runtime.service import Clients, service_app
 from schemas import topics
 from schemas.events import PaperNormalized, PaperWithdrawn
 from services.normalizer.front_matter import REASON, set_aside_front_matter

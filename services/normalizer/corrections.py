@@ -1,11 +1,11 @@
 """An operator's correction of an author's institutions, from a reader's report (纠错): applied to the stored paper
 as a metadata correction of its own (a version record and a papers.normalized.v1 event, so the summarizer, the index
 and the follows see it), marked `correction` so that no later record or matching undoes it
-(papertrail/author_institutions.py: keep_corrections, which every merge applies)."""
+(papertrail/domain/author_institutions.py: keep_corrections, which every merge applies)."""
 
 from datetime import datetime
 
-from papertrail.author_institutions import corrected
+from papertrail.domain.author_institutions import corrected
 from schemas.events import PaperNormalized
 from schemas.paper import AuthorInstitution, Paper, PaperVersion
 from services.normalizer.identity import changed_fields, version_before

@@ -1,14 +1,14 @@
 """A paper's authors completed with the affiliations their first page writes beside their names. Pure functions.
 
-A page author is paired with a paper author by name key (family name and initial, `papertrail/names.py`), one to one
-in order, never by position alone: a page whose authors differ from the metadata's (arXiv pages often name fewer
+A page author is paired with a paper author by name key (family name and initial, `papertrail/domain/names.py`), one
+to one in order, never by position alone: a page whose authors differ from the metadata's (arXiv pages often name fewer
 creators than the metadata lists) pairs only those it names. An author whose source gave affiliations keeps them
 (a source's own word is never overwritten by the page's). A page "affiliation" that names one of the paper's
 authors is a list of co-authors LaTeXML put in the wrong place, and is dropped.
 """
 
-from papertrail.names import make_author
-from papertrail.text import fold
+from papertrail.domain.names import make_author
+from papertrail.domain.text import fold
 from schemas.paper import Author
 from services.normalizer.records import PageAuthor
 

@@ -8,7 +8,7 @@ title but different first authors therefore never merge, and neither do two arXi
 author. Published venues win for status, venue and the volume that prints the paper; the newest version wins for
 title and abstract; ids, categories, sources, links and authors' affiliations (each matched to ROR institutions) /
 ORCID / source ids accumulate, and an operator's correction of an author's institutions is kept
-(papertrail/author_institutions.py); a code, data, model, demo or project link found in the abstract or comments
+(papertrail/domain/author_institutions.py); a code, data, model, demo or project link found in the abstract or comments
 fills only a kind no source's own field gives.
 The venue claims are read again from the merged paper's comments, journal reference and DOIs: the newest version's
 comment wins, as it does for the comment itself.
@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from papertrail.author_institutions import keep_corrections
-from papertrail.institutions.matching import with_institutions
-from papertrail.names import make_author
-from papertrail.paper_ids import fingerprint
-from papertrail.venues.claims import venue_claims
-from papertrail.web_links import web_links
+from papertrail.domain.author_institutions import keep_corrections
+from papertrail.domain.institutions.matching import with_institutions
+from papertrail.domain.names import make_author
+from papertrail.domain.paper_ids import fingerprint
+from papertrail.domain.venues.claims import venue_claims
+from papertrail.domain.web_links import web_links
 from schemas.events import NormalizedKind
 from schemas.paper import Author, Paper, PaperIds, PaperVersion, SourceVersion, VersionBefore, VersionKind
 from services.normalizer.first_page import with_page_affiliations

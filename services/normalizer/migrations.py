@@ -1,4 +1,4 @@
-"""The normalizer's numbered migrations (papertrail/migrations.py): papers an older release stored. Run once by
+"""The normalizer's numbered migrations (papertrail/runtime/migrations.py): papers an older release stored. Run once by
 `papertrail migrate`, or at the service's start, before a record is consumed, while pending."""
 
 import hashlib
@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Protocol
 
-from papertrail.migrations import Migration, MigrationContext, Migrations
+from papertrail.runtime.migrations import Migration, MigrationContext, Migrations
 from schemas import topics
 from schemas.events import PaperNormalized, PaperWithdrawn
 from schemas.paper import Paper, PaperVersion
@@ -25,7 +25,7 @@ from services.normalizer.plan import Draft
 from services.normalizer.records import StoredPaper
 from services.normalizer.store import PaperStore
 
-# A release that raises FINGERPRINT_SCHEME (papertrail/paper_ids.py) adds a migration that runs
+# A release that raises FINGERPRINT_SCHEME (papertrail/domain/paper_ids.py) adds a migration that runs
 # refresh_fingerprints again, under a new number: each scheme → the migration that brings stored papers to it
 # (tests/normalizer/test_migrations.py fails on a scheme without one).
 SCHEME_MIGRATIONS = {2: 1}

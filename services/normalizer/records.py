@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from papertrail.paper_ids import arxiv_id_month
+from papertrail.domain.paper_ids import arxiv_id_month
 from schemas.events import RawRecord
 from schemas.paper import (
     Author,

@@ -2,7 +2,7 @@
 
 from pydantic import Field
 
-from papertrail.settings import InfraSettings
+from papertrail.runtime.settings import InfraSettings
 
 DEFAULT_AI_CATEGORIES = ["cs.AI", "cs.CL", "cs.CV", "cs.LG", "cs.MA", "cs.NE", "cs.IR", "cs.RO", "stat.ML"]
 

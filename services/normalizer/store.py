@@ -20,9 +20,9 @@ from pymongo import ASCENDING, InsertOne, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import BulkWriteError
 
-from papertrail.collections import PAPER_VERSIONS, PAPERS, SOURCE_RECORDS
-from papertrail.mongo import DUPLICATE_KEY, ensure_index, insert_else_update
-from papertrail.paper_ids import FINGERPRINT_SCHEME, fingerprint
+from papertrail.domain.paper_ids import FINGERPRINT_SCHEME, fingerprint
+from papertrail.runtime.collections import PAPER_VERSIONS, PAPERS, SOURCE_RECORDS
+from papertrail.runtime.mongo import DUPLICATE_KEY, ensure_index, insert_else_update
 from schemas.paper import Paper, PaperIds, PaperVersion
 from services.normalizer.identity import id_keys, record_fingerprint
 from services.normalizer.parsers.acl import ANTHOLOGY_CATEGORY, FRONT_MATTER_ID
@@ -31,7 +31,7 @@ from services.normalizer.plan import Draft
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper
 
 # For each of a paper's links, whether it may be no web link: all but an http(s) URL whose host begins with an ASCII
-# letter, digit or "[" (each of which papertrail.web_links.is_web_link takes), so none it refuses is left out.
+# letter, digit or "[" (each of which papertrail.domain.web_links.is_web_link takes), so none it refuses is left out.
 _OTHER_LINKS = {
     "$map": {
         "input": {"$objectToArray": {"$ifNull": ["$links", {}]}},
@@ -187,8 +187,7 @@ class PaperStore:
         again; the ones it lacks are added (the old ones stay, unused), conditional on the paper's revision like a
         merge's write: a paper a merge changed meanwhile is left to the next pass. Most papers already hold theirs
         (a plain title, a one-word family name) and are only marked, many in one write. Returns how many papers got
-        new ones.
-        """
+        new ones."""
         refreshed = 0
         stale = self.papers.find(
             {"fingerprint_scheme": {"$ne": FINGERPRINT_SCHEME}}, {"title": 1, "authors": 1, "rev": 1, "fingerprints": 1}

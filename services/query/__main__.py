@@ -1,6 +1,6 @@
 """`python -m services.query` runs the query service: settings read, dependencies checked, app served."""
 
-from papertrail.service import load_settings, serve
+from papertrail.runtime.service import load_settings, serve
 from services.query.app import NEEDS, SERVICE, create_app
 from services.query.settings import QuerySettings
 

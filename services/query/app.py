@@ -16,16 +16,16 @@ from typing import cast
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 
-from papertrail.collections import JOB_LEASES
-from papertrail.embedders import open_embedder
-from papertrail.embedding import Embedder
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.kafka import Publisher, StaticMembershipBroker, batch_options, consumer_options, make_broker
-from papertrail.leases import Leases, run_under_lease
-from papertrail.metrics import RequestMetrics
-from papertrail.migrations import MigrationContext, MigrationRecord, publishing_on
-from papertrail.query_hubs import reference_queries
-from papertrail.service import Clients, Readiness, health_routes, open_resources, provide
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import Embedder
+from papertrail.embedding.query_hubs import reference_queries
+from papertrail.runtime.collections import JOB_LEASES
+from papertrail.runtime.kafka import Publisher, StaticMembershipBroker, batch_options, consumer_options, make_broker
+from papertrail.runtime.leases import Leases, run_under_lease
+from papertrail.runtime.metrics import RequestMetrics
+from papertrail.runtime.migrations import MigrationContext, MigrationRecord, publishing_on
+from papertrail.runtime.service import Clients, Readiness, health_routes, open_resources, provide
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.api.problems import install_problem_details, on_api, one_value_each, problem_response
@@ -189,7 +189,9 @@ def create_app(settings: QuerySettings) -> FastAPI:
             provide(broker.context, resources)
             await broker.start()
             migrating = MigrationContext(clients.db, publishing_on(broker, settings))
-            await MigrationRecord(clients.db).run_pending(MIGRATIONS, migrating)  # once: papertrail/migrations.py
+            await MigrationRecord(clients.db).run_pending(
+                MIGRATIONS, migrating
+            )  # once: papertrail/runtime/migrations.py
             leases = Leases(clients.db[JOB_LEASES.name])
             jobs = background_jobs(resources) if works else {}
             app.state.jobs = {

@@ -12,7 +12,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AfterValidator
 from starlette.convertors import Convertor, register_url_convertor
 
-from papertrail.kafka import DeadLetterPolicy, Publisher
+from papertrail.runtime.kafka import DeadLetterPolicy, Publisher
 from schemas.events import FollowChanged
 from services.query.api.problems import problem_responses
 from services.query.catalogue.index import PaperIndex

@@ -2,7 +2,7 @@
 Content-Security-Policy, nosniff, no framing, no referrer to other sites) and a cap on request bodies, refused with
 413 before the body is read (by Content-Length) or as soon as a streamed body passes it, and with 408 when the next
 part of a body is BODY_READ_TIMEOUT_S late (a client trickling a body holds no connection for ever). Plain ASGI
-middleware, as papertrail.metrics.RequestMetrics, so neither wraps responses in an extra stream."""
+middleware, as papertrail.runtime.metrics.RequestMetrics, so neither wraps responses in an extra stream."""
 
 import asyncio
 from typing import Any

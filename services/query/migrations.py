@@ -1,4 +1,4 @@
-"""The query service's numbered migrations (papertrail/migrations.py): what releases before these left in its
+"""The query service's numbered migrations (papertrail/runtime/migrations.py): what releases before these left in its
 collections. Run once by `papertrail migrate`, or at the service's start while pending."""
 
 import uuid
@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 from pymongo.errors import DuplicateKeyError
 
-from papertrail.collections import API_TOKENS, FOLLOWS, USERS
-from papertrail.migrations import Migration, MigrationContext, Migrations
+from papertrail.runtime.collections import API_TOKENS, FOLLOWS, USERS
+from papertrail.runtime.migrations import Migration, MigrationContext, Migrations
 from schemas import topics
 from schemas.events import FollowChanged
 

@@ -5,9 +5,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, SecretStr, ValidationInfo, field_validator
 
-from papertrail.embedding import SearchEmbeddingSettings
-from papertrail.mail import SmtpSettings
-from papertrail.settings import PaperIndexSettings, TimeZoneName, WebhookPolicySettings
+from papertrail.embedding.embedder import SearchEmbeddingSettings
+from papertrail.runtime.mail import SmtpSettings
+from papertrail.runtime.settings import PaperIndexSettings, TimeZoneName, WebhookPolicySettings
 from services.query.catalogue.reads.freshness import WINDOW_PATTERN
 from services.query.readers.accounts.rates import RATE_HELP, check_rate
 

@@ -1,6 +1,6 @@
 """`python -m services.summarizer` runs the summarizer service: settings read, dependencies checked, app served."""
 
-from papertrail.service import load_settings, serve
+from papertrail.runtime.service import load_settings, serve
 from services.summarizer.app import NEEDS, SERVICE, create_app
 from services.summarizer.settings import SummarizerSettings
 

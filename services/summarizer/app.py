@@ -11,8 +11,8 @@ from faststream import Context
 from faststream.asgi import AsgiFastStream
 from faststream.kafka.annotations import KafkaMessage
 
-from papertrail.embedders import open_embedder
-from papertrail.kafka import (
+from papertrail.embedding.backends import open_embedder
+from papertrail.runtime.kafka import (
     DeadLetterPolicy,
     Publisher,
     StaticMembershipBroker,
@@ -21,8 +21,8 @@ from papertrail.kafka import (
     kafka_name,
     make_broker,
 )
-from papertrail.migrations import MigrationContext, MigrationRecord, publishing_on
-from papertrail.service import Clients, service_app
+from papertrail.runtime.migrations import MigrationContext, MigrationRecord, publishing_on
+from papertrail.runtime.service import Clients, service_app
 from schemas import topics
 from schemas.events import PaperEnriched, PaperNew, PaperNormalized, PaperWithdrawn
 from services.summarizer.enrichment import Enrichment, Sweeps

@@ -5,7 +5,7 @@ pending wait for a sweep) → emit (papers.enriched.v1, and papers.new.v1 for ne
 import asyncio
 import contextlib
 
-from papertrail.kafka import Publisher, publish_confirmed
+from papertrail.runtime.kafka import Publisher, publish_confirmed
 from schemas.events import PaperEnriched, PaperNew, PaperNormalized
 from schemas.summary import Summary
 from services.summarizer.policy import enriched_event, new_paper_event

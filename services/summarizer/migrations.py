@@ -1,7 +1,7 @@
-"""The summarizer's numbered migrations (papertrail/migrations.py): vectors an older release stored. Run once by
+"""The summarizer's numbered migrations (papertrail/runtime/migrations.py): vectors an older release stored. Run once by
 `papertrail migrate`, or at the service's start, before a vector is read or written, while pending."""
 
-from papertrail.migrations import Migration, MigrationContext, Migrations
+from papertrail.runtime.migrations import Migration, MigrationContext, Migrations
 from services.summarizer.store import convert_vectors_to_float32
 
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-from papertrail.endpoint import error_kind, estimated_cost, is_unavailable, unavailable_reason, with_retries
-from papertrail.endpoint import retry_after_seconds as retry_after_seconds
+from papertrail.runtime.endpoint import error_kind, estimated_cost, is_unavailable, unavailable_reason, with_retries
+from papertrail.runtime.endpoint import retry_after_seconds as retry_after_seconds
 from schemas.paper import Paper
 from services.summarizer.checks import check_answer
 from services.summarizer.metrics import CALL_SECONDS, CHECK_FAILURES, COST, FAILURES, MODEL_CALLS, TOKENS

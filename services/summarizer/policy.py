@@ -4,9 +4,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from papertrail.endpoint import budget_day as budget_day
-from papertrail.endpoint import budget_left as budget_left
-from papertrail.endpoint import estimated_cost as estimated_cost
+from papertrail.runtime.endpoint import budget_day as budget_day
+from papertrail.runtime.endpoint import budget_left as budget_left
+from papertrail.runtime.endpoint import estimated_cost as estimated_cost
 from schemas.events import PaperEmbedding, PaperEnriched, PaperNew, PaperNormalized
 from schemas.paper import Paper
 from schemas.summary import NO_MODEL_CONFIGURED, SUMMARY_PRIORITIES, Institution, Summary

@@ -5,8 +5,8 @@ from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 
-from papertrail.embedding import SearchEmbeddingSettings
-from papertrail.settings import InfraSettings
+from papertrail.embedding.embedder import SearchEmbeddingSettings
+from papertrail.runtime.settings import InfraSettings
 
 
 class SummarizerSettings(InfraSettings, SearchEmbeddingSettings):

@@ -14,7 +14,8 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import OperationFailure
 
-from papertrail.collections import (
+from papertrail.embedding.paper_vectors import PAPER_VECTORS_PROJECTION, SEARCH_VECTORS_MODEL_ID, VECTORS_MODEL_ID
+from papertrail.runtime.collections import (
     EMBEDDING_BUDGET,
     EMBEDDING_MODEL,
     EMBEDDING_PENDING,
@@ -31,8 +32,7 @@ from papertrail.collections import (
     TITLE_TRANSLATIONS,
     Collection,
 )
-from papertrail.mongo import insert_else_update
-from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, SEARCH_VECTORS_MODEL_ID, VECTORS_MODEL_ID
+from papertrail.runtime.mongo import insert_else_update
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.paper import Paper, PaperVersion
 from schemas.paper_vector import PaperVector
@@ -297,7 +297,7 @@ class StoredVectors:
 
     async def record_model(self, model_key: str) -> None:
         """The model the vectors are made with from now on (`none`: none are made): the matcher and the query
-        service stop at start when theirs differs (papertrail/service.py)."""
+        service stop at start when theirs differs (papertrail/runtime/service.py)."""
         recorded = await self.model.find_one({"_id": self.record_id})
         if recorded is None or recorded.get("model") != model_key:
             document = {"_id": self.record_id, "model": model_key, "since": datetime.now(UTC)}

@@ -5,7 +5,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
-from papertrail.text import paper_digest
+from papertrail.domain.text import paper_digest
 from schemas.events import PaperEnriched, PaperNormalized
 from schemas.paper import Paper
 from schemas.summary import Summary

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-from papertrail.endpoint import error_kind, is_unavailable, unavailable_reason, with_retries
+from papertrail.runtime.endpoint import error_kind, is_unavailable, unavailable_reason, with_retries
 from schemas.paper import Paper
 from schemas.summary import Summary
 from services.summarizer.metrics import TITLE_SECONDS, TITLES

@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from papertrail.embedding import Embedded
+from papertrail.embedding.embedder import Embedded
 from schemas.events import PaperEmbedding
 from schemas.paper_vector import PaperVector
 

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 from prometheus_client import Counter
 
-from papertrail.embedding import Embedder, embedding_text
-from papertrail.text import paper_digest
+from papertrail.domain.text import paper_digest
+from papertrail.embedding.embedder import Embedder, embedding_text
 from schemas.events import PaperEmbedding, PaperEnriched
 from schemas.paper import Paper
 from schemas.summary import Summary

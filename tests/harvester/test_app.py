@@ -8,7 +8,7 @@ from typing import Any
 
 from faststream.kafka import TestKafkaBroker
 
-from papertrail.service import Clients
+from papertrail.runtime.service import Clients
 from schemas import topics
 from schemas.events import HarvestStatus, RawRecord
 from services.harvester.app import build_resources, create_app

@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from papertrail.venues.catalogue import Venue, current_venues, load
-from papertrail.venues.ccfddl import build_venues
-from papertrail.venues.deadlines import upcoming_deadlines
+from papertrail.domain.venues.catalogue import Venue, current_venues, load
+from papertrail.domain.venues.ccfddl import build_venues
+from papertrail.domain.venues.deadlines import upcoming_deadlines
 from services.harvester.http import PoliteFetcher
 from services.harvester.runner import run_source
 from services.harvester.settings import HarvesterSettings

@@ -11,7 +11,7 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from prometheus_client import REGISTRY
 
-from papertrail.kafka import Publisher
+from papertrail.runtime.kafka import Publisher
 from schemas.events import RawRecord
 from services.harvester.http import PoliteFetcher
 from services.harvester.lease import LeaseHeld, source_lease
@@ -34,8 +34,8 @@ pytestmark = pytest.mark.integration
 async def raw_topic(servers: Servers) -> AsyncIterator[tuple[str, Publisher]]:
     """A topic of its own on the real Kafka-protocol server and a publisher to it on a connected broker (the
     service's setup)."""
-    from papertrail.kafka import make_broker
-    from papertrail.settings import InfraSettings
+    from papertrail.runtime.kafka import make_broker
+    from papertrail.runtime.settings import InfraSettings
 
     topic = f"test.harvest.raw.{uuid.uuid4().hex[:8]}"
     admin = AIOKafkaAdminClient(bootstrap_servers=servers.kafka_bootstrap_servers)
@@ -79,7 +79,7 @@ async def test_a_run_killed_after_its_first_page_resumes_without_losing_a_record
     raw_topic: tuple[str, Publisher],
     servers: Servers,
 ) -> None:
-    from papertrail.kafka import publish_confirmed
+    from papertrail.runtime.kafka import publish_confirmed
 
     topic, publisher = raw_topic
     published: list[RawRecord] = []

@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from papertrail.service import settings_error_message
+from papertrail.runtime.service import settings_error_message
 from services.harvester.settings import HarvesterSettings
 
 

@@ -15,8 +15,8 @@ from meilisearch_python_sdk import Client
 from meilisearch_python_sdk.models.settings import MeilisearchSettings
 from pymongo import MongoClient
 
-from papertrail.follows.rules import PaperText, compile_follow, match_one
-from papertrail.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
+from papertrail.domain.follows.rules import PaperText, compile_follow, match_one
+from papertrail.domain.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
 from schemas.events import Follow
 from services.matcher.delivery.webhooks import EVENT_HEADER, SIGNATURE_HEADER, verify_signature
 from tests.support.events import enriched, publish

@@ -24,8 +24,8 @@ import pytest
 from pymongo import MongoClient
 
 from bench.zh_retrieval import first_clause
-from papertrail.embedding import SearchEmbeddingSettings
-from papertrail.search_document import document_id
+from papertrail.domain.search_document import document_id
+from papertrail.embedding.embedder import SearchEmbeddingSettings
 from schemas import topics
 from tests.support.corpus import read_lines
 from tests.support.fake_openai import ADDITIONS, corpus_lines, running_fake_openai

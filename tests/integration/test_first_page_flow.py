@@ -13,7 +13,7 @@ import httpx
 import pytest
 from pymongo import MongoClient
 
-from papertrail.collections import HARVEST_FIRST_PAGES
+from papertrail.runtime.collections import HARVEST_FIRST_PAGES
 from schemas import topics
 from tests.support.kafka import publish_raw
 from tests.support.pipelines import Pipeline, running_pipeline

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from pymongo import MongoClient
 
-from papertrail.follows.reasons import reason_text
+from papertrail.domain.follows.reasons import reason_text
 from schemas.events import Follow, FollowChanged
 from tests.support.events import publish
 from tests.support.institutions import acl_paper, enriched

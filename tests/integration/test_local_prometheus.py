@@ -15,7 +15,7 @@ import httpx
 import pytest
 import yaml  # type: ignore[import-untyped]
 
-from papertrail.settings import InfraSettings
+from papertrail.runtime.settings import InfraSettings
 from papertrail_tools import monitoring, stack
 from schemas import topics
 from services.harvester.sources.oai import parse_oai_page

@@ -27,9 +27,9 @@ from aiokafka import AIOKafkaProducer
 from lxml import etree
 from pymongo import MongoClient
 
-from papertrail.embedding import EmbeddingSettings
-from papertrail.follows.checks import MAX_SEEDS
-from papertrail.similarity import DEFAULT_THRESHOLD
+from papertrail.domain.follows.checks import MAX_SEEDS
+from papertrail.embedding.embedder import EmbeddingSettings
+from papertrail.embedding.similarity import DEFAULT_THRESHOLD
 from schemas.events import PaperEmbedding, PaperEnriched, PaperNormalized
 from schemas.paper import Paper, PaperVersion
 from schemas.summary import Summary

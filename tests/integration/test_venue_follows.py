@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 import pytest
 from pymongo import MongoClient
 
-from papertrail.follows.reasons import reason_text
-from papertrail.venues.claims import venue_claims
+from papertrail.domain.follows.reasons import reason_text
+from papertrail.domain.venues.claims import venue_claims
 from schemas.events import Follow, FollowChanged
 from schemas.paper import Paper
 from tests.support.events import enriched, publish

@@ -15,8 +15,8 @@ from meilisearch_python_sdk import AsyncClient
 from prometheus_client import REGISTRY
 from pymongo import AsyncMongoClient
 
-from papertrail.kafka import dead_letter_topic
-from papertrail.service import Clients, provide
+from papertrail.runtime.kafka import dead_letter_topic
+from papertrail.runtime.service import Clients, provide
 from schemas import topics
 from schemas.events import FollowChanged
 from services.matcher.app import MatcherResources, build_resources, create_app

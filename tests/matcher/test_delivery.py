@@ -15,9 +15,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from pymongo import AsyncMongoClient
 
-from papertrail.guarded_http import system_resolver
-from papertrail.outbound import IPAddress
-from papertrail.push import dingtalk, feishu, telegram
+from papertrail.runtime.guarded_http import system_resolver
+from papertrail.runtime.outbound import IPAddress
+from papertrail.runtime.push import dingtalk, feishu, telegram
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.digest_mailer import DigestMaker
 from services.matcher.delivery.dispatcher import open_webhooks
@@ -647,8 +647,8 @@ async def test_the_digest_reminds_of_the_deadlines_of_followed_venues(
     """Venue follows as the query service stores them, the shipped catalogue's ICML 2026 deadlines (ccf-deadlines):
     a reader with no paper that day gets a digest two days before the abstract deadline, listing both of the
     edition's deadlines in Beijing time; a follow of an edition whose deadlines have passed reminds of nothing."""
-    from papertrail.venues.catalogue import default_index
-    from papertrail.venues.deadlines import upcoming_deadlines
+    from papertrail.domain.venues.catalogue import default_index
+    from papertrail.domain.venues.deadlines import upcoming_deadlines
 
     inbox, port = smtp
     for user in ("u3", "u4"):
@@ -685,9 +685,9 @@ async def test_the_digest_reminds_from_the_harvested_catalogue(
     """The harvester's reading of ccf-deadlines is what a reminder reads: ICML as ccf-deadlines had it in October 2025
     (its 2026 deadlines TBD, tests/fixtures/sources/ccf-deadlines-history) stands over the shipped catalogue's, so a
     follow of ICML 2026 is reminded of nothing on the day the shipped catalogue would remind it."""
-    from papertrail.venues.catalogue import default_index
-    from papertrail.venues.ccfddl import build_venues
-    from papertrail.venues.deadlines import upcoming_deadlines
+    from papertrail.domain.venues.catalogue import default_index
+    from papertrail.domain.venues.ccfddl import build_venues
+    from papertrail.domain.venues.deadlines import upcoming_deadlines
     from services.harvester.store import VenueCatalogueStore
     from tests.support.paths import SOURCES
 

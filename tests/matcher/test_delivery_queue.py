@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pymongo import AsyncMongoClient
 
-from papertrail.collections import WEBHOOK_DELIVERIES
+from papertrail.runtime.collections import WEBHOOK_DELIVERIES
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery
 from services.matcher.store import PENDING_BY_DUE, MatchStore, claimable

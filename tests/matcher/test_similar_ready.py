@@ -21,10 +21,10 @@ from meilisearch_python_sdk import AsyncClient
 from meilisearch_python_sdk.models.settings import MeilisearchSettings
 from pymongo import AsyncMongoClient
 
-from papertrail.embedding import EmbeddingSettings
-from papertrail.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
-from papertrail.service import Clients, provide
-from papertrail.similarity import DEFAULT_THRESHOLD
+from papertrail.domain.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
+from papertrail.embedding.embedder import EmbeddingSettings
+from papertrail.embedding.similarity import DEFAULT_THRESHOLD
+from papertrail.runtime.service import Clients, provide
 from schemas import topics
 from schemas.events import Follow, FollowChanged, SeedPaper
 from schemas.paper_vector import PaperVector

@@ -8,10 +8,10 @@ import pytest
 from pydantic import BaseModel
 from pymongo import AsyncMongoClient
 
-from papertrail.embedding import l2_normalised
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.follows.rules import FollowIndex, follow_matched, topics_by_id
-from papertrail.similarity import similar_match_columns
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.follows.rules import FollowIndex, follow_matched, topics_by_id
+from papertrail.embedding.embedder import l2_normalised
+from papertrail.embedding.similarity import similar_match_columns
 from schemas.events import Follow, FollowMatched, MatchReason, SeedPaper
 from schemas.unchecked import unchecked
 from services.matcher.matching.similar import SimilarFollows

@@ -8,7 +8,7 @@ from ipaddress import ip_address
 
 import pytest
 
-from papertrail.outbound import IPAddress
+from papertrail.runtime.outbound import IPAddress
 from services.matcher.delivery.webhooks import Retries, Slots, Verdict, disabled_reason, receiver_of, verdict
 
 NOW = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)

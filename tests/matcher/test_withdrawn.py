@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.follows.rules import follow_matched
+from papertrail.domain.follows.rules import follow_matched
 from schemas.events import Follow, FollowMatched, MatchReason
 from services.matcher.store import MatchStore
 from tests.support.corpus import sample_papers

@@ -17,9 +17,9 @@ from prometheus_client import REGISTRY
 from pymongo import AsyncMongoClient
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.kafka import dead_letter_topic
-from papertrail.names import make_author
-from papertrail.service import Clients, provide
+from papertrail.domain.names import make_author
+from papertrail.runtime.kafka import dead_letter_topic
+from papertrail.runtime.service import Clients, provide
 from schemas import topics
 from schemas.paper import PaperIds
 from services.harvester.sources.arxiv_html_page import author_block

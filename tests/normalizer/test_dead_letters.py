@@ -11,8 +11,8 @@ import httpx
 import pytest
 from pymongo import MongoClient
 
-from papertrail.dlq import read_dead_letters
-from papertrail.settings import InfraSettings
+from papertrail.runtime.dlq import read_dead_letters
+from papertrail.runtime.settings import InfraSettings
 from schemas import topics
 from tests.support.kafka import publish_raw, skip_to_end
 from tests.support.servers import Servers

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from prometheus_client import REGISTRY
 
-from papertrail.names import make_author
+from papertrail.domain.names import make_author
 from schemas.events import RawRecord
 from schemas.paper import PaperIds
 from services.harvester.sources.arxiv_html_page import PageRejected, author_block

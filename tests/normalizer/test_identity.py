@@ -3,8 +3,8 @@
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
-from papertrail.names import author_key, split_author_list, split_name
-from papertrail.text import title_key
+from papertrail.domain.names import author_key, split_author_list, split_name
+from papertrail.domain.text import title_key
 from schemas.paper import PaperIds, SourceVersion
 from services.normalizer.identity import canonical_id, merge, record_fingerprint
 from services.normalizer.parsers.registry import parse_raw

@@ -11,8 +11,8 @@ import pytest
 from pydantic import BaseModel
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.migrations import COLLECTION, Migration, MigrationContext, MigrationRecord
-from papertrail.paper_ids import FINGERPRINT_SCHEME, arxiv_id_month
+from papertrail.domain.paper_ids import FINGERPRINT_SCHEME, arxiv_id_month
+from papertrail.runtime.migrations import COLLECTION, Migration, MigrationContext, MigrationRecord
 from schemas import topics
 from schemas.events import PaperNormalized, RawRecord
 from services.normalizer.identity import merge

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from papertrail.venues.accepted import accepted_venues
+from papertrail.domain.venues.accepted import accepted_venues
 from services.harvester.sources.openreview_notes import split_notes
 from services.normalizer.identity import merge
 from services.normalizer.parsers.openreview import parse_openreview, venue_name

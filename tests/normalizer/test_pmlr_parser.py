@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from papertrail.venues.accepted import accepted_venues
+from papertrail.domain.venues.accepted import accepted_venues
 from schemas.paper import Paper
 from services.harvester.sources.pmlr_bib import split_volume
 from services.normalizer.parsers.pmlr import parse_pmlr, split_authors

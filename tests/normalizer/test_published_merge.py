@@ -6,7 +6,7 @@ other authors: two papers."""
 import json
 from datetime import UTC, datetime
 
-from papertrail.venues.accepted import accepted_claims, accepted_venues
+from papertrail.domain.venues.accepted import accepted_claims, accepted_venues
 from schemas.paper import Paper
 from services.harvester.sources.openreview_notes import split_notes
 from services.harvester.sources.pmlr_bib import split_volume

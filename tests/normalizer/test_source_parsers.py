@@ -10,8 +10,8 @@ import bibtexparser
 import pytest
 from lxml import etree
 
-from papertrail.paper_ids import anthology_id
-from papertrail.text import tex_math
+from papertrail.domain.paper_ids import anthology_id
+from papertrail.domain.text import tex_math
 from services.normalizer.parsers.arxiv_oai import ARXIV_RAW, parse_arxiv_raw
 from services.normalizer.parsers.registry import parse_batch, parse_raw
 from services.normalizer.records import UnparseableRecord

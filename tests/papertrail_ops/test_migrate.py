@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from pymongo import AsyncMongoClient
 
-from papertrail.kafka import ensure_topics
-from papertrail.settings import InfraSettings
+from papertrail.runtime.kafka import ensure_topics
+from papertrail.runtime.settings import InfraSettings
 from schemas import topics
 from tests.support.pipelines import deleted_follow_announced
 from tests.support.servers import Servers

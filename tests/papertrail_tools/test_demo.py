@@ -3,7 +3,7 @@ two threads for the demo's one large first embedding, unless the user set EMBEDD
 
 import pytest
 
-from papertrail.embedding import EmbeddingSettings
+from papertrail.embedding.embedder import EmbeddingSettings
 from papertrail_tools.demo import demo_environment
 
 

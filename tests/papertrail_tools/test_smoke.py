@@ -7,7 +7,7 @@ import json
 import pytest
 from aiokafka import TopicPartition
 
-from papertrail.dlq import DeadLetter
+from papertrail.runtime.dlq import DeadLetter
 from papertrail_tools.smoke import (
     FailedTask,
     Page,

@@ -9,8 +9,8 @@ from faststream.kafka.annotations import KafkaMessage
 from meilisearch_python_sdk import AsyncClient
 from pymongo import AsyncMongoClient
 
-from papertrail.kafka import dead_letter_topic
-from papertrail.service import Clients, provide
+from papertrail.runtime.kafka import dead_letter_topic
+from papertrail.runtime.service import Clients, provide
 from schemas import topics
 from services.query.app import build_resources, create_app
 from services.query.settings import QuerySettings

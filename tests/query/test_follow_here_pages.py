@@ -11,8 +11,8 @@ import pytest
 from lxml import html
 from starlette.requests import Request
 
-from papertrail.names import display_name_key
-from papertrail.venues.catalogue import default_index
+from papertrail.domain.names import display_name_key
+from papertrail.domain.venues.catalogue import default_index
 from schemas.events import Follow, SeedPaper
 from services.query.catalogue.reads.overview import Figure, Overview
 from services.query.catalogue.reads.search import PaperListing

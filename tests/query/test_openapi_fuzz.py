@@ -19,7 +19,7 @@ import httpx
 import pytest
 from pymongo import MongoClient
 
-from papertrail.collections import PAPERS as COLLECTION_OF_PAPERS
+from papertrail.runtime.collections import PAPERS as COLLECTION_OF_PAPERS
 from schemas import topics
 from tests.support.corpus import sample_papers
 from tests.support.events import enriched, publish

@@ -12,8 +12,8 @@ import pytest
 from fastapi import FastAPI
 from pymongo import AsyncMongoClient
 
-from papertrail.collections import JOB_LEASES
-from papertrail.leases import Leases
+from papertrail.runtime.collections import JOB_LEASES
+from papertrail.runtime.leases import Leases
 from schemas import topics
 from services.query.app import create_app
 from services.query.settings import QueryRole, QuerySettings

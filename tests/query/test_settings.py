@@ -5,7 +5,7 @@ neither, and a worker needs no secret."""
 import pytest
 from pydantic import ValidationError
 
-from papertrail.settings import LOCAL_MEILI_KEY
+from papertrail.runtime.settings import LOCAL_MEILI_KEY
 from services.query.settings import QuerySettings
 
 OWN_KEY = "an-own-meilisearch-key-of-some-length"

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from meilisearch_python_sdk import AsyncClient
 from pymongo import AsyncMongoClient
 
-from papertrail.service import Clients
+from papertrail.runtime.service import Clients
 from services.query.app import build_resources, create_app
 from services.query.settings import QuerySettings
 from tests.support.kafka import broker_of

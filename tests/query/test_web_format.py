@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from lxml import html
 
-from papertrail.search_document import paper_document
-from papertrail.venues.claims import claims_from_comment
+from papertrail.domain.search_document import paper_document
+from papertrail.domain.venues.claims import claims_from_comment
 from schemas.events import PaperEnriched
 from schemas.paper import Paper, PaperVersion
 from schemas.summary import Summary

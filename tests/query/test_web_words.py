@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from lxml import html
 
-from papertrail.follows.catalogue import load_catalogue, topic_title
-from papertrail.follows.checks import FollowRuleError, check_follow
+from papertrail.domain.follows.catalogue import load_catalogue, topic_title
+from papertrail.domain.follows.checks import FollowRuleError, check_follow
 from schemas.events import Follow
 from services.query.readers.accounts.follows import FollowOut, follow_title
 from services.query.web import format as fmt

@@ -6,9 +6,9 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from prometheus_client import REGISTRY
 
-from papertrail.kafka import ensure_topics
-from papertrail.lag import LagMonitor, lag_by_topic, watched_groups
-from papertrail.settings import InfraSettings
+from papertrail.runtime.kafka import ensure_topics
+from papertrail.runtime.lag import LagMonitor, lag_by_topic, watched_groups
+from papertrail.runtime.settings import InfraSettings
 from tests.support.kafka import broker_of
 from tests.support.servers import Servers
 

@@ -21,8 +21,8 @@ from tests.support.drills import (
 from tests.support.servers import Servers
 from tests.support.waiting import wait_until, wait_until_async
 
-# Each service is a static member of its consumer groups (INSTANCE_ID, papertrail/kafka.py): the restarted process
-# takes the killed one's place and partitions at once. A dynamic member killed with -9 would hold its partitions
+# Each service is a static member of its consumer groups (INSTANCE_ID, papertrail/runtime/kafka.py): the restarted
+# process takes the killed one's place and partitions at once. A dynamic member killed with -9 would hold its partitions
 # until the broker expires it, which the local broker (noida-db 0.2.3) never does.
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 DAY = "2026-05-05"  # 298 listings

@@ -14,8 +14,8 @@ from aiokafka import AIOKafkaProducer
 from prometheus_client.parser import text_string_to_metric_families
 from pymongo import MongoClient
 
-from papertrail.dlq import read_dead_letters
-from papertrail.settings import InfraSettings
+from papertrail.runtime.dlq import read_dead_letters
+from papertrail.runtime.settings import InfraSettings
 from schemas import topics
 from schemas.events import RawRecord
 from services.harvester.sources.oai import parse_oai_page

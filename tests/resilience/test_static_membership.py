@@ -11,8 +11,8 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from pydantic import ValidationError
 
-from papertrail.kafka import consumer_options, make_broker
-from papertrail.settings import InfraSettings
+from papertrail.runtime.kafka import consumer_options, make_broker
+from papertrail.runtime.settings import InfraSettings
 from papertrail_tools.settings_doc import SERVICES, settings_class
 from tests.support.kafka import broker_of
 from tests.support.servers import Servers

@@ -13,10 +13,10 @@ from faststream.kafka import TestKafkaBroker
 from faststream.kafka.annotations import KafkaMessage
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import EMBEDDING_MODEL
-from papertrail.kafka import dead_letter_topic
-from papertrail.paper_vectors import VECTORS_MODEL_ID
-from papertrail.service import Clients, provide
+from papertrail.embedding.paper_vectors import VECTORS_MODEL_ID
+from papertrail.runtime.collections import EMBEDDING_MODEL
+from papertrail.runtime.kafka import dead_letter_topic
+from papertrail.runtime.service import Clients, provide
 from schemas import topics
 from services.summarizer.app import SummarizerResources, build_resources, create_app
 from services.summarizer.settings import SummarizerSettings

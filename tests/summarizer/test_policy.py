@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from papertrail.text import paper_digest
+from papertrail.domain.text import paper_digest
 from schemas.summary import Summary
 from services.summarizer.model import error_kind, retry_after_seconds
 from services.summarizer.policy import (

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import LIBRARY, MATCHES, READER_PICKS, SUMMARY_PENDING
-from papertrail.text import paper_digest
+from papertrail.domain.text import paper_digest
+from papertrail.runtime.collections import LIBRARY, MATCHES, READER_PICKS, SUMMARY_PENDING
 from schemas.events import PaperNormalized
 from schemas.paper import CommunityPick
 from schemas.summary import NO_MODEL_CONFIGURED

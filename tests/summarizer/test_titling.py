@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import TITLE_TRANSLATIONS
+from papertrail.runtime.collections import TITLE_TRANSLATIONS
 from schemas.summary import NO_MODEL_CONFIGURED, Summary
 from services.normalizer.parsers.daily_arxiv import community_summary
 from services.summarizer.policy import enriched_event

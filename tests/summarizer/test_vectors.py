@@ -11,11 +11,11 @@ import pytest
 from bson.binary import VECTOR_SUBTYPE, Binary, BinaryVectorDtype
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import PAPER_VECTORS, PAPERS
-from papertrail.embedders import open_embedder
-from papertrail.embedding import E5_SMALL_Q4, Embedder, EmbeddingSettings, SearchEmbeddingSettings
-from papertrail.paper_vectors import vector_of
-from papertrail.text import paper_digest
+from papertrail.domain.text import paper_digest
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import E5_SMALL_Q4, Embedder, EmbeddingSettings, SearchEmbeddingSettings
+from papertrail.embedding.paper_vectors import vector_of
+from papertrail.runtime.collections import PAPER_VECTORS, PAPERS
 from schemas.events import PaperEnriched
 from schemas.paper_vector import PaperVector
 from schemas.summary import Summary

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from papertrail.names import make_author
-from papertrail.text import readable
+from papertrail.domain.names import make_author
+from papertrail.domain.text import readable
 from schemas.paper import Paper, PaperIds
 from tests.support.paths import FIXTURES
 

@@ -9,7 +9,7 @@ from meilisearch_python_sdk import AsyncClient
 from meilisearch_python_sdk.models.settings import MeilisearchSettings
 from pymongo import MongoClient
 
-from papertrail.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
+from papertrail.domain.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
 from schemas.events import Follow, FollowMatched
 from schemas.paper import Paper
 from tests.support.corpus import sample_papers

@@ -7,8 +7,8 @@ from typing import Any
 from lxml import html
 from starlette.requests import Request
 
-from papertrail.names import make_author
-from papertrail.search_document import paper_document
+from papertrail.domain.names import make_author
+from papertrail.domain.search_document import paper_document
 from schemas.events import PaperEnriched
 from schemas.paper import CommunityPick, Paper, PaperIds, PaperVersion
 from schemas.summary import Summary

@@ -25,8 +25,8 @@ def expected_topic_hits() -> dict[str, set[str]]:
     """Which catalogue topics each fixture paper hits, by the matcher's own pure rules."""
     from datetime import UTC, datetime
 
-    from papertrail.follows.catalogue import load_catalogue
-    from papertrail.follows.rules import PaperText, compile_follow, match_one, topics_by_id
+    from papertrail.domain.follows.catalogue import load_catalogue
+    from papertrail.domain.follows.rules import PaperText, compile_follow, match_one, topics_by_id
     from schemas.events import Follow
     from services.normalizer.identity import merge
 

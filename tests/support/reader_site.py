@@ -12,8 +12,8 @@ import httpx
 from lxml import html
 from pymongo import MongoClient
 
-from papertrail.collections import PAPERS
-from papertrail.paper_ids import FINGERPRINT_SCHEME
+from papertrail.domain.paper_ids import FINGERPRINT_SCHEME
+from papertrail.runtime.collections import PAPERS
 from schemas.paper import Paper
 from services.normalizer.identity import paper_fingerprint
 from services.normalizer.store import INDEXES as NORMALIZER_INDEXES

@@ -6,7 +6,7 @@ from typing import Any
 from lxml import html
 from starlette.requests import Request
 
-from papertrail.search_document import paper_document
+from papertrail.domain.search_document import paper_document
 from schemas.events import PaperEnriched
 from schemas.paper import Author, Paper, PaperIds, PaperVersion
 from schemas.summary import Institution, Summary

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 
-from papertrail.names import split_author_list
+from papertrail.domain.names import split_author_list
 from schemas.events import RawFormat, RawRecord
 from schemas.paper import PaperIds, SourceVersion
 from services.harvester.sources.anthology import split_collection

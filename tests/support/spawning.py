@@ -96,7 +96,7 @@ def serve(control_fd: int) -> None:
             importlib.import_module(module)
         except ImportError:
             pass
-    from papertrail.institutions.matching import shipped_matcher
+    from papertrail.domain.institutions.matching import shipped_matcher
 
     shipped_matcher()  # the ROR catalogue indexed once here, not again in every normalizer forked
     threads = len(os.listdir("/proc/self/task"))

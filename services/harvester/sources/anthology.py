@@ -7,7 +7,7 @@ collection id as attribute `collection`, with its `<meta>` child and only that o
 
 from lxml import etree
 
-from papertrail.paper_ids import anthology_id
+from papertrail.domain.paper_ids import anthology_id
 from services.harvester.sources import SourceRecord
 
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)

@@ -1,6 +1,7 @@
 """ccfddl/ccf-deadlines: the venue catalogue's conference files and acceptance rates, read from the repository's
 archive (one request, conditional on the last ETag) on a schedule and kept in `venue_catalogue`, so a new edition's
-deadline shows without a release; the shipped catalogue (papertrail/venues/catalogue.json) is only the first state.
+deadline shows without a release; the shipped catalogue (papertrail/domain/venues/catalogue.json) is only the first
+state.
 
 It publishes no raw records: the venues are no papers, and the query service reads them from the collection. A bad
 file is named in the run's status (`skipped`) and left out; its venue keeps what was held, and every other venue is
@@ -12,8 +13,8 @@ import hashlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from papertrail.venues.catalogue import Venue, load
-from papertrail.venues.ccfddl import build_venues, updated_venue
+from papertrail.domain.venues.catalogue import Venue, load
+from papertrail.domain.venues.ccfddl import build_venues, updated_venue
 from services.harvester.http import PoliteFetcher
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRunFailed

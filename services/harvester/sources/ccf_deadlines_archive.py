@@ -6,7 +6,7 @@ import io
 import tarfile
 from dataclasses import dataclass, field
 
-from papertrail.venues.ccfddl import MAX_FILE_BYTES
+from papertrail.domain.venues.ccfddl import MAX_FILE_BYTES
 
 DATA_FOLDERS = ("conference", "accept_rates")
 

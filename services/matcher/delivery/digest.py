@@ -9,9 +9,9 @@ from zoneinfo import ZoneInfo
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from papertrail.follows.reasons import reason_text
-from papertrail.venues.catalogue import Venue
-from papertrail.venues.deadlines import upcoming_deadlines
+from papertrail.domain.follows.reasons import reason_text
+from papertrail.domain.venues.catalogue import Venue
+from papertrail.domain.venues.deadlines import upcoming_deadlines
 from schemas.events import Follow
 
 # A digest lists the followed venues' deadlines of the next two weeks; a reader with no paper that day still gets a

@@ -9,7 +9,7 @@ from email.message import EmailMessage
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from papertrail.mail import send_mail
+from papertrail.runtime.mail import send_mail
 from schemas.events import Follow
 from services.matcher.delivery.digest import (
     URGENT_DAYS,

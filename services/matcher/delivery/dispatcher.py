@@ -14,9 +14,9 @@ from typing import Any
 
 import httpx
 
-from papertrail.guarded_http import GuardedTransport, Resolver, system_resolver
-from papertrail.outbound import IPAddress, OutboundRefused
-from papertrail.push.channel import masked_url
+from papertrail.runtime.guarded_http import GuardedTransport, Resolver, system_resolver
+from papertrail.runtime.outbound import IPAddress, OutboundRefused
+from papertrail.runtime.push.channel import masked_url
 from services.matcher.delivery.webhook_sender import WebhookSender
 from services.matcher.delivery.webhooks import Slots
 from services.matcher.settings import MatcherSettings
@@ -159,7 +159,7 @@ def open_webhooks(
 ) -> tuple[WebhookDispatcher, httpx.AsyncClient]:
     """The webhooks' dispatcher and HTTP client (closed by the caller): one guarded transport, whose resolver answers
     both the dispatcher's count per address and the connection, which goes to the address counted. Every webhook
-    goes through the outbound policy, checked again when connecting (papertrail/guarded_http.py)."""
+    goes through the outbound policy, checked again when connecting (papertrail/runtime/guarded_http.py)."""
     if not any(isinstance(f, MaskedRequestUrls) for f in HTTPX_LOG.filters):
         HTTPX_LOG.addFilter(MaskedRequestUrls())
     transport = GuardedTransport(settings.webhook_policy, resolver)

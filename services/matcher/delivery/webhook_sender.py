@@ -12,10 +12,10 @@ from typing import Any
 
 import httpx
 
-from papertrail.guarded_http import CONNECT_TO
-from papertrail.outbound import IPAddress, OutboundRefused, url_host
-from papertrail.push.channel import ANSWER_LIMIT, Language, match_message
-from papertrail.push.channels import CHANNELS, GENERIC
+from papertrail.runtime.guarded_http import CONNECT_TO
+from papertrail.runtime.outbound import IPAddress, OutboundRefused, url_host
+from papertrail.runtime.push.channel import ANSWER_LIMIT, Language, match_message
+from papertrail.runtime.push.channels import CHANNELS, GENERIC
 from schemas.events import Follow, FollowMatched
 from services.matcher.delivery.webhooks import (
     BACKFILLED_EVENT,
@@ -44,7 +44,7 @@ REFUSED = "not sent: the webhook's host is one webhooks may not reach"
 @dataclass(frozen=True, slots=True)
 class WebhookTarget:
     """Where a match goes: the URL, the secret it is signed with (a group bot's: the one the bot gave, or none), the
-    channel (`generic`, or a group bot of papertrail/push/) and the language a bot's message is written in."""
+    channel (`generic`, or a group bot of papertrail/runtime/push/) and the language a bot's message is written in."""
 
     url: str
     secret: str
@@ -149,7 +149,8 @@ class Answer:
 
 
 class WebhookSender:
-    """One try of a queued delivery: POSTed through the guarded client (papertrail/guarded_http.py), logged with the
+    """One try of a queued delivery: POSTed through the guarded client (papertrail/runtime/guarded_http.py), logged
+    with the
     status code only, and what follows decided by `webhooks.verdict`; `monotonic` times the answer (tests move it)."""
 
     def __init__(

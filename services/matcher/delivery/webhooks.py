@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from ipaddress import IPv6Address, IPv6Network
 from typing import Literal
 
-from papertrail.outbound import IPAddress, embedded_ipv4
+from papertrail.runtime.outbound import IPAddress, embedded_ipv4
 from schemas.events import FollowMatched
 
 SIGNATURE_HEADER = "X-PaperTrail-Signature"
@@ -122,8 +122,8 @@ def verdict(
 ) -> Verdict:
     """The delivery's fate after its `attempts`-th try answered `status` in `took_s` seconds (None: no answer,
     whatever the reason, so the log is no port scanner: a closed port, a timeout and a reset read the same).
-    `refused`: the error a bot's answer names in its body (papertrail/push/): with a 2xx status a failure all the
-    same, with another said with it. `retry_after_s`: the wait a bot's flood-limited answer asks for (Telegram's
+    `refused`: the error a bot's answer names in its body (papertrail/runtime/push/): with a 2xx status a failure all
+    the same, with another said with it. `retry_after_s`: the wait a bot's flood-limited answer asks for (Telegram's
     `retry_after`); the next try is no sooner."""
     if status is not None and 200 <= status < 300:
         if refused is not None:  # the bot read the request and said no (a bad signature, a deleted bot)

@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 from meilisearch_python_sdk import AsyncClient
 
-from papertrail.follows.rules import CompiledFollow, PaperText, chinese, match_one
-from papertrail.search_document import SUMMARY_ZH, PaperFilter
-from papertrail.similarity import seed_matrix, similar_match_columns
-from papertrail.text import has_cjk
-from papertrail.venues.catalogue import default_index
+from papertrail.domain.follows.rules import CompiledFollow, PaperText, chinese, match_one
+from papertrail.domain.search_document import SUMMARY_ZH, PaperFilter
+from papertrail.domain.text import has_cjk
+from papertrail.domain.venues.catalogue import default_index
+from papertrail.embedding.similarity import seed_matrix, similar_match_columns
 from schemas.events import MatchReason
 from schemas.paper import Author
 from services.matcher.matching.similar import SimilarFollows

@@ -5,7 +5,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
-from papertrail.follows.rules import CompiledFollow, FollowIndex, follow_matched
+from papertrail.domain.follows.rules import CompiledFollow, FollowIndex, follow_matched
 from schemas.events import Follow, FollowMatched
 from services.matcher.matching.backfill import Backfiller
 from services.matcher.metrics import MATCHES

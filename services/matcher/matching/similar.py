@@ -1,6 +1,7 @@
 """The "papers like these" follows the matcher holds: each follow's seed papers' vectors (read from `paper_vectors`)
 and its description's vector (embedded here, with the model the summarizer embeds papers with, once per follow
-version), stacked into one seed matrix that scores a whole batch of papers in one product (papertrail/similarity.py).
+version), stacked into one seed matrix that scores a whole batch of papers in one product
+(papertrail/embedding/similarity.py).
 
 A seed paper without a vector yet (the summarizer embeds in the background) waits: before each batch the missing
 seeds are read again, and a follow matches with the vectors it has (its description's, its other seeds'). A follow
@@ -15,9 +16,9 @@ from datetime import datetime
 
 import numpy as np
 
-from papertrail.embedding import Embedder, embedding_text
-from papertrail.follows.rules import follow_matched
-from papertrail.similarity import MatchColumns, SeedMatrix, SimilarFollow, seed_matrix, similar_match_columns
+from papertrail.domain.follows.rules import follow_matched
+from papertrail.embedding.embedder import Embedder, embedding_text
+from papertrail.embedding.similarity import MatchColumns, SeedMatrix, SimilarFollow, seed_matrix, similar_match_columns
 from schemas.events import Follow, FollowMatched, MatchReason
 from schemas.unchecked import cycles_unchecked, unchecked
 from services.matcher.store import MatchStore

@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 
 from lxml import etree
 
-from papertrail.names import make_author
-from papertrail.paper_ids import anthology_id
-from papertrail.text import latex_encoded, squash, tex_math
+from papertrail.domain.names import make_author
+from papertrail.domain.paper_ids import anthology_id
+from papertrail.domain.text import latex_encoded, squash, tex_math
 from schemas.paper import Author, PaperIds, PublishedIn, SourceVersion
 from services.normalizer.records import ParsedRecord, UnparseableRecord
 

@@ -10,8 +10,8 @@ import re
 
 from lxml import etree
 
-from papertrail.names import split_author_list
-from papertrail.text import readable, squash
+from papertrail.domain.names import split_author_list
+from papertrail.domain.text import readable, squash
 from schemas.paper import PaperIds, SourceVersion
 from services.normalizer.parsers.arxiv_oai import arxiv_id, arxiv_links, publication_status, split_dois
 from services.normalizer.records import ParsedRecord, UnparseableRecord

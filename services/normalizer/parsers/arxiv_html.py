@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from lxml import etree, html
 
-from papertrail.text import readable
+from papertrail.domain.text import readable
 from schemas.events import RawRecord
 from schemas.paper import PaperIds
 from services.normalizer.records import PageAuthor, ParsedRecord, UnparseableRecord

@@ -9,9 +9,9 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from papertrail.names import make_author, split_author_list
-from papertrail.paper_ids import ARXIV_VERSION
-from papertrail.text import readable, squash
+from papertrail.domain.names import make_author, split_author_list
+from papertrail.domain.paper_ids import ARXIV_VERSION
+from papertrail.domain.text import readable, squash
 from schemas.events import RawRecord
 from schemas.paper import PaperIds, SourceVersion
 from services.normalizer.links import found_links, link_kind

@@ -5,9 +5,9 @@ from datetime import UTC, datetime
 
 from lxml import etree
 
-from papertrail.names import make_author, split_author_list
-from papertrail.paper_ids import ARXIV_OWN_DOI, is_arxiv_id
-from papertrail.text import readable, squash
+from papertrail.domain.names import make_author, split_author_list
+from papertrail.domain.paper_ids import ARXIV_OWN_DOI, is_arxiv_id
+from papertrail.domain.text import readable, squash
 from schemas.paper import PaperIds, PublicationStatus, SourceVersion
 from services.normalizer.records import ParsedRecord, UnparseableRecord
 

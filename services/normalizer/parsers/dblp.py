@@ -16,10 +16,10 @@ from urllib.parse import parse_qs, urlparse
 
 from lxml import etree
 
-from papertrail.names import make_author
-from papertrail.paper_ids import is_arxiv_id
-from papertrail.text import readable, squash
-from papertrail.venues.catalogue import Venue, default_index
+from papertrail.domain.names import make_author
+from papertrail.domain.paper_ids import is_arxiv_id
+from papertrail.domain.text import readable, squash
+from papertrail.domain.venues.catalogue import Venue, default_index
 from schemas.paper import Author, PaperIds
 from services.normalizer.records import ParsedRecord, UnparseableRecord
 

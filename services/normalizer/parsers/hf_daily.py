@@ -8,8 +8,8 @@ organization. Two layouts are handled: 2024 items keep the pick inside `paper`, 
 
 from typing import Any
 
-from papertrail.names import make_author
-from papertrail.text import readable
+from papertrail.domain.names import make_author
+from papertrail.domain.text import readable
 from schemas.events import RawRecord
 from schemas.paper import CommunityPick, PaperIds
 from services.normalizer.parsers.arxiv_oai import arxiv_id, arxiv_links

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 from lxml import etree
 
-from papertrail.names import make_author
-from papertrail.text import readable, squash
+from papertrail.domain.names import make_author
+from papertrail.domain.text import readable, squash
 from schemas.paper import PaperIds, SourceVersion
 from services.normalizer.parsers.arxiv_oai import (
     _PARSER,

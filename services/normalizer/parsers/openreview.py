@@ -14,9 +14,9 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from papertrail.names import make_author
-from papertrail.text import readable
-from papertrail.venues.catalogue import default_index
+from papertrail.domain.names import make_author
+from papertrail.domain.text import readable
+from papertrail.domain.venues.catalogue import default_index
 from schemas.paper import Author, PaperIds, SourceVersion
 from services.normalizer.records import ParsedRecord, UnparseableRecord
 

@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 import bibtexparser
 from bibtexparser.model import Entry
 
-from papertrail.names import make_author
-from papertrail.text import readable, squash
-from papertrail.venues.catalogue import default_index
+from papertrail.domain.names import make_author
+from papertrail.domain.text import readable, squash
+from papertrail.domain.venues.catalogue import default_index
 from schemas.paper import Author, PaperIds, SourceVersion
 from services.normalizer.records import ParsedRecord, UnparseableRecord
 

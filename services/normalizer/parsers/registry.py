@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from papertrail.web_links import web_links
+from papertrail.domain.web_links import web_links
 from schemas.events import RawRecord
 from services.normalizer.metrics import LINKS_DROPPED
 from services.normalizer.parsers.acl import parse_acl

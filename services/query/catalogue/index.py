@@ -17,10 +17,7 @@ from meilisearch_python_sdk.models.settings import (
 )
 from prometheus_client import Counter, Histogram
 
-from papertrail.embedding import Embedder, meaning_floor
-from papertrail.kafka import DependencyRefused, UnprocessableMessage
-from papertrail.query_hubs import hub_corrected, hub_scores
-from papertrail.search_document import (
+from papertrail.domain.search_document import (
     CHINESE_FIELDS,
     EMBEDDER,
     FILTERABLE,
@@ -32,7 +29,10 @@ from papertrail.search_document import (
     PaperFilter,
     document_id,
 )
-from papertrail.text import has_cjk
+from papertrail.domain.text import has_cjk
+from papertrail.embedding.embedder import Embedder, meaning_floor
+from papertrail.embedding.query_hubs import hub_corrected, hub_scores
+from papertrail.runtime.kafka import DependencyRefused, UnprocessableMessage
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument
 from services.query.catalogue.reads.search import MEANING_MIN_SCORE, PaperQuery, SearchMode
 
@@ -150,7 +150,7 @@ def _without_own_filter(wanted: PaperFilter) -> list[tuple[str, PaperFilter]]:
 
 
 # A Chinese search by meaning alone reads this many times its closest papers by cosine and keeps the closest once
-# each one's closeness to Chinese queries in general is taken off (papertrail/query_hubs)
+# each one's closeness to Chinese queries in general is taken off (papertrail/embedding/query_hubs)
 HUB_POOL = 3
 
 
@@ -199,8 +199,8 @@ class PaperIndex:
             if search_embedder and search_dimensions
             else None
         )
-        # the search model's reference queries (papertrail/query_hubs): a Chinese search by meaning alone ranks its
-        # closest papers by cosine less each paper's closeness to Chinese queries in general; None: by cosine
+        # the search model's reference queries (papertrail/embedding/query_hubs): a Chinese search by meaning alone
+        # ranks its closest papers by cosine less each paper's closeness to Chinese queries in general; None: by cosine
         self.search_hub_reference = search_hub_reference if self.search_meaning is not None else None
 
     async def ensure(self) -> None:
@@ -398,7 +398,7 @@ class PaperIndex:
         """The ids of the query's `closest` papers by meaning (its filters applied), the closest first, and the score
         they needed (`meaning_floor`: the floor, or less for a query whose closest paper lies near it). By the search
         vectors with a hub reference: of the HUB_POOL × `closest` nearest by cosine, those nearest once each paper's
-        closeness to Chinese queries in general is taken off (papertrail/query_hubs)."""
+        closeness to Chinese queries in general is taken off (papertrail/embedding/query_hubs)."""
         wanted = query.closest or 0
         reference = self.search_hub_reference if embedder == SEARCH_EMBEDDER else None
         top = replace(query, sort="relevance", page=1, size=wanted if reference is None else wanted * HUB_POOL)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from papertrail.search_document import PaperFilter
+from papertrail.domain.search_document import PaperFilter
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.atom import FEED_SIZE, render_atom
 from services.query.catalogue.reads.paper_lookup import PaperKey

@@ -16,7 +16,8 @@ from pymongo import DESCENDING
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import (
+from papertrail.embedding.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
+from papertrail.runtime.collections import (
     INDEX_STATE,
     PAPER_VECTORS,
     PAPER_VERSIONS,
@@ -26,8 +27,7 @@ from papertrail.collections import (
     SUMMARIES,
     SUMMARY_PENDING,
 )
-from papertrail.paper_vectors import PAPER_VECTORS_PROJECTION, vector_of
-from papertrail.venue_catalogue import VenueCatalogue
+from papertrail.runtime.venue_catalogue import VenueCatalogue
 from schemas.events import HarvestStatus
 from schemas.summary import NO_MODEL_CONFIGURED, SUMMARY_PRIORITIES
 from services.query.catalogue.reads.paper_lookup import PaperKey, anthology_key, holder

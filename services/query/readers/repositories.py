@@ -21,7 +21,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.collation import Collation
 from pymongo.errors import DuplicateKeyError
 
-from papertrail.collections import (
+from papertrail.runtime.collections import (
     API_TOKENS,
     CORRECTIONS,
     DIGESTS,
@@ -36,9 +36,9 @@ from papertrail.collections import (
     WEBHOOK_DELIVERIES,
     WEBHOOK_ENDPOINTS,
 )
-from papertrail.mongo import ensure_index
-from papertrail.outbound import url_host
-from papertrail.push.channels import GENERIC
+from papertrail.runtime.mongo import ensure_index
+from papertrail.runtime.outbound import url_host
+from papertrail.runtime.push.channels import GENERIC
 from schemas.events import Follow
 from services.query.readers.accounts.corrections import CorrectionReport
 from services.query.readers.accounts.rates import GRACE, Rate, Window, over, window

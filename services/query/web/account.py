@@ -12,9 +12,9 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.follows.checks import FollowRuleError
-from papertrail.push.channels import CHANNEL_NAMES
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.follows.checks import FollowRuleError
+from papertrail.runtime.push.channels import CHANNEL_NAMES
 from schemas.paper import ClaimTrack
 from services.query.catalogue.reads.venues import FIELD_NAMES
 from services.query.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of

@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from papertrail.search_document import SortKey
+from papertrail.domain.search_document import SortKey
 from services.query.catalogue.reads.search import PaperListing
 from services.query.web.i18n import Translator
 from services.query.web.refusals import rejected_fields, validation_text

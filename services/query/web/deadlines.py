@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 from icalendar import Calendar, Event
 from pydantic import ValidationError
 
-from papertrail.venues.deadlines import UpcomingDeadline
+from papertrail.domain.venues.deadlines import UpcomingDeadline
 from services.query.catalogue.reads.venues import FIELD_NAMES, DeadlineQuery, awaited, deadlines
 from services.query.deps import CatalogueDep, NowDep, SettingsDep
 from services.query.web.follow_here import follows_here

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from papertrail.follows.checks import FollowRuleError, catalogue_venue, check_follow
-from papertrail.text import fold
+from papertrail.domain.follows.checks import FollowRuleError, catalogue_venue, check_follow
+from papertrail.domain.text import fold
 from schemas.events import Follow
 
 Offer = dict[str, str]

@@ -9,13 +9,14 @@ from zoneinfo import ZoneInfo
 
 from markupsafe import Markup, escape
 
-from papertrail.author_institutions import author_institutions, paper_institutions
-from papertrail.follows.catalogue import topic_name
-from papertrail.follows.reasons import reason_text as plain_reason_text
-from papertrail.names import display_name_key
-from papertrail.text import Dollar, Formula, Styled, TexPart, has_han, tex_parts
-from papertrail.venues.accepted import AcceptedVenue, PaperVenues, accepted_venues
-from papertrail.web_links import is_web_link, web_links
+from papertrail.domain.author_institutions import author_institutions, paper_institutions
+from papertrail.domain.follows.catalogue import topic_name
+from papertrail.domain.follows.reasons import reason_text as plain_reason_text
+from papertrail.domain.names import display_name_key
+from papertrail.domain.tex import Dollar, Formula, Styled, TexPart, tex_parts
+from papertrail.domain.text import has_han
+from papertrail.domain.venues.accepted import AcceptedVenue, PaperVenues, accepted_venues
+from papertrail.domain.web_links import is_web_link, web_links
 from services.query.web.i18n import Translator
 
 AUTHORS_SHOWN = 8  # the seed site shows eight authors on a card, then "等 N 位作者"
@@ -59,7 +60,7 @@ def author_line(
 
 def institutions_line(authors: list[dict[str, Any]], summary: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The 机构 line of a card or paper page: the authors' institutions, each once, in author order; the summary's
-    when no author has any (papertrail/author_institutions.py says why)."""
+    when no author has any (papertrail/domain/author_institutions.py says why)."""
     return paper_institutions(authors, (summary or {}).get("institutions") or [])
 
 

@@ -215,7 +215,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "limit_mail_per_address": ("发送邮件", "mails sent"),
     "limit_password_checks": ("核对当前密码", "current-password checks"),
     "limit_token_creates": ("创建 API 令牌", "new API tokens"),
-    # a follow's own rules (papertrail/follows/checks.py FollowRuleError.rule)
+    # a follow's own rules (papertrail/domain/follows/checks.py FollowRuleError.rule)
     "follow_rule_venue_needed": ("请填写会议或期刊,或选择一个领域", "Name a venue, or choose a field"),
     "follow_rule_institution_needed": (
         "请填写机构的 ROR 标识(形如 03cve4549)",

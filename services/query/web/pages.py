@@ -10,10 +10,10 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from papertrail.author_institutions import is_ror_id
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.search_document import SEARCH_EMBEDDER, PaperFilter
-from papertrail.text import has_han
+from papertrail.domain.author_institutions import is_ror_id
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.search_document import SEARCH_EMBEDDER, PaperFilter
+from papertrail.domain.text import has_han
 from schemas.paper import ClaimTrack
 from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.institutions import institution_papers

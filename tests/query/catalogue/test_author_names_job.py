@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from pymongo import AsyncMongoClient
 
-from papertrail.names import NAME_KEY_SCHEME, display_name_key
-from papertrail.search import make_search_client
-from papertrail.search_document import PaperFilter, paper_document
-from papertrail.settings import InfraSettings
+from papertrail.domain.names import NAME_KEY_SCHEME, display_name_key
+from papertrail.domain.search_document import PaperFilter, paper_document
+from papertrail.runtime.search import make_search_client
+from papertrail.runtime.settings import InfraSettings
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.retag import name_authors, name_authors_on_scheme_change
 from services.query.catalogue.reads.search import PaperQuery

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from papertrail.search import make_search_client
-from papertrail.search_document import CHINESE_FIELDS, document_id
-from papertrail.settings import InfraSettings
+from papertrail.domain.search_document import CHINESE_FIELDS, document_id
+from papertrail.runtime.search import make_search_client
+from papertrail.runtime.settings import InfraSettings
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.search import PaperQuery
 from tests.support.corpus import read_lines

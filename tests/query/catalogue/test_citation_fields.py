@@ -3,7 +3,7 @@ publication as of the moment the document is written (an injected clock), which 
 
 from datetime import UTC, datetime, timedelta
 
-from papertrail.search_document import citations_per_month, paper_fields
+from papertrail.domain.search_document import citations_per_month, paper_fields
 from schemas.paper import Citations
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument, index_writes
 from tests.support.corpus import PAPER

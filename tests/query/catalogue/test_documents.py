@@ -4,7 +4,7 @@ read."""
 import json
 from datetime import UTC, datetime
 
-from papertrail.search_document import paper_document
+from papertrail.domain.search_document import paper_document
 from schemas.events import PaperEnriched
 from schemas.paper import CommunityPick, Paper, PaperIds, PaperVersion
 from schemas.summary import Summary

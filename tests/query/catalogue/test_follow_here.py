@@ -12,7 +12,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from papertrail.names import display_name_key
+from papertrail.domain.names import display_name_key
 from tests.support.browsing import ARTIFACTS, doc, launch_chromium, needs_chromium, signed_in, text
 from tests.support.pipelines import Pipeline
 from tests.support.query import ArxivPageSite
@@ -135,8 +135,8 @@ def test_a_followed_venue_whose_next_deadline_is_not_announced_is_listed(
     """A CCF-B or C venue with no deadline ahead is listed as awaited only once the reader follows it."""
     from datetime import UTC, datetime
 
-    from papertrail.venues.catalogue import default_index
-    from papertrail.venues.deadlines import awaited_editions
+    from papertrail.domain.venues.catalogue import default_index
+    from papertrail.domain.venues.deadlines import awaited_editions
 
     client, _ = reader
     venues = [v for v in default_index().venues.values() if v.ccf_rank in ("B", "C")]

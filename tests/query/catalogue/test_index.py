@@ -5,9 +5,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from papertrail.search import make_search_client
-from papertrail.search_document import PaperFilter, document_id
-from papertrail.settings import InfraSettings
+from papertrail.domain.search_document import PaperFilter, document_id
+from papertrail.runtime.search import make_search_client
+from papertrail.runtime.settings import InfraSettings
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.search import PaperListing, PaperQuery
 from tests.support.servers import Servers
@@ -77,7 +77,7 @@ async def test_the_settings_of_a_release_before_the_venue_filters_are_brought_up
     venue filters and facets work on it without a rebuild."""
     from meilisearch_python_sdk.models.settings import MeilisearchSettings
 
-    from papertrail.search_document import FILTERABLE, VENUE_FACETS
+    from papertrail.domain.search_document import FILTERABLE, VENUE_FACETS
 
     settings = InfraSettings(meili_url=servers.meili_url, meili_master_key=servers.meili_master_key)
     client = make_search_client(settings)

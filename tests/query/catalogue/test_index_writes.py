@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from papertrail.kafka import UnprocessableMessage, is_transient
-from papertrail.search_document import EMBEDDER, SEARCH_EMBEDDER, document_id
+from papertrail.domain.search_document import EMBEDDER, SEARCH_EMBEDDER, document_id
+from papertrail.runtime.kafka import UnprocessableMessage, is_transient
 from schemas.events import PaperEmbedding, PaperEnriched
 from services.query.catalogue.index import DocumentRefused, IndexRefused
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument, SearchVectorWrites, index_writes

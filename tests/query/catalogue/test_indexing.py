@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import PAPER_VECTORS
-from papertrail.collections import PAPERS as PAPERS_COLLECTION
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.search import make_search_client
-from papertrail.search_document import document_id
-from papertrail.settings import InfraSettings
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.search_document import document_id
+from papertrail.runtime.collections import PAPER_VECTORS
+from papertrail.runtime.collections import PAPERS as PAPERS_COLLECTION
+from papertrail.runtime.search import make_search_client
+from papertrail.runtime.settings import InfraSettings
 from schemas.events import PaperEmbedding, PaperEnriched
 from schemas.paper import Paper
 from services.query.api.routes.papers import PaperDetail

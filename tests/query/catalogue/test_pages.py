@@ -13,7 +13,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer
 from lxml import etree
 
-from papertrail.names import display_name_key
+from papertrail.domain.names import display_name_key
 from schemas import topics
 from schemas.events import PaperEnriched
 from tests.support.browsing import (

@@ -15,9 +15,10 @@ import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
 from bench.zh_retrieval import first_clause
-from papertrail.collections import PAPER_VECTORS, SEARCH_VECTORS
-from papertrail.embedders import open_embedder
-from papertrail.embedding import (
+from papertrail.domain.search_document import SEARCH_EMBEDDER, PaperFilter, paper_document, with_vector
+from papertrail.domain.text import paper_digest
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import (
     E5_MEANING_MIN_SCORE,
     E5_SMALL_Q4,
     SEARCH_OFF,
@@ -26,11 +27,10 @@ from papertrail.embedding import (
     SearchEmbeddingSettings,
     embedding_text,
 )
-from papertrail.query_hubs import hub_corrected, hub_scores, reference_queries
-from papertrail.search import make_search_client
-from papertrail.search_document import SEARCH_EMBEDDER, PaperFilter, paper_document, with_vector
-from papertrail.settings import InfraSettings
-from papertrail.text import paper_digest
+from papertrail.embedding.query_hubs import hub_corrected, hub_scores, reference_queries
+from papertrail.runtime.collections import PAPER_VECTORS, SEARCH_VECTORS
+from papertrail.runtime.search import make_search_client
+from papertrail.runtime.settings import InfraSettings
 from schemas.paper import Paper
 from schemas.paper_vector import PaperVector
 from services.query.catalogue.index import PaperIndex, search_body

@@ -5,7 +5,7 @@ from datetime import UTC, date, datetime
 import pytest
 from pydantic import ValidationError
 
-from papertrail.search_document import PaperFilter, venue_fields
+from papertrail.domain.search_document import PaperFilter, venue_fields
 from services.query.catalogue.reads.search import (
     MORE_BY_MEANING,
     PaperListing,
@@ -153,7 +153,7 @@ def test_a_published_record_without_claims_is_found_by_its_venue_year_and_rank()
 def test_a_journal_paper_is_found_by_the_journals_names_rank_and_track() -> None:
     """arXiv 2605.13202's comment (May 2026 corpus): "Accepted for publication in IEEE Transactions on Circuits and
     Systems for Video Technology (TCSVT)". Its claim is the journal's, ranked B on the CCF list, track journal."""
-    from papertrail.venues.claims import venue_claims
+    from papertrail.domain.venues.claims import venue_claims
     from schemas.paper import Paper, PaperIds
     from tests.support.sources import corpus_comments
 

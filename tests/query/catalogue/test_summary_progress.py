@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import SUMMARY_PENDING
-from papertrail.text import paper_digest
+from papertrail.domain.text import paper_digest
+from papertrail.runtime.collections import SUMMARY_PENDING
 from schemas.paper import CommunityPick
 from schemas.summary import NO_MODEL_CONFIGURED, Summary
 from services.query.catalogue.reads.overview import summary_progress

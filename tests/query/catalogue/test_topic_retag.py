@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from pymongo import AsyncMongoClient
 
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.search import make_search_client
-from papertrail.search_document import paper_document
-from papertrail.settings import InfraSettings
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.search_document import paper_document
+from papertrail.runtime.search import make_search_client
+from papertrail.runtime.settings import InfraSettings
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from tests.support.corpus import sample_papers

@@ -2,8 +2,8 @@
 
 from datetime import UTC, datetime
 
-from papertrail.follows.catalogue import load_catalogue
-from papertrail.follows.rules import PaperText, compile_follow, match_one, topics_by_id
+from papertrail.domain.follows.catalogue import load_catalogue
+from papertrail.domain.follows.rules import PaperText, compile_follow, match_one, topics_by_id
 from schemas.events import Follow
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from tests.support.corpus import sample_papers

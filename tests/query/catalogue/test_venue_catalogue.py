@@ -13,9 +13,9 @@ import pytest
 from icalendar import Calendar
 from lxml import html
 
-from papertrail.venues.catalogue import default_index
-from papertrail.venues.ccfddl import build_venues
-from papertrail.venues.deadlines import upcoming_deadlines
+from papertrail.domain.venues.catalogue import default_index
+from papertrail.domain.venues.ccfddl import build_venues
+from papertrail.domain.venues.deadlines import upcoming_deadlines
 from services.harvester.store import VenueCatalogueStore
 from services.query.app import create_app
 from services.query.deps import get_now

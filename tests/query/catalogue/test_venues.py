@@ -206,8 +206,8 @@ def test_the_cite_box_cites_an_accepted_paper_as_published_and_a_workshop_paper_
 
 async def test_the_overview_lists_the_venues_of_the_weeks_accepted_papers(query_url: str, servers: Servers) -> None:
     """Its week ends at the time given (the overview's `end`, now): here a day after the newest accepted version."""
-    from papertrail.search import make_search_client
-    from papertrail.settings import InfraSettings
+    from papertrail.runtime.search import make_search_client
+    from papertrail.runtime.settings import InfraSettings
     from services.query.catalogue.index import PaperIndex
     from services.query.catalogue.reads.overview import accepted_this_week
 

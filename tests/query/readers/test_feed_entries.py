@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from lxml import html
 
-from papertrail.collections import MATCHES, USERS
+from papertrail.runtime.collections import MATCHES, USERS
 from schemas.events import FollowMatched, MatchReason
 from tests.support.library_papers import corpus_days
 from tests.support.reader_site import Site, browser, reader_site

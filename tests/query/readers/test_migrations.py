@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.migrations import MigrationContext, MigrationRecord
+from papertrail.runtime.migrations import MigrationContext, MigrationRecord
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.migrations import MIGRATIONS

@@ -6,10 +6,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
 from pydantic import BaseModel, Field
 
-from papertrail.follows.checks import FollowRuleError
-from papertrail.outbound import OutboundPolicy, OutboundRefused
-from papertrail.push.channel import Language, masked_url
-from papertrail.push.channels import CHANNELS, GENERIC
+from papertrail.domain.follows.checks import FollowRuleError
+from papertrail.runtime.outbound import OutboundPolicy, OutboundRefused
+from papertrail.runtime.push.channel import Language, masked_url
+from papertrail.runtime.push.channels import CHANNELS, GENERIC
 from services.query.api.problems import problem_responses
 from services.query.catalogue.reads.search import Moment
 from services.query.deps import (

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
-from papertrail.author_institutions import ROR_ID_PATTERN
+from papertrail.domain.author_institutions import ROR_ID_PATTERN
 from services.query.api.problems import problem_responses
 from services.query.catalogue.reads.institutions import (
     TSINGHUA,

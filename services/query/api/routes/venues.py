@@ -5,7 +5,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
-from papertrail.venues.catalogue import Venue
+from papertrail.domain.venues.catalogue import Venue
 from services.query.api.problems import problem_responses
 from services.query.catalogue.reads.venues import VENUE_KEY_PATTERN, VenueQuery, VenueSummary, find_venues, venue_by_key
 from services.query.deps import CatalogueDep

@@ -9,7 +9,7 @@ from faststream import Context
 from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import Histogram
 
-from papertrail.embedding import SEARCH_OFF
+from papertrail.embedding.embedder import SEARCH_OFF
 from schemas.events import HarvestStatus, PaperEnriched, PaperWithdrawn
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger

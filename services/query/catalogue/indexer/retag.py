@@ -9,8 +9,8 @@ import time
 
 import stamina
 
-from papertrail.names import NAME_KEY_SCHEME
-from papertrail.search_document import EMBEDDER, SEARCH_EMBEDDER, author_names, with_vector
+from papertrail.domain.names import NAME_KEY_SCHEME
+from papertrail.domain.search_document import EMBEDDER, SEARCH_EMBEDDER, author_names, with_vector
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from services.query.catalogue.repositories import CatalogueRecords

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from papertrail.follows.catalogue import Topic
-from papertrail.follows.rules import FollowIndex, PaperText, topics_by_id
+from papertrail.domain.follows.catalogue import Topic
+from papertrail.domain.follows.rules import FollowIndex, PaperText, topics_by_id
 from schemas.events import Follow, Paper
 
 TopicReasons = dict[str, list[dict[str, Any]]]  # topic id → the reasons, as the topic page shows them

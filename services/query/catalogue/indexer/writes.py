@@ -17,7 +17,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import orjson
 
-from papertrail.search_document import SEARCH_EMBEDDER, citations_per_month, document_id, paper_document, with_vector
+from papertrail.domain.search_document import (
+    SEARCH_EMBEDDER,
+    citations_per_month,
+    document_id,
+    paper_document,
+    with_vector,
+)
 from schemas.events import PaperEnriched
 
 DIGEST = "fields_digest"  # the document field holding the digest of its other fields

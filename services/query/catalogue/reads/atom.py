@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 from feedgen.feed import FeedGenerator
 
-from papertrail.text import tex_plain
+from papertrail.domain.tex import tex_plain
 
 # XML 1.0 forbids these control characters; a search term or a title may carry them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

@@ -1,12 +1,12 @@
 """Atom feeds of papers: a topic's papers, a venue's, a search's, newest first (a follow's:
 readers/accounts/follows.py)."""
 
-from papertrail.follows.catalogue import topic_title
-from papertrail.follows.reasons import reason_text
-from papertrail.follows.rules import VenueRule
-from papertrail.search_document import PaperFilter
-from papertrail.venues.accepted import PaperVenues, accepted_venues
-from papertrail.venues.catalogue import Venue
+from papertrail.domain.follows.catalogue import topic_title
+from papertrail.domain.follows.reasons import reason_text
+from papertrail.domain.follows.rules import VenueRule
+from papertrail.domain.search_document import PaperFilter
+from papertrail.domain.venues.accepted import PaperVenues, accepted_venues
+from papertrail.domain.venues.catalogue import Venue
 from schemas.paper import ClaimTrack
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.atom import FEED_SIZE, render_atom

@@ -1,13 +1,13 @@
 """Institutions as the API and the pages show them: those the papers' authors are at (ROR-matched), with their
 names and paper counts, and one institution with its papers, newest first. Counted by the index's facet of
-institution entries (papertrail/author_institutions.py), so an institution is known once a paper names it."""
+institution entries (papertrail/domain/author_institutions.py), so an institution is known once a paper names it."""
 
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from papertrail.author_institutions import institution_counts, is_ror_id, matches_words
-from papertrail.search_document import PaperFilter
+from papertrail.domain.author_institutions import institution_counts, is_ror_id, matches_words
+from papertrail.domain.search_document import PaperFilter
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.papers import HIT_DEFAULTS, LIST_FIELDS, PaperHit
 from services.query.catalogue.reads.search import PaperQuery

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, Field
 
-from papertrail.search_document import PaperFilter
+from papertrail.domain.search_document import PaperFilter
 from schemas.events import AnnouncementReport
 from schemas.summary import NO_MODEL_CONFIGURED, SUMMARY_PRIORITIES
 from services.query.catalogue.index import PaperIndex

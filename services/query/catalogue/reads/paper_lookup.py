@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from papertrail.paper_ids import (
+from papertrail.domain.paper_ids import (
     ANTHOLOGY_DOI_PREFIX,
     ARXIV_NEW_FORM,
     ARXIV_OLD_FORM,

@@ -6,9 +6,9 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
-from papertrail.author_institutions import institution_counts
-from papertrail.names import display_name_key, initials_only
-from papertrail.search_document import INSTITUTION_FACET, PaperFilter, paper_fields
+from papertrail.domain.author_institutions import institution_counts
+from papertrail.domain.names import display_name_key, initials_only
+from papertrail.domain.search_document import INSTITUTION_FACET, PaperFilter, paper_fields
 from schemas.paper import Citations, Paper, VenueClaim
 from services.query.catalogue.changes import version_changes
 from services.query.catalogue.index import NoVectors, PaperIndex

@@ -1,7 +1,7 @@
 """Searching papers: the search parameters as one model (the API's search route, the Atom search feed and the home
 page's browser all take it), every constraint on a value in the model, so the OpenAPI document states what the
 route enforces, and the search of the index they make, its values quoted, never pasted raw
-(papertrail/search_document.py builds the filter)."""
+(papertrail/domain/search_document.py builds the filter)."""
 
 import re
 from dataclasses import dataclass, field, replace
@@ -11,10 +11,10 @@ from urllib.parse import urlencode
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, Field
 
-from papertrail.author_institutions import ROR_ID_PATTERN
-from papertrail.embedding import MINILM_INT8
-from papertrail.search_document import SORT_FIELDS, DatedSort, PaperFilter, SortKey
-from papertrail.text import has_cjk
+from papertrail.domain.author_institutions import ROR_ID_PATTERN
+from papertrail.domain.search_document import SORT_FIELDS, DatedSort, PaperFilter, SortKey
+from papertrail.domain.text import has_cjk
+from papertrail.embedding.embedder import MINILM_INT8
 from schemas.paper import ClaimTrack
 from services.query.moments import in_utc
 

@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from papertrail.follows.catalogue import Topic, load_catalogue
-from papertrail.search_document import PaperFilter
+from papertrail.domain.follows.catalogue import Topic, load_catalogue
+from papertrail.domain.search_document import PaperFilter
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.search import PaperQuery
 

@@ -6,8 +6,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from papertrail.venues.catalogue import CcfField, CcfRank, Venue, fold
-from papertrail.venues.deadlines import AwaitedEdition, UpcomingDeadline, awaited_editions, upcoming_deadlines
+from papertrail.domain.venues.catalogue import CcfField, CcfRank, Venue, fold
+from papertrail.domain.venues.deadlines import AwaitedEdition, UpcomingDeadline, awaited_editions, upcoming_deadlines
 
 VENUE_KEY_PATTERN = r"^[A-Za-z]{2,8}/[a-z0-9][a-z0-9\-_.&+]{0,63}$"
 FIELD_NAMES: dict[str, tuple[str, str]] = {

@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from papertrail.collections import FOLLOWS
-from papertrail.kafka import kafka_name, make_broker
-from papertrail.mongo import database, make_mongo_client
-from papertrail.service import load_settings
+from papertrail.runtime.collections import FOLLOWS
+from papertrail.runtime.kafka import kafka_name, make_broker
+from papertrail.runtime.mongo import database, make_mongo_client
+from papertrail.runtime.service import load_settings
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.readers.accounts import follows

@@ -10,9 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, HttpUrl
 
-from papertrail.author_institutions import ROR_ID_PATTERN
-from papertrail.follows.catalogue import topic_title
-from papertrail.follows.checks import (
+from papertrail.domain.author_institutions import ROR_ID_PATTERN
+from papertrail.domain.follows.catalogue import topic_title
+from papertrail.domain.follows.checks import (
     MAX_DESCRIPTION_CHARS,
     MAX_SEEDS,
     FollowRuleError,
@@ -21,8 +21,8 @@ from papertrail.follows.checks import (
     chinese_terms,
     only_chinese,
 )
-from papertrail.follows.reasons import reason_text
-from papertrail.similarity import DEFAULT_THRESHOLD
+from papertrail.domain.follows.reasons import reason_text
+from papertrail.embedding.similarity import DEFAULT_THRESHOLD
 from schemas.events import CcfFieldCode, Follow, FollowChanged, SeedPaper
 from schemas.paper import ClaimTrack
 from services.query.catalogue.interface import FEED_SIZE, Catalogue, render_atom

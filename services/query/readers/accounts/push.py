@@ -10,10 +10,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field, HttpUrl
 
-from papertrail.outbound import OutboundPolicy, OutboundRefused
-from papertrail.push import telegram
-from papertrail.push.channel import Language, masked_url
-from papertrail.push.channels import CHANNEL_NAMES, CHANNELS, GENERIC
+from papertrail.runtime.outbound import OutboundPolicy, OutboundRefused
+from papertrail.runtime.push import telegram
+from papertrail.runtime.push.channel import Language, masked_url
+from papertrail.runtime.push.channels import CHANNEL_NAMES, CHANNELS, GENERIC
 from schemas.events import FollowChanged
 from services.query.readers.accounts.follows import Announce, NoSuchFollow, NoSuchPushChannel, check_push_channel
 from services.query.readers.repositories import ReaderRecords

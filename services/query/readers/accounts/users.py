@@ -11,7 +11,7 @@ from typing import Any, Literal
 from email_validator import EmailNotValidError, validate_email
 from pwdlib import PasswordHash
 
-from papertrail.mail import send_mail
+from papertrail.runtime.mail import send_mail
 from services.query.readers.accounts.rates import Rate
 from services.query.readers.repositories import ReaderRecords
 from services.query.settings import QuerySettings

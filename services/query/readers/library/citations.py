@@ -10,7 +10,7 @@ stored before its record kept the volume is cited with its venue ("ACL 2024") as
 again (docs/operations.md).
 
 An arXiv paper accepted at a venue of the catalogue (its published record, or an accepted claim of its journal
-reference, DOI or comment: papertrail/venues/accepted.py) is cited as published there: `@inproceedings` with the
+reference, DOI or comment: papertrail/domain/venues/accepted.py) is cited as published there: `@inproceedings` with the
 venue's name and edition as `booktitle` (`@article` with `journal` for a journal), the edition's year and the
 published DOI when the paper holds one, keeping its `eprint`. A workshop or a submission leaves it a preprint (a
 workshop at ICML is not the ICML proceedings, a submission no publication), and so does a venue outside the
@@ -29,11 +29,11 @@ import rispy
 from bibtexparser import model
 
 # Name keys come from the normalizer, which made them; they move to the shared package with the restructuring.
-from papertrail.names import author_key, split_name
-from papertrail.paper_ids import ARXIV_OWN_DOI
-from papertrail.text import latex_encoded
-from papertrail.venues.accepted import AcceptedVenue, accepted_venues
-from papertrail.venues.catalogue import default_index
+from papertrail.domain.names import author_key, split_name
+from papertrail.domain.paper_ids import ARXIV_OWN_DOI
+from papertrail.domain.text import latex_encoded
+from papertrail.domain.venues.accepted import AcceptedVenue, accepted_venues
+from papertrail.domain.venues.catalogue import default_index
 from schemas.paper import Author, Paper, PublishedIn
 
 CitationFormat = Literal["bibtex", "ris", "csl-json"]

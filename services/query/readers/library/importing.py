@@ -8,8 +8,7 @@ within MongoDB's 16 MiB document. An entry's verdict is written once (the first 
 its cursor and counts in one update, and only from the cursor it read: a chunk is counted once, whoever ran it. Saving
 a chunk's papers is an upsert per reader and paper, so running a chunk again (the service stopped between saving and
 recording) stores nothing twice. At start the service takes up every job left running, so an import survives a
-restart.
-"""
+restart."""
 
 import asyncio
 import logging
@@ -29,8 +28,8 @@ from bson.raw_bson import RawBSONDocument
 from pymongo import DESCENDING, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import LIBRARY_IMPORT_ENTRIES, LIBRARY_IMPORTS, PAPERS
-from papertrail.mongo import ensure_index
+from papertrail.runtime.collections import LIBRARY_IMPORT_ENTRIES, LIBRARY_IMPORTS, PAPERS
+from papertrail.runtime.mongo import ensure_index
 from services.query.catalogue.reads.paper_lookup import PaperKey
 from services.query.readers.library.imports import (
     CANDIDATE_FIELDS,

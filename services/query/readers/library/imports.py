@@ -25,10 +25,10 @@ from bibtexparser.splitter import Splitter
 from pylatexenc import latexwalker
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
-from papertrail.names import author_key, split_name
+from papertrail.domain.names import author_key, split_name
 
 # The normalizer's identity rule and name keys; they move to the shared package with the restructuring.
-from papertrail.paper_ids import fingerprint
+from papertrail.domain.paper_ids import fingerprint
 from services.query.catalogue.reads.paper_lookup import NotAPaperId, PaperKey, anthology_key, holder, paper_key
 from services.query.readers.library.citations import CitationFormat
 

@@ -1,6 +1,7 @@
 """Each reader's own ranking of new papers, learnt from what they saved and dismissed. Pure (numpy, scikit-learn).
 
-As arxiv-sanity does per tag on tf-idf, a linear classifier per reader on the paper vectors (papertrail/embedding.py,
+As arxiv-sanity does per tag on tf-idf, a linear classifier per reader on the paper vectors
+(papertrail/embedding/embedder.py,
 float32, length 1): the reader's saved papers against their dismissed ones and a sample of other papers (the
 background: what a reader did not save is mostly what they never looked at, so it weighs less than a dismissal). A
 reader who saved nothing gets no model; the caller serves the follows-based feed. Training is bounded by capping the

@@ -20,8 +20,8 @@ import numpy as np
 from pymongo import DESCENDING
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import FEEDBACK, PAPER_VECTORS, PAPERS, READER_MODELS, READER_PICKS
-from papertrail.paper_vectors import vector_of
+from papertrail.embedding.paper_vectors import vector_of
+from papertrail.runtime.collections import FEEDBACK, PAPER_VECTORS, PAPERS, READER_MODELS, READER_PICKS
 from services.query.catalogue.interface import paper_vectors_of
 from services.query.readers.library import ranking
 from services.query.readers.library.ranking import ReaderModel

@@ -1,7 +1,7 @@
 """The reader's record in MongoDB: library entries and feedback (owned here), and reads of the normalizer's papers.
 
 Every document carries its reader's `user_id` and every read and write filters on it, so one reader's id never
-reaches another's entries (papertrail/collections.py: READERS_RECORD).
+reaches another's entries (papertrail/runtime/collections.py: READERS_RECORD).
 """
 
 from collections.abc import Sequence
@@ -11,8 +11,8 @@ from typing import Any
 from pymongo import DESCENDING, ReturnDocument, UpdateOne
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.collections import FEEDBACK, LIBRARY, PAPERS, READER_MODELS
-from papertrail.mongo import ensure_index
+from papertrail.runtime.collections import FEEDBACK, LIBRARY, PAPERS, READER_MODELS
+from papertrail.runtime.mongo import ensure_index
 from schemas.paper import Paper
 from services.query.catalogue.interface import public_paper
 from services.query.readers.library.citations import ShelfMarks, citation_key_ok

@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 import rispy
 
-from papertrail.text import squash
-from papertrail.venues.claims import venue_claims
+from papertrail.domain.text import squash
+from papertrail.domain.venues.claims import venue_claims
 from schemas.paper import Paper
 from services.query.readers.library import citations
 from services.query.readers.library.citations import bibtex_text, citation_keys, export, kind, name_parts, to_csl_json

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from lxml import html
 
-from papertrail.collections import READERS_RECORD
+from papertrail.runtime.collections import READERS_RECORD
 from services.query.readers.library.citations import FORMATS, CitationFormat, export
 from tests.support.browsing import ARTIFACTS, CHROMIUM, launch_chromium
 from tests.support.library_papers import acl_2024, arxiv_oai, red_fm
@@ -248,7 +248,7 @@ def test_in_headless_chromium_save_dismiss_cite_import_a_real_bib_file_and_expor
 
 
 def test_every_document_of_the_readers_record_names_its_reader(site: Site) -> None:
-    """What `papertrail users delete` removes by `user_id` (papertrail/collections.py: READERS_RECORD): every
+    """What `papertrail users delete` removes by `user_id` (papertrail/runtime/collections.py: READERS_RECORD): every
     document the library, feedback, imports and models hold here names a reader that exists."""
     site.call("PUT", f"/api/me/feedback/{MERA}", reader="dee", json={"mark": "read"})
     assert upload(site, "dee", "mera.bib", (LIBRARY / "mera_anthology.bib").read_bytes()).status_code == 201

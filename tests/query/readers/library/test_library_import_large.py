@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from papertrail.collections import LIBRARY_IMPORT_ENTRIES, LIBRARY_IMPORTS
+from papertrail.runtime.collections import LIBRARY_IMPORT_ENTRIES, LIBRARY_IMPORTS
 from tests.support.library_papers import acl_2024, arxiv_oai, red_fm
 from tests.support.paths import FIXTURES
 from tests.support.reader_site import Site, reader_site

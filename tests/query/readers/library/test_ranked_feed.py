@@ -12,11 +12,11 @@ import pytest
 from bson import ObjectId
 from lxml import html
 
-from papertrail.collections import MATCHES, PAPER_VECTORS
-from papertrail.collections import PAPERS as PAPERS_COLLECTION
-from papertrail.embedders import open_embedder
-from papertrail.embedding import EmbeddingSettings, embedding_text
-from papertrail.text import paper_digest
+from papertrail.domain.text import paper_digest
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import EmbeddingSettings, embedding_text
+from papertrail.runtime.collections import MATCHES, PAPER_VECTORS
+from papertrail.runtime.collections import PAPERS as PAPERS_COLLECTION
 from schemas.paper import Paper
 from tests.support.library_papers import corpus_days
 from tests.support.reader_site import Site, browser, reader_site

@@ -8,8 +8,8 @@ from functools import cache
 import numpy as np
 import pytest
 
-from papertrail.embedders import open_embedder
-from papertrail.embedding import EmbeddingSettings, embedding_text, l2_normalised
+from papertrail.embedding.backends import open_embedder
+from papertrail.embedding.embedder import EmbeddingSettings, embedding_text, l2_normalised
 from services.query.readers.library import ranking
 from services.query.readers.library.ranking import ReaderModel, ranked, scores, scores_of_readers, train
 from tests.support.corpus import sample_papers

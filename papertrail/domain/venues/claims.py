@@ -1,0 +1,552 @@
+"""Venue claims read from a paper's own words: its comment ("Accepted to ICML 2026 (Spotlight)"), journal
+reference and DOI. Pure.
+
+Precision first (a wrong "accepted at ICML" is worse than none), so a venue is claimed only when
+- the comment says so: an acceptance word (accepted, to appear, published, camera-ready, presented, oral …) or a
+  submission word (submitted, under review …) in the same sentence as the venue, or
+- the sentence is the venue alone ("ECCV 2026", "CVPR 2026 Highlight", "ACL 2026 Findings"): how authors mark
+  where a paper was accepted;
+and never from a sentence about another work or event (an extension of an earlier paper, a challenge's winning
+entry), nor from a template footer ("40th Conference on Neural Information Processing Systems (NeurIPS 2026)")
+without acceptance words. A catalogue acronym counts only with its year beside it or an acceptance/submission
+phrase right before it (CHI, KR, LOG, ALT are also words or common letters). A workshop at a venue is that
+venue's claim with track `workshop`; submitted is never reported as accepted."""
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from papertrail.domain.venues.catalogue import Venue, VenueIndex, default_index, fold
+from schemas.paper import ClaimSource, ClaimStatus, ClaimTrack, Presentation, VenueClaim
+
+ACCEPTED = re.compile(
+    r"\b(?:accepted|acceptance|to appear|will appear|appear(?:s|ing)? (?:in|at)|published|publish|publication in|"
+    r"forthcoming|in press|camera[- ]ready|presented|presentation at|in proceedings?|proceedings? of|oral|spotlight|"
+    r"highlight|poster|"
+    r"best (?:student )?paper|main (?:conference|track)|accept|selected (?:as|for)|(?:workshop|conference) paper)\b",
+    re.IGNORECASE,
+)
+SUBMITTED = re.compile(
+    r"\b(?:submitted|submission|submit to|under review|in review|under consideration|review(?:ed)? (?:at|for|by)|"
+    r"conditionally accepted|preprint under review|manuscript under)\b",
+    re.IGNORECASE,
+)
+# Sentences about other work: the claim is not this paper's.
+ELSEWHERE = re.compile(
+    r"\b(?:extension|extended version|full version|extends|journal version|conference version|previous(?:ly)?|prior|"
+    r"earlier|"
+    r"preliminary|based on (?:our|the)|builds? on|companion|tutorial|keynote|invited talk|superseded|rejected|"
+    r"withdrawn|candidate|nominee|nominated|finalist)\b",
+    re.IGNORECASE,
+)
+# A challenge entry or shared-task ranking is no acceptance, unless the sentence says the paper was accepted at
+# (or presented at) the workshop that holds it: then it is that workshop's paper.
+COMPETITION = re.compile(
+    r"\b(?:challenge|competition|shared task|winner|winning|place|rank(?:ed)?|leaderboard|track \d)\b", re.I
+)
+ACCEPTED_HERE = re.compile(r"\b(?:accepted|published|presented|to appear|appears? (?:in|at))\b", re.IGNORECASE)
+# Misspelt cue words ("Accepected", "accpeted", "Submmited"): read as meant.
+TYPO_CUES = {
+    "accepted": re.compile(r"^ac+[ecp]{1,4}e?c?p?te?d$", re.I),
+    "submitted": re.compile(r"^subm+it+e+d$", re.I),
+}
+WORD = re.compile(r"[A-Za-z]+")
+FOOTER = re.compile(r"\b\d+(?:st|nd|rd|th)\s+(?:annual\s+)?(?:international\s+)?conference\b", re.IGNORECASE)
+# words a journal's abbreviated name ends with a dot ("IEEE Trans. Pattern Anal. Mach. Intell."): no sentence end
+ABBREVIATED = (
+    "Proc Vol Conf Int Symp No pp J Trans Anal Mach Intell Comput Commun Sel Netw Syst Lett Technol Inf Sci Eng "
+    "Appl Process Res Rev Stat Math Softw Multim Mob Secur Knowl Learn Artif Vis Graph Imag Robot Autom Biomed"
+).split()
+SENTENCES = re.compile(
+    r"[;|\n]+|(?<=[A-Za-z0-9)\]]{2})" + "".join(rf"(?<!\b{w})" for w in ABBREVIATED) + r"\.\s+(?=[A-Z])"
+)
+YEAR_AFTER = re.compile(
+    r"^(?P<joint>[-/][A-Z][A-Za-z]{1,9}(?=[\s\-_']*(?:19|20)?\d{2}\b))?"
+    r"(?:\s+(?i:findings?|workshops?|SRW|main(?:\s+(?:conference|track))?|industry\s+track|demo\s+track))?"
+    r"[\s\-_')\],]*(?:'|’)?(?P<year>(?:19|20)\d{2}|\d{2})(?![0-9])"
+)
+YEAR_ANY = re.compile(r"(?<![0-9])(20[0-3]\d)(?![0-9])")
+CUE_BEFORE = re.compile(
+    r"(?:accepted|appear|published|presented|submitted|submission|review|camera[- ]ready)\w*"
+    r"(?:\s+(?:as|at|to|by|in|for|into|on|with|an?|the|main|conference|paper|publication|track|oral|poster|"
+    r"spotlight|long|short|full|of))*\s*[(\[]?$|@\s*$",
+    re.IGNORECASE,
+)
+UNKNOWN_VENUE = re.compile(
+    r"\b(?i:(?:accepted|published|to appear|appear(?:s|ing)?|submitted|camera[- ]ready(?: version)?)\s+"
+    r"(?:for (?:publication|presentation)\s+)?(?:as\s+(?:an?\s+)?\w+\s+paper\s+)?(?:at|to|by|in|for|of)\s+(?:the\s+)?"
+    r"(?:(?:IEEE|ACM)\s+(?=(?:19|20)\d{2}))?(?:(?:19|20)\d{2}\s+)?)(?:\d+(?:st|nd|rd|th)\s+)?"
+    r"(?P<name>[A-Z][\w&\-+/.']*(?:\s+(?:[A-Z0-9][\w&\-+/.']*"
+    r"|of|on|and|for|in|the|&))*)",
+)
+WORKSHOP = re.compile(r"\b(?i:workshops?)\b|\b[A-Z]{2,}-W\b|\bSRW\b|\S\s*@\s*[A-Z]")
+WORKSHOP_NAME = re.compile(r"(?P<name>(?i:workshop)\s+(?:on|for)\s+[^,;()]+?)(?=\s*(?:[,;()]|\.\s|\bat\b|$|\(|\d{4}))")
+WORKSHOP_BEFORE = re.compile(r"\b(?P<name>[A-Z0-9][\w\-&]*(?:\s+[A-Z0-9][\w\-&]*)*\s+[Ww]orkshop)\b")
+WORKSHOP_AT = re.compile(r"(?P<name>[A-Za-z0-9][\w\-]*(?:\s+[Ww]orkshop)?)\s*@\s*$")
+TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
+    ("findings", re.compile(r"\bfindings?\b", re.IGNORECASE)),
+    (
+        "datasets_benchmarks",
+        re.compile(r"\bdatasets?\s*(?:and|&)\s*benchmarks?\b|\bevaluations?\s*(?:and|&)\s*datasets?\b|\bD&B\b", re.I),
+    ),
+    ("position", re.compile(r"\bposition(?:\s+paper)?\s+track\b", re.IGNORECASE)),
+    ("demo", re.compile(r"\bdemo(?:s|nstrations?)?\b", re.IGNORECASE)),
+    ("industry", re.compile(r"\bindustry\s+track\b", re.IGNORECASE)),
+    ("short", re.compile(r"\bshort\s+papers?\b|\bextended\s+abstract\b", re.IGNORECASE)),
+    ("doctoral", re.compile(r"\bph\.?d\.?\s+symposium\b|\bdoctoral\s+(?:consortium|symposium)\b", re.I)),
+]
+PRESENTATIONS: list[tuple[Presentation, re.Pattern[str]]] = [
+    ("best_paper", re.compile(r"\bbest (?:student )?paper(?: award)?\b(?!\s+(?:candidate|nominee|finalist))", re.I)),
+    ("oral", re.compile(r"\boral\b", re.IGNORECASE)),
+    ("spotlight", re.compile(r"\bspotlight\b", re.IGNORECASE)),
+    ("highlight", re.compile(r"\bhighlights?\b", re.IGNORECASE)),
+    ("poster", re.compile(r"\bposter\b", re.IGNORECASE)),
+]
+JOURNAL_WORDS = re.compile(
+    r"\b(?i:transactions|journal|letters|magazine|review)\b|(?:^|[\s/])T[A-Z]{2,5}$|\bJ[A-Z]{2,4}$"
+)
+# What may stand beside the venue in a sentence that is the venue alone ("CVPR 2026 (Highlight), 8 pages").
+FILLER = re.compile(
+    r"\b(?:main|conference|track|paper|long|short|full|findings?|oral|spotlight|highlight|poster|presentation|"
+    r"proceedings?|early|accept(?:ance)?|edition|industry|demos?|system\s+demonstrations?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|"
+    r"workshops?|the|of|at|in|version|final|camera[- ]ready|\d+\s*(?:pages?|figures?|tables?)|pages?|figures?|"
+    r"tables?|appendix|supplementary|material|code|project|page|and|with|plus|including|student|research|"
+    r"non-archival|archival|website|github)\b|https?://\S+|(?i:workshop\s+on\s+[^,;()]+)|"
+    r"[\s\d,.:;()\[\]{}'’\"+\-–—/&*]",
+    re.IGNORECASE,
+)
+# a publisher or a kind of venue is no venue: "submitted to IEEE for possible publication", "an IEEE journal"
+UNNAMED = frozenset(
+    {
+        "Lecture",
+        "Notes",
+        "LNCS",
+        "LNAI",
+        "CCIS",
+        "Xplore",
+        "Series",
+        "in",
+        "Computer",
+        "Science",
+        "IEEE",
+        "ACM",
+        "Springer",
+        "Elsevier",
+        "Wiley",
+        "MDPI",
+        "Nature",
+        "arXiv",
+        "Journal",
+        "Conference",
+        "Special",
+        "Issue",
+        "Publication",
+        "Possible",
+        "Review",
+        "Peer",
+        "Workshop",
+        "Proceedings",
+        "Track",
+    }
+)
+NAME_GOES_ON = re.compile(r"\s+(?:and|for|in|of|on|&)\s+[A-Z]|[A-Za-z]")
+ACL_DOI = re.compile(r"^10\.18653/v1/(?P<year>\d{4})\.(?P<volume>[a-z0-9\-]+)\.\d+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    start: int
+    end: int
+    venue: Venue | None
+    name: str  # as written
+    year: int | None
+    workshop_suffix: bool  # CVPRW, ICCVW
+
+
+@cache
+def _mention_pattern(index: VenueIndex) -> re.Pattern[str]:
+    acronyms: set[str] = set()
+    for venue in index.venues.values():
+        for name in (venue.acronym, *venue.aliases):
+            short = re.sub(r"^(?:IEEE|ACM)\s+", "", name)
+            if venue.type == "journal" and (len(re.findall("[A-Z]", short)) < 3 or " " in short):
+                continue  # a journal's short name is read only when its capitals say so: "AI", "PR" are words
+            if not name.startswith(("Proc", "Advances", "The ")) and len(name) <= 25:
+                acronyms.add(name)
+    names = sorted(acronyms, key=len, reverse=True)
+    alternatives = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in names)
+    full = sorted(
+        {re.sub(r"^the\s+", "", v.name, flags=re.I) for v in index.venues.values() if len(v.name.split()) >= 3},
+        key=len,
+        reverse=True,
+    )
+    full_names = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in full)
+    return re.compile(
+        rf"(?<![A-Za-z0-9])(?:(?P<acronym>{alternatives})(?P<w>W)?(?![A-Za-z])|(?i:(?P<full>{full_names})))"
+    )
+
+
+def _names(sentence: str, index: VenueIndex) -> Iterator[re.Match[str]]:
+    """The catalogue names written in the sentence. A journal's full name inside another venue's is none, and the
+    search goes on inside it: "Proceedings of the IEEE/CVF Conference on Computer Vision …" is CVPR's."""
+    pattern = _mention_pattern(index)
+    position = 0
+    while match := pattern.search(sentence, position):
+        name = match.group("acronym") or match.group("full")
+        if _is_journal(name, index) and (
+            re.match(
+                r"\s+[A-Z]|/|\s*\((?!\s*\d)[^)]*\)\s*(?:\d{4}\s*)?(?i:conference|workshop|symposium)",
+                sentence[match.end() :],
+            )
+            or re.search(r"(?i:conference|workshop|symposium)\s+on\s+$", sentence[: match.start()])
+        ):
+            # "Proceedings of the IEEE Intelligent Vehicles Symposium", "… in Medicine (AIME) 2026 Conference",
+            # "Conference on Artificial Intelligence in Medicine": other venues
+            position = match.start() + 1
+            continue
+        yield match
+        position = match.end()
+
+
+def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
+    taken = 0  # the end of the last mention: a joint edition's partner ("IJCAI-ECAI 2026") is no venue of its own
+    for match in _names(sentence, index):
+        if match.start() < taken:
+            continue
+        name = match.group("acronym") or match.group("full")
+        if match.group("full") and NAME_GOES_ON.match(sentence[match.end() :]):
+            continue  # "… Conference on Pattern Recognition and Artificial Intelligence" is another venue
+        if re.match(r"\s+Rolling\s+Review", sentence[match.end() :]):
+            continue  # ACL Rolling Review reviews for several venues: not ACL
+        after = YEAR_AFTER.match(sentence[match.end() :])
+        year = None
+        end = match.end()
+        if after:
+            digits = after.group("year")
+            year = int(digits) if len(digits) == 4 else 2000 + int(digits)
+            end += after.end()
+        if match.group("acronym") and year is None and not CUE_BEFORE.search(sentence[: match.start()]):
+            continue  # a bare acronym: maybe a word, maybe a mention of the venue in passing
+        if year is None:  # "CVPR Findings 2026", "the 2026 International Joint Conference on Neural Networks"
+            found = YEAR_ANY.search(sentence[match.end() : match.end() + 14]) or YEAR_ANY.search(
+                sentence[max(0, match.start() - 14) : match.start()]
+            )
+            year = int(found.group(1)) if found else None
+        venue = index.resolve(name)
+        if year is None and venue is not None and venue.type == "journal":  # "…, vol. 35, pp. 1-12, 2026"
+            found = YEAR_ANY.search(sentence[match.end() :])
+            year = int(found.group(1)) if found else None
+        if year is not None and not 2000 <= year <= 2035:
+            continue
+        taken = end
+        yield Mention(match.start(), end, venue, name, year, bool(match.group("w")))
+    yield from _misspelt(sentence, index)
+
+
+MISSPELT = re.compile(r"(?<![A-Za-z0-9])(?P<name>[A-Za-z]{3,8})[\s'’_-]{0,3}(?P<year>20[0-3]\d)(?![0-9])")
+
+
+def _is_journal(name: str, index: VenueIndex) -> bool:
+    venue = index.resolve(name)
+    return venue is not None and venue.type == "journal"
+
+
+def _misspelt(sentence: str, index: VenueIndex) -> Iterator[Mention]:
+    """A catalogue conference's acronym written in lower case or with two letters swapped, its year right after
+    ("miccai 2026", "iclm2026", "acl - 2026"): the year makes it a venue."""
+    for match in MISSPELT.finditer(sentence):
+        written = match.group("name")
+        if index.known(written) and written != written.lower():
+            continue  # spelt right: _mention_pattern's
+        venue = next(
+            (
+                index.resolve(name)
+                for name in _spellings(written)
+                # a swap makes another venue's acronym of three letters (ASC, SAC) or four in capitals (ICSA, ISCA)
+                if (name == written or len(written) >= (5 if written.isupper() else 4))
+                and (name.upper() in index.acronyms_upper or (name.isupper() and name != written))
+                and index.resolve(name) is not None
+            ),
+            None,
+        )
+        if venue is not None and venue.type != "journal":
+            yield Mention(match.start(), match.end(), venue, venue.acronym, int(match.group("year")), False)
+
+
+def _spellings(written: str) -> Iterator[str]:
+    yield written
+    for n in range(len(written) - 1):  # two neighbouring letters swapped
+        yield written[:n] + written[n + 1] + written[n] + written[n + 2 :]
+
+
+def claims_from_comment(comment: str | None, index: VenueIndex | None = None) -> list[VenueClaim]:
+    """The venue claims of one arXiv comment (none when it claims nothing)."""
+    if not comment:
+        return []
+    index = index or default_index()
+    claims: list[VenueClaim] = []
+    # "[CVPR 2026 Findings] Title …": a leading bracket is a statement of its own
+    comment = re.sub(r"^\s*\[([^\]]{3,80})\]\s*", r"\1; ", comment)
+    for sentence in SENTENCES.split(_spelt_right(comment)):
+        sentence = sentence.strip()
+        if not sentence or ELSEWHERE.search(sentence):
+            continue
+        competition = bool(COMPETITION.search(sentence))
+        if competition and not ACCEPTED_HERE.search(sentence):
+            continue
+        mentions = sorted(_mentions(sentence, index), key=lambda m: m.start)
+        if not mentions:
+            claims.extend(_unknown_venue(sentence, index))
+            continue
+        for n, mention in enumerate(mentions):
+            status = _status(sentence, mention, mentions[n + 1].start if n + 1 < len(mentions) else len(sentence))
+            if status is None:
+                continue
+            claim = _claim(sentence, mention, status, "comment")
+            if competition and claim.track not in ("workshop", "journal"):  # a shared task's paper: its workshop's
+                claim = claim.model_copy(update={"track": "workshop", "ccf_rank": None, "presentation": None})
+            claims.append(claim)
+    return _distinct(claims or _bare_unknown(comment))
+
+
+def _spelt_right(text: str) -> str:
+    """The comment with its misspelt cue words ("Accepected by CVPR 2026") written as meant."""
+
+    def word(match: re.Match[str]) -> str:
+        found = match.group(0)
+        cue = next((cue for cue, typo in TYPO_CUES.items() if len(found) >= 7 and typo.match(found)), None)
+        if cue is None or cue == found.lower():
+            return found
+        return cue.capitalize() if found[0].isupper() else cue  # its capital kept: it may start a sentence
+
+    return WORD.sub(word, text)
+
+
+def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | None:
+    before = sentence[: mention.start]
+    after = sentence[mention.end : next_start]
+    # a workshop's long name may stand between the cue and its host: "Accepted by the 21st Workshop on … , ACL 2026"
+    window = before if WORKSHOP.search(sentence) else before[-80:]
+    # the cue nearest the venue: "submitted and accepted to IJES 2026" is an acceptance
+    cues = [(m.end(), 1, "submitted") for m in SUBMITTED.finditer(window)]
+    cues += [(m.end(), 0, "accepted") for m in ACCEPTED.finditer(window)]
+    if cues:
+        return max(cues)[2]  # type: ignore[return-value]
+    cues = [(m.start(), 0, "submitted") for m in SUBMITTED.finditer(after[:60])]
+    cues += [(m.start(), 1, "accepted") for m in ACCEPTED.finditer(after[:60])]
+    if cues:
+        return min(cues)[2]  # type: ignore[return-value]
+    if FOOTER.search(sentence):
+        return None  # the conference's template footer: printed on every submission
+    rest = sentence[: mention.start] + " " + sentence[mention.end :]
+    if mention.venue is not None:  # "CVPR 2026 - Computer Vision and Pattern Recognition": its own name beside it
+        for name in sorted((mention.venue.name, *mention.venue.aliases), key=len, reverse=True):
+            rest = re.sub(r"(?:\d+(?:st|nd|rd|th)\s+)?" + re.escape(name), " ", rest, flags=re.IGNORECASE)
+        words = {w for w in fold(mention.venue.name).split() if len(w) > 3}
+        rest = " ".join(w for w in rest.split() if fold(w) not in words)
+    if WORKSHOP.search(sentence) or mention.workshop_suffix:
+        # "GEM Workshop at ACL 2026", "CVPRW2026 CV4Animals", "Workshop on … (CompLearn), ICML 2026": the workshop's
+        # own name may stand beside its host
+        rest = WORKSHOP_BEFORE.sub(" ", WORKSHOP_NAME.sub(" ", rest))
+        rest = re.sub(r"\S+\s*@|\((?:[^()]{1,40})\)|\bco-?located\s+with\b", " ", rest, flags=re.IGNORECASE)
+        leftover = FILLER.sub(" ", rest).split()
+        if mention.year is not None and len(leftover) <= 2 and all(re.search(r"[A-Z0-9]", w) for w in leftover):
+            return "accepted"
+    if mention.year is not None and not FILLER.sub("", rest).strip():
+        return "accepted"  # the venue alone
+    return None
+
+
+BARE_UNKNOWN = re.compile(r"^(?P<name>[A-Z][A-Za-z]{1,11})[\s'’-]*(?P<year>20[0-3]\d)$")
+
+
+def _bare_unknown(comment: str) -> list[VenueClaim]:
+    """A whole comment that is an acronym and a year the catalogue does not hold ("KDD 2026"): accepted there."""
+    match = BARE_UNKNOWN.match(comment.strip())
+    if not match:
+        return []
+    mention = Mention(0, len(comment), None, match.group("name"), int(match.group("year")), False)
+    return [_claim(comment.strip(), mention, "accepted", "comment")]
+
+
+def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSource) -> VenueClaim:
+    venue = mention.venue
+    track: ClaimTrack = "main"
+    workshop = None
+    at = WORKSHOP_AT.search(sentence[: mention.start])  # "KnowFM@ACL 2026", "BioNLP @ ACL 2026"
+    if mention.workshop_suffix or at or WORKSHOP.search(sentence):
+        track = "workshop"
+        named = at or WORKSHOP_NAME.search(sentence) or WORKSHOP_BEFORE.search(sentence)
+        if named:
+            workshop = named.group("name").strip()
+    else:
+        track = next((t for t, pattern in TRACKS if pattern.search(sentence)), "main")
+    if (venue is None and JOURNAL_WORDS.search(mention.name)) or (venue is not None and venue.type == "journal"):
+        track, workshop = "journal", None
+    presentation = None
+    if status == "accepted":
+        presentation = next((p for p, pattern in PRESENTATIONS if pattern.search(sentence)), None)
+    return VenueClaim(
+        venue=venue.acronym if venue else mention.name,
+        venue_key=venue.key if venue else None,
+        year=mention.year,
+        status=status,
+        track=track,
+        workshop=workshop,
+        presentation=presentation,
+        # a conference's rank is its main track's; a journal's is its own
+        ccf_rank=venue.ccf_rank if venue and (track in ("main", "findings") or venue.type == "journal") else None,
+        source=source,
+        text=sentence[:300],
+    )
+
+
+# the host a workshop is held at, when the catalogue does not hold it: "… Workshop … at LREC 2026", "co-located with"
+HOSTED = re.compile(
+    r"(?:\bat|\bco-?located\s+with|\bin\s+conjunction\s+with|@)\s*(?:the\s+)?"
+    r"(?P<name>[A-Z][A-Za-z]{1,15})(?:-[A-Z][A-Za-z]{1,15})?[\s'’-]*(?P<year>(?:19|20)\d{2})\b"
+)
+
+
+def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
+    """A venue the catalogue does not hold, named after an acceptance phrase, or a workshop's host: kept as
+    written, unranked."""
+    hosts = [
+        h
+        for h in (HOSTED.finditer(sentence) if WORKSHOP.search(sentence) else ())
+        if h.group("name") not in UNNAMED and not re.match(r"\s*(?i:workshop)", sentence[h.end() :])
+    ]  # "at the SIGUL2026 Workshop co-located with LREC2026": the last named, and no workshop's own name
+    host = hosts[-1] if hosts else None
+    if host:
+        mention = Mention(host.start("name"), host.end(), None, host.group("name"), int(host.group("year")), False)
+        status = _status(sentence, mention, len(sentence))
+        if status is not None:
+            return [_claim(sentence, mention, status, "comment")]
+    match = UNKNOWN_VENUE.search(sentence)
+    if not match:
+        return []
+    name = re.split(r"\s(?:19|20)\d{2}\b", match.group("name"))[0]
+    if index.resolve(name) is None:  # "IEEE Trans. Pattern Anal. Mach. Intell." has dots inside; others end there
+        name = re.split(r"\.\s", name)[0]  # "EAMT Conference 2026 in Tilburg"
+    name = re.sub(
+        r"^(?:proceedings of\s+)?(?:the\s+)?(?:(?:19|20)\d{2}\s+)?(?:\d+(?:st|nd|rd|th)\s+)?", "", name, flags=re.I
+    )
+    name = re.sub(r"(?:[\s.,]+|\s+(?:on|of|and|for|in|the|&))+$", "", name).strip()
+    acronym = re.match(
+        r"\s*\((?P<acronym>[A-Z][\w\-&*+]{1,15})(?:[\s\-']*(?:19|20)?\d{2})?\)", sentence[match.end("name") :]
+    )
+    if acronym and len(name.split()) >= 3:  # "… Hybrid Human-Artificial Intelligence (HHAI 2026)"
+        name = acronym.group("acronym")
+    words = name.split()
+    if (
+        len(name) < (2 if name.isupper() else 3)
+        or set(words) <= UNNAMED
+        or words[0].lower() in {"a", "an", "this", "our", "my", "arxiv"}
+    ):
+        return []
+    year = YEAR_ANY.search(sentence[match.start("name") :])
+    venue = index.resolve(name) or (index.resolve(acronym.group("acronym")) if acronym else None)
+    if venue is not None and venue.type != "journal":
+        venue = None  # a conference's names are _mention_pattern's; this one is another venue of the same words
+    mention = Mention(
+        match.start("name"),
+        match.end("name"),
+        venue,
+        venue.acronym if venue else name,
+        int(year.group(1)) if year else None,
+        False,
+    )
+    status = _status(sentence, mention, len(sentence)) or "accepted"
+    return [_claim(sentence, mention, status, "comment")]
+
+
+def claims_from_journal_ref(journal_ref: str | None, index: VenueIndex | None = None) -> list[VenueClaim]:
+    """A journal reference says where the paper was published: accepted, at the venue it names."""
+    if not journal_ref or not journal_ref.strip():
+        return []
+    index = index or default_index()
+    text = " ".join(journal_ref.split())
+    mentions = [m for m in _mentions(text, index) if m.venue is not None] or list(_mentions(text, index))
+    if mentions:
+        return [_claim(text, mentions[0], "accepted", "journal_ref")]
+    name = re.split(r"\s*(?:,|\(|\b(?:vol|volume|no|pp|pages)\b\.?|\b\d)", text, maxsplit=1)[0].strip()
+    if len(name) < 3:
+        return []
+    year = YEAR_ANY.search(text)
+    venue = index.resolve(name)  # "IEEE Trans. Pattern Anal. Mach. Intell. 46(3)"
+    venue = venue if venue is not None and venue.type == "journal" else None
+    mention = Mention(
+        0, len(name), venue, venue.acronym if venue else name, int(year.group(1)) if year else None, False
+    )
+    claim = _claim(text, mention, "accepted", "journal_ref")
+    return [claim.model_copy(update={"track": "journal"})] if JOURNAL_WORDS.search(name) else [claim]
+
+
+ACL_VOLUMES: dict[str, ClaimTrack] = {
+    "long": "main",
+    "short": "main",
+    "main": "main",
+    "demos": "demo",
+    "demo": "demo",
+    "industry": "industry",
+    "srw": "workshop",
+}
+
+
+def claims_from_dois(dois: Iterable[str], index: VenueIndex | None = None) -> list[VenueClaim]:
+    """An ACL Anthology DOI names its event and volume: 10.18653/v1/2024.acl-long.1, …/2024.findings-emnlp.3."""
+    index = index or default_index()
+    claims = []
+    for doi in dois:
+        match = ACL_DOI.match(doi.strip().lower())
+        if not match:
+            continue
+        volume = match.group("volume")
+        if volume.startswith("findings-"):
+            event, track = volume.removeprefix("findings-"), "findings"
+        else:
+            event, _, part = volume.partition("-")
+            track = ACL_VOLUMES.get(part, "workshop" if index.resolve(event) is None else "main")
+        venue = index.resolve(event)
+        if venue is None and track != "workshop":
+            continue
+        claims.append(
+            VenueClaim(
+                venue=venue.acronym if venue else event.upper(),
+                venue_key=venue.key if venue else None,
+                year=int(match.group("year")),
+                status="accepted",
+                track=track,  # type: ignore[arg-type]
+                workshop=event.upper() if track == "workshop" and venue is None else None,
+                ccf_rank=venue.ccf_rank if venue and track in ("main", "findings") else None,
+                source="doi",
+                text=doi,
+            )
+        )
+    return claims
+
+
+def venue_claims(
+    comments: str | None, journal_ref: str | None, dois: Iterable[str], index: VenueIndex | None = None
+) -> list[VenueClaim]:
+    """Every claim of a paper: its journal reference's and DOIs' first (published records), then its comment's."""
+    index = index or default_index()
+    return _distinct(
+        [
+            *claims_from_journal_ref(journal_ref, index),
+            *claims_from_dois(dois, index),
+            *claims_from_comment(comments, index),
+        ]
+    )
+
+
+def _distinct(claims: list[VenueClaim]) -> list[VenueClaim]:
+    """One claim per venue, year and track; an acceptance beats a submission to the same."""
+    kept: dict[tuple[str, int | None, str], VenueClaim] = {}
+    for claim in claims:
+        key = (claim.venue_key or claim.venue.lower(), claim.year, claim.track)
+        if key not in kept or (kept[key].status == "submitted" and claim.status == "accepted"):
+            kept[key] = claim
+    dated = {(key[0], key[2]) for key in kept if key[1] is not None}
+    return [claim for key, claim in kept.items() if key[1] is not None or (key[0], key[2]) not in dated]

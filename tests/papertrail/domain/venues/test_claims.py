@@ -1,0 +1,242 @@
+"""Venue claims read from real comments: each comment is read from the May 2026 corpus (tests/fixtures/corpus, a
+copy of /work/shared/corpus: see its ORIGIN.md) by its arXiv id, so the table holds ids and what they claim."""
+
+from functools import cache
+
+import pytest
+
+from papertrail.domain.venues.claims import claims_from_comment, claims_from_dois, claims_from_journal_ref, venue_claims
+from schemas.paper import VenueClaim
+from tests.support.sources import corpus_comments
+
+
+@cache
+def comments() -> dict[str, str | None]:
+    return corpus_comments()
+
+
+def claim(arxiv_id: str) -> list[tuple[object, ...]]:
+    comment = comments()[arxiv_id]
+    return [(c.venue, c.year, c.status, c.track, c.presentation) for c in claims_from_comment(comment)]
+
+
+ACCEPTED: list[tuple[str, tuple[object, ...]]] = [
+    ("2509.22151", ("ICLR", 2026, "accepted", "main", "poster")),  # Accepted at ICLR 2026 (poster)
+    ("2604.27322", ("CVPR", 2026, "accepted", "main", None)),  # accepted by CVPR2026
+    ("2605.07064", ("CVPR", 2026, "accepted", "main", None)),  # CVPR 2026 (the venue alone)
+    ("2605.00434", ("ICML", 2026, "accepted", "main", "spotlight")),  # ICML 2026 [Spotlight]
+    ("2605.08808", ("CVPR", 2026, "accepted", "main", "highlight")),  # CVPR2026 Highlight!
+    ("2605.13465", ("CVPR", 2026, "accepted", "main", "oral")),  # Accept by CVPR 2026, Oral
+    ("2605.12966", ("ICML", 2026, "accepted", "position", None)),  # Accepted by ICML'26 Position Track
+    ("2605.01474", ("ACL", 2026, "accepted", "findings", None)),  # ACL 2026 findings
+    ("2605.09414", ("ACL", 2026, "accepted", "findings", None)),  # Findings of the Association for … ACL 2026
+    ("2605.07613", ("ACL", 2026, "accepted", "industry", "oral")),  # ACL 2026 Industry Track (Oral)
+    ("2605.08651", ("ICML", 2026, "accepted", "main", "spotlight")),  # … at the Forty-Third International Conference …
+    ("2605.05831", ("CVPR", 2026, "accepted", "main", None)),  # IEEE/CVF Conference on … (CVPR) 2026
+    ("2605.05692", ("ICIP", 2026, "accepted", "main", None)),  # 2026 IEEE International Conference on Image Processing
+    ("2605.00572", ("IEEE CEC", 2026, "accepted", "main", None)),  # IEEE Congress on Evolutionary Computation (CEC)
+    ("2605.14403", ("MICCAI", 2026, "accepted", "main", None)),  # MICCAI2026 early acceptance
+    ("2605.16568", ("ESWC", 2026, "accepted", "doctoral", None)),  # ESWC 2026 PhD Symposium
+    # venues the catalogue does not hold: as written, unranked
+    ("2605.08045", ("ISBI", 2026, "accepted", "main", None)),
+    ("2605.19568", ("KDD", 2026, "accepted", "main", None)),  # KDD 2026 (the whole comment)
+    ("2605.00789", ("TMLR", 2026, "accepted", "journal", None)),  # Transactions on Machine Learning Research (TMLR)
+    ("2605.08222", ("HHAI", 2026, "accepted", "main", None)),  # … Hybrid Human-Artificial Intelligence (HHAI 2026)
+    # ICPRAI, not ICPR (whose full name starts its own); "Lecture Notes in Computer Science" is a series, no venue
+    ("2605.26294", ("ICPRAI", 2026, "accepted", "main", None)),
+    ("2605.11267", ("IEEE OCEANS", 2026, "accepted", "main", None)),  # a conference, though "IEEE" and capitals
+]
+WORKSHOPS: list[tuple[str, tuple[object, ...]]] = [
+    ("2605.07345", ("ICML", 2026, "submitted", "workshop", "Mechanistic Interpretability Workshop")),
+    ("2605.23701", ("ICML", 2026, "accepted", "workshop", "Workshop on Hypothesis Testing")),
+    ("2604.27536", ("ACL", 2026, "accepted", "workshop", "KnowFM")),  # Accepted by KnowFM@ACL2026
+    ("2605.09268", ("ICLR", 2026, "accepted", "workshop", "ICBINB Workshop")),  # the ICBINB Workshop @ ICLR 2026
+    ("2605.00551", ("ACL", 2026, "accepted", "workshop", None)),  # Accepted to ACL SRW 2026
+    ("2605.13396", ("CVPR", 2026, "accepted", "workshop", None)),  # Accepted at CVPR 2026 Workshops
+    ("2605.19630", ("CVPR", 2026, "accepted", "workshop", "SAFE")),  # Accepted at SAFE@CVPRW 2026
+]
+SUBMITTED: list[tuple[str, tuple[object, ...]]] = [
+    ("2605.03969", ("ICML", 2026, "submitted", "main", None)),  # Submitted to ICML 2026
+    ("2605.12850", ("NeurIPS", 2026, "submitted", "main", None)),  # NeurIPS 2026 submission
+    ("2605.14061", ("NeurIPS", 2026, "submitted", "main", None)),  # In submission at NeurIPS 2026
+    ("2605.28897", ("EMNLP", 2026, "submitted", "main", None)),  # Under Review EMNLP 26
+    ("2605.05657", ("NeurIPS", 2026, "submitted", "datasets_benchmarks", None)),  # … Track Submission Under review
+    ("2605.09020", ("TPAMI", None, "submitted", "journal", None)),  # Submitted to IEEE TPAMI: the CCF list's
+    ("2604.28125", ("IJES", 2026, "accepted", "main", None)),  # submitted and accepted to IJES 2026: the nearer cue
+]
+NOTHING = [
+    "2605.20758",  # Forty-Third International Conference on Machine Learning (ICML 2026): a footer, no acceptance
+    "2605.02024",  # the extended version of a paper accepted to KR 2026
+    "2605.12691",  # an extended version of an identically-titled paper accepted … at IJCAI 2026
+    "2605.20901",  # the champion solution for … Challenge at the CVPR EgoVis Workshop 2026
+    "2605.22942",  # technical report for the MaCVi 2026 … Challenge at the CVPR 2026 Workshop; 2nd place
+    "2605.27805",  # 8 pages of main text (ACL Findings format)
+    "2605.07519",  # submitted to the IEEE for possible publication: a publisher, no venue
+    "2605.12001",  # submitted to IEEE Journal
+    "2605.21796",  # Extended version of the paper published at LREC 2026
+    "2605.01350",  # Preprint. Under review
+]
+
+
+@pytest.mark.parametrize(("arxiv_id", "expected"), ACCEPTED + SUBMITTED, ids=lambda v: v if isinstance(v, str) else "")
+def test_a_comment_claims_its_venue(arxiv_id: str, expected: tuple[object, ...]) -> None:
+    assert claim(arxiv_id) == [expected]
+
+
+@pytest.mark.parametrize(("arxiv_id", "expected"), WORKSHOPS, ids=lambda v: v if isinstance(v, str) else "")
+def test_a_workshop_at_a_venue_is_the_venues_workshop_track_never_its_main(
+    arxiv_id: str, expected: tuple[object, ...]
+) -> None:
+    (found,) = claims_from_comment(comments()[arxiv_id])
+    assert (found.venue, found.year, found.status, found.track, found.workshop) == expected
+    assert found.ccf_rank is None  # ICML's CCF-A is not its workshops'
+
+
+@pytest.mark.parametrize("arxiv_id", NOTHING)
+def test_a_comment_that_claims_nothing_gets_no_claim(arxiv_id: str) -> None:
+    assert claims_from_comment(comments()[arxiv_id]) == []
+
+
+def test_a_main_track_claim_carries_the_catalogue_key_and_rank() -> None:
+    (found,) = claims_from_comment(comments()["2605.01402"])  # Accepted by ICML 2026
+    assert (found.venue_key, found.ccf_rank, found.source, found.text) == (
+        "AI/icml",
+        "A",
+        "comment",
+        "Accepted by ICML 2026",
+    )
+
+
+def test_two_claims_of_one_comment_keep_their_own_status() -> None:
+    # Accepted at the ICLR 2026 Workshop on …. Submitted to COLM 2026
+    found = claims_from_comment(comments()["2605.20410"])
+    assert [(c.venue, c.status, c.track) for c in found] == [
+        ("ICLR", "accepted", "workshop"),
+        ("COLM", "submitted", "main"),
+    ]
+
+
+def test_the_neurips_template_footer_is_no_acceptance() -> None:
+    # the footer NeurIPS 2026's style file prints on every submission (issue 24's example)
+    assert claims_from_comment("40th Conference on Neural Information Processing Systems (NeurIPS 2026).") == []
+    assert claims_from_comment("Submitted to the 40th Conference on Neural Information Processing Systems") == [
+        VenueClaim(
+            venue="NeurIPS",
+            venue_key="AI/nips",
+            year=None,
+            status="submitted",
+            ccf_rank="A",
+            source="comment",
+            text="Submitted to the 40th Conference on Neural Information Processing Systems",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "comment", ["", "   ", "ICML", "accepted", "Accepted to", "Accepted at the", "@@@ 2026", "\x00"]
+)
+def test_malformed_or_empty_comments_claim_nothing(comment: str) -> None:
+    assert claims_from_comment(comment) == []
+    assert claims_from_comment(None) == []
+
+
+def test_a_journal_reference_is_a_publication() -> None:
+    (found,) = claims_from_journal_ref("Proceedings of ICML 2026, PMLR 267")
+    assert (found.venue, found.year, found.status, found.source) == ("ICML", 2026, "accepted", "journal_ref")
+    (journal,) = claims_from_journal_ref("IEEE Transactions on Image Processing, vol. 35, pp. 1-12, 2026")
+    assert (journal.venue, journal.venue_key, journal.track, journal.year, journal.ccf_rank) == (
+        "TIP",
+        "CG/j-tip",
+        "journal",
+        2026,
+        "A",
+    )
+    assert claims_from_journal_ref("  ") == []
+
+
+def test_an_acl_anthology_doi_names_its_event_and_volume() -> None:
+    found = claims_from_dois(
+        ["10.18653/v1/2024.acl-long.1", "10.18653/v1/2024.findings-emnlp.3", "10.18653/v1/2024.wmt-1.5", "10.1145/1"]
+    )
+    assert [(c.venue, c.year, c.track, c.workshop) for c in found] == [
+        ("ACL", 2024, "main", None),
+        ("EMNLP", 2024, "findings", None),
+        ("WMT", 2024, "workshop", "WMT"),
+    ]
+
+
+def test_a_published_record_and_a_comment_saying_the_same_make_one_claim() -> None:
+    found = venue_claims("Accepted to ACL 2024", None, ["10.18653/v1/2024.acl-long.1"])
+    assert [(c.venue, c.source) for c in found] == [("ACL", "doi")]
+
+
+# Issue 41: the kinds of claim that were missed, each a real comment of the May 2026 corpus.
+ISSUE_41: list[tuple[str, tuple[object, ...]]] = [
+    ("2604.27766", ("ACL", 2026, "accepted", "findings", "A")),  # ACL Findings 2026: a track word before the year
+    ("2605.01510", ("CVPR", 2026, "accepted", "findings", "A")),  # CVPR26 Finding
+    ("2605.30233", ("ICML", 2026, "accepted", "main", "A")),  # ICML main conference 2026, 9 pages
+    ("2605.08847", ("ACL", 2026, "accepted", "main", "A")),  # acl - 2026 main accepted: lower case, year after
+    ("2605.23320", ("MICCAI", 2026, "accepted", "main", "B")),  # miccai 2026
+    ("2605.11736", ("IJCAI", 2026, "accepted", "main", "B")),  # Forthcoming at IJCAI'26
+    ("2604.27620", ("ACM MM", 2026, "submitted", "main", "A")),  # Submmited to ACM MM 2026: misspelt
+    ("2605.02259", ("IJCAI", 2026, "accepted", "main", "B")),  # Accepted by IJCAI-ECAI 2026: IJCAI's joint edition
+    # workshops named before (or after) their host: the host's workshop track, unranked
+    ("2605.05590", ("CVPR", 2026, "accepted", "workshop", None)),  # AI4Space @ CVPR 2026
+    ("2605.27726", ("CVPR", 2026, "accepted", "workshop", None)),  # CVPR 2026 MORSE Workshop
+    ("2605.20033", ("ICLR", 2026, "accepted", "workshop", None)),  # ICLR 2026 Workshop VerifAI-2
+    ("2605.12988", ("ACL", 2026, "accepted", "workshop", None)),  # … Workshop on … (BEA 2026), co-located with ACL
+    ("2605.07606", ("ACL", 2026, "accepted", "workshop", None)),  # Accepted at the … Shared Task @ ACL 2026 (1st place)
+    # a host the catalogue does not hold: named as written, the workshop's track
+    ("2605.03450", ("LREC", 2026, "accepted", "workshop", None)),  # Presented at the … Workshop on … at LREC 2026
+    ("2605.26947", ("LREC", 2026, "accepted", "workshop", None)),  # at the SIGUL2026 Workshop co-located with LREC2026
+    # journals: track journal, the CCF list's rank
+    ("2605.13202", ("TCSVT", None, "accepted", "journal", "B")),  # … IEEE Transactions on Circuits and Systems for …
+    ("2605.08911", ("TCSVT", None, "accepted", "journal", "B")),  # Accepted by IEEE TCSVT
+    ("2605.00474", ("TPAMI", 2026, "accepted", "journal", "A")),  # Accepted to IEEE Transactions on Pattern … (TPAMI)
+    ("2605.21131", ("TPAMI", None, "submitted", "journal", "A")),  # Submitted to IEEE T-PAMI
+    ("2605.20608", ("IEEE Networking Letters", None, "accepted", "journal", None)),  # not on the CCF list
+    ("2605.21747", ("IV", 2026, "accepted", "main", None)),  # Proceedings of the IEEE Intelligent Vehicles Symposium
+    # a journal's full name inside a conference's ("Proceedings of the IEEE"): the conference's
+    ("2605.11650", ("ISIT", 2026, "accepted", "main", None)),  # Proceedings of the IEEE ISIT 2026
+    ("2605.29098", ("CVPR", 2026, "accepted", "main", "A")),  # Proceedings of the IEEE/CVF Conference on … (CVPR), 2026
+    ("2605.16414", ("IJCNN", 2026, "accepted", "main", "C")),  # To be published in ICJNN 2026: two letters swapped
+    # … Conference on Software Architecture (ICSA 2026): another venue, not ISCA with two letters swapped
+    ("2604.28001", ("ICSA", 2026, "accepted", "main", None)),
+]
+
+
+@pytest.mark.parametrize(("arxiv_id", "expected"), ISSUE_41, ids=lambda v: v if isinstance(v, str) else "")
+def test_verbless_misspelt_joint_workshop_and_journal_claims(arxiv_id: str, expected: tuple[object, ...]) -> None:
+    assert [(c.venue, c.year, c.status, c.track, c.ccf_rank) for c in claims_from_comment(comments()[arxiv_id])] == [
+        expected
+    ]
+
+
+@pytest.mark.parametrize(
+    "arxiv_id",
+    [
+        "2604.28196",  # Extended version of ICCV 25 paper HERMES: another paper's acceptance
+        "2605.07452",  # full version of paper accepted at IJCAI-ECAI 2026
+        "2605.20818",  # Champion solution for … the Ego4D Challenge at the CVPR EgoVis Workshop 2026: no acceptance
+    ],
+)
+def test_another_papers_acceptance_or_a_challenge_entry_claims_nothing(arxiv_id: str) -> None:
+    assert claims_from_comment(comments()[arxiv_id]) == []
+
+
+def test_a_journal_named_by_its_iso_abbreviation_is_that_journal() -> None:
+    # the form DBLP and Crossref print (issue 41's example), read from a journal reference
+    (found,) = claims_from_journal_ref("IEEE Trans. Pattern Anal. Mach. Intell. 46(3): 1-10 (2024)")
+    assert (found.venue, found.venue_key, found.track, found.ccf_rank, found.year) == (
+        "TPAMI",
+        "AI/j-pami",
+        "journal",
+        "A",
+        2024,
+    )
+
+
+def test_a_conference_named_like_a_journal_is_not_the_journal() -> None:
+    # "… proceedings of 24th International Conference on Artificial Intelligence in Medicine, Ottawa …": AIME, whose
+    # name holds the journal Artificial Intelligence in Medicine's (CCF-C); no claim of the journal
+    assert all(c.track != "journal" for c in claims_from_comment(comments()["2605.00892"]))
