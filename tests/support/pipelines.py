@@ -1,7 +1,6 @@
 """The five services as a pipeline of real processes over the recorded arXiv page, and what tests ask of it."""
 
 import asyncio
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -62,17 +61,16 @@ def running_pipeline(
     ready_timeout: float = 90,
     **extra_env: str,
 ) -> Iterator[Pipeline]:
-    """The five services on a fresh database and index, the harvester reading set cs of the recorded arXiv
+    """The five services on the servers' database and index, the harvester reading set cs of the recorded arXiv
     page from the replay server. `before_harvest` runs once the consumers are ready (to create follows, publish
     records the harvest meets, or add the harvester's settings to `pipeline.env`: it starts with them)."""
-    run = uuid.uuid4().hex[:8]
     with ExitStack() as stack:
         replay_url = stack.enter_context(replay_server()).url
         env = (
             servers.environment()
             | {
-                "MONGODB_DATABASE": f"papertrail_it_{run}",
-                "INDEX_NAME": f"papers_it_{run}",
+                "MONGODB_DATABASE": servers.database,
+                "INDEX_NAME": servers.index,
                 "TOPIC_PARTITIONS": "3",
                 "ARXIV_OAI_URL": f"{replay_url}/oai",
                 "ARXIV_METADATA_PREFIX": "arXiv",
@@ -153,13 +151,12 @@ async def deleted_follow_announced(servers: Servers, follow_id: str) -> bool:
 
 
 @contextmanager
-def indexed_records(servers: Servers, records: Sequence[RawRecord], logs: Path, label: str) -> Iterator[str]:
-    """The normalizer, summarizer and query services on a fresh database and index, once they indexed every paper
-    of these raw records (published as the harvester does); yields the query service's URL."""
-    run = uuid.uuid4().hex[:8]
+def indexed_records(servers: Servers, records: Sequence[RawRecord], logs: Path) -> Iterator[str]:
+    """The normalizer, summarizer and query services on the servers' database and index, once they indexed every
+    paper of these raw records (published as the harvester does); yields the query service's URL."""
     env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_{label}_{run}",
-        "INDEX_NAME": f"papers_{label}_{run}",
+        "MONGODB_DATABASE": servers.database,
+        "INDEX_NAME": servers.index,
         "TOPIC_PARTITIONS": "1",
     }
     papers = len({(r.source, r.record_id) for r in records})

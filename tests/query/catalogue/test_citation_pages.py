@@ -41,7 +41,7 @@ def query_url(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Ite
     wanted = {p.removeprefix("arxiv:") for p in [*COUNTS, UNCOUNTED]}
     records = [r for r in corpus_records() if r.record_id in wanted]
     records += [with_anthology_doi(r) for r in acl_records() if r.record_id == ACL.removeprefix("acl:")]
-    with indexed_records(servers, records, tmp_path_factory.mktemp("citations"), "citations") as url:
+    with indexed_records(servers, records, tmp_path_factory.mktemp("citations")) as url:
         counted = [
             raw_record("semantic_scholar", _asked(p), "s2_paper_json", json.dumps(TURING | {"citationCount": n}))
             for p, n in COUNTS.items()

@@ -32,7 +32,7 @@ PAPERS = (EPSILON, UNPARSED, CURVEBENCH, TEXT_TO_SQL, VEROIC)
 def query_url(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert (KATEX_DIR / "katex.min.js").is_file(), "KaTeX is not installed: run `make install` (papertrail assets)"
     records = [r for r in corpus_records() if r.record_id in PAPERS]
-    with indexed_records(servers, records, tmp_path_factory.mktemp("math"), "math") as url:
+    with indexed_records(servers, records, tmp_path_factory.mktemp("math")) as url:
         yield url
 
 
