@@ -6,7 +6,6 @@ never echoes the Host header, and /docs loads Swagger UI from this site (and ren
 Chromium where it is installed)."""
 
 import socket
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,10 +34,7 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    run = uuid.uuid4().hex[:8]
     env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_hardening_{run}",
-        "INDEX_NAME": f"papers_hardening_{run}",
         "TOPIC_PARTITIONS": "3",
         "MAX_BODY_BYTES": str(CAP),
         "PUBLIC_URL": "http://papertrail.test",

@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import subprocess
-import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -44,15 +43,12 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    run = uuid.uuid4().hex[:8]
     logs = tmp_path_factory.mktemp("accounts")
     for folder in ("open", "closed", "unmailed"):
         (logs / folder).mkdir()
     with ExitStack() as stack:
         inbox, smtp_port = stack.enter_context(smtp_server())
         env = servers.environment() | {
-            "MONGODB_DATABASE": f"papertrail_accounts_{run}",
-            "INDEX_NAME": f"papers_accounts_{run}",
             "TOPIC_PARTITIONS": "3",
             "SMTP_HOST": "127.0.0.1",
             "SMTP_PORT": str(smtp_port),

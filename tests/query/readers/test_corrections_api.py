@@ -4,7 +4,6 @@ operators' `papertrail corrections list|close`."""
 
 import itertools
 import re
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -43,10 +42,7 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    run = uuid.uuid4().hex[:8]
     env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_corr_{run}",
-        "INDEX_NAME": f"papers_corr_{run}",
         "TOPIC_PARTITIONS": "3",
         "LIMIT_CORRECTIONS": "1000/1d",  # these tests flood one paper; the limit is tried apart
         "TRUSTED_PROXIES": "127.0.0.1",  # reports "from" other addresses by X-Forwarded-For

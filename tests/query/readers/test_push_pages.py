@@ -41,10 +41,7 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    run = uuid.uuid4().hex[:8]
     env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_push_pages_{run}",
-        "INDEX_NAME": f"papers_push_pages_{run}",
         "TOPIC_PARTITIONS": "3",
     }
     with running_service("query", env, tmp_path_factory.mktemp("push-pages")) as port:
