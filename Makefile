@@ -78,7 +78,7 @@ lint: install
 
 # The whole suite: unit, in-memory, integration (real Kafka, MongoDB, Meilisearch), browser. Test modules run on
 # PYTEST_WORKERS pytest-xdist workers, more than the cores: a run mostly waits for servers and services to answer
-# (services start forked from a zygote that imported them once per worker: tests/integration/spawner.py).
+# (services start forked from a zygote that imported them once per worker: tests/support/spawning.py).
 # --dist loadfile keeps a module on one worker, so its module fixtures (a pipeline, servers of its own) start once;
 # (loadgroup would, but pytest-xdist 3.8 cannot mark groups on pytest 9.2's node ids: every test ran apart).
 # mypy checks the types while the suite runs (the suite mostly waits); either failing fails make test.

@@ -36,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import ExitStack
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,6 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 from pymongo import MongoClient  # noqa: E402
 
-from bench.searchable import start_replay  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from schemas.events import RawRecord  # noqa: E402
 from services.harvester.announcements import announcement_at  # noqa: E402
@@ -57,9 +57,12 @@ from services.harvester.runner import run_source  # noqa: E402
 from services.harvester.scheduler import make_http_client  # noqa: E402
 from services.harvester.settings import HarvesterSettings  # noqa: E402
 from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource  # noqa: E402
-from tests.conftest import FIXTURES, free_port, stack_on_free_ports, wait_until  # noqa: E402
-from tests.integration.services import create_user  # noqa: E402
-from tests.resilience.drills import Pipeline, pipeline_env  # noqa: E402
+from tests.support.drills import Pipeline, pipeline_env  # noqa: E402
+from tests.support.paths import FIXTURES  # noqa: E402
+from tests.support.replay import replay_server  # noqa: E402
+from tests.support.servers import free_port, stack_on_free_ports  # noqa: E402
+from tests.support.services import create_user  # noqa: E402
+from tests.support.waiting import wait_until  # noqa: E402
 
 CORPUS = FIXTURES / "corpus/arxiv-daily-2026-05"  # /work/shared/corpus's May 2026, copied (its ORIGIN.md)
 DAYS = [f"2026-05-{day}" for day in range(26, 32)]
@@ -206,7 +209,7 @@ async def watch(settings: HarvesterSettings, poll_s: float, published: list[floa
 def run(poll_s: float, within: float) -> None:
     papers = corpus_day_lines()
     expected = {f"arxiv:{p['id']}" for p in papers}
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, ExitStack() as replaying:
         base = Path(folder)
         replay_dir = base / "replay"
         (replay_dir / "feed").mkdir(parents=True)
@@ -222,7 +225,7 @@ def run(poll_s: float, within: float) -> None:
         ]
         (replay_dir / "replay.json").write_text(json.dumps({"routes": routes}), encoding="utf-8")
         settings_stack = stack_on_free_ports(base / "stack")
-        replay, replay_url = start_replay(replay_dir)
+        replay_url = replaying.enter_context(replay_server(replay_dir)).url
         pipeline = None
         receiver = Receiver()
         try:
@@ -280,8 +283,6 @@ def run(poll_s: float, within: float) -> None:
             receiver.server.shutdown()
             if pipeline is not None:
                 pipeline.stop()
-            replay.terminate()
-            replay.wait(timeout=10)
             stack.down(settings_stack, log=lambda line: None)
     report(papers, records, announced, in_hand, published[0], stored, searchable, receiver.received, poll_s)
 

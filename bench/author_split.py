@@ -27,8 +27,8 @@ from papertrail.domain.names import display_name_key, initials_only, split_name
 from papertrail.domain.text import fold
 from schemas.paper import Author
 from services.normalizer.parsers.acl import parse_acl
-from tests.matcher.corpus import corpus_papers
-from tests.normalizer.sources import acl_records
+from tests.support.corpus import corpus_papers
+from tests.support.sources import acl_records
 
 Authored = tuple[str, Author]  # (paper id, one of its authors)
 

@@ -28,8 +28,8 @@ from services.normalizer.identity import canonical_id, merge  # noqa: E402
 from services.normalizer.links import found_links  # noqa: E402
 from services.normalizer.parsers.registry import parse_raw  # noqa: E402
 from services.normalizer.settings import DEFAULT_AI_CATEGORIES  # noqa: E402
-from tests.conftest import SOURCES  # noqa: E402
-from tests.normalizer.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records  # noqa: E402
+from tests.support.paths import SOURCES  # noqa: E402
+from tests.support.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records  # noqa: E402
 
 HEADING = "## Normalizer: code links found in abstracts and comments"
 NOW = datetime(2026, 12, 1, tzinfo=UTC)

@@ -36,9 +36,9 @@ from bench.pipeline_load import cpu_seconds, peak_rss_mb  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from papertrail_tools.stack_settings import StackSettings  # noqa: E402
 from schemas.events import RawRecord  # noqa: E402
-from tests.conftest import Servers, stack_on_free_ports  # noqa: E402
-from tests.normalizer.corpus_run import OneRun, Stored, through_one, through_two  # noqa: E402
-from tests.normalizer.sources import corpus_records  # noqa: E402
+from tests.support.corpus_run import OneRun, Stored, through_one, through_two  # noqa: E402
+from tests.support.servers import Servers, stack_on_free_ports  # noqa: E402
+from tests.support.sources import corpus_records  # noqa: E402
 
 
 @dataclass

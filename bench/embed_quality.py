@@ -32,7 +32,7 @@ from papertrail.embedding.embedder import MINILM_INT8, EmbeddingSettings, embedd
 from papertrail.embedding.local_model import LocalEmbedder, LocalModel, packaged_file
 from schemas.paper import Paper
 from services.query.catalogue.indexer.topic_tags import TopicTagger
-from tests.matcher.corpus import corpus_papers
+from tests.support.corpus import corpus_papers
 
 EMBEDDING_THRESHOLDS = [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70]
 TFIDF_THRESHOLDS = [0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.25, 0.30]

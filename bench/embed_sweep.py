@@ -36,7 +36,7 @@ SWEEP_BATCH = 32
 
 def corpus_sample(count: int) -> list[dict]:
     """`count` distinct papers spread evenly over the May 2026 corpus (its first listing of each)."""
-    from tests.matcher.corpus import SHARED_CORPUS, read_lines
+    from tests.support.corpus import SHARED_CORPUS, read_lines
 
     lines = {line["id"]: line for line in read_lines(sorted(SHARED_CORPUS.glob("*.jsonl.gz")))}
     every = list(lines.values())
@@ -53,7 +53,7 @@ async def sweep_both(mongodb_url: str, database: str, count: int, threads: int, 
     from services.summarizer.policy import enriched_event
     from services.summarizer.store import VectorStore, search_vectors
     from services.summarizer.vectors import PaperVectors, SearchVectors
-    from tests.fake_openai import corpus_event
+    from tests.support.fake_openai import corpus_event
 
     settings = SearchEmbeddingSettings(
         embedding_backend="local",
@@ -191,7 +191,7 @@ def main() -> None:
         print(f"load average (1, 5, 15 min) at end: {load()}")
         return
     from papertrail_tools import stack
-    from tests.conftest import stack_on_free_ports
+    from tests.support.servers import stack_on_free_ports
 
     machine = platform.processor() or platform.machine()
     print(f"machine: {machine}, {os.cpu_count()} cores, Python {platform.python_version()}")

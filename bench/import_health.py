@@ -36,10 +36,10 @@ from papertrail.runtime.collections import PAPERS  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from services.normalizer.store import INDEXES as NORMALIZER_INDEXES  # noqa: E402
 from services.query.library.imports import read_library  # noqa: E402
-from tests.conftest import stack_on_free_ports  # noqa: E402
-from tests.integration.services import create_user  # noqa: E402
-from tests.query.library.papers import acl_2024, arxiv_oai, red_fm  # noqa: E402
-from tests.query.library.site import stored_document  # noqa: E402
+from tests.support.library_papers import acl_2024, arxiv_oai, red_fm  # noqa: E402
+from tests.support.reader_site import stored_document  # noqa: E402
+from tests.support.servers import stack_on_free_ports  # noqa: E402
+from tests.support.services import create_user  # noqa: E402
 
 LIBRARY = ROOT / "tests" / "fixtures" / "library"
 REAL_BIB = ("mera_anthology.bib", "acl-style-files_custom.bib", "acl-style-files_zotero.bib")

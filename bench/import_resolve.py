@@ -37,9 +37,9 @@ from services.query.library.importing import (  # noqa: E402
 )
 from services.query.library.imports import LookupKey, PaperKey, TitleAuthorKey  # noqa: E402
 from services.query.library.store import LibraryStore  # noqa: E402
-from tests.conftest import stack_on_free_ports  # noqa: E402
-from tests.query.library.papers import acl_2024, arxiv_oai, red_fm  # noqa: E402
-from tests.query.library.site import stored_document  # noqa: E402
+from tests.support.library_papers import acl_2024, arxiv_oai, red_fm  # noqa: E402
+from tests.support.reader_site import stored_document  # noqa: E402
+from tests.support.servers import stack_on_free_ports  # noqa: E402
 
 
 class OrFinder(MongoFinder):

@@ -24,7 +24,7 @@ from papertrail.domain.follows.catalogue import load_catalogue
 from papertrail.domain.follows.rules import FollowIndex, PaperText, topics_by_id
 from papertrail.domain.text import fold
 from schemas.events import Follow
-from tests.matcher.corpus import corpus_papers
+from tests.support.corpus import corpus_papers
 
 STOP = set(
     "a an the of for and or not in on with to from by as at is are be we our this that these those via using "

@@ -36,7 +36,7 @@ from schemas.events import Follow, SeedPaper
 from schemas.paper_vector import PaperVector
 from services.matcher.matching.similar import DESCRIPTION, SimilarFollows
 from services.matcher.store import MatcherRecords
-from tests.conftest import stack_on_free_ports
+from tests.support.servers import stack_on_free_ports
 
 ROOT = Path(__file__).resolve().parents[1]
 

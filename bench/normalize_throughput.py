@@ -35,10 +35,11 @@ from services.normalizer.parsers.registry import parse_raw  # noqa: E402
 from services.normalizer.records import Incoming  # noqa: E402
 from services.normalizer.settings import DEFAULT_AI_CATEGORIES  # noqa: E402
 from services.normalizer.store import PaperStore  # noqa: E402
-from tests.conftest import stack_on_free_ports, wait_until_async  # noqa: E402
-from tests.integration.services import running_service  # noqa: E402
-from tests.normalizer.kafka_tools import caught_up, publish_raw, skip_to_end  # noqa: E402
-from tests.normalizer.sources import corpus_records  # noqa: E402
+from tests.support.kafka import caught_up, publish_raw, skip_to_end  # noqa: E402
+from tests.support.servers import stack_on_free_ports  # noqa: E402
+from tests.support.services import running_service  # noqa: E402
+from tests.support.sources import corpus_records  # noqa: E402
+from tests.support.waiting import wait_until_async  # noqa: E402
 
 TARGET = 3_000
 BATCH = 500

@@ -37,10 +37,11 @@ from bench.normalize_throughput import bare_bulk_upsert, write_floor  # noqa: E4
 from papertrail_tools import stack  # noqa: E402
 from schemas import topics  # noqa: E402
 from schemas.events import RawRecord  # noqa: E402
-from tests.conftest import stack_on_free_ports, wait_until_async  # noqa: E402
-from tests.normalizer.kafka_tools import caught_up, committed  # noqa: E402
-from tests.normalizer.sources import corpus_records, raw_record  # noqa: E402
-from tests.resilience.drills import Pipeline, pipeline_env  # noqa: E402
+from tests.support.drills import Pipeline, pipeline_env  # noqa: E402
+from tests.support.kafka import caught_up, committed  # noqa: E402
+from tests.support.servers import stack_on_free_ports  # noqa: E402
+from tests.support.sources import corpus_records, raw_record  # noqa: E402
+from tests.support.waiting import wait_until_async  # noqa: E402
 
 STAGES = [  # (stage, topic it reads, its consumer group, the stage whose output it reads)
     ("normalizer", topics.HARVEST_RAW, "papertrail-normalizer", None),

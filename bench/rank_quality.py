@@ -42,7 +42,7 @@ from bench.embed_quality import load_or_embed, subtopic_hits, tfidf_vectors
 from bench.embed_throughput import DEFAULT_SAVE
 from papertrail.embedding.embedder import EmbeddingSettings, embedding_text
 from services.query.recommender import ranking
-from tests.matcher.corpus import SHARED_CORPUS, corpus_papers
+from tests.support.corpus import SHARED_CORPUS, corpus_papers
 
 SAVES = DISMISSALS = 10
 TOP = 20

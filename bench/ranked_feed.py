@@ -40,8 +40,8 @@ from services.query.accounts.repositories import TOKEN_PREFIX, token_hash  # noq
 from services.query.library.shelf import entry_id  # noqa: E402
 from services.query.recommender import ranking  # noqa: E402
 from services.query.recommender.recommend import ReaderModels  # noqa: E402
-from tests.conftest import stack_on_free_ports  # noqa: E402
-from tests.matcher.corpus import corpus_papers  # noqa: E402
+from tests.support.corpus import corpus_papers  # noqa: E402
+from tests.support.servers import stack_on_free_ports  # noqa: E402
 
 SAVES, DISMISSALS = 10, 10
 BENCH_BACKGROUND = 300

@@ -51,7 +51,7 @@ from services.query.catalogue.indexer.topic_tags import TopicTagger  # noqa: E40
 from services.query.catalogue.reads.papers import LIST_FIELDS  # noqa: E402
 from services.query.catalogue.reads.search import PaperQuery  # noqa: E402
 from services.query.catalogue.repositories import CatalogueRecords  # noqa: E402
-from tests.conftest import free_port, stack_on_free_ports  # noqa: E402
+from tests.support.servers import free_port, stack_on_free_ports  # noqa: E402
 
 # The shared corpus, of which tests/fixtures/corpus holds an unchanged copy (its ORIGIN.md).
 CORPUS = Path(os.environ.get("PAPERTRAIL_CORPUS", ROOT / "tests" / "fixtures" / "corpus" / "arxiv-daily-2026-05"))

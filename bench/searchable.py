@@ -30,6 +30,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -43,9 +44,10 @@ from bench.normalize_throughput import bare_bulk_upsert  # noqa: E402
 from bench.pipeline_load import STAGES, handled, mongo_waits  # noqa: E402
 from papertrail_tools import stack  # noqa: E402
 from papertrail_tools.demo import FIXTURES, data_steps, demo_environment  # noqa: E402
-from tests.conftest import free_port, stack_on_free_ports, wait_until  # noqa: E402
-from tests.normalizer.kafka_tools import caught_up  # noqa: E402
-from tests.resilience.drills import Pipeline, pipeline_env, settled  # noqa: E402
+from tests.support.drills import Pipeline, pipeline_env, settled  # noqa: E402
+from tests.support.kafka import caught_up  # noqa: E402
+from tests.support.replay import replay_server  # noqa: E402
+from tests.support.servers import stack_on_free_ports  # noqa: E402
 
 MONTH = sorted((FIXTURES / "corpus" / "arxiv-daily-2026-05").glob("*.jsonl.gz"))
 STEADY_S = 5.0
@@ -121,16 +123,14 @@ async def stage_times(
 
 
 def run(mode: str, within: float) -> None:
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, ExitStack() as replaying:
         settings = stack_on_free_ports(Path(folder))
-        replay = None
         pipeline = None
         try:
             stack.up(settings, log=lambda line: None)
             extra = {"LOG_LEVEL": "WARNING"}
             if mode == "demo":  # as papertrail_tools/demo.py runs it
-                replay, base = start_replay(FIXTURES)
-                extra |= demo_environment(base)
+                extra |= demo_environment(replaying.enter_context(replay_server(FIXTURES)).url)
             env = pipeline_env(settings.environment(), **extra)
             pipeline = Pipeline(env, Path(folder))
             launched = time.perf_counter()
@@ -167,9 +167,6 @@ def run(mode: str, within: float) -> None:
         finally:
             if pipeline is not None:
                 pipeline.stop()
-            if replay is not None:
-                replay.terminate()
-                replay.wait(timeout=10)
             stack.down(settings, log=lambda line: None)
     load = os.getloadavg()
     what = "harvests and import" if mode == "demo" else f"import of {len(MONTH)} days in one file"
@@ -192,28 +189,6 @@ def run(mode: str, within: float) -> None:
         rows.sort(key=lambda row: -row[3])
         top = ", ".join(f"{cmd} {coll} {n:,.0f}× {s:,.1f} s" for cmd, coll, n, s in rows[:3])
         print(f"  {name:<11} {sum(r[2] for r in rows):>8,.0f} {sum(r[3] for r in rows):>8,.1f} s  {top}")
-
-
-def start_replay(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """`papertrail replay` over `folder` on a free port, once it answers: the process and its base URL."""
-    port = free_port()
-    replay = subprocess.Popen(
-        [sys.executable, "-m", "papertrail", "replay", "--dir", str(folder), "--port", str(port)],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    wait_until(lambda: answers(f"{base}/_replay/requests"), timeout=30, interval=0.5, what="replay")
-    return replay, base
-
-
-def answers(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 if __name__ == "__main__":

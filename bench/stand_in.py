@@ -12,7 +12,8 @@ from typing import Any
 
 from pymongo import MongoClient
 
-from tests.conftest import free_port, wait_until
+from tests.support.servers import free_port
+from tests.support.waiting import wait_until
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from services.summarizer.checks import MIN_CJK_SHARE, check_answer, cjk_share
 from services.summarizer.prompt import SummaryAnswer
-from tests.matcher.corpus import SHARED_CORPUS, paper_from_line, read_lines
+from tests.support.corpus import SHARED_CORPUS, paper_from_line, read_lines
 
 FIELDS = {"tldr": "tldr_zh", "motivation": "motivation_zh", "method": "method_zh", "result": "result_zh"}
 FIELDS["conclusion"] = "conclusion_zh"

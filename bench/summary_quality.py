@@ -28,7 +28,7 @@ from papertrail.embedding.backends import open_embedder
 from papertrail.embedding.embedder import EmbeddingSettings
 from services.summarizer.model import SummaryModel, make_openai_client
 from services.summarizer.settings import SummarizerSettings
-from tests.matcher.corpus import SHARED_CORPUS, paper_from_line, read_lines
+from tests.support.corpus import SHARED_CORPUS, paper_from_line, read_lines
 
 PLACEHOLDER = "Summary generation failed"
 

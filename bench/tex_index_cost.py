@@ -31,7 +31,8 @@ from papertrail.domain.search_document import document_id  # noqa: E402
 from papertrail.domain.tex import tex_plain  # noqa: E402
 from papertrail.domain.text import readable  # noqa: E402
 from papertrail_tools.stack import StackSettings, meilisearch_binary  # noqa: E402
-from tests.conftest import free_port, wait_until  # noqa: E402
+from tests.support.servers import free_port  # noqa: E402
+from tests.support.waiting import wait_until  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus" / "arxiv-daily-2026-05"
 KEY = "bench-master-key"

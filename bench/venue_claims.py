@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from papertrail.domain.venues.catalogue import default_index, fold  # noqa: E402
 from papertrail.domain.venues.claims import claims_from_comment  # noqa: E402
-from tests.normalizer.sources import corpus_comments  # noqa: E402
+from tests.support.sources import corpus_comments  # noqa: E402
 
 SAMPLES = {
     "labelled while the rules were written (210 comments)": ROOT / "tests/fixtures/venues/claims_sample.json",

@@ -26,7 +26,7 @@ from papertrail.runtime.collections import WEBHOOK_DELIVERIES  # noqa: E402
 from schemas.events import FollowMatched, MatchReason  # noqa: E402
 from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery  # noqa: E402
 from services.matcher.store import PENDING_BY_DUE, MatcherRecords, claimable  # noqa: E402
-from tests.matcher.corpus import corpus_papers  # noqa: E402
+from tests.support.corpus import corpus_papers  # noqa: E402
 
 USERS, HOSTS, LEASE = 50, 20, timedelta(seconds=60)
 

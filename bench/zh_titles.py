@@ -37,7 +37,7 @@ from papertrail_tools.llm import DEFAULT_MODEL, MODELS, ROOT, install_titles, ti
 from services.summarizer.settings import SummarizerSettings
 from services.summarizer.title_model import TitleModel, make_titles_client
 from services.summarizer.titles import TITLE_EXAMPLES
-from tests.matcher.corpus import SHARED_CORPUS
+from tests.support.corpus import SHARED_CORPUS
 
 SEED_TOPIC_PAGE = Path("/work/shared/seeds/004_8b52db47ceaf477e.txt")
 ADDITIONS = ROOT / "tests" / "fixtures" / "summarizer" / "additions.json"

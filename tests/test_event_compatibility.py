@@ -34,8 +34,8 @@ from schemas.summary import Summary
 from services.normalizer.identity import merge
 from services.normalizer.parsers.registry import parse_raw
 from services.summarizer.policy import new_paper_event
-from tests.fake_openai import corpus_event, corpus_lines
-from tests.normalizer.sources import acl_records, parsed_arxiv
+from tests.support.fake_openai import corpus_event, corpus_lines
+from tests.support.sources import acl_records, parsed_arxiv
 
 BEFORE = Path(__file__).parent / "fixtures" / "schemas"
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)

@@ -13,7 +13,7 @@ from pymongo import AsyncMongoClient
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail_tools.hot_queries import HOT_QUERIES, HotQuery, Recorded, ensure_indexes, fills, plan_of, selections
-from tests.conftest import Servers
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 NOW = datetime(2026, 12, 7, 6, tzinfo=UTC)

@@ -11,7 +11,7 @@ from schemas import export
 from schemas.events import PaperEmbedding, PaperEnriched, PaperNew
 from schemas.summary import Summary
 from schemas.topics import CATALOGUE
-from tests.fake_openai import corpus_event, corpus_lines
+from tests.support.fake_openai import corpus_event, corpus_lines
 
 
 @pytest.mark.parametrize("path", sorted(export.expected_files(), key=str), ids=lambda p: p.name)

@@ -10,7 +10,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from tests.conftest import nested_pytest_env
+from tests.support.spawning import nested_pytest_env
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = [

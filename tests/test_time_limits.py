@@ -1,14 +1,14 @@
-"""tests/time_limits.py: the end-of-run list of tests against their pytest-timeout limits and of the slowest modules,
-run for real under pytest-xdist (each worker's limits reach the controller, which prints the list), and its lines from
-reports alone."""
+"""tests/support/time_limits.py: the end-of-run list of tests against their pytest-timeout limits and of the slowest
+modules, run for real under pytest-xdist (each worker's limits reach the controller, which prints the list), and its
+lines from reports alone."""
 
 import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from tests.conftest import nested_pytest_env
-from tests.time_limits import TimeAgainstLimits
+from tests.support.spawning import nested_pytest_env
+from tests.support.time_limits import TimeAgainstLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = """
@@ -36,7 +36,7 @@ def test_c():
     pass
 """
 CONFTEST = """
-from tests.time_limits import TimeAgainstLimits
+from tests.support.time_limits import TimeAgainstLimits
 
 
 def pytest_configure(config):

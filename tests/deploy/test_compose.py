@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import yaml  # type: ignore[import-untyped]
 
-from tests.conftest import Servers, free_port
-from tests.integration.services import running_service
+from tests.support.servers import Servers, free_port
+from tests.support.services import running_service
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPERTRAIL = ("harvester", "normalizer", "summarizer", "matcher", "query")

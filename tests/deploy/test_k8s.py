@@ -25,7 +25,7 @@ from pydantic_settings import BaseSettings
 from papertrail.runtime.settings import InfraSettings
 from papertrail_tools.cli import SERVICES
 from papertrail_tools.settings_doc import settings_class, variable_name
-from tests.conftest import broker_of
+from tests.support.kafka import broker_of
 
 K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.37"

@@ -11,9 +11,9 @@ from services.harvester.announced import AnnouncedPapers, LedgeredPublishing, is
 from services.harvester.sources.arxiv_feed import feed_records
 from services.harvester.sources.atom_feed import parse_feed
 from services.harvester.sources.oai import parse_oai_page
-from tests.conftest import FIXTURES, SOURCES
-from tests.harvester.conftest import Published
-from tests.normalizer.sources import raw_record
+from tests.support.fakes import Published
+from tests.support.paths import FIXTURES, SOURCES
+from tests.support.sources import raw_record
 
 pytestmark = pytest.mark.integration
 

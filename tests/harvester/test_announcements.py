@@ -16,7 +16,7 @@ from services.harvester.announcements import (
     next_watch_window,
 )
 from services.harvester.sources.atom_feed import MalformedFeed, parse_feed
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES
 
 LEAD, WATCH = dt.timedelta(minutes=5), dt.timedelta(hours=5)
 FEEDS = FIXTURES / "harvester/arxiv_feed"

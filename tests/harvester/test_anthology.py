@@ -6,7 +6,7 @@ import pytest
 from lxml import etree
 
 from services.harvester.sources.anthology import MalformedVolumeFile, split_collection
-from tests.conftest import SOURCES
+from tests.support.paths import SOURCES
 
 ACL_FILE = SOURCES / "acl/2024.acl.xml"
 

@@ -13,8 +13,9 @@ from schemas import topics
 from schemas.events import HarvestStatus, RawRecord
 from services.harvester.app import build_resources, create_app
 from services.harvester.settings import HarvesterSettings
-from tests.conftest import broker_of, free_port
-from tests.normalizer.sources import acl_records
+from tests.support.kafka import broker_of
+from tests.support.servers import free_port
+from tests.support.sources import acl_records
 
 
 async def test_the_lifespans_resources_publish_statuses_and_records() -> None:

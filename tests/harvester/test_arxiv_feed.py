@@ -21,9 +21,10 @@ from services.harvester.scheduler import build_sources, watch_announcements
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources.arxiv_feed import DUE, ArxivAnnouncementSource
 from services.harvester.store import HarvestStore
-from tests.conftest import Servers
-from tests.harvester.conftest import Published, Replay
-from tests.integration.services import running_service
+from tests.support.fakes import Published
+from tests.support.replay import Replay
+from tests.support.servers import Servers
+from tests.support.services import running_service
 
 pytestmark = pytest.mark.integration
 

@@ -12,8 +12,8 @@ from services.harvester.bulk import BulkFileSource, file_date, sniff_kind
 from services.harvester.runner import run_source
 from services.harvester.sources import SourcePage
 from services.harvester.store import HarvestStore
-from tests.conftest import FIXTURES
-from tests.harvester.conftest import Published
+from tests.support.fakes import Published
+from tests.support.paths import FIXTURES
 
 KAGGLE = FIXTURES / "harvester/kaggle/arxiv-metadata-oai-snapshot.json"
 CORPUS = FIXTURES / "harvester/corpus/2026-05-04_AI_enhanced_Chinese.jsonl.gz"

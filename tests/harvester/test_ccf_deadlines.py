@@ -6,8 +6,6 @@ fails the run and changes nothing."""
 
 import io
 import json
-import subprocess
-import sys
 import tarfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -24,8 +22,9 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources.ccf_deadlines import CcfDeadlinesSource
 from services.harvester.sources.ccf_deadlines_archive import MalformedArchive, data_files
 from services.harvester.store import HarvestStore, VenueCatalogueStore
-from tests.conftest import SOURCES, free_port, wait_until
-from tests.harvester.conftest import Published, Replay
+from tests.support.fakes import Published
+from tests.support.paths import SOURCES
+from tests.support.replay import Replay, replay_server
 
 pytestmark = pytest.mark.integration
 CCFDDL = SOURCES / "ccf-deadlines"
@@ -65,17 +64,8 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replay]:
     (folder / "today.tar.gz").write_bytes(archive({}))
     route = {"path": ARCHIVE_PATH, "files": ["broken.tar.gz", "today.tar.gz"], "content_type": "application/x-gzip"}
     (folder / "replay.json").write_text(json.dumps({"routes": [route]}), encoding="utf-8")
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "papertrail", "replay", "--dir", str(folder), "--port", str(port)]
-    )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        wait_until(lambda: httpx.get(f"{url}/_replay/requests").status_code == 200, timeout=30, what="replay server")
-        yield Replay(url)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with replay_server(folder) as replay:
+        yield replay
 
 
 @pytest.fixture

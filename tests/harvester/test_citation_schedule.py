@@ -7,7 +7,7 @@ import pytest
 
 from services.harvester.citation_schedule import DAILY, MONTHLY, WEEKLY, asked_id, refresh_after
 from services.harvester.sources.s2_batch import MalformedBatch, batch_answers
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES
 
 NOW = dt.datetime(2026, 12, 7, tzinfo=dt.UTC)
 GENUINE_BATCH = FIXTURES / "sources/semantic_scholar/cassette_bodies/test_get_papers_0.json"

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from tests.integration.spawner import ZYGOTE
+from tests.support.spawning import ZYGOTE
 
 
 @pytest.mark.parametrize(

@@ -21,9 +21,11 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage
 from services.harvester.sources.arxiv import ArxivOaiSource
 from services.harvester.store import HarvestStore
-from tests.conftest import Servers, wait_until_async
-from tests.harvester.conftest import Published, Replay
-from tests.harvester.test_runs import CHAIN_IDS
+from tests.support.fakes import Published
+from tests.support.harvests import CHAIN_IDS
+from tests.support.replay import Replay
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until_async
 
 pytestmark = pytest.mark.integration
 

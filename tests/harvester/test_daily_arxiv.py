@@ -15,8 +15,8 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRunFailed
 from services.harvester.sources.daily_arxiv import DailyArxivSource
 from services.harvester.sources.daily_arxiv_file import MalformedDayFile, split_day_file
-from tests.conftest import FIXTURES
-from tests.harvester.conftest import Replay
+from tests.support.paths import FIXTURES
+from tests.support.replay import Replay
 
 DAY_FILE = FIXTURES / "summarizer" / "corpus-2026-05-05.jsonl"  # six lines of 2026-05-05's file (ORIGIN.md)
 CORPUS_DAY = FIXTURES / "corpus" / "arxiv-daily-2026-05" / "2026-05-08_AI_enhanced_Chinese.jsonl.gz"

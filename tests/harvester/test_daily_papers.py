@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from services.harvester.sources.daily_papers import MalformedDailyList, split_daily_list
-from tests.conftest import SOURCES
+from tests.support.paths import SOURCES
 
 HF_FILES = sorted((SOURCES / "hf_daily_papers").glob("daily_papers_*.json"))
 

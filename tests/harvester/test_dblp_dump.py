@@ -11,7 +11,7 @@ import pytest
 from services.harvester.bulk import DblpDumpSource, sniff_kind
 from services.harvester.sources import SourcePage, SourceRunFailed
 from services.harvester.sources.dblp_xml import EntityStream, MalformedDblpXml, iter_records
-from tests.conftest import SOURCES
+from tests.support.paths import SOURCES
 
 SLICE = SOURCES / "dblp/shenka123_dblp.xml"
 

@@ -20,9 +20,10 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources.arxiv_html import ArxivHtmlSource
 from services.harvester.store import HarvestStore
 from services.normalizer.parsers.registry import parse_raw
-from tests.conftest import FIXTURES
-from tests.harvester.conftest import Published, Replay
-from tests.normalizer.sources import raw_record
+from tests.support.fakes import Published
+from tests.support.paths import FIXTURES
+from tests.support.replay import Replay
+from tests.support.sources import raw_record
 
 pytestmark = pytest.mark.integration
 NOW = dt.datetime(2026, 12, 7, tzinfo=dt.UTC)

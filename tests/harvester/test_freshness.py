@@ -12,8 +12,9 @@ from pymongo import AsyncMongoClient
 
 from schemas.events import HarvestStatus
 from services.harvester.store import HarvestStore
-from tests.conftest import Servers, free_port, wait_until
-from tests.integration.services import running_service
+from tests.support.servers import Servers, free_port
+from tests.support.services import running_service
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

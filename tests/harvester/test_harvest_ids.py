@@ -13,10 +13,10 @@ from pymongo import MongoClient
 
 from schemas import topics
 from schemas.events import RawRecord
-from tests.conftest import Servers
-from tests.harvester.conftest import Replay
-from tests.harvester.test_hf_arxiv_records import RECORDED, _get_records
-from tests.integration.spawner import ZYGOTE
+from tests.support.harvests import RECORDED, get_record_requests
+from tests.support.replay import Replay
+from tests.support.servers import Servers
+from tests.support.spawning import ZYGOTE
 
 pytestmark = pytest.mark.integration
 
@@ -62,7 +62,7 @@ def test_the_given_ids_are_fetched_published_and_no_longer_missing(servers: Serv
         assert result.returncode == 0, result.stderr
         assert f"arXiv has no paper {UNKNOWN}" in result.stderr and f"no longer missing: {KNOWN}" in result.stderr
         # each id asked once, without its version
-        assert [r["query"]["identifier"] for r in _get_records(replay)] == [
+        assert [r["query"]["identifier"] for r in get_record_requests(replay)] == [
             f"oai:arXiv.org:{KNOWN}",
             f"oai:arXiv.org:{UNKNOWN}",
         ]

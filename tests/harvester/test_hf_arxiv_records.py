@@ -13,10 +13,11 @@ from services.harvester.runner import run_source
 from services.harvester.scheduler import build_sources
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage
-from services.harvester.sources.oai import parse_oai_page
 from services.harvester.store import HarvestStore
-from tests.conftest import FIXTURES, SOURCES
-from tests.harvester.conftest import Published, Replay
+from tests.support.fakes import Published
+from tests.support.harvests import RECORDED, get_record_requests
+from tests.support.paths import FIXTURES, SOURCES
+from tests.support.replay import Replay
 
 pytestmark = pytest.mark.integration
 
@@ -25,12 +26,7 @@ DAY = "2013-04-03"
 PICK_ID = json.loads((FIXTURES / f"harvester/hf_pick/daily_papers_{DAY}.json").read_text(encoding="utf-8"))[0]["paper"][
     "id"
 ]
-RECORDED = parse_oai_page((SOURCES / "arxiv_oai/arXivRaw/mikesaelim_GetRecordResponse.xml").read_bytes()).records[0]
 REAL_DAY = "2024-05-29"  # a recorded list whose picks arXiv's replay does not know (idDoesNotExist)
-
-
-def _get_records(replay: Replay) -> list[dict[str, Any]]:
-    return [r for r in replay.requests() if r["path"] == "/oai" and r["query"].get("verb") == "GetRecord"]
 
 
 async def _pages(settings: HarvesterSettings, checkpoint: dict[str, Any], day: str) -> list[SourcePage]:
@@ -56,7 +52,7 @@ async def test_the_arxiv_record_of_a_pick_is_fetched_and_published_as_arxivs(
     assert arxiv.content == RECORDED.content and arxiv.sha256 == RECORDED.sha256  # the record as arXiv serves it
     assert arxiv.datestamp == RECORDED.datestamp and arxiv.run_id == status.run_id
     assert (status.pages, status.records) == (2, 2)
-    assert [r["query"] for r in _get_records(replay)] == [
+    assert [r["query"] for r in get_record_requests(replay)] == [
         {"verb": "GetRecord", "metadataPrefix": "arXivRaw", "identifier": f"oai:arXiv.org:{PICK_ID}"}
     ]
 
@@ -67,7 +63,7 @@ async def test_a_pick_fetched_before_is_not_fetched_again(settings: HarvesterSet
     replay.reset()
     again = await _pages(settings, first[-1].checkpoint, DAY)
     assert [r.record_id for page in again for r in page.records] == [PICK_ID]  # the pick, not its arXiv record
-    assert _get_records(replay) == []
+    assert get_record_requests(replay) == []
 
 
 async def test_a_pick_arxiv_does_not_know_is_noted_and_not_asked_again(
@@ -80,7 +76,7 @@ async def test_a_pick_arxiv_does_not_know_is_noted_and_not_asked_again(
     notes = [note for page in pages for note in page.notes]
     assert notes == [f"{pick}: arXiv has no record of this pick" for pick in picks]
     assert pages[-1].checkpoint["arxiv"] == {"wanted": {}, "fetched": dict.fromkeys(picks, REAL_DAY)}
-    assert len(_get_records(replay)) == len(picks)
+    assert len(get_record_requests(replay)) == len(picks)
 
 
 async def test_when_arxiv_fails_the_run_fails_and_the_next_one_fetches_the_pick(

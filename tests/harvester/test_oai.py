@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from services.harvester.sources.oai import MalformedResponse, parse_oai_page
-from tests.conftest import SOURCES
+from tests.support.paths import SOURCES
 
 OAI = SOURCES / "arxiv_oai"
 LIST_PAGES = sorted(

@@ -13,8 +13,8 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRunFailed
 from services.harvester.sources.openreview import OpenReviewSource
 from services.harvester.sources.openreview_notes import MalformedNotesPage, split_notes
-from tests.conftest import SOURCES
-from tests.harvester.recording import recording_fetcher
+from tests.support.paths import SOURCES
+from tests.support.recording import recording_fetcher
 
 ANSWER = (SOURCES / "openreview/pdoom-live_ai_risk_note.json").read_bytes()
 VENUE = "NeurIPS.cc/2025/Workshop/RegML"

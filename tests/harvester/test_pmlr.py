@@ -12,8 +12,8 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources import SourcePage, SourceRunFailed
 from services.harvester.sources.pmlr import PmlrSource
 from services.harvester.sources.pmlr_bib import MalformedVolumeBib, split_volume
-from tests.conftest import SOURCES
-from tests.harvester.recording import recording_fetcher
+from tests.support.paths import SOURCES
+from tests.support.recording import recording_fetcher
 
 BIB = SOURCES / "pmlr/icml25-head.bib"
 BROKEN_TITLE = "title = {Lightweight Protocols for Distributed Private Quantile Estimation}"

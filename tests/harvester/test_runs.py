@@ -11,15 +11,13 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources.acl import AclAnthologySource
 from services.harvester.sources.arxiv import ArxivOaiSource
 from services.harvester.sources.hf import HfDailyPapersSource
-from services.harvester.sources.oai import parse_oai_page
 from services.harvester.store import HarvestStore
-from tests.conftest import FIXTURES, SOURCES
-from tests.harvester.conftest import Published, Replay
+from tests.support.fakes import Published
+from tests.support.harvests import CHAIN_IDS
+from tests.support.paths import SOURCES
+from tests.support.replay import Replay
 
 pytestmark = pytest.mark.integration
-
-CHAIN = sorted((FIXTURES / "harvester/arxiv_chain").glob("page*.xml"))
-CHAIN_IDS = [r.record_id for page in CHAIN for r in parse_oai_page(page.read_bytes()).records]
 
 
 def _fetcher(client: httpx.AsyncClient, settings: HarvesterSettings) -> PoliteFetcher:

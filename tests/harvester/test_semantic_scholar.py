@@ -18,7 +18,8 @@ from services.harvester.settings import HarvesterSettings
 from services.harvester.sources.semantic_scholar import SemanticScholarSource
 from services.harvester.store import HarvestStore
 from services.normalizer.parsers.registry import parse_raw
-from tests.harvester.conftest import Published, Replay
+from tests.support.fakes import Published
+from tests.support.replay import Replay
 
 pytestmark = pytest.mark.integration
 NOW = dt.datetime(2026, 12, 7, 12, tzinfo=dt.UTC)

@@ -23,8 +23,10 @@ from services.harvester.runner import run_source
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
 from services.harvester.store import HarvestStore
-from tests.conftest import Servers, wait_until
-from tests.integration.services import replay_server, running_service
+from tests.support.replay import replay_server
+from tests.support.servers import Servers
+from tests.support.services import running_service
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -86,7 +88,7 @@ async def _watch(replay: str, out: StatusOut, mongodb_url: str, database: str) -
 def env(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], str, Path]]:
     run = uuid.uuid4().hex[:8]
     with ExitStack() as stack:
-        replay = stack.enter_context(replay_server())
+        replay = stack.enter_context(replay_server()).url
         env = servers.environment() | {
             "MONGODB_DATABASE": f"papertrail_announce_status_{run}",
             "INDEX_NAME": f"papers_announce_status_{run}",

@@ -21,10 +21,12 @@ from services.harvester.runner import run_source
 from services.harvester.settings import HarvesterSettings
 from services.harvester.sources.arxiv_feed import ArxivAnnouncementSource
 from services.harvester.store import HarvestStore
-from tests.conftest import Servers, wait_until, wait_until_async
-from tests.integration.services import replay_server, running_services
-from tests.normalizer.kafka_tools import caught_up, keys_on, publish_raw
-from tests.normalizer.sources import oai_records
+from tests.support.kafka import caught_up, keys_on, publish_raw
+from tests.support.replay import replay_server
+from tests.support.servers import Servers
+from tests.support.services import running_services
+from tests.support.sources import oai_records
+from tests.support.waiting import wait_until, wait_until_async
 
 pytestmark = pytest.mark.integration
 
@@ -72,7 +74,7 @@ async def _watch_tonight(replay: str, out: KafkaOut, mongodb_url: str, database:
 def env(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], str, Path]]:
     run = uuid.uuid4().hex[:8]
     with ExitStack() as stack:
-        replay = stack.enter_context(replay_server())
+        replay = stack.enter_context(replay_server()).url
         env = servers.environment() | {
             "MONGODB_DATABASE": f"papertrail_announce_{run}",
             "INDEX_NAME": f"papers_announce_{run}",

@@ -19,10 +19,12 @@ from papertrail.domain.follows.rules import PaperText, compile_follow, match_one
 from papertrail.domain.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
 from schemas.events import Follow
 from services.matcher.delivery.webhooks import EVENT_HEADER, SIGNATURE_HEADER, verify_signature
-from tests.conftest import Servers, wait_until
-from tests.integration.services import create_user, running_services
-from tests.integration.test_matcher import PAPERS, enriched, publish
-from tests.matcher.test_delivery import Receiver
+from tests.support.events import enriched, publish
+from tests.support.matching import PAPERS
+from tests.support.receivers import Receiver
+from tests.support.servers import Servers
+from tests.support.services import create_user, running_services
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 RUN = uuid.uuid4().hex[:8]

@@ -8,8 +8,8 @@ and the home page's search box, by words, answers by meaning when the Chinese wo
 The queries are not written here: each is the first clause of the corpus's own Chinese TL;DR of its paper (another
 system wrote it), as bench/zh_retrieval.py asks them; the papers are English only (title and abstract).
 
-Beside them, the six papers the tests' fake model summarizes (tests/fake_openai.py: the corpus's real Chinese TL;DR
-and 导读, titles translated by hand, ORIGIN.md) get an AI summary: a Chinese query finds them by words in their
+Beside them, the six papers the tests' fake model summarizes (tests/support/fake_openai.py: the corpus's real Chinese
+TL;DR and 导读, titles translated by hand, ORIGIN.md) get an AI summary: a Chinese query finds them by words in their
 Chinese title and 导读, the API, the page and the Atom feed give one answer, and a keyword follow written in Chinese
 matches the one published last."""
 
@@ -27,14 +27,17 @@ from bench.zh_retrieval import first_clause
 from papertrail.domain.search_document import document_id
 from papertrail.embedding.embedder import SearchEmbeddingSettings
 from schemas import topics
-from tests.conftest import FIXTURES, Servers, wait_until
-from tests.fake_openai import ADDITIONS, corpus_lines, running_fake_openai
-from tests.integration.services import Pipeline, create_user, running_pipeline
-from tests.matcher.corpus import read_lines
-from tests.normalizer.kafka_tools import publish_raw
-from tests.normalizer.sources import raw_record
-from tests.query.catalogue.test_api import RECORDS as ARXIV_PAGE
-from tests.query.catalogue.test_api import _get
+from tests.support.corpus import read_lines
+from tests.support.fake_openai import ADDITIONS, corpus_lines, running_fake_openai
+from tests.support.kafka import publish_raw
+from tests.support.paths import FIXTURES
+from tests.support.pipelines import Pipeline, running_pipeline
+from tests.support.query_api import RECORDS as ARXIV_PAGE
+from tests.support.query_api import api_get
+from tests.support.servers import Servers
+from tests.support.services import create_user
+from tests.support.sources import raw_record
+from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]  # embedding on a loaded machine
 CORPUS_DAY = FIXTURES / "corpus" / "arxiv-daily-2026-05" / "2026-05-01_AI_enhanced_Chinese.jsonl.gz"
@@ -95,13 +98,13 @@ def pipeline(
         )
         expected = len(wanted) + len(ARXIV_PAGE)
         wait_until(
-            lambda: _get(pipe, "/api/papers", size=1)["total"] >= expected, timeout=120, what="every paper indexed"
+            lambda: api_get(pipe, "/api/papers", size=1)["total"] >= expected, timeout=120, what="every paper indexed"
         )
         ours = {f"arxiv:{line['id']}" for line in summarized}
 
         def summarized_by_the_fake() -> set[str]:
             # the community's 导读 of the other papers count too: ours are those with a Chinese title
-            hits = _get(pipe, "/api/papers", summarized_since="2000-01-01", size=100)["hits"]
+            hits = api_get(pipe, "/api/papers", summarized_since="2000-01-01", size=100)["hits"]
             return {hit["paper_id"] for hit in hits if hit["title_zh"]}
 
         wait_until(
@@ -133,7 +136,7 @@ def test_a_chinese_query_finds_the_english_paper_in_the_first_results(
     ranks = {}
     for line in asked:
         query = first_clause(line["AI"]["tldr"])
-        found = _get(pipeline, "/api/papers", q=query, semantic=1, size=10)
+        found = api_get(pipeline, "/api/papers", q=query, semantic=1, size=10)
         assert found["mode"] == "semantic"
         ids = [hit["paper_id"] for hit in found["hits"]]
         ranks[query] = ids.index(f"arxiv:{line['id']}") + 1 if f"arxiv:{line['id']}" in ids else None
@@ -147,7 +150,7 @@ def test_the_home_page_answers_a_chinese_search_by_meaning(pipeline: Pipeline, l
     line = next(line for line in lines if not re.search(r"[A-Za-z0-9]", first_clause(line["AI"]["tldr"])))
     query = first_clause(line["AI"]["tldr"])
     # the search box's default: by words, which no English paper holds, so the API answers by meaning and says so
-    found = _get(pipeline, "/api/papers", q=query, semantic=0)
+    found = api_get(pipeline, "/api/papers", q=query, semantic=0)
     assert found["mode"] == "semantic" and found["by_meaning_instead"] and found["closest"] == 50
     page = httpx.get(pipeline.url("query", "/"), params={"q": query, "semantic": "0.0"}, timeout=30)
     assert page.status_code == 200
@@ -158,7 +161,7 @@ def test_the_home_page_answers_a_chinese_search_by_meaning(pipeline: Pipeline, l
 
 
 def test_a_chinese_query_finds_papers_by_words_of_their_chinese_title_and_guide(pipeline: Pipeline) -> None:
-    by_title = _get(
+    by_title = api_get(
         pipeline, "/api/papers", q="隐式评价", semantic=0
     )  # 最少信息下的隐式评价：层次化组件选择中的价格形成
     assert by_title["mode"] == "keyword" and not by_title["by_meaning_instead"]
@@ -167,18 +170,18 @@ def test_a_chinese_query_finds_papers_by_words_of_their_chinese_title_and_guide(
     # one paper holds the words: below it, the papers most like it (its page's 相似论文), none counted
     more = [hit["paper_id"] for hit in by_title["more_by_meaning"]]
     assert more and "arxiv:2605.00921" not in more
-    like_it = _get(pipeline, "/api/papers/arxiv:2605.00921/similar", size=10)
+    like_it = api_get(pipeline, "/api/papers/arxiv:2605.00921/similar", size=10)
     assert more == [hit["paper_id"] for hit in like_it["hits"]]
     # 留作者出法 is said only in the 导读 (method) of 2605.02620, neither its title nor its TL;DR
     line = next(line for line in SUMMARIZED if line["id"] == "2605.02620")
     assert "留作者出法" in line["AI"]["method"] and "留作者出法" not in line["AI"]["tldr"] + TITLES_ZH[line["id"]]
-    by_guide = _get(pipeline, "/api/papers", q="留作者出法", semantic=0)
+    by_guide = api_get(pipeline, "/api/papers", q="留作者出法", semantic=0)
     assert by_guide["mode"] == "keyword" and by_guide["hits"][0]["paper_id"] == "arxiv:2605.02620"
 
 
 @pytest.mark.parametrize("query", ["隐式评价", "扩散模型加速"])  # found by words; by meaning instead
 def test_the_api_the_page_and_the_atom_feed_give_one_answer(pipeline: Pipeline, query: str) -> None:
-    api = _get(pipeline, "/api/papers", q=query, size=100)
+    api = api_get(pipeline, "/api/papers", q=query, size=100)
     listed = {hit["paper_id"] for hit in api["hits"] + api["more_by_meaning"]}
     assert listed and api["total"] == len(api["hits"]) <= 50
     page = httpx.get(pipeline.url("query", "/"), params={"q": query, "size": "100"}, timeout=30)
@@ -228,7 +231,7 @@ def test_a_search_by_meaning_says_so_while_papers_still_wait_for_their_vectors(
         vectors = client[pipeline.env["MONGODB_DATABASE"]].search_vectors
         # the index's count read anew each time: a paper published by an earlier test is indexed before its vector
         wait_until(
-            lambda: vectors.count_documents({"state": "embedded"}) == _get(pipeline, "/api/papers", size=1)["total"],
+            lambda: vectors.count_documents({"state": "embedded"}) == api_get(pipeline, "/api/papers", size=1)["total"],
             timeout=300,
             what="every indexed paper's search vector",
         )
@@ -240,14 +243,14 @@ def test_a_search_by_meaning_says_so_while_papers_still_wait_for_their_vectors(
 
         # every indexed paper settled: the note goes (a paper an earlier test published may be indexed just now)
         wait_until(lambda: 'id="meaning-partial"' not in page(), timeout=120, what="no note of papers still waiting")
-        indexed = [hit["paper_id"] for hit in _get(pipeline, "/api/papers", size=10)["hits"]]
+        indexed = [hit["paper_id"] for hit in api_get(pipeline, "/api/papers", size=10)["hits"]]
         waiting = vectors.find_one({"_id": {"$in": indexed}, "state": "embedded"}, {"_id": 1})
         assert waiting is not None
         seen: list[str] = []
 
         def says_one_waits() -> bool:  # as one still being made (the summarizer's sweep may settle it again meanwhile)
             vectors.update_one({"_id": waiting["_id"]}, {"$set": {"state": "pending"}})
-            total = _get(pipeline, "/api/papers", size=1)["total"]  # read anew: an earlier test's paper may land
+            total = api_get(pipeline, "/api/papers", size=1)["total"]  # read anew: an earlier test's paper may land
             text = page()
             found = re.search(r'id="meaning-partial">([^<]*)<', text)
             states = {d["_id"]: d["n"] for d in vectors.aggregate([{"$group": {"_id": "$state", "n": {"$sum": 1}}}])}

@@ -17,11 +17,14 @@ import pytest
 from lxml import html
 
 from schemas import topics
-from tests.conftest import FIXTURES, Servers, wait_until
-from tests.fake_openai import running_fake_openai
-from tests.integration.services import papertrail_cli, replay_server, running_service, running_services
-from tests.normalizer.kafka_tools import publish_raw
-from tests.normalizer.sources import raw_record
+from tests.support.fake_openai import running_fake_openai
+from tests.support.kafka import publish_raw
+from tests.support.paths import FIXTURES
+from tests.support.replay import replay_server
+from tests.support.servers import Servers
+from tests.support.services import papertrail_cli, running_service, running_services
+from tests.support.sources import raw_record
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -60,7 +63,7 @@ def env(servers: Servers) -> Iterator[dict[str, str]]:
             "MONGODB_DATABASE": f"papertrail_community_{run}",
             "INDEX_NAME": f"papers_community_{run}",
             "SWEEP_INTERVAL_S": "1",
-            "DAILY_ARXIV_URL": f"{replay}/dw-dengwei/daily-arXiv-ai-enhanced/data",
+            "DAILY_ARXIV_URL": f"{replay.url}/dw-dengwei/daily-arXiv-ai-enhanced/data",
             "DAILY_ARXIV_MIN_REQUEST_INTERVAL_S": "0",
         }
 

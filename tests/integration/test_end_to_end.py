@@ -4,7 +4,6 @@ matcher and query, ending searchable through the query API."""
 import shutil
 import subprocess
 import uuid
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -12,17 +11,11 @@ from pymongo import MongoClient
 
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
-from tests.conftest import Servers, wait_until, wait_until_async
-from tests.integration.services import ARXIV_CS_PAGE, Pipeline, running_pipeline, unparseable_arxiv_record
+from tests.support.pipelines import ARXIV_CS_PAGE, Pipeline, unparseable_arxiv_record
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until, wait_until_async
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def pipeline(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
-    """All five services running against the servers, harvesting set cs of the recorded arXiv page."""
-    with running_pipeline(servers, tmp_path_factory.mktemp("e2e")) as running:
-        yield running
 
 
 def test_real_arxiv_paper_flows_end_to_end(pipeline: Pipeline, servers: Servers) -> None:

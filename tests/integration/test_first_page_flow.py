@@ -15,10 +15,11 @@ from pymongo import MongoClient
 
 from papertrail.runtime.collections import HARVEST_FIRST_PAGES
 from schemas import topics
-from tests.conftest import Servers, wait_until
-from tests.integration.services import Pipeline, running_pipeline
-from tests.normalizer.kafka_tools import publish_raw
-from tests.normalizer.sources import arxiv_line
+from tests.support.kafka import publish_raw
+from tests.support.pipelines import Pipeline, running_pipeline
+from tests.support.servers import Servers
+from tests.support.sources import arxiv_line
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

@@ -27,16 +27,13 @@ from pymongo import MongoClient
 from schemas import topics
 from schemas.events import RawRecord
 from services.normalizer.store import PaperStore
-from tests.conftest import FIXTURES, Servers, wait_until
-from tests.integration.services import (
-    create_user,
-    papertrail_cli,
-    replay_server,
-    running_service,
-    running_services,
-)
-from tests.normalizer.kafka_tools import end_offsets, keys_on, publish_raw
-from tests.normalizer.sources import HF_FILES, acl_records, raw_record
+from tests.support.kafka import end_offsets, keys_on, publish_raw
+from tests.support.paths import FIXTURES
+from tests.support.replay import replay_server
+from tests.support.servers import Servers
+from tests.support.services import create_user, papertrail_cli, running_service, running_services
+from tests.support.sources import HF_FILES, acl_records, raw_record
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -67,7 +64,7 @@ class System:
 def system(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
     run = uuid.uuid4().hex[:8]
     with ExitStack() as stack:
-        replay = stack.enter_context(replay_server())
+        replay = stack.enter_context(replay_server()).url
         env = servers.environment() | {
             "MONGODB_DATABASE": f"papertrail_fm_{run}",
             "INDEX_NAME": f"papers_fm_{run}",
@@ -96,7 +93,7 @@ async def _store_as_an_earlier_release(system: System, servers: Servers) -> None
     """What earlier releases did with the volume's front matter: a paper stored, and its event published."""
     from pymongo import AsyncMongoClient
 
-    from tests.normalizer.test_store import apply
+    from tests.support.normalizing import apply
 
     client: AsyncMongoClient = AsyncMongoClient(servers.mongodb_url, tz_aware=True)
     try:

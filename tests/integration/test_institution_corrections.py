@@ -14,10 +14,11 @@ import pytest
 from lxml import html
 
 from schemas import topics
-from tests.conftest import Servers, wait_until
-from tests.integration.services import papertrail_cli, running_services
-from tests.normalizer.kafka_tools import publish_raw
-from tests.normalizer.sources import acl_records, with_anthology_doi
+from tests.support.kafka import publish_raw
+from tests.support.servers import Servers
+from tests.support.services import papertrail_cli, running_services
+from tests.support.sources import acl_records, with_anthology_doi
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 RECORD = next(r for r in acl_records() if r.record_id == "2024.acl-long.469")

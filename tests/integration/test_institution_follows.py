@@ -10,12 +10,11 @@ from pymongo import MongoClient
 
 from papertrail.domain.follows.reasons import reason_text
 from schemas.events import Follow, FollowChanged
-from tests.conftest import Servers, wait_until
-from tests.integration.test_matcher import RUN, USER, MatchedReader, matcher, mongo, publish
-from tests.integration.test_venue_follows import hold
-from tests.query.catalogue.test_institutions import acl_paper, enriched
-
-__all__ = ["matcher", "mongo"]  # the matcher process and the database of tests/integration/test_matcher.py
+from tests.support.events import publish
+from tests.support.institutions import acl_paper, enriched
+from tests.support.matching import RUN, USER, MatchedReader, hold
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 NOW = datetime.now(UTC)

@@ -19,9 +19,12 @@ from papertrail.runtime.settings import InfraSettings
 from papertrail_tools import monitoring, stack
 from schemas import topics
 from services.harvester.sources.oai import parse_oai_page
-from tests.conftest import FIXTURES, Servers, stack_on_free_ports, wait_until
-from tests.fake_openai import running_fake_openai
-from tests.integration.services import ARXIV_CS_PAGE, ROOT, Pipeline, papertrail_cli, running_pipeline
+from tests.support.fake_openai import running_fake_openai
+from tests.support.paths import FIXTURES, ROOT
+from tests.support.pipelines import ARXIV_CS_PAGE, Pipeline, running_pipeline
+from tests.support.servers import Servers, stack_on_free_ports
+from tests.support.services import papertrail_cli
+from tests.support.waiting import wait_until
 
 pytestmark = [
     pytest.mark.integration,

@@ -2,128 +2,22 @@
 
 import json
 import re
-import uuid
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import httpx
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
-from meilisearch_python_sdk import AsyncClient
-from meilisearch_python_sdk.models.settings import MeilisearchSettings
-from pydantic import BaseModel
 from pymongo import MongoClient
 
-from papertrail.domain.search_document import FILTERABLE, SEARCHABLE, SORTABLE, paper_document
-from schemas.events import Follow, FollowChanged, FollowMatched, PaperEnriched
-from schemas.paper import Paper, PaperVersion
-from schemas.summary import Summary
+from schemas.events import FollowChanged, FollowMatched
 from services.matcher.delivery.webhooks import SIGNATURE_HEADER, verify_signature
-from tests.conftest import Servers, wait_until, wait_until_async
-from tests.integration.services import running_service
-from tests.matcher.corpus import sample_papers
-from tests.matcher.test_delivery import SECRET, Receiver
-from tests.normalizer.kafka_tools import caught_up
+from tests.support.events import enriched, publish
+from tests.support.kafka import caught_up
+from tests.support.matching import PAPERS, RUN, USER, MatchedReader, follow
+from tests.support.receivers import SECRET, Receiver
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until, wait_until_async
 
 pytestmark = pytest.mark.integration
-
-RUN = uuid.uuid4().hex[:8]
-USER = f"user-{RUN}"
-PAPERS = sample_papers()
-
-
-def enriched(paper: Paper) -> PaperEnriched:
-    now = datetime.now(UTC)
-    paper = paper.model_copy(update={"first_seen": now, "updated_at": now})
-    version = PaperVersion(
-        paper_id=paper.id,
-        seq=1,
-        kind="first_observed",
-        source="arxiv",
-        source_record_id=paper.id[6:],
-        observed_at=now,
-        content_hash="0" * 64,
-    )
-    return PaperEnriched(kind="new", paper=paper, version=version, summary=Summary(status="pending"))
-
-
-def follow(follow_id: str, query: str) -> Follow:
-    return Follow(id=follow_id, user_id=USER, kind="keyword", name=query, query=query, created_at=datetime.now(UTC))
-
-
-async def _index_held_paper(servers: Servers, index_name: str, paper: Paper) -> None:
-    """A paper the query service already holds: the backfill finds it through Meilisearch."""
-    client = AsyncClient(servers.meili_url, servers.meili_master_key)
-    try:
-        settings = MeilisearchSettings(
-            searchable_attributes=SEARCHABLE, filterable_attributes=FILTERABLE, sortable_attributes=SORTABLE
-        )
-        await client.create_index(index_name, primary_key="id", settings=settings, timeout_in_ms=60_000)
-        task = await client.index(index_name).add_documents([paper_document(enriched(paper), {})], primary_key="id")
-        await client.wait_for_task(task.task_uid, timeout_in_ms=60_000)
-    finally:
-        await client.aclose()
-
-
-@pytest.fixture(scope="module")
-async def matcher(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[dict]:
-    env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_matcher_{RUN}",
-        "INDEX_NAME": f"papers_matcher_{RUN}",
-        "TOPIC_PARTITIONS": "3",
-        "DIGEST_ENABLED": "false",
-        "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1",  # the tests' receivers are local: allowed, as an operator would
-    }
-    await _index_held_paper(servers, env["INDEX_NAME"], PAPERS["arxiv:2605.01386"])
-    logs: Path = tmp_path_factory.mktemp("matcher-logs")
-    with running_service("matcher", env, logs) as port:
-        yield {"env": env, "port": port}
-
-
-@pytest.fixture(scope="module")
-def mongo(servers: Servers) -> Iterator[MongoClient]:
-    client: MongoClient = MongoClient(servers.mongodb_url, tz_aware=True)
-    yield client
-    client.close()
-
-
-async def publish(servers: Servers, topic: str, event: BaseModel, key: str) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=servers.kafka_bootstrap_servers)
-    await producer.start()
-    try:
-        await producer.send_and_wait(servers.topic(topic), event.model_dump_json().encode(), key=key.encode())
-    finally:
-        await producer.stop()
-
-
-class MatchedReader:
-    """follows.matched.v1 from the beginning, keeping this run's user's matches."""
-
-    def __init__(self, servers: Servers) -> None:
-        self.consumer = AIOKafkaConsumer(
-            servers.topic("follows.matched.v1"),
-            bootstrap_servers=servers.kafka_bootstrap_servers,
-            auto_offset_reset="earliest",
-            group_id=f"test-matched-{uuid.uuid4().hex[:6]}",
-        )
-        self.seen: list[FollowMatched] = []
-
-    async def poll(self) -> list[FollowMatched]:
-        batch = await self.consumer.getmany(timeout_ms=500)
-        for records in batch.values():
-            for record in records:
-                match = FollowMatched.model_validate_json(record.value or b"{}")
-                if match.user_id == USER:
-                    self.seen.append(match)
-        return self.seen
-
-    async def until(self, predicate: object, what: str) -> list[FollowMatched]:
-        async def check() -> bool:
-            return any(predicate(m) for m in await self.poll())  # type: ignore[operator]
-
-        await wait_until_async(check, 90, what)
-        return self.seen
 
 
 def follows_gauge(port: int, kind: str) -> float | None:

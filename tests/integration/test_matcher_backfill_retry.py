@@ -10,9 +10,11 @@ import pytest
 from pymongo import MongoClient
 
 from schemas.events import FollowChanged
-from tests.conftest import Servers, wait_until
-from tests.integration.services import running_service
-from tests.integration.test_matcher import PAPERS, MatchedReader, _index_held_paper, follow, publish
+from tests.support.events import publish
+from tests.support.matching import PAPERS, MatchedReader, follow, index_held_paper
+from tests.support.servers import Servers
+from tests.support.services import running_service
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 RUN = uuid.uuid4().hex[:8]
@@ -49,7 +51,7 @@ async def test_a_failed_backfill_is_retried_until_the_index_exists(
                 lambda: backfills.find_one({"_id": rag.id, "state": "failed"}), timeout=60, what="a failed backfill"
             )
             assert "index" in failed["error"].lower() or "not found" in failed["error"].lower(), failed["error"]
-            await _index_held_paper(servers, env["INDEX_NAME"], PAPERS["arxiv:2605.01386"])
+            await index_held_paper(servers, env["INDEX_NAME"], PAPERS["arxiv:2605.01386"])
             await reader.until(lambda m: m.follow_id == rag.id and m.backfill, "the retried backfill's match")
             done = wait_until(
                 lambda: backfills.find_one({"_id": rag.id, "state": "done"}), timeout=30, what="the backfill done"

@@ -4,23 +4,13 @@ recorded API v2 answer for the NeurIPS 2025 RegML workshop (from the replay serv
 accepted note into the preprint. The query API shows the paper published at NeurIPS 2025's workshop as a poster, its
 history's record #2 "published" by openreview, and the venue filters find it."""
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 from lxml import html
 
-from tests.conftest import Servers, wait_until
-from tests.integration.services import (
-    Pipeline,
-    api_paper,
-    api_paper_ids,
-    preprint_then_source,
-    published_and_indexed,
-)
-from tests.normalizer.sources import arxiv_line
-
-pytestmark = pytest.mark.integration
+from tests.support.pipelines import Pipeline, api_paper, api_paper_ids, published_and_indexed
+from tests.support.sources import arxiv_line
+from tests.support.waiting import wait_until
 
 PAPER = "arxiv:2511.05526"
 VENUE = "NeurIPS.cc/2025/Workshop/RegML"  # served at <replay>/openreview/notes (tests/fixtures/replay.json)
@@ -35,21 +25,18 @@ PREPRINT = arxiv_line(
 )
 
 
-@pytest.fixture(scope="module")
-def pipeline(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
-    """The five services; the preprint indexed before the harvester starts with the OpenReview source alone."""
+def openreview(replay_url: str) -> dict[str, str]:
+    """The harvester's settings for the OpenReview source alone, reading the venue from the replay server."""
+    return {
+        "SOURCES": '["openreview"]',
+        "OPENREVIEW_API_URL": f"{replay_url}/openreview",
+        "OPENREVIEW_VENUES": f'["{VENUE}"]',
+        "OPENREVIEW_MIN_REQUEST_INTERVAL_S": "0",
+    }
 
-    def openreview(replay_url: str) -> dict[str, str]:
-        return {
-            "SOURCES": '["openreview"]',
-            "OPENREVIEW_API_URL": f"{replay_url}/openreview",
-            "OPENREVIEW_VENUES": f'["{VENUE}"]',
-            "OPENREVIEW_MIN_REQUEST_INTERVAL_S": "0",
-        }
 
-    logs = tmp_path_factory.mktemp("openreview")
-    with preprint_then_source(servers, logs, PREPRINT, PAPER, openreview) as running:
-        yield running
+# the five services; the preprint indexed before the harvester starts with the OpenReview source alone
+pytestmark = [pytest.mark.integration, pytest.mark.pipeline(preprint=(PREPRINT, PAPER, openreview))]
 
 
 def test_the_accepted_note_publishes_the_preprint_at_the_neurips_workshop(pipeline: Pipeline) -> None:

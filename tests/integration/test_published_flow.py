@@ -4,24 +4,15 @@ volume file (v267/icml25.bib, from the replay server) and the normalizer merges 
 query API shows the paper published at ICML 2025 (CCF-A), its history's record #2 "published" by pmlr, and the venue
 filters find it."""
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 from lxml import html
 
 from services.harvester.sources.pmlr_bib import split_volume
-from tests.conftest import SOURCES, Servers, wait_until
-from tests.integration.services import (
-    Pipeline,
-    api_paper,
-    api_paper_ids,
-    preprint_then_source,
-    published_and_indexed,
-)
-from tests.normalizer.sources import arxiv_line
-
-pytestmark = pytest.mark.integration
+from tests.support.paths import SOURCES
+from tests.support.pipelines import Pipeline, api_paper, api_paper_ids, published_and_indexed
+from tests.support.sources import arxiv_line
+from tests.support.waiting import wait_until
 
 VOLUME = (
     SOURCES / "pmlr/icml25-head.bib"
@@ -34,15 +25,13 @@ PREPRINT = arxiv_line(
 )
 
 
-@pytest.fixture(scope="module")
-def pipeline(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
-    """The five services; the preprint indexed before the harvester starts with the PMLR source alone."""
+def pmlr(replay_url: str) -> dict[str, str]:
+    """The harvester's settings for the PMLR source alone, reading the volume from the replay server."""
+    return {"SOURCES": '["pmlr"]', "PMLR_URL": f"{replay_url}/pmlr", "PMLR_MIN_REQUEST_INTERVAL_S": "0"}
 
-    def pmlr(replay_url: str) -> dict[str, str]:
-        return {"SOURCES": '["pmlr"]', "PMLR_URL": f"{replay_url}/pmlr", "PMLR_MIN_REQUEST_INTERVAL_S": "0"}
 
-    with preprint_then_source(servers, tmp_path_factory.mktemp("published"), PREPRINT, PAPER, pmlr) as running:
-        yield running
+# the five services; the preprint indexed before the harvester starts with the PMLR source alone
+pytestmark = [pytest.mark.integration, pytest.mark.pipeline(preprint=(PREPRINT, PAPER, pmlr))]
 
 
 def test_the_pmlr_record_publishes_the_preprint_at_icml_2025(pipeline: Pipeline) -> None:

@@ -18,10 +18,12 @@ import pytest
 from pymongo import MongoClient
 
 from services.matcher.delivery.webhooks import SIGNATURE_HEADER, verify_signature
-from tests.conftest import Servers, wait_until
-from tests.integration.services import create_user, running_services
-from tests.integration.test_matcher import PAPERS, _index_held_paper, enriched, publish
-from tests.matcher.test_delivery import TELEGRAM_TOKEN, TELEGRAM_TOOK, Receiver
+from tests.support.events import enriched, publish
+from tests.support.matching import PAPERS, index_held_paper
+from tests.support.receivers import TELEGRAM_TOKEN, TELEGRAM_TOOK, Receiver
+from tests.support.servers import Servers
+from tests.support.services import create_user, running_services
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 RUN = uuid.uuid4().hex[:8]
@@ -42,7 +44,7 @@ async def stack(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> A
         "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1",  # the test's receivers are local: allowed, as an operator would
     }
     # a held paper none of the follows matches: each follow's backfill runs, finds nothing, and says it is done
-    await _index_held_paper(servers, env["INDEX_NAME"], PAPERS["arxiv:2605.01386"])
+    await index_held_paper(servers, env["INDEX_NAME"], PAPERS["arxiv:2605.01386"])
     logs: Path = tmp_path_factory.mktemp("push-channels")
     client: MongoClient = MongoClient(servers.mongodb_url, tz_aware=True)
     with running_services(["matcher", "query"], env, logs) as ports:

@@ -35,11 +35,13 @@ from schemas.paper import Paper, PaperVersion
 from schemas.summary import Summary
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv
-from tests.conftest import Servers, wait_until
-from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user, running_pipeline
-from tests.matcher.test_delivery import Receiver
-from tests.query.catalogue.test_api import _auth, _get
-from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.browsing import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.pipelines import ARXIV_CS_PAGE, Pipeline, running_pipeline
+from tests.support.query_api import api_get, bearer
+from tests.support.receivers import Receiver
+from tests.support.servers import Servers
+from tests.support.services import create_user
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -58,7 +60,9 @@ def pipeline(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iter
     # the follow's webhook receiver is on 127.0.0.1, which an operator has to allow
     with running_pipeline(servers, tmp_path_factory.mktemp("similar"), WEBHOOK_ALLOWED_HOSTS="127.0.0.1") as pipe:
         wait_until(
-            lambda: _get(pipe, "/api/papers", size=1)["total"] == len(RECORDS), timeout=120, what="every paper indexed"
+            lambda: api_get(pipe, "/api/papers", size=1)["total"] == len(RECORDS),
+            timeout=120,
+            what="every paper indexed",
         )
         with MongoClient[dict[str, Any]](servers.mongodb_url) as client:
             vectors = client[pipe.env["MONGODB_DATABASE"]].paper_vectors
@@ -71,7 +75,7 @@ def pipeline(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 def _follow(pipeline: Pipeline, token: str, body: dict[str, Any]) -> httpx.Response:
-    return httpx.post(pipeline.url("query", "/api/follows"), headers=_auth(token), json=body, timeout=10)
+    return httpx.post(pipeline.url("query", "/api/follows"), headers=bearer(token), json=body, timeout=10)
 
 
 def _made(response: httpx.Response) -> dict[str, Any]:
@@ -81,7 +85,7 @@ def _made(response: httpx.Response) -> dict[str, Any]:
 
 
 def _feed(pipeline: Pipeline, token: str) -> list[dict[str, Any]]:
-    feed: list[dict[str, Any]] = _get(pipeline, "/api/feed", token, limit=200)["items"]
+    feed: list[dict[str, Any]] = api_get(pipeline, "/api/feed", token, limit=200)["items"]
     return feed
 
 
@@ -149,7 +153,7 @@ def test_bad_similar_follows_are_4xx_naming_the_problem(pipeline: tuple[Pipeline
     assert empty.status_code == 400 and "needs `seeds`" in empty.json()["detail"]
     loose = _follow(pipe, tokens["bo"], {"kind": "similar", "name": "x", "seeds": SEEDS, "threshold": 0.1})
     assert loose.status_code == 422 and "threshold" in str(loose.json()["detail"])
-    assert _get(pipe, "/api/follows", tokens["bo"]) == []  # nothing stored
+    assert api_get(pipe, "/api/follows", tokens["bo"]) == []  # nothing stored
 
 
 def test_similar_follows_wait_for_vectors_then_match_what_keywords_miss(
@@ -177,11 +181,11 @@ def _wait_for_vectors_then_match(pipe: Pipeline, tokens: dict[str, str], servers
     codes = _made(_follow(pipe, ana, {"kind": "similar", "name": "codes", "description": CODES, "threshold": 0.5}))
     assert "seeds" not in codes and codes["description"] == CODES and codes["state"] == "active"
     theirs = _made(_follow(pipe, bo, {"kind": "similar", "name": "bo's spreading", "seeds": SEED_IDS}))
-    assert httpx.delete(pipe.url("query", f"/api/follows/{gone['id']}"), headers=_auth(ana)).status_code == 204
+    assert httpx.delete(pipe.url("query", f"/api/follows/{gone['id']}"), headers=bearer(ana)).status_code == 204
     try:
         asyncio.run(_renormalized(pipe, db, [*SEED_IDS, NEW]))
         wait_until(
-            lambda: _get(pipe, f"/api/follows/{like['id']}", ana)["state"] == "active",
+            lambda: api_get(pipe, f"/api/follows/{like['id']}", ana)["state"] == "active",
             timeout=120,
             what="the seeds embedded again by the summarizer",
         )

@@ -6,29 +6,23 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 from aiokafka import AIOKafkaProducer
 
 from schemas.topics import HARVEST_RAW
-from tests.conftest import Servers
-from tests.integration.services import ROOT, Pipeline, running_pipeline, unparseable_arxiv_record
+from tests.support.paths import ROOT
+from tests.support.pipelines import Pipeline, unparseable_arxiv_record
+from tests.support.servers import Servers
 
-pytestmark = pytest.mark.integration
+# five services starting at once take minutes on a loaded 2-core machine: a longer wait for their /readyz
+pytestmark = [pytest.mark.integration, pytest.mark.pipeline(ready_timeout=300)]
 
 # what a reader sees: every one must pass on the pipeline ("dead letters" and "search tasks" are counted instead:
 # while Meilisearch refuses new papers whose vector is pending, issue 22 §1, the query service parks them)
 READER_CHECKS = (
     "ready", "normalized", "searchable", "home page", "paper page", "search", "search page", "topic page", "topic feed"
 )  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def pipeline(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
-    # five services starting at once take minutes on a loaded 2-core machine: a longer wait for their /readyz
-    with running_pipeline(servers, tmp_path_factory.mktemp("smoke"), ready_timeout=300) as running:
-        yield running
 
 
 def smoke(pipeline: Pipeline, *args: str) -> subprocess.CompletedProcess[str]:

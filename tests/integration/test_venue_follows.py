@@ -4,19 +4,18 @@ a live paper's submission makes no match and its acceptance in a later version m
 from datetime import UTC, datetime
 
 import pytest
-from meilisearch_python_sdk import AsyncClient
 from pymongo import MongoClient
 
 from papertrail.domain.follows.reasons import reason_text
-from papertrail.domain.search_document import paper_document
 from papertrail.domain.venues.claims import venue_claims
 from schemas.events import Follow, FollowChanged
 from schemas.paper import Paper
-from tests.conftest import Servers, wait_until
-from tests.integration.test_matcher import PAPERS, RUN, USER, MatchedReader, enriched, matcher, mongo, publish
+from tests.support.events import enriched, publish
+from tests.support.matching import PAPERS, RUN, USER, MatchedReader, hold
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
-__all__ = ["matcher", "mongo"]  # the matcher process and the database of tests/integration/test_matcher.py
 
 # genuine comments of the May 2026 corpus (/work/shared/corpus/arxiv-daily-2026-05)
 SUBMITTED = "8 pages, 4 figures, 5 tables. Submitted to ICML 2026"
@@ -27,18 +26,6 @@ def with_comment(paper: Paper, comment: str, version: str) -> Paper:
     return paper.model_copy(
         update={"comments": comment, "venue_claims": venue_claims(comment, None, []), "current_version": version}
     )
-
-
-async def hold(servers: Servers, env: dict[str, str], mongo: MongoClient, paper: Paper) -> None:
-    """A paper the normalizer stored and the query service indexed: what a backfill finds."""
-    body = paper.model_dump(mode="python", exclude={"id"}, exclude_none=True)
-    mongo[env["MONGODB_DATABASE"]].papers.replace_one({"_id": paper.id}, {"_id": paper.id, **body}, upsert=True)
-    client = AsyncClient(servers.meili_url, servers.meili_master_key)
-    try:
-        task = await client.index(env["INDEX_NAME"]).add_documents([paper_document(enriched(paper), {})])
-        await client.wait_for_task(task.task_uid, timeout_in_ms=60_000)
-    finally:
-        await client.aclose()
 
 
 async def test_a_venue_follow_backfills_and_matches_an_acceptance_once_it_arrives(

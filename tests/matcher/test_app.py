@@ -21,8 +21,10 @@ from schemas import topics
 from schemas.events import FollowChanged
 from services.matcher.app import MatcherResources, build_resources, create_app
 from services.matcher.settings import MatcherSettings
-from tests.conftest import broker_of, free_port
-from tests.integration.test_matcher import PAPERS, enriched, follow
+from tests.support.events import enriched
+from tests.support.kafka import broker_of
+from tests.support.matching import PAPERS, follow
+from tests.support.servers import free_port
 
 
 @dataclass

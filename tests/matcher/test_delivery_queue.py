@@ -14,8 +14,8 @@ from papertrail.runtime.collections import WEBHOOK_DELIVERIES
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery
 from services.matcher.store import PENDING_BY_DUE, MatcherRecords, claimable
-from tests.conftest import Servers
-from tests.matcher.corpus import sample_papers
+from tests.support.corpus import sample_papers
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 NOW = datetime(2026, 5, 5, 9, tzinfo=UTC)

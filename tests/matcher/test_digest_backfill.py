@@ -5,7 +5,7 @@ from datetime import UTC, date, datetime
 
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.digest import build_digest, digest_text, render_html
-from tests.matcher.corpus import sample_papers
+from tests.support.corpus import sample_papers
 
 PAPERS = list(sample_papers().values())
 AT = datetime(2026, 5, 5, 9, tzinfo=UTC)

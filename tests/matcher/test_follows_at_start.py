@@ -9,7 +9,7 @@ from pymongo import AsyncMongoClient
 from schemas.events import Follow
 from services.matcher.store import MatcherRecords
 from services.query.accounts.repositories import Follows
-from tests.conftest import Servers
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 

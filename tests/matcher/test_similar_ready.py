@@ -30,9 +30,11 @@ from schemas.events import Follow, FollowChanged, SeedPaper
 from schemas.paper_vector import PaperVector
 from services.matcher.app import MatcherResources, build_resources, create_app, similar_matches_of
 from services.matcher.settings import MatcherSettings
-from tests.conftest import Servers, broker_of, free_port, wait_until_async
-from tests.integration.test_matcher import enriched
-from tests.matcher.corpus import sample_papers
+from tests.support.corpus import sample_papers
+from tests.support.events import enriched
+from tests.support.kafka import broker_of
+from tests.support.servers import Servers, free_port
+from tests.support.waiting import wait_until_async
 
 pytestmark = pytest.mark.integration
 

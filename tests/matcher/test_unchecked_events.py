@@ -16,7 +16,7 @@ from schemas.events import Follow, FollowMatched, MatchReason, SeedPaper
 from schemas.unchecked import unchecked
 from services.matcher.matching.similar import SimilarFollows
 from services.matcher.store import MatcherRecords
-from tests.matcher.corpus import sample_papers
+from tests.support.corpus import sample_papers
 
 NOW = datetime(2026, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
 

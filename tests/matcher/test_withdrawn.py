@@ -10,7 +10,7 @@ from pymongo.asynchronous.database import AsyncDatabase
 from papertrail.domain.follows.rules import follow_matched
 from schemas.events import Follow, FollowMatched, MatchReason
 from services.matcher.store import MatcherRecords
-from tests.matcher.corpus import sample_papers
+from tests.support.corpus import sample_papers
 
 pytestmark = pytest.mark.integration
 

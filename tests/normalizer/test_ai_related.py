@@ -10,8 +10,8 @@ from schemas.paper import Paper, PaperIds
 from services.normalizer.identity import merge
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.settings import DEFAULT_AI_CATEGORIES
-from tests.conftest import FIXTURES
-from tests.normalizer.sources import HF_FILES, acl_records, hf_records, oai_records
+from tests.support.paths import FIXTURES
+from tests.support.sources import HF_FILES, acl_records, hf_records, oai_records
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 AI = frozenset(DEFAULT_AI_CATEGORIES)

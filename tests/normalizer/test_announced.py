@@ -7,8 +7,8 @@ from pymongo.asynchronous.database import AsyncDatabase
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import UnparseableRecord
 from services.normalizer.store import PaperStore
-from tests.normalizer.sources import announced_records, oai_records, raw_record
-from tests.normalizer.test_store import apply
+from tests.support.normalizing import apply
+from tests.support.sources import announced_records, oai_records, raw_record
 
 pytestmark = pytest.mark.integration
 

@@ -30,8 +30,10 @@ from services.normalizer.plan import Draft
 from services.normalizer.records import ParsedRecord
 from services.normalizer.settings import NormalizerSettings
 from services.normalizer.store import PaperStore
-from tests.conftest import FIXTURES, SOURCES, broker_of, free_port
-from tests.normalizer.sources import acl_records, raw_record
+from tests.support.kafka import broker_of
+from tests.support.paths import FIXTURES, SOURCES
+from tests.support.servers import free_port
+from tests.support.sources import acl_records, raw_record
 
 NOW = datetime(2026, 12, 7, tzinfo=UTC)
 

@@ -14,8 +14,8 @@ from services.normalizer.identity import merge, paper_fingerprint
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.plan import plan_batch
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper, UnparseableRecord
-from tests.conftest import FIXTURES
-from tests.normalizer.sources import HARVESTED_AT, raw_record
+from tests.support.paths import FIXTURES
+from tests.support.sources import HARVESTED_AT, raw_record
 
 NOW = datetime(2026, 12, 7, tzinfo=UTC)
 TURING = json.loads((FIXTURES / "harvester/semantic_scholar/batch_turing.json").read_text())[0]

@@ -16,9 +16,9 @@ import pytest
 from pymongo import MongoClient
 
 from schemas.events import RawRecord
-from tests.conftest import Servers
-from tests.normalizer.corpus_run import OneRun, through_one, through_two
-from tests.normalizer.sources import corpus_records
+from tests.support.corpus_run import OneRun, through_one, through_two
+from tests.support.servers import Servers
+from tests.support.sources import corpus_records
 
 pytestmark = pytest.mark.integration
 DAYS = ("2026-05-01", "2026-05-02", "2026-05-04")

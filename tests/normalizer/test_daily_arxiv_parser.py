@@ -10,8 +10,8 @@ from schemas.events import RawRecord
 from services.normalizer.identity import merge
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import UnparseableRecord
-from tests.conftest import FIXTURES
-from tests.normalizer.sources import raw_record
+from tests.support.paths import FIXTURES
+from tests.support.sources import raw_record
 
 DAY = "2026-05-05"
 LINES = (FIXTURES / "summarizer" / "corpus-2026-05-05.jsonl").read_text(encoding="utf-8").splitlines()

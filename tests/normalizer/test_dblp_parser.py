@@ -10,8 +10,8 @@ from services.harvester.sources.dblp_xml import iter_records, source_record
 from services.normalizer.parsers.dblp import catalogue_venue, parse_dblp, read_ees
 from services.normalizer.parsers.registry import parse_batch
 from services.normalizer.records import UnparseableRecord
-from tests.conftest import SOURCES
-from tests.normalizer.sources import raw_record
+from tests.support.paths import SOURCES
+from tests.support.sources import raw_record
 
 DBLP = SOURCES / "dblp"
 

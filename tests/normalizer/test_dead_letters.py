@@ -14,11 +14,12 @@ from pymongo import MongoClient
 from papertrail.runtime.dlq import read_dead_letters
 from papertrail.runtime.settings import InfraSettings
 from schemas import topics
-from tests.conftest import Servers, wait_until, wait_until_async
-from tests.integration.services import running_service
-from tests.integration.spawner import ZYGOTE
-from tests.normalizer.kafka_tools import publish_raw, skip_to_end
-from tests.normalizer.sources import corpus_records, raw_record
+from tests.support.kafka import publish_raw, skip_to_end
+from tests.support.servers import Servers
+from tests.support.services import running_service
+from tests.support.sources import corpus_records, raw_record
+from tests.support.spawning import ZYGOTE
+from tests.support.waiting import wait_until, wait_until_async
 
 pytestmark = pytest.mark.integration
 

@@ -20,8 +20,8 @@ from services.normalizer.parsers.arxiv_pdf import read_first_page_head
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.plan import plan_batch
 from services.normalizer.records import Incoming, ParsedRecord, StoredPaper, UnparseableRecord
-from tests.conftest import FIXTURES
-from tests.normalizer.sources import raw_record
+from tests.support.paths import FIXTURES
+from tests.support.sources import raw_record
 
 PAGES = FIXTURES / "first_page"
 NOW = datetime(2026, 12, 7, tzinfo=UTC)

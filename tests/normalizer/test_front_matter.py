@@ -11,8 +11,8 @@ from services.normalizer.normalize import withdraw_front_matter
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
-from tests.normalizer.sources import acl_records
-from tests.normalizer.test_store import apply
+from tests.support.normalizing import apply
+from tests.support.sources import acl_records
 
 VOLUMES = 5  # 2024.acl holds five volumes (long, short, srw, demo, tutorials), each with its front matter
 

@@ -9,7 +9,7 @@ from schemas.paper import PaperIds, SourceVersion
 from services.normalizer.identity import canonical_id, merge, record_fingerprint
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import ParsedRecord
-from tests.normalizer.sources import ACL_RED_FM, acl_records, parsed_arxiv, red_fm_preprint
+from tests.support.sources import ACL_RED_FM, acl_records, parsed_arxiv, red_fm_preprint
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 AI = frozenset({"cs.CL", "cs.LG"})

@@ -7,8 +7,8 @@ from services.harvester.sources.arxiv_html_page import author_block
 from services.normalizer.identity import merge
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import ParsedRecord
-from tests.conftest import FIXTURES
-from tests.normalizer.sources import acl_records, arxiv_line, oai_records, raw_record
+from tests.support.paths import FIXTURES
+from tests.support.sources import acl_records, arxiv_line, oai_records, raw_record
 
 NOW = datetime(2026, 12, 7, tzinfo=UTC)
 AI = frozenset({"cs.CL"})

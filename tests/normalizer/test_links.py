@@ -12,8 +12,8 @@ from services.normalizer.links import clean_url, found_links, link_kind
 from services.normalizer.parsers.arxiv_oai import arxiv_links
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import ParsedRecord
-from tests.conftest import SOURCES
-from tests.normalizer.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records, raw_record
+from tests.support.paths import SOURCES
+from tests.support.sources import HF_FILES, acl_records, corpus_records, hf_records, oai_records, raw_record
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 AI = frozenset({"cs.CL", "cs.LG", "cs.CV"})

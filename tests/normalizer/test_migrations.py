@@ -19,8 +19,9 @@ from services.normalizer.identity import merge
 from services.normalizer.migrations import MIGRATIONS, SCHEME_MIGRATIONS, refresh_fingerprints
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.store import PaperStore
-from tests.normalizer import sources
-from tests.normalizer.sources import (
+from tests.support import sources
+from tests.support.normalizing import apply
+from tests.support.sources import (
     ACL_RED_FM,
     HF_FILES,
     acl_records,
@@ -29,7 +30,6 @@ from tests.normalizer.sources import (
     oai_records,
     red_fm_preprint,
 )
-from tests.normalizer.test_store import apply
 
 NOW = datetime(2026, 12, 7, tzinfo=UTC)
 

@@ -14,8 +14,8 @@ from services.harvester.sources.openreview_notes import split_notes
 from services.normalizer.identity import merge
 from services.normalizer.parsers.openreview import parse_openreview, venue_name
 from services.normalizer.parsers.registry import parse_batch
-from tests.conftest import SOURCES
-from tests.normalizer.sources import raw_record
+from tests.support.paths import SOURCES
+from tests.support.sources import raw_record
 
 ANSWER = (SOURCES / "openreview/pdoom-live_ai_risk_note.json").read_bytes()
 [RECORD], _left_out, _held = split_notes(ANSWER, "NeurIPS.cc/2025/Workshop/RegML")

@@ -7,7 +7,7 @@ import pytest
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.arxiv_oai import parse_arxiv, parse_arxiv_raw
 from services.normalizer.records import UnparseableRecord
-from tests.conftest import SOURCES
+from tests.support.paths import SOURCES
 
 OAI = SOURCES / "arxiv_oai"
 

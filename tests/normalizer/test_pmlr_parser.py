@@ -11,8 +11,8 @@ from services.harvester.sources.pmlr_bib import split_volume
 from services.normalizer.parsers.pmlr import parse_pmlr, split_authors
 from services.normalizer.parsers.registry import parse_batch
 from services.normalizer.records import UnparseableRecord
-from tests.conftest import SOURCES
-from tests.normalizer.sources import raw_record
+from tests.support.paths import SOURCES
+from tests.support.sources import raw_record
 
 BIB = (SOURCES / "pmlr/icml25-head.bib").read_text(encoding="utf-8")
 RECORDS = {r.record_id: r for r in split_volume(BIB)[0]}

@@ -14,8 +14,8 @@ from services.normalizer.identity import merge
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.plan import Draft, plan_batch
 from services.normalizer.records import Incoming
-from tests.conftest import SOURCES
-from tests.normalizer.sources import acl_records, raw_record
+from tests.support.paths import SOURCES
+from tests.support.sources import acl_records, raw_record
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 AI = frozenset({"cs.LG", "cs.CL"})

@@ -15,16 +15,8 @@ from papertrail.domain.text import tex_math
 from services.normalizer.parsers.arxiv_oai import ARXIV_RAW, parse_arxiv_raw
 from services.normalizer.parsers.registry import parse_batch, parse_raw
 from services.normalizer.records import UnparseableRecord
-from tests.conftest import FIXTURES, SOURCES
-from tests.normalizer.sources import (
-    ACL_FILE,
-    HF_FILES,
-    acl_records,
-    corpus_records,
-    hf_records,
-    oai_records,
-    raw_record,
-)
+from tests.support.paths import FIXTURES, SOURCES
+from tests.support.sources import ACL_FILE, HF_FILES, acl_records, corpus_records, hf_records, oai_records, raw_record
 
 MARKUP = re.compile(r"</?(i|b|fixed-case|tex-math|url)>")
 

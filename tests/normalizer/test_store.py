@@ -12,12 +12,12 @@ import re
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from schemas.events import PaperNormalized, RawRecord
 from services.normalizer.normalize import Applied, apply_batch, settle
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import Incoming
 from services.normalizer.store import PaperStore
-from tests.normalizer.sources import (
+from tests.support.normalizing import AI, _no_emit, apply
+from tests.support.sources import (
     ACL_RED_FM,
     HF_FILES,
     acl_records,
@@ -31,7 +31,6 @@ from tests.normalizer.sources import (
 )
 
 pytestmark = pytest.mark.integration
-AI = frozenset({"cs.CL", "cs.LG", "cs.CV", "cs.AI"})
 
 
 @pytest.fixture
@@ -39,17 +38,6 @@ async def store(scratch_db: AsyncDatabase) -> PaperStore:
     papers = PaperStore(scratch_db)
     await papers.ensure_indexes()
     return papers
-
-
-async def apply(store: PaperStore, *raws: RawRecord) -> Applied:
-    items = [Incoming(raw, parse_raw(raw)) for raw in raws]
-    applied = await apply_batch(items, store, ai_categories=AI, attempts=4)
-    await settle(applied, store, _no_emit)
-    return applied
-
-
-async def _no_emit(events: list[PaperNormalized]) -> None:
-    pass
 
 
 async def test_indexes_on_every_id_field(store: PaperStore) -> None:

@@ -7,7 +7,7 @@ from schemas.paper import SourceVersion
 from services.normalizer.identity import merge
 from services.normalizer.parsers.registry import parse_raw
 from services.normalizer.records import ParsedRecord
-from tests.normalizer.sources import ACL_RED_FM, acl_records, parsed_arxiv, red_fm_preprint, with_anthology_doi
+from tests.support.sources import ACL_RED_FM, acl_records, parsed_arxiv, red_fm_preprint, with_anthology_doi
 
 NOW = datetime(2026, 5, 20, tzinfo=UTC)
 AI = frozenset({"cs.LG"})

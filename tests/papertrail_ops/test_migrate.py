@@ -16,8 +16,8 @@ from pymongo import AsyncMongoClient
 from papertrail.runtime.kafka import ensure_topics
 from papertrail.runtime.settings import InfraSettings
 from schemas import topics
-from tests.conftest import Servers
-from tests.integration.services import deleted_follow_announced
+from tests.support.pipelines import deleted_follow_announced
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,43 +5,23 @@ meanwhile.)"""
 
 import json
 import os
-import random
 import signal
 import subprocess
-import sys
-import threading
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 
 from papertrail_tools.cli import SERVICES, service_port
-from tests.conftest import FIXTURES, GiveUp, Servers, ephemeral_port_start, wait_until
-from tests.integration.services import ROOT, papertrail_cli
+from tests.support.paths import FIXTURES
+from tests.support.servers import Servers
+from tests.support.services import papertrail_cli
+from tests.support.supervision import free_port_offset, log_events, papertrail_run, run_environment
+from tests.support.waiting import GiveUp, wait_until
 
 pytestmark = pytest.mark.integration
 
 CORPUS_LINES = FIXTURES / "summarizer" / "corpus-2026-05-05.jsonl"  # six real listing lines, imported after the kill
-
-
-def _free_offset() -> int:
-    """An offset that puts all five default ports (8000-8004) on free ports below the kernel's ephemeral range:
-    a port taken from that range can be handed to some client's outgoing connection before the service binds it."""
-    for _ in range(200):
-        offset = random.randrange(2000, ephemeral_port_start() - 8000 - 10)
-        if all(_port_free(service_port(n) + offset) for n in SERVICES):
-            return offset
-    raise AssertionError("no free port range found")
-
-
-def _port_free(port: int) -> bool:
-    import socket
-
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) != 0 and port < 65536
 
 
 def _services(pid: int) -> dict[str, int]:
@@ -57,46 +37,9 @@ def _services(pid: int) -> dict[str, int]:
     return found
 
 
-@contextmanager
-def papertrail_run(env: dict[str, str], offset: int) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
-    """`papertrail run` as a real process, its output (JSON lines: not a terminal) collected as it comes."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "papertrail", "run", "--port-offset", str(offset)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-    threading.Thread(target=lambda: lines.extend(iter(process.stdout.readline, "")), daemon=True).start()  # type: ignore[union-attr]
-    try:
-        yield process, lines
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            process.wait(timeout=120)
-
-
-def _environment(servers: Servers, **extra: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        **servers.environment(),
-        "MONGODB_DATABASE": f"papertrail_run_{uuid.uuid4().hex[:6]}",
-        "INDEX_NAME": f"papers_run_{uuid.uuid4().hex[:6]}",
-        "SOURCES": "[]",
-        "TOPIC_PARTITIONS": "3",
-        **extra,
-    }
-
-
-def _events(lines: list[str]) -> list[dict]:
-    return [json.loads(line) for line in list(lines)]
-
-
 def test_run_restarts_a_killed_service_and_ctrl_c_stops_them_all(servers: Servers) -> None:
-    offset = _free_offset()
-    env = _environment(servers)
+    offset = free_port_offset()
+    env = run_environment(servers)
     ports = {name: service_port(name) + offset for name in SERVICES}
     with papertrail_run(env, offset) as (process, lines):
         # five Python processes importing and connecting at once on a 2-core machine: generous, not a speed test
@@ -104,14 +47,14 @@ def test_run_restarts_a_killed_service_and_ctrl_c_stops_them_all(servers: Server
         def all_ready() -> bool:
             if process.poll() is not None:
                 raise GiveUp(f"papertrail run exited with {process.returncode}:\n{''.join(lines[-40:])}")
-            return any(e["message"].startswith("all services ready") for e in _events(lines))
+            return any(e["message"].startswith("all services ready") for e in log_events(lines))
 
         wait_until(all_ready, timeout=180, what="all services ready")
         before = _services(process.pid)
         assert set(before) == set(SERVICES)
         for name, port in ports.items():
             assert httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5).status_code == 200, name
-        assert {e["service"] for e in _events(lines)} == {*SERVICES, "papertrail"}  # one stream, each line named
+        assert {e["service"] for e in log_events(lines)} == {*SERVICES, "papertrail"}  # one stream, each line named
 
         os.kill(before["normalizer"], signal.SIGKILL)
 
@@ -125,7 +68,7 @@ def test_run_restarts_a_killed_service_and_ctrl_c_stops_them_all(servers: Server
         assert {n: p for n, p in after.items() if n != "normalizer"} == {
             n: p for n, p in before.items() if n != "normalizer"
         }
-        said = [e["message"] for e in _events(lines) if e["service"] == "papertrail"]
+        said = [e["message"] for e in log_events(lines) if e["service"] == "papertrail"]
         assert any(
             m.startswith("normalizer exited (killed by SIGKILL)") and m.endswith("restart 1 in 1s") for m in said
         )
@@ -143,7 +86,7 @@ def test_run_restarts_a_killed_service_and_ctrl_c_stops_them_all(servers: Server
     assert code == 0
     survivors = [pid for pid in [*before.values(), *after.values()] if _alive(pid)]
     assert not survivors, "a service outlived `papertrail run`"
-    assert _events(lines)[-1]["message"] == "all services stopped; restarts: normalizer 1", _exits(_events(lines))
+    assert log_events(lines)[-1]["message"] == "all services stopped; restarts: normalizer 1", _exits(log_events(lines))
 
 
 def _exits(events: list[dict]) -> str:

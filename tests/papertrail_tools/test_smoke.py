@@ -25,7 +25,7 @@ from papertrail_tools.smoke import (
     searchable,
     wait_for,
 )
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES
 
 TITLE = "Reproducing Kernel Banach Spaces with the l1 Norm"  # tests/fixtures/sources/arxiv_oai (a real record)
 

@@ -10,7 +10,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from papertrail_tools import stack
-from tests.conftest import stack_on_free_ports
+from tests.support.servers import stack_on_free_ports
 
 pytestmark = pytest.mark.integration
 

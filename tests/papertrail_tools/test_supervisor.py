@@ -14,8 +14,8 @@ from contextlib import contextmanager
 import pytest
 
 from papertrail_tools.supervisor import Child, Output, RestartPolicy, Supervisor
-from tests.conftest import wait_until
-from tests.integration.services import ROOT
+from tests.support.paths import ROOT
+from tests.support.waiting import wait_until
 
 FAST = RestartPolicy(first_delay_s=0.2, max_delay_s=0.8, stable_after_s=5, give_up_after=4)
 

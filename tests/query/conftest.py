@@ -2,23 +2,18 @@
 read it (test_api.py, test_pages.py; tests/conftest.py's scheduler keeps them on one pytest-xdist worker)."""
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import httpx
 import pytest
 
-from services.query.settings import QueryRole, QuerySettings
-from tests.conftest import Servers, under_fresh_names, wait_until
-from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user, running_pipeline
+from tests.support.pipelines import ARXIV_CS_PAGE, Pipeline, running_pipeline
+from tests.support.query import ArxivPageSite
+from tests.support.servers import Servers, under_fresh_names
+from tests.support.services import create_user
+from tests.support.waiting import wait_until
 
 # Each module's readers, its own: a module adds and removes follows and sessions, and asserts what its readers see.
 READERS = {"api": ("ana", "bo"), "pages": ("ana", "bo", "cy")}
-
-
-@dataclass
-class ArxivPageSite:
-    pipeline: Pipeline
-    readers: dict[str, dict[str, str]]  # module → reader's name → API token
 
 
 @pytest.fixture(scope="session")
@@ -52,16 +47,3 @@ def arxiv_page_site(session_servers: Servers, tmp_path_factory: pytest.TempPathF
         wait_until(lambda: get(pipeline, "/api/papers", size=1)["total"] == papers, 120, what="every paper indexed")
         wait_until(lambda: get(pipeline, "/api/sources"), timeout=30, what="a source run")
         yield ArxivPageSite(pipeline, readers)
-
-
-def query_settings(servers: Servers, label: str, run: str, role: QueryRole) -> QuerySettings:
-    """The query service's settings on the servers, with a database and an index of the run's own."""
-    return QuerySettings(
-        kafka_bootstrap_servers=servers.kafka_bootstrap_servers,
-        mongodb_url=servers.mongodb_url,
-        meili_url=servers.meili_url,
-        meili_master_key=servers.meili_master_key,
-        mongodb_database=f"papertrail_{label}_{run}",
-        index_name=f"papers_{label}_{run}",
-        query_role=role,
-    )

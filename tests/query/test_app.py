@@ -14,7 +14,8 @@ from papertrail.runtime.service import Clients, provide
 from schemas import topics
 from services.query.app import build_resources, create_app
 from services.query.settings import QuerySettings
-from tests.conftest import broker_of, free_port
+from tests.support.kafka import broker_of
+from tests.support.servers import free_port
 
 
 async def test_enriched_papers_that_break_the_schema_are_parked_and_not_indexed() -> None:

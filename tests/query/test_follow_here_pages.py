@@ -23,8 +23,8 @@ from services.query.web import follow_offers
 from services.query.web import format as fmt
 from services.query.web.follow_offers import FollowsHere
 from services.query.web.render import gettext_functions, templates
-from tests.query.catalogue.test_pages import launch_chromium, needs_chromium
-from tests.query.test_page_details import acl_paper, detail
+from tests.support.browsing import launch_chromium, needs_chromium
+from tests.support.page_details import acl_paper, detail
 
 NOW = datetime(2026, 12, 7, 3, 0, tzinfo=UTC)
 USER = {"_id": "u1", "name": "cy"}

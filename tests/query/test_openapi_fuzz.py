@@ -21,10 +21,11 @@ from pymongo import MongoClient
 
 from papertrail.runtime.collections import PAPERS as COLLECTION_OF_PAPERS
 from schemas import topics
-from tests.conftest import Servers, wait_until
-from tests.integration.services import create_user, running_service
-from tests.integration.test_matcher import enriched, publish
-from tests.matcher.corpus import sample_papers
+from tests.support.corpus import sample_papers
+from tests.support.events import enriched, publish
+from tests.support.servers import Servers
+from tests.support.services import create_user, running_service
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 HERE = Path(__file__).parent

@@ -17,8 +17,10 @@ from papertrail.runtime.leases import Leases
 from schemas import topics
 from services.query.app import create_app
 from services.query.settings import QueryRole, QuerySettings
-from tests.conftest import Servers, broker_of, wait_until_async
-from tests.query.conftest import query_settings
+from tests.support.kafka import broker_of
+from tests.support.query import query_settings
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until_async
 
 JOBS = {"retag", "vectors", "search_vectors", "author_names", "training", "imports"}
 CONSUMED = {topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.HARVEST_STATUS}

@@ -12,7 +12,8 @@ from pymongo import AsyncMongoClient
 from papertrail.runtime.service import Clients
 from services.query.app import build_resources, create_app
 from services.query.settings import QuerySettings
-from tests.conftest import broker_of, free_port
+from tests.support.kafka import broker_of
+from tests.support.servers import free_port
 
 READERS_PAGES = ["/me/follows", "/me/feed", "/me/library", "/me/library/export", "/me/account",
                  "/me/library/imports/0123456789abcdef0123456789abcdef"]  # fmt: skip

@@ -6,7 +6,7 @@ from typing import Any
 
 from schemas.paper import Paper
 from services.query.web import format as fmt
-from tests.query.test_page_details import detail, hf_paper, paper_page
+from tests.support.page_details import detail, hf_paper, paper_page
 
 HOSTILE = {
     "code": "javascript:alert(document.cookie)",

@@ -8,29 +8,24 @@ from typing import Any
 
 import pytest
 from lxml import html
-from starlette.requests import Request
 
 from papertrail.domain.search_document import paper_document
 from papertrail.domain.venues.claims import claims_from_comment
 from papertrail.runtime.wording import Translator, pick_language
 from schemas.events import PaperEnriched
-from schemas.paper import Author, Paper, PaperIds, PaperVersion
-from schemas.summary import Institution, Summary
+from schemas.paper import Paper, PaperVersion
+from schemas.summary import Summary
 from services.query.web import format as fmt
 from services.query.web.browse import api_query_to_page, parse_browse
 from services.query.web.labels import link_kind
 from services.query.web.render import gettext_functions, templates
-from tests.conftest import SOURCES
-from tests.normalizer.sources import acl_records, raw_record
-from tests.papertrail.runtime.test_wording import zh_catalog
-from tests.query.library.papers import stored_papers
+from tests.support.catalogs import zh_catalog
+from tests.support.library_papers import stored_papers
+from tests.support.paths import SOURCES
+from tests.support.rendering import page_request, paper_page, summarized_paper
+from tests.support.sources import acl_records, raw_record
 
 ZH, EN = Translator("zh"), Translator("en")
-
-
-def page_request(path: str = "/papers/arxiv:2611.00001") -> Request:
-    """The request a page is rendered for (the menu marks the page it is on)."""
-    return Request({"type": "http", "method": "GET", "path": path, "query_string": b"", "headers": []})
 
 
 def people(count: int) -> list[dict[str, Any]]:
@@ -115,37 +110,6 @@ def test_browse_parameters_are_checked_and_kept_in_links() -> None:
     assert link == "/?sort=ingested&ai_related=true#papers" and api_query_to_page(None) is None
 
 
-def summarized_paper() -> dict[str, Any]:
-    now = datetime(2026, 11, 14, 8, 0, tzinfo=UTC)
-    paper = Paper(
-        id="arxiv:2611.00001",
-        ids=PaperIds(arxiv="2611.00001"),
-        title="A Local Perturbation Theory for Cross-Domain Interference",
-        abstract="We study interference.",
-        authors=[Author(name=f"Person {i}", key=f"person {i}", affiliations=["Tianjin University"]) for i in range(12)],
-        categories=["cs.CL", "cs.LG"],
-        sources=["arxiv"],
-        first_seen=now,
-        updated_at=now,
-    )
-    summary = Summary(
-        status="ok",
-        model="deepseek-chat",
-        title_zh="跨域干扰与恢复的局部微扰理论",
-        tldr_zh="提出局部微扰理论。",
-        method_zh="二阶损伤项分析。",
-        institutions=[Institution(name="Tianjin University", name_zh="天津大学")],
-        generated_at=now,
-    )
-    version = PaperVersion(
-        paper_id=paper.id, seq=1, kind="first_observed", source="arxiv", source_record_id="2611.00001",
-        observed_at=now, content_hash="x",
-    )  # fmt: skip
-    document = paper_document(PaperEnriched(kind="new", paper=paper, version=version, summary=summary), {})
-    canonical = {**paper.model_dump(mode="python", exclude={"authors"}), "authors": document["authors_detail"]}
-    return {**document, "paper": canonical, "history": [version.model_dump()], "topic_reasons": {}}
-
-
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_paper_template_shows_summary_institutions_and_cut_authors(lang: str) -> None:
     t = Translator(lang)
@@ -168,18 +132,6 @@ def test_paper_template_shows_summary_institutions_and_cut_authors(lang: str) ->
     assert ("等 12 位作者" if lang == "zh" else "and 4 more") in first_line
     assert "Person 11" in tree.find_class("all-authors")[0].text_content()  # the way to see all of them
     assert "2026-11-14 16:00" in text  # observed time in Beijing time
-
-
-def paper_page(lang: str, paper: dict[str, Any]) -> Any:
-    """The paper page of a paper detail as the API gives it, in Beijing time."""
-    t = Translator(lang)
-    page = templates.get_template("paper.html").render(
-        **gettext_functions(t),
-        lang=lang, other_lang_url="/", zone="Asia/Shanghai", zone_label=fmt.zone_label("Asia/Shanghai", t),
-        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), user=None, request=page_request(),
-        paper=paper, topic_hits=[],
-    )  # fmt: skip
-    return html.fromstring(page)
 
 
 @pytest.mark.parametrize(
@@ -491,7 +443,7 @@ def test_a_findings_paper_merged_with_its_preprint_says_one_line_its_proceedings
 def test_a_journal_papers_venue_line_says_the_journal_its_rank_and_journal(lang: str) -> None:
     """arXiv 2605.00474's comment (May 2026 corpus): "Accepted to IEEE Transactions on Pattern Analysis and Machine
     Intelligence (TPAMI), 2026": the CCF list's TPAMI, CCF-A, a journal; never a conference's main track."""
-    from tests.normalizer.sources import corpus_comments
+    from tests.support.sources import corpus_comments
 
     t = Translator(lang)
     claims = [c.model_dump(mode="json") for c in claims_from_comment(corpus_comments()["2605.00474"])]

@@ -20,7 +20,7 @@ from services.query.web import labels
 from services.query.web.browse import parse_browse
 from services.query.web.refusals import write_limited_text
 from services.query.web.render import HERE, gettext_functions, templates
-from tests.papertrail.runtime.test_wording import zh_catalog
+from tests.support.catalogs import zh_catalog
 
 ZH, EN = Translator("zh"), Translator("en")
 NOW = datetime(2026, 5, 11, 8, 30, tzinfo=UTC)

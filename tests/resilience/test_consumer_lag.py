@@ -9,7 +9,8 @@ from prometheus_client import REGISTRY
 from papertrail.runtime.kafka import ensure_topics
 from papertrail.runtime.lag import LagMonitor, lag_by_topic, watched_groups
 from papertrail.runtime.settings import InfraSettings
-from tests.conftest import Servers, broker_of
+from tests.support.kafka import broker_of
+from tests.support.servers import Servers
 
 
 def test_lag_sums_partitions_and_counts_uncommitted_partitions_from_their_beginning() -> None:

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from papertrail_tools import stack
-from tests.conftest import stack_on_free_ports, wait_until, wait_until_async
-from tests.resilience.drills import (
+from tests.support.drills import (
     Pipeline,
     corpus_day,
     expected_paper_ids,
@@ -27,6 +26,8 @@ from tests.resilience.drills import (
     publish,
     settled,
 )
+from tests.support.servers import stack_on_free_ports
+from tests.support.waiting import wait_until, wait_until_async
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 DAY = "2026-05-10"  # 274 listings

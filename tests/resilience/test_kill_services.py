@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Servers, wait_until, wait_until_async
-from tests.resilience.drills import (
+from tests.support.drills import (
     Pipeline,
     corpus_day,
     expected_paper_ids,
@@ -19,6 +18,8 @@ from tests.resilience.drills import (
     settled,
     skip_all_groups,
 )
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until, wait_until_async
 
 # Each service is a static member of its consumer groups (INSTANCE_ID, papertrail/runtime/kafka.py): the restarted
 # process takes the killed one's place and partitions at once. A dynamic member killed with -9 would hold its partitions

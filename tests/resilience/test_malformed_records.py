@@ -19,10 +19,11 @@ from papertrail.runtime.settings import InfraSettings
 from schemas import topics
 from schemas.events import RawRecord
 from services.harvester.sources.oai import parse_oai_page
-from tests.conftest import Servers, wait_until_async
-from tests.integration.services import ARXIV_CS_PAGE
-from tests.normalizer.kafka_tools import caught_up, skip_to_end
-from tests.resilience.drills import HTTP, Service, corpus_day, expected_paper_ids, pipeline_env
+from tests.support.drills import HTTP, Service, corpus_day, expected_paper_ids, pipeline_env
+from tests.support.kafka import caught_up, skip_to_end
+from tests.support.pipelines import ARXIV_CS_PAGE
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until_async
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 DAY = "2026-05-12"  # 272 listings

@@ -14,7 +14,9 @@ from pydantic import ValidationError
 from papertrail.runtime.kafka import consumer_options, make_broker
 from papertrail.runtime.settings import InfraSettings
 from papertrail_tools.settings_doc import SERVICES, settings_class
-from tests.conftest import Servers, broker_of, wait_until_async
+from tests.support.kafka import broker_of
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until_async
 
 
 def test_instance_id_defaults_to_the_host_name_and_rejects_names_kafka_refuses() -> None:

@@ -8,8 +8,8 @@ import pytest
 from pymongo import AsyncMongoClient
 from pymongo.asynchronous.database import AsyncDatabase
 
-from tests.conftest import Servers
-from tests.fake_openai import FakeOpenAI, running_fake_openai
+from tests.support.fake_openai import FakeOpenAI, running_fake_openai
+from tests.support.servers import Servers
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,8 @@ from papertrail.runtime.service import Clients, provide
 from schemas import topics
 from services.summarizer.app import SummarizerResources, build_resources, create_app
 from services.summarizer.settings import SummarizerSettings
-from tests.conftest import broker_of
-from tests.fake_openai import corpus_event, corpus_lines, running_fake_openai
+from tests.support.fake_openai import corpus_event, corpus_lines, running_fake_openai
+from tests.support.kafka import broker_of
 
 pytestmark = pytest.mark.integration
 

@@ -17,8 +17,8 @@ from services.summarizer.checks import (
     paper_numbers,
 )
 from services.summarizer.prompt import SummaryAnswer
-from tests.conftest import FIXTURES
-from tests.fake_openai import corpus_event, corpus_lines, corpus_summary_fields
+from tests.support.fake_openai import corpus_event, corpus_lines, corpus_summary_fields
+from tests.support.paths import FIXTURES
 
 CHECKS_CORPUS = {
     line["id"]: line

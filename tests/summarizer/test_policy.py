@@ -19,7 +19,7 @@ from services.summarizer.policy import (
     reused_summary,
     wants_summary,
 )
-from tests.fake_openai import corpus_event, corpus_lines
+from tests.support.fake_openai import corpus_event, corpus_lines
 
 GAME_THEORY, LLM_MEDICINE = corpus_lines()[0], corpus_lines()[2]
 OK = Summary(status="ok", tldr_zh="摘要", ai_related=True, ai_reason="LLM")

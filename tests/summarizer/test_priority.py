@@ -1,7 +1,7 @@
 """The summary sweep's order over a real MongoDB-protocol server: papers readers asked for first (matched by a follow,
 saved, picked for a ranked feed: read from the matcher's and the query service's collections), then Hugging Face
 picks, then the rest, newest first within a rank; a paper held again keeps its rank, and the backlog is counted by
-rank. Papers are the corpus's own (`tests/fake_openai.py`)."""
+rank. Papers are the corpus's own (`tests/support/fake_openai.py`)."""
 
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -18,7 +18,7 @@ from services.summarizer.metrics import BACKLOG
 from services.summarizer.policy import COMMUNITY, NEWEST, READERS, summary_priority
 from services.summarizer.store import ReaderInterest, SummaryStore
 from services.summarizer.summarizing import Summarizer
-from tests.fake_openai import corpus_event, corpus_lines
+from tests.support.fake_openai import corpus_event, corpus_lines
 
 pytestmark = pytest.mark.integration
 

@@ -14,7 +14,7 @@ from services.summarizer.prompt import (
     repair_messages,
     response_format,
 )
-from tests.fake_openai import FakeOpenAI, corpus_event, corpus_lines
+from tests.support.fake_openai import FakeOpenAI, corpus_event, corpus_lines
 
 
 def _line(arxiv_id: str) -> dict:

@@ -17,9 +17,11 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from schemas import topics
 from schemas.events import PaperNew
-from tests.conftest import Servers, wait_until, wait_until_async
-from tests.fake_openai import FakeOpenAI, corpus_event, corpus_lines, running_fake_openai
-from tests.integration.services import ROOT, running_service
+from tests.support.fake_openai import FakeOpenAI, corpus_event, corpus_lines, running_fake_openai
+from tests.support.paths import ROOT
+from tests.support.servers import Servers
+from tests.support.services import running_service
+from tests.support.waiting import wait_until, wait_until_async
 
 pytestmark = pytest.mark.integration
 

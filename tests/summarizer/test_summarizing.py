@@ -12,14 +12,13 @@ from pymongo.asynchronous.database import AsyncDatabase
 from schemas.events import PaperNormalized
 from schemas.summary import Summary
 from services.normalizer.parsers.daily_arxiv import community_summary
-from services.summarizer.model import SummaryModel, make_openai_client
 from services.summarizer.policy import enriched_event
 from services.summarizer.prompt import PROMPT_VERSION
 from services.summarizer.settings import SummarizerSettings
-from services.summarizer.store import SummaryStore
-from services.summarizer.summarizing import Summarizer
-from tests.conftest import FIXTURES, free_port
-from tests.fake_openai import FakeOpenAI, corpus_event, corpus_lines
+from tests.support.fake_openai import FakeOpenAI, corpus_event, corpus_lines
+from tests.support.paths import FIXTURES
+from tests.support.servers import free_port
+from tests.support.summarizing import Harness
 
 pytestmark = pytest.mark.integration
 
@@ -40,29 +39,6 @@ def settings_for(base_url: str | None, **overrides: Any) -> SummarizerSettings:
         "openai_retry_max_s": 2.0,
     }
     return SummarizerSettings(**(values | overrides))
-
-
-class Harness:
-    """A Summarizer over the test database, plus what its sweep emitted."""
-
-    def __init__(self, db: AsyncDatabase, settings: SummarizerSettings) -> None:
-        self.store = SummaryStore(db)
-        self.client = make_openai_client(settings) if settings.model_configured else None
-        model = SummaryModel(self.client, settings) if self.client else None
-        self.summarizer = Summarizer(
-            self.store, model, daily_token_budget=settings.daily_token_budget, parallel=settings.summary_concurrency
-        )
-        self.emitted: list[tuple[PaperNormalized, Summary]] = []
-
-    async def emit(self, event: PaperNormalized, summary: Summary) -> None:
-        self.emitted.append((event, summary))
-
-    async def handle(self, event: PaperNormalized) -> Summary:
-        """What the handler does around emitting."""
-        summary = await self.summarizer.summary_for(event)
-        await self.summarizer.hold_pending([(event, summary)])
-        await self.summarizer.settle([(event, summary)])
-        return summary
 
 
 async def harness(db: AsyncDatabase, base_url: str | None, **overrides: Any) -> Harness:

@@ -19,9 +19,9 @@ from services.summarizer.settings import SummarizerSettings
 from services.summarizer.store import TitleStore
 from services.summarizer.title_model import TitleModel, Titles, make_titles_client
 from services.summarizer.titling import TitleSweep
-from tests.conftest import free_port
-from tests.fake_openai import FakeOpenAI, corpus_event, corpus_lines
-from tests.summarizer import test_summarizing as summarizing
+from tests.support import summarizing
+from tests.support.fake_openai import FakeOpenAI, corpus_event, corpus_lines
+from tests.support.servers import free_port
 
 pytestmark = pytest.mark.integration
 

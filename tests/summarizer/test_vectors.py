@@ -30,7 +30,7 @@ from services.summarizer.store import (
     search_vectors,
 )
 from services.summarizer.vectors import PaperVectors, SearchVectors
-from tests.fake_openai import corpus_event, corpus_lines
+from tests.support.fake_openai import corpus_event, corpus_lines
 
 pytestmark = pytest.mark.integration
 

@@ -4,7 +4,7 @@ the digests in `summaries` and `paper_vectors` stay valid after an upgrade (noth
 import pytest
 
 from papertrail.domain.text import paper_digest
-from tests.fake_openai import corpus_event, corpus_lines
+from tests.support.fake_openai import corpus_event, corpus_lines
 
 PAPER = corpus_event(corpus_lines()[0]).paper
 

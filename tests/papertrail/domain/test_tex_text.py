@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from papertrail.domain.tex import Formula, Link, Styled, TexPart, tex_parts, tex_plain
 from papertrail.domain.text import readable
-from tests.conftest import FIXTURES
-from tests.papertrail.domain.test_text import FORMULA
+from tests.support.paths import FIXTURES
+from tests.support.text import FORMULA
 
 CORPUS = FIXTURES / "corpus" / "arxiv-daily-2026-05"
 # formulas read left to right, `\$` a dollar sign: `\$0 … $--$` holds one formula, not `$0 … $`

@@ -13,14 +13,14 @@ from lxml import etree
 
 from papertrail.domain.text import has_cjk, latex_accents_to_unicode, readable
 from services.harvester.sources.dblp_xml import EntityStream
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES
+from tests.support.text import FORMULA
 
 # Command names the function turns into letters on purpose (outside formulas): `\ss` → ß, `\aa` → å ...
 LETTER_COMMANDS = {"ss", "ae", "AE", "aa", "AA", "o", "O", "l", "L", "i"}
 ACCENTS = set("\"'`^~=.uvHckr")
 COMMAND = re.compile(r"\\([A-Za-z]{2,})")
 TEXT_ELEMENTS = ("title", "abstract", "summary", "description")
-FORMULA = re.compile(r"\$\$.+?\$\$|\$(?:[^$\\]|\\.)+\$|\\\(.+?\\\)|\\\[.+?\\\]", re.DOTALL)
 
 
 @pytest.mark.parametrize(

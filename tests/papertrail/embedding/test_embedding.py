@@ -20,7 +20,7 @@ from papertrail.embedding.embedder import (
 )
 from papertrail.embedding.paper_vectors import search_model_mismatch
 from papertrail.runtime.service import settings_error_message
-from tests.fake_openai import corpus_event, corpus_lines
+from tests.support.fake_openai import corpus_event, corpus_lines
 
 
 def test_the_text_is_the_title_then_the_abstract() -> None:

@@ -17,7 +17,7 @@ from papertrail.embedding.embedder import (
     today,
 )
 from papertrail.embedding.endpoint_backend import BUDGET_SPENT, EndpointEmbedder
-from tests.fake_openai import FakeOpenAI, corpus_lines, fake_vector, running_fake_openai
+from tests.support.fake_openai import FakeOpenAI, corpus_lines, fake_vector, running_fake_openai
 
 TEXTS = [embedding_text(line["title"], line["summary"]) for line in corpus_lines()]
 

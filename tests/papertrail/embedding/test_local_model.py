@@ -23,9 +23,9 @@ from papertrail.embedding.embedder import (
     embedding_text,
 )
 from papertrail.embedding.local_model import E5Model, LocalEmbedder, LocalModel, ModelFileError, packaged_file
-from tests.conftest import FIXTURES
-from tests.fake_openai import corpus_lines
-from tests.matcher.corpus import read_lines
+from tests.support.corpus import read_lines
+from tests.support.fake_openai import corpus_lines
+from tests.support.paths import FIXTURES
 
 DAY = FIXTURES / "corpus" / "arxiv-daily-2026-05" / "2026-05-05_AI_enhanced_Chinese.jsonl.gz"
 

@@ -11,7 +11,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.consumer.fetcher import Fetcher
 
 from papertrail.runtime import fetch_pacing
-from tests.conftest import Servers
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 WINDOW_S = 2.0

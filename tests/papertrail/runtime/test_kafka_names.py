@@ -10,7 +10,7 @@ from papertrail.runtime.dlq import dead_letter_topics
 from papertrail.runtime.kafka import batch_options, consumer_options, ensure_topics, make_broker
 from papertrail.runtime.settings import InfraSettings
 from schemas import topics
-from tests.conftest import Servers
+from tests.support.servers import Servers
 
 
 def test_the_broker_names_topics_and_groups_with_the_prefix() -> None:

@@ -10,7 +10,7 @@ import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
 from papertrail.runtime.leases import LeaseHeld, Leases, held_lease, run_under_lease
-from tests.conftest import wait_until_async
+from tests.support.waiting import wait_until_async
 
 pytestmark = pytest.mark.integration
 TTL_S = 0.6  # short, so a waiting holder tries again every 0.2 s

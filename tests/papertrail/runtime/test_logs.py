@@ -13,7 +13,7 @@ import pytest
 
 from papertrail.runtime.logs import configure_logging, text_line
 from papertrail.runtime.settings import InfraSettings
-from tests.integration.services import ROOT
+from tests.support.paths import ROOT
 
 
 @pytest.fixture(autouse=True)

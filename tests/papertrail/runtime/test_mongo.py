@@ -8,7 +8,7 @@ from pymongo import AsyncMongoClient
 
 from papertrail.runtime.mongo import MONGO_SECONDS, ensure_index, insert_else_update, make_mongo_client
 from papertrail.runtime.settings import InfraSettings
-from tests.conftest import Servers
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 

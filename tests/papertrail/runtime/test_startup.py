@@ -11,7 +11,7 @@ from pymongo import AsyncMongoClient, MongoClient
 
 from papertrail.embedding.embedder import EmbeddingSettings
 from services.summarizer.store import VectorStore, search_vectors
-from tests.conftest import Servers, free_port
+from tests.support.servers import Servers, free_port
 
 
 def _start(service: str, env: dict[str, str], timeout: float = 240) -> subprocess.CompletedProcess[str]:

@@ -15,7 +15,8 @@ from papertrail.runtime.kafka import (
     topic_configs,
 )
 from papertrail.runtime.settings import InfraSettings
-from tests.conftest import Servers, wait_until_async
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until_async
 
 
 def test_dead_letters_are_kept_longer_than_events() -> None:

@@ -10,10 +10,10 @@ import pytest
 from babel.messages.catalog import Message
 from babel.messages.checkers import python_format
 from babel.messages.extract import extract_from_dir
-from babel.messages.pofile import read_po
 from jinja2 import Environment, nodes
 
 from papertrail.runtime.wording import LOCALE_DIR, Translator, catalog_path
+from tests.support.catalogs import zh_catalog
 
 ROOT = Path(__file__).resolve().parents[3]
 RUNTIME = ("papertrail", "services")
@@ -21,12 +21,6 @@ GETTEXT = {"_", "gettext", "ngettext", "pgettext", "npgettext", "N_"}
 # how many leading arguments of each are message ids or contexts (the rest are values)
 LITERAL_ARGS = {"_": 1, "gettext": 1, "N_": 1, "ngettext": 2, "pgettext": 2, "npgettext": 3}
 IMPLEMENTATION = ROOT / "papertrail" / "runtime" / "wording.py"  # passes the callers' messages on, by name
-
-
-def zh_catalog() -> list[Message]:
-    """The Chinese catalog's messages (its header left out)."""
-    with catalog_path("zh").open("rb") as po:
-        return [message for message in read_po(po) if message.id]
 
 
 def extracted() -> set[tuple[str | None, str | tuple[str, ...]]]:

@@ -8,7 +8,6 @@ Every browser here comes from an address of its own (X-Forwarded-For, believed f
 limits of one test never touch another's."""
 
 import itertools
-import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -18,9 +17,11 @@ import httpx
 import pytest
 from lxml import html
 
-from tests.conftest import Inbox, Servers, smtp_server, wait_until
-from tests.integration.services import running_service
-from tests.query.accounts.test_accounts import PASSWORD, csrf_of, link_token, post_form
+from tests.support.accounts import PASSWORD, csrf_of, link_token, post_form
+from tests.support.mail import Inbox, smtp_server
+from tests.support.servers import Servers
+from tests.support.services import running_service
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 NEW_PASSWORD = "a brand new passphrase"
@@ -44,12 +45,9 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    run = uuid.uuid4().hex[:8]
     with ExitStack() as stack:
         inbox, smtp_port = stack.enter_context(smtp_server())
         env = servers.environment() | {
-            "MONGODB_DATABASE": f"papertrail_account_security_{run}",
-            "INDEX_NAME": f"papers_account_security_{run}",
             "TOPIC_PARTITIONS": "3",
             "SMTP_HOST": "127.0.0.1",
             "SMTP_PORT": str(smtp_port),

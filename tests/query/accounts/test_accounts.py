@@ -5,9 +5,7 @@ sign-in limit; one user never sees another's tokens or sessions."""
 import asyncio
 import json
 import os
-import re
 import subprocess
-import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -23,13 +21,15 @@ from lxml import html
 from pymongo import MongoClient
 
 from schemas import topics
-from tests.conftest import Inbox, Servers, smtp_server, wait_until
-from tests.integration.services import papertrail_cli, running_service
-from tests.integration.spawner import ZYGOTE
-from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.accounts import PASSWORD, csrf_of, link_token, post_form
+from tests.support.browsing import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.mail import Inbox, smtp_server
+from tests.support.servers import Servers
+from tests.support.services import papertrail_cli, running_service
+from tests.support.spawning import ZYGOTE
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
-PASSWORD = "correct horse battery"
 
 
 @dataclass
@@ -43,15 +43,12 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    run = uuid.uuid4().hex[:8]
     logs = tmp_path_factory.mktemp("accounts")
     for folder in ("open", "closed", "unmailed"):
         (logs / folder).mkdir()
     with ExitStack() as stack:
         inbox, smtp_port = stack.enter_context(smtp_server())
         env = servers.environment() | {
-            "MONGODB_DATABASE": f"papertrail_accounts_{run}",
-            "INDEX_NAME": f"papers_accounts_{run}",
             "TOPIC_PARTITIONS": "3",
             "SMTP_HOST": "127.0.0.1",
             "SMTP_PORT": str(smtp_port),
@@ -77,16 +74,6 @@ def browser(base: str, address: str | None = None) -> httpx.Client:
     return httpx.Client(base_url=base, timeout=10, headers={"X-Forwarded-For": address} if address else None)
 
 
-def csrf_of(client: httpx.Client, path: str) -> str:
-    """Open a page as a browser does (which sets the CSRF cookie) and read its form's token."""
-    page = client.get(path)
-    return str(html.fromstring(page.text).xpath('//input[@name="csrf"]/@value')[0])
-
-
-def post_form(client: httpx.Client, page: str, action: str, **fields: str) -> httpx.Response:
-    return client.post(action, data={"csrf": csrf_of(client, page), **fields})
-
-
 def mail_to(site: Site, address: str, count: int = 1) -> Message:
     """The `count`-th mail to this address (waiting for it)."""
 
@@ -95,13 +82,6 @@ def mail_to(site: Site, address: str, count: int = 1) -> Message:
         return to_it[count - 1] if len(to_it) >= count else None
 
     return wait_until(arrived, timeout=15, what=f"mail {count} to {address}")
-
-
-def link_token(message: Message, path: str) -> str:
-    body = message.get_payload(decode=True).decode()  # type: ignore[union-attr]
-    found = re.search(rf"https?://papertrail\.test/{path}\?token=([\w-]+)", body)
-    assert found, body
-    return found[1]
 
 
 def sign_up(site: Site, email: str, password: str = PASSWORD) -> httpx.Client:

@@ -4,7 +4,6 @@ operators' `papertrail corrections list|close`."""
 
 import itertools
 import re
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -13,8 +12,10 @@ import httpx
 import pytest
 from lxml import html
 
-from tests.conftest import FIXTURES, Servers, wait_until
-from tests.integration.services import create_user, papertrail_cli, running_services
+from tests.support.paths import FIXTURES
+from tests.support.servers import Servers
+from tests.support.services import create_user, papertrail_cli, running_services
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 OLD_STYLE = FIXTURES / "query/old_style_ids.jsonl"
@@ -41,10 +42,7 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    run = uuid.uuid4().hex[:8]
     env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_corr_{run}",
-        "INDEX_NAME": f"papers_corr_{run}",
         "TOPIC_PARTITIONS": "3",
         "LIMIT_CORRECTIONS": "1000/1d",  # these tests flood one paper; the limit is tried apart
         "TRUSTED_PROXIES": "127.0.0.1",  # reports "from" other addresses by X-Forwarded-For

@@ -9,7 +9,7 @@ from lxml import html
 from papertrail.runtime.wording import Translator
 from services.query.web import format as fmt
 from services.query.web.render import gettext_functions, templates
-from tests.query.test_web_format import page_request, summarized_paper
+from tests.support.rendering import page_request, summarized_paper
 
 
 def render(template: str, lang: str = "zh", **context: Any) -> Any:

@@ -3,7 +3,6 @@ and the pages reading them. One entry per paper with every follow's reasons; one
 the API and the page; each follow's count on 我的关注 linking to them; backfilled matches (回溯) after new ones;
 entries matched after the reader's previous visit marked new."""
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -12,19 +11,12 @@ from lxml import html
 
 from papertrail.runtime.collections import MATCHES, USERS
 from schemas.events import FollowMatched, MatchReason
-from tests.conftest import Servers
-from tests.query.library.papers import corpus_days
-from tests.query.library.site import Site, browser, reader_site
+from tests.support.library_papers import corpus_days
+from tests.support.reader_site import Site, browser
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.reader_site(readers=("ana", "bo"))]
 PAPERS = list(corpus_days(1))[:6]
 NOW = datetime.now(UTC)
-
-
-@pytest.fixture(scope="module")
-def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    with reader_site(servers, tmp_path_factory.mktemp("feed-entries"), PAPERS, readers=("ana", "bo")) as running:
-        yield running
 
 
 def follow(site: Site, name: str, query: str) -> str:

@@ -12,9 +12,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import Servers
-from tests.integration.services import ROOT, create_user, running_service
-from tests.query.catalogue.test_pages import csrf_of, doc, launch_chromium, needs_chromium, text
+from tests.support.browsing import csrf_of, doc, launch_chromium, needs_chromium, text
+from tests.support.paths import ROOT
+from tests.support.servers import Servers
+from tests.support.services import create_user, running_service
 
 pytestmark = pytest.mark.integration
 SHOTS = ROOT / "test-artifacts" / "push"
@@ -40,10 +41,7 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    run = uuid.uuid4().hex[:8]
     env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_push_pages_{run}",
-        "INDEX_NAME": f"papers_push_pages_{run}",
         "TOPIC_PARTITIONS": "3",
     }
     with running_service("query", env, tmp_path_factory.mktemp("push-pages")) as port:

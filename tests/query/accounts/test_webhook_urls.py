@@ -15,8 +15,8 @@ from pymongo import AsyncMongoClient
 from schemas.events import FollowMatched, MatchReason
 from services.matcher.delivery.webhook_sender import WebhookTarget, queued_delivery
 from services.matcher.store import MatcherRecords
-from tests.conftest import Servers
-from tests.integration.services import create_user, running_service
+from tests.support.servers import Servers
+from tests.support.services import create_user, running_service
 
 pytestmark = pytest.mark.integration
 

@@ -10,15 +10,13 @@ from lxml import etree
 
 from papertrail.domain.names import display_name_key
 from schemas.paper import Paper
-from services.harvester.sources.oai import parse_oai_page
-from services.normalizer.parsers.arxiv_oai import parse_arxiv
-from tests.conftest import wait_until
-from tests.integration.services import ARXIV_CS_PAGE, Pipeline, create_user
-from tests.query.conftest import ArxivPageSite
+from tests.support.pipelines import Pipeline
+from tests.support.query import ArxivPageSite
+from tests.support.query_api import RECORDS, api_get, bearer, expected_topic_hits
+from tests.support.services import create_user
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
-
-RECORDS = [parse_arxiv(r.content) for r in parse_oai_page(ARXIV_CS_PAGE.read_bytes()).records]
 
 
 @pytest.fixture(scope="module")
@@ -27,25 +25,15 @@ def api(arxiv_page_site: ArxivPageSite) -> tuple[Pipeline, dict[str, str]]:
     return arxiv_page_site.pipeline, arxiv_page_site.readers["api"]
 
 
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def _get(pipeline: Pipeline, path: str, token: str | None = None, **params: Any) -> Any:
-    response = httpx.get(pipeline.url("query", path), params=params, headers=_auth(token) if token else {}, timeout=10)
-    response.raise_for_status()
-    return response.json()
-
-
 def test_category_filter_and_facets_agree_with_the_source_data(api: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = api
     expected = Counter(c for r in RECORDS for c in r.categories)
-    result = _get(pipeline, "/api/papers", category="cs.LG", size=100)
+    result = api_get(pipeline, "/api/papers", category="cs.LG", size=100)
     assert result["total"] == expected["cs.LG"]
     assert all("cs.LG" in hit["categories"] for hit in result["hits"])
-    facets = _get(pipeline, "/api/papers", size=1)["facets"]["categories"]
+    facets = api_get(pipeline, "/api/papers", size=1)["facets"]["categories"]
     assert facets["cs.LG"] == expected["cs.LG"] and facets["cs.IT"] == expected["cs.IT"]
-    two = _get(pipeline, "/api/papers", category=["cs.LG", "cs.IT"], size=1)["total"]
+    two = api_get(pipeline, "/api/papers", category=["cs.LG", "cs.IT"], size=1)["total"]
     assert two == sum(1 for r in RECORDS if {"cs.LG", "cs.IT"} & set(r.categories))
 
 
@@ -55,7 +43,7 @@ def test_every_hit_has_the_documented_shape(api: tuple[Pipeline, dict[str, str]]
     from services.query.api.routes.papers import PaperHit, PaperSearchResponse
 
     pipeline, _ = api
-    result = _get(pipeline, "/api/papers", size=100)
+    result = api_get(pipeline, "/api/papers", size=100)
     PaperSearchResponse.model_validate(result)
     assert result["hits"] and all(set(hit) == set(PaperHit.model_fields) for hit in result["hits"])
     assert any(hit["topic_ids"] == [] for hit in result["hits"])
@@ -63,7 +51,7 @@ def test_every_hit_has_the_documented_shape(api: tuple[Pipeline, dict[str, str]]
 
 def test_sorts_order_by_their_time(api: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = api
-    hits = _get(pipeline, "/api/papers", sort="published", size=100)["hits"]
+    hits = api_get(pipeline, "/api/papers", sort="published", size=100)["hits"]
     published = [h["published_ts"] for h in hits]
     assert published == sorted(published, reverse=True)
     newest = max(r.first_published[0] for r in RECORDS if r.first_published)
@@ -73,7 +61,7 @@ def test_sorts_order_by_their_time(api: tuple[Pipeline, dict[str, str]]) -> None
 def test_paper_detail_has_ids_history_and_summary_status(api: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = api
     record = RECORDS[0]
-    detail = _get(pipeline, f"/api/papers/arxiv:{record.record_id}")
+    detail = api_get(pipeline, f"/api/papers/arxiv:{record.record_id}")
     assert detail["paper"]["ids"]["arxiv"] == record.record_id
     assert detail["paper"]["ids"]["dois"] == record.ids.dois
     # the public paper, not the normalizer's storage fields (fingerprints, pending version records, write ids)
@@ -90,7 +78,7 @@ def test_author_page_lists_every_paper_of_the_author(api: tuple[Pipeline, dict[s
     name = RECORDS[0].authors[0].name  # Guohui Song
     key = display_name_key(name)
     expected = {f"arxiv:{r.record_id}" for r in RECORDS if key in {display_name_key(a.name) for a in r.authors}}
-    author = _get(pipeline, f"/api/authors/{key}")
+    author = api_get(pipeline, f"/api/authors/{key}")
     assert author["key"] == "song guohui" and {h["paper_id"] for h in author["hits"]} == expected
     assert author["names"] == [name] and author["candidates"] == [] and not author["initials_only"]
 
@@ -99,8 +87,8 @@ def test_an_old_initial_key_answers_as_the_one_name_or_lists_the_names(api: tupl
     """Keys were "family initial" before full names: such a key of one name answers as that name's page; one that
     stands for several (Hui Zhang and Haizhang Zhang on the recorded page were one author "zhang h") lists them."""
     pipeline, _ = api
-    assert _get(pipeline, "/api/authors/song g")["key"] == "song guohui"
-    shared = _get(pipeline, "/api/authors/zhang h")
+    assert api_get(pipeline, "/api/authors/song g")["key"] == "song guohui"
+    shared = api_get(pipeline, "/api/authors/zhang h")
     assert shared["key"] == "zhang h" and shared["total"] == 0 and shared["initials_only"]
     papers = Counter(display_name_key(a.name) for r in RECORDS for a in r.authors if a.key == "zhang h")
     names = {"zhang hui": "Hui Zhang", "zhang haizhang": "Haizhang Zhang"}
@@ -108,14 +96,14 @@ def test_an_old_initial_key_answers_as_the_one_name_or_lists_the_names(api: tupl
     expected = [{"key": k, "name": names[k], "papers": papers[k]} for k in sorted(names, key=lambda k: (-papers[k], k))]
     assert shared["candidates"] == expected
     # the search filter takes either key: an initial key still finds every author it may stand for
-    either = _get(pipeline, "/api/papers", author="zhang h", size=100)["total"]
+    either = api_get(pipeline, "/api/papers", author="zhang h", size=100)["total"]
     assert either == sum(1 for r in RECORDS if any(a.key == "zhang h" for a in r.authors)) >= 1
 
 
 def test_overview_counts_the_window_and_source_freshness(api: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = api
     overview = wait_until(
-        lambda: (o := _get(pipeline, "/api/overview")) and o["sources"] and o,
+        lambda: (o := api_get(pipeline, "/api/overview")) and o["sources"] and o,
         timeout=30,
         what="a source in the overview",
     )
@@ -140,7 +128,7 @@ def test_overview_counts_the_window_and_source_freshness(api: tuple[Pipeline, di
 
 def test_sources_list_recent_runs(api: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = api
-    sources = _get(pipeline, "/api/sources")
+    sources = api_get(pipeline, "/api/sources")
     arxiv = next(s for s in sources if s["source"] == "arxiv")
     assert arxiv["recent_runs"][0]["state"] == "finished"
     assert arxiv["recent_runs"][0]["records"] == len(RECORDS)
@@ -149,17 +137,20 @@ def test_sources_list_recent_runs(api: tuple[Pipeline, dict[str, str]]) -> None:
 def test_follows_need_a_token_and_stay_private(api: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, tokens = api
     assert httpx.get(pipeline.url("query", "/api/follows")).status_code == 401
-    assert httpx.get(pipeline.url("query", "/api/follows"), headers=_auth("pt_forged")).status_code == 401
-    ana = _get(pipeline, "/api/follows", tokens["ana"])
+    assert httpx.get(pipeline.url("query", "/api/follows"), headers=bearer("pt_forged")).status_code == 401
+    ana = api_get(pipeline, "/api/follows", tokens["ana"])
     assert [f["name"] for f in ana] == ["kernels"]
-    assert _get(pipeline, "/api/follows", tokens["bo"]) == []
+    assert api_get(pipeline, "/api/follows", tokens["bo"]) == []
     follow_id = ana[0]["id"]
     # bo can neither read nor delete ana's follow
-    assert httpx.get(pipeline.url("query", f"/api/follows/{follow_id}"), headers=_auth(tokens["bo"])).status_code == 404
     assert (
-        httpx.delete(pipeline.url("query", f"/api/follows/{follow_id}"), headers=_auth(tokens["bo"])).status_code == 404
+        httpx.get(pipeline.url("query", f"/api/follows/{follow_id}"), headers=bearer(tokens["bo"])).status_code == 404
     )
-    empty = _get(pipeline, "/api/feed", tokens["bo"])
+    assert (
+        httpx.delete(pipeline.url("query", f"/api/follows/{follow_id}"), headers=bearer(tokens["bo"])).status_code
+        == 404
+    )
+    empty = api_get(pipeline, "/api/feed", tokens["bo"])
     assert (empty["total"], empty["items"], empty["next_cursor"]) == (0, [], None)
 
 
@@ -167,7 +158,7 @@ def test_invalid_expression_is_a_400_naming_the_problem(api: tuple[Pipeline, dic
     pipeline, tokens = api
     response = httpx.post(
         pipeline.url("query", "/api/follows"),
-        headers=_auth(tokens["bo"]),
+        headers=bearer(tokens["bo"]),
         json={"kind": "keyword", "name": "broken", "query": '(retrieval AND "LLM"'},
     )
     assert response.status_code == 400
@@ -182,7 +173,7 @@ def test_a_chinese_follow_that_cannot_match_without_summaries_says_why(api: tupl
 
     def create(query: str) -> dict[str, Any]:
         body = {"kind": "keyword", "name": query, "query": query}
-        response = httpx.post(pipeline.url("query", "/api/follows"), headers=_auth(token), json=body)
+        response = httpx.post(pipeline.url("query", "/api/follows"), headers=bearer(token), json=body)
         assert response.status_code == 201, response.text
         follow: dict[str, Any] = response.json()
         return follow
@@ -203,13 +194,13 @@ def test_feed_and_atom_feed_show_matching_papers(api: tuple[Pipeline, dict[str, 
         or "kernel" in " ".join(f"{r.title} {r.abstract}".lower().replace(",", " ").replace(".", " ").split())
     }
     feed = wait_until(
-        lambda: (f := _get(pipeline, "/api/feed", tokens["ana"], limit=200)["items"]) and len(f) >= 1 and f,
+        lambda: (f := api_get(pipeline, "/api/feed", tokens["ana"], limit=200)["items"]) and len(f) >= 1 and f,
         timeout=60,
         what="matches in the feed",
     )
     assert {item["paper_id"] for item in feed} <= expected | {item["paper_id"] for item in feed}
     assert all(item["reasons"] and item["paper"] for item in feed)
-    follow = _get(pipeline, "/api/follows", tokens["ana"])[0]
+    follow = api_get(pipeline, "/api/follows", tokens["ana"])[0]
     atom = httpx.get(pipeline.url("query", follow["feed_url"]), timeout=10)
     assert atom.status_code == 200 and atom.headers["content-type"].startswith("application/atom+xml")
     entries = etree.fromstring(atom.content).findall("{http://www.w3.org/2005/Atom}entry")
@@ -264,7 +255,7 @@ def test_bad_parameters_are_4xx_naming_them(
 
 def test_filter_injection_in_free_text_is_a_plain_miss(api: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = api
-    result = _get(pipeline, "/api/papers", q='" OR paper_id EXISTS OR "', venue='x" OR status = "preprint')
+    result = api_get(pipeline, "/api/papers", q='" OR paper_id EXISTS OR "', venue='x" OR status = "preprint')
     assert result["total"] == 0
 
 
@@ -298,14 +289,14 @@ def _expected_topic_hits() -> dict[str, set[str]]:
 
 def test_topic_pages_list_the_papers_the_catalogue_rules_hit(api: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = api
-    expected = _expected_topic_hits()
+    expected = expected_topic_hits()
     assert any(expected.values()), "the fixture should hit at least one catalogue topic"
-    listed = {t["id"] for t in _get(pipeline, "/api/topics")}
+    listed = {t["id"] for t in api_get(pipeline, "/api/topics")}
     assert listed == set(expected)
     for topic_id, paper_ids in expected.items():
 
         def listed_all(topic: str = topic_id, count: int = len(paper_ids)) -> dict[str, Any] | None:
-            page: dict[str, Any] = _get(pipeline, f"/api/topics/{topic}/papers", size=100)
+            page: dict[str, Any] = api_get(pipeline, f"/api/topics/{topic}/papers", size=100)
             return page if page["total"] == count else None
 
         page = wait_until(listed_all, timeout=60, what=f"topic {topic_id} to list {len(paper_ids)} papers")
@@ -318,13 +309,13 @@ def test_webhook_secret_shown_once_and_private(api: tuple[Pipeline, dict[str, st
     pipeline, tokens = api
     url = pipeline.url("query", "/api/me/webhook")
     hook = "https://hooks.example.org/papertrail"
-    set_response = httpx.put(url, json={"url": hook}, headers=_auth(tokens["bo"]), timeout=5)
+    set_response = httpx.put(url, json={"url": hook}, headers=bearer(tokens["bo"]), timeout=5)
     assert set_response.status_code == 200 and len(set_response.json()["secret"]) == 64
-    state = _get(pipeline, "/api/me/webhook", tokens["bo"])
+    state = api_get(pipeline, "/api/me/webhook", tokens["bo"])
     assert state["url"] == hook and state["secret"] is None
-    assert _get(pipeline, "/api/me/webhook", tokens["ana"])["url"] is None
-    assert "webhook_secret" not in str(_get(pipeline, "/api/me", tokens["bo"]))
-    bad = httpx.put(url, json={"url": "not a url"}, headers=_auth(tokens["bo"]), timeout=5)
+    assert api_get(pipeline, "/api/me/webhook", tokens["ana"])["url"] is None
+    assert "webhook_secret" not in str(api_get(pipeline, "/api/me", tokens["bo"]))
+    bad = httpx.put(url, json={"url": "not a url"}, headers=bearer(tokens["bo"]), timeout=5)
     assert bad.status_code == 422 and "url" in bad.text
-    assert httpx.delete(url, headers=_auth(tokens["bo"]), timeout=5).status_code == 204
-    assert _get(pipeline, "/api/me/webhook", tokens["bo"])["url"] is None
+    assert httpx.delete(url, headers=bearer(tokens["bo"]), timeout=5).status_code == 204
+    assert api_get(pipeline, "/api/me/webhook", tokens["bo"])["url"] is None

@@ -16,9 +16,9 @@ from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.retag import name_authors, name_authors_on_scheme_change
 from services.query.catalogue.reads.search import PaperQuery
 from services.query.catalogue.repositories import CatalogueRecords
-from tests.conftest import Servers
-from tests.integration.test_matcher import enriched
-from tests.matcher.corpus import sample_papers
+from tests.support.corpus import sample_papers
+from tests.support.events import enriched
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 

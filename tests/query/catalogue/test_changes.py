@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from services.query.catalogue.changes import version_changes, word_diff
-from tests.fake_openai import corpus_lines
-from tests.query.test_web_format import paper_page
+from tests.support.fake_openai import corpus_lines
+from tests.support.rendering import paper_page
 
 GAME_THEORY = corpus_lines()[0]  # 2605.00921, a real abstract
 V1, V2, V3 = (datetime(2026, 5, d, 17, tzinfo=UTC) for d in (4, 20, 28))

@@ -22,8 +22,9 @@ from services.matcher.matching.similar import SimilarFollows
 from services.matcher.store import MatcherRecords
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.search import PaperQuery
-from tests.conftest import FIXTURES, Servers
-from tests.matcher.corpus import read_lines
+from tests.support.corpus import read_lines
+from tests.support.paths import FIXTURES
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 CORPUS = FIXTURES / "corpus" / "arxiv-daily-2026-05"

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 from papertrail.domain.search_document import citations_per_month, paper_fields
 from schemas.paper import Citations
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument, index_writes
-from tests.integration.test_matcher import enriched
-from tests.query.catalogue.test_index_writes import PAPER
+from tests.support.corpus import PAPER
+from tests.support.events import enriched
 
 NOW = datetime(2026, 12, 7, tzinfo=UTC)
 COUNTED = PAPER.model_copy(

@@ -16,10 +16,12 @@ from lxml import html
 
 from schemas import topics
 from schemas.paper import Citations
-from tests.conftest import FIXTURES, Servers, wait_until
-from tests.integration.services import indexed_records
-from tests.normalizer.kafka_tools import publish_raw
-from tests.normalizer.sources import HARVESTED_AT, acl_records, corpus_records, raw_record, with_anthology_doi
+from tests.support.kafka import publish_raw
+from tests.support.paths import FIXTURES
+from tests.support.pipelines import indexed_records
+from tests.support.servers import Servers
+from tests.support.sources import HARVESTED_AT, acl_records, corpus_records, raw_record, with_anthology_doi
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 TURING = json.loads((FIXTURES / "harvester/semantic_scholar/batch_turing.json").read_text())[0]
@@ -39,7 +41,7 @@ def query_url(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Ite
     wanted = {p.removeprefix("arxiv:") for p in [*COUNTS, UNCOUNTED]}
     records = [r for r in corpus_records() if r.record_id in wanted]
     records += [with_anthology_doi(r) for r in acl_records() if r.record_id == ACL.removeprefix("acl:")]
-    with indexed_records(servers, records, tmp_path_factory.mktemp("citations"), "citations") as url:
+    with indexed_records(servers, records, tmp_path_factory.mktemp("citations")) as url:
         counted = [
             raw_record("semantic_scholar", _asked(p), "s2_paper_json", json.dumps(TURING | {"citationCount": n}))
             for p, n in COUNTS.items()

@@ -11,8 +11,10 @@ from lxml import etree, html
 
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.parsers.oai_dc import parse_oai_dc
-from tests.conftest import SOURCES, Servers, wait_until
-from tests.integration.services import Pipeline, running_pipeline
+from tests.support.paths import SOURCES
+from tests.support.pipelines import Pipeline, running_pipeline
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 

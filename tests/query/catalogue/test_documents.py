@@ -8,7 +8,7 @@ from papertrail.domain.search_document import paper_document
 from schemas.events import PaperEnriched
 from schemas.paper import CommunityPick, Paper, PaperIds, PaperVersion
 from schemas.summary import Summary
-from tests.conftest import SOURCES
+from tests.support.paths import SOURCES
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 

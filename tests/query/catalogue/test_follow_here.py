@@ -13,10 +13,11 @@ import httpx
 import pytest
 
 from papertrail.domain.names import display_name_key
-from tests.integration.services import Pipeline, create_user
-from tests.query.catalogue.test_api import RECORDS
-from tests.query.catalogue.test_pages import ARTIFACTS, doc, launch_chromium, needs_chromium, signed_in, text
-from tests.query.conftest import ArxivPageSite
+from tests.support.browsing import ARTIFACTS, doc, launch_chromium, needs_chromium, signed_in, text
+from tests.support.pipelines import Pipeline
+from tests.support.query import ArxivPageSite
+from tests.support.query_api import RECORDS
+from tests.support.services import create_user
 
 pytestmark = pytest.mark.integration
 SHOTS = ARTIFACTS.parent / "follow-here"

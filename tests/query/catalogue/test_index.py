@@ -10,7 +10,7 @@ from papertrail.runtime.search import make_search_client
 from papertrail.runtime.settings import InfraSettings
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.search import PaperListing, PaperQuery
-from tests.conftest import Servers
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 PAPERS = 1_500  # more than Meilisearch's default maxTotalHits (1,000), which would cap every total at 1,000

@@ -4,7 +4,6 @@ an event older than the held document writes none of its fields; a refusal not o
 a document parked. (Meilisearch's side: test_indexing.py.)"""
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 
@@ -13,11 +12,9 @@ from papertrail.runtime.kafka import UnprocessableMessage, is_transient
 from schemas.events import PaperEmbedding, PaperEnriched
 from services.query.catalogue.index import DocumentRefused, IndexRefused
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument, SearchVectorWrites, index_writes
-from tests.integration.test_matcher import enriched
-from tests.matcher.corpus import paper_from_line, read_lines
+from tests.support.corpus import PAPER
+from tests.support.events import enriched
 
-DAY = Path(__file__).parents[2] / "fixtures/corpus/arxiv-daily-2026-05/2026-05-05_AI_enhanced_Chinese.jsonl.gz"
-PAPER = paper_from_line(next(read_lines([DAY])))
 MODEL = "local/test-model/4/256"
 VECTOR = np.asarray([1.0, 0.0, 0.0, 0.0], dtype=np.float32)
 NOW = datetime(2026, 12, 7, tzinfo=UTC)

@@ -28,9 +28,9 @@ from services.query.catalogue.reads.paper_lookup import paper_key
 from services.query.catalogue.reads.papers import paper_detail
 from services.query.catalogue.reads.search import PaperQuery
 from services.query.catalogue.repositories import CatalogueRecords
-from tests.conftest import Servers
-from tests.integration.test_matcher import enriched
-from tests.matcher.corpus import paper_from_line, read_lines
+from tests.support.corpus import paper_from_line, read_lines
+from tests.support.events import enriched
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 

@@ -13,10 +13,10 @@ import pytest
 from lxml import html
 
 from services.query.web.render import KATEX_DIR
-from tests.conftest import Servers
-from tests.integration.services import indexed_records
-from tests.normalizer.sources import corpus_records
-from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.browsing import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.pipelines import indexed_records
+from tests.support.servers import Servers
+from tests.support.sources import corpus_records
 
 pytestmark = pytest.mark.integration
 EPSILON = "2605.19742"  # "… engines with $\varepsilon$-differentially-private direction disclosure …"
@@ -32,7 +32,7 @@ PAPERS = (EPSILON, UNPARSED, CURVEBENCH, TEXT_TO_SQL, VEROIC)
 def query_url(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert (KATEX_DIR / "katex.min.js").is_file(), "KaTeX is not installed: run `make install` (papertrail assets)"
     records = [r for r in corpus_records() if r.record_id in PAPERS]
-    with indexed_records(servers, records, tmp_path_factory.mktemp("math"), "math") as url:
+    with indexed_records(servers, records, tmp_path_factory.mktemp("math")) as url:
         yield url
 
 

@@ -20,9 +20,9 @@ from schemas.summary import Summary
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.papers import find_papers
 from services.query.catalogue.reads.search import FEW_BY_WORDS, MORE_BY_MEANING, PaperListing
-from tests.fake_openai import corpus_summary_fields
-from tests.integration.test_matcher import enriched
-from tests.matcher.corpus import paper_from_line, read_lines
+from tests.support.corpus import paper_from_line, read_lines
+from tests.support.events import enriched
+from tests.support.fake_openai import corpus_summary_fields
 
 pytestmark = pytest.mark.integration
 

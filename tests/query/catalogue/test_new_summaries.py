@@ -20,9 +20,9 @@ from services.normalizer.parsers.daily_arxiv import community_summary
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.reads.search import PaperQuery
 from services.summarizer.community import stand_in
-from tests.conftest import Servers
-from tests.integration.test_matcher import enriched
-from tests.matcher.corpus import paper_from_line, read_lines
+from tests.support.corpus import paper_from_line, read_lines
+from tests.support.events import enriched
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 DAY = Path(__file__).parents[2] / "fixtures/corpus/arxiv-daily-2026-05/2026-05-05_AI_enhanced_Chinese.jsonl.gz"

@@ -4,8 +4,6 @@ once the summarizer's sweep embedded the papers; and headless Chromium walks."""
 
 import asyncio
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -13,15 +11,25 @@ from urllib.parse import quote
 import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer
-from lxml import etree, html
+from lxml import etree
 
 from papertrail.domain.names import display_name_key
 from schemas import topics
 from schemas.events import PaperEnriched
-from tests.conftest import wait_until, wait_until_async
-from tests.integration.services import ROOT, Pipeline, create_user
-from tests.query.catalogue.test_api import RECORDS, _expected_topic_hits
-from tests.query.conftest import ArxivPageSite
+from tests.support.browsing import (
+    ARTIFACTS,
+    csrf_of,
+    doc,
+    launch_chromium,
+    needs_chromium,
+    signed_in,
+    text,
+)
+from tests.support.pipelines import Pipeline
+from tests.support.query import ArxivPageSite
+from tests.support.query_api import RECORDS, expected_topic_hits
+from tests.support.services import create_user
+from tests.support.waiting import wait_until, wait_until_async
 
 pytestmark = pytest.mark.integration
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -41,36 +49,6 @@ def api(pipeline: Pipeline, path: str, **params: Any) -> Any:
 
 def page(pipeline: Pipeline, path: str, cookies: dict[str, str] | None = None, **params: Any) -> httpx.Response:
     return httpx.get(pipeline.url("query", path), params=params or None, cookies=cookies, timeout=10)
-
-
-def doc(response: httpx.Response) -> Any:
-    assert response.headers["content-type"].startswith("text/html")
-    return html.fromstring(response.text)
-
-
-def text(node: Any) -> str:
-    return " ".join(node.text_content().split())
-
-
-@contextmanager
-def signed_in(pipeline: Pipeline, token: str) -> Iterator["SignedIn"]:
-    """A client that signed in with an API token through the login form (so it holds a session cookie); `.csrf` is
-    the token its forms carry."""
-    with SignedIn(base_url=pipeline.url("query", ""), timeout=10) as client:
-        response = client.post(
-            "/login", data={"token": token, "next": "/me/follows", "csrf": csrf_of(client.get("/login"))}
-        )
-        assert response.status_code == 303 and response.headers["location"] == "/me/follows"
-        client.csrf = csrf_of(client.get("/me/follows"))  # a new token with the new session
-        yield client
-
-
-class SignedIn(httpx.Client):
-    csrf = ""
-
-
-def csrf_of(page: httpx.Response) -> str:
-    return str(doc(page).xpath('//input[@name="csrf"]/@value')[0])
 
 
 def test_home_numbers_equal_the_api_overview(site: tuple[Pipeline, dict[str, str]]) -> None:
@@ -226,7 +204,7 @@ def test_topic_pages_show_hits_with_reasons(site: tuple[Pipeline, dict[str, str]
     catalogue = api(pipeline, "/api/topics")
     listing = text(doc(page(pipeline, "/topics")))
     assert all(t["name_zh"] in listing for t in catalogue)
-    expected = _expected_topic_hits()
+    expected = expected_topic_hits()
     topic_id, paper_ids = max(expected.items(), key=lambda item: len(item[1]))
     wait_until(
         lambda: api(pipeline, f"/api/topics/{topic_id}/papers")["total"] == len(paper_ids),
@@ -416,37 +394,6 @@ def api_as(pipeline: Pipeline, token: str, path: str) -> Any:
     return response.json()
 
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = ROOT / "test-artifacts" / "pages"
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def launch_chromium(playwright: Any, profile: Path, javascript: bool) -> Any:
-    """Debian's Chromium, headless, with a fresh profile (a Playwright BrowserContext; close it when done)."""
-    return playwright.chromium.launch_persistent_context(
-        str(profile),
-        executable_path=str(CHROMIUM),
-        headless=True,
-        args=CHROMIUM_ARGS,
-        viewport={"width": 1200, "height": 900},
-        java_script_enabled=javascript,
-    )
-
-
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="no /usr/bin/chromium: install Debian's chromium (apt-get install -y chromium)"
-)
-
-
 @needs_chromium
 def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
     site: tuple[Pipeline, dict[str, str]], tmp_path: Path
@@ -516,7 +463,7 @@ def test_in_headless_chromium_search_open_sign_in_follow_and_see_the_feed(
             tab.screenshot(path=ARTIFACTS / "06b-signup-en.png", full_page=True)
             tab.goto(pipeline.url("query", "/me/feed?lang=zh"))
 
-            topic_id = max(_expected_topic_hits().items(), key=lambda item: len(item[1]))[0]
+            topic_id = max(expected_topic_hits().items(), key=lambda item: len(item[1]))[0]
             for name, path in [
                 ("07-topic", f"/topics/{topic_id}"),
                 ("08-author", f"/authors/{quote(display_name_key(target.authors[0].name))}"),

@@ -24,10 +24,11 @@ from pymongo.database import Database
 from schemas import topics
 from schemas.events import RawRecord
 from services.normalizer.parsers.registry import parse_raw
-from tests.conftest import Servers, wait_until
-from tests.integration.services import running_services
-from tests.normalizer.kafka_tools import publish_raw, skip_to_end
-from tests.normalizer.sources import acl_records, arxiv_line, oai_records, with_anthology_doi
+from tests.support.kafka import publish_raw, skip_to_end
+from tests.support.servers import Servers
+from tests.support.services import running_services
+from tests.support.sources import acl_records, arxiv_line, oai_records, with_anthology_doi
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 PREPRINT_FIRST = "arxiv:2401.07159"  # Quantized Side Tuning: arXiv 2401.07159, then ACL 2024.acl-long.1

@@ -38,9 +38,9 @@ from services.query.catalogue.indexer.retag import attach_search_vectors_on_mode
 from services.query.catalogue.reads.papers import similar_papers
 from services.query.catalogue.reads.search import MEANING_MIN_SCORE, PaperListing, SimilarSearch
 from services.query.catalogue.repositories import CatalogueRecords
-from tests.conftest import Servers
-from tests.integration.test_matcher import enriched
-from tests.matcher.corpus import paper_from_line, read_lines
+from tests.support.corpus import paper_from_line, read_lines
+from tests.support.events import enriched
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 

@@ -155,7 +155,7 @@ def test_a_journal_paper_is_found_by_the_journals_names_rank_and_track() -> None
     Systems for Video Technology (TCSVT)". Its claim is the journal's, ranked B on the CCF list, track journal."""
     from papertrail.domain.venues.claims import venue_claims
     from schemas.paper import Paper, PaperIds
-    from tests.normalizer.sources import corpus_comments
+    from tests.support.sources import corpus_comments
 
     moment = datetime(2026, 5, 20, tzinfo=UTC)
     claims = venue_claims(corpus_comments()["2605.13202"], None, [])

@@ -1,7 +1,7 @@
 """The status page's AI-summary part over a real MongoDB-protocol server, from what the summarizer's own store writes:
 the papers waiting counted by rank in the sweep's order (one held before ranks existed counts as the last), why they
 wait, the last day's summaries written and failed; then the page and the API showing it, in both languages. Papers
-are the corpus's own (`tests/fake_openai.py`)."""
+are the corpus's own (`tests/support/fake_openai.py`)."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -16,8 +16,8 @@ from services.query.catalogue.reads.overview import summary_progress
 from services.query.catalogue.repositories import CatalogueRecords
 from services.summarizer.policy import READERS, summary_priority
 from services.summarizer.store import SummaryStore
-from tests.fake_openai import corpus_event, corpus_lines
-from tests.query.test_page_details import render, text
+from tests.support.fake_openai import corpus_event, corpus_lines
+from tests.support.page_details import render, text
 
 pytestmark = pytest.mark.integration
 

@@ -16,10 +16,12 @@ from papertrail.runtime.search import make_search_client
 from papertrail.runtime.settings import InfraSettings
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger
-from tests.conftest import Servers, wait_until_async
-from tests.integration.services import deleted_follow_announced, running_service
-from tests.integration.test_matcher import enriched
-from tests.matcher.corpus import sample_papers
+from tests.support.corpus import sample_papers
+from tests.support.events import enriched
+from tests.support.pipelines import deleted_follow_announced
+from tests.support.servers import Servers
+from tests.support.services import running_service
+from tests.support.waiting import wait_until_async
 
 pytestmark = pytest.mark.integration
 

@@ -6,7 +6,7 @@ from papertrail.domain.follows.catalogue import load_catalogue
 from papertrail.domain.follows.rules import PaperText, compile_follow, match_one, topics_by_id
 from schemas.events import Follow
 from services.query.catalogue.indexer.topic_tags import TopicTagger
-from tests.matcher.corpus import sample_papers
+from tests.support.corpus import sample_papers
 
 
 def test_tags_are_the_topics_the_matcher_rules_hit_with_their_reasons() -> None:

@@ -19,8 +19,9 @@ from papertrail.domain.venues.deadlines import upcoming_deadlines
 from services.harvester.store import VenueCatalogueStore
 from services.query.app import create_app
 from services.query.http.deps import get_now
-from tests.conftest import SOURCES, Servers
-from tests.query.conftest import query_settings
+from tests.support.paths import SOURCES
+from tests.support.query import query_settings
+from tests.support.servers import Servers
 
 pytestmark = pytest.mark.integration
 NOW = datetime(2026, 1, 20, tzinfo=UTC)

@@ -13,9 +13,9 @@ import httpx
 import pytest
 from lxml import etree, html
 
-from tests.conftest import Servers
-from tests.integration.services import indexed_records
-from tests.normalizer.sources import acl_records, corpus_records, with_anthology_doi
+from tests.support.pipelines import indexed_records
+from tests.support.servers import Servers
+from tests.support.sources import acl_records, corpus_records, with_anthology_doi
 
 pytestmark = pytest.mark.integration
 SPOTLIGHT = "arxiv:2605.00434"  # "ICML 2026 [Spotlight]"
@@ -33,7 +33,7 @@ def query_url(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Ite
     wanted = {p.removeprefix("arxiv:") for p in PAPERS}
     records = [r for r in corpus_records() if r.record_id in wanted]
     records += [with_anthology_doi(r) for r in acl_records() if r.record_id == ACL.removeprefix("acl:")]
-    with indexed_records(servers, records, tmp_path_factory.mktemp("venues"), "venues") as url:
+    with indexed_records(servers, records, tmp_path_factory.mktemp("venues")) as url:
         assert len({r.record_id for r in records}) == len(PAPERS)
         yield url
 
@@ -221,8 +221,7 @@ async def test_the_overview_lists_the_venues_of_the_weeks_accepted_papers(query_
             expected[venue] = expected.get(venue, 0) + 1
     client = make_search_client(InfraSettings(meili_url=servers.meili_url, meili_master_key=servers.meili_master_key))
     try:
-        (name,) = [i.uid for i in await client.get_indexes() or [] if i.uid.startswith("papers_venues_")]
-        index = PaperIndex(client, name, task_timeout_s=60)
+        index = PaperIndex(client, servers.index, task_timeout_s=60)  # the module's (indexed_records uses it)
         figures = await accepted_this_week(index, now)
         tree = _page(query_url, "/")
         today = await accepted_this_week(index, datetime.now(UTC))

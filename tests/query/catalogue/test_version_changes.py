@@ -14,10 +14,11 @@ from lxml import html
 from pymongo import MongoClient
 
 from schemas import topics
-from tests.conftest import Servers, wait_until
-from tests.integration.services import running_services
-from tests.normalizer.kafka_tools import publish_raw, skip_to_end
-from tests.normalizer.sources import oai_records, raw_record
+from tests.support.kafka import publish_raw, skip_to_end
+from tests.support.servers import Servers
+from tests.support.services import running_services
+from tests.support.sources import oai_records, raw_record
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 PAPER = "arxiv:0704.0716"

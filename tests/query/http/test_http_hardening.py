@@ -6,7 +6,6 @@ never echoes the Host header, and /docs loads Swagger UI from this site (and ren
 Chromium where it is installed)."""
 
 import socket
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,9 +15,9 @@ import pytest
 from lxml import etree, html
 
 from services.query.http.guards import CONTENT_SECURITY_POLICY
-from tests.conftest import Servers
-from tests.integration.services import create_user, running_service
-from tests.query.catalogue.test_pages import CHROMIUM, launch_chromium
+from tests.support.browsing import CHROMIUM, launch_chromium
+from tests.support.servers import Servers
+from tests.support.services import create_user, running_service
 
 pytestmark = pytest.mark.integration
 CAP = 65_536  # MAX_BODY_BYTES here
@@ -35,10 +34,7 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    run = uuid.uuid4().hex[:8]
     env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_hardening_{run}",
-        "INDEX_NAME": f"papers_hardening_{run}",
         "TOPIC_PARTITIONS": "3",
         "MAX_BODY_BYTES": str(CAP),
         "PUBLIC_URL": "http://papertrail.test",

@@ -13,8 +13,10 @@ import httpx
 import pytest
 from lxml import html
 
-from tests.conftest import FIXTURES, Servers, wait_until
-from tests.integration.services import create_user, papertrail_cli, running_service
+from tests.support.paths import FIXTURES
+from tests.support.servers import Servers
+from tests.support.services import create_user, papertrail_cli, running_service
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 PAPERS = ("arxiv:astro-ph/0601001", "arxiv:quant-ph/0201082")

@@ -16,9 +16,9 @@ from papertrail.domain.venues.claims import venue_claims
 from schemas.paper import Paper
 from services.query.library import citations
 from services.query.library.citations import bibtex_text, citation_keys, export, kind, name_parts, to_csl_json
-from tests.conftest import FIXTURES, SOURCES
-from tests.normalizer.sources import acl_records
-from tests.query.library.papers import acl_2024, arxiv_oai, corpus_days, red_fm, stored_papers
+from tests.support.library_papers import acl_2024, arxiv_oai, corpus_days, red_fm, stored_papers
+from tests.support.paths import FIXTURES, SOURCES
+from tests.support.sources import acl_records
 
 CSL_SCHEMA = json.loads((FIXTURES / "library/csl-data.json").read_text(encoding="utf-8"))
 

@@ -14,8 +14,9 @@ from pymongo.asynchronous.database import AsyncDatabase
 
 from services.query.library.importing import ImportBusy, ImportJobs, LibraryReaders
 from services.query.library.store import LibraryStore
-from tests.conftest import FIXTURES, wait_until_async
-from tests.query.library.held_read import HELD, held_read
+from tests.support.held_read import HELD, held_read
+from tests.support.paths import FIXTURES
+from tests.support.waiting import wait_until_async
 
 pytestmark = pytest.mark.integration
 LIBRARY = FIXTURES / "library"

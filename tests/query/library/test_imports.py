@@ -26,9 +26,9 @@ from services.query.library.imports import (
     resolve_entries,
     stored_entry,
 )
-from tests.conftest import FIXTURES
-from tests.normalizer.sources import acl_records
-from tests.query.library.papers import MemoryFinder, acl_2024, arxiv_oai, corpus_days, red_fm, stored_papers
+from tests.support.library_papers import MemoryFinder, acl_2024, arxiv_oai, corpus_days, red_fm, stored_papers
+from tests.support.paths import FIXTURES
+from tests.support.sources import acl_records
 
 LIBRARY = FIXTURES / "library"
 

@@ -3,7 +3,6 @@ cursor pages with the total, marks, and one reader never seeing or changing anot
 
 import base64
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import bibtexparser
@@ -11,19 +10,12 @@ import pytest
 
 from services.query.http.problems import PROBLEM_JSON
 from services.query.library.citations import MEDIA_TYPES, ShelfMarks, export
-from tests.conftest import Servers
-from tests.query.library.papers import arxiv_oai, red_fm
-from tests.query.library.site import Site, reader_site
+from tests.support.library_papers import arxiv_oai, red_fm
+from tests.support.reader_site import Site
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.reader_site(readers=("ana", "bo", "cy"))]
 PAPERS = [*arxiv_oai(), red_fm()]
 PUBLISHED = next(p for p in PAPERS if p.ids.arxiv and p.ids.dois)  # held under an arXiv id and a DOI
-
-
-@pytest.fixture(scope="module")
-def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    with reader_site(servers, tmp_path_factory.mktemp("library"), PAPERS, readers=("ana", "bo", "cy")) as running:
-        yield running
 
 
 def test_a_paper_saved_under_any_of_its_ids_is_one_entry_under_its_canonical_id(site: Site) -> None:

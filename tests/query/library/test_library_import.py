@@ -3,7 +3,6 @@ the normalizer stores them; the answer's verdicts; nothing stored twice; export 
 file refused naming the line; one reader never sees another's imports."""
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,25 +11,23 @@ from lxml import html
 
 from papertrail.runtime.collections import READERS_RECORD
 from services.query.library.citations import FORMATS, CitationFormat, export
-from tests.conftest import FIXTURES, Servers, wait_until
-from tests.integration.services import papertrail_cli
-from tests.query.catalogue.test_pages import ARTIFACTS, CHROMIUM, launch_chromium
-from tests.query.library.papers import acl_2024, arxiv_oai, red_fm
-from tests.query.library.site import Site, browser, reader_site
+from tests.support.browsing import ARTIFACTS, CHROMIUM, launch_chromium
+from tests.support.library_papers import acl_2024, arxiv_oai, red_fm
+from tests.support.paths import FIXTURES
+from tests.support.reader_site import Site, browser
+from tests.support.services import papertrail_cli
+from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.integration
 LIBRARY = FIXTURES / "library"
 PAPERS = [*acl_2024(), *arxiv_oai(), red_fm()]
 MERA = "acl:2024.acl-long.534"  # tests/fixtures/library/mera_anthology.bib is the Anthology's export of it
 MAX_ENTRIES = 50  # LIBRARY_IMPORT_MAX_ENTRIES here: more than any file below holds but the one over it
-
-
-@pytest.fixture(scope="module")
-def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    readers = ("ana", "bo", "cy", "dee", "eve", "fay", "gus")
-    logs = tmp_path_factory.mktemp("library-import")
-    with reader_site(servers, logs, PAPERS, readers=readers, LIBRARY_IMPORT_MAX_ENTRIES=str(MAX_ENTRIES)) as running:
-        yield running
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.reader_site(
+        readers=("ana", "bo", "cy", "dee", "eve", "fay", "gus"), LIBRARY_IMPORT_MAX_ENTRIES=str(MAX_ENTRIES)
+    ),
+]
 
 
 def upload(site: Site, reader: str, name: str, data: bytes, library_format: str | None = None) -> Any:

@@ -12,9 +12,11 @@ import httpx
 import pytest
 
 from papertrail.runtime.collections import LIBRARY_IMPORT_ENTRIES, LIBRARY_IMPORTS
-from tests.conftest import FIXTURES, Servers, wait_until
-from tests.query.library.papers import acl_2024, arxiv_oai, red_fm
-from tests.query.library.site import Site, reader_site
+from tests.support.library_papers import acl_2024, arxiv_oai, red_fm
+from tests.support.paths import FIXTURES
+from tests.support.reader_site import Site, reader_site
+from tests.support.servers import Servers
+from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]  # 10,000 entries on a loaded machine
 LIBRARY = FIXTURES / "library"

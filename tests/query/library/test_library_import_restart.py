@@ -8,10 +8,11 @@ stack are a measurement (bench/import_resolve.py)."""
 import pytest
 
 from services.query.library.citations import export
-from tests.conftest import Servers, wait_until
-from tests.integration.services import create_user
-from tests.query.library.papers import acl_2024, arxiv_oai, red_fm
-from tests.query.library.site import Site, query_service, reader_database
+from tests.support.library_papers import acl_2024, arxiv_oai, red_fm
+from tests.support.reader_site import Site, query_service, reader_database
+from tests.support.servers import Servers
+from tests.support.services import create_user
+from tests.support.waiting import wait_until
 
 # two service starts and 2,260 entries resolved against the local stack's Python MongoDB, on a loaded machine
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]

@@ -3,7 +3,6 @@ redirect back) and as the page's script posts them (JSON); each form carries the
 
 import base64
 import json
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -12,21 +11,12 @@ import pytest
 from lxml import html
 
 from services.query.library.citations import export
-from tests.conftest import Servers
-from tests.query.catalogue.test_pages import ARTIFACTS, launch_chromium, needs_chromium
-from tests.query.library.papers import arxiv_oai
-from tests.query.library.site import Browser, Site, browser, reader_site
+from tests.support.browsing import ARTIFACTS, launch_chromium, needs_chromium
+from tests.support.library_papers import arxiv_oai
+from tests.support.reader_site import Browser, Site, browser
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.reader_site(readers=("ana", "bo", "cy", "dee"))]
 PAPERS = list(arxiv_oai())
-
-
-@pytest.fixture(scope="module")
-def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    with reader_site(
-        servers, tmp_path_factory.mktemp("library-web"), PAPERS, readers=("ana", "bo", "cy", "dee")
-    ) as running:
-        yield running
 
 
 def buttons(page: str, paper_id: str) -> dict[str, tuple[str, str]]:

@@ -4,7 +4,6 @@ the ranked feed with scores and reasons a page at a time; no feedback, the follo
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -18,14 +17,17 @@ from papertrail.embedding.embedder import EmbeddingSettings, embedding_text
 from papertrail.runtime.collections import MATCHES, PAPER_VECTORS
 from papertrail.runtime.collections import PAPERS as PAPERS_COLLECTION
 from schemas.paper import Paper
-from tests.conftest import Servers, wait_until
-from tests.query.library.papers import corpus_days
-from tests.query.library.site import Site, browser, reader_site
+from tests.support.library_papers import corpus_days
+from tests.support.reader_site import Site, browser
+from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.integration
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.reader_site(readers=("ana", "bo", "cy"), FEED_RETRAIN_DEBOUNCE_S="0", FEED_RETRAIN_POLL_S="0.3"),
+]
 PAPERS = list(corpus_days())
 SETTINGS = EmbeddingSettings()
-SINCE = "2026-11-01T00:00:00Z"  # the papers were stored on 2026-11-30 (tests/query/library/papers.py)
+SINCE = "2026-11-01T00:00:00Z"  # the papers were stored on 2026-11-30 (tests/support/library_papers.py)
 
 
 def vector_documents(papers: list[Paper]) -> list[dict[str, Any]]:
@@ -54,19 +56,12 @@ def vector_documents(papers: list[Paper]) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def site(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    with reader_site(
-        servers,
-        tmp_path_factory.mktemp("ranked-feed"),
-        PAPERS,
-        readers=("ana", "bo", "cy"),
-        FEED_RETRAIN_DEBOUNCE_S="0",
-        FEED_RETRAIN_POLL_S="0.3",
-    ) as running:
-        running.db[PAPER_VECTORS.name].insert_many(vector_documents(PAPERS))
-        # changed today, as a harvest would leave them: the digest's picks rank the last day's papers
-        running.db[PAPERS_COLLECTION.name].update_many({}, {"$set": {"updated_at": datetime.now(UTC)}})
-        yield running
+def site(site: Site) -> Site:
+    """The readers' site (tests/query/accounts/conftest.py), its papers embedded and changed today, as a harvest would
+    leave them: the digest's picks rank the last day's papers."""
+    site.db[PAPER_VECTORS.name].insert_many(vector_documents(PAPERS))
+    site.db[PAPERS_COLLECTION.name].update_many({}, {"$set": {"updated_at": datetime.now(UTC)}})
+    return site
 
 
 def primary(paper: Paper) -> str:

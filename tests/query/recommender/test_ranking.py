@@ -12,7 +12,7 @@ from papertrail.embedding.backends import open_embedder
 from papertrail.embedding.embedder import EmbeddingSettings, embedding_text, l2_normalised
 from services.query.recommender import ranking
 from services.query.recommender.ranking import ReaderModel, ranked, scores, scores_of_readers, train
-from tests.matcher.corpus import sample_papers
+from tests.support.corpus import sample_papers
 
 SETTINGS = EmbeddingSettings()
 MODEL_KEY = SETTINGS.model_key

@@ -15,7 +15,7 @@ from papertrail.domain.text import fold
 from schemas.events import Follow, MatchReason
 from schemas.paper import Author
 from services.normalizer.parsers.acl import parse_acl
-from tests.normalizer.sources import acl_records
+from tests.support.sources import acl_records
 
 NOW = datetime(2026, 5, 20, tzinfo=UTC)
 

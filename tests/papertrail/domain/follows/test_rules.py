@@ -14,8 +14,8 @@ from papertrail.domain.follows.rules import FollowIndex, PaperText, topics_by_id
 from schemas.events import Follow, MatchReason, Subtopic
 from schemas.paper import Author, Paper
 from schemas.summary import Summary
-from tests.fake_openai import ADDITIONS, corpus_lines, corpus_summary_fields
-from tests.matcher.corpus import corpus_papers, paper_from_line, sample_papers
+from tests.support.corpus import corpus_papers, paper_from_line, sample_papers
+from tests.support.fake_openai import ADDITIONS, corpus_lines, corpus_summary_fields
 
 NOW = datetime(2026, 5, 20, tzinfo=UTC)
 PAPERS = sample_papers()

@@ -7,7 +7,7 @@ import pytest
 
 from papertrail.domain.venues.claims import claims_from_comment, claims_from_dois, claims_from_journal_ref, venue_claims
 from schemas.paper import VenueClaim
-from tests.normalizer.sources import corpus_comments
+from tests.support.sources import corpus_comments
 
 
 @cache

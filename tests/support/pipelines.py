@@ -1,9 +1,6 @@
-"""Running PaperTrail's services as real processes for integration tests, and stopping them."""
+"""The five services as a pipeline of real processes over the recorded arXiv page, and what tests ask of it."""
 
 import asyncio
-import os
-import subprocess
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -16,99 +13,16 @@ from aiokafka import AIOKafkaConsumer
 
 from schemas import topics
 from schemas.events import FollowChanged, RawRecord
-from tests.conftest import FIXTURES, SOURCES, GiveUp, Servers, free_port, wait_until, wait_until_async
-from tests.integration.spawner import ZYGOTE, ServiceProcess
-from tests.normalizer.kafka_tools import publish_raw
+from tests.support.kafka import publish_raw
+from tests.support.paths import SOURCES
+from tests.support.replay import replay_server
+from tests.support.servers import Servers
+from tests.support.services import running_services
+from tests.support.waiting import wait_until, wait_until_async
 
-ROOT = Path(__file__).resolve().parents[2]
 ARXIV_CS_PAGE = SOURCES / "arxiv_oai/arXiv/invenio_sample_arxiv_response_listrecords_cs.xml"
 CONSUMERS = ("query", "matcher", "summarizer", "normalizer")
 PIPELINE_ORDER = (*CONSUMERS, "harvester")  # consumers before the producer
-
-
-@contextmanager
-def running_services(
-    names: Sequence[str], env: dict[str, str], log_dir: Path, ready_timeout: float = 90
-) -> Iterator[dict[str, int]]:
-    """Start `papertrail <name>` for every name at once, each a process of its own (forked from the worker's zygote,
-    tests/integration/spawner.py), wait until each answers /readyz, yield their ports; stop them all after. A service
-    that exits while starting fails at once with its log, unless Kafka's group coordinator failed its first join:
-    then it is started once more, as its supervisor would (`papertrail run`, Kubernetes)."""
-    processes: dict[str, tuple[ServiceProcess, int, Path]] = {}
-
-    def spawn(name: str, port: int, log_path: Path) -> ServiceProcess:
-        return ZYGOTE.spawn([name], {**os.environ, **env, "HTTP_PORT": str(port)}, log_path)
-
-    try:
-        for name in names:
-            port = free_port()
-            log_path = log_dir / f"{name}.log"
-            processes[name] = (spawn(name, port, log_path), port, log_path)
-        for name in list(processes):
-            restarted: list[str] = []
-
-            def ready(name: str = name, restarted: list[str] = restarted) -> bool:
-                process, port, log_path = processes[name]
-                if process.poll() is not None:
-                    log = log_path.read_text()
-                    # the local broker once answered a consumer's join with an unknown error (KafkaError: UnknownError)
-                    if "aiokafka.errors.KafkaError" in log and not restarted:
-                        restarted.append(log)
-                        log_path.write_text("")
-                        processes[name] = (spawn(name, port, log_path), port, log_path)
-                        return False
-                    raise GiveUp(f"{name} exited: {''.join(restarted)[-1500:]}{log[-3000:]}")
-                return httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200
-
-            wait_until(ready, timeout=ready_timeout, what=f"{name} /readyz")
-        yield {name: port for name, (_, port, _) in processes.items()}
-    finally:
-        for process, _, _ in processes.values():
-            if process.poll() is None:
-                process.terminate()
-        for process, _, _ in processes.values():
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-@contextmanager
-def running_service(name: str, env: dict[str, str], log_dir: Path, ready_timeout: float = 90) -> Iterator[int]:
-    """One service as a real process (see running_services); yields its HTTP port."""
-    with running_services([name], env, log_dir, ready_timeout) as ports:
-        yield ports[name]
-
-
-@contextmanager
-def replay_server(folder: Path = FIXTURES) -> Iterator[str]:
-    """`papertrail replay` over the recorded responses, as a real HTTP server; yields its base URL."""
-    port = free_port()
-    process = ZYGOTE.spawn(["replay", "--dir", str(folder), "--port", str(port)], dict(os.environ), Path(os.devnull))
-    try:
-        wait_until(
-            lambda: httpx.get(f"http://127.0.0.1:{port}/_replay/requests").status_code == 200,
-            timeout=30,
-            what="replay server",
-        )
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def papertrail_cli(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """`python -m papertrail ARGS` as an operator runs it, against the given environment."""
-    done = ZYGOTE.run(list(args), {**os.environ, **env})
-    if check:
-        done.check_returncode()
-    return done
-
-
-def create_user(env: dict[str, str], name: str) -> str:
-    """A user made as an operator makes one (`papertrail users create`); returns the token it prints."""
-    return papertrail_cli(env, "users", "create", name).stdout.strip().splitlines()[-1]
 
 
 def unparseable_arxiv_record() -> RawRecord:
@@ -147,17 +61,16 @@ def running_pipeline(
     ready_timeout: float = 90,
     **extra_env: str,
 ) -> Iterator[Pipeline]:
-    """The five services on a fresh database and index, the harvester reading set cs of the recorded arXiv
+    """The five services on the servers' database and index, the harvester reading set cs of the recorded arXiv
     page from the replay server. `before_harvest` runs once the consumers are ready (to create follows, publish
     records the harvest meets, or add the harvester's settings to `pipeline.env`: it starts with them)."""
-    run = uuid.uuid4().hex[:8]
     with ExitStack() as stack:
-        replay_url = stack.enter_context(replay_server())
+        replay_url = stack.enter_context(replay_server()).url
         env = (
             servers.environment()
             | {
-                "MONGODB_DATABASE": f"papertrail_it_{run}",
-                "INDEX_NAME": f"papers_it_{run}",
+                "MONGODB_DATABASE": servers.database,
+                "INDEX_NAME": servers.index,
                 "TOPIC_PARTITIONS": "3",
                 "ARXIV_OAI_URL": f"{replay_url}/oai",
                 "ARXIV_METADATA_PREFIX": "arXiv",
@@ -238,15 +151,12 @@ async def deleted_follow_announced(servers: Servers, follow_id: str) -> bool:
 
 
 @contextmanager
-def indexed_records(servers: Servers, records: Sequence[RawRecord], logs: Path, label: str) -> Iterator[str]:
-    """The normalizer, summarizer and query services on a fresh database and index, once they indexed every paper
-    of these raw records (published as the harvester does); yields the query service's URL."""
-    from tests.normalizer.kafka_tools import publish_raw
-
-    run = uuid.uuid4().hex[:8]
+def indexed_records(servers: Servers, records: Sequence[RawRecord], logs: Path) -> Iterator[str]:
+    """The normalizer, summarizer and query services on the servers' database and index, once they indexed every
+    paper of these raw records (published as the harvester does); yields the query service's URL."""
     env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_{label}_{run}",
-        "INDEX_NAME": f"papers_{label}_{run}",
+        "MONGODB_DATABASE": servers.database,
+        "INDEX_NAME": servers.index,
         "TOPIC_PARTITIONS": "1",
     }
     papers = len({(r.source, r.record_id) for r in records})

@@ -9,9 +9,10 @@ from pathlib import Path
 from papertrail.domain.names import make_author
 from papertrail.domain.text import readable
 from schemas.paper import Paper, PaperIds
+from tests.support.paths import FIXTURES
 
 SHARED_CORPUS = Path("/work/shared/corpus/arxiv-daily-2026-05")
-SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "matcher_sample.jsonl"
+SAMPLE = FIXTURES / "corpus" / "matcher_sample.jsonl"
 
 
 def paper_from_line(record: dict, seen: datetime | None = None) -> Paper:
@@ -54,3 +55,9 @@ def corpus_papers(folder: Path = SHARED_CORPUS) -> list[Paper]:
             paper = paper_from_line(record)
             seen[paper.id] = paper
     return list(seen.values())
+
+
+DAY = FIXTURES / "corpus/arxiv-daily-2026-05/2026-05-05_AI_enhanced_Chinese.jsonl.gz"
+
+
+PAPER = paper_from_line(next(read_lines([DAY])))

@@ -142,7 +142,7 @@ class Zygote:
             return self._process
         read_fd, write_fd = os.pipe()
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "tests.integration.spawner", str(write_fd)],
+            [sys.executable, "-m", "tests.support.spawning", str(write_fd)],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
@@ -250,6 +250,13 @@ class ServiceProcess:
 
 
 ZYGOTE = Zygote()
+
+
+def nested_pytest_env() -> dict[str, str]:
+    """The environment for a pytest run a test starts: without the outer run's PYTEST_ADDOPTS, whose --basetemp (a
+    measurement's, say) the inner run would empty as it starts, servers' data dirs and all."""
+    return {name: value for name, value in os.environ.items() if name != "PYTEST_ADDOPTS"}
+
 
 if __name__ == "__main__":
     serve(int(sys.argv[1]))

@@ -15,9 +15,10 @@ from pymongo import MongoClient
 
 from schemas import topics
 from schemas.events import RawRecord
-from tests.conftest import Servers, wait_until_async
-from tests.integration.services import running_service
-from tests.normalizer.kafka_tools import caught_up, end_offsets, publish_raw, skip_to_end, stable_members
+from tests.support.kafka import caught_up, end_offsets, publish_raw, skip_to_end, stable_members
+from tests.support.servers import Servers
+from tests.support.services import running_service
+from tests.support.waiting import wait_until_async
 
 GROUP = "papertrail-normalizer"
 History = dict[str, list[tuple[int, str, str]]]  # paper → its version records as (seq, kind, content hash)

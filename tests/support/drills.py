@@ -16,11 +16,13 @@ from pymongo import MongoClient
 
 from schemas import topics
 from schemas.events import RawRecord
-from tests.conftest import free_port, wait_until
-from tests.integration.services import PIPELINE_ORDER, create_user
-from tests.integration.spawner import ZYGOTE, ServiceProcess
-from tests.normalizer.kafka_tools import caught_up, publish_raw, skip_to_end
-from tests.normalizer.sources import CORPUS, corpus_records
+from tests.support.kafka import caught_up, publish_raw, skip_to_end
+from tests.support.pipelines import PIPELINE_ORDER
+from tests.support.servers import free_port
+from tests.support.services import create_user
+from tests.support.sources import CORPUS, corpus_records
+from tests.support.spawning import ZYGOTE, ServiceProcess
+from tests.support.waiting import wait_until
 
 HTTP = httpx.Client(timeout=5)  # one client: making one per poll costs a TLS context each time on a busy machine
 
@@ -59,7 +61,7 @@ def pipeline_env(servers_env: dict[str, str], **extra: str) -> dict[str, str]:
 
 @dataclass
 class Service:
-    """`papertrail <name>` as a process of its own (forked from the worker's zygote, tests/integration/spawner.py)
+    """`papertrail <name>` as a process of its own (forked from the worker's zygote, tests/support/spawning.py)
     that a drill may SIGKILL and start again (new port)."""
 
     name: str

@@ -1,11 +1,26 @@
-"""Kafka helpers for the normalizer's pipeline tests and benchmark: publish raw records, follow a group's progress."""
+"""Kafka helpers for tests and benchmarks: a service app's broker and publishers, publish raw records, follow a
+group's progress."""
 
 import asyncio
+from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from schemas.events import RawRecord
+
+
+def broker_of(app: Any) -> Any:
+    """The Kafka broker of a service's app as its create_app made it (FastStream's AsgiFastStream, or the query
+    service's FastAPI app, which keeps it in its state)."""
+    broker = app.state.broker if hasattr(app, "state") else app.broker
+    assert broker is not None
+    return broker
+
+
+def publisher_of(broker: Any, topic: str) -> Any:
+    """The publisher a service's create_app declared on its broker for `topic`."""
+    return next(p for p in broker.publishers if p.topic == topic)
 
 
 async def publish_raw(bootstrap: str, topic: str, records: list[RawRecord]) -> None:

@@ -1,7 +1,6 @@
 """The query service as a real process over real servers, its database holding real papers as the normalizer stores
 them (written here in the normalizer's document shape, as the normalizer would), and two readers with tokens."""
 
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,8 +16,8 @@ from papertrail.runtime.collections import PAPERS
 from schemas.paper import Paper
 from services.normalizer.identity import paper_fingerprint
 from services.normalizer.store import INDEXES as NORMALIZER_INDEXES
-from tests.conftest import Servers
-from tests.integration.services import create_user, running_services
+from tests.support.servers import Servers
+from tests.support.services import create_user, running_services
 
 
 @dataclass
@@ -53,11 +52,11 @@ def stored_document(paper: Paper) -> dict[str, Any]:
 def reader_database(
     servers: Servers, papers: Sequence[Paper], **extra_env: str
 ) -> Iterator[tuple[dict[str, str], Any]]:
-    """A fresh database holding the papers, and the environment that points a service at it; dropped after."""
-    run = uuid.uuid4().hex[:8]
+    """The module's database (the servers fixture's) holding the papers, and the environment that points a service at
+    it; dropped after."""
     env = servers.environment() | {
-        "MONGODB_DATABASE": f"papertrail_lib_{run}",
-        "INDEX_NAME": f"papers_lib_{run}",
+        "MONGODB_DATABASE": servers.database,
+        "INDEX_NAME": servers.index,
         "TOPIC_PARTITIONS": "3",
         **extra_env,
     }

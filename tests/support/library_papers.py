@@ -12,7 +12,7 @@ from services.normalizer.identity import contradicts, merge, paper_fingerprint, 
 from services.normalizer.parsers.registry import parse_raw
 from services.query.catalogue.reads.paper_lookup import PaperKey
 from services.query.library.imports import LookupKey, TitleAuthorKey
-from tests.normalizer.sources import (
+from tests.support.sources import (
     ACL_RED_FM,
     acl_records,
     corpus_records,

@@ -19,7 +19,7 @@ from services.harvester.sources.arxiv_feed import feed_records
 from services.harvester.sources.atom_feed import parse_feed
 from services.harvester.sources.oai import parse_oai_page
 from services.normalizer.records import ParsedRecord
-from tests.conftest import FIXTURES, SOURCES
+from tests.support.paths import FIXTURES, SOURCES
 
 ACL_FILE = SOURCES / "acl/2024.acl.xml"
 ACL_RED_FM = FIXTURES / "normalizer/2023.acl-long.237.xml"  # a title with a formula (see its ORIGIN.md)
@@ -85,7 +85,7 @@ def oai_records(relative: str, fmt: RawFormat) -> list[RawRecord]:
     return [raw_record("arxiv", r.record_id, fmt, r.content, r.datestamp) for r in page.records]
 
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures/corpus/arxiv-daily-2026-05"
+CORPUS = FIXTURES / "corpus/arxiv-daily-2026-05"
 
 
 def corpus_records(folder: Path = CORPUS) -> list[RawRecord]:

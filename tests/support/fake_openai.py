@@ -32,7 +32,9 @@ from fastapi.responses import JSONResponse
 
 from schemas.events import PaperNormalized
 from schemas.paper import Author, Paper, PaperIds, PaperVersion
-from tests.conftest import FIXTURES, free_port, wait_until
+from tests.support.paths import FIXTURES
+from tests.support.servers import free_port
+from tests.support.waiting import wait_until
 
 CORPUS = FIXTURES / "summarizer" / "corpus-2026-05-05.jsonl"
 ADDITIONS = FIXTURES / "summarizer" / "additions.json"
