@@ -92,7 +92,7 @@ def main() -> None:
     gc.collect()
     resident = rss_mb() - before
     tracemalloc.start()
-    from papertrail.domain.institutions.catalogue import catalogue_records
+    from papertrail.domain.institutions.catalogue import CATALOGUE_PATH, catalogue_records
     from papertrail.domain.institutions.matching import InstitutionMatcher
 
     kept = InstitutionMatcher(catalogue_records())
@@ -119,7 +119,7 @@ def main() -> None:
         for text in strings:
             matcher.match(text)
     per_s = rounds * len(strings) / (time.perf_counter() - started)
-    catalogue = ROOT / "papertrail" / "institutions" / "ror-catalogue.json.gz"
+    catalogue = CATALOGUE_PATH
     print("### Throughput and the catalogue\n")
     print(f"- matching: {per_s:,.0f} strings/s (one process, both samples {rounds} times)")
     print(
