@@ -64,7 +64,7 @@ def test_prometheus_config_passes_promtool() -> None:
 def _defined_metrics() -> set[str]:
     """Metric names the code defines (Counter / Gauge / Histogram first arguments)."""
     names: set[str] = set()
-    for path in [*ROOT.glob("papertrail/*.py"), *ROOT.glob("services/**/*.py")]:
+    for path in [*ROOT.glob("papertrail/**/*.py"), *ROOT.glob("services/**/*.py")]:
         names.update(re.findall(r'(?:Counter|Gauge|Histogram|Summary)\(\s*"(papertrail_[a-z0-9_]+)"', path.read_text()))
     return names
 

@@ -34,6 +34,9 @@ class Servers:
             "MONGODB_URL": self.mongodb_url,
             "MEILI_URL": self.meili_url,
             "MEILI_MASTER_KEY": self.meili_master_key,
+            # embedding at the services' own priority: the test workers share the cores, and a summarizer embedding
+            # below the other worker's load would only make a flow wait (the nice itself: test_local_model.py)
+            "EMBEDDING_NICE": "0",
         }
         if self.name_prefix:
             env |= {
