@@ -259,34 +259,6 @@ def test_filter_injection_in_free_text_is_a_plain_miss(api: tuple[Pipeline, dict
     assert result["total"] == 0
 
 
-def _expected_topic_hits() -> dict[str, set[str]]:
-    """Which catalogue topics each fixture paper hits, by the matcher's own pure rules."""
-    from datetime import UTC, datetime
-
-    from papertrail.domain.follows.catalogue import load_catalogue
-    from papertrail.domain.follows.rules import PaperText, compile_follow, match_one, topics_by_id
-    from schemas.events import Follow
-    from services.normalizer.identity import merge
-
-    catalogue = load_catalogue()
-    topics = topics_by_id(catalogue)
-    now = datetime.now(UTC)
-    papers = [merge(None, r, content_hash="x", now=now, ai_categories=frozenset(), next_seq=1) for r in RECORDS]
-    hits: dict[str, set[str]] = {}
-    for topic in catalogue:
-        follow = Follow(
-            id=f"topic:{topic.id}",
-            user_id="papertrail",
-            kind="topic",
-            name=topic.name,
-            topic_id=topic.id,
-            created_at=now,
-        )
-        compiled = compile_follow(follow, topics)
-        hits[topic.id] = {c.paper.id for c in papers if c and match_one(compiled, PaperText.of(c.paper))}
-    return hits
-
-
 def test_topic_pages_list_the_papers_the_catalogue_rules_hit(api: tuple[Pipeline, dict[str, str]]) -> None:
     pipeline, _ = api
     expected = expected_topic_hits()
