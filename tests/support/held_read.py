@@ -24,7 +24,10 @@ def held_read(
     """`entry_documents`; for a file named HELD, only once `gate`/go exists, `gate`/started-<user_id> saying it
     began and in which process."""
     if filename == HELD:
-        (Path(gate) / f"started-{user_id}").write_text(str(os.getpid()))
+        # written whole, then renamed: a test that sees the file reads the process id, never an empty file
+        writing = Path(gate) / f".started-{user_id}"
+        writing.write_text(str(os.getpid()))
+        writing.replace(Path(gate) / f"started-{user_id}")
         deadline = time.monotonic() + HOLD_AT_MOST_S
         while not (Path(gate) / "go").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
