@@ -9,6 +9,7 @@ How to add a message: README.md, "Wording"."""
 
 import gettext
 import io
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from babel.messages.pofile import read_po
 from babel.support import Translations
 
 LANGUAGES = ("zh", "en")
+SITE_NAME = "研踪 PaperTrail"  # the site's name, in both scripts whatever the language: no wording to translate
 DEFAULT_LANGUAGE = "zh"
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "messages"
@@ -78,6 +80,10 @@ class BothLanguages:
 
     def ngettext(self, singular: str, plural: str, count: int, /, **values: Any) -> str:
         return self.separator.join(t.ngettext(singular, plural, count, **values) for t in self._each)
+
+    def join(self, write: Callable[[Translator], str]) -> str:
+        """What `write` words in each language (a sentence of several messages, each worded in the same language)."""
+        return self.separator.join(write(t) for t in self._each)
 
 
 def pick_language(query_value: str | None, cookie_value: str | None) -> str:

@@ -9,12 +9,15 @@ import pytest
 from pymongo import MongoClient
 
 from papertrail.domain.follows.reasons import reason_text
+from papertrail.runtime.wording import Translator
 from schemas.events import Follow, FollowChanged
 from tests.support.events import publish
 from tests.support.institutions import acl_paper, enriched
 from tests.support.matching import RUN, USER, MatchedReader, hold
 from tests.support.servers import Servers
 from tests.support.waiting import wait_until
+
+EN = Translator("en")  # the language of the reasons in digests and feeds
 
 pytestmark = pytest.mark.integration
 NOW = datetime.now(UTC)
@@ -44,7 +47,7 @@ async def test_an_institution_follow_backfills_and_matches_a_new_paper_with_an_a
     finally:
         await reader.consumer.stop()
     [backfilled] = [m for m in seen if m.follow_id == tsinghua.id and m.paper_id == HELD.id]
-    assert [reason_text(r.model_dump()) for r in backfilled.reasons] == ["an author at Tsinghua University"]
+    assert [reason_text(r.model_dump(), EN) for r in backfilled.reasons] == ["an author at Tsinghua University"]
     [match] = [m for m in seen if m.follow_id == tsinghua.id and m.paper_id == LIVE.id]
     assert match.follow_kind == "institution" and not match.backfill
     assert [(r.field, r.term, r.term_zh) for r in match.reasons] == [("institution", "Tsinghua University", "清华大学")]

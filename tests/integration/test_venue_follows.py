@@ -8,12 +8,15 @@ from pymongo import MongoClient
 
 from papertrail.domain.follows.reasons import reason_text
 from papertrail.domain.venues.claims import venue_claims
+from papertrail.runtime.wording import Translator
 from schemas.events import Follow, FollowChanged
 from schemas.paper import Paper
 from tests.support.events import enriched, publish
 from tests.support.matching import PAPERS, RUN, USER, MatchedReader, hold
 from tests.support.servers import Servers
 from tests.support.waiting import wait_until
+
+EN = Translator("en")  # the language of the reasons in digests and feeds
 
 pytestmark = pytest.mark.integration
 
@@ -58,10 +61,10 @@ async def test_a_venue_follow_backfills_and_matches_an_acceptance_once_it_arrive
     finally:
         await reader.consumer.stop()
     [backfilled] = [m for m in seen if m.follow_id == icml.id and m.paper_id == held.id]
-    assert [reason_text(r.model_dump()) for r in backfilled.reasons] == ["accepted at ICML 2026 (comment of v2)"]
+    assert [reason_text(r.model_dump(), EN) for r in backfilled.reasons] == ["accepted at ICML 2026 (comment of v2)"]
     [match] = [m for m in seen if m.follow_id == icml.id and m.paper_id == live.id]
     assert match.follow_kind == "venue" and not match.backfill
-    assert [reason_text(r.model_dump()) for r in match.reasons] == ["accepted at ICML 2026 (comment of v3)"]
+    assert [reason_text(r.model_dump(), EN) for r in match.reasons] == ["accepted at ICML 2026 (comment of v3)"]
     db = mongo[matcher["env"]["MONGODB_DATABASE"]]
     wait_until(
         lambda: db.matches.count_documents({"follow_id": icml.id, "announced": True}) == 2,

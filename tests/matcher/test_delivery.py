@@ -576,12 +576,12 @@ async def test_daily_digest_grouped_by_topic_is_stored_and_mailed(
     topics = digest["digest"]["topics"]
     assert [t["title"] for t in topics] == ["LLM reasoning", "retrieval for LLMs"]
     assert [p["paper_id"] for p in topics[0]["papers"]] == ["arxiv:2605.00674"]
-    assert topics[0]["papers"][0]["reasons"] == ["math reasoning: reasoning(abstract)"]
+    assert topics[0]["papers"][0]["reasons"] == ["math reasoning: reasoning (in the abstract)"]
     assert [p["paper_id"] for p in topics[1]["papers"]] == ["arxiv:2605.01386"]
     assert len(inbox.messages) == 1
     mail = inbox.messages[0]
     assert mail["To"] == "lin@example.org"
-    assert mail["Subject"] == "PaperTrail digest 2026-05-05: 2 papers"
+    assert mail["Subject"] == "研踪日报 2026-05-05:2 篇论文 / PaperTrail digest 2026-05-05: 2 papers"
     html = next(part for part in mail.walk() if part.get_content_type() == "text/html").get_payload(decode=True)
     assert b"Beyond Benchmarks: MathArena" in html and b"LLM reasoning" in html
 
@@ -680,7 +680,7 @@ async def test_the_digest_reminds_of_the_deadlines_of_followed_venues(
     assert done == ["u3:2026-01-21", "u3:2026-01-21"]  # stored and mailed; u4's edition is over
     digest = await store.digests.digest("u3", "2026-01-21")
     assert digest is not None and digest["digest"]["papers"] == 0
-    assert digest["digest"]["subject"] == "PaperTrail digest 2026-01-21: deadlines ahead"
+    assert digest["digest"]["subject"] == "研踪日报 2026-01-21:截稿临近 / PaperTrail digest 2026-01-21: deadlines ahead"
     shown = [(d["venue"], d["year"], d["kind"], d["at"], d["days_left"]) for d in digest["digest"]["deadlines"]]
     day_end = datetime(2026, 1, 21, 16, 0, tzinfo=UTC)
     assert shown == [("ICML", 2026, d.kind, d.at.isoformat(), (d.at - day_end).days) for d in icml]

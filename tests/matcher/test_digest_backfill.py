@@ -36,7 +36,19 @@ def test_backfilled_matches_are_summarized_per_follow_not_listed() -> None:
             "url": "https://papertrail.example/me/feed?follow_id=f-acl",
         }
     ]
-    assert "7 earlier papers match" in digest_text(digest)
+    assert "- ACL 2024: 匹配了 7 篇更早的论文 / 7 earlier papers match — " in digest_text(digest)
     assert "7 earlier papers match" in render_html(digest)
+    assert "你关注的内容有 2 篇新论文。 · 2 new papers for what you follow." in render_html(digest)
     assert PAPERS[3].title not in render_html(digest)
-    assert digest["subject"].endswith("2 papers, 7 earlier")
+    assert (
+        digest["subject"]
+        == "研踪日报 2026-05-05:2 篇论文,另有 7 篇更早的论文 / PaperTrail digest 2026-05-05: 2 papers, 7 earlier"
+    )
+
+
+def test_one_paper_and_one_earlier_are_counted_in_the_singular() -> None:
+    matches = [stored("f-acl", "ACL 2024", 3, backfill=True), stored("f-rag", "RAG", 9, backfill=False)]
+    digest = build_digest("u1", date(2026, 5, 5), matches, "https://papertrail.example/")
+    assert digest["subject"].endswith("PaperTrail digest 2026-05-05: 1 paper, 1 earlier")
+    assert "ACL 2024: 匹配了 1 篇更早的论文 / 1 earlier paper matches" in digest_text(digest)
+    assert "1 new paper for what you follow." in render_html(digest)

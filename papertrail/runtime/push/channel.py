@@ -9,6 +9,7 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from papertrail.domain.follows.reasons import reason_text
+from papertrail.runtime.wording import Translator
 from schemas.events import FollowMatched
 
 Language = Literal["zh", "en"]
@@ -44,13 +45,17 @@ class Message:
 
 def match_message(match: FollowMatched, language: Language, public_url: str) -> Message:
     """The message of a match; `public_url`: the query service's base URL (the paper page is /papers/{id})."""
+    t = Translator(language)
     follow = match.follow_name or match.topic_id or match.follow_id
     title = match.paper_title or match.paper_id
-    reasons = "; ".join(reason_text(r.model_dump()) for r in match.reasons)
+    reasons = "; ".join(reason_text(r.model_dump(), t, chinese_names=language == "zh") for r in match.reasons)
     link = f"{public_url.rstrip('/')}/papers/{match.paper_id}"
-    if language == "zh":
-        return Message(f"【研踪】「{follow}」有新论文", title, f"匹配原因：{reasons}", link)
-    return Message(f"[PaperTrail] New paper for “{follow}”", title, f"Why: {reasons}", link)
+    return Message(
+        t.gettext("[PaperTrail] New paper for “%(follow)s”", follow=follow),
+        title,
+        t.gettext("Why: %(reasons)s", reasons=reasons),
+        link,
+    )
 
 
 def masked(secret: str) -> str:

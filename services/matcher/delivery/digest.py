@@ -12,7 +12,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from papertrail.domain.follows.reasons import reason_text
 from papertrail.domain.venues.catalogue import Venue
 from papertrail.domain.venues.deadlines import upcoming_deadlines
-from papertrail.runtime.wording import BothLanguages
+from papertrail.runtime.wording import BothLanguages, Translator
 from schemas.events import Follow
 
 # A digest lists the followed venues' deadlines of the next two weeks; a reader with no paper that day still gets a
@@ -26,8 +26,9 @@ _ENV = Environment(
     extensions=["jinja2.ext.i18n"],
 )
 _ENV.newstyle_gettext = True  # type: ignore[attr-defined]
-# a digest goes to an address, in both languages: Chinese · English (the HTML), Chinese / English (the text)
-_HTML_WORDS, _TEXT_WORDS = BothLanguages(" · "), BothLanguages(" / ")
+# a digest goes to an address, in both languages: Chinese · English (the HTML), Chinese / English (the text); a
+# match's reason, a sentence of several messages with the paper's own terms in it, in English (as the Atom feeds)
+_HTML_WORDS, _TEXT_WORDS, _REASON_WORDS = BothLanguages(" · "), BothLanguages(" / "), Translator("en")
 
 
 def day_bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
@@ -102,7 +103,7 @@ def build_digest(
             },
         )
         for reason in match.get("reasons", []):
-            text = reason_text(reason)
+            text = reason_text(reason, _REASON_WORDS)
             if text not in paper["reasons"]:
                 paper["reasons"].append(text)
     topics = [
@@ -115,8 +116,7 @@ def build_digest(
     return {
         "user_id": user_id,
         "day": day.isoformat(),
-        "subject": f"PaperTrail digest {day.isoformat()}: "
-        + digest_headline(total, sum(b["papers"] for b in backfilled), bool(deadlines)),
+        "subject": digest_subject(day, total, sum(b["papers"] for b in backfilled), bool(deadlines)),
         "papers": total,
         "topics": topics,
         "backfilled": backfilled,
@@ -125,11 +125,24 @@ def build_digest(
     }
 
 
-def digest_headline(papers: int, earlier: int, deadlines: bool) -> str:
+def digest_subject(day: date, papers: int, earlier: int, deadlines: bool) -> str:
+    """The mail's subject, Chinese / English: the day and what the digest holds (`digest_headline`)."""
+    return _TEXT_WORDS.join(
+        lambda t: t.gettext(
+            "PaperTrail digest %(day)s: %(headline)s",
+            day=day.isoformat(),
+            headline=digest_headline(t, papers, earlier, deadlines),
+        )
+    )
+
+
+def digest_headline(t: Translator, papers: int, earlier: int, deadlines: bool) -> str:
     """What a digest's subject says it holds: its papers (and the new follows' earlier ones), or its deadlines."""
+    new = t.ngettext("%(total)s paper", "%(total)s papers", papers, total=papers)
     if earlier:
-        return (f"{papers} paper{'s' if papers != 1 else ''}, " if papers else "") + f"{earlier} earlier"
-    return f"{papers} paper{'s' if papers != 1 else ''}" if papers or not deadlines else "deadlines ahead"
+        before = t.ngettext("%(num)s earlier", "%(num)s earlier", earlier)
+        return t.gettext("%(papers)s, %(earlier)s", papers=new, earlier=before) if papers else before
+    return new if papers or not deadlines else t.gettext("deadlines ahead")
 
 
 def backfill_summaries(matches: list[dict[str, Any]], site: str) -> list[dict[str, Any]]:
@@ -151,8 +164,9 @@ def backfill_summaries(matches: list[dict[str, Any]], site: str) -> list[dict[st
 
 
 def backfill_line(summary: dict[str, Any]) -> str:
-    papers = summary["papers"]
-    return f"{summary['title']}: {papers} earlier paper{'s' if papers != 1 else ''} match{'es' if papers == 1 else ''}"
+    """`LM: 7 篇更早的论文匹配 / 7 earlier papers match`: a new follow's backfill, the follow named once."""
+    matched = _TEXT_WORDS.ngettext("%(num)s earlier paper matches", "%(num)s earlier papers match", summary["papers"])
+    return f"{summary['title']}: {matched}"
 
 
 def render_html(digest: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ from ipaddress import IPv6Address, IPv6Network
 from typing import Literal
 
 from papertrail.runtime.outbound import IPAddress, embedded_ipv4
+from papertrail.runtime.wording import Translator
 from schemas.events import FollowMatched
 
 SIGNATURE_HEADER = "X-PaperTrail-Signature"
@@ -44,6 +45,8 @@ def webhook_body(match: FollowMatched) -> bytes:
 
 MATCHED_EVENT = "follow.matched"
 BACKFILLED_EVENT = "follow.backfilled"
+# a webhook's receiver is a program, not a reader: the text a backfill's POST carries is English
+_WEBHOOK_WORDS = Translator("en")
 
 
 def backfill_summary_id(user_id: str, follow_id: str, at: datetime, url: str) -> str:
@@ -63,7 +66,7 @@ def backfill_summary_body(
             "follow_id": follow_id,
             "follow_name": follow_name,
             "papers": papers,
-            "text": f"{papers} earlier paper{'s' if papers != 1 else ''} match{'es' if papers == 1 else ''}",
+            "text": _WEBHOOK_WORDS.ngettext("%(num)s earlier paper matches", "%(num)s earlier papers match", papers),
             "feed_url": feed_url,
             "matched_at": at.isoformat(),
         },

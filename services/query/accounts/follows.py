@@ -26,7 +26,7 @@ from papertrail.embedding.similarity import DEFAULT_THRESHOLD
 from schemas.events import CcfFieldCode, Follow, FollowChanged, FollowKind, SeedPaper
 from schemas.paper import ClaimTrack
 from services.query.accounts.repositories import ReaderRecords
-from services.query.catalogue.interface import FEED_SIZE, Catalogue, render_atom
+from services.query.catalogue.interface import FEED_SIZE, FEED_WORDING, Catalogue, render_atom
 from services.query.catalogue.reads.paper_lookup import MAX_ID_LENGTH, PAPER_ID_PATTERN, NotAPaperId, paper_key
 
 Announce = Callable[[FollowChanged], Awaitable[None]]
@@ -363,7 +363,7 @@ async def follow_feed(
     found = await papers.by_ids([m["paper_id"] for m in matches])
     ordered = [found[m["paper_id"]] for m in matches if m["paper_id"] in found]
     updated = {m["paper_id"]: m["matched_at"] for m in matches}
-    why = {m["paper_id"]: "; ".join(map(reason_text, m.get("reasons", []))) for m in matches}
+    why = {m["paper_id"]: "; ".join(reason_text(r, FEED_WORDING) for r in m.get("reasons", [])) for m in matches}
     return render_atom(
         site_url=site,
         path=f"/feeds/follows/{follow_id}",

@@ -12,7 +12,7 @@ from email_validator import EmailNotValidError, validate_email
 from pwdlib import PasswordHash
 
 from papertrail.runtime.mail import send_mail
-from papertrail.runtime.wording import BothLanguages
+from papertrail.runtime.wording import SITE_NAME, BothLanguages
 from services.query.accounts.rates import Rate
 from services.query.accounts.repositories import ReaderRecords
 from services.query.settings import QuerySettings
@@ -68,19 +68,19 @@ def account_mail(purpose: str, link: str, hours: float) -> tuple[str, str]:
     subject, body = BothLanguages(" / "), BothLanguages("\n")
     valid = f"{hours:g}"
     if purpose == CONFIRM:
-        return "研踪 PaperTrail:" + subject.gettext("Confirm your address"), body.gettext(
+        return f"{SITE_NAME}:" + subject.gettext("Confirm your address"), body.gettext(
             "Open this link to confirm your address (valid for %(hours)s hours, once):\n%(link)s\n",
             hours=valid,
             link=link,
         )
     if purpose == RESET:
-        return "研踪 PaperTrail:" + subject.gettext("Reset your password"), body.gettext(
+        return f"{SITE_NAME}:" + subject.gettext("Reset your password"), body.gettext(
             "Open this link to set a new password (valid for %(hours)s hours, once):\n%(link)s\n"
             "If you did not ask for this, ignore this mail.\n",
             hours=valid,
             link=link,
         )
-    return "研踪 PaperTrail:" + subject.gettext("This address has an account"), body.gettext(
+    return f"{SITE_NAME}:" + subject.gettext("This address has an account"), body.gettext(
         "Someone signed up to PaperTrail with this address, which already has an account. Forgot the password? "
         "Reset it here:\n%(link)s\n",
         link=link,

@@ -12,13 +12,13 @@ import numpy as np
 
 from papertrail.domain.search_document import PaperFilter
 from services.query.catalogue.index import PaperIndex
-from services.query.catalogue.reads.atom import FEED_SIZE, render_atom
+from services.query.catalogue.reads.atom import FEED_SIZE, FEED_WORDING, render_atom
 from services.query.catalogue.reads.paper_lookup import PaperKey
 from services.query.catalogue.reads.papers import public_paper
 from services.query.catalogue.repositories import CatalogueRecords, paper_vectors_of
 
 # pure helpers the readers' side shares: a paper's public form, an Atom feed of papers, a vectors read
-__all__ = ["FEED_SIZE", "Catalogue", "paper_vectors_of", "public_paper", "render_atom"]
+__all__ = ["FEED_SIZE", "FEED_WORDING", "Catalogue", "paper_vectors_of", "public_paper", "render_atom"]
 
 
 class Catalogue:

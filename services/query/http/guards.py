@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 from starlette.exceptions import HTTPException
 
+from papertrail.runtime.wording import BothLanguages
 from services.query.http.problems import API_PATHS, PROBLEM_JSON
 
 # Scripts and styles only from this site (KaTeX and Swagger UI are served from /static): no inline script runs.
@@ -113,7 +114,8 @@ async def _too_large(scope: dict[str, Any], send: Any, cap: int) -> None:
                    "instance": scope["path"]}  # fmt: skip
         body, kind = orjson.dumps(problem), PROBLEM_JSON.encode()
     else:
-        page = f"<!doctype html><meta charset=utf-8><title>413</title><p>请求太大。 {too_large(cap)}</p>"
+        said = BothLanguages(" ").gettext("The request is too large.")  # no page, no reader's language: both
+        page = f"<!doctype html><meta charset=utf-8><title>413</title><p>{said} {too_large(cap)}</p>"
         body, kind = page.encode(), b"text/html; charset=utf-8"
     headers = [(b"content-type", kind), (b"content-length", str(len(body)).encode()), (b"connection", b"close")]
     await send({"type": "http.response.start", "status": 413, "headers": headers})

@@ -11,7 +11,7 @@ from icalendar import Calendar, Event
 from pydantic import ValidationError
 
 from papertrail.domain.venues.deadlines import UpcomingDeadline
-from papertrail.runtime.wording import Translator
+from papertrail.runtime.wording import SITE_NAME, BothLanguages, Translator
 from services.query.catalogue.reads.venues import CCF_FIELDS, DeadlineQuery, awaited, deadlines
 from services.query.http.deps import CatalogueDep, NowDep, SettingsDep
 from services.query.web.follow_here import follows_here
@@ -81,9 +81,9 @@ async def deadlines_calendar(request: Request, now: NowDep, catalogue: Catalogue
 def calendar(rows: list[UpcomingDeadline], now: datetime) -> bytes:
     """One event per deadline, at the deadline (UTC), its UID stable across refreshes of the feed."""
     feed = Calendar()
-    feed.add("prodid", "-//PaperTrail 研踪//deadlines//ZH")
+    feed.add("prodid", f"-//{SITE_NAME}//deadlines//ZH")
     feed.add("version", "2.0")
-    feed.add("x-wr-calname", "PaperTrail 会议截稿 deadlines")
+    feed.add("x-wr-calname", "PaperTrail " + BothLanguages(" ").gettext("Deadlines"))  # a calendar app has no ?lang=
     for row in rows:
         event = Event()
         edition = row.edition.id or f"{row.venue.acronym.lower()}{row.edition.year}"

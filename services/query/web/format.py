@@ -11,7 +11,7 @@ from markupsafe import Markup, escape
 
 from papertrail.domain.author_institutions import author_institutions, paper_institutions
 from papertrail.domain.follows.catalogue import topic_name
-from papertrail.domain.follows.reasons import reason_text as plain_reason_text
+from papertrail.domain.follows.reasons import reason_text as worded_reason
 from papertrail.domain.names import display_name_key
 from papertrail.domain.tex import Dollar, Formula, Styled, TexPart, tex_parts
 from papertrail.domain.text import has_han
@@ -319,45 +319,9 @@ def author_page_key(name: str) -> str:
 
 
 def reason_text(reason: dict[str, Any], lang: str) -> str:
-    """'数学推理: reasoning(摘要)' / 'math reasoning: reasoning (in the abstract)': the subtopic (Chinese name when
-    asked and known), the term, the field in the reader's language; for a similar follow, the closest seed paper's
-    title (or the description) and the score."""
-    if reason.get("field") == "venue":
-        return venue_reason_text(reason, lang)
-    if reason.get("field") == "institution":  # '作者来自 清华大学' / 'an author at Tsinghua University'
-        name = reason.get("term_zh") if lang == "zh" and reason.get("term_zh") else reason.get("term", "")
-        return f"作者来自 {name}" if lang == "zh" else plain_reason_text(reason)
-    if reason.get("field") == "similar":
-        score = f"{reason.get('score') or 0:.2f}"
-        if reason.get("seed_id"):
-            return Translator(lang).gettext(
-                'similar to "%(title)s" (%(score)s)', title=reason.get("term", ""), score=score
-            )
-        return Translator(lang).gettext("similar to your description (%(score)s)", score=score)
-    if reason.get("field") == "authors":
-        how = reason.get("name_match")
-        term = reason.get("term", "")
-        named = labels.reason_author(Translator(lang), how, "", name=term) if how else None
-        return named or Translator(lang).gettext("author %(name)s", name=term)
-    t = Translator(lang)
-    label = reason.get("subtopic_zh") if lang == "zh" and reason.get("subtopic_zh") else reason.get("subtopic")
-    field = str(reason.get("field") or "")
-    where = labels.reason_field(t, field, field)
-    hit = f"{reason.get('term', '')}({where})" if lang == "zh" else f"{reason.get('term', '')} (in the {where})"
-    return f"{label}: {hit}" if label else hit
-
-
-ZH_EVIDENCE = {"comment": "作者注明", "journal_ref": "期刊引用", "doi": "DOI", "proceedings": "会议论文集"}
-
-
-def venue_reason_text(reason: dict[str, Any], lang: str) -> str:
-    """'已被 ICML 2026 录用(v3 作者注明)' / 'accepted at ICML 2026 (comment of v3)'."""
-    if lang != "zh":
-        return plain_reason_text(reason)
-    evidence = ZH_EVIDENCE.get(reason.get("evidence") or "", "")
-    version = reason.get("source_version") if reason.get("evidence") in ("comment", "journal_ref") else None
-    where = f"{version} {evidence}" if version else evidence
-    return f"已被 {reason.get('term', '')} 录用" + (f"({where})" if where else "")
+    """'数学推理: reasoning(摘要)' / 'math reasoning: reasoning (in the abstract)': a match's reason in the reader's
+    language, a subtopic and an institution by their Chinese names when the page is Chinese."""
+    return worded_reason(reason, Translator(lang), chinese_names=lang == "zh")
 
 
 def subtopic_names(topics: list[Any]) -> dict[tuple[str, str], str]:

@@ -52,9 +52,9 @@ def test_the_message_is_in_the_readers_language_with_the_reasons_and_the_papers_
     zh = match_message(a_match(), "zh", SITE + "/")
     en = match_message(a_match(), "en", SITE)
     assert zh.heading == "【研踪】「retrieval for LLMs」有新论文"
-    assert zh.reasons == "匹配原因：retrieval(title)"
+    assert zh.reasons == "匹配原因：retrieval(标题)"
     assert en.heading == "[PaperTrail] New paper for “retrieval for LLMs”"
-    assert en.reasons == "Why: retrieval(title)"
+    assert en.reasons == "Why: retrieval (in the title)"
     assert zh.link == en.link == f"{SITE}/papers/arxiv:2605.01386"
     assert zh.title == en.title == "MemORAI: Memory Organization and Retrieval via Adaptive Graph Intelligence"
 
@@ -73,7 +73,7 @@ def test_feishu_signed_post_message() -> None:
                     "content": [
                         [{"tag": "text", "text": "MemORAI: Memory Organization and Retrieval via Adaptive Graph "
                           "Intelligence"}],
-                        [{"tag": "text", "text": "匹配原因：retrieval(title)"}],
+                        [{"tag": "text", "text": "匹配原因：retrieval(标题)"}],
                         [{"tag": "a", "text": f"{SITE}/papers/arxiv:2605.01386",
                           "href": f"{SITE}/papers/arxiv:2605.01386"}],
                     ],
@@ -98,7 +98,7 @@ def test_dingtalk_signed_markdown_with_the_signature_in_the_query() -> None:
         "markdown": {
             "title": "【研踪】「retrieval for LLMs」有新论文",
             "text": "#### 【研踪】「retrieval for LLMs」有新论文\n\n**MemORAI: Memory Organization and Retrieval via "
-            "Adaptive Graph Intelligence**\n\n匹配原因：retrieval(title)\n\n"
+            "Adaptive Graph Intelligence**\n\n匹配原因：retrieval(标题)\n\n"
             f"[{SITE}/papers/arxiv:2605.01386]({SITE}/papers/arxiv:2605.01386)",
         },
     }
@@ -115,7 +115,7 @@ def test_wecom_markdown_and_its_size_bound() -> None:
         "msgtype": "markdown",
         "markdown": {
             "content": "### [PaperTrail] New paper for “retrieval for LLMs”\n**MemORAI: Memory Organization and "
-            "Retrieval via Adaptive Graph Intelligence**\n> Why: retrieval(title)\n"
+            "Retrieval via Adaptive Graph Intelligence**\n> Why: retrieval (in the title)\n"
             f"[{SITE}/papers/arxiv:2605.01386]({SITE}/papers/arxiv:2605.01386)"
         },
     }
@@ -132,7 +132,7 @@ def test_slack_mrkdwn_text_with_the_title_escaped_in_its_link() -> None:
     assert json.loads(push.body) == {
         "text": "*[PaperTrail] New paper for “retrieval for LLMs”*\n"
         f"<{SITE}/papers/arxiv:2605.01386|MemORAI: Memory Organization and Retrieval via Adaptive Graph Intelligence>"
-        "\nWhy: retrieval(title)"
+        "\nWhy: retrieval (in the title)"
     }
     odd = match_message(a_match(paper_title="Q&A <at> scale"), "en", SITE)
     assert (
@@ -150,7 +150,7 @@ def test_telegram_send_message_in_html_with_the_chat_from_its_url() -> None:
         "chat_id": "-1001234567890",
         "text": "<b>【研踪】「retrieval for LLMs」有新论文</b>\n"
         f'<a href="{SITE}/papers/arxiv:2605.01386">MemORAI: Memory Organization and Retrieval via Adaptive Graph '
-        "Intelligence</a>\n匹配原因：retrieval(title)",
+        "Intelligence</a>\n匹配原因：retrieval(标题)",
         "parse_mode": "HTML",
     }
 

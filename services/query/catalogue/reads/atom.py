@@ -8,12 +8,16 @@ from urllib.parse import quote
 from feedgen.feed import FeedGenerator
 
 from papertrail.domain.tex import tex_plain
+from papertrail.runtime.wording import Translator
 
 # XML 1.0 forbids these control characters; a search term or a title may carry them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 FEED_SIZE = 50  # entries in every feed: a follow's, a topic's, a search's
+# A feed reader asks in no reader's language: the feeds' own words (a match's reason, a search of everything) are
+# English, the summaries the Chinese TL;DR where there is one.
+FEED_WORDING = Translator("en")
 
 
 def xml_safe(text: str) -> str:

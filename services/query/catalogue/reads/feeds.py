@@ -9,7 +9,7 @@ from papertrail.domain.venues.accepted import PaperVenues, accepted_venues
 from papertrail.domain.venues.catalogue import Venue
 from schemas.paper import ClaimTrack
 from services.query.catalogue.index import PaperIndex
-from services.query.catalogue.reads.atom import FEED_SIZE, render_atom
+from services.query.catalogue.reads.atom import FEED_SIZE, FEED_WORDING, render_atom
 from services.query.catalogue.reads.papers import find_papers
 from services.query.catalogue.reads.search import PaperQuery
 
@@ -31,7 +31,7 @@ async def search_feed(index: PaperIndex, site: str, query: PaperQuery, query_str
     words no paper holds are searched by meaning here too, and those few hold are followed by the closest in meaning),
     newest first."""
     results = await find_papers(index, query)
-    path, title = f"/feeds/search?{query_string}", query.q or "all papers"
+    path, title = f"/feeds/search?{query_string}", query.q or FEED_WORDING.gettext("all papers")
     papers = [*results["hits"], *results["more_by_meaning"]]
     return render_atom(site_url=site, path=path, title=title, self_url=self_url, papers=papers)
 
@@ -52,7 +52,8 @@ async def venue_feed(
             papers.append(doc)
             why[doc["paper_id"]] = "; ".join(
                 reason_text(
-                    {"field": "venue", "term": v.label, "evidence": v.evidence, "source_version": v.source_version}
+                    {"field": "venue", "term": v.label, "evidence": v.evidence, "source_version": v.source_version},
+                    FEED_WORDING,
                 )
                 for v in held
             )

@@ -12,10 +12,13 @@ from papertrail.domain.follows.reasons import reason_text
 from papertrail.domain.follows.rules import FollowIndex, PaperText
 from papertrail.domain.names import display_name_key, initials_only, make_author, name_key, split_name
 from papertrail.domain.text import fold
+from papertrail.runtime.wording import Translator
 from schemas.events import Follow, MatchReason
 from schemas.paper import Author
 from services.normalizer.parsers.acl import parse_acl
 from tests.support.sources import acl_records
+
+EN = Translator("en")  # the language of the reasons in digests and feeds
 
 NOW = datetime(2026, 5, 20, tzinfo=UTC)
 
@@ -125,7 +128,7 @@ def test_a_bare_initial_matches_and_says_so() -> None:
         MatchReason(term="Yinghui Li", field="authors", name_match="initial"),
         MatchReason(term="Yangning Li", field="authors", name_match="initial"),
     ]
-    assert reason_text(reasons[0].model_dump()) == "author Yinghui Li (initial only)"
+    assert reason_text(reasons[0].model_dump(), EN) == "author Yinghui Li (initial only)"
     index.upsert(follow("yinghui", "Yinghui Li"))
     bare = PaperText.build("arxiv:x", "t", "a", [], [Author(name="Y. Li", key="li y")])
     assert [(f.id, r) for f, r in index.match(bare)] == [

@@ -11,9 +11,12 @@ from papertrail.domain.follows.checks import FollowRuleError, check_follow
 from papertrail.domain.follows.reasons import reason_text
 from papertrail.domain.follows.rules import FollowIndex, PaperText, match_one
 from papertrail.domain.names import make_author
+from papertrail.runtime.wording import Translator
 from schemas.events import Follow
 from schemas.paper import AuthorInstitution, Paper, PaperIds
 from services.query.web.format import reason_text as page_reason_text
+
+EN = Translator("en")  # the language of the reasons in digests and feeds
 
 NOW = datetime(2026, 5, 20, tzinfo=UTC)
 TSINGHUA = AuthorInstitution(affiliation="Tsinghua University, Tsinghua University", ror="03cve4549",
@@ -52,7 +55,7 @@ def test_a_paper_with_authors_there_matches_once_with_the_institutions_name(inde
     found = {f.id: reasons for f, reasons in index.match(item)}
     assert sorted(found) == ["sysu", "thu"]
     [reason] = found["thu"]
-    assert reason_text(reason.model_dump()) == "an author at Tsinghua University"
+    assert reason_text(reason.model_dump(), EN) == "an author at Tsinghua University"
     assert page_reason_text(reason.model_dump(), "zh") == "作者来自 清华大学"
     assert page_reason_text(reason.model_dump(), "en") == "an author at Tsinghua University"
     naive = {f.id: r for f, r in index.match_naive(item)}

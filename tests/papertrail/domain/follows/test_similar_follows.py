@@ -4,6 +4,9 @@ import pytest
 
 from papertrail.domain.follows.checks import MAX_DESCRIPTION_CHARS, MAX_SEEDS, FollowRuleError, check_follow
 from papertrail.domain.follows.reasons import reason_text
+from papertrail.runtime.wording import Translator
+
+EN = Translator("en")  # the language of the reasons in digests and feeds
 
 
 def _check(seeds: list[str], description: str | None = None) -> None:
@@ -23,9 +26,11 @@ def test_a_similar_follow_needs_seeds_or_a_description_within_bounds() -> None:
 
 def test_reasons_as_plain_lines() -> None:
     seed = {"term": "SafeConv: safe convolutions", "field": "similar", "seed_id": "arxiv:2605.01234", "score": 0.7412}
-    assert reason_text(seed) == 'similar to "SafeConv: safe convolutions" (0.74)'
+    assert reason_text(seed, EN) == 'similar to "SafeConv: safe convolutions" (0.74)'
     assert (
-        reason_text({"term": "description", "field": "similar", "score": 0.71}) == "similar to your description (0.71)"
+        reason_text({"term": "description", "field": "similar", "score": 0.71}, EN)
+        == "similar to your description (0.71)"
     )
-    assert reason_text({"term": "Jane Doe", "field": "authors"}) == "author Jane Doe"
-    assert reason_text({"term": "rag", "field": "title", "subtopic": "retrieval"}) == "retrieval: rag(title)"
+    assert reason_text({"term": "Jane Doe", "field": "authors"}, EN) == "author Jane Doe"
+    rag = {"term": "rag", "field": "title", "subtopic": "retrieval"}
+    assert reason_text(rag, EN) == "retrieval: rag (in the title)"

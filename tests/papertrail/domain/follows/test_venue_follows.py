@@ -10,9 +10,12 @@ from papertrail.domain.follows.reasons import reason_text
 from papertrail.domain.follows.rules import FollowIndex, PaperText, match_one
 from papertrail.domain.venues.accepted import accepted_venues
 from papertrail.domain.venues.claims import venue_claims
+from papertrail.runtime.wording import Translator
 from schemas.events import Follow
 from schemas.paper import Paper, PaperIds
 from services.query.web.format import reason_text as page_reason_text
+
+EN = Translator("en")  # the language of the reasons in digests and feeds
 
 NOW = datetime(2026, 5, 20, tzinfo=UTC)
 # genuine comments of the corpus (/work/shared/corpus/arxiv-daily-2026-05)
@@ -57,8 +60,8 @@ def index() -> FollowIndex:
 
 
 def matched(index: FollowIndex, item: Paper) -> dict[str, list[str]]:
-    found = {f.id: [reason_text(r.model_dump()) for r in reasons] for f, reasons in index.match(item)}
-    naive = {f.id: [reason_text(r.model_dump()) for r in reasons] for f, reasons in index.match_naive(item)}
+    found = {f.id: [reason_text(r.model_dump(), EN) for r in reasons] for f, reasons in index.match(item)}
+    naive = {f.id: [reason_text(r.model_dump(), EN) for r in reasons] for f, reasons in index.match_naive(item)}
     assert found == naive  # the indexed path and the loop over every follow agree
     return found
 
@@ -89,7 +92,7 @@ def test_a_published_record_matches_as_proceedings() -> None:
     index.upsert(follow("acl", venue_key="AI/acl", venue_year=2024))
     published = paper(None, status="published", venue="ACL 2024", current_version=None)
     [(_, reasons)] = index.match(published)
-    assert reason_text(reasons[0].model_dump()) == "accepted at ACL 2024 (proceedings)"
+    assert reason_text(reasons[0].model_dump(), EN) == "accepted at ACL 2024 (proceedings)"
     assert page_reason_text(reasons[0].model_dump(), "zh") == "已被 ACL 2024 录用(会议论文集)"
 
 
