@@ -3,6 +3,7 @@ extractors, as `make messages` finds them) is in the Chinese catalog and transla
 nothing uses, and no message id is built at run time (the extractors could not see it, so nothing would check it)."""
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -153,3 +154,74 @@ def test_the_scan_finds_an_id_built_at_run_time(source: str) -> None:
 def test_the_template_scan_finds_an_id_built_at_run_time(source: str) -> None:
     assert list(template_runtime_ids(source, "x.html"))
     assert not list(template_runtime_ids('{{ _("Papers") }}{% trans %}Hello{% endtrans %}', "x.html"))
+
+
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # the CJK ideographs Chinese is written in
+# A string's words for the API's own documentation (OpenAPI's field descriptions and examples): English that names
+# the pages' Chinese words (收藏, 为你推荐) or shows a Chinese value, read by a program's author, not a reader.
+DOCUMENTATION_ARGS = {"description", "examples", "example"}
+# Where Chinese in runtime code is data the code reads or shows as it is, not wording a reader sees: file → what.
+CHINESE_DATA = {
+    "papertrail/runtime/wording.py": "the site's name in both scripts (研踪 PaperTrail)",
+    "papertrail/domain/institutions/matching.py": "the words of a Chinese affiliation it reads (学院, 实验室)",
+    "services/normalizer/links.py": "the word a Chinese comment names a project page with (主页)",
+    "services/summarizer/titles.py": "a model's examples of Chinese titles and the labels its answers begin with",
+    "services/query/catalogue/reads/institutions.py": "an institution's Chinese name in the OpenAPI examples",
+    "services/query/accounts/follows.py": "a Chinese keyword expression the API's English warning shows as example",
+}
+
+
+def chinese_literals(source: str, filename: str) -> Iterator[str]:
+    """String literals holding Chinese in Python code, but docstrings and the API's documentation."""
+    tree = ast.parse(source, filename)
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and body:
+            if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                skipped.add(id(body[0].value))
+        if isinstance(node, ast.keyword) and node.arg in DOCUMENTATION_ARGS:
+            skipped.update(id(inner) for inner in ast.walk(node.value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skipped:
+            if HAN.search(node.value):
+                yield f"{filename}:{node.lineno}: {node.value[:60]!r}"
+
+
+def test_no_chinese_wording_is_written_in_the_code() -> None:
+    """Chinese a reader sees is in the catalog, as the translation of an English message: a Chinese literal in the
+    code is wording no catalog holds (and no English reader can read)."""
+    found = [
+        problem
+        for top in RUNTIME
+        for path in sorted((ROOT / top).rglob("*.py"))
+        if str(path.relative_to(ROOT)) not in CHINESE_DATA
+        for problem in chinese_literals(path.read_text(), str(path.relative_to(ROOT)))
+    ]
+    assert not found, found
+    assert all((ROOT / path).is_file() and HAN.search((ROOT / path).read_text()) for path in CHINESE_DATA)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'heading = f"【研踪】「{follow}」有新论文"',
+        'return "已被 " + term + " 录用"',
+        'EVIDENCE = {"comment": "作者注明"}',
+        'x = "作者来自 %s" % name',
+    ],
+)
+def test_the_scan_finds_chinese_wording(source: str) -> None:
+    assert list(chinese_literals(source, "x.py"))
+
+
+def test_the_scan_passes_docstrings_and_the_apis_documentation() -> None:
+    source = '''"""收藏 / 不相关: the marks."""
+class Mark(BaseModel):
+    """为你推荐."""
+    saved: bool = Field(description="in the library (收藏)", examples=["实验室飞书群"])
+def f() -> str:
+    """已读."""
+    return "read"
+'''
+    assert not list(chinese_literals(source, "x.py"))
