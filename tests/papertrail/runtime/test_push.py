@@ -57,6 +57,9 @@ def test_the_message_is_in_the_readers_language_with_the_reasons_and_the_papers_
     assert en.reasons == "Why: retrieval (in the title)"
     assert zh.link == en.link == f"{SITE}/papers/arxiv:2605.01386"
     assert zh.title == en.title == "MemORAI: Memory Organization and Retrieval via Adaptive Graph Intelligence"
+    tsinghua = [MatchReason(term="Tsinghua University", term_zh="清华大学", field="institution")]
+    assert match_message(a_match(reasons=tsinghua), "zh", SITE).reasons == "匹配原因：作者来自 清华大学"
+    assert match_message(a_match(reasons=tsinghua), "en", SITE).reasons == "Why: an author at Tsinghua University"
 
 
 def test_feishu_signed_post_message() -> None:
