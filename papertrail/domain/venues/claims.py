@@ -373,6 +373,7 @@ def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | N
         # own name may stand beside its host
         rest = WORKSHOP_BEFORE.sub(" ", WORKSHOP_NAME.sub(" ", rest))
         rest = re.sub(r"\S+\s*@|\((?:[^()]{1,40})\)|\bco-?located\s+with\b", " ", rest, flags=re.IGNORECASE)
+        rest = re.sub(r"^\s*[a-z][\w\-]*(?=\s+workshop\b)", " ", rest)  # "malgai workshop at iclr 2026"
         leftover = FILLER.sub(" ", rest).split()
         if mention.year is not None and len(leftover) <= 2 and all(re.search(r"[A-Z0-9]", w) for w in leftover):
             return "accepted"
@@ -478,8 +479,11 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     )
     name = re.sub(r"^(?=\S*[A-Z]\S*[A-Z])(\S+)\s+Conference$", r"\1", name)  # "the EAMT Conference 2026"
     name = re.sub(r"(?:[\s.,]+|\s+(?:on|of|and|for|in|the|with|&))+$", "", name).strip()
+    # its acronym in brackets right after it, or after the rest of a name cut at a comma: "… on Big Data, IoT and
+    # Machine Learning (BIM 2025)"
     acronym = re.match(
-        r"\s*\((?P<acronym>[A-Z][\w\-&*+]{1,15}?)(?:[\s\-']*(?:19|20)?\d{2})?\)", sentence[match.end("name") :]
+        r"(?:,[^,;()]{1,60})?\s*\((?P<acronym>[A-Z][\w\-&*+]{1,15}?)(?:[\s\-']*(?:19|20)?\d{2})?\)",
+        sentence[match.end("name") :],
     )
     if acronym and len(name.split()) >= 3:  # "… Hybrid Human-Artificial Intelligence (HHAI 2026)"
         name = acronym.group("acronym")

@@ -270,6 +270,8 @@ ISSUE_41_LEFT: list[tuple[str, tuple[object, ...]]] = [
     ("2605.23715", ("RetroEval", 2026, "accepted", "main", None)),  # Will appear in Proceeedings of RetroEval 2026
     ("2605.00665", ("Journal of Alzheimer's Disease", None, "accepted", "journal", None)),  # to the "Journal of …"
     ("2605.00909", ("Batteries & Supercaps", None, "submitted", "main", None)),  # Submitted to "Batteries & Supercaps"
+    ("2605.17481", ("BIM", 2025, "accepted", "main", None)),  # … on Big Data, IoT and Machine Learning (BIM 2025)
+    ("2605.14537", ("ICLR", 2026, "accepted", "workshop", None)),  # malgai workshop at iclr 2026: all lower case
     ("2605.22009", ("Computer Methods and Programs in Biomedicine", None, "submitted", "main", None)),  # Under review
 ]
 
