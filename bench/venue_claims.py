@@ -1,8 +1,9 @@
 """Venue claims read from comments: precision and recall on a labelled sample, and how many papers gain a venue.
 
-Each sample (tests/fixtures/venues/claims_*.json: comments of the May 2026 corpus, how drawn and how labelled is
-written in each file) is read by `claims_from_comment` and compared with its labels, by status (accepted,
-submitted), by venue (the venues with most labels) and, for the acceptances found, by track. A predicted claim
+Each sample (tests/fixtures/venues/claims_*.json: comments of the May 2026 corpus, and of April 2026 for
+claims_april.json; how drawn and how labelled is written in each file) is read by `claims_from_comment` and
+compared with its labels, by status (accepted, submitted), by venue (the venues with most labels) and, for the
+acceptances found, by track and year; and how many of the journals found are read as journals. A predicted claim
 is right when its venue and status are the label's (venue names compared folded, a year written into the name
 ignored, an unknown venue's name right when one name holds the other, two names of one catalogue venue alike:
 "TIP" and "IEEE Transactions on Image Processing"). Then every
@@ -30,6 +31,8 @@ SAMPLES = {
     "held out, labelled blind (80 comments)": ROOT / "tests/fixtures/venues/claims_heldout.json",
     "sealed before issue 41's rules, drawn and labelled blind after them (130 comments)": ROOT
     / "tests/fixtures/venues/claims_blind.json",
+    "of April 2026, drawn and labelled blind after issue 41's final rules (300 comments)": ROOT
+    / "tests/fixtures/venues/claims_april.json",
 }
 HEADING = "## Venue claims from comments, journals (issue 41)"
 
@@ -64,7 +67,8 @@ def measure(rows: list[dict]) -> None:
     labelled = Counter[str]()
     recalled = Counter[str]()
     per_venue: dict[str, Counter[str]] = defaultdict(Counter)
-    track_right = track_seen = 0
+    track_right = track_seen = year_right = 0
+    journals = Counter[str]()  # journal labels found, and read as journals; journals read that are labelled not
     per_track: dict[str, Counter[str]] = defaultdict(Counter)  # acceptances: claims of a track, labels of it
     wrong: list[str] = []
     for row in rows:
@@ -86,8 +90,16 @@ def measure(rows: list[dict]) -> None:
                 per_track[claim.track]["right"] += claim.track == match["track"]
                 track_seen += 1
                 track_right += claim.track == match["track"]
+                year_right += claim.year == match["year"]
                 if claim.track != match["track"]:
                     wrong.append(f"{row['id']}: track {claim.track}, labelled {match['track']}")
+                if claim.year != match["year"]:
+                    wrong.append(f"{row['id']}: year {claim.year}, labelled {match['year']}")
+            if match["track"] == "journal":
+                journals["found"] += 1
+                journals["read"] += claim.track == "journal"
+            elif claim.track == "journal":
+                journals["not"] += 1
         for label in expected:
             labelled[label["status"]] += 1
             if label["status"] == "accepted":
@@ -106,7 +118,12 @@ def measure(rows: list[dict]) -> None:
     print("| status | precision | recall |\n|---|---|---|")
     for status in ("accepted", "submitted"):
         print(f"| {status} | {ratio(right[status], found[status])} | {ratio(recalled[status], labelled[status])} |")
-    print(f"\nTrack right among the acceptances found: {ratio(track_right, track_seen)}\n")
+    print(f"\nTrack right among the acceptances found: {ratio(track_right, track_seen)}; year right: ", end="")
+    print(f"{ratio(year_right, track_seen)}")
+    print(
+        f"\nJournals (accepted or submitted) found and read as journals: {ratio(journals['read'], journals['found'])};"
+        f" claims read as a journal that the label says is none: {journals['not']}\n"
+    )
     print("| accepted, track | precision | recall |\n|---|---|---|")
     for track, c in sorted(per_track.items(), key=lambda item: -item[1]["labelled"]):
         print(f"| {track} | {ratio(c['right'], c['claimed'])} | {ratio(c['found'], c['labelled'])} |")

@@ -164,8 +164,30 @@ def citations_per_month(paper: Paper, now: datetime) -> float | None:
     counted a month old); None without a count or a first-published date."""
     if paper.citations is None or paper.published_at is None:
         return None
-    age = max(now - paper.published_at, HOT_MIN_AGE)
-    return round(paper.citations.count / (age / MONTH), 3)
+    return _per_month(paper.citations.count, paper.published_at, now)
+
+
+def _per_month(count: int, published_at: datetime, now: datetime) -> float:
+    age = max(now - published_at, HOT_MIN_AGE)
+    return round(count / (age / MONTH), 3)
+
+
+HOTNESS_FIELDS = ["id", "citation_count", "published_ts", "citations_per_month"]
+# What the index holds of papers that have a count: the documents whose citations per month drift as time passes.
+COUNTED = "citation_count IS NOT NULL AND published_ts IS NOT NULL"
+
+
+def hotness_update(held: dict[str, Any], now: datetime) -> dict[str, Any] | None:
+    """The partial update that brings a held document's citations per month (its `HOTNESS_FIELDS`) to `now`, or None
+    when it is already right: the rate falls as a paper ages though its count stays, so `sort=hot` orders by the
+    rate of today, not of the day each document was last written."""
+    count, published_ts = held.get("citation_count"), held.get("published_ts")
+    if count is None or published_ts is None:
+        return None
+    rate = _per_month(count, datetime.fromtimestamp(published_ts, UTC), now)
+    if held.get("citations_per_month") == rate:
+        return None
+    return {"id": held["id"], "citations_per_month": rate}
 
 
 def author_names(names: Iterable[str]) -> list[str]:

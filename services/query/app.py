@@ -43,6 +43,7 @@ from services.query.api.routes import (
 from services.query.api.routes import topics as topic_routes
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.handlers import on_harvest_status, on_paper_withdrawn, on_papers_enriched
+from services.query.catalogue.indexer.hotness import keep_hotness_current
 from services.query.catalogue.indexer.retag import (
     attach_search_vectors_on_model_change,
     attach_vectors_on_model_change,
@@ -136,7 +137,7 @@ def background_jobs(resources: QueryResources) -> dict[str, Callable[[], Awaitab
     """The worker role's jobs by name, each run under its lease of that name (one process across the replicas):
     retagging, the vectors' and search vectors' attachment and the author name keys run once, when the catalogue, a
     model or the name key scheme changed; training, the digest picks and the imports left running go on until the
-    service stops."""
+    service stops, as does bringing the citations per month up to date."""
     settings, index, catalogue = resources.settings, resources.paper_index, resources.catalogue
     models, imports = resources.reader_models, resources.imports
     return {
@@ -148,6 +149,7 @@ def background_jobs(resources: QueryResources) -> dict[str, Callable[[], Awaitab
             settings.feed_retrain_poll_s, settings.feed_picks_every_s, settings.digest_picks
         ),
         "imports": lambda: imports.keep_taking_up(settings.import_poll_s),
+        "hotness": lambda: keep_hotness_current(index, settings.hot_refresh_every_s),
     }
 
 

@@ -189,4 +189,10 @@ class QuerySettings(PaperIndexSettings, SmtpSettings, SearchEmbeddingSettings, W
         10, ge=0, le=50, description="为你推荐 papers of the last day kept per reader for the matcher's daily digest"
     )
     feed_picks_every_s: float = Field(3600, gt=0, description="how often every reader's 为你推荐 picks are refreshed")
+    hot_refresh_every_s: float = Field(
+        86400,
+        ge=60,
+        description="how often every counted paper's citations per month (sort `hot`) is brought up to date: the rate "
+        "falls as a paper ages though its count stays",
+    )
     feed_window_days: int = Field(7, ge=1, le=90, description="为你推荐 ranks the papers changed in this many days")

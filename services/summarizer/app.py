@@ -2,7 +2,7 @@
 papers.new.v1 (services/summarizer/enrichment.py, the one flow); the sweeps → papers.enriched.v1 again;
 papers.withdrawn.v1 → the paper stops waiting for a summary or a vector, and its vector goes."""
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -49,11 +49,15 @@ TOPICS = [topics.PAPERS_NORMALIZED, topics.PAPERS_ENRICHED, topics.PAPERS_NEW, t
 
 @dataclass(frozen=True, slots=True)
 class SummarizerResources:
-    """What the handlers and hooks work with, opened by `build_resources`."""
+    """What the handlers and hooks work with, built by `build_resources`; `prepare` readies its stores and `close`
+    closes the clients and embedders it holds."""
 
     enrichment: Enrichment
     sweeps: Sweeps
     dead_letters: DeadLetterPolicy
+    # each awaited once by `prepare` (indexes, the embedding models recorded) and by `close`, in order
+    preparations: tuple[Callable[[], Awaitable[Any]], ...] = ()
+    closers: tuple[Callable[[], Awaitable[Any]], ...] = ()
 
 
 Resources = Annotated[SummarizerResources, Context()]  # what every handler takes, from the lifespan
@@ -79,22 +83,16 @@ async def stop_sweeps(resources: Resources) -> None:
     await resources.sweeps.stop()
 
 
-@asynccontextmanager
-async def build_resources(
+def build_resources(
     settings: SummarizerSettings, clients: Clients, broker: StaticMembershipBroker
-) -> AsyncIterator[SummarizerResources]:
-    """The summarizer's resources over its clients and the publishers `create_app` declared on `broker`: the stores
-    (indexes ensured, the embedding models recorded), the summary model's client and the embedders (the search
-    vectors' too, unless SEARCH_EMBEDDING_MODEL turns them off), closed after.
-    The lifespan and the tests build them here alike."""
+) -> SummarizerResources:
+    """The summarizer's resources over its clients and the publishers `create_app` declared on `broker`: the stores,
+    the summary model's client and the embedders (the search vectors' too, unless SEARCH_EMBEDDING_MODEL turns them
+    off). The service's one wiring, without I/O (a local model loads on first use): the lifespan and the tests build
+    them here alike, then `prepare` them and `close` them after, as the other services' lifespans do."""
     store = SummaryStore(clients.db)
-    await store.ensure_indexes()
     vector_store = VectorStore(clients.db)
-    await vector_store.ensure_indexes()
-    await vector_store.record_model(settings.model_key)
     search_store = search_vectors(clients.db)
-    await search_store.ensure_indexes()
-    await search_store.record_model(settings.search_model_key)  # `none` when off: the query service checks it
     openai_client = make_openai_client(settings) if settings.model_configured else None
     model = SummaryModel(openai_client, settings) if openai_client else None
     titles_client = make_titles_client(settings) if settings.titles_configured else None
@@ -135,17 +133,31 @@ async def build_resources(
         title_interval_s=settings.titles_sweep_interval_s,
         title_batch=settings.titles_batch,
     )
-    try:
-        yield SummarizerResources(enrichment, sweeps, broker.dead_letters)
-    finally:
-        await sweeps.stop()
-        await embedder.close()
-        if search_embedder is not None:
-            await search_embedder.close()
-        if openai_client:
-            await openai_client.close()
-        if titles_client:
-            await titles_client.close()
+    preparations = (
+        store.ensure_indexes,
+        vector_store.ensure_indexes,
+        lambda: vector_store.record_model(settings.model_key),
+        search_store.ensure_indexes,
+        # `none` when off: the query service checks it
+        lambda: search_store.record_model(settings.search_model_key),
+    )
+    closers = [sweeps.stop, embedder.close]
+    closers += [search_embedder.close] if search_embedder is not None else []
+    closers += [openai_client.close] if openai_client else []
+    closers += [titles_client.close] if titles_client else []
+    return SummarizerResources(enrichment, sweeps, broker.dead_letters, preparations, tuple(closers))
+
+
+async def prepare(resources: SummarizerResources) -> None:
+    """What the resources need before the first event: the stores' indexes, the embedding models recorded."""
+    for step in resources.preparations:
+        await step()
+
+
+async def close(resources: SummarizerResources) -> None:
+    """Stop the sweeps, then close the embedders and the model clients."""
+    for step in resources.closers:
+        await step()
 
 
 def create_app(settings: SummarizerSettings) -> AsgiFastStream:
@@ -165,8 +177,12 @@ def create_app(settings: SummarizerSettings) -> AsgiFastStream:
         # before a vector is read or written: the stored ones are binary float32 (migrations.py), once
         migrating = MigrationContext(clients.db, publishing_on(broker, settings))
         await MigrationRecord(clients.db).run_pending(MIGRATIONS, migrating)
-        async with build_resources(settings, clients, broker) as resources:
+        resources = build_resources(settings, clients, broker)
+        try:
+            await prepare(resources)
             yield resources
+        finally:
+            await close(resources)
 
     app = service_app(settings, SERVICE, broker, open_summarizer, topics=TOPICS, needs=NEEDS)
     app.after_startup(start_sweeps)

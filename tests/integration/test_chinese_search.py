@@ -225,7 +225,8 @@ def test_a_search_by_meaning_says_so_while_papers_still_wait_for_their_vectors(
     servers: Servers, pipeline: Pipeline
 ) -> None:
     """A fresh start embeds its papers in the background: until every paper has its search vector, a Chinese search
-    by meaning says how many of the papers it can find so far."""
+    by meaning says how many of the papers it can find so far, and so does a search by words whose few papers are
+    followed by more close in meaning."""
     query = "大模型推理的奖励设计"
     with MongoClient[dict[str, Any]](servers.mongodb_url) as client:
         vectors = client[pipeline.env["MONGODB_DATABASE"]].search_vectors
@@ -257,8 +258,17 @@ def test_a_search_by_meaning_says_so_while_papers_still_wait_for_their_vectors(
             seen[:] = [f"total {total}, vectors {states}, note {found.group(1) if found else None!r}"]
             return found is not None and f"{total:,} 篇论文中已有 {total - 1:,} 篇可按语义匹配" in found.group(1)
 
+        def says_so_below_the_few() -> bool:  # a few found by words, more close in meaning below them: said there
+            vectors.update_one({"_id": waiting["_id"]}, {"$set": {"state": "pending"}})
+            answer = httpx.get(pipeline.url("query", "/"), params={"q": "隐式评价", "semantic": "0"}, timeout=30)
+            assert answer.status_code == 200 and 'id="more-by-meaning"' in answer.text
+            found = re.search(r'id="more-partial">([^<]*)<', answer.text)
+            seen[:] = [f"note {found.group(1) if found else None!r}"]
+            return found is not None and "可按语义匹配" in found.group(1) and 'id="meaning-partial"' not in answer.text
+
         try:
             wait_until(says_one_waits, timeout=60, what="the note that one paper still waits")
+            wait_until(says_so_below_the_few, timeout=60, what="the note below the papers close in meaning")
         except AssertionError as failure:
             raise AssertionError(f"{failure}; the page last said: {seen}") from None
         finally:

@@ -22,7 +22,7 @@ from tests.support.query import query_settings
 from tests.support.servers import Servers
 from tests.support.waiting import wait_until_async
 
-JOBS = {"retag", "vectors", "search_vectors", "author_names", "training", "imports"}
+JOBS = {"retag", "vectors", "search_vectors", "author_names", "training", "imports", "hotness"}
 CONSUMED = {topics.PAPERS_ENRICHED, topics.PAPERS_WITHDRAWN, topics.HARVEST_STATUS}
 PROBES = {"/healthz", "/readyz", "/metrics"}
 
@@ -81,10 +81,10 @@ async def roles_at_work(servers: Servers, run: str, leases: Leases) -> None:
             assert set(jobs) == JOBS
 
             async def held() -> bool:  # the long-running jobs hold their leases while the worker runs
-                return all([await leases.holder(name) for name in ("training", "imports")])
+                return all([await leases.holder(name) for name in ("training", "imports", "hotness")])
 
             await wait_until_async(held, 30, "the worker's jobs to hold their leases")
-            assert not any(jobs[name].done() for name in ("training", "imports"))
+            assert not any(jobs[name].done() for name in ("training", "imports", "hotness"))
             for probe in PROBES:
                 assert (await ask(worker, probe)).status_code == 200, probe
             for served_by_api in ("/api/topics", "/", "/me/feed", "/docs"):

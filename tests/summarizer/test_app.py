@@ -1,8 +1,9 @@
-"""The summarizer's app on FastStream's in-memory broker with the resources its lifespan builds (`build_resources`,
-over a real MongoDB-protocol server): events that break the schema are parked on papers.normalized.v1.dlq with the
-reason and original bytes, and nothing is passed on for them; the resources record the embedding model the vectors
-are made with; a new paper passes on to papers.enriched.v1 and the public papers.new.v1, a revision to the first only.
-(The same against real Kafka, with a model endpoint: test_summarizing.py, test_public_topic.py.)"""
+"""The summarizer's app on FastStream's in-memory broker with the resources its lifespan builds and prepares
+(`build_resources`, `prepare`, over a real MongoDB-protocol server): events that break the schema are parked on
+papers.normalized.v1.dlq with the reason and original bytes, and nothing is passed on for them; the resources record
+the embedding model the vectors are made with; a new paper passes on to papers.enriched.v1 and the public
+papers.new.v1, a revision to the first only. (The same against real Kafka, with a model endpoint:
+test_summarizing.py, test_public_topic.py.)"""
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,7 +19,7 @@ from papertrail.runtime.collections import EMBEDDING_MODEL
 from papertrail.runtime.kafka import dead_letter_topic
 from papertrail.runtime.service import Clients, provide
 from schemas import topics
-from services.summarizer.app import SummarizerResources, build_resources, create_app
+from services.summarizer.app import SummarizerResources, build_resources, close, create_app, prepare
 from services.summarizer.settings import SummarizerSettings
 from tests.support.fake_openai import corpus_event, corpus_lines, running_fake_openai
 from tests.support.kafka import broker_of
@@ -43,12 +44,14 @@ async def app_in_memory(
     async def parked(message: KafkaMessage) -> None:
         seen["parked"].append(message)
 
-    async with (
-        TestKafkaBroker(broker) as in_memory,
-        build_resources(settings, Clients(db), broker) as resources,
-    ):
-        provide(in_memory.context, resources)
-        yield in_memory, seen, resources
+    async with TestKafkaBroker(broker) as in_memory:
+        resources = build_resources(settings, Clients(db), broker)
+        try:
+            await prepare(resources)
+            provide(in_memory.context, resources)
+            yield in_memory, seen, resources
+        finally:
+            await close(resources)
 
 
 @pytest.fixture

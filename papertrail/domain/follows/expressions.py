@@ -211,6 +211,11 @@ def _chinese_words(text: str) -> Node:
     return And(tuple(Term(word, written=text) for word in words))
 
 
+def chinese_words_of(text: str) -> set[str]:
+    """The words Meilisearch cuts a Chinese text into (the segmenter `_chinese_words` cuts a term with)."""
+    return set(rjieba.cut(text, hmm=False))
+
+
 def chinese_words(text: str) -> list[str]:
     """The words an unquoted Chinese term is cut into, for a reader to see how a follow of it will match."""
     node = _make_term(text, 1, quoted=False)

@@ -21,7 +21,13 @@ import ahocorasick
 
 from papertrail.domain.follows.authors import AuthorRule, author_rule, normalize_orcid
 from papertrail.domain.follows.catalogue import Topic, check_subtopics
-from papertrail.domain.follows.expressions import Expression, Predicate, compile_predicate, parse_expression
+from papertrail.domain.follows.expressions import (
+    Expression,
+    Predicate,
+    chinese_words_of,
+    compile_predicate,
+    parse_expression,
+)
 from papertrail.domain.text import fold, has_cjk
 from papertrail.domain.venues.accepted import AcceptedVenue, accepted_venues
 from schemas.events import Follow, FollowKind, FollowMatched, MatchReason, Subtopic
@@ -96,6 +102,17 @@ class PaperText:
 
     def author_string(self) -> str:
         return _AUTHOR_SEP + _AUTHOR_SEP.join(a.key for a in self.authors) + _AUTHOR_SEP
+
+
+def standing_alone(term_keys: set[str], text: str) -> set[str]:
+    """The term keys found in `text`, less each one-character Chinese word (大 of 大模型推理, cut 大 / 模型 / 推理) that
+    occurs there only inside a longer word (大量, 大幅): Meilisearch finds such a word only where the text's own cut
+    has it, and a follow agrees with the search. The text is cut only when such a word was found."""
+    lone = {key for key in term_keys if len(key) == 1 and has_cjk(key)}
+    if not lone:
+        return term_keys
+    chinese = text.split(_ZH_SEP)[1] if _ZH_SEP in text else text
+    return term_keys - (lone - chinese_words_of(chinese))
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,7 +400,9 @@ def scan_terms(compiled: CompiledFollow, paper: PaperText) -> dict[str, set[str]
     hits: dict[str, set[str]] = {}
     for term in compiled.terms:
         pattern = _pattern(term)
-        found: set[str] = {name for name in TEXT_FIELDS if pattern in paper.text(name)}
+        found: set[str] = {
+            name for name in TEXT_FIELDS if pattern in paper.text(name) and standing_alone({term}, paper.text(name))
+        }
         if found:
             hits[term] = found
     return hits
@@ -533,8 +552,8 @@ class FollowIndex:
         if automaton.kind != ahocorasick.AHOCORASICK:
             return (set(), set(), set()), set()  # no patterns at all
         # author patterns are wrapped in \x1f, which folded text never holds: every text hit is a term
-        title = {key for _, (_, key) in automaton.iter(paper.title)}
-        abstract = {key for _, (_, key) in automaton.iter(paper.abstract)}
+        title = standing_alone({key for _, (_, key) in automaton.iter(paper.title)}, paper.title)
+        abstract = standing_alone({key for _, (_, key) in automaton.iter(paper.abstract)}, paper.abstract)
         author_keys = {key for _, (kind, key) in automaton.iter(paper.author_string()) if kind == "author"}
         return (title, abstract, title | abstract), author_keys
 

@@ -26,6 +26,7 @@ EXTRA_ALIASES = {
     ],
     "CG/mm": ["ACM MM", "ACM Multimedia", "ACMMM"],
     "DS/atc": ["USENIX ATC"],
+    "DB/sigkdd": ["KDD", "ACM SIGKDD"],  # "KDD 2026": how most papers cite it
     "MX/www": ["The Web Conference", "TheWebConf", "WebConf"],
 }
 _ORG_PREFIX = re.compile(r"^(?:IEEE/CVF|ACM/IEEE|IEEE/ACM|IEEE|ACM|USENIX)[ -]+(?=\S)", re.IGNORECASE)

@@ -37,7 +37,14 @@ ELSEWHERE = re.compile(
     r"\b(?:extension|extended version|full version|extends|journal version|conference version|previous(?:ly)?|prior|"
     r"earlier|"
     r"preliminary|based on (?:our|the)|builds? on|companion|tutorial|keynote|invited talk|superseded|rejected|"
-    r"withdrawn|candidate|nominee|nominated|finalist)\b",
+    r"withdrawn)\b",
+    re.IGNORECASE,
+)
+# "A preliminary version of this work appeared at EC 2024", "Preliminary versions to appear at …": a version of
+# this very paper, so its venue is claimed (an award's candidate is still accepted: PRESENTATIONS leaves the award)
+THIS_PAPERS_VERSION = re.compile(
+    r"\bpreliminary\s+versions?\s+(?:of\s+this\s+(?:paper|work|article)\s+)?(?:(?:is|was|has\s+been|have\s+been|"
+    r"will)\s+)?(?:accepted|to\s+appear|appeared|appears|published|presented)\b",
     re.IGNORECASE,
 )
 # A challenge entry or shared-task ranking is no acceptance, unless the sentence says the paper was accepted at
@@ -63,22 +70,27 @@ SENTENCES = re.compile(
 )
 YEAR_AFTER = re.compile(
     r"^(?P<joint>[-/][A-Z][A-Za-z]{1,9}(?=[\s\-_']*(?:19|20)?\d{2}\b))?"
-    r"(?:\s+(?i:findings?|workshops?|SRW|main(?:\s+(?:conference|track))?|industry\s+track|demo\s+track))?"
+    r"(?:\s+(?i:findings?|workshops?|SRW|main(?:\s+(?:conference|track))?|industry\s+track|demo\s+track|"
+    r"journal\s+track|conference\s+papers?))?"
     r"[\s\-_')\],]*(?:'|’)?(?P<year>(?:19|20)\d{2}|\d{2})(?![0-9])"
 )
 YEAR_ANY = re.compile(r"(?<![0-9])(20[0-3]\d)(?![0-9])")
 CUE_BEFORE = re.compile(
     r"(?:accepted|appear|published|presented|submitted|submission|review|camera[- ]ready)\w*"
     r"(?:\s+(?:as|at|to|by|in|for|into|on|with|an?|the|main|conference|paper|publication|track|oral|poster|"
-    r"spotlight|long|short|full|of))*\s*[(\[]?$|@\s*$",
+    r"spotlight|long|short|full|of|special|issue))*\s*[(\[]?$|@\s*$",
     re.IGNORECASE,
 )
 UNKNOWN_VENUE = re.compile(
-    r"\b(?i:(?:accepted|published|to appear|appear(?:s|ing)?|submitted|camera[- ]ready(?: version)?)\s+"
-    r"(?:for (?:publication|presentation)\s+)?(?:as\s+(?:an?\s+)?\w+\s+paper\s+)?(?:at|to|by|in|for|of)\s+(?:the\s+)?"
+    r"\b(?i:(?:accepted|published|to appear|appear(?:s|ing|ed)?|presented|submitted|under review|"
+    r"camera[- ]ready(?: version)?)\s+"
+    r"(?:for (?:publication|presentation)\s+)?(?:to\s+(?:be\s+)?publish(?:ed)?\s+(?:as\s+part\s+)?)?"
+    r"(?:as\s+(?:an?\s+)?(?:\w+\s+)?(?:paper|poster|oral|spotlight|presentation)\s+)?"
+    r"(?:at|to|by|in|into|for|of)\s+(?:the\s+)?"
     r"(?:(?:IEEE|ACM)\s+(?=(?:19|20)\d{2}))?(?:(?:19|20)\d{2}\s+)?)(?:\d+(?:st|nd|rd|th)\s+)?"
+    r"(?i:edition\s+of\s+(?:the\s+)?)?[\"“]?"
     r"(?P<name>[A-Z][\w&\-+/.']*(?:\s+(?:[A-Z0-9][\w&\-+/.']*"
-    r"|of|on|and|for|in|the|&))*)",
+    r"|of|on|and|for|in|the|with|&))*)",
 )
 WORKSHOP = re.compile(r"\b(?i:workshops?)\b|\b[A-Z]{2,}-W\b|\bSRW\b|\S\s*@\s*[A-Z]")
 WORKSHOP_NAME = re.compile(r"(?P<name>(?i:workshop)\s+(?:on|for)\s+[^,;()]+?)(?=\s*(?:[,;()]|\.\s|\bat\b|$|\(|\d{4}))")
@@ -86,6 +98,7 @@ WORKSHOP_BEFORE = re.compile(r"\b(?P<name>[A-Z0-9][\w\-&]*(?:\s+[A-Z0-9][\w\-&]*
 WORKSHOP_AT = re.compile(r"(?P<name>[A-Za-z0-9][\w\-]*(?:\s+[Ww]orkshop)?)\s*@\s*$")
 TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
     ("findings", re.compile(r"\bfindings?\b", re.IGNORECASE)),
+    ("journal", re.compile(r"\bjournal\s+track\b", re.IGNORECASE)),  # SIGGRAPH's papers in ACM TOG
     (
         "datasets_benchmarks",
         re.compile(r"\bdatasets?\s*(?:and|&)\s*benchmarks?\b|\bevaluations?\s*(?:and|&)\s*datasets?\b|\bD&B\b", re.I),
@@ -112,7 +125,7 @@ FILLER = re.compile(
     r"proceedings?|early|accept(?:ance)?|edition|industry|demos?|system\s+demonstrations?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|"
     r"workshops?|the|of|at|in|version|final|camera[- ]ready|\d+\s*(?:pages?|figures?|tables?)|pages?|figures?|"
     r"tables?|appendix|supplementary|material|code|project|page|and|with|plus|including|student|research|"
-    r"non-archival|archival|website|github)\b|https?://\S+|(?i:workshop\s+on\s+[^,;()]+)|"
+    r"non-archival|archival|website|github|included|journal(?=\s+track))\b|https?://\S+|(?i:workshop\s+on\s+[^,;()]+)|"
     r"[\s\d,.:;()\[\]{}'’\"+\-–—/&*]",
     re.IGNORECASE,
 )
@@ -257,7 +270,7 @@ def _misspelt(sentence: str, index: VenueIndex) -> Iterator[Mention]:
     ("miccai 2026", "iclm2026", "acl - 2026"): the year makes it a venue."""
     for match in MISSPELT.finditer(sentence):
         written = match.group("name")
-        if index.known(written) and written != written.lower():
+        if _mention_pattern(index).fullmatch(written):
             continue  # spelt right: _mention_pattern's
         venue = next(
             (
@@ -265,7 +278,11 @@ def _misspelt(sentence: str, index: VenueIndex) -> Iterator[Mention]:
                 for name in _spellings(written)
                 # a swap makes another venue's acronym of three letters (ASC, SAC) or four in capitals (ICSA, ISCA)
                 if (name == written or len(written) >= (5 if written.isupper() else 4))
-                and (name.upper() in index.acronyms_upper or (name.isupper() and name != written))
+                and (
+                    name.upper() in index.acronyms_upper
+                    or (name.isupper() and name != written)
+                    or (name == written and name[0].isupper() and index.known(name.upper()))  # Siggraph
+                )
                 and index.resolve(name) is not None
             ),
             None,
@@ -290,7 +307,7 @@ def claims_from_comment(comment: str | None, index: VenueIndex | None = None) ->
     comment = re.sub(r"^\s*\[([^\]]{3,80})\]\s*", r"\1; ", comment)
     for sentence in SENTENCES.split(_spelt_right(comment)):
         sentence = sentence.strip()
-        if not sentence or ELSEWHERE.search(sentence):
+        if not sentence or ELSEWHERE.search(THIS_PAPERS_VERSION.sub("", sentence)):
             continue
         competition = bool(COMPETITION.search(sentence))
         if competition and not ACCEPTED_HERE.search(sentence):
@@ -299,8 +316,14 @@ def claims_from_comment(comment: str | None, index: VenueIndex | None = None) ->
         if not mentions:
             claims.extend(_unknown_venue(sentence, index))
             continue
+        statuses: list[ClaimStatus | None] = []
         for n, mention in enumerate(mentions):
             status = _status(sentence, mention, mentions[n + 1].start if n + 1 < len(mentions) else len(sentence))
+            if status is None and n and mention.venue is not None and mention.venue == mentions[n - 1].venue:
+                # "… at the 43rd International Conference on Machine Learning (ICML26)": the name's status
+                if re.fullmatch(r"[\s(\[,]*", sentence[mentions[n - 1].end : mention.start]):
+                    status = statuses[n - 1]
+            statuses.append(status)
             if status is None:
                 continue
             claim = _claim(sentence, mention, status, "comment")
@@ -350,24 +373,46 @@ def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | N
         # own name may stand beside its host
         rest = WORKSHOP_BEFORE.sub(" ", WORKSHOP_NAME.sub(" ", rest))
         rest = re.sub(r"\S+\s*@|\((?:[^()]{1,40})\)|\bco-?located\s+with\b", " ", rest, flags=re.IGNORECASE)
+        rest = re.sub(r"^\s*[a-z][\w\-]*(?=\s+workshop\b)", " ", rest)  # "malgai workshop at iclr 2026"
         leftover = FILLER.sub(" ", rest).split()
         if mention.year is not None and len(leftover) <= 2 and all(re.search(r"[A-Z0-9]", w) for w in leftover):
             return "accepted"
-    if mention.year is not None and not FILLER.sub("", rest).strip():
+    if mention.year is None:
+        return None
+    if not FILLER.sub("", SPECIAL_TRACK.sub(" ", rest)).strip():
         return "accepted"  # the venue alone
+    # the venue alone in its part of a list: "8 pages, 7 figures, supplementary material included, CVPR 2026"
+    start = sentence.rfind(",", 0, mention.start) + 1
+    end = sentence.find(",", mention.end) % (len(sentence) + 1)
+    part = sentence[start : mention.start] + " " + sentence[mention.end : end]
+    if not FILLER.sub("", SPECIAL_TRACK.sub(" ", part)).strip() and not TEMPLATE.search(sentence):
+        return "accepted"
     return None
 
 
-BARE_UNKNOWN = re.compile(r"^(?P<name>[A-Z][A-Za-z]{1,11})[\s'’-]*(?P<year>20[0-3]\d)$")
+# a special track's own name beside the venue: "IJCAI 2026 Human-Centred AI track"
+SPECIAL_TRACK = re.compile(r"(?:\b[A-Z][\w\-]*\s+){1,4}(?i:track)\b")
+# a venue named for its format, not as where the paper was accepted
+TEMPLATE = re.compile(r"\b(?:format|template|style|guidelines?|latex|page limit)\b", re.IGNORECASE)
+
+
+BARE_UNKNOWN = re.compile(
+    r"^(?:(?:ACM|IEEE)\s+)?(?P<name>[A-Z][A-Za-z]{1,11})(?:\s+[Ww]orkshop)?[\s'’-]*(?P<year>20[0-3]\d)$"
+)
 
 
 def _bare_unknown(comment: str) -> list[VenueClaim]:
-    """A whole comment that is an acronym and a year the catalogue does not hold ("KDD 2026"): accepted there."""
-    match = BARE_UNKNOWN.match(comment.strip())
+    """A comment that is, beside its page and figure counts and links, an acronym and a year the catalogue does not
+    hold ("KDD 2026", "38 pages, 13 figures, ACM FAccT 2026", "BEA Workshop 2026"): accepted there."""
+    parts = [part.strip() for part in re.split(r"[,;\n]|\.\s", comment.strip())]
+    parts = [part for part in parts if FILLER.sub("", part).strip()]
+    match = BARE_UNKNOWN.match(parts[0]) if len(parts) == 1 else None
     if not match:
         return []
-    mention = Mention(0, len(comment), None, match.group("name"), int(match.group("year")), False)
-    return [_claim(comment.strip(), mention, "accepted", "comment")]
+    if parts[0] != comment.strip() and len(re.findall("[A-Z]", match.group("name"))) < 2:
+        return []  # beside other words, only an acronym's capitals say it is a venue ("Preprint 2026" is none)
+    mention = Mention(0, len(parts[0]), None, match.group("name"), int(match.group("year")), False)
+    return [_claim(parts[0], mention, "accepted", "comment")]
 
 
 def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSource) -> VenueClaim:
@@ -423,18 +468,22 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
         status = _status(sentence, mention, len(sentence))
         if status is not None:
             return [_claim(sentence, mention, status, "comment")]
-    match = UNKNOWN_VENUE.search(sentence)
+    match = UNKNOWN_VENUE.search(sentence) if not re.search(r"\bbook\b|\(eds?\.\)", sentence, re.I) else None
     if not match:
         return []
     name = re.split(r"\s(?:19|20)\d{2}\b", match.group("name"))[0]
     if index.resolve(name) is None:  # "IEEE Trans. Pattern Anal. Mach. Intell." has dots inside; others end there
         name = re.split(r"\.\s", name)[0]  # "EAMT Conference 2026 in Tilburg"
     name = re.sub(
-        r"^(?:proceedings of\s+)?(?:the\s+)?(?:(?:19|20)\d{2}\s+)?(?:\d+(?:st|nd|rd|th)\s+)?", "", name, flags=re.I
+        r"^(?:proc+e+dings? of\s+)?(?:the\s+)?(?:(?:19|20)\d{2}\s+)?(?:\d+(?:st|nd|rd|th)\s+)?", "", name, flags=re.I
     )
-    name = re.sub(r"(?:[\s.,]+|\s+(?:on|of|and|for|in|the|&))+$", "", name).strip()
+    name = re.sub(r"^(?=\S*[A-Z]\S*[A-Z])(\S+)\s+Conference$", r"\1", name)  # "the EAMT Conference 2026"
+    name = re.sub(r"(?:[\s.,]+|\s+(?:on|of|and|for|in|the|with|&))+$", "", name).strip()
+    # its acronym in brackets right after it, or after the rest of a name cut at a comma: "… on Big Data, IoT and
+    # Machine Learning (BIM 2025)"
     acronym = re.match(
-        r"\s*\((?P<acronym>[A-Z][\w\-&*+]{1,15})(?:[\s\-']*(?:19|20)?\d{2})?\)", sentence[match.end("name") :]
+        r"(?:,[^,;()]{1,60})?\s*\((?P<acronym>[A-Z][\w\-&*+]{1,15}?)(?:[\s\-']*(?:19|20)?\d{2})?\)",
+        sentence[match.end("name") :],
     )
     if acronym and len(name.split()) >= 3:  # "… Hybrid Human-Artificial Intelligence (HHAI 2026)"
         name = acronym.group("acronym")

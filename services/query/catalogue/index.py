@@ -310,11 +310,14 @@ class PaperIndex:
             body |= {"q": words.strip(), "attributesToSearchOn": ["institutions"], "matchingStrategy": "all"}
         return (await self._search(body)).facets.get(INSTITUTION_FACET, {})
 
-    async def pages(self, fields: list[str], page_size: int = 1000) -> AsyncIterator[list[dict[str, Any]]]:
-        """Every document (only `fields` of it), a page at a time, in the index's own order."""
+    async def pages(
+        self, fields: list[str], page_size: int = 1000, where: str | None = None
+    ) -> AsyncIterator[list[dict[str, Any]]]:
+        """Every document (only `fields` of it), or those the filter expression `where` keeps, a page at a time, in
+        the index's own order."""
         offset = 0
         while True:
-            page = await self.index.get_documents(offset=offset, limit=page_size, fields=fields)
+            page = await self.index.get_documents(offset=offset, limit=page_size, fields=fields, filter=where)
             yield page.results
             offset += len(page.results)
             if len(page.results) < page_size:

@@ -79,7 +79,9 @@ async def show_home(
             "be embedded): choose matching by words."
         )
     by_meaning = results.get("mode", "keyword") != "keyword"
-    meaning_ready = await _meaning_ready(index, catalogue, browse.q) if by_meaning and not problem else None
+    # a search by meaning, or the papers close in meaning below a few found by words, sees only the papers embedded
+    shows_meaning = by_meaning or bool(results["more_by_meaning"])
+    meaning_ready = await _meaning_ready(index, catalogue, browse.q) if shows_meaning and not problem else None
     links = {name: api_query_to_page(getattr(window, name).query) for name in type(window).model_fields
              if name.startswith(("new_", "total_", "revisions"))}  # fmt: skip
     accepted = [(f.venue, f.value, api_query_to_page(f.query)) for f in window.accepted_this_week]

@@ -133,7 +133,7 @@ def test_a_query_service_searching_vectors_the_summarizer_does_not_make_stops_na
 
 
 async def _record_model(url: str, database: str, model_key: str, search: str | None = None) -> None:
-    """What the summarizer's start records (services/summarizer/app.py, build_resources)."""
+    """What the summarizer's start records (services/summarizer/app.py, prepare)."""
     client: AsyncMongoClient = AsyncMongoClient(url)
     try:
         await VectorStore(client[database]).record_model(model_key)

@@ -133,8 +133,8 @@ FOLLOWED += ["视觉语言模型"]
 
 
 async def test_a_chinese_keyword_follow_matches_every_paper_the_search_finds(index: PaperIndex) -> None:
-    """A keyword follow of a Chinese term agrees with the search: each paper a keyword search of it finds (its words,
-    all of them) the follow matches, on the same documents."""
+    """A keyword follow of a Chinese term agrees with the search: the follow matches the papers a keyword search of it
+    finds (its words, all of them), those and no others, on the same documents."""
     follows = FollowIndex()
     for n, query in enumerate(FOLLOWED):
         follows.upsert(Follow(id=f"f{n}", user_id="reader", kind="keyword", name=query, query=query, created_at=NOW))
@@ -150,7 +150,8 @@ async def test_a_chinese_keyword_follow_matches_every_paper_the_search_finds(ind
         found = await index.search(PaperQuery(q=query, sort="relevance", size=500), attributes=["paper_id"])
         assert found.total <= 500
         searched = {hit["paper_id"] for hit in found.hits}
-        assert searched <= matched[query], (query, searched - matched[query])
+        # the same papers: 大 of 大模型推理 matched inside 大量 or 大幅 before, where the search finds the word alone
+        assert searched == matched[query], (query, searched ^ matched[query])
         found_any += bool(searched)
     assert found_any >= 5  # the comparison is not vacuous
 

@@ -3,7 +3,7 @@ publication as of the moment the document is written (an injected clock), which 
 
 from datetime import UTC, datetime, timedelta
 
-from papertrail.domain.search_document import citations_per_month, paper_fields
+from papertrail.domain.search_document import citations_per_month, hotness_update, paper_fields
 from schemas.paper import Citations
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument, index_writes
 from tests.support.corpus import PAPER
@@ -46,3 +46,13 @@ def test_citations_per_month_are_written_as_of_the_clock_and_time_alone_writes_n
     )
     (rewritten,) = index_writes([recounted], [{}], held, {}, True, now=later)
     assert rewritten is not None and rewritten["citations_per_month"] == 10.0  # 240 in two years
+
+
+def test_a_held_rate_is_brought_to_the_day_only_when_it_differs() -> None:
+    fields = paper_fields(COUNTED)
+    held = {"id": "d1", **{k: fields[k] for k in ("citation_count", "published_ts")}, "citations_per_month": 10.0}
+    a_year_on = NOW + timedelta(days=365.25)
+    assert hotness_update(held, a_year_on) == {"id": "d1", "citations_per_month": 5.0}  # 120 in two years
+    assert hotness_update(held | {"citations_per_month": 5.0}, a_year_on) is None
+    assert hotness_update(held | {"citation_count": None}, a_year_on) is None
+    assert hotness_update({k: v for k, v in held.items() if k != "published_ts"}, a_year_on) is None
