@@ -11,7 +11,8 @@ import pytest
 from lxml import html
 
 from papertrail.domain.follows.catalogue import load_catalogue, topic_title
-from papertrail.domain.follows.checks import FollowRuleError, check_follow
+from papertrail.domain.follows.checks import FollowRuleError
+from papertrail.domain.follows.kinds import check_follow
 from papertrail.runtime.wording import Translator
 from schemas.events import Follow
 from services.query.accounts.follows import FollowOut, follow_title
