@@ -11,7 +11,8 @@ import pytest
 from lxml import html
 
 from papertrail.domain.follows.catalogue import load_catalogue, topic_title
-from papertrail.domain.follows.checks import FollowRuleError, check_follow
+from papertrail.domain.follows.checks import FollowRuleError
+from papertrail.domain.follows.kinds import FOLLOW_KINDS, check_follow
 from papertrail.runtime.wording import Translator
 from schemas.events import Follow
 from services.query.accounts.follows import FollowOut, follow_title
@@ -68,6 +69,17 @@ def follows_page(lang: str, follows: list[FollowOut], **context: Any) -> Any:
         "follows.html", lang, user={"name": "ana"}, follows=follows, topics=load_catalogue(), venue_fields={},
         venue_tracks=[], default_threshold=0.7, threshold_range=(0.5, 0.95), **({"form": {}} | context),
     )  # fmt: skip
+
+
+def test_the_follows_page_offers_a_form_for_every_kind_in_the_registry_s_order() -> None:
+    page = follows_page("zh", [], form={"kind": "author", "author": "Ada Lovelace"})
+    forms = page.xpath('//form[@action="/me/follows"][.//input[@name="kind"]]')
+    assert [f.xpath('.//input[@name="kind"]/@value')[0] for f in forms] == list(FOLLOW_KINDS)
+    # a refused form comes back filled in its kind's fieldset only
+    assert [f.xpath('.//input[@name="author"]/@value') for f in forms if f.xpath('.//input[@name="author"]')] == [
+        ["Ada Lovelace"]
+    ]
+    assert page.xpath('//input[@name="query"]/@value') == [""]
 
 
 def test_the_seed_form_offers_id_patterns_not_ids_the_site_may_not_hold() -> None:

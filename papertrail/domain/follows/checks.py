@@ -1,10 +1,7 @@
-"""What makes a follow valid before it is stored: the expression grammar and topic catalogue the matcher compiles
-it with, and what a `similar` follow needs, checked where the query service accepts it. No I/O."""
+"""What the follow kinds' checks (papertrail/domain/follows/kinds/) share: the error a refused follow raises, the
+venue catalogue's reading of a venue a reader names, and what a keyword expression's Chinese terms can match. No
+I/O."""
 
-from collections.abc import Sequence
-
-from papertrail.domain.author_institutions import is_ror_id
-from papertrail.domain.follows.catalogue import load_catalogue
 from papertrail.domain.follows.expressions import ExpressionError, parse_expression
 from papertrail.domain.text import has_cjk
 from papertrail.domain.venues.catalogue import Venue, default_index
@@ -21,69 +18,6 @@ class FollowRuleError(ValueError):
     def __init__(self, message: str, rule: str = "", **values: object) -> None:
         super().__init__(message)
         self.rule, self.values = rule, values
-
-
-def check_follow(
-    kind: str,
-    *,
-    query: str | None,
-    author: str | None,
-    topic_id: str | None,
-    seeds: Sequence[str] = (),
-    description: str | None = None,
-    venue: str | None = None,
-    venue_field: str | None = None,
-    institution: str | None = None,
-) -> None:
-    if kind == "institution":
-        if not institution or not is_ror_id(institution):
-            raise FollowRuleError(
-                "an institution follow needs `institution`, a ROR id (e.g. 03cve4549; GET /api/institutions?q=)",
-                "institution_needed",
-            )
-    elif kind == "venue":
-        if venue is None and venue_field is None:
-            raise FollowRuleError(
-                "a venue follow needs `venue` (e.g. ICML, AI/icml) or `venue_field` (e.g. AI)", "venue_needed"
-            )
-        if venue is not None:
-            catalogue_venue(venue)
-    elif kind == "similar":
-        if not seeds and not (description and description.strip()):
-            raise FollowRuleError(
-                "a similar follow needs `seeds` (1-20 paper ids), a `description`, or both", "similar_needed"
-            )
-        if len(seeds) > MAX_SEEDS:
-            raise FollowRuleError(
-                f"seeds: {len(seeds)} papers; a similar follow takes at most {MAX_SEEDS}",
-                "too_many_seeds",
-                count=len(seeds),
-                most=MAX_SEEDS,
-            )
-        if description is not None and len(description) > MAX_DESCRIPTION_CHARS:
-            raise FollowRuleError(
-                f"description: longer than {MAX_DESCRIPTION_CHARS} characters",
-                "description_too_long",
-                most=MAX_DESCRIPTION_CHARS,
-            )
-    elif kind == "keyword":
-        if not query or not query.strip():
-            raise FollowRuleError("a keyword follow needs `query`", "query_needed")
-        try:
-            parse_expression(query)
-        except ExpressionError as error:
-            raise FollowRuleError(f"query: {error}", "bad_query", error=str(error)) from error
-    elif kind == "author":
-        if not author or not author.strip():
-            raise FollowRuleError("an author follow needs `author`", "author_needed")
-    elif kind == "topic":
-        known = {topic.id for topic in load_catalogue()}
-        if topic_id not in known:
-            raise FollowRuleError(
-                f"topic_id {topic_id!r} is not a catalogue topic; known: {sorted(known)}",
-                "unknown_topic",
-                topic=topic_id,
-            )
 
 
 def catalogue_venue(written: str) -> Venue:

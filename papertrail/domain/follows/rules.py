@@ -10,336 +10,46 @@ a new pattern marks the automaton for a rebuild that happens once, before the ne
 follows changed in between; patterns of removed follows stay until stale ones outnumber live ones.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 from itertools import repeat
-from typing import Any, Literal, get_args
+from typing import get_args
 
 import ahocorasick
 
-from papertrail.domain.follows.authors import AuthorRule, author_rule, normalize_orcid
-from papertrail.domain.follows.catalogue import Topic, check_subtopics
-from papertrail.domain.follows.expressions import (
-    Expression,
-    Predicate,
-    chinese_words_of,
-    compile_predicate,
-    parse_expression,
+from papertrail.domain.follows.authors import normalize_orcid
+from papertrail.domain.follows.catalogue import Topic
+from papertrail.domain.follows.compiled import (
+    AUTHOR_SEP,
+    TEXT_FIELDS,
+    CompiledFollow,
+    PaperText,
+    Rule,
+    categories_ok,
+    institution_ids,
+    once_each,
+    standing_alone,
+    term_reason,
 )
-from papertrail.domain.text import fold, has_cjk
-from papertrail.domain.venues.accepted import AcceptedVenue, accepted_venues
-from schemas.events import Follow, FollowKind, FollowMatched, MatchReason, Subtopic
-from schemas.paper import Author, Paper
-from schemas.summary import Summary
+from papertrail.domain.follows.kinds import follow_kind
+from papertrail.domain.text import has_cjk
+from schemas.events import Follow, FollowKind, FollowMatched, MatchReason
+from schemas.paper import Paper
 from schemas.unchecked import unchecked
-
-TextField = Literal["title", "abstract"]
-FIELDS: dict[str, tuple[TextField, ...]] = {
-    "title": ("title",),
-    "abstract": ("abstract",),
-    "both": ("title", "abstract"),
-}
-TEXT_FIELDS: tuple[TextField, ...] = ("title", "abstract")
-# where a rule looks, as an index into a paper's (title hits, abstract hits, hits in either) sets
-_FIELD_SLOT: dict[tuple[TextField, ...], int] = {("title",): 0, ("abstract",): 1, ("title", "abstract"): 2}
-_AUTHOR_SEP = "\x1f"  # never in folded text, so author keys only hit the author string
-_ZH_SEP = "\x1e"  # never in folded text: a Chinese term never spans the English text and the Chinese after it
-# the AI summary's Chinese sections a Chinese keyword term looks in, beside the Chinese title
-SUMMARY_ZH_FIELDS = ("tldr_zh", "motivation_zh", "method_zh", "result_zh", "conclusion_zh")
-
-
-def chinese(summary: Mapping[str, Any]) -> tuple[str, str]:
-    """A summary's (or a search document's) Chinese title and Chinese sections, as PaperText.build takes them."""
-    sections = (summary.get(name) for name in SUMMARY_ZH_FIELDS)
-    return summary.get("title_zh") or "", " ".join(s for s in sections if s)
-
-
-@dataclass(frozen=True, slots=True)
-class PaperText:
-    """What matching reads of a paper: folded, space-padded title and abstract, categories, authors and the venues
-    it was accepted at."""
-
-    paper_id: str
-    title: str
-    abstract: str
-    categories: frozenset[str]
-    authors: tuple[Author, ...]
-    venues: tuple[AcceptedVenue, ...] = ()
-
-    @classmethod
-    def of(cls, paper: Paper, summary: Summary | None = None) -> "PaperText":
-        zh = summary.model_dump(include={"title_zh", *SUMMARY_ZH_FIELDS}) if summary is not None else {}
-        venues = accepted_venues(paper)
-        return cls.build(paper.id, paper.title, paper.abstract, paper.categories, paper.authors, venues, *chinese(zh))
-
-    @classmethod
-    def build(
-        cls,
-        paper_id: str,
-        title: str,
-        abstract: str,
-        categories: Iterable[str],
-        authors: Iterable[Author],
-        venues: tuple[AcceptedVenue, ...] = (),
-        title_zh: str = "",
-        summary_zh: str = "",
-    ) -> "PaperText":
-        """The paper's Chinese title (its AI summary's) is read as part of its title, and the summary's Chinese TL;DR
-        and 导读 as part of its abstract: a term in Chinese finds them there (English terms, padded, cannot)."""
-        return cls(
-            paper_id,
-            f" {fold(title)} " + (f"{_ZH_SEP}{fold(title_zh)}{_ZH_SEP}" if title_zh else ""),
-            f" {fold(abstract)} " + (f"{_ZH_SEP}{fold(summary_zh)}{_ZH_SEP}" if summary_zh else ""),
-            frozenset(categories),
-            tuple(authors),
-            venues,
-        )
-
-    def text(self, name: TextField) -> str:
-        return self.title if name == "title" else self.abstract
-
-    def author_string(self) -> str:
-        return _AUTHOR_SEP + _AUTHOR_SEP.join(a.key for a in self.authors) + _AUTHOR_SEP
-
-
-def standing_alone(term_keys: set[str], text: str) -> set[str]:
-    """The term keys found in `text`, less each one-character Chinese word (大 of 大模型推理, cut 大 / 模型 / 推理) that
-    occurs there only inside a longer word (大量, 大幅): Meilisearch finds such a word only where the text's own cut
-    has it, and a follow agrees with the search. The text is cut only when such a word was found."""
-    lone = {key for key in term_keys if len(key) == 1 and has_cjk(key)}
-    if not lone:
-        return term_keys
-    chinese = text.split(_ZH_SEP)[1] if _ZH_SEP in text else text
-    return term_keys - (lone - chinese_words_of(chinese))
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """One keyword rule: a follow's expression, or one subtopic of a topic follow."""
-
-    expression: Expression
-    fields: tuple[TextField, ...]
-    categories: frozenset[str]
-    subtopic: Subtopic | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class InstitutionRule:
-    """An institution follow: papers one of whose authors' affiliations was matched to this ROR record."""
-
-    ror: str
-
-    def reasons(self, paper: PaperText, categories: frozenset[str]) -> list[MatchReason]:
-        """One reason, "an author at Tsinghua University", however many of the paper's authors are there."""
-        if not _categories_ok(paper, categories):
-            return []
-        for author in paper.authors:
-            for inst in author.institutions:
-                if inst.ror == self.ror:
-                    name = inst.name or inst.affiliation
-                    matched = sorted(categories & paper.categories)
-                    return [MatchReason(term=name, term_zh=inst.name_zh, field="institution", categories=matched)]
-        return []
-
-
-def institution_ids(paper: PaperText) -> set[str]:
-    """The ROR ids of the paper's authors' institutions: the institution follows it may match."""
-    return {inst.ror for author in paper.authors for inst in author.institutions if inst.ror}
-
-
-@dataclass(frozen=True, slots=True)
-class VenueRule:
-    """A venue follow: one catalogue venue (an edition, a track), or every venue of a CCF field (of a rank). The rank
-    is the venue's: a claim's own `ccf_rank` is set for its main track only."""
-
-    venue_key: str | None
-    year: int | None
-    track: str | None
-    ccf_field: str | None
-    ccf_rank: str | None
-
-    def holds(self, venue: AcceptedVenue) -> bool:
-        if self.venue_key is not None and venue.venue_key != self.venue_key:
-            return False
-        if self.ccf_field is not None and venue.ccf_field != self.ccf_field:
-            return False
-        if self.ccf_rank is not None and venue.ccf_rank != self.ccf_rank:
-            return False
-        # a workshop at ICML is not ICML: a follow of no track takes every other track, a workshop only if asked
-        track_ok = venue.track != "workshop" if self.track is None else venue.track == self.track
-        return track_ok and (self.year is None or venue.year == self.year)
-
-    def reasons(self, paper: PaperText, categories: frozenset[str]) -> list[MatchReason]:
-        """One reason per accepted venue the rule holds for: "accepted at ICML 2026", where it was read and in
-        which version."""
-        if not _categories_ok(paper, categories):
-            return []
-        matched = sorted(categories & paper.categories)
-        return [
-            MatchReason(
-                term=v.label,
-                field="venue",
-                categories=matched,
-                evidence=v.evidence,
-                source_version=v.source_version,
-            )
-            for v in paper.venues
-            if self.holds(v)
-        ]
-
-
-@dataclass(frozen=True, slots=True)
-class _RuleCheck:
-    """A rule prepared for the automaton path: its expression as a closure, its reason terms pre-sorted."""
-
-    slot: int  # _FIELD_SLOT of the rule's fields
-    fields: tuple[tuple[TextField, int], ...]  # each field the rule looks in, with its slot
-    categories: frozenset[str]
-    reason_categories: frozenset[str]  # the rule's and the follow's: a reason lists those the paper has
-    holds: Predicate
-    positive_terms: tuple[str, ...]  # sorted, the order reasons are listed in
-    shown: dict[str, str]  # a term key → the term a reason names, where they differ (Expression.shown)
-    subtopic: str | None
-    subtopic_id: str | None
-
-    @classmethod
-    def of(cls, rule: Rule, follow_categories: frozenset[str]) -> "_RuleCheck":
-        sub = rule.subtopic
-        return cls(
-            slot=_FIELD_SLOT[rule.fields],
-            fields=tuple((f, _FIELD_SLOT[(f,)]) for f in rule.fields),
-            categories=rule.categories,
-            reason_categories=rule.categories | follow_categories,
-            holds=compile_predicate(rule.expression),
-            positive_terms=tuple(sorted(rule.expression.positive_terms)),
-            shown=rule.expression.shown_as(),
-            subtopic=sub.name if sub else None,
-            subtopic_id=sub.id if sub else None,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class CompiledFollow:
-    follow: Follow
-    rules: tuple[Rule, ...] = ()
-    author: AuthorRule | None = None
-    venue: VenueRule | None = None
-    institution: InstitutionRule | None = None
-    # Follows with equal signatures (the same catalogue topic, the same expression) have equal reasons for
-    # a paper, so matching evaluates each signature once per paper however many users share it.
-    signature: tuple = ()
-    checks: tuple[_RuleCheck, ...] = field(init=False, repr=False, compare=False)
-    categories: frozenset[str] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        categories = frozenset(self.follow.categories)
-        object.__setattr__(self, "checks", tuple(_RuleCheck.of(r, categories) for r in self.rules))
-        object.__setattr__(self, "categories", categories)
-
-    def fast_reasons(self, paper: PaperText, slots: tuple[set[str], set[str], set[str]]) -> list[MatchReason]:
-        """follow_reasons for a keyword or topic follow, from the paper's term hits per field slot.
-
-        The same answer as follow_reasons (the naive loop and the tests compare them), in fewer steps:
-        categories first, then the compiled expression, and reasons only for rules that hold.
-        """
-        paper_categories = paper.categories
-        follow_categories = self.categories
-        if follow_categories and follow_categories.isdisjoint(paper_categories):
-            return []
-        reasons: list[MatchReason] = []
-        for check in self.checks:
-            if check.categories and check.categories.isdisjoint(paper_categories):
-                continue
-            hits = slots[check.slot]
-            if not check.holds(hits):
-                continue
-            wanted = check.reason_categories
-            matched = tuple(sorted(wanted & paper_categories)) if wanted else ()
-            first = len(reasons)
-            for term in check.positive_terms:
-                if term in hits:
-                    for name, slot in check.fields:
-                        if term in slots[slot]:
-                            shown = check.shown.get(term, term)
-                            reasons.append(_reason(check.subtopic, check.subtopic_id, shown, name, matched))
-            if check.shown:  # the words of one written term: named once per field
-                reasons[first:] = _once(reasons[first:])
-        return reasons
-
-    @property
-    def terms(self) -> set[str]:
-        return {t for r in self.rules for t in r.expression.terms}
-
-    @property
-    def triggers(self) -> set[str]:
-        """A paper this follow matches contains one of these terms (one per rule suffices: rules are ORed)."""
-        return {t for r in self.rules for t in r.expression.triggers}
 
 
 def compile_follow(follow: Follow, topics: dict[str, Topic]) -> CompiledFollow:
-    """Check and compile a follow; ValueError (ExpressionError for expressions) naming the problem."""
-    categories = frozenset(follow.categories)
-    if follow.kind == "similar":
-        # matched by its vectors (papertrail/embedding/similarity.py), never by terms: here only to be known by id
-        if not follow.seeds and not follow.description:
-            raise ValueError("a similar follow needs seed papers or a description")
-        return CompiledFollow(follow, signature=("similar", follow.id))
-    if follow.kind == "keyword":
-        if not follow.query:
-            raise ValueError("a keyword follow needs a query")
-        rule = Rule(parse_expression(follow.query), FIELDS[follow.fields], categories)
-        return CompiledFollow(follow, rules=(rule,), signature=("keyword", follow.query, follow.fields, categories))
-    if follow.kind == "author":
-        if not follow.author:
-            raise ValueError("an author follow needs an author name")
-        pins = {"affiliation": follow.affiliation, "orcid": follow.orcid, "source_author_id": follow.source_author_id}
-        author = author_rule(follow.author, **pins)
-        return CompiledFollow(follow, author=author, signature=("author", author, categories))
-    if follow.kind == "venue":
-        if not follow.venue_key and not follow.venue_field:
-            raise ValueError("a venue follow needs a venue_key, or a venue_field (and a venue_rank)")
-        venue = VenueRule(
-            follow.venue_key, follow.venue_year, follow.venue_track, follow.venue_field, follow.venue_rank
-        )
-        return CompiledFollow(follow, venue=venue, signature=("venue", venue, categories))
-    if follow.kind == "institution":
-        if not follow.institution:
-            raise ValueError("an institution follow needs an institution (a ROR id)")
-        institution = InstitutionRule(follow.institution)
-        return CompiledFollow(follow, institution=institution, signature=("institution", institution, categories))
-    subtopics = follow.subtopics
-    if follow.topic_id:
-        if follow.topic_id not in topics:
-            raise ValueError(f"unknown topic {follow.topic_id!r}; the catalogue has {', '.join(sorted(topics))}")
-        subtopics = subtopics or topics[follow.topic_id].subtopics
-    if not subtopics:
-        raise ValueError("a topic follow needs a catalogue topic_id or its own subtopics")
-    check_subtopics(subtopics, f"topic {follow.topic_id or follow.name!r}")
-    rules = tuple(
-        Rule(
-            parse_expression(s.rule),
-            FIELDS[s.fields],
-            # the subtopic's categories and the follow's own filter must both hold
-            frozenset(s.categories),
-            s,
-        )
-        for s in subtopics
-    )
-    signature = ("topic", tuple((s.rule, s.fields, tuple(s.categories), s.id, s.name) for s in subtopics), categories)
-    return CompiledFollow(follow, rules=rules, signature=signature)
-
-
-def _categories_ok(paper: PaperText, wanted: frozenset[str]) -> bool:
-    return not wanted or bool(wanted & paper.categories)
+    """Check and compile a follow by its kind's module; ValueError (ExpressionError for expressions) naming the
+    problem."""
+    return follow_kind(follow.kind).compile(follow, topics)
 
 
 def rule_reasons(
     rule: Rule, follow_categories: frozenset[str], paper: PaperText, hits: dict[str, set[str]]
 ) -> list[MatchReason]:
     """The reasons `rule` holds for the paper given the fields each term key hit in, or [] when it does not."""
-    if not _categories_ok(paper, rule.categories) or not _categories_ok(paper, follow_categories):
+    if not categories_ok(paper, rule.categories) or not categories_ok(paper, follow_categories):
         return []
     present = set()
     for term in rule.expression.terms:
@@ -352,28 +62,14 @@ def rule_reasons(
     sub = rule.subtopic
     shown = rule.expression.shown_as()
     reasons = (
-        _reason(sub.name if sub else None, sub.id if sub else None, shown.get(term, term), f, tuple(matched_categories))
+        term_reason(
+            sub.name if sub else None, sub.id if sub else None, shown.get(term, term), f, tuple(matched_categories)
+        )
         for term in sorted(rule.expression.positive_terms & present)
         for f in rule.fields
         if f in hits[term]
     )
-    return _once(list(reasons))
-
-
-def _once(reasons: list[MatchReason]) -> list[MatchReason]:
-    """Each (term, field) once, in order: the words of a written term name it once per field (within one rule, the
-    reasons of one term and field are equal)."""
-    return list({(r.term, r.field): r for r in reasons}.values())
-
-
-@lru_cache(maxsize=100_000)
-def _reason(
-    subtopic: str | None, subtopic_id: str | None, term: str, field: TextField, categories: tuple[str, ...]
-) -> MatchReason:
-    """Reasons repeat across papers, so each distinct one is built once (callers never mutate them)."""
-    return MatchReason.model_construct(
-        subtopic=subtopic, subtopic_id=subtopic_id, term=term, field=field, categories=list(categories)
-    )
+    return once_each(list(reasons))
 
 
 def follow_reasons(compiled: CompiledFollow, paper: PaperText, hits: dict[str, set[str]]) -> list[MatchReason]:
@@ -383,7 +79,7 @@ def follow_reasons(compiled: CompiledFollow, paper: PaperText, hits: dict[str, s
     if compiled.institution is not None:
         return compiled.institution.reasons(paper, follow_categories)
     if compiled.author is not None:
-        if not _categories_ok(paper, follow_categories):
+        if not categories_ok(paper, follow_categories):
             return []
         matched_categories = sorted(follow_categories & paper.categories)
         matched = ((a, compiled.author.match(a)) for a in paper.authors)
@@ -537,7 +233,7 @@ class FollowIndex:
             automaton = ahocorasick.Automaton()
             patterns = self._live_patterns()
             for kind, key in patterns:
-                word = _pattern(key) if kind == "term" else f"{_AUTHOR_SEP}{key}{_AUTHOR_SEP}"
+                word = _pattern(key) if kind == "term" else f"{AUTHOR_SEP}{key}{AUTHOR_SEP}"
                 automaton.add_word(word, (kind, key))
             if patterns:
                 automaton.make_automaton()

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 from meilisearch_python_sdk import AsyncClient
 
-from papertrail.domain.follows.rules import CompiledFollow, PaperText, chinese, match_one
+from papertrail.domain.follows.compiled import CompiledFollow, PaperText, chinese
+from papertrail.domain.follows.rules import match_one
 from papertrail.domain.search_document import SUMMARY_ZH, PaperFilter
 from papertrail.domain.text import has_cjk
 from papertrail.domain.venues.catalogue import default_index

@@ -6,25 +6,16 @@ import secrets
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, HttpUrl
+from pydantic import BaseModel, Field, HttpUrl, create_model
 
-from papertrail.domain.author_institutions import ROR_ID_PATTERN
 from papertrail.domain.follows.catalogue import topic_title
-from papertrail.domain.follows.checks import (
-    MAX_DESCRIPTION_CHARS,
-    MAX_SEEDS,
-    FollowRuleError,
-    catalogue_venue,
-    check_follow,
-    chinese_terms,
-    only_chinese,
-)
+from papertrail.domain.follows.checks import FollowRuleError, chinese_terms, only_chinese
+from papertrail.domain.follows.kinds import FOLLOW_KINDS
 from papertrail.domain.follows.reasons import reason_text
 from papertrail.embedding.similarity import DEFAULT_THRESHOLD
-from schemas.events import CcfFieldCode, Follow, FollowChanged, FollowKind, SeedPaper
-from schemas.paper import ClaimTrack
+from schemas.events import Follow, FollowChanged, FollowKind, SeedPaper
 from services.query.accounts.repositories import ReaderRecords
 from services.query.catalogue.interface import FEED_SIZE, FEED_WORDING, Catalogue, render_atom
 from services.query.catalogue.reads.paper_lookup import MAX_ID_LENGTH, PAPER_ID_PATTERN, NotAPaperId, paper_key
@@ -32,31 +23,24 @@ from services.query.catalogue.reads.paper_lookup import MAX_ID_LENGTH, PAPER_ID_
 Announce = Callable[[FollowChanged], Awaitable[None]]
 
 
-# The cosines a reader may ask a similar follow for: below 0.3 nearly every paper of a field is "like" any other
-# (docs/benchmarks.md); above 0.95 only near-duplicates are.
-MIN_THRESHOLD, MAX_THRESHOLD = 0.3, 0.95
 WAITING_FOR_VECTORS = "waiting for vectors"
 
 
 # a seed: the forms of a paper id stated as paper_key reads them; it names a seed of none (400, as the follow rules)
 SeedId = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, json_schema_extra={"pattern": PAPER_ID_PATTERN})]
+# the body's fields naming papers by any id they hold: the ids this service reads (resolve_seeds), as it states them
+PAPER_ID_LISTS = {"seeds": list[SeedId]}
 
 
-class FollowCreate(BaseModel):
+class FollowCommon(BaseModel):
+    """What a new follow of any kind says; each kind's own fields come from its module (FOLLOW_KINDS)."""
+
     kind: FollowKind = Field(description="what to follow")
     name: str = Field(min_length=1, max_length=200, description="what you call it")
-    query: str | None = Field(
-        None, max_length=2000, description='keyword expression, e.g. retrieval AND ("language model" OR LLM) NOT survey'
-    )
     fields: Literal["title", "abstract", "both"] = "both"
     categories: list[Annotated[str, Field(pattern=r"^[A-Za-z\-]+(\.[A-Za-z\-]+)?$")]] = Field(
         default_factory=list, max_length=20
     )
-    author: str | None = Field(None, max_length=200, description="author name for an author follow")
-    topic_id: str | None = Field(None, max_length=64, description="catalogue topic id for a topic follow")
-    affiliation: str | None = Field(None, max_length=200, description="author follow: only with this affiliation")
-    orcid: str | None = Field(None, pattern=r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$", description="author follow: ORCID iD")
-    source_author_id: str | None = Field(None, max_length=200, description="author follow: a source's author id")
     webhook_url: HttpUrl | None = Field(None, description="POST each match of this follow here (signed)")
     push_channel_id: str | None = Field(
         None,
@@ -64,41 +48,23 @@ class FollowCreate(BaseModel):
         description="push this follow's matches to this one of your push channels (GET /api/me/push-channels); "
         "absent: to your default one, else your webhook",
     )
-    seeds: list[SeedId] = Field(
-        default_factory=list,
-        max_length=MAX_SEEDS,
-        description="similar follow: papers it is like, by any id they hold (arXiv id, DOI, ACL Anthology id, URL)",
-        examples=[["2401.12345", "10.18653/v1/2024.acl-long.1"]],
-    )
-    description: str | None = Field(
-        None, max_length=MAX_DESCRIPTION_CHARS, description="similar follow: what it is about, in your words"
-    )
-    threshold: float | None = Field(
-        None,
-        ge=MIN_THRESHOLD,
-        le=MAX_THRESHOLD,
-        description=f"similar follow: the least cosine similarity of a match (default: the embedding model's, "
-        f"{DEFAULT_THRESHOLD} for the default local model)",
-    )
-    venue: str | None = Field(
-        None,
-        max_length=200,
-        description="venue follow: a catalogue venue by its key, acronym or name (GET /api/venues)",
-        examples=["ICML", "AI/icml"],
-    )
-    venue_year: int | None = Field(None, ge=1950, le=2100, description="venue follow: only this edition")
-    venue_track: ClaimTrack | None = Field(None, description="venue follow: only this track (main, workshop, …)")
-    venue_field: CcfFieldCode | None = Field(
-        None, description="venue follow without `venue`: every catalogue venue of this CCF field"
-    )
-    venue_rank: Literal["A", "B", "C"] | None = Field(None, description="venue follow: only venues of this CCF rank")
-    institution: str | None = Field(
-        None,
-        pattern=ROR_ID_PATTERN,
-        description="institution follow: the ROR id of the institution (GET /api/institutions); papers with an "
-        "author there match",
-        examples=["03cve4549"],
-    )
+
+
+def _kind_fields() -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    for spec in FOLLOW_KINDS.values():
+        for name, (annotation, info) in spec.body_fields.items():
+            fields[name] = (PAPER_ID_LISTS.get(name, annotation), info)
+    return fields
+
+
+# The API's body of a new follow: the common fields and every kind's own, flat (a client sends the kind and its
+# fields); a kind's module declares its fields, so a new kind needs no edit here. Read through model_dump: a
+# type checker knows only the common fields.
+if TYPE_CHECKING:
+    FollowCreate = FollowCommon
+else:
+    FollowCreate = create_model("FollowCreate", __base__=FollowCommon, **_kind_fields())
 
 
 class FollowOut(Follow):
@@ -210,41 +176,20 @@ async def create_follow(
 ) -> FollowOut:
     """Check, store and announce a new follow of the user; FollowRuleError names what makes it invalid. A similar
     follow without a threshold gets `default_threshold` (the embedding model's)."""
-    description = (body.description or "").strip() or None
-    check_follow(
-        body.kind,
-        query=body.query,
-        author=body.author,
-        topic_id=body.topic_id,
-        seeds=body.seeds,
-        description=description,
-        venue=body.venue,
-        venue_field=body.venue_field,
-        institution=body.institution,
-    )
+    spec = FOLLOW_KINDS[body.kind]
+    values = body.model_dump(include=set(spec.body_fields))
+    spec.check(values)
     await check_push_channel(readers, user_id, body.push_channel_id)
-    venue_fields = {"venue", "venue_year", "venue_track", "venue_field", "venue_rank"}
-    fields = body.model_dump(
-        exclude={"webhook_url", "seeds", "description", "threshold", *venue_fields}
-        | ({"institution"} if body.kind != "institution" else set())
-    )
-    if body.kind == "venue":
-        fields |= {
-            "venue_key": catalogue_venue(body.venue).key if body.venue else None,
-            **body.model_dump(include=venue_fields - {"venue"}),
-        }
-    if body.kind == "similar":
-        similar = {
-            "seeds": await resolve_seeds(papers, body.seeds),
-            "description": description,
-            "threshold": body.threshold if body.threshold is not None else default_threshold,
-        }
-    else:
-        similar = {}
+    fields = body.model_dump(include={"kind", "name", "fields", "categories", "push_channel_id"})
+    fields |= spec.follow_fields(values)
+    if "seeds" in fields:  # the papers held that the reader's ids name
+        fields["seeds"] = await resolve_seeds(papers, fields["seeds"])
+    if "threshold" in fields and fields["threshold"] is None:
+        fields["threshold"] = default_threshold
     webhook = (
         {"webhook_url": str(body.webhook_url), "webhook_secret": secrets.token_hex(32)} if body.webhook_url else {}
     )
-    follow = Follow(id=uuid.uuid4().hex, user_id=user_id, created_at=datetime.now(UTC), **fields, **similar, **webhook)
+    follow = Follow(id=uuid.uuid4().hex, user_id=user_id, created_at=datetime.now(UTC), **fields, **webhook)
     feed_key = secrets.token_urlsafe(16)
     await readers.follows.save_follow(follow, feed_key=feed_key)
     await announce(

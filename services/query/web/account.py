@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from papertrail.domain.follows.catalogue import load_catalogue
 from papertrail.domain.follows.checks import FollowRuleError
 from papertrail.domain.follows.kinds import FOLLOW_KINDS
+from papertrail.domain.follows.kinds.similar import MAX_THRESHOLD, MIN_THRESHOLD
 from papertrail.runtime.push.channels import CHANNEL_NAMES
 from papertrail.runtime.wording import Translator
 from schemas.paper import ClaimTrack
@@ -150,7 +151,7 @@ async def _follows_page(
     channels = await push.list_push_channels(readers, user["_id"])
     similar = {
         "default_threshold": resources_of(request).settings.similar_threshold,
-        "threshold_range": (accounts.MIN_THRESHOLD, accounts.MAX_THRESHOLD),
+        "threshold_range": (MIN_THRESHOLD, MAX_THRESHOLD),
     }
     return render(
         request,
@@ -238,34 +239,14 @@ def created_url(follow: accounts.FollowOut) -> str:
 
 
 def follow_body(form: dict[str, str]) -> dict[str, Any]:
-    """The form's fields as the API's follow body: only the kind's own field, blank ones left out."""
+    """The form's fields as the API's follow body: the kind's own field and what its module reads of the form,
+    blank ones left out."""
     kind = form.get("kind", "keyword")
-    own = FOLLOW_KINDS[kind].own_field if kind in FOLLOW_KINDS else "query"
+    spec = FOLLOW_KINDS.get(kind)
+    own = spec.own_field if spec is not None else "query"
     value = form.get(own, "").strip()
     body: dict[str, Any] = {"kind": kind, "name": form.get("name", "").strip() or value, own: value or None}
-    if kind == "keyword":
-        body["fields"] = form.get("fields") or "both"
-        body["categories"] = form.get("categories", "").split()
-    elif kind == "similar":
-        # a DOI or an arXiv id holds no space: ids may be written one a line or side by side
-        body["seeds"] = form.get("seeds", "").split()
-        body["description"] = form.get("description", "").strip() or None
-        body["threshold"] = form.get("threshold") or None
-        body["name"] = form.get("name", "").strip() or _similar_name(body["seeds"], body["description"])
-    elif kind == "venue":
-        for name in ("venue_year", "venue_track", "venue_field", "venue_rank"):
-            body[name] = form.get(name, "").strip() or None
-        rank = body["venue_rank"] and f"CCF-{body['venue_rank']}"
-        written = [body["venue"] or body["venue_field"], body["venue_year"], rank]
-        body["name"] = form.get("name", "").strip() or " ".join(str(w) for w in written if w) or "venue"
-    return body
-
-
-def _similar_name(seeds: list[str], description: str | None) -> str:
-    """A name for a similar follow its reader left unnamed: its first seeds, or the start of its description."""
-    if seeds:
-        return ("≈ " + ", ".join(seeds[:3]) + (" …" if len(seeds) > 3 else ""))[:200]
-    return "≈ " + (description or "")[:60]
+    return body | (spec.from_form(form) if spec is not None else {})
 
 
 @router.post("/me/follows/{follow_id}/delete", dependencies=FOLLOW_WRITES)

@@ -6,13 +6,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from papertrail.domain.follows.checks import FollowRuleError, catalogue_venue, check_follow
+from papertrail.domain.follows.checks import FollowRuleError, catalogue_venue
+from papertrail.domain.follows.kinds import check_follow
+from papertrail.domain.follows.kinds.keyword import MAX_QUERY_CHARS
 from papertrail.domain.text import fold
 from schemas.events import Follow
 
 Offer = dict[str, str]
 NAME_CHARS = 200
-MAX_QUERY_CHARS = 2000  # a keyword follow's longest expression (FollowCreate.query)
+
 # the page's own parameters, which are no part of the search its Atom feed follows
 NOT_THE_SEARCH = frozenset({"page", "size", "sort", "lang"})
 

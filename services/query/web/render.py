@@ -15,6 +15,7 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from papertrail.domain.follows.kinds import FOLLOW_KINDS
 from papertrail.runtime.wording import Translator, pick_language
 from services.query.accounts.keys import signature
 from services.query.catalogue.reads.paper_lookup import NotAPaperId
@@ -40,6 +41,8 @@ templates.env.newstyle_gettext = True  # type: ignore[attr-defined]
 templates.env.globals["fmt"] = fmt
 templates.env.globals["labels"] = labels
 templates.env.globals["offers"] = follow_offers
+# the follows page's forms, one a kind in the registry's order (each a macro of _follow_kinds.html)
+templates.env.globals["follow_kind_names"] = list(FOLLOW_KINDS)
 templates.env.trim_blocks = True
 templates.env.lstrip_blocks = True
 

@@ -514,8 +514,11 @@ def test_a_venue_follow_is_stored_with_its_catalogue_key_and_an_unknown_venue_is
     unknown = httpx.post(f"{site.base}/api/follows", json=body | {"venue": "Conference of Nowhere"}, headers=auth)
     assert unknown.status_code == 400 and "not in the venue catalogue" in unknown.json()["detail"]
     field = {"kind": "venue", "name": "CCF-A AI", "venue_field": "AI", "venue_rank": "A"}
-    every = httpx.post(f"{site.base}/api/follows", json=field, headers=auth, timeout=10)
+    # another kind's fields sent along are no part of a venue follow: its kind's module says what it keeps
+    others = {"query": "llm", "author": "Ada Lovelace", "institution": "03cve4549"}
+    every = httpx.post(f"{site.base}/api/follows", json=field | others, headers=auth, timeout=10)
     assert every.status_code == 201 and every.json()["venue_field"] == "AI" and "venue_key" not in every.json()
+    assert [every.json().get(name) for name in others] == [None, None, None]
 
 
 def test_the_follows_page_adds_a_venue_follow_and_shows_a_refusal(site: Site) -> None:

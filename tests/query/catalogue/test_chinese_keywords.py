@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from pymongo.asynchronous.database import AsyncDatabase
 
-from papertrail.domain.follows.rules import FollowIndex, PaperText, chinese, compile_follow
+from papertrail.domain.follows.compiled import PaperText, chinese
+from papertrail.domain.follows.rules import FollowIndex, compile_follow
 from papertrail.domain.search_document import CHINESE_FIELDS, document_id
 from papertrail.runtime.search import make_search_client
 from papertrail.runtime.settings import InfraSettings

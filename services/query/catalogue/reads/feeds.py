@@ -2,8 +2,8 @@
 readers/accounts/follows.py)."""
 
 from papertrail.domain.follows.catalogue import topic_title
+from papertrail.domain.follows.compiled import VenueRule
 from papertrail.domain.follows.reasons import reason_text
-from papertrail.domain.follows.rules import VenueRule
 from papertrail.domain.search_document import PaperFilter
 from papertrail.domain.venues.accepted import PaperVenues, accepted_venues
 from papertrail.domain.venues.catalogue import Venue

@@ -1,10 +1,12 @@
-"""The follow kinds' table: one entry per kind the events name, each made from a field of the API's follow body,
-each with its macro on the follows page."""
+"""The follow kinds' registry: one module per kind the events name, each made from a field of the API's follow body
+(whose fields its module declares), each with its two macros on the follows page."""
 
 from typing import get_args
 
-from papertrail.domain.follows.kinds import FOLLOW_KINDS
-from schemas.events import FollowKind
+import pytest
+
+from papertrail.domain.follows.kinds import FOLLOW_KINDS, follow_kind
+from schemas.events import Follow, FollowKind
 from services.query.accounts.follows import FollowCreate
 from services.query.web.render import templates
 
@@ -27,3 +29,16 @@ def test_the_api_body_accepts_the_kinds_of_the_contract() -> None:
 def test_the_follows_page_has_a_macro_for_every_kind() -> None:
     module = templates.env.get_template("_follow_kinds.html").module
     assert [kind for kind in FOLLOW_KINDS if not callable(getattr(module, kind, None))] == []
+    assert [kind for kind in FOLLOW_KINDS if not callable(getattr(module, f"{kind}_form", None))] == []
+
+
+def test_the_api_body_holds_every_kind_s_own_fields_and_the_follow_keeps_them() -> None:
+    own = {name for spec in FOLLOW_KINDS.values() for name in spec.body_fields}
+    assert own <= set(FollowCreate.model_fields)
+    kept = {name for spec in FOLLOW_KINDS.values() for name in spec.follow_fields(dict.fromkeys(spec.body_fields))}
+    assert kept <= set(Follow.model_fields)
+
+
+def test_a_kind_no_module_holds_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="no follow kind 'nothing'"):
+        follow_kind("nothing")

@@ -2,7 +2,8 @@
 
 import pytest
 
-from papertrail.domain.follows.checks import MAX_DESCRIPTION_CHARS, MAX_SEEDS, FollowRuleError, check_follow
+from papertrail.domain.follows.checks import MAX_DESCRIPTION_CHARS, MAX_SEEDS, FollowRuleError
+from papertrail.domain.follows.kinds import check_follow
 from papertrail.domain.follows.reasons import reason_text
 from papertrail.runtime.wording import Translator
 

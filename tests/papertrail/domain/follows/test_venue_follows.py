@@ -5,7 +5,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from papertrail.domain.follows.checks import FollowRuleError, catalogue_venue, check_follow
+from papertrail.domain.follows.checks import FollowRuleError, catalogue_venue
+from papertrail.domain.follows.kinds import check_follow
 from papertrail.domain.follows.reasons import reason_text
 from papertrail.domain.follows.rules import FollowIndex, PaperText, match_one
 from papertrail.domain.venues.accepted import accepted_venues
