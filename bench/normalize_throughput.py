@@ -110,20 +110,29 @@ async def store_alone(url: str, records: list) -> tuple[float, str]:
     return len(records) / elapsed, database
 
 
-async def service(env: dict[str, str], records: list, logs: Path) -> tuple[float, float]:
+def _cpu_seconds(pid: int) -> float:
+    """The process's user and system CPU time so far (/proc/<pid>/stat, fields 14 and 15, in clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def service(env: dict[str, str], records: list, logs: Path) -> tuple[float, float, float]:
+    """Records/s, peak RSS (MB) and CPU ms a record of one normalizer process over the records."""
     bootstrap = env["KAFKA_BOOTSTRAP_SERVERS"]
     env = env | {"MONGODB_DATABASE": f"bench_service_{uuid.uuid4().hex[:6]}", "LOG_LEVEL": "WARNING"}
     await skip_to_end(bootstrap, topics.HARVEST_RAW, "papertrail-normalizer")
     with running_service("normalizer", env, logs) as port:
         pid = _service_pid(port)
+        cpu = _cpu_seconds(pid)
         started = time.perf_counter()
         await publish_raw(bootstrap, topics.HARVEST_RAW, records)
         await wait_until_async(
             lambda: caught_up(bootstrap, topics.HARVEST_RAW, "papertrail-normalizer"), within=900, what="caught up"
         )
         elapsed = time.perf_counter() - started
+        cpu = _cpu_seconds(pid) - cpu
         peak = _peak_rss_mb(pid)
-    return len(records) / elapsed, peak
+    return len(records) / elapsed, peak, 1000 * cpu / len(records)
 
 
 # Run in a fresh process whose working folder is the code measured: that code's own store_alone (the function above,
@@ -172,11 +181,12 @@ def _service_pid(port: int) -> int:
 
 
 async def measure(env: dict[str, str], records: list, logs: Path) -> dict[str, float]:
-    rate, peak = await service(env, records, logs)
+    rate, peak, cpu_ms = await service(env, records, logs)
     alone, database = await store_alone(env["MONGODB_URL"], records)
     return {
         "service": rate,
         "peak": peak,
+        "cpu_ms": cpu_ms,
         "alone": alone,
         "floor": await write_floor(env["MONGODB_URL"], database, len(records)),
         "bare": await bare_bulk_upsert(env["MONGODB_URL"], len(records)),
@@ -207,7 +217,7 @@ def main(n: int | None, baseline: str | None, rounds: int) -> None:
     print(f"records: {len(records)} corpus_json raw records ({len({r.record_id for r in records})} papers)")
     print(
         f"service (one normalizer process, consume → parse → upsert → emit): {figures['service']:,.0f} records/s,",
-        f"peak RSS {figures['peak']:.0f} MB",
+        f"{figures['cpu_ms']:.2f} ms CPU a record, peak RSS {figures['peak']:.0f} MB",
     )
     print(f"store alone (parse → merge → bulk write, no Kafka, batches of {BATCH}): {figures['alone']:,.0f} records/s")
     print(
