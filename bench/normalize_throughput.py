@@ -10,13 +10,19 @@ In one run, against the same freshly started local Kafka and MongoDB-protocol se
 4. the server's bare rate: bulk upserts of one small document per record, documents/s.
 Target: >= 3,000 records/s; the last two show whether the service or the server is the limit.
 
-    uv run python bench/normalize_throughput.py [--records N]
+With `--baseline REF` (a commit, say `main`), the store alone is also measured on that commit's code (a detached
+worktree of it, removed after), each in a fresh process of its own against the same server, the two taking turns
+(`--rounds` each): records/s and the process's CPU milliseconds per record, before and after side by side.
+
+    uv run python bench/normalize_throughput.py [--records N] [--baseline REF [--rounds 2]]
 """
 
 import argparse
 import asyncio
+import json
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -104,20 +110,63 @@ async def store_alone(url: str, records: list) -> tuple[float, str]:
     return len(records) / elapsed, database
 
 
-async def service(env: dict[str, str], records: list, logs: Path) -> tuple[float, float]:
+def _cpu_seconds(pid: int) -> float:
+    """The process's user and system CPU time so far (/proc/<pid>/stat, fields 14 and 15, in clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def service(env: dict[str, str], records: list, logs: Path) -> tuple[float, float, float]:
+    """Records/s, peak RSS (MB) and CPU ms a record of one normalizer process over the records."""
     bootstrap = env["KAFKA_BOOTSTRAP_SERVERS"]
     env = env | {"MONGODB_DATABASE": f"bench_service_{uuid.uuid4().hex[:6]}", "LOG_LEVEL": "WARNING"}
     await skip_to_end(bootstrap, topics.HARVEST_RAW, "papertrail-normalizer")
     with running_service("normalizer", env, logs) as port:
         pid = _service_pid(port)
+        cpu = _cpu_seconds(pid)
         started = time.perf_counter()
         await publish_raw(bootstrap, topics.HARVEST_RAW, records)
         await wait_until_async(
             lambda: caught_up(bootstrap, topics.HARVEST_RAW, "papertrail-normalizer"), within=900, what="caught up"
         )
         elapsed = time.perf_counter() - started
+        cpu = _cpu_seconds(pid) - cpu
         peak = _peak_rss_mb(pid)
-    return len(records) / elapsed, peak
+    return len(records) / elapsed, peak, 1000 * cpu / len(records)
+
+
+# Run in a fresh process whose working folder is the code measured: that code's own store_alone (the function above,
+# as that commit has it) over its own copy of the corpus, and the process's CPU time around it.
+_STORE_ALONE = """
+import asyncio, json, resource, sys
+sys.path.insert(0, ".")
+from bench.normalize_throughput import store_alone
+from tests.support.sources import corpus_records
+url, n = sys.argv[1], int(sys.argv[2])
+records = corpus_records()[:n] if n else corpus_records()
+usage = resource.getrusage(resource.RUSAGE_SELF)
+rate, _ = asyncio.run(store_alone(url, records))
+after = resource.getrusage(resource.RUSAGE_SELF)
+cpu = after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime
+print(json.dumps({"rate": rate, "cpu_ms": 1000 * cpu / len(records)}))
+"""
+
+
+def store_alone_of(code: Path, url: str, n: int | None) -> dict[str, float]:
+    """The store alone of the code in `code`, in a process of its own: records/s and CPU ms per record."""
+    done = subprocess.run(
+        [sys.executable, "-c", _STORE_ALONE, url, str(n or 0)], cwd=code, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def compare(url: str, baseline: Path, n: int | None, rounds: int) -> dict[str, list[dict[str, float]]]:
+    """The store alone before (baseline) and after (this checkout), taking turns so that both see the same load."""
+    runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+    for _ in range(rounds):
+        runs["before"].append(store_alone_of(baseline, url, n))
+        runs["after"].append(store_alone_of(ROOT, url, n))
+    return runs
 
 
 def _load(averages: tuple[float, float, float]) -> str:
@@ -132,25 +181,34 @@ def _service_pid(port: int) -> int:
 
 
 async def measure(env: dict[str, str], records: list, logs: Path) -> dict[str, float]:
-    rate, peak = await service(env, records, logs)
+    rate, peak, cpu_ms = await service(env, records, logs)
     alone, database = await store_alone(env["MONGODB_URL"], records)
     return {
         "service": rate,
         "peak": peak,
+        "cpu_ms": cpu_ms,
         "alone": alone,
         "floor": await write_floor(env["MONGODB_URL"], database, len(records)),
         "bare": await bare_bulk_upsert(env["MONGODB_URL"], len(records)),
     }
 
 
-def main(n: int | None) -> None:
+def main(n: int | None, baseline: str | None, rounds: int) -> None:
     records = corpus_records()[:n] if n else corpus_records()
     load_before = os.getloadavg()
+    runs: dict[str, list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as folder:
         settings = stack_on_free_ports(Path(folder))
         try:  # the stack is started and stopped outside the event loop: its readiness probe runs its own loop
             stack.up(settings, log=lambda line: None)
             figures = asyncio.run(measure(settings.environment(), records, Path(folder)))
+            if baseline:
+                tree = Path(folder) / "baseline"
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), baseline], check=True)
+                try:
+                    runs = compare(settings.environment()["MONGODB_URL"], tree, n, rounds)
+                finally:
+                    subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
         finally:
             stack.down(settings, log=lambda line: None)
     load_after = os.getloadavg()
@@ -159,7 +217,7 @@ def main(n: int | None) -> None:
     print(f"records: {len(records)} corpus_json raw records ({len({r.record_id for r in records})} papers)")
     print(
         f"service (one normalizer process, consume → parse → upsert → emit): {figures['service']:,.0f} records/s,",
-        f"peak RSS {figures['peak']:.0f} MB",
+        f"{figures['cpu_ms']:.2f} ms CPU a record, peak RSS {figures['peak']:.0f} MB",
     )
     print(f"store alone (parse → merge → bulk write, no Kafka, batches of {BATCH}): {figures['alone']:,.0f} records/s")
     print(
@@ -168,9 +226,19 @@ def main(n: int | None) -> None:
     )
     print(f"bare bulk upsert of small documents (batches of {BATCH}): {figures['bare']:,.0f} documents/s")
     print(f"target {TARGET:,} records/s: {'met' if figures['service'] >= TARGET else 'not met'}")
+    if runs:
+        print(f"store alone, each in a fresh process, taking turns ({rounds} rounds): before {baseline}, after this")
+        for n_round, (before, after) in enumerate(zip(runs["before"], runs["after"], strict=True), 1):
+            print(
+                f"  round {n_round}: before {before['rate']:,.0f} records/s, {before['cpu_ms']:.2f} ms CPU a record;",
+                f"after {after['rate']:,.0f} records/s, {after['cpu_ms']:.2f} ms CPU a record",
+            )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=None, help="only the first N corpus records")
-    main(parser.parse_args().records)
+    parser.add_argument("--baseline", default=None, help="a commit whose store alone to measure beside this one's")
+    parser.add_argument("--rounds", type=int, default=2, help="turns of before and after (with --baseline)")
+    arguments = parser.parse_args()
+    main(arguments.records, arguments.baseline, arguments.rounds)

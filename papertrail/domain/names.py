@@ -97,6 +97,13 @@ def surname_key(key: str) -> str:
     return key
 
 
+@lru_cache(maxsize=65536)
+def _display_and_key(name: str) -> tuple[str, str]:
+    """A name as a source wrote it → as papers show it, and its author key (the same names recur across papers)."""
+    given, family = split_name(name)
+    return readable(f"{given} {family}" if given else family), author_key(given, family)
+
+
 def make_author(
     name: str,
     *,
@@ -107,13 +114,12 @@ def make_author(
     source_ids: dict[str, str] | None = None,
 ) -> Author:
     if given is None or family is None:
-        given, family = split_name(name)
-        display = readable(f"{given} {family}" if given else family)
+        display, key = _display_and_key(name)
     else:  # the source split the name itself; its full form may carry a suffix ("Jr")
-        display = readable(name) or readable(f"{given} {family}")
+        display, key = readable(name) or readable(f"{given} {family}"), author_key(given, family)
     return Author(
         name=display,
-        key=author_key(given, family),
+        key=key,
         affiliations=[readable(a) for a in affiliations or [] if readable(a)],
         orcid=orcid,
         source_ids=source_ids or {},

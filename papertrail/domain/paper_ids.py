@@ -5,6 +5,7 @@ and library import. Pure."""
 import hashlib
 import re
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from papertrail.domain.names import surname_key
 from papertrail.domain.text import title_key
@@ -56,6 +57,7 @@ def anthology_id(collection: str, volume: str, paper: str) -> str:
 FINGERPRINT_SCHEME = 2
 
 
+@lru_cache(maxsize=8192)  # a record's is read by the store's lookup and twice by the planner
 def fingerprint(title: str, first_author_key: str | None) -> str:
     """Folded title (LaTeX, HTML and punctuation folded) + the first author's surname key: what a record with no
     shared id joins a paper by, and what a library entry with no id is found by."""

@@ -7,6 +7,7 @@ The text is only read: the abstract keeps the URL as the source wrote it.
 """
 
 import re
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 # Paper.links keys of the kinds found here (the same keys the sources' own fields use)
@@ -109,6 +110,12 @@ def clean_url(raw: str) -> str:
 
 def found_links(*texts: str | None) -> dict[str, str]:
     """Kind → the first link of that kind in the texts (code, dataset, model, demo, project)."""
+    return dict(_found_links(texts))
+
+
+# The parser and the merge read the same abstract and comments of a record, one batch apart at most.
+@lru_cache(maxsize=2048)
+def _found_links(texts: tuple[str | None, ...]) -> dict[str, str]:
     found: dict[str, str] = {}
     for text in texts:
         if not text or not _HINT.search(text.lower()):

@@ -15,7 +15,7 @@ venue's claim with track `workshop`; submitted is never reported as accepted."""
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from papertrail.domain.venues.catalogue import Venue, VenueIndex, default_index, fold
 from schemas.paper import ClaimSource, ClaimStatus, ClaimTrack, Presentation, VenueClaim
@@ -580,7 +580,8 @@ def venue_claims(
     comments: str | None, journal_ref: str | None, dois: Iterable[str], index: VenueIndex | None = None
 ) -> list[VenueClaim]:
     """Every claim of a paper: its journal reference's and DOIs' first (published records), then its comment's."""
-    index = index or default_index()
+    if index is None:
+        return list(_shipped_catalogue_claims(comments, journal_ref, tuple(dois)))
     return _distinct(
         [
             *claims_from_journal_ref(journal_ref, index),
@@ -588,6 +589,15 @@ def venue_claims(
             *claims_from_comment(comments, index),
         ]
     )
+
+
+# A paper is merged again with the same comment whenever another of its records comes (a cross-listing, a new
+# listing day): its claims by the shipped catalogue are read once. Claims are never changed in place.
+@lru_cache(maxsize=4096)
+def _shipped_catalogue_claims(
+    comments: str | None, journal_ref: str | None, dois: tuple[str, ...]
+) -> tuple[VenueClaim, ...]:
+    return tuple(venue_claims(comments, journal_ref, dois, default_index()))
 
 
 def _distinct(claims: list[VenueClaim]) -> list[VenueClaim]:

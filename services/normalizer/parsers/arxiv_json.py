@@ -7,6 +7,7 @@ versions; their `AI` Chinese summary is ignored here (summaries belong to the su
 
 import json
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from papertrail.domain.names import make_author, split_author_list
@@ -109,7 +110,7 @@ def parse_corpus_line(raw: RawRecord) -> ParsedRecord:
         ids=PaperIds(arxiv=identifier),
         title=_title(identifier, line.get("title")),
         abstract=abstract,
-        authors=[make_author(readable(n)) for n in names if isinstance(n, str) and readable(n)],
+        authors=[make_author(name) for n in names if isinstance(n, str) and (name := readable(n))],
         categories=[str(c) for c in categories],
         comments=comments,
         links=links,
@@ -119,6 +120,7 @@ def parse_corpus_line(raw: RawRecord) -> ParsedRecord:
     )
 
 
+@lru_cache(maxsize=64)  # one datestamp for every line of a day's file
 def _listing_day(datestamp: str | None) -> datetime | None:
     """The listing day a corpus line was announced on: its file's date, which the import gives as datestamp."""
     try:
