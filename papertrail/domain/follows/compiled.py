@@ -7,8 +7,8 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from papertrail.domain.follows.authors import AuthorRule
-from papertrail.domain.follows.expressions import Expression, Predicate, compile_predicate
-from papertrail.domain.text import fold
+from papertrail.domain.follows.expressions import Expression, Predicate, chinese_words_of, compile_predicate
+from papertrail.domain.text import fold, has_cjk
 from papertrail.domain.venues.accepted import AcceptedVenue, accepted_venues
 from schemas.events import Follow, MatchReason, Subtopic
 from schemas.paper import Author, Paper
@@ -81,6 +81,17 @@ class PaperText:
 
     def author_string(self) -> str:
         return AUTHOR_SEP + AUTHOR_SEP.join(a.key for a in self.authors) + AUTHOR_SEP
+
+
+def standing_alone(term_keys: set[str], text: str) -> set[str]:
+    """The term keys found in `text`, less each one-character Chinese word (大 of 大模型推理, cut 大 / 模型 / 推理) that
+    occurs there only inside a longer word (大量, 大幅): Meilisearch finds such a word only where the text's own cut
+    has it, and a follow agrees with the search. The text is cut only when such a word was found."""
+    lone = {key for key in term_keys if len(key) == 1 and has_cjk(key)}
+    if not lone:
+        return term_keys
+    chinese = text.split(_ZH_SEP)[1] if _ZH_SEP in text else text
+    return term_keys - (lone - chinese_words_of(chinese))
 
 
 @dataclass(frozen=True, slots=True)
