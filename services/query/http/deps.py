@@ -70,6 +70,10 @@ async def get_settings(request: Request) -> QuerySettings:
     return resources_of(request).settings
 
 
+async def get_site_secret(request: Request) -> bytes:
+    return resources_of(request).site_secret
+
+
 async def get_follow_announcer(request: Request) -> Any:
     return resources_of(request).announce_follow_change
 
@@ -89,6 +93,7 @@ ImportsDep = Annotated[ImportJobs, Depends(get_imports)]
 ReaderModelsDep = Annotated[ReaderModels, Depends(get_reader_models)]
 SettingsDep = Annotated[QuerySettings, Depends(get_settings)]
 FollowAnnouncerDep = Annotated[Any, Depends(get_follow_announcer)]
+SiteSecretDep = Annotated[bytes, Depends(get_site_secret)]
 PAPER_ID_DESCRIPTION = (
     "any id the paper holds: its canonical id (`arxiv:2401.12345`, `acl:2024.acl-long.1`), an arXiv id with or "
     "without version (`2401.12345v2`, `arxiv:hep-th/9901001`), a DOI in any case, bare or as `doi:…` or "

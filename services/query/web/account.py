@@ -25,7 +25,17 @@ from services.query.accounts.keys import known_browser, known_browser_cookie
 from services.query.accounts.repositories import ReaderRecords
 from services.query.accounts.users import BadAccountInput, awaits_operator, normalised_email, signed_in
 from services.query.catalogue.reads.venues import CCF_FIELDS
-from services.query.http.deps import SESSION_COOKIE, PapersDep, ReadersDep, resources_of
+from services.query.http.deps import (
+    SESSION_COOKIE,
+    FollowAnnouncerDep,
+    LibraryDep,
+    PapersDep,
+    ReaderModelsDep,
+    ReadersDep,
+    SettingsDep,
+    SiteSecretDep,
+    resources_of,
+)
 from services.query.http.write_limits import SignInFailures, WriteLimit, client_address
 from services.query.library.feed import FeedSort, feed_page
 from services.query.recommender.recommend import BadFeedCursor
@@ -85,7 +95,9 @@ SIGN_INS = WriteLimit("login_per_address", by="client")
 
 
 @router.post("/login", response_class=HTMLResponse, dependencies=CSRF)
-async def sign_in(t: Words, request: Request, readers: ReadersDep) -> Response:
+async def sign_in(
+    t: Words, request: Request, readers: ReadersDep, settings: SettingsDep, site_secret: SiteSecretDep
+) -> Response:
     """Check the address and password (or the pasted API token) and start a new session (a session this browser
     held before ends: the id rotates at sign-in). A refusal never says whether the address has an account.
     Attempts count against LIMIT_LOGIN_PER_ADDRESS per client: a browser that signed in to the account before
@@ -103,7 +115,7 @@ async def sign_in(t: Words, request: Request, readers: ReadersDep) -> Response:
             email = normalised_email(form.get("email", ""))
         except BadAccountInput:
             email = form.get("email", "").strip().casefold()
-        browser = known_browser(resources_of(request).site_secret, email, request.cookies.get(KNOWN_BROWSER_COOKIE))
+        browser = known_browser(site_secret, email, request.cookies.get(KNOWN_BROWSER_COOKIE))
         await SIGN_INS.count(request, f"browser:{browser}" if browser else "address:" + client_address(request))
         await SIGN_IN_FAILURES.check(request, email, browser)
         user = await signed_in(readers, email, form.get("password", ""))
@@ -112,7 +124,6 @@ async def sign_in(t: Words, request: Request, readers: ReadersDep) -> Response:
         refusal = t.gettext("Wrong e-mail address or password.")
     if user is None:
         return render(request, "login.html", 401, error=refusal, next=target, email=form.get("email", ""))
-    settings = resources_of(request).settings
     if not token and awaits_operator(settings, user):  # the right password: saying so tells its holder only
         awaiting = t.gettext(
             "Your address is not confirmed yet. No mail server is configured here and the operators "
@@ -127,7 +138,7 @@ async def sign_in(t: Words, request: Request, readers: ReadersDep) -> Response:
     response = see_other(target)
     start_session(request, response, session, int(lifetime.total_seconds()))
     if email and not browser:  # signed in with the password: this browser is one the account knows from now on
-        cookie = known_browser_cookie(resources_of(request).site_secret, email)
+        cookie = known_browser_cookie(site_secret, email)
         response.set_cookie(KNOWN_BROWSER_COOKIE, cookie, max_age=KNOWN_BROWSER_S, httponly=True, samesite="lax",
                             secure=settings.secure_cookies)  # fmt: skip
     return response
@@ -250,13 +261,15 @@ def follow_body(form: dict[str, str]) -> dict[str, Any]:
 
 
 @router.post("/me/follows/{follow_id}/delete", dependencies=FOLLOW_WRITES)
-async def remove_follow(follow_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
+async def remove_follow(
+    follow_id: str, request: Request, user: Reader, readers: ReadersDep, announce: FollowAnnouncerDep
+) -> Response:
     """Unfollow one of your follows (another user's follow id reads as missing), then back to `next` (a path of this
     site) or the follows page."""
     if not FOLLOW_ID.match(follow_id):
         return error_page(request, 404, Translator(language(request)).gettext("Page not found."), user)
     try:
-        await accounts.delete_follow(readers, resources_of(request).announce_follow_change, user["_id"], follow_id)
+        await accounts.delete_follow(readers, announce, user["_id"], follow_id)
     except accounts.NoSuchFollow:
         return error_page(
             request, 404, Translator(language(request)).gettext("No such follow (it may be unfollowed already)."), user
@@ -266,7 +279,9 @@ async def remove_follow(follow_id: str, request: Request, user: Reader, readers:
 
 
 @router.post("/me/push-channels", response_class=HTMLResponse, dependencies=FOLLOW_WRITES)
-async def add_push_channel(t: Words, request: Request, user: Reader, readers: ReadersDep) -> Response:
+async def add_push_channel(
+    t: Words, request: Request, user: Reader, readers: ReadersDep, settings: SettingsDep
+) -> Response:
     """Add a push channel with the API's checks; a refusal is shown on the page, and so is a generic webhook's
     signing secret, once."""
     form = await form_fields(request)
@@ -276,7 +291,7 @@ async def add_push_channel(t: Words, request: Request, user: Reader, readers: Re
     fields["default"] = "default" in form
     try:
         body = push.PushChannelCreate.model_validate(fields)
-        made = await push.add_push_channel(readers, resources_of(request).settings.webhook_policy, user["_id"], body)
+        made = await push.add_push_channel(readers, settings.webhook_policy, user["_id"], body)
     except ValidationError as error:
         return await _follows_page(request, user, readers, 422, push_error=validation_text(error, t), push_form=form)
     except (push.BadPushTarget, push.TooManyPushChannels) as error:
@@ -301,9 +316,10 @@ async def _push_channels_changed(request: Request, user: dict[str, Any], change:
 
 
 @router.post("/me/push-channels/{channel_id}/delete", dependencies=FOLLOW_WRITES)
-async def remove_push_channel(channel_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
+async def remove_push_channel(
+    channel_id: str, request: Request, user: Reader, readers: ReadersDep, announce: FollowAnnouncerDep
+) -> Response:
     """Remove one of your push channels; its follows push to the default from now on."""
-    announce = resources_of(request).announce_follow_change
     return await _push_channels_changed(
         request, user, push.remove_push_channel(readers, announce, user["_id"], channel_id)
     )
@@ -317,12 +333,13 @@ async def set_push_default(request: Request, user: Reader, readers: ReadersDep) 
 
 
 @router.post("/me/follows/{follow_id}/push", dependencies=FOLLOW_WRITES)
-async def push_follow_to(t: Words, follow_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
+async def push_follow_to(
+    t: Words, follow_id: str, request: Request, user: Reader, readers: ReadersDep, announce: FollowAnnouncerDep
+) -> Response:
     """Push one follow's matches to one of your push channels (none chosen: to the default)."""
     chosen = (await form_fields(request)).get("push_channel_id") or None
     if not FOLLOW_ID.match(follow_id) or (chosen is not None and not FOLLOW_ID.match(chosen)):
         return error_page(request, 404, t.gettext("Page not found."), user)
-    announce = resources_of(request).announce_follow_change
     try:
         await push.push_follow_to(readers, announce, user["_id"], follow_id, chosen)
     except accounts.NoSuchFollow:
@@ -339,6 +356,9 @@ async def show_feed(
     user: Reader,
     readers: ReadersDep,
     papers: PapersDep,
+    reader_models: ReaderModelsDep,
+    library: LibraryDep,
+    settings: SettingsDep,
     sort: str = "newest",
     follow_id: str | None = None,
     cursor: str | None = None,
@@ -347,7 +367,6 @@ async def show_feed(
     ones first (those since your previous visit marked), then those the backfills of new follows found (回溯); or
     为你推荐 (?sort=relevance): recent papers ranked by what you saved and dismissed, each with the saved paper it is
     closest to."""
-    resources = resources_of(request)
     chosen: FeedSort = "relevance" if sort == "relevance" and follow_id is None else "newest"
     following = None
     if follow_id is not None:
@@ -358,17 +377,17 @@ async def show_feed(
     visited = await readers.users.feed_visited(user["_id"], datetime.now(UTC))
     try:
         page = await feed_page(
-            readers, papers, resources.reader_models, user["_id"], sort=chosen, since=None,
-            window_days=resources.settings.feed_window_days, follow_id=follow_id, cursor=cursor, limit=FEED_PAGE,
+            readers, papers, reader_models, user["_id"], sort=chosen, since=None,
+            window_days=settings.feed_window_days, follow_id=follow_id, cursor=cursor, limit=FEED_PAGE,
             visited=visited,
         )  # fmt: skip
     except BadFeedCursor:
         return error_page(request, 422, t.gettext("Page not found."), user)
-    marks = await resources.library.marks(user["_id"], [item["paper_id"] for item in page["items"]])
+    marks = await library.marks(user["_id"], [item["paper_id"] for item in page["items"]])
     kept = {"sort": chosen, **({"follow_id": follow_id} if follow_id else {})}
     more = f"/me/feed?{urlencode({**kept, 'cursor': page['next_cursor']})}" if page["next_cursor"] else None
     return render(
         request, "feed.html", user=user, feed=page["items"], page=page, chosen=chosen, more=more, marks=marks,
-        window_days=resources.settings.feed_window_days, following=following,
+        window_days=settings.feed_window_days, following=following,
         continued=cursor is not None,
     )  # fmt: skip

@@ -15,7 +15,7 @@ from papertrail.runtime.wording import Translator
 from services.query.accounts import users
 from services.query.accounts.repositories import ReaderRecords
 from services.query.accounts.users import BadAccountInput, checked_password, normalised_email
-from services.query.http.deps import SESSION_COOKIE, ReadersDep, resources_of
+from services.query.http.deps import SESSION_COOKIE, ReadersDep, SettingsDep
 from services.query.http.write_limits import WriteLimit
 from services.query.settings import QuerySettings
 from services.query.web import labels
@@ -40,17 +40,16 @@ TOKEN_CREATES = WriteLimit("token_creates", by="user")
 
 
 @router.get("/signup", response_class=HTMLResponse)
-async def show_signup(request: Request) -> HTMLResponse:
-    open_ = resources_of(request).settings.signup == "open"
+async def show_signup(request: Request, settings: SettingsDep) -> HTMLResponse:
+    open_ = settings.signup == "open"
     return render(request, "signup.html", 200 if open_ else 403, user=await signed_in_user(request), form={})
 
 
 @router.post(
     "/signup", response_class=HTMLResponse, dependencies=[CSRF, Depends(WriteLimit("signup_per_address", by="client"))]
 )
-async def sign_up(t: Words, request: Request, readers: ReadersDep) -> HTMLResponse:
+async def sign_up(t: Words, request: Request, readers: ReadersDep, settings: SettingsDep) -> HTMLResponse:
     """Make the account and mail its confirmation link; the answer is the same for an address that has an account."""
-    settings = resources_of(request).settings
     if settings.signup != "open":
         return render(request, "signup.html", 403, form={})
     form = await form_fields(request)
@@ -94,14 +93,14 @@ async def show_forgot(request: Request) -> HTMLResponse:
 
 
 @router.post("/forgot", response_class=HTMLResponse, dependencies=MAILS)
-async def forgot(t: Words, request: Request, readers: ReadersDep) -> HTMLResponse:
+async def forgot(t: Words, request: Request, readers: ReadersDep, settings: SettingsDep) -> HTMLResponse:
     """Mail a reset link if an account has the address; the answer is the same either way."""
     raw = (await form_fields(request)).get("email", "")
     try:
         email = normalised_email(raw)
     except BadAccountInput as error:
         return render(request, "forgot.html", 422, error=labels.account_input(t, str(error)), email=raw)
-    if await users.request_reset(readers, resources_of(request).settings, email) == "unmailed":
+    if await users.request_reset(readers, settings, email) == "unmailed":
         return render(
             request,
             "notice.html",
@@ -126,9 +125,8 @@ async def show_reset(request: Request, token: str = "") -> HTMLResponse:
 
 
 @router.post("/reset", response_class=HTMLResponse, dependencies=[CSRF])
-async def reset(t: Words, request: Request, readers: ReadersDep) -> Response:
+async def reset(t: Words, request: Request, readers: ReadersDep, settings: SettingsDep) -> Response:
     """Set the new password (the link is spent only when the password is accepted); every session ends."""
-    settings = resources_of(request).settings
     form = await form_fields(request)
     try:
         password = checked_password(form.get("password", ""), settings.password_min_length)
@@ -146,8 +144,9 @@ async def reset(t: Words, request: Request, readers: ReadersDep) -> Response:
     return see_other("/login?reset=1")
 
 
-async def _account_page(request: Request, user: dict[str, Any], status_code: int = 200, **context: Any) -> Response:
-    readers = resources_of(request).readers
+async def _account_page(
+    request: Request, user: dict[str, Any], readers: ReaderRecords, status_code: int = 200, **context: Any
+) -> Response:
     tokens = await readers.tokens.list_tokens(user["_id"])
     sessions = await readers.sessions.count_sessions(user["_id"])
     full = await readers.users.user_by_id(user["_id"]) or user
@@ -156,8 +155,8 @@ async def _account_page(request: Request, user: dict[str, Any], status_code: int
 
 
 @router.get("/me/account", response_class=HTMLResponse)
-async def show_account(request: Request, user: Reader) -> Response:
-    return await _account_page(request, user, done=request.query_params.get("done"))
+async def show_account(request: Request, user: Reader, readers: ReadersDep) -> Response:
+    return await _account_page(request, user, readers, done=request.query_params.get("done"))
 
 
 async def current_password_given(readers: ReaderRecords, user: dict[str, Any], form: dict[str, str]) -> bool:
@@ -170,18 +169,19 @@ async def current_password_given(readers: ReaderRecords, user: dict[str, Any], f
 
 
 @router.post("/me/account/password", response_class=HTMLResponse, dependencies=PASSWORD_CHECKS)
-async def change_password(t: Words, request: Request, user: Reader, readers: ReadersDep) -> Response:
+async def change_password(
+    t: Words, request: Request, user: Reader, readers: ReadersDep, settings: SettingsDep
+) -> Response:
     """A new password, given the current one (an operator's token user without one sets it through a reset); the
     account's other sessions and every API token end."""
-    settings = resources_of(request).settings
     form = await form_fields(request)
     if not await current_password_given(readers, user, form):
-        return await _account_page(request, user, 403, error=t.gettext("The current password is wrong."))
+        return await _account_page(request, user, readers, 403, error=t.gettext("The current password is wrong."))
     try:
         password = checked_password(form.get("password", ""), settings.password_min_length)
     except BadAccountInput as error:
         return await _account_page(
-            request, user, 422, error=labels.account_input(t, str(error), min=settings.password_min_length)
+            request, user, readers, 422, error=labels.account_input(t, str(error), min=settings.password_min_length)
         )
     await readers.users.set_password(user["_id"], await users.hash_password(password))
     # whoever knew the old one: their sessions and tokens end
@@ -191,11 +191,11 @@ async def change_password(t: Words, request: Request, user: Reader, readers: Rea
 
 
 @router.post("/me/account/confirm", response_class=HTMLResponse, dependencies=MAILS)
-async def resend_confirmation(request: Request, user: Reader, readers: ReadersDep) -> Response:
+async def resend_confirmation(request: Request, user: Reader, readers: ReadersDep, settings: SettingsDep) -> Response:
     full = await readers.users.user_by_id(user["_id"]) or {}
     outcome: users.MailOutcome = "sent"
     if full.get("account_email") and not full.get("email_confirmed_at"):
-        outcome = await users.mail_link(readers, resources_of(request).settings, full, users.CONFIRM)
+        outcome = await users.mail_link(readers, settings, full, users.CONFIRM)
     done = {"sent": "mailed", "held": "mailed", "unmailed": "unmailed", "failed": "mail_failed"}[outcome]
     return see_other("/me/account?done=" + done)
 
@@ -207,23 +207,23 @@ async def create_token(t: Words, request: Request, user: Reader, readers: Reader
     can make a token that outlives them."""
     form = await form_fields(request)
     if not await current_password_given(readers, user, form):
-        return await _account_page(request, user, 403, error=t.gettext("The current password is wrong."))
+        return await _account_page(request, user, readers, 403, error=t.gettext("The current password is wrong."))
     full = await readers.users.user_by_id(user["_id"]) or {}
     if not full.get("email_confirmed_at"):
         return await _account_page(
-            request, user, 403, error=t.gettext("Confirm your address before creating an API token.")
+            request, user, readers, 403, error=t.gettext("Confirm your address before creating an API token.")
         )
     await TOKEN_CREATES.count(request, f"user:{user['_id']}")
     name = form.get("name", "").strip()[:100] or datetime.now(UTC).strftime("%Y-%m-%d")
     token = await readers.tokens.create_token(user["_id"], name)
-    return await _account_page(request, user, 201, new_token=token)
+    return await _account_page(request, user, readers, 201, new_token=token)
 
 
 @router.post("/me/account/tokens/{token_id}/revoke", dependencies=[CSRF])
 async def revoke_token(token_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
     if not await readers.tokens.revoke_token(user["_id"], token_id):  # another user's token id reads as missing
         t = Translator(language(request))
-        return await _account_page(request, user, 404, error=t.gettext("No such token."))
+        return await _account_page(request, user, readers, 404, error=t.gettext("No such token."))
     return see_other("/me/account?done=revoked")
 
 
