@@ -3,7 +3,6 @@ checkpoint and run records in a real MongoDB: an announcement caught, a stale fe
 
 import asyncio
 import datetime as dt
-import itertools
 import os
 import subprocess
 import sys
@@ -19,9 +18,11 @@ from services.harvester.http import PoliteFetcher
 from services.harvester.runner import run_source
 from services.harvester.scheduler import build_sources, watch_announcements
 from services.harvester.settings import HarvesterSettings
+from services.harvester.sources.arxiv import ArxivOaiSource
 from services.harvester.sources.arxiv_feed import DUE, ArxivAnnouncementSource
 from services.harvester.store import HarvestStore
 from tests.support.fakes import Published
+from tests.support.harvests import note_grants, pace_gaps
 from tests.support.replay import Replay
 from tests.support.servers import Servers
 from tests.support.services import running_service
@@ -247,8 +248,12 @@ async def test_the_feed_and_the_oai_harvest_together_keep_arxivs_pace(
     clock = Clock(ANNOUNCED - dt.timedelta(seconds=30))
     async with httpx.AsyncClient(timeout=10) as client:
         built = build_sources(["arxiv", "arxiv_feed"], paced, client)
-        feed = built["arxiv_feed"][0]
-        assert isinstance(feed, ArxivAnnouncementSource)
+        feed, oai = built["arxiv_feed"][0], built["arxiv"][0]
+        assert isinstance(feed, ArxivAnnouncementSource) and isinstance(oai, ArxivOaiSource)
+        assert feed.fetcher is oai.fetcher  # one limiter for both: arXiv's pace is the client's, not a source's
+        shared = feed.fetcher.limiter
+        assert shared is not None and (shared.max_rate, shared.time_period) == (1, 1.0)
+        granted = note_grants(feed.fetcher)
         feed.clock, feed.sleep = clock, clock.sleep
         statuses = await asyncio.gather(
             *(run_source(built[name][0], store, published.publish_raw, published.publish_status) for name in built)
@@ -256,5 +261,6 @@ async def test_the_feed_and_the_oai_harvest_together_keep_arxivs_pace(
     assert [s.state for s in statuses] == ["finished", "finished"], [s.error for s in statuses]
     arxiv = [r for r in replay.requests() if r["path"] in ("/oai", "/atom/cs")]
     assert {r["path"] for r in arxiv} == {"/oai", "/atom/cs"} and len(arxiv) == 5  # 3 OAI pages, 2 feed rounds
-    gaps = [later["at"] - earlier["at"] for earlier, later in itertools.pairwise(arxiv)]
-    assert min(gaps) >= 0.9, gaps  # one request a second across both (arXiv asks one per 3 s: the default)
+    assert len(granted.moments) == 5
+    gaps = pace_gaps(granted.moments)
+    assert min(gaps) >= 0.999, gaps  # one request a second across both (arXiv asks one per 3 s: the default)

@@ -1,8 +1,13 @@
 """Recorded harvests the harvester's tests share: a chain of OAI-PMH pages, a recorded record, the requests a
-replay server answered."""
+replay server answered, the moments a fetcher's limiter let its requests go."""
 
+import asyncio
+import itertools
 from typing import Any
 
+from aiolimiter import AsyncLimiter
+
+from services.harvester.http import PoliteFetcher
 from services.harvester.sources.oai import parse_oai_page
 from tests.support.paths import FIXTURES, SOURCES
 from tests.support.replay import Replay
@@ -16,3 +21,28 @@ RECORDED = parse_oai_page((SOURCES / "arxiv_oai/arXivRaw/mikesaelim_GetRecordRes
 
 def get_record_requests(replay: Replay) -> list[dict[str, Any]]:
     return [r for r in replay.requests() if r["path"] == "/oai" and r["query"].get("verb") == "GetRecord"]
+
+
+class GrantsNoted(AsyncLimiter):
+    """An AsyncLimiter that notes the event loop's time at each grant."""
+
+    def __init__(self, max_rate: float, time_period: float) -> None:
+        super().__init__(max_rate, time_period)
+        self.moments: list[float] = []
+
+    async def acquire(self, amount: float = 1) -> None:
+        await super().acquire(amount)
+        self.moments.append(asyncio.get_running_loop().time())
+
+
+def note_grants(fetcher: PoliteFetcher) -> GrantsNoted:
+    """Give the fetcher a limiter of its own limiter's rate that notes when it lets each request go: the moments the
+    pace is kept at, which a replay server's arrival times only approximate (a request may reach it late, the next
+    one on time)."""
+    assert fetcher.limiter is not None
+    fetcher.limiter = noted = GrantsNoted(fetcher.limiter.max_rate, fetcher.limiter.time_period)
+    return noted
+
+
+def pace_gaps(moments: list[float]) -> list[float]:
+    return [later - earlier for earlier, later in itertools.pairwise(moments)]
