@@ -6,16 +6,13 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 
 from papertrail.domain.search_document import COUNTED, HOTNESS_FIELDS, hotness_update
+from papertrail.runtime.claims import utc_now
 from services.query.catalogue.index import PaperIndex
 
 log = logging.getLogger("papertrail.query")
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 async def refresh_hotness(index: PaperIndex, now: datetime, page_size: int = 1000) -> int:
