@@ -17,7 +17,6 @@ from fastapi.responses import Response
 
 from papertrail.domain.follows.catalogue import load_catalogue
 from papertrail.embedding.backends import open_embedder
-from papertrail.embedding.embedder import Embedder
 from papertrail.embedding.query_hubs import reference_queries
 from papertrail.runtime.collections import JOB_LEASES
 from papertrail.runtime.kafka import StaticMembershipBroker, batch_options, consumer_options, make_broker
@@ -28,7 +27,7 @@ from papertrail.runtime.service import Clients, Readiness, health_routes, open_r
 from papertrail.runtime.wording import Translator
 from schemas import topics
 from schemas.events import FollowChanged
-from services.query.accounts.repositories import ReaderRecords, SiteKeys
+from services.query.accounts.repositories import ReaderRecords, SiteKeys, SiteSecret
 from services.query.api.routes import (
     corrections,
     feeds,
@@ -76,17 +75,14 @@ HTTP_ROLES = ("api", "all")  # serve the API and pages
 WORK_ROLES = ("worker", "all")  # run the consumers and the background jobs
 
 
-def build_resources(
-    settings: QuerySettings,
-    clients: Clients,
-    broker: StaticMembershipBroker,
-    site_secret: bytes,
-    query_embedder: Embedder | None = None,
-    search_embedder: Embedder | None = None,
-) -> QueryResources:
-    """The service's one wiring, without I/O: the lifespan calls it with the clients it opened, tests with theirs.
-    `query_embedder` embeds the text of searches by meaning (the api role's; None elsewhere), `search_embedder` those
-    holding CJK characters, by the search vectors' model (the api role's, while SEARCH_EMBEDDING_MODEL is on)."""
+def build_resources(settings: QuerySettings, clients: Clients, broker: StaticMembershipBroker) -> QueryResources:
+    """The service's one wiring, without I/O (a local model loads on first use, the kept site secret in `prepare`):
+    the lifespan calls it with the clients it opened, tests with theirs. The api role embeds the text of searches by
+    meaning (as the summarizer embeds papers), and those holding CJK characters by the search vectors' model while
+    SEARCH_EMBEDDING_MODEL is on; a worker embeds nothing."""
+    serves_http = settings.query_role in HTTP_ROLES
+    query_embedder = open_embedder(settings) if serves_http else None
+    search_embedder = open_embedder(settings.search_embedding) if serves_http and settings.search_embedding else None
     assert clients.search is not None  # NEEDS names meilisearch
     search = settings.search_embedding
     paper_index = PaperIndex(
@@ -111,26 +107,33 @@ def build_resources(
     return QueryResources(
         settings, paper_index, CatalogueRecords.of(clients.db), ReaderRecords.of(clients.db),
         TopicTagger(load_catalogue()), broker.declared_publisher(topics.FOLLOWS_CHANGED), broker.dead_letters,
-        library, imports, reader_models, site_secret,
+        library, imports, reader_models, site_secret_of(settings, clients),
     )  # fmt: skip
 
 
-async def site_secret_of(settings: QuerySettings, clients: Clients) -> bytes:
+def site_secret_of(settings: QuerySettings, clients: Clients) -> SiteSecret:
     """SITE_SECRET; unset (a local run: production requires it), the one kept in MongoDB for every replica (none for
     a worker, which signs nothing)."""
-    if settings.site_secret is not None:
-        return settings.site_secret.get_secret_value().encode()
-    return await SiteKeys(clients.db).kept_secret() if settings.query_role in HTTP_ROLES else b""
+    configured = settings.site_secret.get_secret_value().encode() if settings.site_secret is not None else None
+    return SiteSecret(configured, SiteKeys(clients.db) if settings.query_role in HTTP_ROLES else None)
 
 
 async def prepare(resources: QueryResources) -> None:
-    """What the resources need before the first request or event: the index's settings, the collections' indexes."""
+    """What the resources need before the first request or event: the index's settings, the collections' indexes,
+    the site secret a local run keeps."""
+    await resources.signing.load()
     await resources.paper_index.ensure()
     await resources.catalogue.ensure_indexes()
     await resources.readers.ensure_indexes()
     await resources.library.ensure_indexes()
     await resources.imports.ensure_indexes()
     await resources.reader_models.ensure_indexes()
+
+
+async def close(resources: QueryResources) -> None:
+    """Stop the imports left running, then close the models that embed searches."""
+    await resources.imports.stop()
+    await resources.paper_index.close()
 
 
 def background_jobs(resources: QueryResources) -> dict[str, Callable[[], Awaitable[None]]]:
@@ -173,12 +176,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with open_resources(settings, SERVICE, broker, readiness, topics=TOPICS, needs=NEEDS) as clients:
-            # loaded once: every search by meaning embeds its text with it, as the summarizer embeds papers
-            query_embedder = open_embedder(settings) if serves_http else None
-            search = settings.search_embedding  # a search in Chinese: embedded as the search vectors were made
-            search_embedder = open_embedder(search) if serves_http and search else None
-            site_secret = await site_secret_of(settings, clients)
-            resources = build_resources(settings, clients, broker, site_secret, query_embedder, search_embedder)
+            resources = build_resources(settings, clients, broker)
             await prepare(resources)
             app.state.resources = resources  # the routes' and pages' dependencies read it
             provide(broker.context, resources)
@@ -200,10 +198,7 @@ def create_app(settings: QuerySettings) -> FastAPI:
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
-                for embedder in (query_embedder, search_embedder):
-                    if embedder is not None:
-                        await embedder.close()
-                await resources.imports.stop()
+                await close(resources)
                 await broker.stop()
 
     app = FastAPI(

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from papertrail.runtime.kafka import DeadLetterPolicy, Publisher
 from schemas.events import FollowChanged
-from services.query.accounts.repositories import ReaderRecords
+from services.query.accounts.repositories import ReaderRecords, SiteSecret
 from services.query.catalogue.index import PaperIndex
 from services.query.catalogue.indexer.topic_tags import TopicTagger
 from services.query.catalogue.interface import Catalogue
@@ -31,7 +31,12 @@ class QueryResources:
     library: LibraryStore
     imports: ImportJobs
     reader_models: ReaderModels
-    site_secret: bytes  # SITE_SECRET, or a local run's own (readers/repositories.py: SiteKeys)
+    signing: SiteSecret
+
+    @property
+    def site_secret(self) -> bytes:
+        """SITE_SECRET, or a local run's own (accounts/repositories.py: SiteKeys)."""
+        return self.signing.value
 
     @property
     def papers(self) -> Catalogue:

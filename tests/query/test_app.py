@@ -33,7 +33,7 @@ async def test_enriched_papers_that_break_the_schema_are_parked_and_not_indexed(
     search = AsyncClient(settings.meili_url, "key", timeout=1)  # a paper indexed would fail here
     try:
         async with TestKafkaBroker(broker) as in_memory:
-            resources = build_resources(settings, Clients(mongo["unused"], search), broker, site_secret=b"s" * 32)
+            resources = build_resources(settings, Clients(mongo["unused"], search), broker)
             provide(in_memory.context, resources)
             await in_memory.publish_batch(b'{"kind": "new"}', b"[1, 2]", topic=topics.PAPERS_ENRICHED)
     finally:

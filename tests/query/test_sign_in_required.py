@@ -22,12 +22,15 @@ READERS_PAGES = ["/me/follows", "/me/feed", "/me/library", "/me/library/export",
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
     settings = QuerySettings(
-        query_role="api", mongodb_url=f"mongodb://127.0.0.1:{free_port()}", meili_url=f"http://127.0.0.1:{free_port()}"
+        query_role="api",
+        site_secret="s" * 32,
+        mongodb_url=f"mongodb://127.0.0.1:{free_port()}",
+        meili_url=f"http://127.0.0.1:{free_port()}",
     )
     app = create_app(settings)
     nowhere = Clients(AsyncMongoClient(settings.mongodb_url, serverSelectionTimeoutMS=300)["unused"],
                       AsyncClient(settings.meili_url, "key", timeout=1))  # fmt: skip
-    app.state.resources = build_resources(settings, nowhere, broker_of(app), site_secret=b"s" * 32)
+    app.state.resources = build_resources(settings, nowhere, broker_of(app))
     yield TestClient(app)  # not entered: no lifespan, nothing opened
 
 

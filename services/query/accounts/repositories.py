@@ -449,6 +449,26 @@ class SiteKeys:
         return str(kept["secret"]).encode()
 
 
+class SiteSecret:
+    """The key of what the site signs: SITE_SECRET when it is set (known at once), else the one a local run keeps in
+    MongoDB (`SiteKeys`), read by `load` before the first request. A worker, which signs nothing, has none."""
+
+    def __init__(self, configured: bytes | None, kept: SiteKeys | None) -> None:
+        self._value, self._kept = configured, kept
+
+    async def load(self) -> None:
+        if self._value is None and self._kept is not None:
+            self._value = await self._kept.kept_secret()
+
+    @property
+    def value(self) -> bytes:
+        if self._value is not None:
+            return self._value
+        if self._kept is None:
+            return b""
+        raise RuntimeError("the site secret was read before the query service's resources were prepared")
+
+
 class Matches:
     """The matcher's matches of the readers' follows (`matches`, read only here)."""
 

@@ -187,6 +187,7 @@ class PaperIndex:
     ) -> None:
         self.client = client
         self.query_embedder = query_embedder  # embeds the text of a search by meaning: the papers' model
+        self._embedders = tuple(embedder for embedder in (query_embedder, search_embedder) if embedder is not None)
         self.min_score = min_score  # the papers' model's closeness a match by meaning needs
         self.name = name
         self.index = client.index(name)
@@ -233,6 +234,11 @@ class PaperIndex:
                     "index": self.name, "task": task.task_uid, "reason": result.error})  # fmt: skip
         if not self.search_dimensions:
             await self._remove_embedder(SEARCH_EMBEDDER)
+
+    async def close(self) -> None:
+        """Close the models that embed the text of searches (the index's client is its opener's)."""
+        for embedder in self._embedders:
+            await embedder.close()
 
     async def _remove_embedder(self, name: str) -> None:
         """Remove an embedder the settings no longer name: a user-provided one would refuse every new document
