@@ -24,7 +24,6 @@ from papertrail.runtime.leases import Leases, run_under_lease
 from papertrail.runtime.metrics import RequestMetrics
 from papertrail.runtime.migrations import MigrationContext, MigrationRecord, publishing_on
 from papertrail.runtime.service import Clients, Readiness, health_routes, open_resources, provide
-from papertrail.runtime.wording import Translator
 from schemas import topics
 from schemas.events import FollowChanged
 from services.query.accounts.repositories import ReaderRecords, SiteKeys, SiteSecret
@@ -62,7 +61,7 @@ from services.query.resources import QueryResources
 from services.query.settings import QuerySettings
 from services.query.web.mount import mount_web
 from services.query.web.refusals import write_limited_text
-from services.query.web.render import error_page, language
+from services.query.web.render import error_page, words_of
 
 SERVICE = "query"
 NEEDS = ("kafka", "mongodb", "meilisearch")  # checked before the service starts serving
@@ -252,8 +251,6 @@ async def too_many_writes(request: Request, refused: WriteLimited) -> Response:
     log.info("write refused by its limit", extra={"limit": refused.limit, "retry_after_s": refused.retry_after})
     if on_api(request):
         return problem_response(request, 429, str(refused), headers)
-    page = error_page(
-        request, 429, write_limited_text(refused.limit, refused.retry_after, Translator(language(request)))
-    )
+    page = error_page(request, 429, write_limited_text(refused.limit, refused.retry_after, words_of(request)))
     page.headers.update(headers)
     return page

@@ -17,7 +17,6 @@ from papertrail.domain.follows.checks import FollowRuleError
 from papertrail.domain.follows.kinds import FOLLOW_KINDS
 from papertrail.domain.follows.kinds.similar import MAX_THRESHOLD, MIN_THRESHOLD
 from papertrail.runtime.push.channels import CHANNEL_NAMES
-from papertrail.runtime.wording import Translator
 from schemas.paper import ClaimTrack
 from services.query.accounts import follows as accounts
 from services.query.accounts import push
@@ -47,11 +46,11 @@ from services.query.web.render import (
     check_csrf,
     end_session,
     error_page,
-    language,
     render,
     see_other,
     signed_in_user,
     start_session,
+    words_of,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -74,7 +73,7 @@ def local_path(target: str | None, default: str) -> str:
 
 
 def login_required(request: Request) -> HTMLResponse:
-    t = Translator(language(request))
+    t = words_of(request)
     return render(request, "login.html", 401, error=t.gettext("Please sign in first."), next=request.url.path)
 
 
@@ -213,7 +212,7 @@ async def follow_from_form(
 ) -> accounts.FollowOut:
     """Create the follow a form asks for, with the API's validation (the follows page and every page's 关注 button);
     FollowRefused says why not."""
-    t = Translator(language(request))
+    t = words_of(request)
     resources = resources_of(request)
     try:
         body = accounts.FollowCreate.model_validate(follow_body(form))
@@ -267,12 +266,12 @@ async def remove_follow(
     """Unfollow one of your follows (another user's follow id reads as missing), then back to `next` (a path of this
     site) or the follows page."""
     if not FOLLOW_ID.match(follow_id):
-        return error_page(request, 404, Translator(language(request)).gettext("Page not found."), user)
+        return error_page(request, 404, words_of(request).gettext("Page not found."), user)
     try:
         await accounts.delete_follow(readers, announce, user["_id"], follow_id)
     except accounts.NoSuchFollow:
         return error_page(
-            request, 404, Translator(language(request)).gettext("No such follow (it may be unfollowed already)."), user
+            request, 404, words_of(request).gettext("No such follow (it may be unfollowed already)."), user
         )
     # a page's 已关注 button comes back to its page; anything but a path of this site to the follows page
     return see_other(local_path((await form_fields(request)).get("next"), "/me/follows"))
@@ -309,7 +308,7 @@ async def _push_channels_changed(request: Request, user: dict[str, Any], change:
         return error_page(
             request,
             404,
-            Translator(language(request)).gettext("No such push channel (it may be removed already)."),
+            words_of(request).gettext("No such push channel (it may be removed already)."),
             user,
         )
     return see_other("/me/follows#push")

@@ -11,7 +11,6 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
-from papertrail.runtime.wording import Translator
 from services.query.accounts import users
 from services.query.accounts.repositories import ReaderRecords
 from services.query.accounts.users import BadAccountInput, checked_password, normalised_email
@@ -25,10 +24,10 @@ from services.query.web.render import (
     Words,
     check_csrf,
     end_session,
-    language,
     render,
     see_other,
     signed_in_user,
+    words_of,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -222,7 +221,7 @@ async def create_token(t: Words, request: Request, user: Reader, readers: Reader
 @router.post("/me/account/tokens/{token_id}/revoke", dependencies=[CSRF])
 async def revoke_token(token_id: str, request: Request, user: Reader, readers: ReadersDep) -> Response:
     if not await readers.tokens.revoke_token(user["_id"], token_id):  # another user's token id reads as missing
-        t = Translator(language(request))
+        t = words_of(request)
         return await _account_page(request, user, readers, 404, error=t.gettext("No such token."))
     return see_other("/me/account?done=revoked")
 

@@ -8,7 +8,6 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from papertrail.runtime.wording import Translator
 from services.query.http.deps import ReadersDep, resources_of
 from services.query.web.account import (
     FOLLOW_WRITES,
@@ -19,7 +18,7 @@ from services.query.web.account import (
     local_path,
 )
 from services.query.web.follow_offers import FollowsHere
-from services.query.web.render import Reader, error_page, language, see_other
+from services.query.web.render import Reader, error_page, see_other, words_of
 
 router = APIRouter(include_in_schema=False)
 
@@ -44,7 +43,7 @@ async def follow_from_here(request: Request, user: Reader, readers: ReadersDep) 
         return error_page(
             request,
             400,
-            Translator(language(request)).gettext("Nothing was followed: the page to return to is not on this site"),
+            words_of(request).gettext("Nothing was followed: the page to return to is not on this site"),
             user,
         )
     try:

@@ -15,7 +15,6 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile as StarletteUploadFile
 
-from papertrail.runtime.wording import Translator
 from services.query.http.deps import CatalogueDep, ImportsDep, LibraryDep, SettingsDep, resources_of
 from services.query.http.write_limits import WriteLimit
 from services.query.library.citations import FORMATS
@@ -39,10 +38,10 @@ from services.query.web.render import (
     check_csrf,
     error_page,
     held_paper_or_error_page,
-    language,
     render,
     see_other,
     signed_in_user,
+    words_of,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -72,7 +71,7 @@ async def mark(request: Request, catalogue: CatalogueDep, library: LibraryDep) -
         return login_required(request)
     form = await form_fields(request)
     if form.get("mark") not in MARKS:
-        return error_page(request, 422, Translator(language(request)).gettext("Unknown action"), user)
+        return error_page(request, 422, words_of(request).gettext("Unknown action"), user)
     paper = await held_paper_or_error_page(request, catalogue, form.get("paper_id", ""), user)
     if isinstance(paper, Response):
         return paper
@@ -126,7 +125,7 @@ async def show_import(job_id: str, request: Request, user: Reader, imports: Impo
     """An import's progress (the page refreshes itself while it runs) and every entry's verdict."""
     job = await imports.job(user["_id"], job_id) if JOB_ID.match(job_id) else None
     if job is None:
-        return error_page(request, 404, Translator(language(request)).gettext("Page not found."), user)
+        return error_page(request, 404, words_of(request).gettext("Page not found."), user)
     return render(request, "import.html", user=user, job=job)
 
 
@@ -136,7 +135,7 @@ async def export_library(
 ) -> Response:
     """Your library (or one tag) as a file to download, from the library page's export links."""
     if format not in FORMATS:
-        return error_page(request, 422, Translator(language(request)).gettext("The filter is not valid"), user)
+        return error_page(request, 422, words_of(request).gettext("The filter is not valid"), user)
     file = await library_file(library, user["_id"], format, tag or None)  # type: ignore[arg-type]
     headers = {"Content-Disposition": f'attachment; filename="{file.filename}"'}
     return Response(file.text, media_type=file.media_type, headers=headers)

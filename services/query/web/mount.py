@@ -4,7 +4,6 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from papertrail.runtime.wording import Translator
 from services.query.web import account, account_pages, corrections, deadlines, follow_here, library, pages
 from services.query.web.render import (
     HERE,
@@ -13,8 +12,8 @@ from services.query.web.render import (
     FormNotFromThisSite,
     SignInRequired,
     error_page,
-    language,
     templates,
+    words_of,
 )
 
 
@@ -43,9 +42,7 @@ async def form_not_from_this_site(request: Request, refused: FormNotFromThisSite
     return error_page(
         request,
         403,
-        Translator(language(request)).gettext(
-            "The form expired or is not from this site: reload the page and try again."
-        ),
+        words_of(request).gettext("The form expired or is not from this site: reload the page and try again."),
     )
 
 

@@ -14,7 +14,6 @@ from papertrail.domain.author_institutions import is_ror_id
 from papertrail.domain.follows.catalogue import load_catalogue
 from papertrail.domain.search_document import SEARCH_EMBEDDER, PaperFilter
 from papertrail.domain.text import has_han
-from papertrail.runtime.wording import Translator
 from schemas.paper import ClaimTrack
 from services.query.catalogue.index import NoVectors, PaperIndex
 from services.query.catalogue.reads.institutions import institution_papers
@@ -39,10 +38,10 @@ from services.query.web.render import (
     Words,
     error_page,
     held_paper_or_error_page,
-    language,
     moved_permanently,
     render,
     signed_in_user,
+    words_of,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -68,13 +67,13 @@ async def show_home(
 ) -> HTMLResponse:
     """The overview of the window, source freshness and the paper browser."""
     window = await overview(index, catalogue, settings, None)
-    browse, problem, rejected = parse_browse(request.query_params.multi_items(), Translator(language(request)))
+    browse, problem, rejected = parse_browse(request.query_params.multi_items(), words_of(request))
     results: dict[str, Any] = {"total": 0, "hits": [], "more_by_meaning": [], "facets": {}}
     try:
         if not problem:  # a bad filter lists nothing: the whole collection would read as the filter's answer
             results = await find_papers(index, browse.query())
     except NoVectors:  # the API says which of the two; a reader needs to know only that words still search
-        problem = Translator(language(request)).gettext(
+        problem = words_of(request).gettext(
             "Searching by meaning is not available here (the index holds no vectors, or this text cannot "
             "be embedded): choose matching by words."
         )
@@ -175,9 +174,7 @@ async def show_author(key: str, request: Request, index: PaperIndexDep) -> Respo
     stand for; an old initial key ("li y") that no paper signs as such and that stands for one name goes there."""
     user = await signed_in_user(request)
     if not AUTHOR_KEY.match(key):
-        return error_page(
-            request, 404, Translator(language(request)).gettext("Not an author key: %(key)s", key=key), user
-        )
+        return error_page(request, 404, words_of(request).gettext("Not an author key: %(key)s", key=key), user)
     author = await author_papers(index, key, page=1, size=100)
     if author["key"] != key:  # an old initial key that stands for one name: that name's page
         return RedirectResponse(f"/authors/{quote(author['key'])}", status_code=307)

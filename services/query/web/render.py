@@ -51,9 +51,14 @@ def language(request: Request) -> str:
     return pick_language(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE))
 
 
-async def reader_words(request: Request) -> Translator:
-    """The wording in the reader's language (`?lang=`, else the language cookie): a page's dependency."""
+def words_of(request: Request) -> Translator:
+    """The wording in the reader's language (`?lang=`, else the language cookie)."""
     return Translator(language(request))
+
+
+async def reader_words(request: Request) -> Translator:
+    """`words_of` as a page's dependency (`Words`)."""
+    return words_of(request)
 
 
 Words = Annotated[Translator, Depends(reader_words)]
@@ -187,7 +192,7 @@ async def held_paper_or_error_page(
 ) -> dict[str, Any] | HTMLResponse:
     """The paper holding the id (as the API finds it), or the error page: 404 for an id no paper holds, 422 for text
     that is no paper id."""
-    t = Translator(language(request))
+    t = words_of(request)
     try:
         paper = await held_paper(catalogue, paper_id)
     except NotAPaperId:
