@@ -95,7 +95,7 @@ UNKNOWN_VENUE = re.compile(
     r"camera[- ]ready(?: version)?)\s+"
     r"(?:for (?:publication|presentation)\s+)?(?:to\s+(?:be\s+)?publish(?:ed)?\s+(?:it\s+)?(?:as\s+part\s+)?)?"
     r"(?:as\s+(?:an?\s+)?(?:\w+\s+)?(?:paper|poster|oral|spotlight|presentation)\s+)?"
-    r"(?:at|to|by|in|into|for|of)\s+(?:the\s+)?|(?=proc))"
+    r"(?:at|to|by|in|into|for|of)\s+(?:the\s+)?|(?=proc(?:eedings|\.)\s+of\b))"
     # "published in the proceedings of 2025 13th The International Conference on …", "In proceedings of …"
     r"(?:proc(?:eedings|\.)\s+of\s+(?:the\s+)?)?"
     r"(?:(?:IEEE|ACM)\s+(?=(?:19|20)\d{2}))?(?:(?P<year>(?:19|20)\d{2})\s+)?)(?:\d+(?:st|nd|rd|th)\s+)?"

@@ -299,11 +299,16 @@ def test_a_book_and_an_earlier_preliminary_work_claim_nothing(arxiv_id: str) -> 
 
 
 @cache
-def april_comments() -> dict[str, str]:
-    """The April 2026 sample's comments (tests/fixtures/venues/claims_april.json: how they were drawn is written
-    there), by arXiv id; the sample is tuning data since these rules."""
-    rows = json.loads((FIXTURES / "venues" / "claims_april.json").read_text(encoding="utf-8"))["rows"]
+def sample_comments(month: str) -> dict[str, str]:
+    """A labelled sample's comments (tests/fixtures/venues/claims_MONTH.json: how they were drawn is written there),
+    by arXiv id."""
+    rows = json.loads((FIXTURES / "venues" / f"claims_{month}.json").read_text(encoding="utf-8"))["rows"]
     return {row["id"]: row["comment"] for row in rows}
+
+
+def april_comments() -> dict[str, str]:
+    """The April 2026 sample: tuning data since these rules."""
+    return sample_comments("april")
 
 
 # Issue 41, what the April 2026 sample missed, by kind: each a real comment of that sample with the words that matter.
@@ -352,3 +357,10 @@ def test_a_plan_to_submit_and_another_works_acceptance_after_a_comma_claim_nothi
     assert claims_from_comment(april_comments()["2604.04554"]) == []  # 21 pages, …, yet to be submitted to IJCV
     # "Submitted to IEEE/ACM TASLP. This work extends S2ST-Omni, accepted to Findings of ACL 2026": S2ST-Omni's
     assert [c.venue for c in claims_from_comment(comments()["2605.16026"])] == ["IEEE/ACM TASLP"]
+
+
+def test_a_name_starting_with_proc_is_no_proceedings_line() -> None:
+    # the March sample's first run: "… Code and models are available at https://github.com/BlueberryOreo/ProCap"
+    # read "ProCap" as a venue
+    comment = sample_comments("march")["2603.05969"]
+    assert [(c.venue, c.year) for c in claims_from_comment(comment)] == [("ICLR", 2026)]
