@@ -1,16 +1,21 @@
-"""Draw the April 2026 blind sample of venue claims (tests/fixtures/venues/claims_april.json, issue 41).
+"""Draw a blind sample of venue claims from one month's comments (issue 41): claims_april.json (2026-04) and
+claims_march.json (2026-03) in tests/fixtures/venues.
 
-Its comments come from the days no earlier sample used: the April 2026 files of the public repository
-dw-dengwei/daily-arXiv-ai-enhanced (branch `data`, commit b4c542b7d61bff39f8b999b45b43f62b2bb94f75, the
-commit the May corpus was copied from), `data/2026-04-DD_AI_enhanced_Chinese.jsonl`. One comment per arXiv
-id (its last April listing), leaving out every id of the May corpus (whose comments the rules were tuned on).
+Its comments come from the public repository dw-dengwei/daily-arXiv-ai-enhanced (branch `data`, commit
+b4c542b7d61bff39f8b999b45b43f62b2bb94f75, the commit the May corpus was copied from), the month's files
+`data/YYYY-MM-DD_AI_enhanced_Chinese.jsonl`. One comment per arXiv id (its last listing of the month), leaving out
+every id of the May corpus (whose comments the rules were tuned on) and of the samples named by --leave-out.
 Of those, 260 are drawn with random.Random(2641) from the comments matching WORDS (as the earlier samples
 drew) and 40 from the others; the rows are written without any label and without the parser's output, to be
 labelled by reading.
 
-    uv run python bench/venue_claims_draw.py GIT_DIR > rows.json
+    uv run python bench/venue_claims_draw.py GIT_DIR --month 2026-04 > rows.json
+    uv run python bench/venue_claims_draw.py GIT_DIR --month 2026-03 \
+        --leave-out tests/fixtures/venues/claims_april.json > rows.json
 """
 
+import argparse
+import calendar
 import json
 import random
 import re
@@ -24,7 +29,6 @@ sys.path.insert(0, str(ROOT))
 from tests.support.sources import corpus_comments  # noqa: E402
 
 COMMIT = "b4c542b7d61bff39f8b999b45b43f62b2bb94f75"
-DAYS = [f"2026-04-{day:02d}" for day in range(1, 31)]
 WORDS = re.compile(
     r"accept|publish|appear|submitted|under review|camera|proceedings|workshop|findings|oral|spotlight|conference|"
     r"journal|\b20[0-3]\d\b",
@@ -33,10 +37,18 @@ WORDS = re.compile(
 SEED, WITH_WORDS, OTHERS = 2641, 260, 40
 
 
-def main(git_dir: str) -> None:
-    may = set(corpus_comments())
+def days(month: str) -> list[str]:
+    """Every day of the month "YYYY-MM"."""
+    year, number = (int(part) for part in month.split("-"))
+    return [f"{month}-{day:02d}" for day in range(1, calendar.monthrange(year, number)[1] + 1)]
+
+
+def main(git_dir: str, month: str, leave_out: list[Path]) -> None:
+    left_out = set(corpus_comments())
+    for sample in leave_out:
+        left_out |= {row["id"] for row in json.loads(sample.read_text(encoding="utf-8"))["rows"]}
     last: dict[str, str] = {}
-    for day in DAYS:
+    for day in days(month):
         text = subprocess.run(
             ["git", "--git-dir", git_dir, "show", f"{COMMIT}:data/{day}_AI_enhanced_Chinese.jsonl"],
             check=True,
@@ -46,7 +58,7 @@ def main(git_dir: str) -> None:
         for line in text.splitlines():
             if line.strip():
                 paper = json.loads(line)
-                if paper["id"] not in may:
+                if paper["id"] not in left_out:
                     last[paper["id"]] = paper.get("comment") or ""
     commented = sorted((pid, c) for pid, c in last.items() if c.strip())
     words = [row for row in commented if WORDS.search(row[1])]
@@ -62,4 +74,9 @@ def main(git_dir: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("git_dir", help="a clone of dw-dengwei/daily-arXiv-ai-enhanced holding COMMIT")
+    parser.add_argument("--month", default="2026-04", help="YYYY-MM, the month whose daily files are read")
+    parser.add_argument("--leave-out", type=Path, nargs="*", default=[], help="earlier samples whose ids are left out")
+    arguments = parser.parse_args()
+    main(arguments.git_dir, arguments.month, arguments.leave_out)

@@ -75,6 +75,14 @@ class CatalogueError(ValueError):
     pass
 
 
+# the words of a conference's name that say who holds it or what kind of meeting it is, not its subject
+_NOT_SUBJECT = frozenset("ieee cvf acm international annual conference on the of proceedings joint".split())
+
+
+def _subject(name: str) -> str:
+    return " ".join(w for w in fold(name).split() if w not in _NOT_SUBJECT)
+
+
 def fold(name: str) -> str:
     """The lookup form of a venue name: case, accents, punctuation, spacing and a leading 'The' folded."""
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
@@ -101,6 +109,11 @@ class VenueIndex:
         self.ambiguous = frozenset(name for name, keys in names.items() if len(keys) > 1)
         self.acronyms = frozenset(fold(v.acronym) for v in venues)
         self.acronyms_upper = frozenset(v.acronym.upper() for v in venues if v.type != "journal")
+        subjects: dict[str, set[str]] = defaultdict(set)
+        for venue in venues:
+            if venue.type != "journal":
+                subjects[_subject(venue.name)].add(venue.key)
+        self._subjects = {words: next(iter(keys)) for words, keys in subjects.items() if len(keys) == 1 and words}
         self._journal_words = [
             (words, v.key)
             for v in venues
@@ -109,6 +122,14 @@ class VenueIndex:
 
     def resolve(self, name: str) -> Venue | None:
         key = self._names.get(fold(name)) or self._abbreviated(name)
+        return self.venues[key] if key else None
+
+    def conference_by_subject(self, name: str) -> Venue | None:
+        """The one conference whose full name has the same subject words in the same order, its organisers and the
+        words "Conference", "International", "Annual" aside: "Computer Vision and Pattern Recognition Conference"
+        is "IEEE/CVF Conference on Computer Vision and Pattern Recognition"."""
+        words = _subject(name)
+        key = self._subjects.get(words) if len(words.split()) >= 3 else None
         return self.venues[key] if key else None
 
     def _abbreviated(self, name: str) -> str | None:

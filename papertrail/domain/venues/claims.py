@@ -22,13 +22,14 @@ from schemas.paper import ClaimSource, ClaimStatus, ClaimTrack, Presentation, Ve
 
 ACCEPTED = re.compile(
     r"\b(?:accepted|acceptance|to appear|will appear|appear(?:s|ing)? (?:in|at)|published|publish|publication in|"
-    r"forthcoming|in press|camera[- ]ready|presented|presentation at|in proceedings?|proceedings? of|oral|spotlight|"
-    r"highlight|poster|"
+    r"forthcoming|in press|camera[- ]ready|presented|presentation at|in proceedings?|proceedings? of|proc\.\s*of|"
+    r"oral|spotlight|highlight|poster|"
     r"best (?:student )?paper|main (?:conference|track)|accept|selected (?:as|for)|(?:workshop|conference) paper)\b",
     re.IGNORECASE,
 )
 SUBMITTED = re.compile(
-    r"\b(?:submitted|submission|submit to|under review|in review|under consideration|review(?:ed)? (?:at|for|by)|"
+    r"\b(?:submitted|submission|submit to|under review|in review|"
+    r"under consideration(?: for publication (?:in|at|by))?|review(?:ed)? (?:at|for|by)|"
     r"conditionally accepted|preprint under review|manuscript under)\b",
     re.IGNORECASE,
 )
@@ -37,13 +38,13 @@ ELSEWHERE = re.compile(
     r"\b(?:extension|extended version|full version|extends|journal version|conference version|previous(?:ly)?|prior|"
     r"earlier|"
     r"preliminary|based on (?:our|the)|builds? on|companion|tutorial|keynote|invited talk|superseded|rejected|"
-    r"withdrawn)\b",
+    r"withdrawn|(?:yet|not)\s+(?:yet\s+)?(?:to\s+be\s+)?submitted)\b",
     re.IGNORECASE,
 )
 # "A preliminary version of this work appeared at EC 2024", "Preliminary versions to appear at …": a version of
 # this very paper, so its venue is claimed (an award's candidate is still accepted: PRESENTATIONS leaves the award)
 THIS_PAPERS_VERSION = re.compile(
-    r"\bpreliminary\s+versions?\s+(?:of\s+this\s+(?:paper|work|article)\s+)?(?:(?:is|was|has\s+been|have\s+been|"
+    r"\bpreliminary\s+(?:versions?|work|results?)\s+(?:of\s+this\s+(?:paper|work|article)\s+)?(?:(?:is|was|has\s+been|have\s+been|"
     r"will)\s+)?(?:accepted|to\s+appear|appeared|appears|published|presented)\b",
     re.IGNORECASE,
 )
@@ -68,6 +69,8 @@ ABBREVIATED = (
 SENTENCES = re.compile(
     r"[;|\n]+|(?<=[A-Za-z0-9)\]]{2})" + "".join(rf"(?<!\b{w})" for w in ABBREVIATED) + r"\.\s+(?=[A-Z])"
 )
+# "Findings", and as misspelt ("Fingdings", "Fidnings"): one or two letters out of place
+FINDINGS = re.compile(r"\bf[a-z]{0,2}n[a-z]{0,2}dings?\b", re.IGNORECASE)
 YEAR_AFTER = re.compile(
     r"^(?P<joint>[-/][A-Z][A-Za-z]{1,9}(?=[\s\-_']*(?:19|20)?\d{2}\b))?"
     r"(?:\s+(?i:findings?|workshops?|SRW|main(?:\s+(?:conference|track))?|industry\s+track|demo\s+track|"
@@ -76,28 +79,38 @@ YEAR_AFTER = re.compile(
 )
 YEAR_ANY = re.compile(r"(?<![0-9])(20[0-3]\d)(?![0-9])")
 CUE_BEFORE = re.compile(
-    r"(?:accepted|appear|published|presented|submitted|submission|review|camera[- ]ready)\w*"
+    r"(?:accepted|appear|published|presented|submitted|submission|review|consideration|camera[- ]ready)\w*"
     r"(?:\s+(?:as|at|to|by|in|for|into|on|with|an?|the|main|conference|paper|publication|track|oral|poster|"
-    r"spotlight|long|short|full|of|special|issue))*\s*[(\[]?$|@\s*$",
+    r"spotlight|long|short|full|of|special|issue|publication))*\s*[(\[]?$|@\s*$",
+    re.IGNORECASE,
+)
+# a journal is cited without a year, its status after it: "TPAMI under review", "TPAMI submission"
+CUE_AFTER = re.compile(
+    r"[\s,:(\[]*(?:under\s+review|under\s+consideration|in\s+review|submission|submitted|accepted|to\s+appear|"
+    r"in\s+press)\b",
     re.IGNORECASE,
 )
 UNKNOWN_VENUE = re.compile(
-    r"\b(?i:(?:accepted|published|to appear|appear(?:s|ing|ed)?|presented|submitted|under review|"
+    r"\b(?i:(?:(?:accepted|published|to appear|appear(?:s|ing|ed)?|presented|submitted|submission|under review|"
     r"camera[- ]ready(?: version)?)\s+"
-    r"(?:for (?:publication|presentation)\s+)?(?:to\s+(?:be\s+)?publish(?:ed)?\s+(?:as\s+part\s+)?)?"
+    r"(?:for (?:publication|presentation)\s+)?(?:to\s+(?:be\s+)?publish(?:ed)?\s+(?:it\s+)?(?:as\s+part\s+)?)?"
     r"(?:as\s+(?:an?\s+)?(?:\w+\s+)?(?:paper|poster|oral|spotlight|presentation)\s+)?"
-    r"(?:at|to|by|in|into|for|of)\s+(?:the\s+)?"
-    r"(?:(?:IEEE|ACM)\s+(?=(?:19|20)\d{2}))?(?:(?:19|20)\d{2}\s+)?)(?:\d+(?:st|nd|rd|th)\s+)?"
+    r"(?:at|to|by|in|into|for|of)\s+(?:the\s+)?|(?=proc(?:eedings|\.)\s+of\b))"
+    # "published in the proceedings of 2025 13th The International Conference on …", "In proceedings of …"
+    r"(?:proc(?:eedings|\.)\s+of\s+(?:the\s+)?)?"
+    r"(?:(?:IEEE|ACM)\s+(?=(?:19|20)\d{2}))?(?:(?P<year>(?:19|20)\d{2})\s+)?)(?:\d+(?:st|nd|rd|th)\s+)?"
     r"(?i:edition\s+of\s+(?:the\s+)?)?[\"“]?"
     r"(?P<name>[A-Z][\w&\-+/.']*(?:\s+(?:[A-Z0-9][\w&\-+/.']*"
     r"|of|on|and|for|in|the|with|&))*)",
 )
 WORKSHOP = re.compile(r"\b(?i:workshops?)\b|\b[A-Z]{2,}-W\b|\bSRW\b|\S\s*@\s*[A-Z]")
 WORKSHOP_NAME = re.compile(r"(?P<name>(?i:workshop)\s+(?:on|for)\s+[^,;()]+?)(?=\s*(?:[,;()]|\.\s|\bat\b|$|\(|\d{4}))")
-WORKSHOP_BEFORE = re.compile(r"\b(?P<name>[A-Z0-9][\w\-&]*(?:\s+[A-Z0-9][\w\-&]*)*\s+[Ww]orkshop)\b")
+WORKSHOP_BEFORE = re.compile(r"\b(?P<name>[A-Z0-9][\w\-&'’]*(?:\s+[A-Z0-9][\w\-&'’]*)*\s+[Ww]orkshop)\b")
+# an event with its own edition's number held at a venue: that venue's workshop
+EDITION_AT = re.compile(r"\b\d+(?:st|nd|rd|th)\s+(?P<name>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,3})\s+at\s+(?:the\s+)?$")
 WORKSHOP_AT = re.compile(r"(?P<name>[A-Za-z0-9][\w\-]*(?:\s+[Ww]orkshop)?)\s*@\s*$")
 TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
-    ("findings", re.compile(r"\bfindings?\b", re.IGNORECASE)),
+    ("findings", FINDINGS),
     ("journal", re.compile(r"\bjournal\s+track\b", re.IGNORECASE)),  # SIGGRAPH's papers in ACM TOG
     (
         "datasets_benchmarks",
@@ -121,7 +134,7 @@ JOURNAL_WORDS = re.compile(
 )
 # What may stand beside the venue in a sentence that is the venue alone ("CVPR 2026 (Highlight), 8 pages").
 FILLER = re.compile(
-    r"\b(?:main|conference|track|paper|long|short|full|findings?|oral|spotlight|highlight|poster|presentation|"
+    r"\b(?:main\s*conference|main|conference|track|paper|long|short|full|findings?|oral|spotlight|highlight|poster|presentation|"
     r"proceedings?|early|accept(?:ance)?|edition|industry|demos?|system\s+demonstrations?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|"
     r"workshops?|the|of|at|in|version|final|camera[- ]ready|\d+\s*(?:pages?|figures?|tables?)|pages?|figures?|"
     r"tables?|appendix|supplementary|material|code|project|page|and|with|plus|including|student|research|"
@@ -239,7 +252,13 @@ def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
             digits = after.group("year")
             year = int(digits) if len(digits) == 4 else 2000 + int(digits)
             end += after.end()
-        if match.group("acronym") and year is None and not CUE_BEFORE.search(sentence[: match.start()]):
+        if (
+            match.group("acronym")
+            and year is None
+            and not CUE_BEFORE.search(sentence[: match.start()])
+            and not re.search(r"(?<![\d.,])20[0-3]\d\s+$", sentence[: match.start()])  # "2026 CVPR SAD Workshop"
+            and not (_is_journal(name, index) and CUE_AFTER.match(sentence[match.end() :]))
+        ):
             continue  # a bare acronym: maybe a word, maybe a mention of the venue in passing
         if year is None:  # "CVPR Findings 2026", "the 2026 International Joint Conference on Neural Networks"
             found = YEAR_ANY.search(sentence[match.end() : match.end() + 14]) or YEAR_ANY.search(
@@ -305,8 +324,7 @@ def claims_from_comment(comment: str | None, index: VenueIndex | None = None) ->
     claims: list[VenueClaim] = []
     # "[CVPR 2026 Findings] Title …": a leading bracket is a statement of its own
     comment = re.sub(r"^\s*\[([^\]]{3,80})\]\s*", r"\1; ", comment)
-    for sentence in SENTENCES.split(_spelt_right(comment)):
-        sentence = sentence.strip()
+    for sentence in _statements(_spelt_right(comment)):
         if not sentence or ELSEWHERE.search(THIS_PAPERS_VERSION.sub("", sentence)):
             continue
         competition = bool(COMPETITION.search(sentence))
@@ -331,6 +349,27 @@ def claims_from_comment(comment: str | None, index: VenueIndex | None = None) ->
                 claim = claim.model_copy(update={"track": "workshop", "ccf_rank": None, "presentation": None})
             claims.append(claim)
     return _distinct(claims or _bare_unknown(comment))
+
+
+def _statements(comment: str) -> Iterator[str]:
+    """The comment's sentences, and a sentence's clauses that each say where on their own ("published at IASEAI
+    2026, preliminary work presented at … NeurIPS 2025"); a challenge's sentence stays whole (its acceptance is its
+    workshop's), and so does what follows another work ("This work extends S2ST-Omni, accepted to …": S2ST-Omni's)."""
+    for sentence in SENTENCES.split(comment):
+        parts = [sentence] if COMPETITION.search(sentence) else CLAUSES.split(sentence)
+        clauses: list[str] = []
+        for part in parts:
+            if clauses and ELSEWHERE.search(THIS_PAPERS_VERSION.sub("", clauses[-1])):
+                clauses[-1] += ", " + part
+            else:
+                clauses.append(part)
+        yield from (clause.strip() for clause in clauses)
+
+
+# a comma before a clause with a status of its own
+CLAUSES = re.compile(
+    r",\s+(?=(?:[\w\-]+\s+){0,3}?(?i:accepted|published|presented|submitted|to\s+appear|under\s+review)\b)"
+)
 
 
 def _spelt_right(text: str) -> str:
@@ -379,6 +418,9 @@ def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | N
             return "accepted"
     if mention.year is None:
         return None
+    if mention.venue is not None:  # and the small words of its name: "Association for Computational Linguistics (ACL)"
+        small = {w for w in fold(mention.venue.name).split() if len(w) <= 3}
+        rest = " ".join(w for w in rest.split() if fold(w) not in small)
     if not FILLER.sub("", SPECIAL_TRACK.sub(" ", rest)).strip():
         return "accepted"  # the venue alone
     # the venue alone in its part of a list: "8 pages, 7 figures, supplementary material included, CVPR 2026"
@@ -419,7 +461,8 @@ def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSo
     venue = mention.venue
     track: ClaimTrack = "main"
     workshop = None
-    at = WORKSHOP_AT.search(sentence[: mention.start])  # "KnowFM@ACL 2026", "BioNLP @ ACL 2026"
+    # "KnowFM@ACL 2026", "BioNLP @ ACL 2026", "3rd MetaFood at CVPR 2026"
+    at = WORKSHOP_AT.search(sentence[: mention.start]) or EDITION_AT.search(sentence[: mention.start])
     if mention.workshop_suffix or at or WORKSHOP.search(sentence):
         track = "workshop"
         named = at or WORKSHOP_NAME.search(sentence) or WORKSHOP_BEFORE.search(sentence)
@@ -450,7 +493,18 @@ def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSo
 # the host a workshop is held at, when the catalogue does not hold it: "… Workshop … at LREC 2026", "co-located with"
 HOSTED = re.compile(
     r"(?:\bat|\bco-?located\s+with|\bin\s+conjunction\s+with|@)\s*(?:the\s+)?"
-    r"(?P<name>[A-Z][A-Za-z]{1,15})(?:-[A-Z][A-Za-z]{1,15})?[\s'’-]*(?P<year>(?:19|20)\d{2})\b"
+    r"(?P<name>[A-Z][A-Za-z]{1,15})(?:-[A-Z][A-Za-z]{1,15})?[\s'’-]*(?P<year>(?:19|20)\d{2}|\d{2}(?=['’]|\b))(?![\d.])"
+)
+
+
+# "Fifteenth", "Forty-Third": an edition's number written out
+WORD_ORDINAL = (
+    r"(?:[a-z]+-)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"
+    r"[a-z]+teenth|[a-z]+tieth)"
+)
+# a journal's volume after its name: ", Vol. 13, 2025", ", 61 (2025), 101920"
+JOURNAL_CITATION = re.compile(
+    r"(?:,\s*an?\s+(?i:international\s+)?(?i:journal))?,\s*(?:(?i:vol(?:ume)?)\.?\s*\d+|\d+\s*\((?:19|20)\d{2}\))"
 )
 
 
@@ -464,7 +518,9 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     ]  # "at the SIGUL2026 Workshop co-located with LREC2026": the last named, and no workshop's own name
     host = hosts[-1] if hosts else None
     if host:
-        mention = Mention(host.start("name"), host.end(), None, host.group("name"), int(host.group("year")), False)
+        digits = host.group("year")
+        year = int(digits) if len(digits) == 4 else 2000 + int(digits)
+        mention = Mention(host.start("name"), host.end(), None, host.group("name"), year, False)
         status = _status(sentence, mention, len(sentence))
         if status is not None:
             return [_claim(sentence, mention, status, "comment")]
@@ -475,7 +531,12 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     if index.resolve(name) is None:  # "IEEE Trans. Pattern Anal. Mach. Intell." has dots inside; others end there
         name = re.split(r"\.\s", name)[0]  # "EAMT Conference 2026 in Tilburg"
     name = re.sub(
-        r"^(?:proc+e+dings? of\s+)?(?:the\s+)?(?:(?:19|20)\d{2}\s+)?(?:\d+(?:st|nd|rd|th)\s+)?", "", name, flags=re.I
+        r"^(?:proc+e+dings? of\s+)?(?:the\s+)?(?:(?:19|20)\d{2}\s+)?(?:(?:\d+(?:st|nd|rd|th)|"
+        + WORD_ORDINAL
+        + r")\s+)?",
+        "",
+        name,
+        flags=re.I,
     )
     name = re.sub(r"^(?=\S*[A-Z]\S*[A-Z])(\S+)\s+Conference$", r"\1", name)  # "the EAMT Conference 2026"
     name = re.sub(r"(?:[\s.,]+|\s+(?:on|of|and|for|in|the|with|&))+$", "", name).strip()
@@ -494,20 +555,29 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
         or words[0].lower() in {"a", "an", "this", "our", "my", "arxiv"}
     ):
         return []
-    year = YEAR_ANY.search(sentence[match.start("name") :])
+    # its year before the name ("the 2026 International Conference on …"), after it, or as "UNLP'26"
+    written = match.group("year") or next(iter(YEAR_ANY.findall(sentence[match.start("name") :])), None)
+    short_year = re.search(r"['’](\d{2})$", name)
+    if short_year:
+        name = name[: short_year.start()]
+        written = written or f"20{short_year.group(1)}"
     venue = index.resolve(name) or (index.resolve(acronym.group("acronym")) if acronym else None)
     if venue is not None and venue.type != "journal":
         venue = None  # a conference's names are _mention_pattern's; this one is another venue of the same words
+    venue = venue or index.conference_by_subject(name)  # its words in another order
     mention = Mention(
         match.start("name"),
         match.end("name"),
         venue,
         venue.acronym if venue else name,
-        int(year.group(1)) if year else None,
+        int(written) if written else None,
         False,
     )
     status = _status(sentence, mention, len(sentence)) or "accepted"
-    return [_claim(sentence, mention, status, "comment")]
+    claim = _claim(sentence, mention, status, "comment")
+    if JOURNAL_CITATION.match(sentence[match.end("name") :]):  # "Published in IEEE Access, Vol. 13, 2025"
+        claim = claim.model_copy(update={"track": "journal", "workshop": None})
+    return [claim]
 
 
 def claims_from_journal_ref(journal_ref: str | None, index: VenueIndex | None = None) -> list[VenueClaim]:

@@ -1,12 +1,14 @@
 """Venue claims read from real comments: each comment is read from the May 2026 corpus (tests/fixtures/corpus, a
 copy of /work/shared/corpus: see its ORIGIN.md) by its arXiv id, so the table holds ids and what they claim."""
 
+import json
 from functools import cache
 
 import pytest
 
 from papertrail.domain.venues.claims import claims_from_comment, claims_from_dois, claims_from_journal_ref, venue_claims
 from schemas.paper import VenueClaim
+from tests.support.paths import FIXTURES
 from tests.support.sources import corpus_comments
 
 
@@ -294,3 +296,71 @@ def test_a_venue_beside_counts_a_mixed_case_acronym_and_more_cues_are_read(
 )
 def test_a_book_and_an_earlier_preliminary_work_claim_nothing(arxiv_id: str) -> None:
     assert claims_from_comment(comments()[arxiv_id]) == []
+
+
+@cache
+def sample_comments(month: str) -> dict[str, str]:
+    """A labelled sample's comments (tests/fixtures/venues/claims_MONTH.json: how they were drawn is written there),
+    by arXiv id."""
+    rows = json.loads((FIXTURES / "venues" / f"claims_{month}.json").read_text(encoding="utf-8"))["rows"]
+    return {row["id"]: row["comment"] for row in rows}
+
+
+def april_comments() -> dict[str, str]:
+    """The April 2026 sample: tuning data since these rules."""
+    return sample_comments("april")
+
+
+# Issue 41, what the April 2026 sample missed, by kind: each a real comment of that sample with the words that matter.
+APRIL_KINDS: list[tuple[str, list[tuple[object, ...]]]] = [
+    # a year before the name, or after an apostrophe
+    ("2603.29346", [("ICNLP", 2026, "accepted", "main")]),  # Accepted to the 2026 International Conference … (ICNLP)
+    ("2604.10160", [("ICBC", 2026, "accepted", "main")]),  # accepted at 2026 IEEE International Conference … (ICBC)
+    ("2604.22095", [("UNLP", 2026, "accepted", "main")]),  # To appear at UNLP'26
+    # a catalogue venue by its full name in another order, or beside its small words
+    ("2604.21631", [("CVPR", 2026, "accepted", "main")]),  # accepted to Computer Vision and Pattern Recognition …
+    ("2604.16622", [("ACL", 2026, "accepted", "main")]),  # Association for Computational Linguistics (ACL), 2026
+    ("2604.05650", [("ACL", 2026, "accepted", "main")]),  # ACL'2026 MainConference
+    # proceedings lines
+    ("2604.12081", [("AAMAS", 2026, "accepted", "main")]),  # Proc. of the 25th International Conference … (AAMAS 2026)
+    ("2604.15078", [("ECIS", 2026, "accepted", "main")]),  # In proceedings of European Conference … (ECIS) 2026
+    ("2604.19137", [("ISCTech", 2025, "accepted", "main")]),  # published in the proceedings of 2025 13th The …
+    ("2604.25887", [("ACMSE", 2026, "accepted", "main")]),  # … will be published in Proceedings of the 2026 ACM …
+    ("2604.03589", [("Intelligent Systems Conference", 2026, "accepted", "main")]),  # Accepted to Publish it in 12th …
+    # workshops named beside their host
+    ("2604.16406", [("CVPR", 2026, "accepted", "workshop")]),  # 8 pages, 2026 CVPR SAD Workshop
+    ("2604.00010", [("ICLR", 2026, "accepted", "workshop")]),  # ICLR 2026 I Can't Believe It's Not Better Workshop
+    ("2603.29133", [("CVPR", 2026, "accepted", "workshop")]),  # Accepted to 3rd MetaFood at CVPR 2026
+    ("2604.06826", [("LREC", 2026, "accepted", "workshop")]),  # … Financial Narrative Processing Workshop at LREC 26'
+    # journals: a status after the acronym, a volume after the name, "under consideration for publication in"
+    ("2604.14632", [("TPAMI", None, "submitted", "journal")]),  # TPAMI under review
+    ("2604.26917", [("TPAMI", None, "submitted", "journal")]),  # 14 pages, TPAMI submission, code url: …
+    ("2604.23426", [("IEEE Access", 2025, "accepted", "journal")]),  # Published in IEEE Access, Vol. 13, 2025
+    (
+        "2604.08943",  # accepted to CVM 2026 Journal Track and is under consideration for publication in IEEE TVCG
+        [("CVM", 2026, "accepted", "journal"), ("TVCG", None, "submitted", "journal")],
+    ),
+    # a clause of its own beside a preliminary version of this paper; a misspelt track; a submission's cue
+    ("2604.02359", [("IASEAI", 2026, "accepted", "main"), ("NeurIPS", 2025, "accepted", "workshop")]),
+    ("2604.15748", [("CVPR", 2026, "accepted", "findings")]),  # Accepted by CVPR 2026 Fingdings
+    ("2604.02504", [("PowerUp", 2026, "submitted", "main")]),  # submission to PowerUp 2026 conference
+]
+
+
+@pytest.mark.parametrize(("arxiv_id", "expected"), APRIL_KINDS, ids=lambda v: v if isinstance(v, str) else "")
+def test_what_the_april_sample_missed_is_read(arxiv_id: str, expected: list[tuple[object, ...]]) -> None:
+    found = [(c.venue, c.year, c.status, c.track) for c in claims_from_comment(april_comments()[arxiv_id])]
+    assert found == expected
+
+
+def test_a_plan_to_submit_and_another_works_acceptance_after_a_comma_claim_nothing() -> None:
+    assert claims_from_comment(april_comments()["2604.04554"]) == []  # 21 pages, …, yet to be submitted to IJCV
+    # "Submitted to IEEE/ACM TASLP. This work extends S2ST-Omni, accepted to Findings of ACL 2026": S2ST-Omni's
+    assert [c.venue for c in claims_from_comment(comments()["2605.16026"])] == ["IEEE/ACM TASLP"]
+
+
+def test_a_name_starting_with_proc_is_no_proceedings_line() -> None:
+    # the March sample's first run: "… Code and models are available at https://github.com/BlueberryOreo/ProCap"
+    # read "ProCap" as a venue
+    comment = sample_comments("march")["2603.05969"]
+    assert [(c.venue, c.year) for c in claims_from_comment(comment)] == [("ICLR", 2026)]
