@@ -30,7 +30,7 @@ from papertrail.domain.search_document import (
     document_id,
 )
 from papertrail.domain.text import has_cjk
-from papertrail.embedding.embedder import Embedder, l2_normalised, meaning_floor
+from papertrail.embedding.embedder import Embedder, embedding_text, l2_normalised, meaning_floor
 from papertrail.embedding.query_hubs import hub_corrected, hub_scores
 from papertrail.runtime.kafka import DependencyRefused, UnprocessableMessage
 from services.query.catalogue.indexer.writes import DIGEST, HeldDocument
@@ -40,6 +40,8 @@ FACETS = ["categories", "sources", "status", "ai_related", "year", "venue", *VEN
 # Meilisearch counts hits exactly only up to maxTotalHits (default 1,000): totals ("found 44,471 papers") and the
 # overview's counts need the exact figure. Raising it costs nothing measurable here (bench/search_latency.py).
 MAX_TOTAL_HITS = 10_000_000
+# Papers a search embeds itself, on its own time, to find papers like them while they wait for their vectors.
+EMBEDDED_HERE = 5
 # `sort` first: a chosen time orders every match of a query (Meilisearch's default puts it after words, typo,
 # proximity and attribute, where it only breaks ties: a query of several words came back in one order whatever the
 # sort); without a sort (relevance) the rule does nothing and the words rank as by default.
@@ -469,19 +471,24 @@ class PaperIndex:
         self, paper_ids: Sequence[str], wanted: PaperFilter, size: int, attributes: list[str]
     ) -> list[dict[str, Any]]:
         """The papers closest in meaning to these taken together — to the centroid of their vectors, as a "papers like
-        these" follow scores its seeds (papertrail/embedding/similarity.py) — themselves left out, closest first; none
-        when none of them has a vector."""
+        these" follow scores its seeds (papertrail/embedding/similarity.py) — themselves left out, closest first. While
+        none of them has its vector yet (a backfill still embedding), the first few are embedded here by the papers'
+        model, from the text their vectors are made of; none when that cannot be done either."""
         if not paper_ids or not self.vector_dimensions:
             return []
         held = await self._search(
             {
                 "filter": PaperFilter(paper_ids=paper_ids).clauses(),
                 "limit": len(paper_ids),
-                "attributesToRetrieve": ["paper_id"],
+                "attributesToRetrieve": ["paper_id", "title", "abstract"],
                 "retrieveVectors": True,
             }
         )
         vectors = [vector for hit in held.hits if (vector := _vector_of(hit, EMBEDDER)) is not None]
+        if not vectors and self.query_embedder is not None:
+            texts = [embedding_text(hit["title"] or "", hit.get("abstract") or "") for hit in held.hits]
+            outcomes = await self.query_embedder.embed(texts[:EMBEDDED_HERE])
+            vectors = [outcome.vector.tolist() for outcome in outcomes if outcome.vector is not None]
         if not vectors:
             return []
         (centroid,) = l2_normalised(l2_normalised(np.array(vectors)).mean(axis=0, keepdims=True))

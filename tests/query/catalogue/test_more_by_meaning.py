@@ -118,14 +118,28 @@ async def test_below_one_paper_are_the_papers_like_it_that_its_page_lists(index:
     assert [hit["paper_id"] for hit in found["more_by_meaning"]] == [hit["paper_id"] for hit in similar]
 
 
-async def test_without_vectors_of_the_few_the_words_answer_alone_when_nothing_reads_the_words_meaning(
-    index: PaperIndex,
+async def test_while_the_few_have_no_vector_yet_their_own_text_finds_the_papers_like_them(
+    index: PaperIndex, vectors: dict[str, np.ndarray]
 ) -> None:
-    """The few found have no vector yet, and this index has no multilingual model to read the words by meaning: the
-    words' answer stands alone, without an error (with one, the words' vector ranks the more: tests/integration)."""
+    """The few found wait for their vectors (a backfill still embedding): the search embeds their text itself, by the
+    papers' model, and lists the papers most like them, as it will once their vectors are stored."""
     line = next(line for line in LINES if line["id"] == LONE)
     await index.upsert([document(line, None)])
     word = next(w for w in ("亚稳态", "晶体结构", "随机结构搜索") if w in chinese_text(line))
     found = await find_papers(index, PaperListing(q=word, semantic=0).query())
+    assert [hit["paper_id"] for hit in found["hits"]] == [f"arxiv:{LONE}"]
+    more = [hit["paper_id"] for hit in found["more_by_meaning"]]
+    assert more == nearest(vectors, [f"arxiv:{LONE}"], MORE_BY_MEANING)
+
+
+async def test_without_vectors_of_the_few_the_words_answer_alone_when_nothing_embeds_here(index: PaperIndex) -> None:
+    """The few found have no vector yet, and this index reads nothing by meaning (no model of its own, no multilingual
+    one): the words' answer stands alone, without an error (with a multilingual model, the words' vector ranks the
+    more: tests/integration)."""
+    line = next(line for line in LINES if line["id"] == LONE)
+    await index.upsert([document(line, None)])
+    no_model = PaperIndex(index.client, index.name, 120, SETTINGS.embedding_dimensions, None)
+    word = next(w for w in ("亚稳态", "晶体结构", "随机结构搜索") if w in chinese_text(line))
+    found = await find_papers(no_model, PaperListing(q=word, semantic=0).query())
     assert [hit["paper_id"] for hit in found["hits"]] == [f"arxiv:{LONE}"]
     assert found["more_by_meaning"] == []

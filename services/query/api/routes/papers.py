@@ -58,8 +58,9 @@ class PaperSearchResponse(BaseModel):
         default_factory=list,
         description="a search by words (`semantic=0`) in Chinese (Japanese, Korean) that found fewer than 10 papers "
         "(only papers with an AI summary hold Chinese words): up to 10 more closest in meaning to the papers found "
-        "(the centroid of their vectors), or, while none of those has a vector, to the words by the multilingual "
-        "search vectors; those in `hits` left out; not counted in `total`; empty otherwise",
+        "(the centroid of their vectors; while none of those has its vector yet, of the first five embedded by the "
+        "search itself), else to the words by the multilingual search vectors; those in `hits` left out; not counted "
+        "in `total`; empty otherwise",
     )
     facets: dict[str, dict[str, int]] = Field(
         default_factory=dict,

@@ -127,8 +127,8 @@ HIT_DEFAULTS = {name: field.get_default(call_default_factory=True) for name, fie
 async def find_papers(index: PaperIndex, query: PaperQuery) -> dict[str, Any]:
     """One page of papers in the search response's shape: what the API returns, the home page shows and the Atom
     search feed lists. Chinese words that no paper holds are searched again by meaning (`by_meaning_instead`); those
-    that only a few papers hold are followed by the papers closest in meaning to those few (`more_by_meaning`), or
-    to the words when none of the few has a vector yet."""
+    that only a few papers hold are followed by the papers closest in meaning to those few (`more_by_meaning`, their
+    text embedded here while none has its vector yet), or to the words when that cannot be done."""
     found = await index.search(query, attributes=LIST_FIELDS)
     instead = by_meaning_instead(query, found.total, index.searches_chinese)
     if instead is not None:
