@@ -1,14 +1,17 @@
 """Affiliation strings matched to ROR records, pure: an email domain against the records' domains; a record's
 name, alias or label (any language, Chinese included) found in the string; an acronym only when it is the whole of
-a part of the string, or leads a unit's name in it ("ZHAW School of Engineering"), and only one record has it. A unit of an institution (a lab, a department) keeps its words
-and links the institution (evidence "parent"). A string nothing matches, or that matches only ambiguously, is kept
-as written with no ROR id: precision first, never a guess."""
+a part of the string, or leads a unit's name in it ("ZHAW School of Engineering"), and only one record has it. A
+unit of an institution (a lab, a department) keeps its words and links the institution (evidence "parent"). A
+university in another country than the one the affiliation ends with is not the one named. A string nothing
+matches, or that matches only ambiguously, is kept as written with no ROR id: precision first, never a guess."""
 
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
+
+from babel import Locale
 
 from papertrail.domain.institutions.catalogue import Institution, catalogue_records
 from papertrail.domain.text import fold
@@ -23,6 +26,10 @@ _ABBREVIATIONS = {
     "lab": "laboratory",
     "labs": "laboratories",
     "sciences": "science",  # "Chinese Academy of Science" is written for "… of Sciences"
+    # British and American spellings ("National University of Defence Technology" is ROR's "… Defense …")
+    "centre": "center",
+    "defence": "defense",
+    "organisation": "organization",
 }
 # Words names are written with and without ("University of Illinois at Urbana-Champaign", "Washington University
 # in St. Louis" written "Washington University, St. Louis"): left out on both sides.
@@ -61,6 +68,20 @@ _DASH = re.compile(r"\s[-–—]\s")
 _LOST = "\ufffd"
 _LOST_WORD = re.compile(rf"\w*{_LOST}[\w{_LOST}]*")
 _WORD = re.compile(r"\w+")
+# Countries as affiliations end with them, besides their English names ("…, 75005 Paris, France").
+_COUNTRY_ALIASES = {
+    "usa": "US",
+    "u s a": "US",
+    "us": "US",
+    "uk": "GB",
+    "hong kong": "HK",
+    "czech republic": "CZ",
+    "korea": "KR",
+    "republic of korea": "KR",
+    "pr china": "CN",
+    "p r china": "CN",
+    "netherlands": "NL",
+}
 # Hosts that mail anyone: an address there says nothing of an institution.
 _WEBMAIL = frozenset(
     "gmail.com googlemail.com outlook.com hotmail.com live.com yahoo.com icloud.com me.com qq.com foxmail.com "
@@ -96,6 +117,19 @@ def _usable(phrase: str) -> bool:
     return len(words) >= 2 or len(phrase) >= 4
 
 
+@cache
+def _countries() -> dict[str, str]:
+    """Country names, folded, to their ISO codes."""
+    names = {folded(name): code for code, name in Locale.parse("en").territories.items() if len(code) == 2}
+    return names | _COUNTRY_ALIASES
+
+
+def written_country(affiliation: str) -> str | None:
+    """The country an affiliation ends with, if its last part is one's name ("…, Nice Cedex 4, France")."""
+    parts = [part for part in _PARTS.split(affiliation) if part.strip(" .")]
+    return _countries().get(folded(parts[-1]).removeprefix("the ")) if parts else None
+
+
 @dataclass(frozen=True, slots=True)
 class _Record:
     """What a match shows of a record, and its links for the rules."""
@@ -105,6 +139,8 @@ class _Record:
     country: str | None
     parents: tuple[str, ...]
     active: bool
+    education: bool  # a university is where its affiliation says; a company's group or an observatory's owner
+    # may be elsewhere ("Google, Zurich, Switzerland"; "Carnegie Observatories, …, La Serena, Chile")
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +224,7 @@ class InstitutionMatcher:
         accented = Counter[str]()
         for record in institutions:
             self.records[record.id] = _Record(
-                record.name, record.name_zh, record.country, record.parents, record.active
+                record.name, record.name_zh, record.country, record.parents, record.active, "education" in record.types
             )
             for phrase, kind in _phrases(record):
                 self._add(phrase, record.id, kind)
@@ -352,6 +388,13 @@ class InstitutionMatcher:
             ror = self.acronyms.get(leading.group(1)) if leading else None
             if ror is not None and ror not in found:
                 found[ror] = "parent"
+        country = written_country(affiliation) if found and not read.joins else None
+        if country is not None:  # "École Normale Supérieure, …, Paris, France" is not Bujumbura's, of that name
+            for ror in list(found):
+                record = self.records[ror]
+                if record.education and record.country not in (None, country):
+                    del found[ror]
+                    spans.pop(ror, None)
         if not found:
             for ror in self._email_matches(emails):
                 found.setdefault(ror, "domain")

@@ -1,5 +1,6 @@
 """Affiliation strings matched to ROR records: the rules on a catalogue of genuine records (tests/fixtures/ror), and
-genuine affiliations of the ACL Anthology and arXiv (bench/ror_sample.jsonl) against the shipped catalogue."""
+genuine affiliations of the ACL Anthology and arXiv (bench/ror_sample.jsonl, bench/ror_heldout*.jsonl) against the
+shipped catalogue."""
 
 from pathlib import Path
 
@@ -144,6 +145,16 @@ def test_authors_without_affiliations_are_left_as_they_are(small: InstitutionMat
         # an acronym leading a unit's name: its institution; two letters are too few ("AI" is the Art Institute's)
         ("ZHAW School of Engineering", ["05pmsvm27"]),
         ("AI lab", []),
+        # British and American spellings are one ("Defence" in the string, "Defense" in ROR's name), so the name is
+        # not read as Serbia's "University of Defence" inside it
+        ("National University of Defence Technology", ["05d2yfz11"]),
+        # a university is in the country the affiliation ends with: not Bujumbura's "École Normale Supérieure"
+        ("DMA, École normale supérieure, Université PSL, CNRS, 75005 Paris, France", ["03k9z2963"]),
+        # an observatory's owner may be elsewhere (Carnegie Observatories, US, in Chile)
+        (
+            "Las Campanas Observatory, Carnegie Observatories, Casilla 601, La Serena, 7820436, Chile",
+            ["042ga5208", "03h4zjr91"],
+        ),
     ],
 )
 def test_genuine_affiliations_against_the_shipped_catalogue(affiliation: str, expected: list[str]) -> None:
