@@ -125,9 +125,12 @@ def _countries() -> dict[str, str]:
 
 
 def written_country(affiliation: str) -> str | None:
-    """The country an affiliation ends with, if its last part is one's name ("…, Nice Cedex 4, France")."""
-    parts = [part for part in _PARTS.split(affiliation) if part.strip(" .")]
-    return _countries().get(folded(parts[-1]).removeprefix("the ")) if parts else None
+    """The country an affiliation ends with, if what follows its last comma is one's name ("…, Nice Cedex 4,
+    France")."""
+    _, comma, last = affiliation.rpartition(",")
+    if not comma or last.count(" ") > 4:
+        return None
+    return _countries().get(folded(last).removeprefix("the "))
 
 
 @dataclass(frozen=True, slots=True)
