@@ -1,14 +1,17 @@
 """Affiliation strings matched to ROR records, pure: an email domain against the records' domains; a record's
 name, alias or label (any language, Chinese included) found in the string; an acronym only when it is the whole of
-a part of the string and only one record has it. A unit of an institution (a lab, a department) keeps its words
-and links the institution (evidence "parent"). A string nothing matches, or that matches only ambiguously, is kept
-as written with no ROR id: precision first, never a guess."""
+a part of the string, or leads a unit's name in it ("ZHAW School of Engineering"), and only one record has it. A
+unit of an institution (a lab, a department) keeps its words and links the institution (evidence "parent"). A
+university in another country than the one the affiliation ends with is not the one named. A string nothing
+matches, or that matches only ambiguously, is kept as written with no ROR id: precision first, never a guess."""
 
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
+
+from babel import Locale
 
 from papertrail.domain.institutions.catalogue import Institution, catalogue_records
 from papertrail.domain.text import fold
@@ -23,9 +26,14 @@ _ABBREVIATIONS = {
     "lab": "laboratory",
     "labs": "laboratories",
     "sciences": "science",  # "Chinese Academy of Science" is written for "… of Sciences"
+    # British and American spellings ("National University of Defence Technology" is ROR's "… Defense …")
+    "centre": "center",
+    "defence": "defense",
+    "organisation": "organization",
 }
-# Words names are written with and without ("University of Illinois at Urbana-Champaign"): left out on both sides.
-_DROPPED = frozenset({"at"})
+# Words names are written with and without ("University of Illinois at Urbana-Champaign", "Washington University
+# in St. Louis" written "Washington University, St. Louis"): left out on both sides.
+_DROPPED = frozenset({"at", "in"})
 _REWRITTEN = re.compile(r"\b(?:" + "|".join(sorted(_ABBREVIATIONS.keys() | _DROPPED)) + r")\b")
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"  # kana, hanzi, hangul
 _CJK = re.compile(f"([{_CJK_CHARS}])")
@@ -47,6 +55,33 @@ _STOP = frozenset("of the and for de du des la le in at on di del della der für
 _COMMON = 100  # names a word appears in, of the catalogue's
 _BRACKETED = re.compile(r"\([^)]*\)|（[^）]*）")
 _ACRONYM = re.compile(r"^[A-Z][A-Za-z&.-]*[A-Z][A-Za-z&.()-]*$")
+# An acronym leading a unit's name ("ZHAW School of Engineering"): the unit of the institution the acronym is.
+_ACRONYM_UNIT = re.compile(
+    r"^([A-Z][A-Z&-]+[A-Z])\s+(?i:department|school|college|faculty|lab|laboratory|centre|center|institute|division|"
+    r"group|graduate)\b"
+)
+# A name's country written before it ("United States Naval Research Laboratory"): the name is written without it too.
+_COUNTRY_LEAD = re.compile(r"^(?:United States|U\.S\.|US)\s+(?=\S)")
+# A name or alias of two parts between a dash ("University of Tromsø - The Arctic University of Norway").
+_DASH = re.compile(r"\s[-–—]\s")
+# The replacement character where a source decoded a letter wrongly ("Universit\ufffd Paris-Saclay").
+_LOST = "\ufffd"
+_LOST_WORD = re.compile(rf"\w*{_LOST}[\w{_LOST}]*")
+_WORD = re.compile(r"\w+")
+# Countries as affiliations end with them, besides their English names ("…, 75005 Paris, France").
+_COUNTRY_ALIASES = {
+    "usa": "US",
+    "u s a": "US",
+    "us": "US",
+    "uk": "GB",
+    "hong kong": "HK",
+    "czech republic": "CZ",
+    "korea": "KR",
+    "republic of korea": "KR",
+    "pr china": "CN",
+    "p r china": "CN",
+    "netherlands": "NL",
+}
 # Hosts that mail anyone: an address there says nothing of an institution.
 _WEBMAIL = frozenset(
     "gmail.com googlemail.com outlook.com hotmail.com live.com yahoo.com icloud.com me.com qq.com foxmail.com "
@@ -82,6 +117,22 @@ def _usable(phrase: str) -> bool:
     return len(words) >= 2 or len(phrase) >= 4
 
 
+@cache
+def _countries() -> dict[str, str]:
+    """Country names, folded, to their ISO codes."""
+    names = {folded(name): code for code, name in Locale.parse("en").territories.items() if len(code) == 2}
+    return names | _COUNTRY_ALIASES
+
+
+def written_country(affiliation: str) -> str | None:
+    """The country an affiliation ends with, if what follows its last comma is one's name ("…, Nice Cedex 4,
+    France")."""
+    _, comma, last = affiliation.rpartition(",")
+    if not comma or last.count(" ") > 4:
+        return None
+    return _countries().get(folded(last).removeprefix("the "))
+
+
 @dataclass(frozen=True, slots=True)
 class _Record:
     """What a match shows of a record, and its links for the rules."""
@@ -91,6 +142,8 @@ class _Record:
     country: str | None
     parents: tuple[str, ...]
     active: bool
+    education: bool  # a university is where its affiliation says; a company's group or an observatory's owner
+    # may be elsewhere ("Google, Zurich, Switzerland"; "Carnegie Observatories, …, La Serena, Chile")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,15 +223,26 @@ class InstitutionMatcher:
         acronyms: dict[str, set[str]] = defaultdict(set)
         domains: dict[str, set[str]] = defaultdict(set)
         bare_names: list[tuple[str, str]] = []
+        dashed: list[tuple[str, str]] = []
+        accented = Counter[str]()
         for record in institutions:
             self.records[record.id] = _Record(
-                record.name, record.name_zh, record.country, record.parents, record.active
+                record.name, record.name_zh, record.country, record.parents, record.active, "education" in record.types
             )
             for phrase, kind in _phrases(record):
                 self._add(phrase, record.id, kind)
+                if not phrase.isascii():
+                    accented.update(word for word in _WORD.findall(phrase.lower()) if not word.isascii())
             bare = re.sub(r"\s*\([^)]*\)\s*$", "", record.name)  # "Google (United States)" is written "Google"
             if bare != record.name:
                 bare_names.append((record.id, bare))
+            if _COUNTRY_LEAD.match(record.name):
+                bare_names.append((record.id, _COUNTRY_LEAD.sub("", record.name)))
+            if not record.parents:  # a unit's dashed name leads with its parent's ("National Park Service - …")
+                for phrase in (record.name, *record.aliases):
+                    parts = _DASH.split(phrase)
+                    if len(parts) > 1:  # a part of two words or more: not a place ("… - Ghana")
+                        dashed += [(record.id, part) for part in parts if " " in part.strip()]
             for acronym in record.acronyms:
                 acronyms[acronym.replace(" ", "")].add(record.id)
             for domain in record.domains:
@@ -189,12 +253,27 @@ class InstitutionMatcher:
             parents = self.records[ror].parents
             if all(parent in self.records and not self.records[parent].name.startswith(bare) for parent in parents):
                 self._add(bare, ror, "b")
+        for ror, part in dashed:
+            # each part of "University of Tromsø - The Arctic University of Norway" names the record, unless it is
+            # another record's name ("AIRI - Artificial Intelligence Research Institute": Spain's IIIA is named so)
+            if folded(part).removeprefix("the ") not in self.names:
+                self._add(part, ror, "a")
         names = self.names
         self.longest = max((key.count(" ") + 1 for key in names), default=0)
         in_names = Counter(word for key in names for word in set(key.split()))
         self.common = frozenset(word for word, count in in_names.items() if count >= _COMMON)
+        # the names' words with a letter beyond ASCII, the commonest first, one a line: a word whose letter was lost
+        # is read as the first it fits
+        self.accented = "\n".join(word for word, _ in accented.most_common())
         # an acronym as written ("CfA", not "CFA"), when one record has it
         self.acronyms = {acronym: next(iter(ids)) for acronym, ids in acronyms.items() if len(ids) == 1}
+        # one written in other capitals than its record's ("LAHC" for "LaHC"), when no record has it as written and
+        # one record has it in any capitals
+        any_case: dict[str, set[str]] = defaultdict(set)
+        for acronym, ids in acronyms.items():
+            any_case[acronym.upper()] |= ids
+        self.written = frozenset(acronyms)
+        self.acronyms_any_case = {acronym: next(iter(ids)) for acronym, ids in any_case.items() if len(ids) == 1}
         self.domains = {domain: next(iter(ids)) for domain, ids in domains.items() if len(ids) == 1}
 
     def _add(self, phrase: str, ror: str, kind: str) -> None:
@@ -285,7 +364,7 @@ class InstitutionMatcher:
     def match(self, affiliation: str, emails: Iterable[str] = ()) -> list[AuthorInstitution]:
         """The institutions one affiliation string names, most specific first; the string alone (no ROR id) when
         none is matched without doubt."""
-        read = _Affiliation.read(affiliation)
+        read = _Affiliation.read(self._restored(affiliation) if _LOST in affiliation else affiliation)
         found: dict[str, str] = {}
         spans: dict[str, tuple[int, int]] = {}
         unsettled: list[_Hit] = []
@@ -305,9 +384,20 @@ class InstitutionMatcher:
         parts = _PARTS.split(_BRACKETED.sub(" ", affiliation) if found else affiliation)
         for part in [affiliation, *parts]:
             part = part.strip(" .")
-            ror = self.acronyms.get(part.replace(" ", "")) if _ACRONYM.match(part) else None
+            ror = self._acronym(part.replace(" ", "")) if _ACRONYM.match(part) else None
             if ror is not None and ror not in found:
                 found[ror] = "acronym"
+            leading = _ACRONYM_UNIT.match(part)
+            ror = self.acronyms.get(leading.group(1)) if leading else None
+            if ror is not None and ror not in found:
+                found[ror] = "parent"
+        country = written_country(affiliation) if found and not read.joins else None
+        if country is not None:  # "École Normale Supérieure, …, Paris, France" is not Bujumbura's, of that name
+            for ror in list(found):
+                record = self.records[ror]
+                if record.education and record.country not in (None, country):
+                    del found[ror]
+                    spans.pop(ror, None)
         if not found:
             for ror in self._email_matches(emails):
                 found.setdefault(ror, "domain")
@@ -320,6 +410,22 @@ class InstitutionMatcher:
         if not found:
             return [AuthorInstitution(affiliation=affiliation)]
         return [self._institution(affiliation, read.unit_words(spans, ror), ror, found[ror]) for ror in found]
+
+    def _acronym(self, written: str) -> str | None:
+        if written in self.written or len(written) < 4:  # three capitals are too many records' in other cases
+            return self.acronyms.get(written)
+        return self.acronyms_any_case.get(written.upper())
+
+    def _restored(self, affiliation: str) -> str:
+        """Each word with a lost letter (U+FFFD) as the commonest word of the catalogue's names it fits, a letter
+        beyond ASCII for each lost one ("Universit\ufffdt" is "universität"); left as it is where none fits."""
+
+        def restore(lost: re.Match[str]) -> str:
+            pattern = "[^\\x00-\\x7f]".join(re.escape(piece.lower()) for piece in lost.group().split(_LOST))
+            fits = re.search(f"^{pattern}$", self.accented, re.MULTILINE)
+            return fits.group() if fits else lost.group()
+
+        return _LOST_WORD.sub(restore, affiliation)
 
     def _institution(self, affiliation: str, unit: list[str], ror: str, kind: str) -> AuthorInstitution:
         """`unit`: the words written with the institution's name; naming a lab or a department there makes the

@@ -1,5 +1,6 @@
 """Affiliation strings matched to ROR records: the rules on a catalogue of genuine records (tests/fixtures/ror), and
-genuine affiliations of the ACL Anthology and arXiv (bench/ror_sample.jsonl) against the shipped catalogue."""
+genuine affiliations of the ACL Anthology and arXiv (bench/ror_sample.jsonl, bench/ror_heldout*.jsonl) against the
+shipped catalogue."""
 
 from pathlib import Path
 
@@ -128,7 +129,38 @@ def test_authors_without_affiliations_are_left_as_they_are(small: InstitutionMat
         ("Skolkovo Institute of Science and Technology", []),
         ("NOVA School of Science and Technology", []),
         ("Northeastern University", []),  # Boston's or Shenyang's: not said
+        # "in" written or not, as "at": "Washington University in St. Louis"
+        ("Washington University, St. Louis", ["01yc7t268"]),
+        # a name written without its country: "United States Naval Research Laboratory"
+        ("Naval Research Lab", ["04d23a975"]),
+        # each part of a dashed alias: "University of Tromsø - The Arctic University of Norway"
+        ("University of Tromsø and Transmute AI Research", ["00wge5k78"]),
+        # a one-word part is a place, not the record ("Charlottesville – Albemarle Association …", "BCF - INDIA")
+        ("University of Virginia, Charlottesville", ["0153tk833"]),
+        ("Indian Institute of Technology Patna, India", ["01ft5vz71"]),
+        # a letter the source lost, as the accented letter the catalogue's names have there
+        ("Universit\ufffd Paris-Saclay", ["03xjwb503"]),
+        # an acronym in other capitals than its record's ("LaHC"), when no record has it as written
+        ("LAHC", ["0028p8r67"]),
+        # an acronym leading a unit's name: its institution; two letters are too few ("AI" is the Art Institute's)
+        ("ZHAW School of Engineering", ["05pmsvm27"]),
+        ("AI lab", []),
+        # British and American spellings are one ("Defence" in the string, "Defense" in ROR's name), so the name is
+        # not read as Serbia's "University of Defence" inside it
+        ("National University of Defence Technology", ["05d2yfz11"]),
+        # a university is in the country the affiliation ends with: not Bujumbura's "École Normale Supérieure"
+        ("DMA, École normale supérieure, Université PSL, CNRS, 75005 Paris, France", ["03k9z2963"]),
+        # an observatory's owner may be elsewhere (Carnegie Observatories, US, in Chile)
+        (
+            "Las Campanas Observatory, Carnegie Observatories, Casilla 601, La Serena, 7820436, Chile",
+            ["042ga5208", "03h4zjr91"],
+        ),
     ],
 )
 def test_genuine_affiliations_against_the_shipped_catalogue(affiliation: str, expected: list[str]) -> None:
     assert [i.ror for i in shipped_matcher().match(affiliation) if i.ror] == expected
+
+
+def test_a_unit_led_by_its_institution_s_acronym_links_the_institution() -> None:
+    [found] = shipped_matcher().match("ZHAW School of Engineering")
+    assert (found.ror, found.evidence, found.affiliation) == ("05pmsvm27", "parent", "ZHAW School of Engineering")
