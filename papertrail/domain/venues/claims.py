@@ -231,8 +231,18 @@ def _names(sentence: str, index: VenueIndex) -> Iterator[re.Match[str]]:
             # "Conference on Artificial Intelligence in Medicine": other venues
             position = match.start() + 1
             continue
+        if match.group("full") and _inside_a_longer_name(match, sentence):
+            position = match.end()
+            continue
         yield match
         position = match.end()
+
+
+def _inside_a_longer_name(match: re.Match[str], sentence: str) -> bool:
+    """A catalogue name of two words written as the end of a longer one: "European Semantic Web Conference" is ESWC,
+    not the Web Conference (a capitalised word before it other than "The"; "ACM Web Conference" is the venue's)."""
+    before = re.search(r"([A-Z][a-z]+)\s+$", sentence[: match.start()])
+    return len(match.group("full").split()) <= 2 and before is not None and before.group(1) != "The"
 
 
 def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:

@@ -364,3 +364,12 @@ def test_a_name_starting_with_proc_is_no_proceedings_line() -> None:
     # read "ProCap" as a venue
     comment = sample_comments("march")["2603.05969"]
     assert [(c.venue, c.year) for c in claims_from_comment(comment)] == [("ICLR", 2026)]
+
+
+def test_a_two_word_catalogue_name_ending_a_longer_name_is_not_that_venue() -> None:
+    # the March sample: "Accepted at the 23rd European Semantic Web Conference (ESWC), ESWC 2026" was read as WWW
+    # (the catalogue's "The Web Conference"); the Web Conference is still the Web Conference
+    comment = sample_comments("march")["2603.12926"]
+    assert [(c.venue, c.year) for c in claims_from_comment(comment)] == [("ESWC", 2026)]
+    for written in ("Accepted to The Web Conference 2026", "Accepted at ACM Web Conference 2026"):
+        assert [(c.venue, c.year) for c in claims_from_comment(written)] == [("WWW", 2026)]
