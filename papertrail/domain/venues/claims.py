@@ -51,7 +51,7 @@ THIS_PAPERS_VERSION = re.compile(
 # A challenge entry or shared-task ranking is no acceptance, unless the sentence says the paper was accepted at
 # (or presented at) the workshop that holds it: then it is that workshop's paper.
 COMPETITION = re.compile(
-    r"\b(?:challenge|competition|shared task|winner|winning|place|rank(?:ed)?|leaderboard|track \d)\b", re.I
+    r"\b(?:challenge|competition|shared tasks?|winner|winning|place|rank(?:ed)?|leaderboard|track \d)\b", re.I
 )
 ACCEPTED_HERE = re.compile(r"\b(?:accepted|published|presented|to appear|appears? (?:in|at))\b", re.IGNORECASE)
 # Misspelt cue words ("Accepected", "accpeted", "Submmited"): read as meant.
@@ -108,6 +108,7 @@ WORKSHOP_NAME = re.compile(r"(?P<name>(?i:workshop)\s+(?:on|for)\s+[^,;()]+?)(?=
 WORKSHOP_BEFORE = re.compile(r"\b(?P<name>[A-Z0-9][\w\-&'’]*(?:\s+[A-Z0-9][\w\-&'’]*)*\s+[Ww]orkshop)\b")
 # an event with its own edition's number held at a venue: that venue's workshop
 EDITION_AT = re.compile(r"\b\d+(?:st|nd|rd|th)\s+(?P<name>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,3})\s+at\s+(?:the\s+)?$")
+CUE_AT = re.compile(r"\b(?i:accepted|accept|presented|published|appear(?:s|ing)?)\s*@")
 WORKSHOP_AT = re.compile(r"(?P<name>[A-Za-z0-9][\w\-]*(?:\s+[Ww]orkshop)?)\s*@\s*$")
 TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
     ("findings", FINDINGS),
@@ -471,15 +472,18 @@ def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSo
     venue = mention.venue
     track: ClaimTrack = "main"
     workshop = None
+    # "Accepted @ CVPR 2026": an "@" right after the cue is "at", no workshop's (replaced by a sign no name holds,
+    # so the positions hold)
+    read = CUE_AT.sub(lambda cue: cue.group(0)[:-1] + "~", sentence)
     # "KnowFM@ACL 2026", "BioNLP @ ACL 2026", "3rd MetaFood at CVPR 2026"
-    at = WORKSHOP_AT.search(sentence[: mention.start]) or EDITION_AT.search(sentence[: mention.start])
-    if mention.workshop_suffix or at or WORKSHOP.search(sentence):
+    at = WORKSHOP_AT.search(read[: mention.start]) or EDITION_AT.search(read[: mention.start])
+    if mention.workshop_suffix or at or WORKSHOP.search(read):
         track = "workshop"
-        named = at or WORKSHOP_NAME.search(sentence) or WORKSHOP_BEFORE.search(sentence)
+        named = at or WORKSHOP_NAME.search(read) or WORKSHOP_BEFORE.search(read)
         if named:
             workshop = named.group("name").strip()
     else:
-        track = next((t for t, pattern in TRACKS if pattern.search(sentence)), "main")
+        track = next((t for t, pattern in TRACKS if pattern.search(read)), "main")
     if (venue is None and JOURNAL_WORDS.search(mention.name)) or (venue is not None and venue.type == "journal"):
         track, workshop = "journal", None
     presentation = None

@@ -373,3 +373,14 @@ def test_a_two_word_catalogue_name_ending_a_longer_name_is_not_that_venue() -> N
     assert [(c.venue, c.year) for c in claims_from_comment(comment)] == [("ESWC", 2026)]
     for written in ("Accepted to The Web Conference 2026", "Accepted at ACM Web Conference 2026"):
         assert [(c.venue, c.year) for c in claims_from_comment(written)] == [("WWW", 2026)]
+
+
+def test_an_at_sign_after_the_cue_is_at_and_shared_tasks_are_a_workshops() -> None:
+    # the March sample: "Accepted @ CVPR 2026. Project page: …" read as a workshop for its "@" ("KnowFM@ACL 2026" is
+    # one), and "Accepted by NLPCC 2025 Shared Tasks" as the main track ("shared task" was read in the singular only)
+    march = sample_comments("march")
+    assert [(c.venue, c.track) for c in claims_from_comment(march["2603.24653"])] == [("CVPR", "main")]
+    assert [(c.venue, c.track) for c in claims_from_comment(march["2603.27949"])] == [("NLPCC", "workshop")]
+    assert [(c.venue, c.track, c.workshop) for c in claims_from_comment("KnowFM@ACL 2026")] == [
+        ("ACL", "workshop", "KnowFM")
+    ]
