@@ -21,7 +21,7 @@ from papertrail.domain.venues.catalogue import Venue, VenueIndex, default_index,
 from schemas.paper import ClaimSource, ClaimStatus, ClaimTrack, Presentation, VenueClaim
 
 ACCEPTED = re.compile(
-    r"\b(?:accepted|acceptance|to appear|will appear|appear(?:s|ing)? (?:in|at)|published|publish|publication in|"
+    r"\b(?:accepted|acceptance|to appear|will appear|appear(?:s|ing|ed)? (?:in|at)|published|publish|publication in|"
     r"forthcoming|in press|camera[- ]ready|presented|presentation at|in proceedings?|proceedings? of|proc\.\s*of|"
     r"oral|spotlight|highlight|poster|"
     r"best (?:student )?paper|main (?:conference|track)|accept|selected (?:as|for)|(?:workshop|conference) paper)\b",

@@ -384,3 +384,10 @@ def test_an_at_sign_after_the_cue_is_at_and_shared_tasks_are_a_workshops() -> No
     assert [(c.venue, c.track, c.workshop) for c in claims_from_comment("KnowFM@ACL 2026")] == [
         ("ACL", "workshop", "KnowFM")
     ]
+
+
+def test_a_version_of_this_paper_that_appeared_somewhere_was_accepted_there() -> None:
+    # the March sample: "A preliminary version appeared in AAMAS '26" ("appeared in" was no acceptance cue)
+    comment = sample_comments("march")["2603.21826"]
+    assert [(c.venue, c.status, c.year) for c in claims_from_comment(comment)] == [("AAMAS", "accepted", 2026)]
+    assert claims_from_comment("Extends our work that appeared in ACL 2024") == []  # another work's
