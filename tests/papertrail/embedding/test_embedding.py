@@ -132,6 +132,26 @@ def test_search_vectors_are_the_multilingual_model_by_default_and_none_turns_the
         SearchEmbeddingSettings(search_embedding_model="text-embedding-3-small")
 
 
+def test_the_search_models_own_cut_is_part_of_its_key_so_a_change_re_embeds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SEARCH_EMBEDDING_MODEL", raising=False)
+    monkeypatch.delenv("SEARCH_EMBEDDING_MAX_TOKENS", raising=False)
+    default = SearchEmbeddingSettings(embedding_max_tokens=200)
+    search = default.search_embedding
+    assert search is not None and search.embedding_max_tokens == 200  # unset: the papers' cut
+    cut = SearchEmbeddingSettings(search_embedding_max_tokens=96)
+    assert cut.search_model_key == "local/multilingual-e5-small-q4/384/96" != default.search_model_key
+    assert cut.model_key == SearchEmbeddingSettings().model_key  # the papers' vectors stay as they are
+    # vectors kept under the old key are another model's: found by neither the sweep's cache nor the index's check
+    assert cache_key("d", cut.search_model_key) != cache_key("d", default.search_model_key)
+    assert search_model_mismatch({"model": default.search_model_key}, cut.search_model_key) is not None
+    # the papers' own model at another cut makes no second vector of the same kind
+    assert (
+        SearchEmbeddingSettings(embedding_model=E5_SMALL_Q4.id, search_embedding_max_tokens=96).search_embedding is None
+    )
+    with pytest.raises(ValidationError, match="search_embedding_max_tokens"):
+        SearchEmbeddingSettings(search_embedding_max_tokens=8)
+
+
 def test_a_search_model_other_than_the_summarizers_is_a_reason_to_stop() -> None:
     e5 = "local/multilingual-e5-small-q4/384/256"
     assert search_model_mismatch(None, e5) is None  # the summarizer never started
