@@ -6,7 +6,7 @@ abstracts/s and peak memory (each model in a process of its own), and the Englis
 as many papers as the current default at 0.65 does with MiniLM).
 
     uv run python bench/zh_retrieval.py [--queries 1000] [--models multilingual-e5-small-q4,...] [--threads 1]
-        [--max-tokens 256,192,128] [--jobs 2]
+        [--max-tokens 256,192,160,128] [--jobs 2]
 
 --max-tokens: each model at each cut of title + abstract (the text's first N tokens; the title comes first, so a cut
 drops the abstract's end), and how far each cut's zh→en recall@10 and MRR lie from the first cut's on the same
@@ -39,6 +39,7 @@ from papertrail.embedding.embedder import (
     E5_SMALL_Q4,
     LOCAL_MODELS,
     MINILM_INT8,
+    SEARCH_MAX_TOKENS,
     EmbeddingSettings,
     TextRole,
     embedding_text,
@@ -87,8 +88,12 @@ def embed_child(model: str, texts_path: Path, out: Path, threads: int, max_token
         def embed(batch: list[str], role: TextRole) -> np.ndarray:
             return np.asarray(use.encode(batch), dtype=np.float32)
     else:
+        # the default run's cut: the search vectors' for e5, the papers' for MiniLM
+        default = SEARCH_MAX_TOKENS if model == E5_SMALL_Q4.id else EmbeddingSettings().embedding_max_tokens
         embedder = open_embedder(
-            EmbeddingSettings(embedding_model=model, embedding_threads=threads, embedding_max_tokens=max_tokens)
+            EmbeddingSettings(
+                embedding_model=model, embedding_threads=threads, embedding_max_tokens=max_tokens or default
+            )
         )
         loaded = time.perf_counter() - started
 
@@ -186,7 +191,7 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=0, help="the first N corpus papers only (a quick try)")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N corpus papers (fresh ones)")
     parser.add_argument(
-        "--max-tokens", default=str(EmbeddingSettings().embedding_max_tokens), help="comma-separated cuts, tokens"
+        "--max-tokens", default="0", help="comma-separated cuts, tokens; 0: each model's in the default run"
     )
     parser.add_argument("--jobs", type=int, default=1, help="model runs at once, each in a process of its own")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)  # model, texts.json, out.npz

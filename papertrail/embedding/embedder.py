@@ -296,6 +296,10 @@ class EmbeddingSettings(BaseSettings):
 
 SEARCH_OFF = "none"
 SEARCH_MIN_TOKENS = 16  # as EMBEDDING_MAX_TOKENS: fewer hardly hold a title
+# e5's cost a paper grows with its tokens: at 192 it costs ~30 % less than at 256 with Chinese queries finding their
+# papers as often (within the bench's noise); at 160 and 128 its cosines fall below the search's calibrated floor more
+# often, and at 128 fewer queries find their paper (docs/benchmarks.md, "e5's cut")
+SEARCH_MAX_TOKENS = 192
 
 
 class SearchEmbeddingSettings(EmbeddingSettings):
@@ -311,7 +315,7 @@ class SearchEmbeddingSettings(EmbeddingSettings):
         "(docs/benchmarks.md); the summarizer and the query service must agree on it",
     )
     search_embedding_max_tokens: int = Field(
-        0,
+        SEARCH_MAX_TOKENS,
         ge=0,
         le=32768,
         description="tokens of title + abstract the search model reads (the title first, the abstract's end cut; "
