@@ -6,6 +6,11 @@ abstracts/s and peak memory (each model in a process of its own), and the Englis
 as many papers as the current default at 0.65 does with MiniLM).
 
     uv run python bench/zh_retrieval.py [--queries 1000] [--models multilingual-e5-small-q4,...] [--threads 1]
+        [--max-tokens 256,192,160,128] [--jobs 2]
+
+--max-tokens: each model at each cut of title + abstract (the text's first N tokens; the title comes first, so a cut
+drops the abstract's end), and how far each cut's zh→en recall@10 and MRR lie from the first cut's on the same
+queries: the mean difference and its 95 % interval over 2,000 bootstrap resamples of the queries (paired).
 
 Ranking is computed in-process with the engine's own embedder code (papertrail.embedding.backends.open_embedder, queries
 embedded as queries, papers as passages): the same vectors /api/papers?semantic=1 ranks, without Meilisearch's
@@ -34,6 +39,7 @@ from papertrail.embedding.embedder import (
     E5_SMALL_Q4,
     LOCAL_MODELS,
     MINILM_INT8,
+    SEARCH_MAX_TOKENS,
     EmbeddingSettings,
     TextRole,
     embedding_text,
@@ -68,7 +74,7 @@ def rss_peak_mib() -> float:
     return float("nan")
 
 
-def embed_child(model: str, texts_path: Path, out: Path, threads: int) -> None:
+def embed_child(model: str, texts_path: Path, out: Path, threads: int, max_tokens: int) -> None:
     """In a process of its own: load the model, embed the papers (passages) and the queries, save all with timings."""
     texts = json.loads(texts_path.read_text())
     started = time.perf_counter()
@@ -82,7 +88,13 @@ def embed_child(model: str, texts_path: Path, out: Path, threads: int) -> None:
         def embed(batch: list[str], role: TextRole) -> np.ndarray:
             return np.asarray(use.encode(batch), dtype=np.float32)
     else:
-        embedder = open_embedder(EmbeddingSettings(embedding_model=model, embedding_threads=threads))
+        # the default run's cut: the search vectors' for e5, the papers' for MiniLM
+        default = SEARCH_MAX_TOKENS if model == E5_SMALL_Q4.id else EmbeddingSettings().embedding_max_tokens
+        embedder = open_embedder(
+            EmbeddingSettings(
+                embedding_model=model, embedding_threads=threads, embedding_max_tokens=max_tokens or default
+            )
+        )
         loaded = time.perf_counter() - started
 
         def embed(batch: list[str], role: TextRole) -> np.ndarray:
@@ -101,6 +113,22 @@ def ranks_of(passages: np.ndarray, queries: np.ndarray, targets: np.ndarray) -> 
     scores = queries @ passages.T
     own = scores[np.arange(len(targets)), targets]
     return (scores > own[:, None]).sum(axis=1) + 1
+
+
+def paired_difference(
+    ranks: np.ndarray, against: np.ndarray, draws: int = 2000
+) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """recall@10 and MRR of `ranks` less those of `against` (the same queries): the mean difference and the 2.5th and
+    97.5th percentiles of it over `draws` resamples of the queries."""
+    hit = (ranks <= 10).astype(float) - (against <= 10)
+    reciprocal = 1 / ranks - 1 / against
+    picks = np.random.default_rng(1).integers(0, len(ranks), (draws, len(ranks)))
+
+    def interval(values: np.ndarray) -> tuple[float, float, float]:
+        low, high = np.quantile(values[picks].mean(axis=1), [0.025, 0.975])
+        return float(values.mean()), float(low), float(high)
+
+    return interval(hit), interval(reciprocal)
 
 
 def query_cosines(passages: np.ndarray, queries: np.ndarray, targets: np.ndarray) -> tuple[float, ...]:
@@ -162,10 +190,15 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=2, help="draws of 5 seeds per subtopic (follow figures)")
     parser.add_argument("--papers", type=int, default=0, help="the first N corpus papers only (a quick try)")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N corpus papers (fresh ones)")
+    parser.add_argument(
+        "--max-tokens", default="0", help="comma-separated cuts, tokens; 0: each model's in the default run"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="model runs at once, each in a process of its own")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)  # model, texts.json, out.npz
     args = parser.parse_args()
+    cuts = [int(n) for n in args.max_tokens.split(",")]
     if args.child:
-        embed_child(args.child[0], Path(args.child[1]), Path(args.child[2]), args.threads)
+        embed_child(args.child[0], Path(args.child[1]), Path(args.child[2]), args.threads, cuts[0])
         return
 
     load = os.getloadavg()[0]
@@ -186,35 +219,35 @@ def main() -> None:
     rows = []
     cosines: dict[str, tuple[float, ...]] = {}
     cut: dict[str, list[tuple[float, float, float, float]]] = {}
+    all_ranks: dict[tuple[str, int], np.ndarray] = {}
     minilm_reach = None
+    variants = [(model, tokens) for model in args.models.split(",") for tokens in cuts]
     with tempfile.TemporaryDirectory() as folder:
         texts_path = Path(folder) / "texts.json"
         texts_path.write_text(json.dumps(texts))
-        for model in args.models.split(","):
-            out = Path(folder) / "out.npz"
-            child = [
-                sys.executable,
-                __file__,
-                "--threads",
-                str(args.threads),
-                "--child",
-                model,
-                str(texts_path),
-                str(out),
-            ]
-            subprocess.run(child, check=True)
-            got = np.load(out)
-            ranks = ranks_of(got["passages"], got["queries"], targets)
+        outs = {v: Path(folder) / f"out-{n}.npz" for n, v in enumerate(variants)}
+        running: list[subprocess.Popen] = []
+        for model, tokens in variants:
+            while len(running) >= args.jobs:
+                running.pop(0).wait()
+            child = [sys.executable, __file__, "--threads", str(args.threads), "--max-tokens", str(tokens)]
+            running.append(subprocess.Popen([*child, "--child", model, str(texts_path), str(outs[model, tokens])]))
+        for process in running:
+            process.wait()
+        for model, tokens in variants:
+            got = np.load(outs[model, tokens])
+            name = model if len(cuts) == 1 else f"{model} @ {tokens} tokens"
+            ranks = all_ranks[model, tokens] = ranks_of(got["passages"], got["queries"], targets)
             passages = got["passages"]
-            cosines[model] = query_cosines(passages, got["queries"], targets)
-            cut[model] = threshold_cuts(passages, got["queries"], targets)
-            if model == MINILM_INT8.id:
+            cosines[name] = query_cosines(passages, got["queries"], targets)
+            cut[name] = threshold_cuts(passages, got["queries"], targets)
+            if model == MINILM_INT8.id and minilm_reach is None:
                 scores = [np.delete(follow_scores(passages, s, "higher of both"), s) for s, _ in follows]
                 minilm_reach = float(np.mean([(row >= 0.65).sum() for row in scores]))
             reach = equal_reach_threshold(passages, follows, minilm_reach) if minilm_reach else float("nan")
             rows.append(
                 (
-                    model,
+                    name,
                     float((ranks <= 10).mean()),
                     float((1 / ranks).mean()),
                     shared_category_in_top10(passages, primary),
@@ -226,7 +259,7 @@ def main() -> None:
                     float(got["rss"]),
                 )
             )
-            print(f"  {model}: done", flush=True)
+            print(f"  {name}: done", flush=True)
 
     print(f"\nload at the end {os.getloadavg()[0]:.1f}; {args.threads} thread(s) a model, runs of the default size")
     head = ("model", "zh→en recall@10", "MRR", "en same-category of 10", "follow R-prec", "threshold ≙ MiniLM 0.65",
@@ -237,6 +270,15 @@ def main() -> None:
         print(f"| {row[0]} | {row[1]:.3f} | {row[2]:.3f} | {row[3]:.2f} | {row[4]:.3f} | {row[5]:.3f} | "
               f"{row[6]:.1f} | {row[7]:.3f} | {row[8]:.2f} | {row[9]:.0f} |")  # fmt: skip
     by_model = {row[0]: row for row in rows}
+    if len(cuts) > 1:
+        print(f"\neach cut against {cuts[0]} tokens on the same {len(targets)} queries (paired bootstrap, 95 %):")
+        print("| model | tokens | recall@10 difference | MRR difference |")
+        print("|---|---|---|---|")
+        for model, tokens in variants:
+            if tokens != cuts[0]:
+                hit, rr = paired_difference(all_ranks[model, tokens], all_ranks[model, cuts[0]])
+                print(f"| {model} | {tokens} | {hit[0]:+.3f} ({hit[1]:+.3f} .. {hit[2]:+.3f}) | "
+                      f"{rr[0]:+.3f} ({rr[1]:+.3f} .. {rr[2]:+.3f}) |")  # fmt: skip
     if MINILM_INT8.id in by_model and E5_SMALL_Q4.id in by_model:
         # the default run: MiniLM's vectors for relatedness and English search, e5's search vectors for a query with
         # Chinese characters (every query here has them); each paper embedded by both

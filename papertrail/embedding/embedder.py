@@ -295,6 +295,11 @@ class EmbeddingSettings(BaseSettings):
 
 
 SEARCH_OFF = "none"
+SEARCH_MIN_TOKENS = 16  # as EMBEDDING_MAX_TOKENS: fewer hardly hold a title
+# e5's cost a paper grows with its tokens: at 192 it costs ~30 % less than at 256 with Chinese queries finding their
+# papers as often (within the bench's noise); at 160 and 128 its cosines fall below the search's calibrated floor more
+# often, and at 128 fewer queries find their paper (docs/benchmarks.md, "e5's cut")
+SEARCH_MAX_TOKENS = 192
 
 
 class SearchEmbeddingSettings(EmbeddingSettings):
@@ -309,6 +314,14 @@ class SearchEmbeddingSettings(EmbeddingSettings):
         "(EMBEDDING_MODEL) being this one. Each paper costs ~0.19 CPU-s more to embed with multilingual-e5-small-q4 "
         "(docs/benchmarks.md); the summarizer and the query service must agree on it",
     )
+    search_embedding_max_tokens: int = Field(
+        SEARCH_MAX_TOKENS,
+        ge=0,
+        le=32768,
+        description="tokens of title + abstract the search model reads (the title first, the abstract's end cut; "
+        "its CPU a paper grows with them); 0: EMBEDDING_MAX_TOKENS. A change re-embeds every search vector; the "
+        "summarizer and the query service must agree on it",
+    )
 
     @field_validator("search_embedding_model")
     @classmethod
@@ -320,9 +333,16 @@ class SearchEmbeddingSettings(EmbeddingSettings):
             raise ValueError(f"no local model {value!r}; local models: {', '.join(LOCAL_MODELS)}, or none")
         return value
 
+    @field_validator("search_embedding_max_tokens")
+    @classmethod
+    def _enough_search_tokens(cls, value: int) -> int:
+        if 0 < value < SEARCH_MIN_TOKENS:
+            raise ValueError(f"0 (EMBEDDING_MAX_TOKENS) or at least {SEARCH_MIN_TOKENS}")
+        return value
+
     @property
     def search_embedding(self) -> EmbeddingSettings | None:
-        """The search model's settings (local, its own dimensions; the papers' tokens and threads), or None when the
+        """The search model's settings (local, its own dimensions and tokens; the papers' threads), or None when the
         second vector is off: turned off, or the papers' own model is it."""
         if self.search_embedding_model == SEARCH_OFF:
             return None
@@ -331,11 +351,15 @@ class SearchEmbeddingSettings(EmbeddingSettings):
             {
                 "embedding_backend": "local",
                 "embedding_model": spec.id,
-                "embedding_max_tokens": min(self.embedding_max_tokens, spec.max_tokens),
+                "embedding_max_tokens": min(
+                    self.search_embedding_max_tokens or self.embedding_max_tokens, spec.max_tokens
+                ),
                 "embedding_threads": self.embedding_threads,
             }
         )
-        return None if search.model_key == self.model_key else search
+        # the papers' own model at another cut would only be a second vector of the same kind
+        same_model = self.embedding_backend == "local" and self.embedding_model == spec.id
+        return None if same_model else search
 
     @property
     def search_model_key(self) -> str:

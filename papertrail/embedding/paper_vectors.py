@@ -46,6 +46,6 @@ def search_model_mismatch(recorded: dict[str, Any] | None, search_model_key: str
     made = "makes no search vectors" if recorded.get("model") == SEARCH_OFF else f"makes them with {recorded['model']}"
     return (
         f"SEARCH_EMBEDDING_MODEL: this service searches in Chinese with search vectors of {search_model_key}, but the "
-        f"summarizer {made}: give both services the same SEARCH_EMBEDDING_MODEL and EMBEDDING_* settings (for a new "
+        f"summarizer {made}: give both services the same SEARCH_EMBEDDING_* and EMBEDDING_* settings (for a new "
         "one, start the summarizer with it first: it records it and embeds every paper again in the background)"
     )

@@ -284,6 +284,32 @@ async def test_stored_papers_without_a_search_vector_are_queued_once_search_vect
     assert not searching.vectors.backfilling
 
 
+async def test_search_vectors_of_an_earlier_cut_are_made_again_and_the_papers_vectors_kept(
+    searching: Harness, embedder: Embedder
+) -> None:
+    earlier = SearchEmbeddingSettings(search_embedding_model=E5_SMALL_Q4.id, search_embedding_max_tokens=256)
+    assert earlier.search_embedding is not None
+    before = Harness(searching.db, embedder, open_embedder(earlier.search_embedding))  # search vectors of 256 tokens
+    line = max(LINES, key=lambda line: len(line["summary"]))  # an abstract longer than either cut
+    old = corpus_event(line)
+    body = old.paper.model_dump(mode="python", exclude={"id"}, exclude_none=True)
+    await searching.db[PAPERS.name].insert_one(
+        {"_id": old.paper.id, **body, "last_versions": [old.version.model_dump(mode="python")]}
+    )
+    assert await before.sweep() == 0 and await before.sweep() == 1  # queued, then both vectors made
+    vector = (await searching.store.of_papers([old.paper.id]))[old.paper.id]
+    at_256 = (await searching.search_store.of_papers([old.paper.id]))[old.paper.id]
+
+    assert await searching.sweep() == 0  # queues it: its search vector is of another cut, so another model's
+    assert await searching.sweep() == 1
+    made = (await searching.search_store.of_papers([old.paper.id]))[old.paper.id]
+    assert made.model == searching.vectors.kinds[1].model != at_256.model and made.state == "embedded"
+    assert made.vector is not None and at_256.vector is not None and not same(made.vector, at_256.vector)
+    kept = (await searching.store.of_papers([old.paper.id]))[old.paper.id]
+    assert kept.updated_at == vector.updated_at and same(kept.vector, vector.vector)  # MiniLM's is not made again
+    assert await searching.sweep() == 0 and not searching.vectors.backfilling
+
+
 async def test_the_endpoint_token_budget_is_shared_by_every_instance(scratch_db: AsyncDatabase) -> None:
     one, other = MongoTokenBudget(VectorStore(scratch_db)), MongoTokenBudget(VectorStore(scratch_db))
     await one.spend("2026-12-01", 1_000)

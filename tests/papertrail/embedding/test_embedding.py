@@ -119,7 +119,7 @@ def test_search_vectors_are_the_multilingual_model_by_default_and_none_turns_the
     default = SearchEmbeddingSettings()
     search = default.search_embedding
     assert search is not None and search.embedding_model == E5_SMALL_Q4.id and search.embedding_dimensions == 384
-    assert default.search_model_key == "local/multilingual-e5-small-q4/384/256" and default.reads_chinese is True
+    assert default.search_model_key == "local/multilingual-e5-small-q4/384/192" and default.reads_chinese is True
     assert search.meaning_min_score == E5_MEANING_MIN_SCORE > default.meaning_min_score
     for off in ("none", "", " None "):
         settings = SearchEmbeddingSettings(search_embedding_model=off)
@@ -130,6 +130,30 @@ def test_search_vectors_are_the_multilingual_model_by_default_and_none_turns_the
     assert same.search_embedding is None and same.reads_chinese is True
     with pytest.raises(ValidationError, match="no local model"):
         SearchEmbeddingSettings(search_embedding_model="text-embedding-3-small")
+
+
+def test_the_search_models_own_cut_is_part_of_its_key_so_a_change_re_embeds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SEARCH_EMBEDDING_MODEL", raising=False)
+    monkeypatch.delenv("SEARCH_EMBEDDING_MAX_TOKENS", raising=False)
+    default = SearchEmbeddingSettings()
+    search = default.search_embedding
+    # the search model reads fewer tokens than the papers' model: a key of its own, so the vectors of 256 tokens that
+    # an earlier release stored are another model's and are made again
+    assert search is not None and search.embedding_max_tokens == 192 < default.embedding_max_tokens == 256
+    assert default.search_model_key == "local/multilingual-e5-small-q4/384/192"
+    papers_cut = SearchEmbeddingSettings(search_embedding_max_tokens=0, embedding_max_tokens=200)
+    assert papers_cut.search_model_key == "local/multilingual-e5-small-q4/384/200"  # 0: the papers' cut
+    cut = SearchEmbeddingSettings(search_embedding_max_tokens=96)
+    assert cut.search_model_key == "local/multilingual-e5-small-q4/384/96" != default.search_model_key
+    assert cut.model_key == default.model_key  # the papers' vectors stay as they are
+    # vectors kept under the old key are another model's: found by neither the sweep's cache nor the index's check
+    assert cache_key("d", cut.search_model_key) != cache_key("d", default.search_model_key)
+    assert search_model_mismatch({"model": default.search_model_key}, cut.search_model_key) is not None
+    # the papers' own model at another cut makes no second vector of the same kind
+    same = SearchEmbeddingSettings(embedding_model=E5_SMALL_Q4.id, search_embedding_max_tokens=96)
+    assert same.search_embedding is None
+    with pytest.raises(ValidationError, match="search_embedding_max_tokens"):
+        SearchEmbeddingSettings(search_embedding_max_tokens=8)
 
 
 def test_a_search_model_other_than_the_summarizers_is_a_reason_to_stop() -> None:
