@@ -144,6 +144,9 @@ def meaning_floor(best_score: float, min_score: float, margin: float) -> float:
     return max(min_score - margin, min(min_score, best_score - margin))
 
 
+MIN_TOKENS = 16  # a cut below this hardly holds a title
+
+
 class EmbeddingSettings(BaseSettings):
     """Which model turns papers into vectors. A service's settings class adds these to its own."""
 
@@ -168,7 +171,7 @@ class EmbeddingSettings(BaseSettings):
     )
     embedding_max_tokens: int = Field(
         256,
-        ge=16,
+        ge=MIN_TOKENS,
         le=32768,
         description="tokens of title + abstract embedded, the rest cut (local: at most the model's 512; openai: "
         f"cut at {CHARS_PER_TOKEN} characters a token)",
@@ -295,10 +298,8 @@ class EmbeddingSettings(BaseSettings):
 
 
 SEARCH_OFF = "none"
-SEARCH_MIN_TOKENS = 16  # as EMBEDDING_MAX_TOKENS: fewer hardly hold a title
-# e5's cost a paper grows with its tokens: at 192 it costs ~30 % less than at 256 with Chinese queries finding their
-# papers as often (within the bench's noise); at 160 and 128 its cosines fall below the search's calibrated floor more
-# often, and at 128 fewer queries find their paper (docs/benchmarks.md, "e5's cut")
+# e5's cost a paper grows with its tokens; the fewest with which Chinese queries find their papers as often as with
+# the model's full cut, and their cosines stay above the search's calibrated floor (docs/benchmarks.md, "e5's cut")
 SEARCH_MAX_TOKENS = 192
 
 
@@ -336,8 +337,8 @@ class SearchEmbeddingSettings(EmbeddingSettings):
     @field_validator("search_embedding_max_tokens")
     @classmethod
     def _enough_search_tokens(cls, value: int) -> int:
-        if 0 < value < SEARCH_MIN_TOKENS:
-            raise ValueError(f"0 (EMBEDDING_MAX_TOKENS) or at least {SEARCH_MIN_TOKENS}")
+        if 0 < value < MIN_TOKENS:
+            raise ValueError(f"0 (EMBEDDING_MAX_TOKENS) or at least {MIN_TOKENS}")
         return value
 
     @property
