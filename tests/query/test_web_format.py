@@ -67,6 +67,16 @@ def test_labels() -> None:
     assert fmt.reason_text({"term": "banach", "field": "title"}, "zh") == "banach(标题)"
 
 
+def test_a_chinese_term_says_it_was_found_in_the_chinese_fields() -> None:
+    # a Chinese term can only be found in the Chinese title and the AI summary's Chinese sections, which matching
+    # reads as part of the title and the abstract (papertrail/domain/follows/compiled.py): "in the abstract" misled
+    in_summary = {"term": "扩散模型加速", "field": "abstract"}
+    assert fmt.reason_text(in_summary, "zh") == "扩散模型加速(AI 导读)"
+    assert fmt.reason_text(in_summary, "en") == "扩散模型加速 (in the AI summary)"
+    assert fmt.reason_text({"term": "推理", "field": "title"}, "zh") == "推理(中文标题)"
+    assert fmt.reason_text({"term": "推理", "field": "title"}, "en") == "推理 (in the Chinese title)"
+
+
 def test_an_author_reason_says_when_it_rests_on_an_initial() -> None:
     full = {"term": "Yinghui Li", "field": "authors"}
     initial = full | {"name_match": "initial"}

@@ -4,6 +4,7 @@ the Chinese is in the catalog. No I/O."""
 
 from typing import Any
 
+from papertrail.domain.text import has_han
 from papertrail.domain.wording import N_, NP_, Labels, Wording
 
 # an author follow's match through less than the name as written (papertrail/domain/follows/authors.py, rule 4)
@@ -16,6 +17,9 @@ NAME_MATCH = Labels(
 )
 # where a keyword or topic term was found
 FIELD = Labels({"title": N_("title"), "abstract": N_("abstract"), "authors": N_("authors")})
+# where a Chinese term was found: matching reads the Chinese title as part of the title and the AI summary's Chinese
+# sections as part of the abstract (compiled.py), and a Chinese term can be found nowhere else
+FIELD_ZH = Labels({"title": N_("Chinese title"), "abstract": N_("AI summary")})
 # where a venue follow's acceptance was read
 EVIDENCE = Labels(
     {
@@ -61,6 +65,7 @@ def reason_text(reason: dict[str, Any], t: Wording, chinese_names: bool = False)
         return t.gettext("similar to your description (%(score)s)", score=score)
     if field == "authors":
         return NAME_MATCH(t, reason.get("name_match") or "", "", name=term) or t.gettext("author %(name)s", name=term)
-    hit = t.gettext("%(term)s (in the %(field)s)", term=term, field=FIELD(t, field))
+    where = FIELD_ZH(t, field) if has_han(term) and field in FIELD_ZH else FIELD(t, field)
+    hit = t.gettext("%(term)s (in the %(field)s)", term=term, field=where)
     subtopic = (chinese_names and reason.get("subtopic_zh")) or reason.get("subtopic")
     return t.gettext("%(subtopic)s: %(hit)s", subtopic=subtopic, hit=hit) if subtopic else hit
