@@ -461,3 +461,25 @@ def test_a_journal_papers_venue_line_says_the_journal_its_rank_and_journal(lang:
     assert [(x.text, x.source) for x in lines] == [
         (f"TPAMI 2026 · CCF-A · {t.gettext('Journal')}", t.gettext("stated by the authors"))
     ]
+
+
+@pytest.mark.parametrize(
+    ("lang", "shown", "hidden"), [("zh", "提出局部微扰理论。", "A theory."), ("en", "A theory.", "提出")]
+)
+def test_a_feed_entry_shows_its_papers_ai_summary_in_the_readers_language(lang: str, shown: str, hidden: str) -> None:
+    t = Translator(lang)
+    paper = {"paper_id": "arxiv:2611.00001", "title": "A Local Perturbation Theory", "authors": ["Ana"]}
+    summarized = paper | {"tldr_zh": "提出局部微扰理论。", "tldr_en": "A theory."}
+    matched = {"follow_id": "f1", "follow_name": "perturbation", "matched_at": datetime(2026, 11, 14, tzinfo=UTC)}
+    items = [{"paper_id": p["paper_id"], **matched, "matches": [matched], "paper": p} for p in (summarized, paper)]
+    page = templates.get_template("feed.html").render(
+        **gettext_functions(t),
+        lang=lang, other_lang_url="/", zone_label="", user={"name": "ana"}, request=page_request("/me/feed"),
+        when=lambda v, p="%Y-%m-%d %H:%M": fmt.local_time(v, "Asia/Shanghai", p), fmt=fmt, feed=items,
+        page={"sort": "newest", "total": 2, "new": 0, "backfilled": 0}, chosen="newest", marks={}, more=None,
+        window_days=14, following=None, continued=False,
+    )  # fmt: skip
+    entries = html.fromstring(page).find_class("entry")
+    summaries = [[" ".join(p.text_content().split()) for p in e.find_class("tldr")] for e in entries]
+    assert summaries == [[f"{t.gettext('AI summary')} {shown}"], []]
+    assert hidden not in entries[0].text_content()
