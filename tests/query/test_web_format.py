@@ -483,3 +483,14 @@ def test_a_feed_entry_shows_its_papers_ai_summary_in_the_readers_language(lang: 
     summaries = [[" ".join(p.text_content().split()) for p in e.find_class("tldr")] for e in entries]
     assert summaries == [[f"{t.gettext('AI summary')} {shown}"], []]
     assert hidden not in entries[0].text_content()
+
+
+def test_the_paper_page_links_where_the_paper_is_read_at_its_top() -> None:
+    tree = paper_page("zh", summarized_paper())
+    read = tree.find_class("read-links")[0]
+    assert [(a.text_content(), a.get("href")) for a in read.iter("a")] == [
+        ("arXiv abs", "https://arxiv.org/abs/2611.00001"),
+        ("PDF", "https://arxiv.org/pdf/2611.00001"),
+    ]
+    # above the AI summary, so a reader need not scroll past it to open the paper
+    assert read in tree.xpath('//*[@id="summary"]/preceding::p')

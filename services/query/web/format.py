@@ -364,6 +364,15 @@ def paper_links(paper: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 LINK_ORDER = {"abs": 0, "pdf": 1, "anthology": 2, "doi": 3}
+# where the paper itself is read, linked at the top of its page (the rest of `paper_links` under "Ids and links")
+READ_KINDS = ("abs", "pdf", "anthology")
+
+
+def reading_links(paper: dict[str, Any]) -> list[tuple[str, str]]:
+    """(name, URL) of the paper's arXiv abstract, PDF and Anthology page, as `paper_links` gives them."""
+    return [(name, url) for name, url in paper_links(paper) if name in READ_KINDS]
+
+
 # The paper's own resources, in the order cards show them; labelled in the reader's language (i18n `link_<kind>`).
 RESOURCE_KINDS = ("code", "dataset", "model", "demo", "project")
 
