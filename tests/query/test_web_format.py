@@ -494,3 +494,15 @@ def test_the_paper_page_links_where_the_paper_is_read_at_its_top() -> None:
     ]
     # above the AI summary, so a reader need not scroll past it to open the paper
     assert read in tree.xpath('//*[@id="summary"]/preceding::p')
+
+
+@pytest.mark.parametrize(("lang", "tldr_en", "heading"), [
+    ("en", None, "AI summary (in Chinese)"),  # a community summary: Chinese sections only
+    ("en", "We propose a theory.", "AI summary"),
+    ("zh", None, "AI 导读"),
+])  # fmt: skip
+def test_an_english_reader_is_told_the_summary_is_in_chinese(lang: str, tldr_en: str | None, heading: str) -> None:
+    paper = summarized_paper()
+    paper["summary"]["tldr_en"] = tldr_en
+    summary = paper_page(lang, paper).get_element_by_id("summary")
+    assert " ".join(summary.find("h2").text_content().split()) == heading
