@@ -81,6 +81,7 @@ YEAR_AFTER = re.compile(
     r"journal\s+track|conference\s+papers?))?"
     r"[\s\-_')\],]*(?:'|’)?(?P<year>(?:19|20)\d{2}|\d{2})(?![0-9])"
 )
+FINDINGS_AFTER = re.compile(r"\s+" + FINDINGS.pattern + r"(?:\s+track)?\s*$", re.IGNORECASE)
 YEAR_ANY = re.compile(r"(?<![0-9])(20[0-3]\d)(?![0-9])")
 CUE_BEFORE = re.compile(
     r"(?:accepted|appear|published|presented|submitted|submission|review|consideration|camera[- ]ready)\w*"
@@ -279,6 +280,7 @@ def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
             and not CUE_BEFORE.search(sentence[: match.start()])
             and not re.search(r"(?<![\d.,])20[0-3]\d\s+$", sentence[: match.start()])  # "2026 CVPR SAD Workshop"
             and not (_is_journal(name, index) and CUE_AFTER.match(sentence[match.end() :]))
+            and not FINDINGS_AFTER.match(sentence[match.end() :])  # "CVPR findings": a track names the venue
         ):
             continue  # a bare acronym: maybe a word, maybe a mention of the venue in passing
         if year is None:  # "CVPR Findings 2026", "the 2026 International Joint Conference on Neural Networks"
@@ -408,11 +410,18 @@ def _spelt_right(text: str) -> str:
     return WORD.sub(word, text)
 
 
+# six or more words of a name (capitalised, years, its small words) ending in the bracket before an acronym
+LONG_NAME = re.compile(r"(?:(?:\b[A-Z][\w\-]*|\b(?:19|20)\d{2}|\b(?:of|the|for|on|and|in)|&),?\s+){6,}\($")
+
+
 def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | None:
     before = sentence[: mention.start]
     after = sentence[mention.end : next_start]
     # a workshop's long name may stand between the cue and its host: "Accepted by the 21st Workshop on … , ACL 2026"
-    window = before if WORKSHOP.search(sentence) else before[-80:]
+    # and a venue's long full name before its acronym: "Accepted at the 2025 Conference of the Nations of the
+    # Americas Chapter of the Association for Computational Linguistics (NAACL 2025)"
+    full_name = LONG_NAME.search(before)
+    window = before if WORKSHOP.search(sentence) else before[-80 - (len(full_name.group(0)) if full_name else 0) :]
     # the cue nearest the venue: "submitted and accepted to IJES 2026" is an acceptance
     cues = [(m.end(), 1, "submitted") for m in SUBMITTED.finditer(window)]
     cues += [(m.end(), 0, "accepted") for m in ACCEPTED.finditer(window)]
@@ -439,7 +448,7 @@ def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | N
         leftover = FILLER.sub(" ", rest).split()
         if mention.year is not None and len(leftover) <= 2 and all(re.search(r"[A-Z0-9]", w) for w in leftover):
             return "accepted"
-    if mention.year is None:
+    if mention.year is None and not FINDINGS_AFTER.match(sentence[mention.end :]):
         return None
     if mention.venue is not None:  # and the small words of its name: "Association for Computational Linguistics (ACL)"
         small = {w for w in fold(mention.venue.name).split() if len(w) <= 3}

@@ -426,6 +426,10 @@ MARCH_KINDS: list[tuple[str, str, list[tuple[object, ...]]]] = [
     ("march", "2603.20994", [("AAMAS", 2026, "accepted", "workshop")]),  # … AI (RaD-AI) at AAMAS 2026
     ("march", "2603.28515", [("LREC", None, "accepted", "workshop")]),  # Accepted to NSLP@LREC
     ("april", "2604.09706", [("CVPR", 2026, "accepted", "workshop")]),  # Accepted at CVPR AIMS 2026
+    # a track names the venue without its year; a venue's long full name between the cue and its acronym
+    ("march", "2603.03944", [("CVPR", None, "accepted", "findings")]),  # 30 pages, 21 figures, 17 tables, CVPR findings
+    ("april", "2604.05171", [("CVPR", None, "accepted", "findings")]),  # CVPR Fingdings track
+    ("march", "2603.05996", [("NAACL", 2025, "accepted", "main")]),  # Accepted at the 2025 Conference of … (NAACL 2025)
     # a plan is no submission
     ("march", "2603.12693", []),  # to be submitted to ABAW-10 workshop of CVPR 2026
     ("march", "2603.25169", []),  # 10 pages, to be submitted for EAMT 2026
