@@ -367,11 +367,11 @@ def claims_from_comment(comment: str | None, index: VenueIndex | None = None) ->
             statuses.append(status)
             if status is None:
                 continue
-            claim = _claim(sentence, mention, status, "comment")
+            claim = _claim(sentence, mention, status, "comment", index)
             if competition and claim.track not in ("workshop", "journal"):  # a shared task's paper: its workshop's
                 claim = claim.model_copy(update={"track": "workshop", "ccf_rank": None, "presentation": None})
             claims.append(claim)
-    return _distinct(claims or _bare_unknown(comment))
+    return _distinct(claims or _bare_unknown(comment, index))
 
 
 def _statements(comment: str) -> Iterator[str]:
@@ -476,7 +476,7 @@ BARE_UNKNOWN = re.compile(
 )
 
 
-def _bare_unknown(comment: str) -> list[VenueClaim]:
+def _bare_unknown(comment: str, index: VenueIndex) -> list[VenueClaim]:
     """A comment that is, beside its page and figure counts and links, an acronym and a year the catalogue does not
     hold ("KDD 2026", "38 pages, 13 figures, ACM FAccT 2026", "BEA Workshop 2026"): accepted there."""
     parts = [part.strip() for part in re.split(r"[,;\n]|\.\s", comment.strip())]
@@ -487,22 +487,22 @@ def _bare_unknown(comment: str) -> list[VenueClaim]:
     if parts[0] != comment.strip() and len(re.findall("[A-Z]", match.group("name"))) < 2:
         return []  # beside other words, only an acronym's capitals say it is a venue ("Preprint 2026" is none)
     mention = Mention(0, len(parts[0]), None, match.group("name"), int(match.group("year")), False)
-    return [_claim(parts[0], mention, "accepted", "comment")]
+    return [_claim(parts[0], mention, "accepted", "comment", index)]
 
 
-def _event_after(sentence: str, mention: Mention) -> re.Match[str] | None:
+def _event_after(sentence: str, mention: Mention, index: VenueIndex) -> re.Match[str] | None:
     """An event named between a catalogue conference and the year ("CVPR AIMS 2026"): no venue of the catalogue,
     no track's or presentation's word."""
     event = EVENT_AFTER.match(sentence, mention.end) if mention.venue is not None else None
     if event is None or mention.venue is None or mention.venue.type == "journal":
         return None
     name = event.group("name")
-    if default_index().resolve(name) is not None or FILLER.fullmatch(name) or re.fullmatch(r"SRW|D&B|\d+", name):
+    if index.resolve(name) is not None or FILLER.fullmatch(name) or re.fullmatch(r"SRW|D&B|\d+", name):
         return None
     return event
 
 
-def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSource) -> VenueClaim:
+def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSource, index: VenueIndex) -> VenueClaim:
     venue = mention.venue
     track: ClaimTrack = "main"
     workshop = None
@@ -514,7 +514,7 @@ def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSo
         WORKSHOP_AT.search(read[: mention.start])
         or EDITION_AT.search(read[: mention.start])
         or ACRONYM_AT.search(read[: mention.start])
-        or _event_after(read, mention)
+        or _event_after(read, mention, index)
     )
     if mention.workshop_suffix or at or WORKSHOP.search(read):
         track = "workshop"
@@ -605,7 +605,7 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
         mention = Mention(host.start(part), host.end(), None, host.group(part), year, False)
         status = _status(sentence, mention, len(sentence))
         if status is not None:
-            return [_claim(sentence, mention, status, "comment")]
+            return [_claim(sentence, mention, status, "comment", index)]
     match = UNKNOWN_VENUE.search(sentence) if not re.search(r"\bbook\b|\(eds?\.\)", sentence, re.I) else None
     if not match:
         return []
@@ -665,7 +665,7 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
         False,
     )
     status = _status(sentence, mention, len(sentence)) or "accepted"
-    claim = _claim(sentence, mention, status, "comment")
+    claim = _claim(sentence, mention, status, "comment", index)
     if (
         not MEETING.search(sentence)
         and (  # "Proceedings of … (ICAART 2026), Volume 5" is a conference's
@@ -688,7 +688,7 @@ def _journal_beside(sentence: str, match: re.Match[str], pair: re.Match[str], in
         name = pair.group(part)
         venue = index.resolve(name)
         mention = Mention(match.start("name"), match.end("name"), venue, venue.acronym if venue else name, year, False)
-        claim = _claim(sentence, mention, _status(sentence, mention, len(sentence)) or "accepted", "comment")
+        claim = _claim(sentence, mention, _status(sentence, mention, len(sentence)) or "accepted", "comment", index)
         claims.append(claim.model_copy(update={"track": "journal", "workshop": None}) if part == "journal" else claim)
     return claims
 
@@ -701,7 +701,7 @@ def claims_from_journal_ref(journal_ref: str | None, index: VenueIndex | None = 
     text = " ".join(journal_ref.split())
     mentions = [m for m in _mentions(text, index) if m.venue is not None] or list(_mentions(text, index))
     if mentions:
-        return [_claim(text, mentions[0], "accepted", "journal_ref")]
+        return [_claim(text, mentions[0], "accepted", "journal_ref", index)]
     name = re.split(r"\s*(?:,|\(|\b(?:vol|volume|no|pp|pages)\b\.?|\b\d)", text, maxsplit=1)[0].strip()
     if len(name) < 3:
         return []
@@ -711,7 +711,7 @@ def claims_from_journal_ref(journal_ref: str | None, index: VenueIndex | None = 
     mention = Mention(
         0, len(name), venue, venue.acronym if venue else name, int(year.group(1)) if year else None, False
     )
-    claim = _claim(text, mention, "accepted", "journal_ref")
+    claim = _claim(text, mention, "accepted", "journal_ref", index)
     journal = JOURNAL_WORDS.search(name) or JOURNAL_ACRONYM.search(name)
     return [claim.model_copy(update={"track": "journal"})] if journal else [claim]
 
