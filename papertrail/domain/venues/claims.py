@@ -38,7 +38,9 @@ ELSEWHERE = re.compile(
     r"\b(?:extension|extended version|full version|extends|journal version|conference version|previous(?:ly)?|prior|"
     r"earlier|"
     r"preliminary|based on (?:our|the)|builds? on|companion|tutorial|keynote|invited talk|superseded|rejected|"
-    r"withdrawn|(?:yet|not)\s+(?:yet\s+)?(?:to\s+be\s+)?submitted)\b",
+    r"withdrawn|(?:yet|not)\s+(?:yet\s+)?(?:to\s+be\s+)?submitted|"
+    # a plan is no submission: "to be submitted to … of CVPR 2026", "to be submitted for EAMT 2026"
+    r"to\s+be\s+submitted|plan(?:s|ning)?\s+to\s+submit)\b",
     re.IGNORECASE,
 )
 # "A preliminary version of this work appeared at EC 2024", "Preliminary versions to appear at …": a version of
@@ -58,7 +60,9 @@ ACCEPTED_HERE = re.compile(r"\b(?:accepted|published|presented|to appear|appears
 TYPO_CUES = {
     "accepted": re.compile(r"^ac+[ecp]{1,4}e?c?p?te?d$", re.I),
     "submitted": re.compile(r"^subm+it+e+d$", re.I),
+    "appear": re.compile(r"^ap+(?:e|ae|ea|a)r$", re.I),  # "To apper in SIAM Journal of Optimization"
 }
+TYPO_LENGTH = {"accepted": 7, "submitted": 7, "appear": 5}  # shorter words are other words
 WORD = re.compile(r"[A-Za-z]+")
 FOOTER = re.compile(r"\b\d+(?:st|nd|rd|th)\s+(?:annual\s+)?(?:international\s+)?conference\b", re.IGNORECASE)
 # words a journal's abbreviated name ends with a dot ("IEEE Trans. Pattern Anal. Mach. Intell."): no sentence end
@@ -77,6 +81,7 @@ YEAR_AFTER = re.compile(
     r"journal\s+track|conference\s+papers?))?"
     r"[\s\-_')\],]*(?:'|’)?(?P<year>(?:19|20)\d{2}|\d{2})(?![0-9])"
 )
+FINDINGS_AFTER = re.compile(r"\s+" + FINDINGS.pattern + r"(?:\s+track)?\s*$", re.IGNORECASE)
 YEAR_ANY = re.compile(r"(?<![0-9])(20[0-3]\d)(?![0-9])")
 CUE_BEFORE = re.compile(
     r"(?:accepted|appear|published|presented|submitted|submission|review|consideration|camera[- ]ready)\w*"
@@ -91,7 +96,7 @@ CUE_AFTER = re.compile(
     re.IGNORECASE,
 )
 UNKNOWN_VENUE = re.compile(
-    r"\b(?i:(?:(?:accepted|published|to appear|appear(?:s|ing|ed)?|presented|submitted|submission|under review|"
+    r"\b(?i:(?:(?:accepted|accept|published|to appear|appear(?:s|ing|ed)?|presented|submitted|submission|under review|"
     r"camera[- ]ready(?: version)?)\s+"
     r"(?:for (?:publication|presentation)\s+)?(?:to\s+(?:be\s+)?publish(?:ed)?\s+(?:it\s+)?(?:as\s+part\s+)?)?"
     r"(?:as\s+(?:an?\s+)?(?:\w+\s+)?(?:paper|poster|oral|spotlight|presentation)\s+)?"
@@ -108,6 +113,11 @@ WORKSHOP_NAME = re.compile(r"(?P<name>(?i:workshop)\s+(?:on|for)\s+[^,;()]+?)(?=
 WORKSHOP_BEFORE = re.compile(r"\b(?P<name>[A-Z0-9][\w\-&'’]*(?:\s+[A-Z0-9][\w\-&'’]*)*\s+[Ww]orkshop)\b")
 # an event with its own edition's number held at a venue: that venue's workshop
 EDITION_AT = re.compile(r"\b\d+(?:st|nd|rd|th)\s+(?P<name>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,3})\s+at\s+(?:the\s+)?$")
+# an event with its own acronym held at a venue, the word workshop left out: "the Rebellion and Disobedience in AI
+# (RaD-AI) at AAMAS 2026"
+ACRONYM_AT = re.compile(r"\((?P<name>[A-Z][\w\-]{1,15})\)\s+at\s+(?:the\s+)?$")
+# an event's acronym between its host's and the year: "Accepted at CVPR AIMS 2026"
+EVENT_AFTER = re.compile(r"\s+(?P<name>[A-Z][A-Z0-9][A-Za-z0-9\-]{1,12})\s*['’]?(?:19|20)\d{2}\b")
 CUE_AT = re.compile(r"\b(?i:accepted|accept|presented|published|appear(?:s|ing)?)\s*@")
 WORKSHOP_AT = re.compile(r"(?P<name>[A-Za-z0-9][\w\-]*(?:\s+[Ww]orkshop)?)\s*@\s*$")
 TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
@@ -130,9 +140,10 @@ PRESENTATIONS: list[tuple[Presentation, re.Pattern[str]]] = [
     ("highlight", re.compile(r"\bhighlights?\b", re.IGNORECASE)),
     ("poster", re.compile(r"\bposter\b", re.IGNORECASE)),
 ]
-JOURNAL_WORDS = re.compile(
-    r"\b(?i:transactions|journal|letters|magazine|review)\b|(?:^|[\s/])T[A-Z]{2,5}$|\bJ[A-Z]{2,4}$"
-)
+# ("ACL Rolling Review" reviews for conferences)
+JOURNAL_WORDS = re.compile(r"\b(?i:transactions|journal|letters|magazine|(?<!rolling\s)review)\b")
+# a journal's acronym by its shape ("TASLP", "JMLR"), unless the paper was presented there ("presented in TRBAM 2026")
+JOURNAL_ACRONYM = re.compile(r"(?:^|[\s/])T[A-Z]{2,5}$|\bJ[A-Z]{2,4}$")
 # What may stand beside the venue in a sentence that is the venue alone ("CVPR 2026 (Highlight), 8 pages").
 FILLER = re.compile(
     r"\b(?:main\s*conference|main|conference|track|paper|long|short|full|findings?|oral|spotlight|highlight|poster|presentation|"
@@ -269,6 +280,7 @@ def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
             and not CUE_BEFORE.search(sentence[: match.start()])
             and not re.search(r"(?<![\d.,])20[0-3]\d\s+$", sentence[: match.start()])  # "2026 CVPR SAD Workshop"
             and not (_is_journal(name, index) and CUE_AFTER.match(sentence[match.end() :]))
+            and not FINDINGS_AFTER.match(sentence[match.end() :])  # "CVPR findings": a track names the venue
         ):
             continue  # a bare acronym: maybe a word, maybe a mention of the venue in passing
         if year is None:  # "CVPR Findings 2026", "the 2026 International Joint Conference on Neural Networks"
@@ -355,11 +367,11 @@ def claims_from_comment(comment: str | None, index: VenueIndex | None = None) ->
             statuses.append(status)
             if status is None:
                 continue
-            claim = _claim(sentence, mention, status, "comment")
+            claim = _claim(sentence, mention, status, "comment", index)
             if competition and claim.track not in ("workshop", "journal"):  # a shared task's paper: its workshop's
                 claim = claim.model_copy(update={"track": "workshop", "ccf_rank": None, "presentation": None})
             claims.append(claim)
-    return _distinct(claims or _bare_unknown(comment))
+    return _distinct(claims or _bare_unknown(comment, index))
 
 
 def _statements(comment: str) -> Iterator[str]:
@@ -388,7 +400,9 @@ def _spelt_right(text: str) -> str:
 
     def word(match: re.Match[str]) -> str:
         found = match.group(0)
-        cue = next((cue for cue, typo in TYPO_CUES.items() if len(found) >= 7 and typo.match(found)), None)
+        cue = next(
+            (cue for cue, typo in TYPO_CUES.items() if len(found) >= TYPO_LENGTH[cue] and typo.match(found)), None
+        )
         if cue is None or cue == found.lower():
             return found
         return cue.capitalize() if found[0].isupper() else cue  # its capital kept: it may start a sentence
@@ -396,11 +410,18 @@ def _spelt_right(text: str) -> str:
     return WORD.sub(word, text)
 
 
+# six or more words of a name (capitalised, years, its small words) ending in the bracket before an acronym
+LONG_NAME = re.compile(r"(?:(?:\b[A-Z][\w\-]*|\b(?:19|20)\d{2}|\b(?:of|the|for|on|and|in)|&),?\s+){6,}\($")
+
+
 def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | None:
     before = sentence[: mention.start]
     after = sentence[mention.end : next_start]
     # a workshop's long name may stand between the cue and its host: "Accepted by the 21st Workshop on … , ACL 2026"
-    window = before if WORKSHOP.search(sentence) else before[-80:]
+    # and a venue's long full name before its acronym: "Accepted at the 2025 Conference of the Nations of the
+    # Americas Chapter of the Association for Computational Linguistics (NAACL 2025)"
+    full_name = LONG_NAME.search(before)
+    window = before if WORKSHOP.search(sentence) else before[-80 - (len(full_name.group(0)) if full_name else 0) :]
     # the cue nearest the venue: "submitted and accepted to IJES 2026" is an acceptance
     cues = [(m.end(), 1, "submitted") for m in SUBMITTED.finditer(window)]
     cues += [(m.end(), 0, "accepted") for m in ACCEPTED.finditer(window)]
@@ -427,7 +448,7 @@ def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | N
         leftover = FILLER.sub(" ", rest).split()
         if mention.year is not None and len(leftover) <= 2 and all(re.search(r"[A-Z0-9]", w) for w in leftover):
             return "accepted"
-    if mention.year is None:
+    if mention.year is None and not FINDINGS_AFTER.match(sentence[mention.end :]):
         return None
     if mention.venue is not None:  # and the small words of its name: "Association for Computational Linguistics (ACL)"
         small = {w for w in fold(mention.venue.name).split() if len(w) <= 3}
@@ -450,11 +471,12 @@ TEMPLATE = re.compile(r"\b(?:format|template|style|guidelines?|latex|page limit)
 
 
 BARE_UNKNOWN = re.compile(
-    r"^(?:(?:ACM|IEEE)\s+)?(?P<name>[A-Z][A-Za-z]{1,11})(?:\s+[Ww]orkshop)?[\s'’-]*(?P<year>20[0-3]\d)$"
+    r"^(?:(?:ACM|IEEE)\s+)?(?P<name>[A-Z][A-Za-z]{1,11})(?:\s+[Ww]orkshop)?[\s'’-]*(?P<year>20[0-3]\d)"
+    r"(?:\s+(?i:accepted|conference))?$"  # "LREC 2026 Accepted", "VISAPP 2026 Conference"
 )
 
 
-def _bare_unknown(comment: str) -> list[VenueClaim]:
+def _bare_unknown(comment: str, index: VenueIndex) -> list[VenueClaim]:
     """A comment that is, beside its page and figure counts and links, an acronym and a year the catalogue does not
     hold ("KDD 2026", "38 pages, 13 figures, ACM FAccT 2026", "BEA Workshop 2026"): accepted there."""
     parts = [part.strip() for part in re.split(r"[,;\n]|\.\s", comment.strip())]
@@ -465,10 +487,22 @@ def _bare_unknown(comment: str) -> list[VenueClaim]:
     if parts[0] != comment.strip() and len(re.findall("[A-Z]", match.group("name"))) < 2:
         return []  # beside other words, only an acronym's capitals say it is a venue ("Preprint 2026" is none)
     mention = Mention(0, len(parts[0]), None, match.group("name"), int(match.group("year")), False)
-    return [_claim(parts[0], mention, "accepted", "comment")]
+    return [_claim(parts[0], mention, "accepted", "comment", index)]
 
 
-def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSource) -> VenueClaim:
+def _event_after(sentence: str, mention: Mention, index: VenueIndex) -> re.Match[str] | None:
+    """An event named between a catalogue conference and the year ("CVPR AIMS 2026"): no venue of the catalogue,
+    no track's or presentation's word."""
+    event = EVENT_AFTER.match(sentence, mention.end) if mention.venue is not None else None
+    if event is None or mention.venue is None or mention.venue.type == "journal":
+        return None
+    name = event.group("name")
+    if index.resolve(name) is not None or FILLER.fullmatch(name) or re.fullmatch(r"SRW|D&B|\d+", name):
+        return None
+    return event
+
+
+def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSource, index: VenueIndex) -> VenueClaim:
     venue = mention.venue
     track: ClaimTrack = "main"
     workshop = None
@@ -476,7 +510,12 @@ def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSo
     # so the positions hold)
     read = CUE_AT.sub(lambda cue: cue.group(0)[:-1] + "~", sentence)
     # "KnowFM@ACL 2026", "BioNLP @ ACL 2026", "3rd MetaFood at CVPR 2026"
-    at = WORKSHOP_AT.search(read[: mention.start]) or EDITION_AT.search(read[: mention.start])
+    at = (
+        WORKSHOP_AT.search(read[: mention.start])
+        or EDITION_AT.search(read[: mention.start])
+        or ACRONYM_AT.search(read[: mention.start])
+        or _event_after(read, mention, index)
+    )
     if mention.workshop_suffix or at or WORKSHOP.search(read):
         track = "workshop"
         named = at or WORKSHOP_NAME.search(read) or WORKSHOP_BEFORE.search(read)
@@ -484,7 +523,13 @@ def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSo
             workshop = named.group("name").strip()
     else:
         track = next((t for t, pattern in TRACKS if pattern.search(read)), "main")
-    if (venue is None and JOURNAL_WORDS.search(mention.name)) or (venue is not None and venue.type == "journal"):
+    if (
+        venue is None
+        and (
+            JOURNAL_WORDS.search(mention.name)
+            or (JOURNAL_ACRONYM.search(mention.name) and not re.search(r"\bpresent", sentence, re.I))
+        )
+    ) or (venue is not None and venue.type == "journal"):
         track, workshop = "journal", None
     presentation = None
     if status == "accepted":
@@ -508,6 +553,8 @@ def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSo
 HOSTED = re.compile(
     r"(?:\bat|\bco-?located\s+with|\bin\s+conjunction\s+with|@)\s*(?:the\s+)?"
     r"(?P<name>[A-Z][A-Za-z]{1,15})(?:-[A-Z][A-Za-z]{1,15})?[\s'’-]*(?P<year>(?:19|20)\d{2}|\d{2}(?=['’]|\b))(?![\d.])"
+    # "Accepted to NSLP@LREC": an "@" names its host without the year too
+    r"|(?<=[A-Za-z0-9])@(?P<bare>[A-Z]{2,15})(?![\w@.])"
 )
 
 
@@ -517,8 +564,27 @@ WORD_ORDINAL = (
     r"[a-z]+teenth|[a-z]+tieth)"
 )
 # a journal's volume after its name: ", Vol. 13, 2025", ", 61 (2025), 101920"
+# ", Volume 310" after a bracket ("Solar Energy (Elsevier), Volume 310, 2026")
 JOURNAL_CITATION = re.compile(
-    r"(?:,\s*an?\s+(?i:international\s+)?(?i:journal))?,\s*(?:(?i:vol(?:ume)?)\.?\s*\d+|\d+\s*\((?:19|20)\d{2}\))"
+    r"(?:\s*\([^()]{1,30}\))?(?:,\s*an?\s+(?i:international\s+)?(?i:journal))?,\s*"
+    r"(?:(?i:vol(?:ume)?)\.?\s*\d+|\d+\s*\((?:19|20)\d{2}\))"
+)
+# a volume inside what was read as the name: "published in ACM SIGMIS Database Vol. 56, Iss. 2"
+VOLUME_IN_NAME = re.compile(r"\s+(?i:vol(?:ume)?|iss(?:ue)?)\.?\s*\d")
+# what only a meeting has: a journal is never presented at, nor called any of these
+MEETING = re.compile(
+    r"\b(?:conferences?|workshops?|symposium|congress|meeting|forum|summit|colloquium|proceedings?|presented|"
+    r"presentation|talk|poster|oral|track|session|challenge|competition|school|tutorial|"
+    r"rolling\s+review)\b",  # ACL Rolling Review reviews for conferences
+    re.IGNORECASE,
+)
+# a journal's name in words: two or more words, one of them a plain capitalised word ("Scientific Data",
+# "Mechanics & Industry", "Machine Intelligence Research"); an acronym alone may be a conference ("IEEE RFID")
+JOURNAL_SHAPE = re.compile(r"^(?!(?:IEEE|ACM)\s+\S+$)(?=.*\b[A-Z][a-z]{2,}\b)\S+(?:\s+\S+)+$")
+# a journal and a conference of one submission, the journal first with no year of its own: "IEEE L-CSS and CDC
+# 2026", "IJCARS: IPCAI 2026"
+JOURNAL_BESIDE = re.compile(
+    r"^(?P<journal>(?:(?:IEEE|ACM)\s+)?[A-Z][A-Z\-]{2,15})(?:\s+(?:and|&)\s+|:\s*)(?P<conference>[A-Z][A-Za-z\-]{1,15})$"
 )
 
 
@@ -528,20 +594,29 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     hosts = [
         h
         for h in (HOSTED.finditer(sentence) if WORKSHOP.search(sentence) else ())
-        if h.group("name") not in UNNAMED and not re.match(r"\s*(?i:workshop)", sentence[h.end() :])
+        if (h.group("name") or h.group("bare")) not in UNNAMED
+        and not re.match(r"\s*(?i:workshop)", sentence[h.end() :])
     ]  # "at the SIGUL2026 Workshop co-located with LREC2026": the last named, and no workshop's own name
     host = hosts[-1] if hosts else None
     if host:
         digits = host.group("year")
-        year = int(digits) if len(digits) == 4 else 2000 + int(digits)
-        mention = Mention(host.start("name"), host.end(), None, host.group("name"), year, False)
+        year = None if digits is None else int(digits) if len(digits) == 4 else 2000 + int(digits)
+        part = "name" if host.group("name") else "bare"
+        mention = Mention(host.start(part), host.end(), None, host.group(part), year, False)
         status = _status(sentence, mention, len(sentence))
         if status is not None:
-            return [_claim(sentence, mention, status, "comment")]
+            return [_claim(sentence, mention, status, "comment", index)]
     match = UNKNOWN_VENUE.search(sentence) if not re.search(r"\bbook\b|\(eds?\.\)", sentence, re.I) else None
     if not match:
         return []
-    name = re.split(r"\s(?:19|20)\d{2}\b", match.group("name"))[0]
+    name, name_end = match.group("name"), match.end("name")
+    volume = VOLUME_IN_NAME.search(name)
+    if volume:  # "ACM SIGMIS Database Vol. 56": the name ends before its volume
+        name, name_end = name[: volume.start()], match.start("name") + volume.start()
+    beside = re.match(r":\s*[A-Z][\w\-]{1,15}(?=[\s'’\-]*(?:19|20)\d{2}\b)", sentence[name_end:])
+    if beside and re.fullmatch(r"(?:(?:IEEE|ACM)\s+)?[A-Z][A-Z\-]{2,15}", name):  # "IJCARS: IPCAI 2026"
+        name += beside.group(0)
+    name = re.split(r"\s(?:19|20)\d{2}\b", name)[0]
     if index.resolve(name) is None:  # "IEEE Trans. Pattern Anal. Mach. Intell." has dots inside; others end there
         name = re.split(r"\.\s", name)[0]  # "EAMT Conference 2026 in Tilburg"
     name = re.sub(
@@ -562,6 +637,8 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     )
     if acronym and len(name.split()) >= 3:  # "… Hybrid Human-Artificial Intelligence (HHAI 2026)"
         name = acronym.group("acronym")
+    if pair := JOURNAL_BESIDE.match(name):
+        return _journal_beside(sentence, match, pair, index)
     words = name.split()
     if (
         len(name) < (2 if name.isupper() else 3)
@@ -588,10 +665,32 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
         False,
     )
     status = _status(sentence, mention, len(sentence)) or "accepted"
-    claim = _claim(sentence, mention, status, "comment")
-    if JOURNAL_CITATION.match(sentence[match.end("name") :]):  # "Published in IEEE Access, Vol. 13, 2025"
+    claim = _claim(sentence, mention, status, "comment", index)
+    if (
+        not MEETING.search(sentence)
+        and (  # "Proceedings of … (ICAART 2026), Volume 5" is a conference's
+            volume
+            or JOURNAL_CITATION.match(sentence[name_end:])  # "Published in IEEE Access, Vol. 13, 2025"
+            # a name of words with no year: "Submitted to Scientific Data" ("IEEE Globecom" is one word)
+            or (venue is None and written is None and JOURNAL_SHAPE.match(name))
+        )
+    ):
         claim = claim.model_copy(update={"track": "journal", "workshop": None})
     return [claim]
+
+
+def _journal_beside(sentence: str, match: re.Match[str], pair: re.Match[str], index: VenueIndex) -> list[VenueClaim]:
+    """A journal and a conference named as one submission ("Preprint submitted to IEEE L-CSS and CDC 2026",
+    "Accepted at IJCARS: IPCAI 2026"): the journal without a year, the conference with the sentence's."""
+    written = next(iter(YEAR_ANY.findall(sentence[match.start("name") :])), None)
+    claims = []
+    for part, year in (("journal", None), ("conference", int(written) if written else None)):
+        name = pair.group(part)
+        venue = index.resolve(name)
+        mention = Mention(match.start("name"), match.end("name"), venue, venue.acronym if venue else name, year, False)
+        claim = _claim(sentence, mention, _status(sentence, mention, len(sentence)) or "accepted", "comment", index)
+        claims.append(claim.model_copy(update={"track": "journal", "workshop": None}) if part == "journal" else claim)
+    return claims
 
 
 def claims_from_journal_ref(journal_ref: str | None, index: VenueIndex | None = None) -> list[VenueClaim]:
@@ -602,7 +701,7 @@ def claims_from_journal_ref(journal_ref: str | None, index: VenueIndex | None = 
     text = " ".join(journal_ref.split())
     mentions = [m for m in _mentions(text, index) if m.venue is not None] or list(_mentions(text, index))
     if mentions:
-        return [_claim(text, mentions[0], "accepted", "journal_ref")]
+        return [_claim(text, mentions[0], "accepted", "journal_ref", index)]
     name = re.split(r"\s*(?:,|\(|\b(?:vol|volume|no|pp|pages)\b\.?|\b\d)", text, maxsplit=1)[0].strip()
     if len(name) < 3:
         return []
@@ -612,8 +711,9 @@ def claims_from_journal_ref(journal_ref: str | None, index: VenueIndex | None = 
     mention = Mention(
         0, len(name), venue, venue.acronym if venue else name, int(year.group(1)) if year else None, False
     )
-    claim = _claim(text, mention, "accepted", "journal_ref")
-    return [claim.model_copy(update={"track": "journal"})] if JOURNAL_WORDS.search(name) else [claim]
+    claim = _claim(text, mention, "accepted", "journal_ref", index)
+    journal = JOURNAL_WORDS.search(name) or JOURNAL_ACRONYM.search(name)
+    return [claim.model_copy(update={"track": "journal"})] if journal else [claim]
 
 
 ACL_VOLUMES: dict[str, ClaimTrack] = {

@@ -271,10 +271,16 @@ ISSUE_41_LEFT: list[tuple[str, tuple[object, ...]]] = [
     ("2605.21178", ("EAMT", 2026, "accepted", "main", None)),  # accepted for presentation at the EAMT Conference 2026
     ("2605.23715", ("RetroEval", 2026, "accepted", "main", None)),  # Will appear in Proceeedings of RetroEval 2026
     ("2605.00665", ("Journal of Alzheimer's Disease", None, "accepted", "journal", None)),  # to the "Journal of …"
-    ("2605.00909", ("Batteries & Supercaps", None, "submitted", "main", None)),  # Submitted to "Batteries & Supercaps"
+    (
+        "2605.00909",
+        ("Batteries & Supercaps", None, "submitted", "journal", None),
+    ),  # Submitted to "Batteries & Supercaps"
     ("2605.17481", ("BIM", 2025, "accepted", "main", None)),  # … on Big Data, IoT and Machine Learning (BIM 2025)
     ("2605.14537", ("ICLR", 2026, "accepted", "workshop", None)),  # malgai workshop at iclr 2026: all lower case
-    ("2605.22009", ("Computer Methods and Programs in Biomedicine", None, "submitted", "main", None)),  # Under review
+    (
+        "2605.22009",
+        ("Computer Methods and Programs in Biomedicine", None, "submitted", "journal", None),
+    ),  # Under review
 ]
 
 
@@ -391,3 +397,56 @@ def test_a_version_of_this_paper_that_appeared_somewhere_was_accepted_there() ->
     comment = sample_comments("march")["2603.21826"]
     assert [(c.venue, c.status, c.year) for c in claims_from_comment(comment)] == [("AAMAS", "accepted", 2026)]
     assert claims_from_comment("Extends our work that appeared in ACL 2024") == []  # another work's
+
+
+# Issue 41, what the March 2026 sample missed (and two of April's), by kind, read after the February sample was
+# drawn and labelled blind: each a real comment with the words that matter.
+MARCH_KINDS: list[tuple[str, str, list[tuple[object, ...]]]] = [
+    # a journal named without a journal word: words, no year, nothing a meeting has
+    ("march", "2603.02886", [("Machine Intelligence Research", None, "accepted", "journal")]),  # Accepted by …
+    ("march", "2603.02985", [("Scientific Data", None, "submitted", "journal")]),  # …, submitted to Scientific Data
+    ("march", "2603.13504", [("Mechanics & Industry", None, "submitted", "journal")]),  # Submitted to Mechanics & …
+    ("march", "2603.21811", [("Engineering Fracture Mechanics", None, "submitted", "journal")]),  # Preprint submitted
+    ("april", "2604.09501", [("Behavioral and Brain Sciences", None, "accepted", "journal")]),  # Accepted at …
+    # a volume after the name, after a bracket or inside what was read as the name
+    ("march", "2603.13337", [("Solar Energy", 2026, "accepted", "journal")]),  # Solar Energy (Elsevier), Volume 310
+    ("march", "2603.11299", [("ACM SIGMIS Database", None, "accepted", "journal")]),  # ACM SIGMIS Database Vol. 56
+    # a journal beside a conference, the journal with no year of its own
+    ("march", "2603.25228", [("IJCARS", None, "accepted", "journal"), ("IPCAI", 2026, "accepted", "main")]),
+    ("march", "2603.17058", [("IEEE L-CSS", None, "submitted", "journal"), ("CDC", 2026, "submitted", "main")]),
+    # no journal: a conference's reviewing, an acronym shaped like a journal's where the paper was presented
+    ("april", "2604.08118", [("ACL Rolling Review", None, "submitted", "main")]),  # Under review at ACL Rolling Review
+    ("april", "2604.13322", [("TRBAM", 2026, "accepted", "main")]),  # Accepted and presented in TRBAM 2026
+    # cues: misspelt, "accept to", the status after an unknown acronym and its year
+    ("march", "2603.04867", [("SIAM Journal of Optimization", None, "accepted", "journal")]),  # To apper in …
+    ("march", "2603.04878", [("IPMI", 2025, "accepted", "main")]),  # Accept to IPMI 2025
+    ("march", "2602.23603", [("LREC", 2026, "accepted", "main")]),  # LREC 2026 Accepted. https://…
+    ("march", "2603.26588", [("VISAPP", 2026, "accepted", "main")]),  # VISAPP 2026 Conference
+    # a workshop at its host without the word: its acronym in brackets, an "@" without a year, after the host's name
+    ("march", "2603.20994", [("AAMAS", 2026, "accepted", "workshop")]),  # … AI (RaD-AI) at AAMAS 2026
+    ("march", "2603.28515", [("LREC", None, "accepted", "workshop")]),  # Accepted to NSLP@LREC
+    ("april", "2604.09706", [("CVPR", 2026, "accepted", "workshop")]),  # Accepted at CVPR AIMS 2026
+    # a track names the venue without its year; a venue's long full name between the cue and its acronym
+    ("march", "2603.03944", [("CVPR", None, "accepted", "findings")]),  # 30 pages, 21 figures, 17 tables, CVPR findings
+    ("april", "2604.05171", [("CVPR", None, "accepted", "findings")]),  # CVPR Fingdings track
+    ("march", "2603.05996", [("NAACL", 2025, "accepted", "main")]),  # Accepted at the 2025 Conference of … (NAACL 2025)
+    # a plan is no submission
+    ("march", "2603.12693", []),  # to be submitted to ABAW-10 workshop of CVPR 2026
+    ("march", "2603.25169", []),  # 10 pages, to be submitted for EAMT 2026
+]
+
+
+@pytest.mark.parametrize(("month", "arxiv_id", "expected"), MARCH_KINDS, ids=lambda v: v if isinstance(v, str) else "")
+def test_what_the_march_sample_missed_is_read(month: str, arxiv_id: str, expected: list[tuple[object, ...]]) -> None:
+    found = [(c.venue, c.year, c.status, c.track) for c in claims_from_comment(sample_comments(month)[arxiv_id])]
+    assert found == expected
+
+
+def test_conferences_stay_conferences_beside_the_journal_rules_and_a_plan_claims_nothing() -> None:
+    # the May corpus, read after the journal rules: each stayed what it was
+    assert [(c.venue, c.track) for c in claims_from_comment(comments()["2605.02296"])] == [("IEEE Globecom", "main")]
+    assert [(c.venue, c.track) for c in claims_from_comment(comments()["2605.27373"])] == [("ICAART", "main")]
+    assert [(c.venue, c.year) for c in claims_from_comment(comments()["2605.21815"])] == [
+        ("IEEE Vehicular Technology Conference", 2026)
+    ]
+    assert claims_from_comment(comments()["2605.28826"]) == []  # Planning to submit to NeurIPS 2026
