@@ -650,6 +650,7 @@ def test_in_headless_chromium_pages_fit_at_desktop_and_phone_width(
         "library": "/me/library",
         "follows": "/me/follows",
         "sources": "/sources",
+        "deadlines": "/deadlines",
     }
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     faults: dict[str, list[str]] = {}
@@ -674,6 +675,13 @@ def test_in_headless_chromium_pages_fit_at_desktop_and_phone_width(
                         found = _layout_faults(tab.evaluate(LAYOUT), desktop=width == 1400)
                         if found:
                             faults[f"{name} {width} px {lang}"] = found
+                    # each deadline's venue on screen, not in a column scrolled out of a phone's view
+                    tab.goto(pipeline.url("query", f"/deadlines?lang={lang}"))
+                    venues = tab.locator("tr.deadline td.venue")
+                    off = [box for box in (venues.nth(n).bounding_box() for n in range(min(venues.count(), 5)))
+                           if box is None or box["x"] + box["width"] > width]  # fmt: skip
+                    if off:
+                        faults[f"deadlines {width} px {lang}"] = [f"venue off-screen: {off[0]}"]
                     tab.goto(pipeline.url("query", f"/?lang={lang}"))
                     search = tab.get_by_role("button", name="搜索" if lang == "zh" else "Search").bounding_box()
                     if search is None or search["x"] + search["width"] > width:
