@@ -215,6 +215,13 @@ def test_a_head_whose_marks_are_lost_gives_no_wrong_pair(page: str) -> None:
     assert _pdf_pairs(head, SAMPLE2[page]["authors"]) <= {tuple(pair) for pair in SAMPLE2[page]["pairs"]}
 
 
+def test_an_affiliation_on_its_email_line_is_read() -> None:
+    # 1502.03167v3, from the held-out third sample: `Sergey Ioffe` / `Google Inc., sioffe@google.com`
+    sample3 = json.loads((PDFS / "labels.sample3.json").read_text(encoding="utf-8"))["pages"]["1502.03167v3"]
+    head = (PDFS / "1502.03167v3.head.txt").read_text(encoding="utf-8")
+    assert _pdf_pairs(head, sample3["authors"]) == {tuple(pair) for pair in sample3["pairs"]}
+
+
 def test_a_note_beside_a_mark_is_no_affiliation() -> None:
     # 2010.11929v2: `∗equal technical contribution, †equal advising` below names marked ∗ and †
     authors = read_first_page_head((PDFS / "2010.11929v2.head.txt").read_text(encoding="utf-8"))

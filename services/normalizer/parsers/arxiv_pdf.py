@@ -14,7 +14,8 @@ pdf/ORIGIN.md), each pairing a name with its affiliation in a way the text itsel
   AI`); the affiliations are numbered 1, 2, 3 … in order, emails may stand between them (LNCS), and a line ending
   with a comma goes on in the next.
 - names, then their affiliation (`Kaiming He Xiangyu Zhang Shaoqing Ren Jian Sun` / `Microsoft Research`;
-  `Geoffrey Hinton∗ †` / `Google Inc.` / `Mountain View` / an email, one such block per author): read only where no
+  `Geoffrey Hinton∗ †` / `Google Inc.` / `Mountain View` / an email, one such block per author; `Sergey Ioffe` /
+  `Google Inc., sioffe@google.com`): read only where no
   layout above read the page, and only where the names share one affiliation or one name has its own. A department
   line goes on in the institution's line below it; the place below an affiliation (`Mountain View`) ends it; an
   affiliation that reads like a name (`Google AI Language`) is taken as one only right above the emails. Names written
@@ -244,8 +245,14 @@ def _by_names_then_affiliations(lines: list[str]) -> list[PageAuthor]:
             run.append(lines[i])
             i += 1
         block: list[str] = []
-        while i < len(lines) and "@" not in lines[i]:
+        while i < len(lines):
             line = lines[i]
+            if "@" in line:  # the emails below; `Google Inc., sioffe@google.com`: the affiliation before them
+                before = re.sub(r"\S+@\S+", "", line).strip(" ,;")
+                if not block and before and INSTITUTION_WORDS.search(before):
+                    block.append(before)
+                    i += 1
+                break
             if line[0] in _MARKS and NOT_AFFILIATION.search(line):  # `∗equal technical contribution`
                 i += 1
                 continue
