@@ -222,6 +222,12 @@ def test_an_affiliation_on_its_email_line_is_read() -> None:
     assert _pdf_pairs(head, sample3["authors"]) == {tuple(pair) for pair in sample3["pairs"]}
 
 
+def test_a_line_of_co_authors_is_no_affiliation() -> None:
+    # 1910.02054v3: the title's last line (`Parameter Models`), the authors, their emails, and no affiliation
+    authors = read_first_page_head((PDFS / "1910.02054v3.head.txt").read_text(encoding="utf-8"))
+    assert not [a for author in authors for a in author.affiliations]
+
+
 def test_a_note_beside_a_mark_is_no_affiliation() -> None:
     # 2010.11929v2: `∗equal technical contribution, †equal advising` below names marked ∗ and †
     authors = read_first_page_head((PDFS / "2010.11929v2.head.txt").read_text(encoding="utf-8"))

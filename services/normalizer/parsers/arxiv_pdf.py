@@ -260,8 +260,9 @@ def _by_names_then_affiliations(lines: list[str]) -> list[PageAuthor]:
                 break  # the place below an affiliation, or text that is none
             block.append(line)
             i += 1
-        if not block and len(run) > 1 and (i == len(lines) or "@" in lines[i]):
-            block = [run.pop()]  # `Google AI Language`, `Meta AI`: right above the emails
+        above_emails = i == len(lines) or "@" in lines[i]
+        if not block and len(run) > 1 and above_emails and len(_names_in(run[-1]) or []) == 1:
+            block = [run.pop()]  # `Google AI Language`, `Meta AI`: one name's worth of words, right above the emails
         names = [name for line in run for name in _names_in(line) or []]
         affiliations = _grouped(block)
         single = len(run) == 1 and len(names) == 1
