@@ -15,12 +15,11 @@ pdf/ORIGIN.md), each pairing a name with its affiliation in a way the text itsel
   with a comma goes on in the next.
 - names, then their affiliation (`Kaiming He Xiangyu Zhang Shaoqing Ren Jian Sun` / `Microsoft Research`;
   `Geoffrey Hinton∗ †` / `Google Inc.` / `Mountain View` / an email, one such block per author; `Sergey Ioffe` /
-  `Google Inc., sioffe@google.com`): read only where no
-  layout above read the page, and only where the names share one affiliation or one name has its own. A department
-  line goes on in the institution's line below it; the place below an affiliation (`Mountain View`) ends it; an
-  affiliation that reads like a name (`Google AI Language`) is taken as one only right above the emails. Names written
-  with spaces only are read as every two and three words in a row: the merge pairs only those that are the paper's
-  authors (by name key).
+  `Google Inc., sioffe@google.com`): read only where no layout above read the page, and only where the names share
+  one affiliation or one name has its own. A department line goes on in the institution's line below it; the place
+  below an affiliation (`Mountain View`) ends it; an affiliation that reads like a name (`Google AI Language`) is
+  taken as one only right above the emails. Names written with spaces only are read as every two and three words in
+  a row: the merge pairs only those that are the paper's authors (by name key).
 A mark's line that is a note (`∗equal technical contribution`) is no affiliation. The text is read with ligatures
 unfolded (`ﬁ`) and pdfTeX's separate accents put back on their letters (`Universit´e`). A name read here that is none
 of the paper's authors pairs with nobody in the merge (by name key), so a misread line costs nothing.
