@@ -47,11 +47,12 @@ _EMAIL_GROUP = re.compile(r"\{([^{}]*)\}\s*@\s*([\w-]+(?:\.[\w-]+)+)")
 _MARKS = " \t\n,;*†‡§¶#"
 _SEVERAL_NAMES = re.compile(r",|\band\b|&")
 INSTITUTION_WORDS = re.compile(
-    r"univ|institut|college|school|department|dept\.|laborator|\blab\b|centre|center|academy|academia|cnrs|inria"
+    r"univ|institut|college|school|department|d[ée]part[ae]?ment|dept\.|laborator|\blab\b|centre|center|academy|academia"
+    r"|cnrs|inria"
     r"|\binc\b|corporation|company|observator|hospital|research|polytechn|école|ecole|universit",
     re.IGNORECASE,
 )
-_NOT_AFFILIATION = re.compile(
+NOT_AFFILIATION = re.compile(
     r"support|fund|grant|contribut|correspond|equal|project|\bwork\b|\bthis\b|\bthe author", re.IGNORECASE
 )
 
@@ -101,7 +102,7 @@ def read_author_block(block: str) -> list[PageAuthor]:
         for note in creator.xpath(_THANKS):
             content = note.xpath(_NOTE_CONTENT)
             text = _text(content[0]).strip(_MARKS) if content else ""
-            if INSTITUTION_WORDS.search(text) and not _NOT_AFFILIATION.search(text) and "@" not in text:
+            if INSTITUTION_WORDS.search(text) and not NOT_AFFILIATION.search(text) and "@" not in text:
                 affiliations.append(text)
         for contact in creator.xpath(_EMAILS):
             # a mailto may hold a group too: mailto:{a,b}@example.com
