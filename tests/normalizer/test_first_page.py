@@ -264,3 +264,11 @@ def test_a_pdf_that_does_not_parse_or_is_too_large_is_rejected() -> None:
     with pytest.raises(PageRejected) as rejected:
         first_page_head(b"%PDF-1.5\n" + b" " * (50 * 1024 * 1024))
     assert rejected.value.reason == "too_large"
+
+
+@pytest.mark.timeout(10)  # a guard, not a measurement: ~0.1 s now; before the bound, over 20 s for these lines
+@pytest.mark.parametrize("line", ["Abcdefgh " * 4500 + "1", "a " * 20000])
+def test_a_long_line_of_a_head_is_read_in_linear_time(line: str) -> None:
+    # a name's run before its marks is bounded (NAME_CHARS): a long line without marks made each layout's
+    # lazy name pattern try every start against every end
+    assert read_first_page_head(line) == []

@@ -33,14 +33,16 @@ from services.normalizer.parsers.arxiv_html import INSTITUTION_WORDS, NOT_AFFILI
 from services.normalizer.records import PageAuthor, ParsedRecord
 
 _MARKS = "†‡§¶□⋄♦♣♠♥∗⋆★"
-_MARKED_NAME = re.compile(rf"([^\W\d_][^\n{_MARKS},;@]*?)\s*((?:[{_MARKS}]\s*,?\s*)+)")
+NAME_CHARS = 80
+# a name is at most NAME_CHARS long: the bound keeps a long line without marks linear, not quadratic
+_MARKED_NAME = re.compile(rf"([^\W\d_][^\n{_MARKS},;@]{{0,{NAME_CHARS}}}?)\s*((?:[{_MARKS}]\s*,?\s*)+)")
 _AFFILIATION_BY_MARK = re.compile(rf"([{_MARKS}])\s*([^{_MARKS}]+)")
 _CAPITALS_LINE = re.compile(r"^([A-Z][A-Z.'\- ]*[A-Z]), (.+)$")
 _NAME_LINE = re.compile(r"^[^\W\d_][\w.'\-]*(?: [^\W\d_][\w.'\-]*){1,3}$")
 _EMAIL_LINE = re.compile(r"^\S+@\S+$")
 # a name and its digit marks, symbols around them: `Yue Cao1,3∗`, `Yichen He∗1`, `Julian Schrittwieser,1∗`
 _DIGIT_MARKED_NAME = re.compile(
-    rf"([^\W\d_][^\d,;@(){_MARKS}]*?)\s*,?\s*[{_MARKS}]*\s*(\d{{1,2}}(?:\s*,\s*\d{{1,2}})*)(?!\d)"
+    rf"([^\W\d_][^\d,;@(){_MARKS}]{{0,{NAME_CHARS}}}?)\s*,?\s*[{_MARKS}]*\s*(\d{{1,2}}(?:\s*,\s*\d{{1,2}})*)(?!\d)"
 )
 _NUMBERED_LINE = re.compile(r"^(\d{1,2}) ?(?=[^\W\d_])")
 # pdfTeX's accents as pypdf writes them: the spacing accent before its letter (`Universit´e`, `M¨uhlenberg`)
