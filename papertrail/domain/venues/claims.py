@@ -129,7 +129,11 @@ TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
     ("journal", re.compile(r"\bjournal\s+track\b", re.IGNORECASE)),  # SIGGRAPH's papers in ACM TOG
     (
         "datasets_benchmarks",
-        re.compile(r"\bdatasets?\s*(?:and|&)\s*benchmarks?\b|\bevaluations?\s*(?:and|&)\s*datasets?\b|\bD&B\b", re.I),
+        re.compile(
+            r"\bdatasets?\s*(?:and|&)\s*benchmarks?\b|\bevaluations?\s*(?:and|&)\s*datasets?\b|\bD&B\b|"
+            r"\bdatasets?\s+track\b",  # "Submitted to ACM Multimedia 2026 Dataset Track"
+            re.I,
+        ),
     ),
     ("position", re.compile(r"\bposition(?:\s+paper)?\s+track\b", re.IGNORECASE)),
     ("demo", re.compile(r"\bdemo(?:s|nstrations?)?\b", re.IGNORECASE)),
@@ -485,6 +489,10 @@ def _bare_unknown(comment: str, index: VenueIndex) -> list[VenueClaim]:
     hold ("KDD 2026", "38 pages, 13 figures, ACM FAccT 2026", "BEA Workshop 2026"): accepted there."""
     parts = [part.strip() for part in re.split(r"[,;\n]|\.\s", comment.strip())]
     parts = [part for part in parts if FILLER.sub("", part).strip()]
+    journal = index.resolve(parts[0]) if len(parts) == 1 and re.fullmatch(r"[A-Z]{3,8}", parts[0]) else None
+    if journal is not None and journal.type == "journal":  # "IJCV": a journal's acronym alone, where it appeared
+        mention = Mention(0, len(parts[0]), journal, journal.acronym, None, False)
+        return [_claim(parts[0], mention, "accepted", "comment", index)]
     match = BARE_UNKNOWN.match(parts[0]) if len(parts) == 1 else None
     if not match:
         return []

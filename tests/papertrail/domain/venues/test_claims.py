@@ -431,6 +431,12 @@ MARCH_KINDS: list[tuple[str, str, list[tuple[object, ...]]]] = [
     ("march", "2603.03944", [("CVPR", None, "accepted", "findings")]),  # 30 pages, 21 figures, 17 tables, CVPR findings
     ("april", "2604.05171", [("CVPR", None, "accepted", "findings")]),  # CVPR Fingdings track
     ("march", "2603.05996", [("NAACL", 2025, "accepted", "main")]),  # Accepted at the 2025 Conference of … (NAACL 2025)
+    # a dataset track (read after the February sample)
+    (
+        "april",
+        "2604.12315",
+        [("ACM MM", 2026, "submitted", "datasets_benchmarks")],
+    ),  # … ACM Multimedia 2026 Dataset Track
     # a plan is no submission
     ("march", "2603.12693", []),  # to be submitted to ABAW-10 workshop of CVPR 2026
     ("march", "2603.25169", []),  # 10 pages, to be submitted for EAMT 2026
@@ -478,6 +484,8 @@ FEBRUARY_KINDS: list[tuple[str, list[tuple[object, ...]]]] = [
     # a year after "Conference"; "added" beside the venue alone
     ("2602.11005", [("CVPR", 2026, "submitted", "main")]),  # 8 pages, 2 figures, submitted to CVPR Conference 2026
     ("2602.13323", [("AAMAS", 2026, "accepted", "main")]),  # AAMAS 2026 paper with added supplementary material
+    # a catalogue journal's acronym alone
+    ("2602.20627", [("IJCV", None, "accepted", "journal")]),  # IJCV
 ]
 
 
