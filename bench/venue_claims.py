@@ -81,10 +81,10 @@ def initials_spell(name: str, acronym: str) -> bool:
 
 
 def written_together(comment: str, name: str, acronym: str) -> bool:
-    """The comment writes the name, and within 80 characters after it the acronym in brackets."""
+    """The comment writes the name and right after it the acronym in brackets (a name cut inside itself is none)."""
     if len(name.split()) < 3 or not comment:
         return False
-    pattern = re.escape(name) + r"[^()]{0,80}\(\s*(?:(?:IEEE|ACM)\s+)?" + re.escape(acronym) + r"\b"
+    pattern = re.escape(name) + r"\s*\(\s*(?:(?:IEEE|ACM)\s+)?" + re.escape(acronym) + r"\b"
     return re.search(pattern, comment, re.IGNORECASE) is not None
 
 

@@ -511,5 +511,6 @@ def test_the_bench_counts_a_full_name_and_its_acronym_as_one_venue() -> None:
     assert same_venue("ACM/IEEE International Conference on Human-Robot Interaction", "HRI")
     comment = "Accepted to The 2026 ACM Conference on Fairness, Accountability, and Transparency (FAccT '26)"
     assert same_venue("ACM Conference on Fairness, Accountability, and Transparency", "FAccT", comment)
-    assert not same_venue("IEEE International Conference on Systems", "SMC")
+    cut = "published in the 2025 IEEE International Conference on Systems, Man and Cybernetics (IEEE SMC)"
+    assert not same_venue("IEEE International Conference on Systems", "SMC", cut)  # a name cut inside itself
     assert not same_venue("ACM Conference on Fairness, Accountability, and Transparency", "FAccT")
