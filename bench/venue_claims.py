@@ -1,8 +1,8 @@
 """Venue claims read from comments: precision and recall on a labelled sample, and how many papers gain a venue.
 
 Each sample (tests/fixtures/venues/claims_*.json: comments of the May 2026 corpus, of April 2026 for
-claims_april.json, of March 2026 for claims_march.json and of February 2026 for
-claims_february.json; how drawn and how labelled is written in each file) is
+claims_april.json, of March 2026 for claims_march.json, of February 2026 for
+claims_february.json and of January 2026 for claims_january.json; how drawn and how labelled is written in each file) is
 read by `claims_from_comment` and compared with its labels, by status (accepted, submitted), by venue (the venues
 with most labels) and, for the acceptances found, by track and year; and how many of the journals found are read as
 journals. A predicted claim is right when its venue and status are the label's (venue names compared folded, a year
@@ -38,19 +38,54 @@ SAMPLES = {
     / "tests/fixtures/venues/claims_march.json",
     "of February 2026, drawn and labelled blind after the rules tuned on April and March (300 comments)": ROOT
     / "tests/fixtures/venues/claims_february.json",
+    "of January 2026, drawn and labelled blind after the rules tuned on April and March (300 comments)": ROOT
+    / "tests/fixtures/venues/claims_january.json",
 }
 HEADING = "## Venue claims from comments, journals (issue 41)"
 
 
-def same_venue(a: str, b: str) -> bool:
-    """Folded names alike, a year written into one ignored; full names alike when one holds the other ("World
-    Conference" as the parser cut it, "World Conference on eXplainable Artificial Intelligence" labelled)."""
-    x, y = (re.sub(r"^(?:ieee|acm) |\s*\d+$", "", fold(n)) for n in (a, b))
+def same_venue(a: str, b: str, comment: str = "") -> bool:
+    """Folded names alike, a year written into one ignored, and its organisers before it ("IEEE/EMBS NER" is NER);
+    full names alike when one holds the other ("World Conference" as the parser cut it, "World Conference on
+    eXplainable Artificial Intelligence" labelled); a full name and the acronym its initials spell ("ACM/IEEE
+    International Conference on Human-Robot Interaction" is HRI, the comment writing no acronym), or the acronym the
+    comment writes in brackets after the full name ("ACM Conference on Fairness, Accountability, and Transparency
+    (FAccT '26)")."""
+    x, y = (re.sub(r"\s*\d+$", "", fold(re.sub(r"^(?:IEEE|ACM)(?:/[A-Za-z]+)*\s+", "", n))) for n in (a, b))
     if x == y or (" " in x and " " in y and (x in y or y in x)):
+        return True
+    if (
+        initials_spell(a, b)
+        or initials_spell(b, a)
+        or written_together(comment, a, b)
+        or written_together(comment, b, a)
+    ):
         return True
     # one venue by two of its catalogue names: "TIP" found, "IEEE Transactions on Image Processing" labelled
     known = [default_index().resolve(re.sub(r"\s*\d{4}$", "", n)) for n in (a, b)]
     return known[0] is not None and known[0] == known[1]
+
+
+# words of a venue's full name its acronym may leave out
+GENERIC = {"IEEE", "ACM", "CVF", "International", "Conference", "Symposium", "Workshop", "Annual", "Proceedings"}
+
+
+def initials_spell(name: str, acronym: str) -> bool:
+    """The capitalised words of a full name of three words or more, split at hyphens and slashes, spell the
+    acronym by their initials, each generic word ("International", "Conference", "IEEE" …) in it or not."""
+    words = [w for w in re.split(r"[\s\-/]+", name) if w[:1].isupper()]
+    if len(name.split()) < 3 or not re.fullmatch(r"[A-Z][A-Za-z\-]{1,11}", acronym):
+        return False
+    pattern = "".join(f"(?:{w[0]})?" if w in GENERIC else w[0] for w in words)
+    return re.fullmatch(pattern, acronym.replace("-", "").upper()) is not None
+
+
+def written_together(comment: str, name: str, acronym: str) -> bool:
+    """The comment writes the name and right after it the acronym in brackets (a name cut inside itself is none)."""
+    if len(name.split()) < 3 or not comment:
+        return False
+    pattern = re.escape(name) + r"\s*\(\s*(?:(?:IEEE|ACM)\s+)?" + re.escape(acronym) + r"\b"
+    return re.search(pattern, comment, re.IGNORECASE) is not None
 
 
 def ratio(n: int, d: int) -> str:
@@ -82,7 +117,12 @@ def measure(rows: list[dict]) -> None:
         for claim in predicted:
             found[claim.status] += 1
             match = next(
-                (e for e in expected if same_venue(e["venue"], claim.venue) and e["status"] == claim.status), None
+                (
+                    e
+                    for e in expected
+                    if same_venue(e["venue"], claim.venue, row["comment"]) and e["status"] == claim.status
+                ),
+                None,
             )
             if match is None:
                 wrong.append(f"{row['id']}: predicted {claim.status} {claim.venue} {claim.year} ({claim.track})")
@@ -110,10 +150,14 @@ def measure(rows: list[dict]) -> None:
             if label["status"] == "accepted":
                 per_track[label["track"]]["labelled"] += 1
                 per_track[label["track"]]["found"] += any(
-                    same_venue(label["venue"], c.venue) and c.status == "accepted" and c.track == label["track"]
+                    same_venue(label["venue"], c.venue, row["comment"])
+                    and c.status == "accepted"
+                    and c.track == label["track"]
                     for c in predicted
                 )
-            if any(same_venue(label["venue"], c.venue) and label["status"] == c.status for c in predicted):
+            if any(
+                same_venue(label["venue"], c.venue, row["comment"]) and label["status"] == c.status for c in predicted
+            ):
                 recalled[label["status"]] += 1
             else:
                 per_venue[label["venue"]]["fn"] += 1

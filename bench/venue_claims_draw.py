@@ -1,5 +1,6 @@
 """Draw a blind sample of venue claims from one month's comments (issue 41): claims_april.json (2026-04),
-claims_march.json (2026-03) and claims_february.json (2026-02) in tests/fixtures/venues.
+claims_march.json (2026-03), claims_february.json (2026-02) and claims_january.json (2026-01) in
+tests/fixtures/venues.
 
 Its comments come from the public repository dw-dengwei/daily-arXiv-ai-enhanced (branch `data`, commit
 b4c542b7d61bff39f8b999b45b43f62b2bb94f75, the commit the May corpus was copied from), the month's files
@@ -14,6 +15,8 @@ labelled by reading.
         --leave-out tests/fixtures/venues/claims_april.json > rows.json
     uv run python bench/venue_claims_draw.py GIT_DIR --month 2026-02 \
         --leave-out tests/fixtures/venues/claims_{april,blind,heldout,march,sample}.json > rows.json
+    uv run python bench/venue_claims_draw.py GIT_DIR --month 2026-01 \
+        --leave-out tests/fixtures/venues/claims_{april,blind,february,heldout,march,sample}.json > rows.json
 """
 
 import argparse

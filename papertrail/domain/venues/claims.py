@@ -30,17 +30,18 @@ ACCEPTED = re.compile(
 SUBMITTED = re.compile(
     r"\b(?:submitted|submission|submit to|under review|in review|"
     r"under consideration(?: for publication (?:in|at|by))?|review(?:ed)? (?:at|for|by)|"
-    r"conditionally accepted|preprint under review|manuscript under)\b",
+    r"conditionally accepted|preprint under review|manuscript under|(?:major|minor)\s+revision)\b",
     re.IGNORECASE,
 )
 # Sentences about other work: the claim is not this paper's.
 ELSEWHERE = re.compile(
-    r"\b(?:extension|extended version|full version|extends|journal version|conference version|previous(?:ly)?|prior|"
-    r"earlier|"
+    # "Full working version of …", "an extended, non-peer-reviewed version of the paper presented at …"
+    r"\b(?:extension|(?:extended|full)(?:,?\s+[\w\-]+){0,2},?\s+version|extends|journal version|"
+    r"conference version|previous(?:ly)?|prior|earlier|"
     r"preliminary|based on (?:our|the)|builds? on|companion|tutorial|keynote|invited talk|superseded|rejected|"
     r"withdrawn|(?:yet|not)\s+(?:yet\s+)?(?:to\s+be\s+)?submitted|"
     # a plan is no submission: "to be submitted to … of CVPR 2026", "to be submitted for EAMT 2026"
-    r"to\s+be\s+submitted|plan(?:s|ning)?\s+to\s+submit)\b",
+    r"to\s+be\s+submitted|plan(?:s|ning)?\s+to\s+submit|will\s+submit)\b",
     re.IGNORECASE,
 )
 # "A preliminary version of this work appeared at EC 2024", "Preliminary versions to appear at …": a version of
@@ -78,7 +79,7 @@ FINDINGS = re.compile(r"\bf[a-z]{0,2}n[a-z]{0,2}dings?\b", re.IGNORECASE)
 YEAR_AFTER = re.compile(
     r"^(?P<joint>[-/][A-Z][A-Za-z]{1,9}(?=[\s\-_']*(?:19|20)?\d{2}\b))?"
     r"(?:\s+(?i:findings?|workshops?|SRW|main(?:\s+(?:conference|track))?|industry\s+track|demo\s+track|"
-    r"journal\s+track|conference\s+papers?))?"
+    r"journal\s+track|conference(?:\s+papers?)?))?"
     r"[\s\-_')\],]*(?:'|’)?(?P<year>(?:19|20)\d{2}|\d{2})(?![0-9])"
 )
 FINDINGS_AFTER = re.compile(r"\s+" + FINDINGS.pattern + r"(?:\s+track)?\s*$", re.IGNORECASE)
@@ -118,14 +119,21 @@ EDITION_AT = re.compile(r"\b\d+(?:st|nd|rd|th)\s+(?P<name>[A-Z][\w\-]*(?:\s+[A-Z
 ACRONYM_AT = re.compile(r"\((?P<name>[A-Z][\w\-]{1,15})\)\s+at\s+(?:the\s+)?$")
 # an event's acronym between its host's and the year: "Accepted at CVPR AIMS 2026"
 EVENT_AFTER = re.compile(r"\s+(?P<name>[A-Z][A-Z0-9][A-Za-z0-9\-]{1,12})\s*['’]?(?:19|20)\d{2}\b")
+# or after the year, ending the sentence: "Accepted by EACL 2026 SIGTURK"
+EVENT_LAST = re.compile(r"\s+(?P<name>[A-Z][A-Z0-9][A-Za-z0-9\-]{1,12})\s*$")
 CUE_AT = re.compile(r"\b(?i:accepted|accept|presented|published|appear(?:s|ing)?)\s*@")
 WORKSHOP_AT = re.compile(r"(?P<name>[A-Za-z0-9][\w\-]*(?:\s+[Ww]orkshop)?)\s*@\s*$")
 TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
     ("findings", FINDINGS),
+    ("workshop", re.compile(r"\bbridge\s+program\b", re.IGNORECASE)),  # "AAAI-26 Bridge Program: …"
     ("journal", re.compile(r"\bjournal\s+track\b", re.IGNORECASE)),  # SIGGRAPH's papers in ACM TOG
     (
         "datasets_benchmarks",
-        re.compile(r"\bdatasets?\s*(?:and|&)\s*benchmarks?\b|\bevaluations?\s*(?:and|&)\s*datasets?\b|\bD&B\b", re.I),
+        re.compile(
+            r"\bdatasets?\s*(?:and|&)\s*benchmarks?\b|\bevaluations?\s*(?:and|&)\s*datasets?\b|\bD&B\b|"
+            r"\bdatasets?\s+track\b",  # "Submitted to ACM Multimedia 2026 Dataset Track"
+            re.I,
+        ),
     ),
     ("position", re.compile(r"\bposition(?:\s+paper)?\s+track\b", re.IGNORECASE)),
     ("demo", re.compile(r"\bdemo(?:s|nstrations?)?\b", re.IGNORECASE)),
@@ -141,7 +149,7 @@ PRESENTATIONS: list[tuple[Presentation, re.Pattern[str]]] = [
     ("poster", re.compile(r"\bposter\b", re.IGNORECASE)),
 ]
 # ("ACL Rolling Review" reviews for conferences)
-JOURNAL_WORDS = re.compile(r"\b(?i:transactions|journal|letters|magazine|(?<!rolling\s)review)\b")
+JOURNAL_WORDS = re.compile(r"\b(?i:transactions?|journal|letters|magazine|(?<!rolling\s)review)\b")
 # a journal's acronym by its shape ("TASLP", "JMLR"), unless the paper was presented there ("presented in TRBAM 2026")
 JOURNAL_ACRONYM = re.compile(r"(?:^|[\s/])T[A-Z]{2,5}$|\bJ[A-Z]{2,4}$")
 # What may stand beside the venue in a sentence that is the venue alone ("CVPR 2026 (Highlight), 8 pages").
@@ -149,7 +157,7 @@ FILLER = re.compile(
     r"\b(?:main\s*conference|main|conference|track|paper|long|short|full|findings?|oral|spotlight|highlight|poster|presentation|"
     r"proceedings?|early|accept(?:ance)?|edition|industry|demos?|system\s+demonstrations?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|"
     r"workshops?|the|of|at|in|version|final|camera[- ]ready|\d+\s*(?:pages?|figures?|tables?)|pages?|figures?|"
-    r"tables?|appendix|supplementary|material|code|project|page|and|with|plus|including|student|research|"
+    r"tables?|appendix|added|supplementary|material|code|project|page|and|with|plus|including|student|research|"
     r"non-archival|archival|website|github|included|journal(?=\s+track))\b|https?://\S+|(?i:workshop\s+on\s+[^,;()]+)|"
     r"[\s\d,.:;()\[\]{}'’\"+\-–—/&*]",
     re.IGNORECASE,
@@ -481,6 +489,10 @@ def _bare_unknown(comment: str, index: VenueIndex) -> list[VenueClaim]:
     hold ("KDD 2026", "38 pages, 13 figures, ACM FAccT 2026", "BEA Workshop 2026"): accepted there."""
     parts = [part.strip() for part in re.split(r"[,;\n]|\.\s", comment.strip())]
     parts = [part for part in parts if FILLER.sub("", part).strip()]
+    journal = index.resolve(parts[0]) if len(parts) == 1 and re.fullmatch(r"[A-Z]{3,8}", parts[0]) else None
+    if journal is not None and journal.type == "journal":  # "IJCV": a journal's acronym alone, where it appeared
+        mention = Mention(0, len(parts[0]), journal, journal.acronym, None, False)
+        return [_claim(parts[0], mention, "accepted", "comment", index)]
     match = BARE_UNKNOWN.match(parts[0]) if len(parts) == 1 else None
     if not match:
         return []
@@ -491,13 +503,22 @@ def _bare_unknown(comment: str, index: VenueIndex) -> list[VenueClaim]:
 
 
 def _event_after(sentence: str, mention: Mention, index: VenueIndex) -> re.Match[str] | None:
-    """An event named between a catalogue conference and the year ("CVPR AIMS 2026"): no venue of the catalogue,
-    no track's or presentation's word."""
-    event = EVENT_AFTER.match(sentence, mention.end) if mention.venue is not None else None
-    if event is None or mention.venue is None or mention.venue.type == "journal":
+    """An event named between a catalogue conference and the year ("CVPR AIMS 2026") or after the year, ending the
+    sentence ("EACL 2026 SIGTURK"): no venue of the catalogue, no track's or presentation's word."""
+    if mention.venue is None or mention.venue.type == "journal":
+        return None
+    event = EVENT_AFTER.match(sentence, mention.end)
+    if event is None and mention.year is not None:
+        event = EVENT_LAST.match(sentence, mention.end)
+    if event is None:
         return None
     name = event.group("name")
-    if index.resolve(name) is not None or FILLER.fullmatch(name) or re.fullmatch(r"SRW|D&B|\d+", name):
+    if (
+        index.resolve(name) is not None
+        or FILLER.fullmatch(name)
+        or name in UNNAMED
+        or re.fullmatch(r"SRW|D&B|\d+", name)
+    ):
         return None
     return event
 
@@ -606,7 +627,7 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
         status = _status(sentence, mention, len(sentence))
         if status is not None:
             return [_claim(sentence, mention, status, "comment", index)]
-    match = UNKNOWN_VENUE.search(sentence) if not re.search(r"\bbook\b|\(eds?\.\)", sentence, re.I) else None
+    match = UNKNOWN_VENUE.search(sentence) if not re.search(r"\bbook\b|\(eds?\.?\)", sentence, re.I) else None
     if not match:
         return []
     name, name_end = match.group("name"), match.end("name")
@@ -629,14 +650,13 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     )
     name = re.sub(r"^(?=\S*[A-Z]\S*[A-Z])(\S+)\s+Conference$", r"\1", name)  # "the EAMT Conference 2026"
     name = re.sub(r"(?:[\s.,]+|\s+(?:on|of|and|for|in|the|with|&))+$", "", name).strip()
-    # its acronym in brackets right after it, or after the rest of a name cut at a comma: "… on Big Data, IoT and
-    # Machine Learning (BIM 2025)"
-    acronym = re.match(
-        r"(?:,[^,;()]{1,60})?\s*\((?P<acronym>[A-Z][\w\-&*+]{1,15}?)(?:[\s\-']*(?:19|20)?\d{2})?\)",
-        sentence[match.end("name") :],
-    )
-    if acronym and len(name.split()) >= 3:  # "… Hybrid Human-Artificial Intelligence (HHAI 2026)"
-        name = acronym.group("acronym")
+    name = re.sub(r"\bTransaction(?=\s+on\s)", "Transactions", name)  # "IEEE Transaction on Affective Computing"
+    if re.match(r"(?:(?:poster|oral|spotlight)\s+)?session\b", name, re.IGNORECASE):
+        return []  # "Presented at Poster Session 1": a slot of the conference, named in another sentence
+    full_name = name
+    acronym = _acronym_after(sentence[match.end("name") :]) if len(name.split()) >= 3 else None
+    if acronym:  # "… Hybrid Human-Artificial Intelligence (HHAI 2026)"
+        name = acronym[0]
     if pair := JOURNAL_BESIDE.match(name):
         return _journal_beside(sentence, match, pair, index)
     words = name.split()
@@ -648,11 +668,13 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
         return []
     # its year before the name ("the 2026 International Conference on …"), after it, or as "UNLP'26"
     written = match.group("year") or next(iter(YEAR_ANY.findall(sentence[match.start("name") :])), None)
+    if not written and acronym and acronym[1]:  # "…, IASEAI26"
+        written = acronym[1] if len(acronym[1]) == 4 else "20" + acronym[1]
     short_year = re.search(r"['’](\d{2})$", name)
     if short_year:
         name = name[: short_year.start()]
         written = written or f"20{short_year.group(1)}"
-    venue = index.resolve(name) or (index.resolve(acronym.group("acronym")) if acronym else None)
+    venue = index.resolve(name)
     if venue is not None and venue.type != "journal":
         venue = None  # a conference's names are _mention_pattern's; this one is another venue of the same words
     venue = venue or index.conference_by_subject(name)  # its words in another order
@@ -666,6 +688,8 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     )
     status = _status(sentence, mention, len(sentence)) or "accepted"
     claim = _claim(sentence, mention, status, "comment", index)
+    if acronym and venue is None and JOURNAL_WORDS.search(full_name):  # "International Journal of … (IJISAE)"
+        claim = claim.model_copy(update={"track": "journal", "workshop": None})
     if (
         not MEETING.search(sentence)
         and (  # "Proceedings of … (ICAART 2026), Volume 5" is a conference's
@@ -677,6 +701,31 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     ):
         claim = claim.model_copy(update={"track": "journal", "workshop": None})
     return [claim]
+
+
+# a venue's acronym in brackets ("(IEEE SMC)", "(EvoApplications 2026)"), or after a comma with its year glued on
+# (", IASEAI26")
+BRACKET_ACRONYM = re.compile(
+    r"\((?:(?:IEEE|ACM)\s+)?(?P<acronym>[A-Z][\w\-&*+]{1,15}?)(?:[\s\-']*(?P<year>(?:19|20)?\d{2}))?\)"
+    r"|,\s*(?P<glued>[A-Z][A-Za-z\-]*[A-Z][A-Za-z\-]*?)['’\-]?(?P<glued_year>(?:19|20)?\d{2})(?![\w])"
+)
+# what may stand between a name as read and its acronym: the rest of a name cut at a comma or a small word ("…
+# on Systems, Man and Cybernetics (IEEE SMC)", "… Connecting to Digital and Library Science (IRCDL 2026)", "… as
+# part of the Australasian Computer Science Week (ACSW)"), a bracket and a date ("(Part of EvoStar), April 2026")
+NAME_REST = re.compile(r"[,\s](?:[^;().]|\([^()]{1,30}\))*")
+
+
+def _acronym_after(text: str) -> tuple[str, str | None] | None:
+    """The acronym a venue's full name is followed by within 80 characters, and its year when written with it:
+    right after it or after the rest of a name cut at a comma (any acronym, as "(HHAI 2026)"), or after more of
+    its name (an acronym of two capitals: "(Elsevier)" is a publisher)."""
+    for found in BRACKET_ACRONYM.finditer(text, 0, 80):
+        gap = text[: found.start()]
+        acronym = found.group("acronym") or found.group("glued")
+        near = re.fullmatch(r"(?:,[^,;()]{1,60})?\s*", gap)
+        if near or (NAME_REST.fullmatch(gap) and len(re.findall("[A-Z]", acronym)) >= 2):
+            return acronym, found.group("year") or found.group("glued_year")
+    return None
 
 
 def _journal_beside(sentence: str, match: re.Match[str], pair: re.Match[str], index: VenueIndex) -> list[VenueClaim]:

@@ -6,6 +6,7 @@ from functools import cache
 
 import pytest
 
+from bench.venue_claims import same_venue
 from papertrail.domain.venues.claims import claims_from_comment, claims_from_dois, claims_from_journal_ref, venue_claims
 from schemas.paper import VenueClaim
 from tests.support.paths import FIXTURES
@@ -430,6 +431,12 @@ MARCH_KINDS: list[tuple[str, str, list[tuple[object, ...]]]] = [
     ("march", "2603.03944", [("CVPR", None, "accepted", "findings")]),  # 30 pages, 21 figures, 17 tables, CVPR findings
     ("april", "2604.05171", [("CVPR", None, "accepted", "findings")]),  # CVPR Fingdings track
     ("march", "2603.05996", [("NAACL", 2025, "accepted", "main")]),  # Accepted at the 2025 Conference of … (NAACL 2025)
+    # a dataset track (read after the February sample)
+    (
+        "april",
+        "2604.12315",
+        [("ACM MM", 2026, "submitted", "datasets_benchmarks")],
+    ),  # … ACM Multimedia 2026 Dataset Track
     # a plan is no submission
     ("march", "2603.12693", []),  # to be submitted to ABAW-10 workshop of CVPR 2026
     ("march", "2603.25169", []),  # 10 pages, to be submitted for EAMT 2026
@@ -450,3 +457,60 @@ def test_conferences_stay_conferences_beside_the_journal_rules_and_a_plan_claims
         ("IEEE Vehicular Technology Conference", 2026)
     ]
     assert claims_from_comment(comments()["2605.28826"]) == []  # Planning to submit to NeurIPS 2026
+
+
+# What the February sample read wrong or missed, each a genuine comment that failed before its rule (the April and
+# March rows above were written the same way)
+FEBRUARY_KINDS: list[tuple[str, list[tuple[object, ...]]]] = [
+    # the acronym after a name cut inside itself, at a comma or a small word, after a bracket and a date
+    ("2602.04385", [("SMC", 2025, "accepted", "main")]),  # … on Systems, Man and Cybernetics (IEEE SMC), October 2025
+    ("2602.10881", [("IRCDL", 2026, "accepted", "main")]),  # … Connecting to Digital and Library Science (IRCDL 2026)
+    ("2602.13985", [("ACSW", 2026, "accepted", "main")]),  # … as part of the Australasian … Week (ACSW) 2026
+    ("2602.03625", [("EvoApplications", 2026, "accepted", "main")]),  # … (Part of EvoStar), April 2026 (EvoA… 2026)
+    ("2602.02582", [("IASEAI", 2026, "accepted", "main")]),  # … Safe and Ethical Artificial Intelligence, IASEAI26
+    ("2602.22026", [("TCDS", 2026, "accepted", "journal")]),  # IEEE Transactions on … Systems (IEEE TCDS) 2026
+    # "Transaction" in the singular is the journal
+    ("2602.14425", [("TAC", 2026, "accepted", "journal")]),  # Accepted to IEEE Transaction on Affective Computing 2026
+    # a session is no venue; "(eds)" without its dot names a book; a full working version is another paper's
+    ("2602.18618", [("WACV", 2026, "accepted", "main")]),  # … (WACV) 2026. Presented at Poster Session 1
+    ("2602.05883", []),  # Book chapter. Accepted in Artificial Intelligence in Modeling and Simulation, … (eds).
+    ("2602.13320", []),  # Full working version of an extended abstract accepted at the 25th … (AAMAS 2026)
+    # a minor revision is still under review; "will submit" is a plan
+    ("2602.15181", [("CVIU", None, "submitted", "journal")]),  # Under minor revision in Journal of … (CVIU)
+    ("2602.11169", []),  # 15 pages, 7 figures. will Submit to ICML 2026
+    # tracks: AAAI's Bridge Program, a workshop's acronym after its host's year
+    ("2601.01982", [("AAAI", 2026, "accepted", "workshop")]),  # Accepted to AAAI-26 Bridge Program: …
+    ("2602.03652", [("EACL", 2026, "accepted", "workshop")]),  # Accepted by EACL 2026 SIGTURK
+    # a year after "Conference"; "added" beside the venue alone
+    ("2602.11005", [("CVPR", 2026, "submitted", "main")]),  # 8 pages, 2 figures, submitted to CVPR Conference 2026
+    ("2602.13323", [("AAMAS", 2026, "accepted", "main")]),  # AAMAS 2026 paper with added supplementary material
+    # a catalogue journal's acronym alone
+    ("2602.20627", [("IJCV", None, "accepted", "journal")]),  # IJCV
+]
+
+
+@pytest.mark.parametrize(("arxiv_id", "expected"), FEBRUARY_KINDS, ids=lambda v: v if isinstance(v, str) else "")
+def test_what_the_february_sample_read_wrong_or_missed_is_read(
+    arxiv_id: str, expected: list[tuple[object, ...]]
+) -> None:
+    found = [(c.venue, c.year, c.status, c.track) for c in claims_from_comment(sample_comments("february")[arxiv_id])]
+    assert found == expected
+
+
+def test_the_acronym_after_a_full_name_does_not_lose_its_journal() -> None:
+    # "International Journal of …" read as its bracketed acronym stays a journal; "(Elsevier)" is no acronym
+    found = claims_from_comment("Accepted at the International Journal of Intelligent Systems in Engineering (IJISE)")
+    assert [(c.venue, c.track) for c in found] == [("IJISE", "journal")]
+    found = claims_from_comment("Published in Solar Energy (Elsevier), Volume 310, 2026")
+    assert [(c.venue, c.track) for c in found] == [("Solar Energy", "journal")]
+
+
+def test_the_bench_counts_a_full_name_and_its_acronym_as_one_venue() -> None:
+    # bench/venue_claims.py: a host's prefix, initials that spell the acronym, the acronym the comment brackets
+    assert same_venue("IEEE/EMBS NER", "NER")
+    assert same_venue("ACM/IEEE International Conference on Human-Robot Interaction", "HRI")
+    comment = "Accepted to The 2026 ACM Conference on Fairness, Accountability, and Transparency (FAccT '26)"
+    assert same_venue("ACM Conference on Fairness, Accountability, and Transparency", "FAccT", comment)
+    cut = "published in the 2025 IEEE International Conference on Systems, Man and Cybernetics (IEEE SMC)"
+    assert not same_venue("IEEE International Conference on Systems", "SMC", cut)  # a name cut inside itself
+    assert not same_venue("ACM Conference on Fairness, Accountability, and Transparency", "FAccT")
