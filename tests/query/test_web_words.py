@@ -190,6 +190,16 @@ def test_chinese_pages_hold_no_english_labels() -> None:
     assert pager.get("aria-label") == "分页"
     assert fmt.source_name("corpus", ZH) == "arXiv 列表语料(批量导入)" and fmt.source_name("arxiv", ZH) == "arXiv"
     assert fmt.source_name("papertrail", ZH) == "研踪(数据迁移)"  # migration 6's version records
+
+
+def test_every_source_the_harvester_knows_has_a_name_for_readers() -> None:
+    from services.harvester.settings import KNOWN_SOURCES
+
+    # the home page's freshness line named the first pages' source by its code, arxiv_html
+    for lang in (ZH, EN):
+        unnamed = [s for s in KNOWN_SOURCES if fmt.source_name(s, lang) == s]
+        assert not unnamed, unnamed
+    assert fmt.source_name("arxiv_html", ZH) == "arXiv 首页(作者机构)"
     assert fmt.reason_text({"term": "diffusion", "field": "abstract"}, "zh") == "diffusion(摘要)"
     assert fmt.reason_text({"term": "diffusion", "field": "abstract"}, "en") == "diffusion (in the abstract)"
 

@@ -32,6 +32,7 @@ SOURCE_NAMES = {
     "dblp": "DBLP",
     "daily_arxiv": "daily-arXiv-ai-enhanced",
     "semantic_scholar": "Semantic Scholar",
+    "ccf_deadlines": "ccf-deadlines",
 }
 
 

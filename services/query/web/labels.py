@@ -269,6 +269,7 @@ source = Labels(
         "corpus": N_("arXiv listing corpus (bulk import)"),
         "kaggle": N_("Kaggle arXiv dataset (bulk import)"),
         "papertrail": N_("PaperTrail (data migration)"),
+        "arxiv_html": N_("arXiv first pages (affiliations)"),
     }
 )
 
