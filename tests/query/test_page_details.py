@@ -163,6 +163,13 @@ def test_the_library_and_the_feed_pages_keep_their_headings_in_order() -> None:
     later = render("library.html", path="/me/library", user={"name": "ana"}, entries=[newer], total=1, tags=[],
                    filters={}, next_url=None, problem=None, marks={}, formats=["bibtex"])  # fmt: skip
     assert text(later.find_class("updated-to")[0]) == "有新版本"
+    # the entry's AI 导读 from its search document, as a card shows it
+    indexed = {entry["paper_id"]: {"tldr_zh": "提出引用增强生成。", "tldr_en": "Citation-enhanced generation."}}
+    summarized = render("library.html", path="/me/library", user={"name": "ana"}, entries=[entry], total=1,
+                        tags=[], filters={}, next_url=None, problem=None, marks={}, formats=["bibtex"],
+                        indexed=indexed)  # fmt: skip
+    assert [text(p) for p in summarized.find_class("tldr")] == ["AI 导读 提出引用增强生成。"]
+    assert not library.find_class("tldr")  # none without one
     item = {"paper_id": "acl:2024.acl-long.10", "follow_name": "LLM", "matched_at": NOW, "reasons": [],
             "paper": {"title": acl_paper().title, "authors": ["Weitao Li"]}}  # fmt: skip
     page = {"sort": "newest", "total": 1, "items": [item], "next_cursor": None}

@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile as StarletteUploadFile
 
-from services.query.http.deps import CatalogueDep, ImportsDep, LibraryDep, SettingsDep, resources_of
+from services.query.http.deps import CatalogueDep, ImportsDep, LibraryDep, PapersDep, SettingsDep, resources_of
 from services.query.http.write_limits import WriteLimit
 from services.query.library.citations import FORMATS
 from services.query.library.files import library_file
@@ -147,6 +147,7 @@ async def show_library(
     request: Request,
     user: Reader,
     library: LibraryDep,
+    papers: PapersDep,
     settings: SettingsDep,
     tag: str | None = None,
     since: str | None = None,
@@ -179,6 +180,7 @@ async def show_library(
         problem=problem,
         marks=await library.marks(user["_id"], [e["paper_id"] for e in entries]),
         formats=FORMATS,
+        indexed=await papers.by_ids([e["paper_id"] for e in entries]),  # their AI 导读, as cards show it
     )
 
 
