@@ -651,6 +651,10 @@ def test_in_headless_chromium_pages_fit_at_desktop_and_phone_width(
         "follows": "/me/follows",
         "sources": "/sources",
         "deadlines": "/deadlines",
+        "feed": "/me/feed",
+        "topics": "/topics",
+        "topic": "/topics/llm-reasoning",
+        "author": doc(page(pipeline, f"/papers/{paper_id}")).xpath('//a[starts-with(@href, "/authors/")]/@href')[0],
     }
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     faults: dict[str, list[str]] = {}
