@@ -130,11 +130,11 @@ def test_a_paper_page_offers_a_similar_follow_seeded_by_the_paper(lang: str) -> 
 
 
 # --- the home page: a search, and 本周录用's venues ------------------------------------------------------------------
-def home(lang: str, q: str, accepted: list[tuple[str, int, str]], here: FollowsHere) -> Any:
-    return html.fromstring(home_html(lang, q, accepted, here))
+def home(lang: str, q: str, accepted: list[tuple[str, int, str]], here: FollowsHere, **context: Any) -> Any:
+    return html.fromstring(home_html(lang, q, accepted, here, **context))
 
 
-def home_html(lang: str, q: str, accepted: list[tuple[str, int, str]], here: FollowsHere) -> str:
+def home_html(lang: str, q: str, accepted: list[tuple[str, int, str]], here: FollowsHere, **context: Any) -> str:
     figure = Figure(value=1, query="/api/papers")
     overview = Overview(
         window_start=NOW, window_end=NOW, display_timezone="Asia/Shanghai", new_papers=figure, new_ai_related=figure,
@@ -146,6 +146,7 @@ def home_html(lang: str, q: str, accepted: list[tuple[str, int, str]], here: Fol
     return page_html(
         "home.html", lang, "/", query, overview=overview, links={}, browse=browse, accepted=accepted,
         sorts=("updated",), results={"total": 0, "hits": [], "facets": {}}, problem=None, pages=[1], here=here,
+        **context,
     )  # fmt: skip
 
 
@@ -199,6 +200,17 @@ def test_this_weeks_accepted_venues_offer_a_venue_follow_of_the_catalogue_venue(
     assert LABELS[lang][1] in offered(home(lang, "", accepted, held), "venue")[0].text_content()
     an_edition = FollowsHere((follow("venue", venue_key="AI/icml", venue_year=2026),))  # another follow
     assert form_of(offered(home(lang, "", accepted, an_edition), "venue")[0])["action"] == "/follow"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_signed_out_this_weeks_venues_ask_to_sign_in_once_not_beside_each(lang: str) -> None:
+    accepted = [("ICML", 3, "/?venue=ICML"), ("ACL", 2, "/?venue=ACL"), ("CVPR", 8, "/?venue=CVPR")]
+    week = home(lang, "", accepted, FollowsHere(), user=None).get_element_by_id("accepted-this-week")
+    sign_in = week.xpath('.//a[starts-with(@href, "/login")]')
+    assert len(sign_in) == 1 and sign_in[0].get("href") == "/login?next=/"
+    assert [a.text_content().split()[0] for a in week.xpath('.//a[starts-with(@href, "/?venue=")]')] == [
+        "ICML", "ACL", "CVPR",
+    ]  # fmt: skip
 
 
 def test_a_venue_offer_names_its_edition_when_given_one() -> None:
