@@ -47,14 +47,14 @@ HEADING = "## Venue claims from comments, journals (issue 41)"
 
 
 def same_venue(a: str, b: str, comment: str = "") -> bool:
-    """Folded names alike, a year written into one ignored, and its organisers before it ("IEEE/EMBS NER" is NER);
-    full names alike when one holds the other ("World Conference" as the parser cut it, "World Conference on
-    eXplainable Artificial Intelligence" labelled); a full name and the acronym its initials spell ("ACM/IEEE
-    International Conference on Human-Robot Interaction" is HRI, the comment writing no acronym), or the acronym the
-    comment writes in brackets after the full name ("ACM Conference on Fairness, Accountability, and Transparency
-    (FAccT '26)")."""
+    """Folded names alike (their spaces too: "IEEE Big Data" is BigData), a year written into one ignored, and its
+    organisers before it ("IEEE/EMBS NER" is NER); full names alike when one holds the other ("World Conference" as
+    the parser cut it, "World Conference on eXplainable Artificial Intelligence" labelled); a full name and the
+    acronym its initials spell ("ACM/IEEE International Conference on Human-Robot Interaction" is HRI, the comment
+    writing no acronym), or the acronym the comment writes in brackets after the full name ("ACM Conference on
+    Fairness, Accountability, and Transparency (FAccT '26)")."""
     x, y = (re.sub(r"\s*\d+$", "", fold(re.sub(r"^(?:IEEE|ACM)(?:/[A-Za-z]+)*\s+", "", n))) for n in (a, b))
-    if x == y or (" " in x and " " in y and (x in y or y in x)):
+    if x.replace(" ", "") == y.replace(" ", "") or (" " in x and " " in y and (x in y or y in x)):  # "Big Data"
         return True
     if (
         initials_spell(a, b)

@@ -79,7 +79,7 @@ FINDINGS = re.compile(r"\bf[a-z]{0,2}n[a-z]{0,2}dings?\b", re.IGNORECASE)
 YEAR_AFTER = re.compile(
     r"^(?P<joint>[-/][A-Z][A-Za-z]{1,9}(?=[\s\-_']*(?:19|20)?\d{2}\b))?"
     r"(?:\s+(?i:findings?|workshops?|SRW|main(?:\s+(?:conference|track))?|industry\s+track|demo\s+track|"
-    r"journal\s+track|conference(?:\s+papers?)?))?"
+    r"journal\s+track|conference(?:\s+papers?)?|datasets?\s+(?:and|&)\s+benchmarks?(?:\s+track)?))?"
     r"[\s\-_')\],]*(?:'|’)?(?P<year>(?:19|20)\d{2}|\d{2})(?![0-9])"
 )
 # not a workshop's own name: "the 17th International EuroVis Workshop on Visual Analytics"
@@ -105,7 +105,7 @@ UNKNOWN_VENUE = re.compile(
     r"\b(?i:(?:(?:accepted|accept|published|to appear|appear(?:s|ing|ed)?|presented|submitted|submission|under review|"
     r"camera[- ]ready(?: version)?)\s+"
     r"(?:(?:for|to) (?:publication|presentation)\s+)?(?:to\s+(?:be\s+)?publish(?:ed)?\s+(?:it\s+)?(?:as\s+part\s+)?)?"
-    r"(?:as\s+(?:an?\s+)?(?:\w+\s+)?(?:paper|poster|oral|spotlight|presentation)\s+)?"
+    r"(?:as\s+(?:an?\s+)?(?:\w+\s+){0,2}(?:paper|poster|oral|spotlight|presentation)\s+)?"
     r"(?:at|to|by|in|into|for|of)\s+(?:the\s+)?|(?=proc(?:eedings|\.)\s+of\b)|in\s+proceedings\s+(?=[A-Z])|under\s+review\s*-\s*(?=[A-Z]))"
     # "published in the proceedings of 2025 13th The International Conference on …", "In proceedings of …"
     r"(?:proc(?:eedings|\.)\s+of\s+(?:the\s+)?)?"
@@ -133,7 +133,8 @@ TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
     ("findings", FINDINGS),
     # "AAAI-26 Bridge Program: …", "AAAI 2026 Bridge (Logical and Symbolic Reasoning …)"
     ("workshop", re.compile(r"\bbridge\s+(?:program\b|\()", re.IGNORECASE)),
-    ("journal", re.compile(r"\bjournal\s+track\b", re.IGNORECASE)),
+    # "Accepted as a Journal paper at Siggraph Asia 2025"
+    ("journal", re.compile(r"\bjournal\s+track\b|\bas\s+an?\s+journal\s+paper\b", re.IGNORECASE)),
     # the host's companion volume holds its workshops: "Final version will appear in WSDM 2026 Companion Proceedings"
     ("workshop", re.compile(r"\bcompanion\s+proceedings\b", re.IGNORECASE)),  # SIGGRAPH's papers in ACM TOG
     (
@@ -186,6 +187,7 @@ UNNAMED = frozenset(
         "Science",
         "IEEE",
         "ACM",
+        "IFAC",
         "Springer",
         "Elsevier",
         "Wiley",
@@ -255,12 +257,18 @@ def _names(sentence: str, index: VenueIndex) -> Iterator[re.Match[str]]:
     position = 0
     while match := pattern.search(sentence, position):
         name = match.group("acronym") or match.group("full")
-        if _is_journal(name, index) and (
-            re.match(
-                r"\s+[A-Z]|/|\s*\((?!\s*\d)[^)]*\)\s*(?:\d{4}\s*)?(?i:conference|workshop|symposium)",
-                sentence[match.end() :],
+        if (
+            _is_journal(name, index)
+            and (
+                re.match(
+                    r"\s+[A-Z]|/|\s*\((?!\s*\d)[^)]*\)\s*(?:\d{4}\s*)?(?i:conference|workshop|symposium)",
+                    sentence[match.end() :],
+                )
+                # "… Conference on Legal Knowledge and Information Systems (JURIX 2025)" is not KAIS
+                or re.search(
+                    r"(?i:conference|workshop|symposium)\s+on\s+(?:[A-Z][\w\-]*\s+){0,3}$", sentence[: match.start()]
+                )
             )
-            or re.search(r"(?i:conference|workshop|symposium)\s+on\s+$", sentence[: match.start()])
         ):
             # "Proceedings of the IEEE Intelligent Vehicles Symposium", "… in Medicine (AIME) 2026 Conference",
             # "Conference on Artificial Intelligence in Medicine": other venues
@@ -311,8 +319,15 @@ def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
         ):
             continue  # a bare acronym: maybe a word, maybe a mention of the venue in passing
         if year is None:  # "CVPR Findings 2026", "the 2026 International Joint Conference on Neural Networks"
-            found = YEAR_ANY.search(sentence[match.end() : match.end() + 14]) or YEAR_ANY.search(
-                sentence[max(0, match.start() - 14) : match.start()]
+            found = (
+                YEAR_ANY.search(sentence[match.end() : match.end() + 14])
+                or YEAR_ANY.search(sentence[max(0, match.start() - 14) : match.start()])
+                # "… Secure and Trustworthy Machine Learning (IEEE SaTML 2026)"
+                or (
+                    re.match(r"\s*\([^()]{0,20}?(20[0-3]\d)\)", sentence[match.end() :])
+                    if match.group("full")
+                    else None
+                )
             )
             year = int(found.group(1)) if found else None
         venue = index.resolve(name)
@@ -428,7 +443,7 @@ CLAUSES = re.compile(
 
 
 def _spelt_right(text: str) -> str:
-    """The comment with its misspelt cue words ("Accepected by CVPR 2026") written as meant."""
+    """The comment with its misspelt cue words ("Accepected by CVPR 2026") and "NeurlPS" written as meant."""
 
     def word(match: re.Match[str]) -> str:
         found = match.group(0)
@@ -439,7 +454,7 @@ def _spelt_right(text: str) -> str:
             return found
         return cue.capitalize() if found[0].isupper() else cue  # its capital kept: it may start a sentence
 
-    return WORD.sub(word, text)
+    return WORD.sub(word, re.sub(r"\bNeurlPS\b", "NeurIPS", text))  # a lower-case L for the I
 
 
 # six or more words of a name (capitalised, years, its small words) ending in the bracket before an acronym
@@ -495,6 +510,10 @@ def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | N
     start = sentence.rfind(",", 0, mention.start) + 1
     end = sentence.find(",", mention.end) % (len(sentence) + 1)
     part = sentence[start : mention.start] + " " + sentence[mention.end : end]
+    if mention.venue is not None:  # "2025 International Joint Conference on Neural Networks (IJCNN), Rome, …"
+        own = "|".join(re.escape(n) for n in (mention.venue.acronym, *mention.venue.aliases))
+        part = re.sub(rf"\(\s*(?:(?:IEEE|ACM)\s+)?(?:{own})\b[^()]*\)", " ", part)
+    part = re.sub(r"\b(?:IEEE|ACM|CVF)(?:/(?:IEEE|ACM|CVF))*(?![\w/])", " ", part)  # its organisers: "2026 IEEE/CVF …"
     if not FILLER.sub("", SPECIAL_TRACK.sub(" ", part)).strip() and not TEMPLATE.search(sentence):
         return "accepted"
     return None
@@ -508,7 +527,13 @@ TEMPLATE = re.compile(r"\b(?:format|template|style|guidelines?|latex|page limit)
 
 BARE_UNKNOWN = re.compile(
     r"^(?:(?:ACM|IEEE)\s+)?(?P<name>[A-Z][A-Za-z]{1,11}|[A-Z][A-Za-z]{0,5}/[A-Z]{2,8})(?:\s+[Ww]orkshop)?[\s'’-]*(?P<year>20[0-3]\d)"
-    r"(?:\s+(?i:accepted|conference))?$"  # "LREC 2026 Accepted", "VISAPP 2026 Conference"
+    r"(?:\s+(?i:accepted|conference))?"  # "LREC 2026 Accepted", "VISAPP 2026 Conference"
+    r"(?:\s*\((?i:workshop|conference|symposium)\s+on\s[^()]*\))?$"  # "WITS 2025 (Workshop on … Systems 2025)"
+)
+# a meeting's name of words without an acronym, and its year: "Metadata and Semantics Research Conference 2025"
+BARE_MEETING = re.compile(
+    r"(?P<name>(?:[A-Z][\w\-]*\s+(?:(?:and|of|on|for|in|&)\s+)?){1,8}(?:Conference|Symposium|Congress))[\s,']*"
+    r"(?P<year>20[0-3]\d)"
 )
 
 
@@ -533,6 +558,10 @@ def _bare_unknown(comment: str, index: VenueIndex) -> list[VenueClaim]:
         mention = Mention(0, len(parts[0]), None, parts[0], None, False)
         return [_claim(parts[0], mention, "accepted", "comment", index).model_copy(update={"track": "journal"})]
     match = BARE_UNKNOWN.match(parts[0]) if len(parts) == 1 else None
+    named_meeting = BARE_MEETING.fullmatch(parts[0]) if len(parts) == 1 else None
+    if named_meeting:  # "Metadata and Semantics Research Conference 2025, 14 pages, 7 figures"
+        mention = Mention(0, len(parts[0]), None, named_meeting.group("name"), int(named_meeting.group("year")), False)
+        return [_claim(parts[0], mention, "accepted", "comment", index)]
     if not match:
         return []
     if parts[0] != comment.strip() and len(re.findall("[A-Z]", match.group("name"))) < 2:
@@ -629,6 +658,9 @@ JOURNAL_CITATION = re.compile(
     r"(?:\s*\([^()]{1,30}\))?(?:,\s*an?\s+(?i:international\s+)?(?i:journal))?,\s*"
     r"(?:(?i:vol(?:ume)?)\.?\s*\d+|\d+\s*\((?:19|20)\d{2}\))"
 )
+JOURNAL_SUBTITLE = re.compile(
+    r":\s+(?:An?\s+)?(?:International\s+)?Journal\s+(?:of|on|for)\s+[A-Z][\w\-]*(?:\s+(?:[A-Z][\w\-]*|of|on|and|for|in|&))*"
+)
 # a volume inside what was read as the name: "published in ACM SIGMIS Database Vol. 56, Iss. 2"
 VOLUME_IN_NAME = re.compile(r"\s+(?i:vol(?:ume)?|iss(?:ue)?)\.?\s*\d")
 # what only a meeting has: a journal is never presented at, nor called any of these
@@ -639,6 +671,7 @@ MEETING = re.compile(
     re.IGNORECASE,
 )
 PUBLISHERS = "MDPI|Elsevier|Springer|Wiley|Taylor\\s*&\\s*Francis|SAGE|Frontiers|PLOS|Hindawi"
+NOT_A_VENUE = re.compile(r"\b(?:Lab|Laboratory|University|Institute|Center|Centre)$")
 # a journal's name in words: two or more words, one of them a plain capitalised word ("Scientific Data",
 # "Mechanics & Industry", "Machine Intelligence Research"); an acronym alone may be a conference ("IEEE RFID")
 JOURNAL_SHAPE = re.compile(r"^(?!(?:IEEE|ACM)\s+\S+$)(?=.*\b[A-Z][a-z]{2,}\b)\S+(?:\s+\S+)+$")
@@ -671,6 +704,9 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     if not match:
         return []
     name, name_start, name_end = match.group("name"), match.start("name"), match.end("name")
+    subtitle = JOURNAL_SUBTITLE.match(sentence, name_end)
+    if subtitle:  # "Forestry: An International Journal of Forest Research"
+        name, name_end = name + subtitle.group(0), subtitle.end()
     volume = VOLUME_IN_NAME.search(name)
     if volume:  # "ACM SIGMIS Database Vol. 56": the name ends before its volume
         name, name_end = name[: volume.start()], match.start("name") + volume.start()
@@ -706,8 +742,10 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
         len(name) < (2 if name.isupper() else 3)
         or set(words) <= UNNAMED
         or words[0].lower() in {"a", "an", "this", "our", "my", "arxiv"}
+        or NOT_A_VENUE.search(name)
+        or (name == "Machine Learning Research" and re.search(r"(?i:proceedings\s+of\s+)$", sentence[:name_start]))
     ):
-        return []
+        return []  # an institution ("presented … at the Applied Social Media Lab"), a series (PMLR)
     # its year before the name ("the 2026 International Conference on …"), after it, or as "UNLP'26"
     written = match.group("year") or next(iter(YEAR_ANY.findall(sentence[match.start("name") :])), None)
     if not written and acronym and acronym[1]:  # "…, IASEAI26"
@@ -719,6 +757,9 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     venue = index.resolve(name)
     if venue is not None and (venue.type != "journal" or conference_acronym):
         venue = None  # a conference's names are _mention_pattern's; this one is another venue of the same words
+    glued = index.resolve(re.sub(r"\s+", "", re.sub(r"^(?:IEEE|ACM)\s+", "", name))) if 1 < len(words) <= 3 else None
+    if venue is None and glued is not None and glued.type != "journal":
+        venue = glued  # "IEEE Big Data 2025" is BigData's
     venue = venue or index.conference_by_subject(name)  # its words in another order
     mention = Mention(
         match.start("name"),
