@@ -640,7 +640,7 @@ def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSo
 
 # the host a workshop is held at, when the catalogue does not hold it: "… Workshop … at LREC 2026", "co-located with"
 HOSTED = re.compile(
-    r"(?:\bat|\bco-?located\s+with|\bin\s+conjunction\s+with|@)\s*(?:the\s+)?"
+    r"(?:\bat|\bco-?located\s+with|\bin\s+conjunction\s+with|@)\s*(?:the\s+)?(?:(?:IEEE|ACM)\s+)?"
     r"(?P<name>[A-Z][A-Za-z]{1,15})(?:-[A-Z][A-Za-z]{1,15})?[\s'’-]*(?P<year>(?:19|20)\d{2}|\d{2}(?=['’]|\b))(?![\d.])"
     # "Accepted to NSLP@LREC": an "@" names its host without the year too
     r"|(?<=[A-Za-z0-9])@(?P<bare>[A-Z]{2,15})(?![\w@.])"

@@ -613,3 +613,17 @@ def test_a_proceedings_series_is_no_venue() -> None:
     # "Proceedings of Machine Learning Research" (PMLR) is a series, as LNCS is
     comment = sample_comments("december")["2512.10968"]  # 19 pages, 8 figures, Deep Learning Indiba, Proceedings of …
     assert "Machine Learning Research" not in [c.venue for c in claims_from_comment(comment)]
+
+
+def test_the_may_corpus_claims_the_january_rules_changed() -> None:
+    # every claim of the May corpus the January and December rules changed, read by hand: each better
+    def read(arxiv_id: str) -> list[tuple[object, ...]]:
+        return [(c.venue, c.year, c.status, c.track) for c in claims_from_comment(comments()[arxiv_id])]
+
+    # "Published at SAO '26 (co-located with ACM CAIS '26)": the host after its organiser's prefix
+    assert read("2605.29082") == [("CAIS", 2026, "accepted", "workshop")]
+    # "Accepted to TrustNLP 2026 (ACL Workshop)": the host's workshop
+    assert read("2605.03196") == [("ACL", 2026, "accepted", "workshop")]
+    assert read("2605.04941") == [("SemEval", 2026, "accepted", "main")]  # Accepted at SemEval-2026
+    # "Under review at ACL Rolling Review (ARR), May 2026 cycle"
+    assert read("2605.24247") == [("ACL Rolling Review", 2026, "submitted", "main")]
