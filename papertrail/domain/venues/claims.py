@@ -28,7 +28,7 @@ ACCEPTED = re.compile(
     re.IGNORECASE,
 )
 SUBMITTED = re.compile(
-    r"\b(?:submitted|submission|submit to|under review|in review|"
+    r"\b(?:submitted|(?<!accepted\s)submission|submit to|under review|in review|"
     r"under consideration(?: for publication (?:in|at|by))?|review(?:ed)? (?:at|for|by)|"
     r"conditionally accepted|preprint under review|manuscript under|(?:major|minor)\s+revision)\b",
     re.IGNORECASE,
@@ -59,7 +59,7 @@ COMPETITION = re.compile(
 ACCEPTED_HERE = re.compile(r"\b(?:accepted|published|presented|to appear|appears? (?:in|at))\b", re.IGNORECASE)
 # Misspelt cue words ("Accepected", "accpeted", "Submmited"): read as meant.
 TYPO_CUES = {
-    "accepted": re.compile(r"^ac+[ecp]{1,4}e?c?p?te?d$", re.I),
+    "accepted": re.compile(r"^ac+[ecp]{1,4}e?c?p?te{0,2}d$", re.I),  # "Accepteed by AAMAS 2026"
     "submitted": re.compile(r"^subm+it+e+d$", re.I),
     "appear": re.compile(r"^ap+(?:e|ae|ea|a)r$", re.I),  # "To apper in SIAM Journal of Optimization"
 }
@@ -79,10 +79,15 @@ FINDINGS = re.compile(r"\bf[a-z]{0,2}n[a-z]{0,2}dings?\b", re.IGNORECASE)
 YEAR_AFTER = re.compile(
     r"^(?P<joint>[-/][A-Z][A-Za-z]{1,9}(?=[\s\-_']*(?:19|20)?\d{2}\b))?"
     r"(?:\s+(?i:findings?|workshops?|SRW|main(?:\s+(?:conference|track))?|industry\s+track|demo\s+track|"
-    r"journal\s+track|conference(?:\s+papers?)?))?"
+    r"journal\s+track|conference(?:\s+papers?)?|datasets?\s+(?:and|&)\s+benchmarks?(?:\s+track)?))?"
     r"[\s\-_')\],]*(?:'|’)?(?P<year>(?:19|20)\d{2}|\d{2})(?![0-9])"
 )
-FINDINGS_AFTER = re.compile(r"\s+" + FINDINGS.pattern + r"(?:\s+track)?\s*$", re.IGNORECASE)
+# not a workshop's own name: "the 17th International EuroVis Workshop on Visual Analytics"
+WORKSHOPS_AFTER = re.compile(r"\s+(?i:workshops?)\b(?!\s+(?i:on|for)\b)")
+# a track names the venue without its year: "CVPR findings", "9 Pages, EACL main"
+FINDINGS_AFTER = re.compile(r"\s+(?:" + FINDINGS.pattern + r"|main)(?:\s+track)?\s*$", re.IGNORECASE)
+# a joint edition's partner the catalogue does not hold: "IJCNLP-AACL 2025" is IJCNLP's
+JOINT_PARTNERS = frozenset({"AACL"})
 YEAR_ANY = re.compile(r"(?<![0-9])(20[0-3]\d)(?![0-9])")
 CUE_BEFORE = re.compile(
     r"(?:accepted|appear|published|presented|submitted|submission|review|consideration|camera[- ]ready)\w*"
@@ -99,9 +104,9 @@ CUE_AFTER = re.compile(
 UNKNOWN_VENUE = re.compile(
     r"\b(?i:(?:(?:accepted|accept|published|to appear|appear(?:s|ing|ed)?|presented|submitted|submission|under review|"
     r"camera[- ]ready(?: version)?)\s+"
-    r"(?:for (?:publication|presentation)\s+)?(?:to\s+(?:be\s+)?publish(?:ed)?\s+(?:it\s+)?(?:as\s+part\s+)?)?"
-    r"(?:as\s+(?:an?\s+)?(?:\w+\s+)?(?:paper|poster|oral|spotlight|presentation)\s+)?"
-    r"(?:at|to|by|in|into|for|of)\s+(?:the\s+)?|(?=proc(?:eedings|\.)\s+of\b))"
+    r"(?:(?:for|to) (?:publication|presentation)\s+)?(?:to\s+(?:be\s+)?publish(?:ed)?\s+(?:it\s+)?(?:as\s+part\s+)?)?"
+    r"(?:as\s+(?:an?\s+)?(?:\w+\s+){0,2}(?:paper|poster|oral|spotlight|presentation)\s+)?"
+    r"(?:at|to|by|in|into|for|of)\s+(?:the\s+)?|(?=proc(?:eedings|\.)\s+of\b)|in\s+proceedings\s+(?=[A-Z])|under\s+review\s*-\s*(?=[A-Z]))"
     # "published in the proceedings of 2025 13th The International Conference on …", "In proceedings of …"
     r"(?:proc(?:eedings|\.)\s+of\s+(?:the\s+)?)?"
     r"(?:(?:IEEE|ACM)\s+(?=(?:19|20)\d{2}))?(?:(?P<year>(?:19|20)\d{2})\s+)?)(?:\d+(?:st|nd|rd|th)\s+)?"
@@ -109,24 +114,29 @@ UNKNOWN_VENUE = re.compile(
     r"(?P<name>[A-Z][\w&\-+/.']*(?:\s+(?:[A-Z0-9][\w&\-+/.']*"
     r"|of|on|and|for|in|the|with|&))*)",
 )
-WORKSHOP = re.compile(r"\b(?i:workshops?)\b|\b[A-Z]{2,}-W\b|\bSRW\b|\S\s*@\s*[A-Z]")
+WORKSHOP = re.compile(r"\b(?i:workshops?|co-?located\s+with)\b|\b[A-Z]{2,}-W\b|\bSRW\b|\S\s*@\s*[A-Z]")
 WORKSHOP_NAME = re.compile(r"(?P<name>(?i:workshop)\s+(?:on|for)\s+[^,;()]+?)(?=\s*(?:[,;()]|\.\s|\bat\b|$|\(|\d{4}))")
 WORKSHOP_BEFORE = re.compile(r"\b(?P<name>[A-Z0-9][\w\-&'’]*(?:\s+[A-Z0-9][\w\-&'’]*)*\s+[Ww]orkshop)\b")
 # an event with its own edition's number held at a venue: that venue's workshop
 EDITION_AT = re.compile(r"\b\d+(?:st|nd|rd|th)\s+(?P<name>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,3})\s+at\s+(?:the\s+)?$")
 # an event with its own acronym held at a venue, the word workshop left out: "the Rebellion and Disobedience in AI
 # (RaD-AI) at AAMAS 2026"
+ACRONYM_HOSTED = re.compile(r"\([A-Z][\w\-]{1,15}\)\s+at\s")  # "(AIDA2J) at Jurix 2025": a host not catalogued
 ACRONYM_AT = re.compile(r"\((?P<name>[A-Z][\w\-]{1,15})\)\s+at\s+(?:the\s+)?$")
 # an event's acronym between its host's and the year: "Accepted at CVPR AIMS 2026"
 EVENT_AFTER = re.compile(r"\s+(?P<name>[A-Z][A-Z0-9][A-Za-z0-9\-]{1,12})\s*['’]?(?:19|20)\d{2}\b")
 # or after the year, ending the sentence: "Accepted by EACL 2026 SIGTURK"
-EVENT_LAST = re.compile(r"\s+(?P<name>[A-Z][A-Z0-9][A-Za-z0-9\-]{1,12})\s*$")
+EVENT_LAST = re.compile(r"\s*[\-–]?\s+(?P<name>[A-Z][A-Z0-9][A-Za-z0-9\-]{1,12})\s*$")
 CUE_AT = re.compile(r"\b(?i:accepted|accept|presented|published|appear(?:s|ing)?)\s*@")
 WORKSHOP_AT = re.compile(r"(?P<name>[A-Za-z0-9][\w\-]*(?:\s+[Ww]orkshop)?)\s*@\s*$")
 TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
     ("findings", FINDINGS),
-    ("workshop", re.compile(r"\bbridge\s+program\b", re.IGNORECASE)),  # "AAAI-26 Bridge Program: …"
-    ("journal", re.compile(r"\bjournal\s+track\b", re.IGNORECASE)),  # SIGGRAPH's papers in ACM TOG
+    # "AAAI-26 Bridge Program: …", "AAAI 2026 Bridge (Logical and Symbolic Reasoning …)"
+    ("workshop", re.compile(r"\bbridge\s+(?:program\b|\()", re.IGNORECASE)),
+    # "Accepted as a Journal paper at Siggraph Asia 2025"
+    ("journal", re.compile(r"\bjournal\s+track\b|\bas\s+an?\s+journal\s+paper\b", re.IGNORECASE)),
+    # the host's companion volume holds its workshops: "Final version will appear in WSDM 2026 Companion Proceedings"
+    ("workshop", re.compile(r"\bcompanion\s+proceedings\b", re.IGNORECASE)),  # SIGGRAPH's papers in ACM TOG
     (
         "datasets_benchmarks",
         re.compile(
@@ -137,7 +147,7 @@ TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
     ),
     ("position", re.compile(r"\bposition(?:\s+paper)?\s+track\b", re.IGNORECASE)),
     ("demo", re.compile(r"\bdemo(?:s|nstrations?)?\b", re.IGNORECASE)),
-    ("industry", re.compile(r"\bindustry\s+track\b", re.IGNORECASE)),
+    ("industry", re.compile(r"\bindustry\s+track\b|(?<=\d\d)\s+industry\b", re.IGNORECASE)),  # "EACL 2026 Industry"
     ("short", re.compile(r"\bshort\s+papers?\b|\bextended\s+abstract\b", re.IGNORECASE)),
     ("doctoral", re.compile(r"\bph\.?d\.?\s+symposium\b|\bdoctoral\s+(?:consortium|symposium)\b", re.I)),
 ]
@@ -154,7 +164,7 @@ JOURNAL_WORDS = re.compile(r"\b(?i:transactions?|journal|letters|magazine|(?<!ro
 JOURNAL_ACRONYM = re.compile(r"(?:^|[\s/])T[A-Z]{2,5}$|\bJ[A-Z]{2,4}$")
 # What may stand beside the venue in a sentence that is the venue alone ("CVPR 2026 (Highlight), 8 pages").
 FILLER = re.compile(
-    r"\b(?:main\s*conference|main|conference|track|paper|long|short|full|findings?|oral|spotlight|highlight|poster|presentation|"
+    r"\b(?:main\s*conference|main|conference|track|paper|long|short|full|findings?|oral|spotlight|highlight|posters?|presentation|"
     r"proceedings?|early|accept(?:ance)?|edition|industry|demos?|system\s+demonstrations?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|"
     r"workshops?|the|of|at|in|version|final|camera[- ]ready|\d+\s*(?:pages?|figures?|tables?)|pages?|figures?|"
     r"tables?|appendix|added|supplementary|material|code|project|page|and|with|plus|including|student|research|"
@@ -177,6 +187,7 @@ UNNAMED = frozenset(
         "Science",
         "IEEE",
         "ACM",
+        "IFAC",
         "Springer",
         "Elsevier",
         "Wiley",
@@ -197,6 +208,12 @@ UNNAMED = frozenset(
     }
 )
 NAME_GOES_ON = re.compile(r"\s+(?:and|for|in|of|on|&)\s+[A-Z]|[A-Za-z]")
+MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# ACL Rolling Review by its short forms ("submitted to ARR Jan 2026", "ACL ARR 2026 January", "the ARR October 2025
+# cycle"), its year kept; "Submitted to ACL (ARR 2026 January submission)" is ACL's
+ROLLING_REVIEW = re.compile(
+    rf"(?<!ACL\s\()\b(?:ACL\s+)?ARR\b(?:\s+(?i:{MONTH})(?!\w))?(?:\s+(?P<year>20[0-3]\d))?(?:\s+(?i:{MONTH})(?!\w))?"
+)
 ACL_DOI = re.compile(r"^10\.18653/v1/(?P<year>\d{4})\.(?P<volume>[a-z0-9\-]+)\.\d+$")
 
 
@@ -240,12 +257,18 @@ def _names(sentence: str, index: VenueIndex) -> Iterator[re.Match[str]]:
     position = 0
     while match := pattern.search(sentence, position):
         name = match.group("acronym") or match.group("full")
-        if _is_journal(name, index) and (
-            re.match(
-                r"\s+[A-Z]|/|\s*\((?!\s*\d)[^)]*\)\s*(?:\d{4}\s*)?(?i:conference|workshop|symposium)",
-                sentence[match.end() :],
+        if (
+            _is_journal(name, index)
+            and (
+                re.match(
+                    r"\s+[A-Z]|/|\s*\((?!\s*\d)[^)]*\)\s*(?:\d{4}\s*)?(?i:conference|workshop|symposium)",
+                    sentence[match.end() :],
+                )
+                # "… Conference on Legal Knowledge and Information Systems (JURIX 2025)" is not KAIS
+                or re.search(
+                    r"(?i:conference|workshop|symposium)\s+on\s+(?:[A-Z][\w\-]*\s+){0,3}$", sentence[: match.start()]
+                )
             )
-            or re.search(r"(?i:conference|workshop|symposium)\s+on\s+$", sentence[: match.start()])
         ):
             # "Proceedings of the IEEE Intelligent Vehicles Symposium", "… in Medicine (AIME) 2026 Conference",
             # "Conference on Artificial Intelligence in Medicine": other venues
@@ -278,6 +301,9 @@ def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
         after = YEAR_AFTER.match(sentence[match.end() :])
         year = None
         end = match.end()
+        joint = after.group("joint") if after else None
+        if joint and match.group("acronym") and index.resolve(joint[1:]) is None and joint[1:] not in JOINT_PARTNERS:
+            continue  # "ITC-CSCC 2025" is no International Test Conference: one name, not a joint edition
         if after:
             digits = after.group("year")
             year = int(digits) if len(digits) == 4 else 2000 + int(digits)
@@ -289,11 +315,19 @@ def _mentions(sentence: str, index: VenueIndex) -> Iterator[Mention]:
             and not re.search(r"(?<![\d.,])20[0-3]\d\s+$", sentence[: match.start()])  # "2026 CVPR SAD Workshop"
             and not (_is_journal(name, index) and CUE_AFTER.match(sentence[match.end() :]))
             and not FINDINGS_AFTER.match(sentence[match.end() :])  # "CVPR findings": a track names the venue
+            and not WORKSHOPS_AFTER.match(sentence[match.end() :])  # "(in WACV Workshops)", "AAAI workshop RAI"
         ):
             continue  # a bare acronym: maybe a word, maybe a mention of the venue in passing
         if year is None:  # "CVPR Findings 2026", "the 2026 International Joint Conference on Neural Networks"
-            found = YEAR_ANY.search(sentence[match.end() : match.end() + 14]) or YEAR_ANY.search(
-                sentence[max(0, match.start() - 14) : match.start()]
+            found = (
+                YEAR_ANY.search(sentence[match.end() : match.end() + 14])
+                or YEAR_ANY.search(sentence[max(0, match.start() - 14) : match.start()])
+                # "… Secure and Trustworthy Machine Learning (IEEE SaTML 2026)"
+                or (
+                    re.match(r"\s*\([^()]{0,20}?(20[0-3]\d)\)", sentence[match.end() :])
+                    if match.group("full")
+                    else None
+                )
             )
             year = int(found.group(1)) if found else None
         venue = index.resolve(name)
@@ -355,6 +389,9 @@ def claims_from_comment(comment: str | None, index: VenueIndex | None = None) ->
     claims: list[VenueClaim] = []
     # "[CVPR 2026 Findings] Title …": a leading bracket is a statement of its own
     comment = re.sub(r"^\s*\[([^\]]{3,80})\]\s*", r"\1; ", comment)
+    comment = ROLLING_REVIEW.sub(
+        lambda m: "ACL Rolling Review" + (f" {m.group('year')}" if m.group("year") else ""), comment
+    )
     for sentence in _statements(_spelt_right(comment)):
         if not sentence or ELSEWHERE.search(THIS_PAPERS_VERSION.sub("", sentence)):
             continue
@@ -400,11 +437,13 @@ def _statements(comment: str) -> Iterator[str]:
 # a comma before a clause with a status of its own
 CLAUSES = re.compile(
     r",\s+(?=(?:[\w\-]+\s+){0,3}?(?i:accepted|published|presented|submitted|to\s+appear|under\s+review)\b)"
+    # or a clause of its own about the paper: "… at the MURE workshop, AAAI 2026, which builds on … FAccT 2025"
+    r"|,\s+(?=which\s)"
 )
 
 
 def _spelt_right(text: str) -> str:
-    """The comment with its misspelt cue words ("Accepected by CVPR 2026") written as meant."""
+    """The comment with its misspelt cue words ("Accepected by CVPR 2026") and "NeurlPS" written as meant."""
 
     def word(match: re.Match[str]) -> str:
         found = match.group(0)
@@ -415,11 +454,11 @@ def _spelt_right(text: str) -> str:
             return found
         return cue.capitalize() if found[0].isupper() else cue  # its capital kept: it may start a sentence
 
-    return WORD.sub(word, text)
+    return WORD.sub(word, re.sub(r"\bNeurlPS\b", "NeurIPS", text))  # a lower-case L for the I
 
 
 # six or more words of a name (capitalised, years, its small words) ending in the bracket before an acronym
-LONG_NAME = re.compile(r"(?:(?:\b[A-Z][\w\-]*|\b(?:19|20)\d{2}|\b(?:of|the|for|on|and|in)|&),?\s+){6,}\($")
+LONG_NAME = re.compile(r"(?:(?:\b[A-Z][\w\-]*|\b(?:19|20)\d{2}|\b(?:of|the|for|on|and|in)|&),?\s+){6,}(?:\(|(?<=,\s))$")
 
 
 def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | None:
@@ -429,7 +468,8 @@ def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | N
     # and a venue's long full name before its acronym: "Accepted at the 2025 Conference of the Nations of the
     # Americas Chapter of the Association for Computational Linguistics (NAACL 2025)"
     full_name = LONG_NAME.search(before)
-    window = before if WORKSHOP.search(sentence) else before[-80 - (len(full_name.group(0)) if full_name else 0) :]
+    hosted = WORKSHOP.search(sentence) or ACRONYM_HOSTED.search(sentence)
+    window = before if hosted else before[-80 - (len(full_name.group(0)) if full_name else 0) :]
     # the cue nearest the venue: "submitted and accepted to IJES 2026" is an acceptance
     cues = [(m.end(), 1, "submitted") for m in SUBMITTED.finditer(window)]
     cues += [(m.end(), 0, "accepted") for m in ACCEPTED.finditer(window)]
@@ -448,10 +488,13 @@ def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | N
         words = {w for w in fold(mention.venue.name).split() if len(w) > 3}
         rest = " ".join(w for w in rest.split() if fold(w) not in words)
     if WORKSHOP.search(sentence) or mention.workshop_suffix:
+        if re.match(r"\s+(?i:workshop)\b", sentence[mention.end :]):
+            rest = sentence[: mention.start]  # "NeurIPS 2025 Workshop Evaluating the Evolving LLM Lifecycle: …"
         # "GEM Workshop at ACL 2026", "CVPRW2026 CV4Animals", "Workshop on … (CompLearn), ICML 2026": the workshop's
         # own name may stand beside its host
         rest = WORKSHOP_BEFORE.sub(" ", WORKSHOP_NAME.sub(" ", rest))
-        rest = re.sub(r"\S+\s*@|\((?:[^()]{1,40})\)|\bco-?located\s+with\b", " ", rest, flags=re.IGNORECASE)
+        # the workshop's own long name in brackets: "NeusymBridge @AAAI 2026 (Bridging Neurons and Symbols for …)"
+        rest = re.sub(r"\S+\s*@|\([^()]*\)|\bco-?located\s+with\b", " ", rest, flags=re.IGNORECASE)
         rest = re.sub(r"^\s*[a-z][\w\-]*(?=\s+workshop\b)", " ", rest)  # "malgai workshop at iclr 2026"
         leftover = FILLER.sub(" ", rest).split()
         if mention.year is not None and len(leftover) <= 2 and all(re.search(r"[A-Z0-9]", w) for w in leftover):
@@ -467,6 +510,10 @@ def _status(sentence: str, mention: Mention, next_start: int) -> ClaimStatus | N
     start = sentence.rfind(",", 0, mention.start) + 1
     end = sentence.find(",", mention.end) % (len(sentence) + 1)
     part = sentence[start : mention.start] + " " + sentence[mention.end : end]
+    if mention.venue is not None:  # "2025 International Joint Conference on Neural Networks (IJCNN), Rome, …"
+        own = "|".join(re.escape(n) for n in (mention.venue.acronym, *mention.venue.aliases))
+        part = re.sub(rf"\(\s*(?:(?:IEEE|ACM)\s+)?(?:{own})\b[^()]*\)", " ", part)
+    part = re.sub(r"\b(?:IEEE|ACM|CVF)(?:/(?:IEEE|ACM|CVF))*(?![\w/])", " ", part)  # its organisers: "2026 IEEE/CVF …"
     if not FILLER.sub("", SPECIAL_TRACK.sub(" ", part)).strip() and not TEMPLATE.search(sentence):
         return "accepted"
     return None
@@ -479,8 +526,21 @@ TEMPLATE = re.compile(r"\b(?:format|template|style|guidelines?|latex|page limit)
 
 
 BARE_UNKNOWN = re.compile(
-    r"^(?:(?:ACM|IEEE)\s+)?(?P<name>[A-Z][A-Za-z]{1,11})(?:\s+[Ww]orkshop)?[\s'’-]*(?P<year>20[0-3]\d)"
-    r"(?:\s+(?i:accepted|conference))?$"  # "LREC 2026 Accepted", "VISAPP 2026 Conference"
+    r"^(?:(?:ACM|IEEE)\s+)?(?P<name>[A-Z][A-Za-z]{1,11}|[A-Z][A-Za-z]{0,5}/[A-Z]{2,8})(?:\s+[Ww]orkshop)?[\s'’-]*(?P<year>20[0-3]\d)"
+    r"(?:\s+(?i:accepted|conference))?"  # "LREC 2026 Accepted", "VISAPP 2026 Conference"
+    r"(?:\s*\((?i:workshop|conference|symposium)\s+on\s[^()]*\))?$"  # "WITS 2025 (Workshop on … Systems 2025)"
+)
+# a meeting's name of words without an acronym, and its year: "Metadata and Semantics Research Conference 2025"
+BARE_MEETING = re.compile(
+    r"(?P<name>(?:[A-Z][\w\-]*\s+(?:(?:and|of|on|for|in|&)\s+)?){1,8}(?:Conference|Symposium|Congress))[\s,']*"
+    r"(?P<year>20[0-3]\d)"
+)
+
+
+# a journal's full name by its shape: "IEEE Transactions on Dependable and Secure Computing"
+JOURNAL_NAMED = re.compile(
+    r"(?:(?:IEEE|ACM)\s+)?(?:International\s+)?(?:Journal|Transactions)\s+(?:of|on)\s+(?:the\s+)?[A-Z][\w\-]*"
+    r"(?:\s+(?:[A-Z][\w\-]*|of|on|and|for|in|the|&))*"
 )
 
 
@@ -489,11 +549,19 @@ def _bare_unknown(comment: str, index: VenueIndex) -> list[VenueClaim]:
     hold ("KDD 2026", "38 pages, 13 figures, ACM FAccT 2026", "BEA Workshop 2026"): accepted there."""
     parts = [part.strip() for part in re.split(r"[,;\n]|\.\s", comment.strip())]
     parts = [part for part in parts if FILLER.sub("", part).strip()]
-    journal = index.resolve(parts[0]) if len(parts) == 1 and re.fullmatch(r"[A-Z]{3,8}", parts[0]) else None
+    named = len(parts) == 1 and JOURNAL_NAMED.fullmatch(parts[0])
+    journal = index.resolve(parts[0]) if len(parts) == 1 and (re.fullmatch(r"[A-Z]{3,8}", parts[0]) or named) else None
     if journal is not None and journal.type == "journal":  # "IJCV": a journal's acronym alone, where it appeared
         mention = Mention(0, len(parts[0]), journal, journal.acronym, None, False)
         return [_claim(parts[0], mention, "accepted", "comment", index)]
+    if named:  # "Journal of Applied Remote Sensing": a journal's name alone
+        mention = Mention(0, len(parts[0]), None, parts[0], None, False)
+        return [_claim(parts[0], mention, "accepted", "comment", index).model_copy(update={"track": "journal"})]
     match = BARE_UNKNOWN.match(parts[0]) if len(parts) == 1 else None
+    named_meeting = BARE_MEETING.fullmatch(parts[0]) if len(parts) == 1 else None
+    if named_meeting:  # "Metadata and Semantics Research Conference 2025, 14 pages, 7 figures"
+        mention = Mention(0, len(parts[0]), None, named_meeting.group("name"), int(named_meeting.group("year")), False)
+        return [_claim(parts[0], mention, "accepted", "comment", index)]
     if not match:
         return []
     if parts[0] != comment.strip() and len(re.findall("[A-Z]", match.group("name"))) < 2:
@@ -572,7 +640,7 @@ def _claim(sentence: str, mention: Mention, status: ClaimStatus, source: ClaimSo
 
 # the host a workshop is held at, when the catalogue does not hold it: "… Workshop … at LREC 2026", "co-located with"
 HOSTED = re.compile(
-    r"(?:\bat|\bco-?located\s+with|\bin\s+conjunction\s+with|@)\s*(?:the\s+)?"
+    r"(?:\bat|\bco-?located\s+with|\bin\s+conjunction\s+with|@)\s*(?:the\s+)?(?:(?:IEEE|ACM)\s+)?"
     r"(?P<name>[A-Z][A-Za-z]{1,15})(?:-[A-Z][A-Za-z]{1,15})?[\s'’-]*(?P<year>(?:19|20)\d{2}|\d{2}(?=['’]|\b))(?![\d.])"
     # "Accepted to NSLP@LREC": an "@" names its host without the year too
     r"|(?<=[A-Za-z0-9])@(?P<bare>[A-Z]{2,15})(?![\w@.])"
@@ -590,6 +658,9 @@ JOURNAL_CITATION = re.compile(
     r"(?:\s*\([^()]{1,30}\))?(?:,\s*an?\s+(?i:international\s+)?(?i:journal))?,\s*"
     r"(?:(?i:vol(?:ume)?)\.?\s*\d+|\d+\s*\((?:19|20)\d{2}\))"
 )
+JOURNAL_SUBTITLE = re.compile(
+    r":\s+(?:An?\s+)?(?:International\s+)?Journal\s+(?:of|on|for)\s+[A-Z][\w\-]*(?:\s+(?:[A-Z][\w\-]*|of|on|and|for|in|&))*"
+)
 # a volume inside what was read as the name: "published in ACM SIGMIS Database Vol. 56, Iss. 2"
 VOLUME_IN_NAME = re.compile(r"\s+(?i:vol(?:ume)?|iss(?:ue)?)\.?\s*\d")
 # what only a meeting has: a journal is never presented at, nor called any of these
@@ -599,6 +670,8 @@ MEETING = re.compile(
     r"rolling\s+review)\b",  # ACL Rolling Review reviews for conferences
     re.IGNORECASE,
 )
+PUBLISHERS = "MDPI|Elsevier|Springer|Wiley|Taylor\\s*&\\s*Francis|SAGE|Frontiers|PLOS|Hindawi"
+NOT_A_VENUE = re.compile(r"\b(?:Lab|Laboratory|University|Institute|Center|Centre)$")
 # a journal's name in words: two or more words, one of them a plain capitalised word ("Scientific Data",
 # "Mechanics & Industry", "Machine Intelligence Research"); an acronym alone may be a conference ("IEEE RFID")
 JOURNAL_SHAPE = re.compile(r"^(?!(?:IEEE|ACM)\s+\S+$)(?=.*\b[A-Z][a-z]{2,}\b)\S+(?:\s+\S+)+$")
@@ -614,7 +687,7 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     written, unranked."""
     hosts = [
         h
-        for h in (HOSTED.finditer(sentence) if WORKSHOP.search(sentence) else ())
+        for h in (HOSTED.finditer(sentence) if WORKSHOP.search(sentence) or ACRONYM_HOSTED.search(sentence) else ())
         if (h.group("name") or h.group("bare")) not in UNNAMED
         and not re.match(r"\s*(?i:workshop)", sentence[h.end() :])
     ]  # "at the SIGUL2026 Workshop co-located with LREC2026": the last named, and no workshop's own name
@@ -630,14 +703,17 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     match = UNKNOWN_VENUE.search(sentence) if not re.search(r"\bbook\b|\(eds?\.?\)", sentence, re.I) else None
     if not match:
         return []
-    name, name_end = match.group("name"), match.end("name")
+    name, name_start, name_end = match.group("name"), match.start("name"), match.end("name")
+    subtitle = JOURNAL_SUBTITLE.match(sentence, name_end)
+    if subtitle:  # "Forestry: An International Journal of Forest Research"
+        name, name_end = name + subtitle.group(0), subtitle.end()
     volume = VOLUME_IN_NAME.search(name)
     if volume:  # "ACM SIGMIS Database Vol. 56": the name ends before its volume
         name, name_end = name[: volume.start()], match.start("name") + volume.start()
     beside = re.match(r":\s*[A-Z][\w\-]{1,15}(?=[\s'’\-]*(?:19|20)\d{2}\b)", sentence[name_end:])
     if beside and re.fullmatch(r"(?:(?:IEEE|ACM)\s+)?[A-Z][A-Z\-]{2,15}", name):  # "IJCARS: IPCAI 2026"
         name += beside.group(0)
-    name = re.split(r"\s(?:19|20)\d{2}\b", name)[0]
+    name = re.split(r"[\s\-](?:19|20)\d{2}\b", name)[0]  # "Under Review-MIDL-2026"
     if index.resolve(name) is None:  # "IEEE Trans. Pattern Anal. Mach. Intell." has dots inside; others end there
         name = re.split(r"\.\s", name)[0]  # "EAMT Conference 2026 in Tilburg"
     name = re.sub(
@@ -657,6 +733,8 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     acronym = _acronym_after(sentence[match.end("name") :]) if len(name.split()) >= 3 else None
     if acronym:  # "… Hybrid Human-Artificial Intelligence (HHAI 2026)"
         name = acronym[0]
+    # "the 2025 IEEE International Conference on Imaging Systems and Techniques (IST)": not the journal IST
+    conference_acronym = bool(acronym and _is_journal(name, index) and MEETING.search(full_name))
     if pair := JOURNAL_BESIDE.match(name):
         return _journal_beside(sentence, match, pair, index)
     words = name.split()
@@ -664,8 +742,10 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
         len(name) < (2 if name.isupper() else 3)
         or set(words) <= UNNAMED
         or words[0].lower() in {"a", "an", "this", "our", "my", "arxiv"}
+        or NOT_A_VENUE.search(name)
+        or (name == "Machine Learning Research" and re.search(r"(?i:proceedings\s+of\s+)$", sentence[:name_start]))
     ):
-        return []
+        return []  # an institution ("presented … at the Applied Social Media Lab"), a series (PMLR)
     # its year before the name ("the 2026 International Conference on …"), after it, or as "UNLP'26"
     written = match.group("year") or next(iter(YEAR_ANY.findall(sentence[match.start("name") :])), None)
     if not written and acronym and acronym[1]:  # "…, IASEAI26"
@@ -675,8 +755,11 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
         name = name[: short_year.start()]
         written = written or f"20{short_year.group(1)}"
     venue = index.resolve(name)
-    if venue is not None and venue.type != "journal":
+    if venue is not None and (venue.type != "journal" or conference_acronym):
         venue = None  # a conference's names are _mention_pattern's; this one is another venue of the same words
+    glued = index.resolve(re.sub(r"\s+", "", re.sub(r"^(?:IEEE|ACM)\s+", "", name))) if 1 < len(words) <= 3 else None
+    if venue is None and glued is not None and glued.type != "journal":
+        venue = glued  # "IEEE Big Data 2025" is BigData's
     venue = venue or index.conference_by_subject(name)  # its words in another order
     mention = Mention(
         match.start("name"),
@@ -690,6 +773,12 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
     claim = _claim(sentence, mention, status, "comment", index)
     if acronym and venue is None and JOURNAL_WORDS.search(full_name):  # "International Journal of … (IJISAE)"
         claim = claim.model_copy(update={"track": "journal", "workshop": None})
+    if re.match(r"ACM\s+on\s+[A-Z]", full_name) and re.search(
+        r"(?i:proceedings\s+of\s+the)\s+$", sentence[:name_start]
+    ):
+        # "Proceedings of the ACM on Computer Graphics and Interactive Techniques": a journal (ACM's PACM series)
+        update = {"venue": "Proceedings of the " + full_name, "venue_key": None, "ccf_rank": None, "workshop": None}
+        return [claim.model_copy(update=update | {"track": "journal"})]
     if (
         not MEETING.search(sentence)
         and (  # "Proceedings of … (ICAART 2026), Volume 5" is a conference's
@@ -697,6 +786,7 @@ def _unknown_venue(sentence: str, index: VenueIndex) -> list[VenueClaim]:
             or JOURNAL_CITATION.match(sentence[name_end:])  # "Published in IEEE Access, Vol. 13, 2025"
             # a name of words with no year: "Submitted to Scientific Data" ("IEEE Globecom" is one word)
             or (venue is None and written is None and JOURNAL_SHAPE.match(name))
+            or re.match(rf"\s*\((?:{PUBLISHERS})\)", sentence[name_end:])  # "Submitted to Sci (MDPI) for peer review"
         )
     ):
         claim = claim.model_copy(update={"track": "journal", "workshop": None})
