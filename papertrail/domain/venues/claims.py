@@ -58,12 +58,12 @@ COMPETITION = re.compile(
 )
 ACCEPTED_HERE = re.compile(r"\b(?:accepted|published|presented|to appear|appears? (?:in|at))\b", re.IGNORECASE)
 # Misspelt cue words ("Accepected", "accpeted", "Submmited"): read as meant.
-TYPO_CUES = {
-    "accepted": re.compile(r"^ac+[ecp]{1,4}e?c?p?te{0,2}d$", re.I),  # "Accepteed by AAMAS 2026"
-    "submitted": re.compile(r"^subm+it+e+d$", re.I),
-    "appear": re.compile(r"^ap+(?:e|ae|ea|a)r$", re.I),  # "To apper in SIAM Journal of Optimization"
+# each cue's misspellings and the shortest word read as one (shorter words are other words)
+TYPO_CUES: dict[str, tuple[re.Pattern[str], int]] = {
+    "accepted": (re.compile(r"^ac+[ecp]{1,4}e?c?p?te{0,2}d$", re.I), 7),  # "Accepteed by AAMAS 2026"
+    "submitted": (re.compile(r"^subm+it+e+d$", re.I), 7),
+    "appear": (re.compile(r"^ap+(?:e|ae|ea|a)r$", re.I), 5),  # "To apper in SIAM Journal of Optimization"
 }
-TYPO_LENGTH = {"accepted": 7, "submitted": 7, "appear": 5}  # shorter words are other words
 WORD = re.compile(r"[A-Za-z]+")
 FOOTER = re.compile(r"\b\d+(?:st|nd|rd|th)\s+(?:annual\s+)?(?:international\s+)?conference\b", re.IGNORECASE)
 # words a journal's abbreviated name ends with a dot ("IEEE Trans. Pattern Anal. Mach. Intell."): no sentence end
@@ -134,9 +134,10 @@ TRACKS: list[tuple[ClaimTrack, re.Pattern[str]]] = [
     # "AAAI-26 Bridge Program: …", "AAAI 2026 Bridge (Logical and Symbolic Reasoning …)"
     ("workshop", re.compile(r"\bbridge\s+(?:program\b|\()", re.IGNORECASE)),
     # "Accepted as a Journal paper at Siggraph Asia 2025"
+    # SIGGRAPH's papers in ACM TOG
     ("journal", re.compile(r"\bjournal\s+track\b|\bas\s+an?\s+journal\s+paper\b", re.IGNORECASE)),
     # the host's companion volume holds its workshops: "Final version will appear in WSDM 2026 Companion Proceedings"
-    ("workshop", re.compile(r"\bcompanion\s+proceedings\b", re.IGNORECASE)),  # SIGGRAPH's papers in ACM TOG
+    ("workshop", re.compile(r"\bcompanion\s+proceedings\b", re.IGNORECASE)),
     (
         "datasets_benchmarks",
         re.compile(
@@ -162,10 +163,11 @@ PRESENTATIONS: list[tuple[Presentation, re.Pattern[str]]] = [
 JOURNAL_WORDS = re.compile(r"\b(?i:transactions?|journal|letters|magazine|(?<!rolling\s)review)\b")
 # a journal's acronym by its shape ("TASLP", "JMLR"), unless the paper was presented there ("presented in TRBAM 2026")
 JOURNAL_ACRONYM = re.compile(r"(?:^|[\s/])T[A-Z]{2,5}$|\bJ[A-Z]{2,4}$")
+MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"  # a month's name or its short form
 # What may stand beside the venue in a sentence that is the venue alone ("CVPR 2026 (Highlight), 8 pages").
 FILLER = re.compile(
     r"\b(?:main\s*conference|main|conference|track|paper|long|short|full|findings?|oral|spotlight|highlight|posters?|presentation|"
-    r"proceedings?|early|accept(?:ance)?|edition|industry|demos?|system\s+demonstrations?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|"
+    r"proceedings?|early|accept(?:ance)?|edition|industry|demos?|system\s+demonstrations?|" + MONTH + r"|"
     r"workshops?|the|of|at|in|version|final|camera[- ]ready|\d+\s*(?:pages?|figures?|tables?)|pages?|figures?|"
     r"tables?|appendix|added|supplementary|material|code|project|page|and|with|plus|including|student|research|"
     r"non-archival|archival|website|github|included|journal(?=\s+track))\b|https?://\S+|(?i:workshop\s+on\s+[^,;()]+)|"
@@ -208,11 +210,10 @@ UNNAMED = frozenset(
     }
 )
 NAME_GOES_ON = re.compile(r"\s+(?:and|for|in|of|on|&)\s+[A-Z]|[A-Za-z]")
-MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 # ACL Rolling Review by its short forms ("submitted to ARR Jan 2026", "ACL ARR 2026 January", "the ARR October 2025
 # cycle"), its year kept; "Submitted to ACL (ARR 2026 January submission)" is ACL's
 ROLLING_REVIEW = re.compile(
-    rf"(?<!ACL\s\()\b(?:ACL\s+)?ARR\b(?:\s+(?i:{MONTH})(?!\w))?(?:\s+(?P<year>20[0-3]\d))?(?:\s+(?i:{MONTH})(?!\w))?"
+    rf"(?<!ACL\s\()\b(?:ACL\s+)?ARR\b(?:\s+(?i:{MONTH}\.?)(?!\w))?(?:\s+(?P<year>20[0-3]\d))?(?:\s+(?i:{MONTH}\.?)(?!\w))?"
 )
 ACL_DOI = re.compile(r"^10\.18653/v1/(?P<year>\d{4})\.(?P<volume>[a-z0-9\-]+)\.\d+$")
 
@@ -448,7 +449,7 @@ def _spelt_right(text: str) -> str:
     def word(match: re.Match[str]) -> str:
         found = match.group(0)
         cue = next(
-            (cue for cue, typo in TYPO_CUES.items() if len(found) >= TYPO_LENGTH[cue] and typo.match(found)), None
+            (cue for cue, (typo, shortest) in TYPO_CUES.items() if len(found) >= shortest and typo.match(found)), None
         )
         if cue is None or cue == found.lower():
             return found
