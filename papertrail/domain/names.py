@@ -17,7 +17,10 @@ from functools import lru_cache
 from papertrail.domain.text import fold, readable
 from schemas.paper import Author
 
-_PARTICLES = {"van", "von", "de", "der", "den", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ter"}
+# the small words that stay with a family name ("van", "de"); also what may stand inside a person's name on a page
+PARTICLES = frozenset(
+    {"van", "von", "de", "der", "den", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ter"}
+)
 _AND = re.compile(r",?\s+and\s+|\s*;\s*|\s*&\s*")
 _PARENS = re.compile(r"\(([^()]*)\)")
 
@@ -32,7 +35,7 @@ def split_name(name: str) -> tuple[str, str]:
     if len(words) <= 1:
         return "", name
     family_start = len(words) - 1
-    while family_start > 1 and words[family_start - 1].lower() in _PARTICLES:
+    while family_start > 1 and words[family_start - 1].lower() in PARTICLES:
         family_start -= 1
     return " ".join(words[:family_start]), " ".join(words[family_start:])
 

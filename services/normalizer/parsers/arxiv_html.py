@@ -45,7 +45,7 @@ _SKIPPED_TAGS = frozenset({"sup", "math", "svg", "script", "style"})
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _EMAIL_GROUP = re.compile(r"\{([^{}]*)\}\s*@\s*([\w-]+(?:\.[\w-]+)+)")
 _MARKS = " \t\n,;*†‡§¶#"
-_SEVERAL_NAMES = re.compile(r",|\band\b|&")
+SEVERAL_NAMES = re.compile(r",|\band\b|&")
 INSTITUTION_WORDS = re.compile(
     r"univ|institut|college|school|department|d[ée]part[ae]?ment|dept\.|laborator|\blab\b|centre|center|academy|academia"
     r"|cnrs|inria"
@@ -88,7 +88,7 @@ def read_author_block(block: str) -> list[PageAuthor]:
     for creator in root.xpath(_CREATORS):
         names = creator.xpath(_PERSONNAME)
         name = _text(names[0]).strip(_MARKS) if names else ""
-        if not name or _SEVERAL_NAMES.search(name):
+        if not name or SEVERAL_NAMES.search(name):
             continue
         emails: list[str] = []
         affiliations: list[str] = []

@@ -28,8 +28,15 @@ of the paper's authors pairs with nobody in the merge (by name key), so a misrea
 import re
 import unicodedata
 
+from papertrail.domain.names import PARTICLES
 from schemas.events import RawRecord
-from services.normalizer.parsers.arxiv_html import INSTITUTION_WORDS, NOT_AFFILIATION, emails_in, first_page_record
+from services.normalizer.parsers.arxiv_html import (
+    INSTITUTION_WORDS,
+    NOT_AFFILIATION,
+    SEVERAL_NAMES,
+    emails_in,
+    first_page_record,
+)
 from services.normalizer.records import PageAuthor, ParsedRecord
 
 _MARKS = "†‡§¶□⋄♦♣♠♥∗⋆★"
@@ -198,9 +205,7 @@ def _split_numbered(line: str, first: int) -> list[tuple[str, str]]:
     return [(mark, line[words:end].strip()) for (mark, _, words), end in zip(starts, ends, strict=True)]
 
 
-_PARTICLES = frozenset(
-    {"van", "von", "der", "den", "de", "da", "del", "di", "la", "le", "du", "dos", "das", "ter", "ten"}
-)
+_PARTICLES = PARTICLES | {"ten"}  # "ten" stays out of the family-name rule (author keys)
 _PERSON_TOKEN = re.compile(r"^[^\W\d_][\w.'’\-]*$")
 
 
@@ -222,7 +227,7 @@ def _names_in(line: str) -> list[str] | None:
     text = " ".join(t for t in re.sub(f"[{_MARKS}*]", " ", line).split() if "@" not in t)
     if not text or text.isupper() or re.search(r"\d", text) or INSTITUTION_WORDS.search(text):
         return None
-    items = [item.split() for item in re.split(r",|\band\b|&", text) if item.strip()]
+    items = [item.split() for item in SEVERAL_NAMES.split(text) if item.strip()]
     if len(items) > 1:
         return [" ".join(i) for i in items] if all(2 <= len(i) <= 4 and _person(i) for i in items) else None
     tokens = items[0]
